@@ -1,0 +1,433 @@
+//! Step 5 of the pipeline: ResourceQuota admission, replayed.
+//!
+//! [`check_request`] follows the API server's `CheckRequest` step by step (limited resources
+//! from the admission configuration, every quota in order, the "must specify" constraint,
+//! missing usage, negative usage, zero usage, exceeded limits) and returns the same verdict and
+//! message, plus an explanation of every quota: whether it applies and why, and per resource
+//! what is requested, used, allowed and what would be used after.
+//!
+//! Quotas are checked in the order given (the CLI sorts them by name). The real server uses its
+//! cache's order, so when several quotas would refuse, it may name another one first.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::objects::{Object, ResourceQuota, ScopeRequirement};
+use crate::quantity::Quantity;
+use crate::resources::{self, ResourceList};
+use crate::scopes::{self, ScopeOutcome};
+use crate::usage::{self, Evaluator, Operation};
+
+/// A quota as admission sees it: its name and object; `status_used` is updated in place as
+/// objects are admitted.
+#[derive(Debug, Clone)]
+pub struct NamedQuota {
+    pub name: String,
+    pub quota: ResourceQuota,
+}
+
+/// One `limitedResources` entry of the ResourceQuota admission configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LimitedResource {
+    pub api_group: String,
+    pub resource: String,
+    pub match_contains: Vec<String>,
+    pub match_scopes: Vec<ScopeRequirement>,
+}
+
+/// Why an object is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RefusalReason {
+    ExceededQuota,
+    MustSpecify,
+    StatusUnknown,
+    NegativeUsage,
+    InsufficientQuotaToConsume,
+    InsufficientQuotaToMatchScopes,
+    ScopeError,
+    /// Another admission plugin before quota (Priority, RuntimeClass).
+    Admission,
+    /// Field validation (an invalid ResourceQuota, for instance).
+    Invalid,
+}
+
+/// A refusal: the server's message (what follows `is forbidden: `) and what caused it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refusal {
+    pub reason: RefusalReason,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quota: Option<String>,
+    /// The resource names the refusal is about.
+    pub resources: Vec<String>,
+    pub message: String,
+    /// True when the server wraps it as `<resource> "<name>" is forbidden: <message>` (403);
+    /// false for plain errors (the limited-scopes refusal is a 500 with the bare message).
+    pub forbidden: bool,
+}
+
+impl Refusal {
+    /// The whole error text the server returns for this object.
+    pub fn server_error(&self, obj: &Object) -> String {
+        match self.reason {
+            RefusalReason::Invalid => self.message.clone(),
+            _ if self.forbidden => format!("{} {:?} is forbidden: {}", obj.type_info.group_resource(), obj.meta.name, self.message),
+            _ => self.message.clone(),
+        }
+    }
+}
+
+/// How one quota judged the object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum QuotaVerdict {
+    /// The quota has no status yet: the quota controller has not synced it.
+    NotEnforced,
+    /// A scope or selector excludes the object, or the quota limits nothing it consumes.
+    NotApplicable,
+    Fits,
+    Exceeded,
+    MustSpecify,
+    StatusUnknown,
+}
+
+/// Per resource of an applying quota.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRow {
+    pub resource: String,
+    pub requested: Quantity,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used: Option<Quantity>,
+    pub hard: Quantity,
+    pub after: Quantity,
+    pub exceeded: bool,
+}
+
+/// The explanation for one quota.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuotaReport {
+    pub name: String,
+    pub applies: bool,
+    pub verdict: QuotaVerdict,
+    /// One sentence: why it applies or not.
+    pub why: String,
+    pub scopes: Vec<ScopeOutcome>,
+    pub resources: Vec<ResourceRow>,
+    /// For `mustSpecify`: resource -> containers lacking it.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub missing: BTreeMap<String, Vec<String>>,
+}
+
+/// The outcome of admitting one object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    pub allowed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
+    /// What the object consumes (zeros dropped).
+    pub usage: ResourceList,
+    pub quotas: Vec<QuotaReport>,
+    /// Set when quota admission does not look at this object at all, with the reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+impl Decision {
+    fn allow(usage: ResourceList, quotas: Vec<QuotaReport>) -> Decision {
+        Decision { allowed: true, refusal: None, usage, quotas, skipped: None }
+    }
+}
+
+fn refusal(reason: RefusalReason, quota: Option<&str>, resources: Vec<String>, message: String) -> Refusal {
+    let forbidden = !matches!(reason, RefusalReason::InsufficientQuotaToMatchScopes | RefusalReason::ScopeError);
+    Refusal { reason, quota: quota.map(str::to_string), resources, message, forbidden }
+}
+
+/// Per quota, what the first loop of CheckRequest found.
+struct Examined {
+    report: QuotaReport,
+    restricted: Vec<String>,
+    interesting: bool,
+}
+
+fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, outcomes: Vec<ScopeOutcome>) -> Examined {
+    let hard_names: Vec<String> = q.quota.status_hard.keys().cloned().collect();
+    let restricted = ev.matching_resources(&hard_names);
+    let scope_ok = outcomes.iter().all(|o| o.matched);
+    let mut report = QuotaReport {
+        name: q.name.clone(),
+        applies: false,
+        verdict: QuotaVerdict::NotApplicable,
+        why: String::new(),
+        scopes: outcomes.clone(),
+        resources: vec![],
+        missing: BTreeMap::new(),
+    };
+    let gr = obj.type_info.group_resource();
+    if !q.quota.has_status {
+        report.verdict = QuotaVerdict::NotEnforced;
+        report.why = "not enforced until the quota controller syncs it (the quota has no status.hard yet)".into();
+        return Examined { report, restricted, interesting: false };
+    }
+    if restricted.is_empty() {
+        let tracked: Vec<&str> = hard_names.iter().map(String::as_str).collect();
+        report.why = format!("limits nothing {gr} consume (hard: {})", if tracked.is_empty() { "none".to_string() } else { tracked.join(", ") });
+        return Examined { report, restricted, interesting: false };
+    }
+    if !scope_ok {
+        let excluded: Vec<&str> = outcomes.iter().filter(|o| !o.matched).map(|o| o.reason.as_str()).collect();
+        report.why = excluded.join("; ");
+        return Examined { report, restricted, interesting: false };
+    }
+    report.applies = true;
+    report.why = if outcomes.is_empty() {
+        format!("applies: no scopes, and it limits {}", restricted.join(", "))
+    } else {
+        let matched: Vec<&str> = outcomes.iter().map(|o| o.reason.as_str()).collect();
+        format!("applies: {}", matched.join("; "))
+    };
+    let missing = ev.constraints(obj, &restricted);
+    if !missing.is_empty() {
+        report.verdict = QuotaVerdict::MustSpecify;
+        report.missing = missing.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect();
+    } else if restricted.iter().any(|r| !q.quota.status_used.contains_key(r)) {
+        report.verdict = QuotaVerdict::StatusUnknown;
+    } else {
+        report.verdict = QuotaVerdict::Fits;
+    }
+    Examined { report, restricted, interesting: true }
+}
+
+/// Fills the per-resource rows of an applying quota and says whether `delta` exceeds it.
+fn charge(q: &NamedQuota, restricted: &[String], delta: &ResourceList, report: &mut QuotaReport) -> BTreeSet<String> {
+    let hard = &q.quota.status_hard;
+    let requested = resources::mask(delta, hard.keys());
+    let new_used = resources::add(&q.quota.status_used, &requested);
+    let checked = resources::mask(&new_used, requested.keys());
+    let exceeded = resources::exceeded(&checked, hard);
+    report.resources = restricted
+        .iter()
+        .map(|r| {
+            let req = requested.get(r).cloned().unwrap_or_else(Quantity::zero);
+            let used = q.quota.status_used.get(r).cloned();
+            let after = match &used {
+                Some(u) => u.add(&req),
+                None => req.clone(),
+            };
+            ResourceRow { resource: r.clone(), requested: req, used, hard: hard[r].clone(), after, exceeded: exceeded.contains(r) }
+        })
+        .collect();
+    if !exceeded.is_empty() && report.verdict == QuotaVerdict::Fits {
+        report.verdict = QuotaVerdict::Exceeded;
+    }
+    exceeded
+}
+
+/// Replays ResourceQuota admission of `obj` against `quotas` (in order). On success the
+/// quotas' `status_used` are charged, as the server's optimistic update does; on refusal
+/// nothing changes. `old` is the stored object for an update (`None` for a create).
+pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Object>, limited: &[LimitedResource]) -> Decision {
+    let ev = Evaluator::for_object(obj);
+    let op = if old.is_some() { Operation::Update } else { Operation::Create };
+    if let Evaluator::Ignored(why) = ev {
+        return Decision { skipped: Some(why.into()), ..Decision::allow(ResourceList::new(), vec![]) };
+    }
+    if !ev.handles(op) {
+        return Decision { skipped: Some(format!("quota admission does not act on updates of {}", obj.type_info.group_resource())), ..Decision::allow(ResourceList::new(), vec![]) };
+    }
+    if quotas.is_empty() && limited.is_empty() {
+        return Decision::allow(resources::remove_zeros(&ev.usage(obj)), vec![]);
+    }
+
+    // Scopes the admission configuration limits, that this object falls under.
+    let mut limited_scopes: Vec<ScopeRequirement> = Vec::new();
+    for l in limited {
+        match ev.match_scopes(obj, &l.match_scopes) {
+            Ok(outcomes) => limited_scopes.extend(l.match_scopes.iter().zip(&outcomes).filter(|(_, o)| o.matched).map(|(s, _)| s.clone())),
+            // The server lets the request through when these cannot be evaluated.
+            Err(_) => return Decision::allow(resources::remove_zeros(&ev.usage(obj)), vec![]),
+        }
+    }
+    let gr_group = obj.type_info.group.clone();
+    let gr_resource = obj.type_info.resource.clone();
+    let limited_here: Vec<&LimitedResource> = limited.iter().filter(|l| l.api_group == gr_group && l.resource == gr_resource).collect();
+    let mut limited_names: BTreeSet<String> = BTreeSet::new();
+    if !limited_here.is_empty() {
+        let u = ev.usage(obj);
+        for l in &limited_here {
+            for (k, v) in &u {
+                if v.sign() > 0 && l.match_contains.iter().any(|m| k.contains(m.as_str())) {
+                    limited_names.insert(k.clone());
+                }
+            }
+        }
+    }
+
+    // Every quota, in order: scopes, match, constraints, usage stats.
+    let mut examined: Vec<Examined> = Vec::new();
+    let mut first_error: Option<Refusal> = None;
+    let mut restricted_scopes: Vec<ScopeRequirement> = Vec::new();
+    let mut restricted_set: BTreeSet<String> = BTreeSet::new();
+    for q in quotas.iter() {
+        let selectors = q.quota.selectors();
+        let outcomes = match ev.match_scopes(obj, &selectors) {
+            Ok(o) => o,
+            Err(e) => {
+                first_error.get_or_insert_with(|| refusal(RefusalReason::ScopeError, Some(&q.name), vec![], format!("error matching scopes of quota {}, err: {e}", q.name)));
+                examined.push(Examined {
+                    report: QuotaReport {
+                        name: q.name.clone(),
+                        applies: false,
+                        verdict: QuotaVerdict::NotApplicable,
+                        why: e,
+                        scopes: vec![],
+                        resources: vec![],
+                        missing: BTreeMap::new(),
+                    },
+                    restricted: vec![],
+                    interesting: false,
+                });
+                continue;
+            }
+        };
+        restricted_scopes.extend(selectors.iter().zip(&outcomes).filter(|(_, o)| o.matched).map(|(s, _)| s.clone()));
+        let ex = examine(q, obj, &ev, outcomes);
+        if ex.interesting && first_error.is_none() {
+            match ex.report.verdict {
+                QuotaVerdict::MustSpecify => {
+                    let missing: BTreeMap<String, BTreeSet<String>> =
+                        ex.report.missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect();
+                    first_error = Some(refusal(
+                        RefusalReason::MustSpecify,
+                        Some(&q.name),
+                        missing.keys().cloned().collect(),
+                        format!("failed quota: {}: {}", q.name, usage::must_specify_message(&missing)),
+                    ));
+                }
+                QuotaVerdict::StatusUnknown => {
+                    first_error = Some(refusal(
+                        RefusalReason::StatusUnknown,
+                        Some(&q.name),
+                        ex.restricted.clone(),
+                        format!("status unknown for quota: {}, resources: {}", q.name, resources::pretty_print_names(&ex.restricted)),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if ex.interesting {
+            restricted_set.extend(ex.restricted.iter().cloned());
+        }
+        examined.push(ex);
+    }
+
+    // The object's usage, and the delta each applying quota is charged.
+    let input_usage = ev.usage(obj);
+    let old_usage = old.filter(|o| o.meta.resource_version.is_some()).map(|o| ev.usage(o));
+    let mut deltas: Vec<Option<ResourceList>> = Vec::with_capacity(quotas.len());
+    for (q, ex) in quotas.iter().zip(&examined) {
+        if !ex.interesting {
+            deltas.push(None);
+            continue;
+        }
+        let old_matched = match (old, &old_usage) {
+            (Some(o), Some(_)) => ev.match_scopes(o, &q.quota.selectors()).map(|v| v.iter().all(|m| m.matched)).unwrap_or(false),
+            _ => false,
+        };
+        let d = match &old_usage {
+            Some(prev) if old_matched => resources::subtract_non_negative(&input_usage, prev),
+            _ => input_usage.clone(),
+        };
+        deltas.push(Some(resources::remove_zeros(&d)));
+    }
+    let mut reports: Vec<QuotaReport> = Vec::with_capacity(quotas.len());
+    let mut exceeded_first: Option<Refusal> = None;
+    for ((q, ex), d) in quotas.iter().zip(examined).zip(&deltas) {
+        let mut report = ex.report;
+        if let Some(delta) = d {
+            let exceeded = charge(q, &ex.restricted, delta, &mut report);
+            if !exceeded.is_empty() && exceeded_first.is_none() && report.verdict == QuotaVerdict::Exceeded {
+                let requested = resources::mask(delta, q.quota.status_hard.keys());
+                exceeded_first = Some(refusal(
+                    RefusalReason::ExceededQuota,
+                    Some(&q.name),
+                    exceeded.iter().cloned().collect(),
+                    format!(
+                        "exceeded quota: {}, requested: {}, used: {}, limited: {}",
+                        q.name,
+                        resources::pretty_print(&resources::mask(&requested, &exceeded)),
+                        resources::pretty_print(&resources::mask(&q.quota.status_used, &exceeded)),
+                        resources::pretty_print(&resources::mask(&q.quota.status_hard, &exceeded)),
+                    ),
+                ));
+            }
+        }
+        reports.push(report);
+    }
+    let shown_usage = resources::remove_zeros(&match &old_usage {
+        Some(prev) => resources::subtract_non_negative(&input_usage, prev),
+        None => input_usage.clone(),
+    });
+
+    if let Some(r) = first_error {
+        return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
+    }
+    let negative = resources::negative_names(&input_usage);
+    if !negative.is_empty() {
+        let r = refusal(
+            RefusalReason::NegativeUsage,
+            None,
+            negative.clone(),
+            format!("quota usage is negative for resource(s): {}", resources::pretty_print_names(&negative)),
+        );
+        return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
+    }
+    let any_interesting = deltas.iter().any(Option::is_some);
+    let nothing_to_charge = if any_interesting { deltas.iter().flatten().all(|d| d.is_empty()) } else { shown_usage.is_empty() };
+    if nothing_to_charge {
+        return Decision::allow(shown_usage, reports);
+    }
+    let uncovered: Vec<String> = limited_names.difference(&restricted_set).cloned().collect();
+    if !uncovered.is_empty() {
+        let r = refusal(
+            RefusalReason::InsufficientQuotaToConsume,
+            None,
+            uncovered.clone(),
+            format!("insufficient quota to consume: {}", uncovered.join(",")),
+        );
+        return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
+    }
+    let uncovered_scopes: Vec<ScopeRequirement> = if matches!(ev, Evaluator::Pod | Evaluator::PersistentVolumeClaim) {
+        limited_scopes.into_iter().filter(|l| !restricted_scopes.iter().any(|m| m.scope_name == l.scope_name)).collect()
+    } else {
+        vec![]
+    };
+    if !uncovered_scopes.is_empty() {
+        let r = refusal(
+            RefusalReason::InsufficientQuotaToMatchScopes,
+            None,
+            vec![],
+            format!("insufficient quota to match these scopes: {}", scopes::go_format(&uncovered_scopes)),
+        );
+        return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
+    }
+    if let Some(r) = exceeded_first {
+        return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
+    }
+    // Admitted: charge every applying quota.
+    for (q, d) in quotas.iter_mut().zip(&deltas) {
+        if let Some(delta) = d {
+            if delta.is_empty() {
+                continue;
+            }
+            let requested = resources::mask(delta, q.quota.status_hard.keys());
+            q.quota.status_used = resources::add(&q.quota.status_used, &requested);
+        }
+    }
+    Decision::allow(shown_usage, reports)
+}

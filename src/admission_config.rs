@@ -1,0 +1,138 @@
+//! The API server's ResourceQuota admission configuration (`--admission-control-config-file`):
+//! `limitedResources`, which makes some resources or scopes consumable only where a quota
+//! covers them.
+//!
+//! Accepted shapes: an `AdmissionConfiguration` (`apiserver.config.k8s.io/v1`, or the older
+//! `apiserver.k8s.io/v1alpha1`) whose `ResourceQuota` plugin entry embeds the configuration,
+//! or the configuration itself: `ResourceQuotaConfiguration` (`apiserver.config.k8s.io/v1`)
+//! or `Configuration` (`resourcequota.admission.k8s.io/v1beta1` / `v1alpha1`).
+//!
+//! ```
+//! use kubectl_quota::admission_config::parse;
+//!
+//! let text = r#"
+//! apiVersion: apiserver.config.k8s.io/v1
+//! kind: AdmissionConfiguration
+//! plugins:
+//! - name: ResourceQuota
+//!   configuration:
+//!     apiVersion: apiserver.config.k8s.io/v1
+//!     kind: ResourceQuotaConfiguration
+//!     limitedResources:
+//!     - resource: pods
+//!       matchScopes: [{scopeName: PriorityClass, operator: In, values: [cluster-services]}]
+//! "#;
+//! let limited = parse("admission.yaml", text).unwrap();
+//! assert_eq!(limited[0].resource, "pods");
+//! assert_eq!(limited[0].match_scopes[0].values, vec!["cluster-services"]);
+//! ```
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::admission::LimitedResource;
+use crate::manifest::{parse_str, InputError};
+use crate::objects::ScopeRequirement;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Config {
+    #[allow(dead_code)]
+    api_version: Option<String>,
+    #[allow(dead_code)]
+    kind: Option<String>,
+    #[serde(default)]
+    limited_resources: Vec<Limited>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Limited {
+    #[serde(default)]
+    api_group: String,
+    resource: String,
+    #[serde(default)]
+    match_contains: Vec<String>,
+    #[serde(default)]
+    match_scopes: Vec<Scope>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Scope {
+    scope_name: String,
+    operator: String,
+    #[serde(default)]
+    values: Vec<String>,
+}
+
+fn config(file: &str, doc: usize, v: &Value, path_prefix: &str) -> Result<Vec<LimitedResource>, InputError> {
+    let origin = crate::manifest::Origin { file: file.into(), document: doc, item: None };
+    let c: Config = serde_path_to_error::deserialize(v.clone()).map_err(|e| {
+        let p = e.path().to_string();
+        InputError::at(&origin, Some(format!("{path_prefix}{}", if p == "." { String::new() } else { p })), e.into_inner().to_string())
+    })?;
+    Ok(c.limited_resources
+        .into_iter()
+        .map(|l| LimitedResource {
+            api_group: l.api_group,
+            resource: l.resource,
+            match_contains: l.match_contains,
+            match_scopes: l.match_scopes.into_iter().map(|s| ScopeRequirement { scope_name: s.scope_name, operator: s.operator, values: s.values }).collect(),
+        })
+        .collect())
+}
+
+/// Reads the limited resources from an admission configuration file's text.
+pub fn parse(file: &str, text: &str) -> Result<Vec<LimitedResource>, InputError> {
+    let mut out = Vec::new();
+    for doc in parse_str(file, text)? {
+        let v = &doc.value;
+        let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+        match kind {
+            "AdmissionConfiguration" => {
+                let plugins = v.get("plugins").and_then(Value::as_array).cloned().unwrap_or_default();
+                for (i, p) in plugins.iter().enumerate() {
+                    if p.get("name").and_then(Value::as_str) != Some("ResourceQuota") {
+                        continue;
+                    }
+                    if let Some(c) = p.get("configuration") {
+                        out.extend(config(file, doc.origin.document, c, &format!("plugins[{i}].configuration."))?);
+                    } else if let Some(path) = p.get("path").and_then(Value::as_str) {
+                        let text = std::fs::read_to_string(path).map_err(|e| InputError::at(&doc.origin, Some(format!("plugins[{i}].path")), format!("cannot read {path}: {e}")))?;
+                        out.extend(parse(path, &text)?);
+                    }
+                }
+            }
+            "ResourceQuotaConfiguration" | "Configuration" => out.extend(config(file, doc.origin.document, v, "")?),
+            other => {
+                return Err(InputError::at(
+                    &doc.origin,
+                    Some("kind".into()),
+                    format!("expected AdmissionConfiguration, ResourceQuotaConfiguration or Configuration, got {other:?}"),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn older_configuration_kind_is_accepted() {
+        let text = "apiVersion: resourcequota.admission.k8s.io/v1beta1\nkind: Configuration\nlimitedResources:\n- resource: persistentvolumeclaims\n  matchContains: [.storageclass.storage.k8s.io/requests.storage]\n";
+        let l = parse("c.yaml", text).unwrap();
+        assert_eq!(l[0].match_contains, vec![".storageclass.storage.k8s.io/requests.storage"]);
+    }
+
+    #[test]
+    fn unknown_fields_are_errors_with_their_path() {
+        let text = "apiVersion: apiserver.config.k8s.io/v1\nkind: ResourceQuotaConfiguration\nlimitedResources:\n- resource: pods\n  matchScope: []\n";
+        let err = parse("c.yaml", text).unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("limitedResources[0]"));
+        assert!(err.message.contains("matchScope"), "{err}");
+    }
+}

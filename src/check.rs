@@ -1,0 +1,406 @@
+//! The whole offline pipeline for `check`: cluster state + documents in order -> a report.
+//!
+//! Documents are admitted one by one, as `kubectl create -f` sends them: each sees the usage
+//! charged by the earlier ones. A workload is admitted as the object itself, then the objects
+//! its controllers create (a Deployment's ReplicaSet, then its pods one at a time; a
+//! StatefulSet's claims and pods, ...), so the report says how many replicas fit.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::admission::{check_request, Decision, LimitedResource, NamedQuota, QuotaReport, Refusal, RefusalReason};
+use crate::defaulting::{self, Mutators};
+use crate::manifest::Origin;
+use crate::objects::{type_info, Body, LimitRangeItem, Meta, Object, Workload};
+use crate::resources::ResourceList;
+
+/// What the cluster holds that admission consults.
+#[derive(Debug, Clone, Default)]
+pub struct ClusterState {
+    /// Quotas per namespace, sorted by name.
+    pub quotas: BTreeMap<String, Vec<NamedQuota>>,
+    /// LimitRanges per namespace: (name, items).
+    pub limit_ranges: BTreeMap<String, Vec<(String, Vec<LimitRangeItem>)>>,
+    /// PriorityClasses (globalDefault, value); `None` when the state says nothing about them.
+    pub priority_classes: Option<BTreeMap<String, (bool, i32)>>,
+    /// StorageClasses (name, is default, creationTimestamp); `None` when unknown.
+    pub storage_classes: Option<Vec<(String, bool, Option<String>)>>,
+    /// RuntimeClass overheads; `None` when unknown.
+    pub runtime_classes: Option<BTreeMap<String, ResourceList>>,
+    /// Objects that already exist, by (namespace, group-resource, name): creating one again is
+    /// an update.
+    pub existing: BTreeMap<(String, String, String), Object>,
+}
+
+impl ClusterState {
+    /// Builds the state from decoded objects; objects without a namespace are placed in
+    /// `default_namespace`. Kinds admission does not consult are ignored.
+    pub fn from_objects<I: IntoIterator<Item = Object>>(objects: I, default_namespace: &str) -> ClusterState {
+        let mut s = ClusterState::default();
+        for o in objects {
+            s.add(o, default_namespace);
+        }
+        s
+    }
+
+    /// Adds one object (a later object of the same name replaces an earlier one).
+    pub fn add(&mut self, o: Object, default_namespace: &str) {
+        let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
+        let name = o.meta.name.clone();
+        match o.body {
+            Body::ResourceQuota(q) => {
+                let list = self.quotas.entry(ns).or_default();
+                list.retain(|x| x.name != name);
+                list.push(NamedQuota { name, quota: *q });
+                list.sort_by(|a, b| a.name.cmp(&b.name));
+            }
+            Body::LimitRange(items) => {
+                let list = self.limit_ranges.entry(ns).or_default();
+                list.retain(|x| x.0 != name);
+                list.push((name, items));
+                list.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            Body::PriorityClass { global_default, value } => {
+                self.priority_classes.get_or_insert_with(BTreeMap::new).insert(name, (global_default, value));
+            }
+            Body::StorageClass { is_default } => {
+                let list = self.storage_classes.get_or_insert_with(Vec::new);
+                list.retain(|x| x.0 != name);
+                list.push((name, is_default, o.meta.creation_timestamp.clone()));
+            }
+            Body::RuntimeClass { overhead } => {
+                self.runtime_classes.get_or_insert_with(BTreeMap::new).insert(name, overhead);
+            }
+            _ => {}
+        }
+    }
+
+    /// Namespaces that have quotas.
+    pub fn quota_namespaces(&self) -> Vec<&str> {
+        self.quotas.iter().filter(|(_, v)| !v.is_empty()).map(|(k, _)| k.as_str()).collect()
+    }
+}
+
+/// Options of a check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// The namespace of documents that name none.
+    pub namespace: String,
+    /// `limitedResources` from the API server's admission configuration.
+    pub limited: Vec<LimitedResource>,
+    /// Schedulable nodes, for DaemonSets (`None`: unknown).
+    pub nodes: Option<u32>,
+}
+
+/// The explanation of a workload's pods.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodsReport {
+    /// The name of the pod the explanation is about (the first refused one, else the last one
+    /// admitted).
+    pub pod: String,
+    pub allowed: bool,
+    pub usage: ResourceList,
+    pub mutations: Vec<String>,
+    pub quotas: Vec<QuotaReport>,
+}
+
+/// The result for one document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentReport {
+    pub kind: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub source: Origin,
+    pub allowed: bool,
+    /// The server's refusal text (after `is forbidden: ` for a 403).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The whole error the server would return.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
+    /// Pods the workload's controller wants now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    /// Pods the controller would manage to create under quota.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas_admitted: Option<i32>,
+    /// The first refusal the controller would meet creating pods (or their claims).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_message: Option<String>,
+    /// What the API server changes before quota sees the object.
+    pub mutations: Vec<String>,
+    pub usage: ResourceList,
+    pub quotas: Vec<QuotaReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pods: Option<PodsReport>,
+    pub notes: Vec<String>,
+}
+
+impl DocumentReport {
+    /// Whether everything this document asks for would be created.
+    pub fn fully_admitted(&self) -> bool {
+        self.allowed && self.replicas_admitted.zip(self.replicas).is_none_or(|(a, w)| a >= w)
+    }
+}
+
+/// The result of a check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub documents: Vec<DocumentReport>,
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    /// Exit status: 0 when everything fits, 1 when anything would be refused.
+    pub fn exit_code(&self) -> i32 {
+        if self.documents.iter().all(DocumentReport::fully_admitted) {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+fn mutators<'a>(state: &'a ClusterState, ns: &str) -> Mutators<'a> {
+    Mutators {
+        limit_ranges: state.limit_ranges.get(ns).map(|v| v.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect()).unwrap_or_default(),
+        priority_classes: state.priority_classes.as_ref(),
+        runtime_classes: state.runtime_classes.as_ref(),
+        storage_classes: state.storage_classes.as_deref(),
+    }
+}
+
+/// Applies the mutating steps to an object about to be created. Errors are refusals by the
+/// plugin that made them.
+fn mutate(obj: &mut Object, state: &ClusterState, ns: &str) -> Result<Vec<String>, String> {
+    let m = mutators(state, ns);
+    match &mut obj.body {
+        Body::Pod(p) => defaulting::mutate_pod(p, &m),
+        Body::PersistentVolumeClaim(p) => Ok(defaulting::apply_default_storage_class(p, &obj.meta.annotations, m.storage_classes)),
+        _ => Ok(vec![]),
+    }
+}
+
+fn admission_refusal(message: String) -> Decision {
+    Decision {
+        allowed: false,
+        refusal: Some(Refusal { reason: RefusalReason::Admission, quota: None, resources: vec![], message, forbidden: true }),
+        usage: ResourceList::new(),
+        quotas: vec![],
+        skipped: None,
+    }
+}
+
+/// Mutates and admits one object in namespace `ns`, charging the quotas when admitted.
+fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> (Decision, Vec<String>) {
+    let key = (ns.to_string(), obj.type_info.group_resource(), obj.meta.name.clone());
+    let old = state.existing.get(&key).cloned();
+    let mutations = if old.is_none() {
+        match mutate(obj, state, ns) {
+            Ok(m) => m,
+            Err(e) => return (admission_refusal(e), vec![]),
+        }
+    } else {
+        vec![]
+    };
+    let quotas = state.quotas.entry(ns.to_string()).or_default();
+    let decision = check_request(quotas, obj, old.as_ref(), &opts.limited);
+    (decision, mutations)
+}
+
+/// A child object a controller creates.
+fn child(parent: &Object, api_version: &str, kind: &str, name: String, body: Body, meta: &Meta) -> Object {
+    Object {
+        origin: parent.origin.clone(),
+        type_info: type_info(api_version, kind),
+        meta: Meta { name, generate_name: None, namespace: parent.meta.namespace.clone(), ..meta.clone() },
+        body,
+    }
+}
+
+/// How a workload's controller creates its pods.
+struct PodsOutcome {
+    wanted: Option<i32>,
+    admitted: i32,
+    first_refusal: Option<String>,
+    explained: Option<PodsReport>,
+    notes: Vec<String>,
+}
+
+/// Replays the controllers: the intermediate object (ReplicaSet, Job), then per replica the
+/// StatefulSet claims and the pod, stopping at the first refusal (all replicas are alike, so
+/// once one is refused the rest are too).
+fn admit_workload_pods(obj: &Object, w: &Workload, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> PodsOutcome {
+    let kind = obj.type_info.kind.as_str();
+    let mut out = PodsOutcome { wanted: w.replicas, admitted: 0, first_refusal: None, explained: None, notes: vec![] };
+    let wanted = match (kind, w.replicas, opts.nodes) {
+        ("DaemonSet", _, Some(n)) => {
+            out.wanted = Some(n as i32);
+            n as i32
+        }
+        ("DaemonSet", _, None) => {
+            out.notes.push("a DaemonSet runs one pod per eligible node and the node count is unknown: pass --nodes N to check its pods".into());
+            return out;
+        }
+        (_, Some(r), _) => r,
+        (_, None, _) => 1,
+    };
+    // The intermediate object the controller creates first.
+    let intermediate = match kind {
+        "Deployment" => Some(("apps/v1", "ReplicaSet", format!("{}-<hash>", obj.meta.name))),
+        "CronJob" => Some(("batch/v1", "Job", format!("{}-<schedule>", obj.meta.name))),
+        _ => None,
+    };
+    if let Some((av, k, name)) = intermediate {
+        let mut inter = child(obj, av, k, name, Body::Other, &w.template_meta);
+        let (d, _) = admit(&mut inter, state, ns, opts);
+        if let Some(r) = d.refusal {
+            out.notes.push(format!("the {k} {} would be refused, so no pod is created", inter.meta.name));
+            out.first_refusal = Some(r.message);
+            return out;
+        }
+    }
+    let pod_prefix = match kind {
+        "StatefulSet" => format!("{}-", obj.meta.name),
+        "Deployment" => format!("{}-<hash>-", obj.meta.name),
+        _ => format!("{}-", obj.meta.name),
+    };
+    for i in 0..wanted {
+        for (claim, pvc) in &w.volume_claim_templates {
+            let mut c = child(obj, "v1", "PersistentVolumeClaim", format!("{claim}-{}-{i}", obj.meta.name), Body::PersistentVolumeClaim(pvc.clone()), &Meta::default());
+            let (d, _) = admit(&mut c, state, ns, opts);
+            if let Some(r) = d.refusal {
+                out.first_refusal = Some(r.message);
+                out.notes.push(format!("claim {} for replica {i} would be refused, so that pod is not created", c.meta.name));
+                return out;
+            }
+        }
+        let name = if kind == "StatefulSet" { format!("{pod_prefix}{i}") } else { format!("{pod_prefix}{}", i + 1) };
+        let mut pod = child(obj, "v1", "Pod", name, Body::Pod(w.template.clone()), &w.template_meta);
+        let (d, mutations) = admit(&mut pod, state, ns, opts);
+        let report = PodsReport { pod: pod.meta.name.clone(), allowed: d.allowed, usage: d.usage.clone(), mutations, quotas: d.quotas.clone() };
+        out.explained = Some(report);
+        match d.refusal {
+            Some(r) => {
+                out.first_refusal = Some(r.message);
+                return out;
+            }
+            None => out.admitted += 1,
+        }
+    }
+    out
+}
+
+/// Checks documents in order against the state. The state is charged as documents are
+/// admitted (pass a clone to keep the original).
+pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> Report {
+    let mut documents = Vec::new();
+    for mut obj in objects {
+        let ns = obj.meta.namespace.clone().unwrap_or_else(|| opts.namespace.clone());
+        let mut notes = Vec::new();
+        if obj.type_info.guessed {
+            notes.push(format!(
+                "{} is not a kind this tool knows: counted as count/{} (the resource name is guessed from the kind; a live check resolves it through discovery)",
+                obj.type_info.kind,
+                obj.type_info.group_resource()
+            ));
+        }
+        // Field validation comes before admission.
+        let invalid = match &obj.body {
+            Body::ResourceQuota(q) => {
+                let errors = crate::validation::validate_resource_quota(&q.raw);
+                (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors))
+            }
+            _ => None,
+        };
+        let (decision, mutations) = match invalid {
+            Some(message) => (
+                Decision {
+                    allowed: false,
+                    refusal: Some(Refusal { reason: RefusalReason::Invalid, quota: None, resources: vec![], message, forbidden: false }),
+                    usage: ResourceList::new(),
+                    quotas: vec![],
+                    skipped: None,
+                },
+                vec![],
+            ),
+            None => admit(&mut obj, state, &ns, opts),
+        };
+        if let Some(s) = &decision.skipped {
+            notes.push(format!("not checked against quota: {s}"));
+        }
+        let mut report = DocumentReport {
+            kind: obj.type_info.kind.clone(),
+            name: obj.meta.name.clone(),
+            namespace: obj.type_info.namespaced.then(|| ns.clone()),
+            source: obj.origin.clone(),
+            allowed: decision.allowed,
+            message: decision.refusal.as_ref().map(|r| r.message.clone()),
+            server_error: decision.refusal.as_ref().map(|r| r.server_error(&obj)),
+            refusal: decision.refusal.clone(),
+            replicas: None,
+            replicas_admitted: None,
+            pod_message: None,
+            mutations,
+            usage: decision.usage.clone(),
+            quotas: decision.quotas.clone(),
+            pods: None,
+            notes,
+        };
+        let key = (ns.clone(), obj.type_info.group_resource(), obj.meta.name.clone());
+        let was_existing = state.existing.contains_key(&key);
+        if was_existing {
+            report.notes.push("an object of this name was created earlier in the input: this is an update".into());
+        }
+        if decision.allowed {
+            if let (Body::Workload(w), false) = (&obj.body, was_existing) {
+                let w = w.clone();
+                let cron = obj.type_info.kind == "CronJob";
+                // A CronJob's pods come later, when its schedule fires: evaluate one run
+                // without charging it to the documents that follow.
+                let pods = if cron {
+                    let mut scratch = state.clone();
+                    let o = admit_workload_pods(&obj, &w, &mut scratch, &ns, opts);
+                    report.notes.push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
+                    o
+                } else {
+                    admit_workload_pods(&obj, &w, state, &ns, opts)
+                };
+                report.replicas = pods.wanted;
+                report.replicas_admitted = pods.wanted.map(|_| pods.admitted);
+                report.pod_message = pods.first_refusal;
+                report.pods = pods.explained;
+                report.notes.extend(pods.notes);
+            }
+            if !was_existing {
+                if let Body::ResourceQuota(q) = &mut obj.body {
+                    // A new quota has no status until the quota controller syncs it.
+                    q.status_hard.clear();
+                    q.status_used.clear();
+                    q.has_status = false;
+                    report.notes.push("a new quota is enforced only once the quota controller has synced it (status.hard set), usually within seconds".into());
+                }
+                let mut stored = obj.clone();
+                stored.meta.resource_version = Some("1".into());
+                stored.meta.namespace = Some(ns.clone());
+                state.add(stored.clone(), &ns);
+                state.existing.insert(key, stored);
+            }
+        }
+        documents.push(report);
+    }
+    let mut notes = Vec::new();
+    if documents.iter().filter(|d| d.refusal.as_ref().is_some_and(|r| r.reason == RefusalReason::ExceededQuota)).count() > 0
+        && state.quotas.values().any(|v| v.len() > 1)
+    {
+        notes.push("quotas are checked in name order; when several would refuse, the API server may name another one first".into());
+    }
+    Report { documents, notes }
+}

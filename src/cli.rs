@@ -1,0 +1,124 @@
+//! Command-line interface: flags follow kubectl's conventions (`-n/--namespace`, `-A`,
+//! `-o`, `--kubeconfig`, `--context`, ...), placed before or after the subcommand.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const ABOUT: &str = "Create ResourceQuotas, see Used/Hard at a glance, and check whether manifests fit before the API server says no.";
+
+const CHECK_HELP: &str = "\
+Examples:
+  # Would these manifests pass the namespace's quotas? (reads quotas, LimitRanges,
+  # PriorityClasses and StorageClasses from the cluster; never writes)
+  kubectl quota check -f deploy/ -n team-a
+
+  # Offline: the cluster's state comes from files, no cluster is contacted
+  kubectl quota check -f app.yaml --state quotas.yaml --state cluster-scoped.yaml -n team-a
+
+  # Only the refusals, for CI (exit status 1 when anything would be refused)
+  kubectl quota check -f app.yaml --state state.yaml --quiet
+
+  # Machine-readable
+  kubectl quota check -f app.yaml --state state.yaml -o json
+
+Exit status: 0 everything fits, 1 something would be refused, 2 the input could not be read.";
+
+/// Output formats of `check` and `describe`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    Yaml,
+}
+
+/// Connection flags, as kubectl has them.
+#[derive(Debug, Clone, Default, Args)]
+pub struct KubeFlags {
+    /// Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<String>,
+    /// The name of the kubeconfig context to use.
+    #[arg(long, global = true)]
+    pub context: Option<String>,
+    /// The name of the kubeconfig cluster to use.
+    #[arg(long, global = true)]
+    pub cluster: Option<String>,
+    /// The name of the kubeconfig user to use.
+    #[arg(long, global = true)]
+    pub user: Option<String>,
+    /// Username to impersonate for the operation.
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub as_user: Option<String>,
+    /// Group to impersonate for the operation (repeatable).
+    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    pub as_group: Vec<String>,
+    /// The length of time to wait before giving up on a single server request (e.g. 30s, 1m).
+    #[arg(long = "request-timeout", global = true, value_name = "DURATION")]
+    pub request_timeout: Option<String>,
+}
+
+/// kubectl quota: ResourceQuota made legible.
+#[derive(Debug, Parser)]
+#[command(name = "kubectl quota", bin_name = "kubectl quota", version, about = ABOUT, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub kube: KubeFlags,
+    /// The namespace (default: the kubeconfig context's namespace; offline: `default`).
+    #[arg(short = 'n', long, global = true)]
+    pub namespace: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Would these manifests pass ResourceQuota admission? Explain every match and every miss.
+    #[command(after_help = CHECK_HELP)]
+    Check(CheckArgs),
+    /// Print the version.
+    Version,
+}
+
+/// `kubectl quota check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Manifests to check: files, directories, or - for standard input (repeatable).
+    #[arg(short = 'f', long = "filename", required = true, value_name = "FILE")]
+    pub filename: Vec<String>,
+    /// Process directories given with -f recursively.
+    #[arg(short = 'R', long)]
+    pub recursive: bool,
+    /// Offline mode: the cluster's objects (ResourceQuotas with status, LimitRanges,
+    /// PriorityClasses, StorageClasses, RuntimeClasses) from files; no cluster is contacted.
+    #[arg(long, value_name = "FILE")]
+    pub state: Vec<String>,
+    /// The API server's admission configuration (ResourceQuota limitedResources).
+    #[arg(long = "admission-config", value_name = "FILE")]
+    pub admission_config: Option<String>,
+    /// Schedulable node count, to check a DaemonSet's pods.
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u32>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value = "text")]
+    pub output: OutputFormat,
+    /// Print only what would be refused.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn global_flags_go_before_or_after_the_subcommand() {
+        let a = Cli::try_parse_from(["kubectl-quota", "-n", "x", "check", "-f", "a.yaml"]).unwrap();
+        let b = Cli::try_parse_from(["kubectl-quota", "check", "-f", "a.yaml", "-n", "x"]).unwrap();
+        assert_eq!(a.namespace, b.namespace);
+    }
+}

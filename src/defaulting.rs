@@ -1,0 +1,249 @@
+//! Step 3 of the pipeline: what the API server does to an object before quota admission sees
+//! it. Each change is recorded as a sentence, so the explanation can say why a pod was charged
+//! more than its manifest shows.
+//!
+//! - API defaulting: a container's limits are copied into its missing requests; pod-level
+//!   limits into missing pod-level requests (quantities were already rounded up to milli when
+//!   the object was decoded).
+//! - LimitRanger: LimitRange `default` / `defaultRequest` fill missing container limits and
+//!   requests (init containers included).
+//! - Priority: an empty `priorityClassName` takes the global-default PriorityClass, if any;
+//!   a name no PriorityClass has is refused.
+//! - RuntimeClass: `spec.overhead` from the pod's RuntimeClass.
+//! - DefaultStorageClass: a claim with no class at all gets the default StorageClass.
+//!
+//! ```
+//! use kubectl_quota::defaulting::default_pod_api;
+//! use kubectl_quota::objects::{Container, Pod};
+//! use kubectl_quota::quantity::Quantity;
+//!
+//! let mut pod = Pod { containers: vec![Container {
+//!     name: "app".into(),
+//!     limits: [("cpu".to_string(), Quantity::parse("1").unwrap())].into(),
+//!     ..Container::default()
+//! }], ..Pod::default() };
+//! let notes = default_pod_api(&mut pod);
+//! assert_eq!(pod.containers[0].requests["cpu"].to_string(), "1");
+//! assert_eq!(notes, vec!["API defaulting: container app requests.cpu=1 copied from its limit"]);
+//! ```
+
+use std::collections::BTreeMap;
+
+use crate::objects::{LimitRangeItem, Pod, Pvc};
+use crate::resources::ResourceList;
+
+/// Cluster objects the mutating plugins consult.
+#[derive(Debug, Clone, Default)]
+pub struct Mutators<'a> {
+    /// LimitRanges of the object's namespace: (name, items).
+    pub limit_ranges: Vec<(&'a str, &'a [LimitRangeItem])>,
+    /// PriorityClasses by name: (globalDefault, value). `None` when unknown (not loaded).
+    pub priority_classes: Option<&'a BTreeMap<String, (bool, i32)>>,
+    /// RuntimeClass overheads by name.
+    pub runtime_classes: Option<&'a BTreeMap<String, ResourceList>>,
+    /// StorageClasses: (name, is default, creationTimestamp).
+    pub storage_classes: Option<&'a [(String, bool, Option<String>)]>,
+}
+
+/// PriorityClasses every cluster has.
+pub const SYSTEM_PRIORITY_CLASSES: &[&str] = &["system-node-critical", "system-cluster-critical"];
+
+/// `SetDefaults_Pod`: limits copied into missing requests, per container and init container;
+/// pod-level limits into missing pod-level requests.
+pub fn default_pod_api(pod: &mut Pod) -> Vec<String> {
+    let mut notes = Vec::new();
+    for c in pod.containers.iter_mut().chain(pod.init_containers.iter_mut()) {
+        for (k, v) in c.limits.clone() {
+            if !c.requests.contains_key(&k) {
+                notes.push(format!("API defaulting: container {} requests.{k}={v} copied from its limit", c.name));
+                c.requests.insert(k, v);
+            }
+        }
+    }
+    if !pod.pod_limits.is_empty() {
+        for (k, v) in pod.pod_limits.clone() {
+            let supported = k == "cpu" || k == "memory" || k.starts_with("hugepages-");
+            if supported && !pod.pod_requests.contains_key(&k) {
+                notes.push(format!("API defaulting: pod-level requests.{k}={v} copied from the pod-level limit"));
+                pod.pod_requests.insert(k, v);
+            }
+        }
+    }
+    notes
+}
+
+/// LimitRanger's defaults for every container and init container.
+pub fn apply_limit_ranges(pod: &mut Pod, limit_ranges: &[(&str, &[LimitRangeItem])]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (lr_name, items) in limit_ranges {
+        for item in items.iter().filter(|i| i.type_ == "Container") {
+            for c in pod.containers.iter_mut().chain(pod.init_containers.iter_mut()) {
+                for (k, v) in &item.default {
+                    if !c.limits.contains_key(k) {
+                        notes.push(format!("LimitRange {lr_name}: container {} limits.{k}={v} (default)", c.name));
+                        c.limits.insert(k.clone(), v.clone());
+                    }
+                }
+                for (k, v) in &item.default_request {
+                    if !c.requests.contains_key(k) {
+                        notes.push(format!("LimitRange {lr_name}: container {} requests.{k}={v} (defaultRequest)", c.name));
+                        c.requests.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+    }
+    notes
+}
+
+/// The Priority plugin: fills an empty class from the global default, refuses unknown names.
+/// Returns notes, or the refusal text.
+pub fn apply_priority(pod: &mut Pod, classes: Option<&BTreeMap<String, (bool, i32)>>) -> Result<Vec<String>, String> {
+    let Some(classes) = classes else {
+        return Ok(vec![]);
+    };
+    if pod.priority_class_name.is_empty() {
+        // The highest-valued global default wins, as the plugin does when several exist.
+        let default = classes.iter().filter(|(_, (g, _))| *g).max_by_key(|(_, (_, v))| *v).map(|(n, _)| n.clone());
+        if let Some(name) = default {
+            pod.priority_class_name = name.clone();
+            return Ok(vec![format!("Priority: priorityClassName={name} (the global default PriorityClass)")]);
+        }
+        return Ok(vec![]);
+    }
+    if classes.contains_key(&pod.priority_class_name) || SYSTEM_PRIORITY_CLASSES.contains(&pod.priority_class_name.as_str()) {
+        return Ok(vec![]);
+    }
+    Err(format!("no PriorityClass with name {} was found", pod.priority_class_name))
+}
+
+/// The RuntimeClass plugin: the pod's overhead from its RuntimeClass.
+pub fn apply_runtime_class(pod: &mut Pod, classes: Option<&BTreeMap<String, ResourceList>>) -> Result<Vec<String>, String> {
+    let (Some(name), Some(classes)) = (pod.runtime_class_name.clone(), classes) else {
+        return Ok(vec![]);
+    };
+    let Some(overhead) = classes.get(&name) else {
+        return Err(format!("pod rejected: RuntimeClass \"{name}\" not found"));
+    };
+    if overhead.is_empty() {
+        return Ok(vec![]);
+    }
+    if !pod.overhead.is_empty() && &pod.overhead != overhead {
+        return Err("pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead".into());
+    }
+    pod.overhead = overhead.clone();
+    Ok(vec![format!("RuntimeClass {name}: overhead {}", crate::resources::pretty_print(overhead))])
+}
+
+/// DefaultStorageClass: a claim with neither the beta annotation nor `storageClassName` gets
+/// the default class (the newest default wins; ties go to the first name).
+pub fn apply_default_storage_class(pvc: &mut Pvc, annotations: &BTreeMap<String, String>, classes: Option<&[(String, bool, Option<String>)]>) -> Vec<String> {
+    if pvc.storage_class_name.is_some() || annotations.contains_key("volume.beta.kubernetes.io/storage-class") {
+        return vec![];
+    }
+    let Some(classes) = classes else { return vec![] };
+    let mut defaults: Vec<&(String, bool, Option<String>)> = classes.iter().filter(|c| c.1).collect();
+    // Newest creationTimestamp first (RFC 3339 strings sort by time), then name ascending.
+    defaults.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    match defaults.first() {
+        Some((name, _, _)) => {
+            pvc.storage_class_name = Some(name.clone());
+            vec![format!("DefaultStorageClass: storageClassName={name}")]
+        }
+        None => vec![],
+    }
+}
+
+/// Everything that happens to a pod before quota admission, in the server's order.
+pub fn mutate_pod(pod: &mut Pod, m: &Mutators) -> Result<Vec<String>, String> {
+    let mut notes = default_pod_api(pod);
+    notes.extend(apply_limit_ranges(pod, &m.limit_ranges));
+    notes.extend(apply_priority(pod, m.priority_classes)?);
+    notes.extend(apply_runtime_class(pod, m.runtime_classes)?);
+    Ok(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objects::Container;
+    use crate::quantity::Quantity;
+
+    fn rl(pairs: &[(&str, &str)]) -> ResourceList {
+        pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect()
+    }
+
+    fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
+        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), sidecar: false }], ..Pod::default() }
+    }
+
+    #[test]
+    fn explicit_requests_are_never_overwritten() {
+        let mut p = pod_with(&[("cpu", "0")], &[("cpu", "1"), ("memory", "1Gi")]);
+        default_pod_api(&mut p);
+        assert_eq!(crate::resources::pretty_print(&p.containers[0].requests), "cpu=0,memory=1Gi");
+    }
+
+    #[test]
+    fn limit_range_fills_only_missing_values() {
+        let item = LimitRangeItem { type_: "Container".into(), default: rl(&[("cpu", "500m")]), default_request: rl(&[("cpu", "100m"), ("memory", "64Mi")]), ..LimitRangeItem::default() };
+        let items = [item];
+        let cases = [
+            (pod_with(&[], &[]), "cpu=100m,memory=64Mi", "cpu=500m"),
+            (pod_with(&[("cpu", "200m")], &[]), "cpu=200m,memory=64Mi", "cpu=500m"),
+            (pod_with(&[], &[("cpu", "2")]), "cpu=2,memory=64Mi", "cpu=2"),
+        ];
+        for (mut p, req, lim) in cases {
+            default_pod_api(&mut p);
+            apply_limit_ranges(&mut p, &[("lr", &items)]);
+            assert_eq!(crate::resources::pretty_print(&p.containers[0].requests), req);
+            assert_eq!(crate::resources::pretty_print(&p.containers[0].limits), lim);
+        }
+    }
+
+    #[test]
+    fn priority_defaults_and_refusals() {
+        let classes: BTreeMap<String, (bool, i32)> = [("low".to_string(), (false, 1)), ("std".to_string(), (true, 10))].into();
+        let mut p = Pod::default();
+        apply_priority(&mut p, Some(&classes)).unwrap();
+        assert_eq!(p.priority_class_name, "std");
+        let mut p = Pod { priority_class_name: "nope".into(), ..Pod::default() };
+        assert_eq!(apply_priority(&mut p, Some(&classes)).unwrap_err(), "no PriorityClass with name nope was found");
+        let mut p = Pod { priority_class_name: "system-node-critical".into(), ..Pod::default() };
+        assert!(apply_priority(&mut p, Some(&classes)).is_ok());
+        let no_default: BTreeMap<String, (bool, i32)> = [("low".to_string(), (false, 1))].into();
+        let mut p = Pod::default();
+        apply_priority(&mut p, Some(&no_default)).unwrap();
+        assert_eq!(p.priority_class_name, "");
+    }
+
+    #[test]
+    fn default_storage_class_only_for_claims_without_any_class() {
+        let classes = vec![
+            ("old".to_string(), true, Some("2020-01-01T00:00:00Z".to_string())),
+            ("new".to_string(), true, Some("2024-01-01T00:00:00Z".to_string())),
+            ("gold".to_string(), false, None),
+        ];
+        let none = BTreeMap::new();
+        let mut pvc = Pvc::default();
+        apply_default_storage_class(&mut pvc, &none, Some(&classes));
+        assert_eq!(pvc.storage_class_name.as_deref(), Some("new"));
+        let mut explicit_empty = Pvc { storage_class_name: Some(String::new()), ..Pvc::default() };
+        apply_default_storage_class(&mut explicit_empty, &none, Some(&classes));
+        assert_eq!(explicit_empty.storage_class_name.as_deref(), Some(""));
+        let annotated: BTreeMap<String, String> = [("volume.beta.kubernetes.io/storage-class".to_string(), String::new())].into();
+        let mut pvc = Pvc::default();
+        apply_default_storage_class(&mut pvc, &annotated, Some(&classes));
+        assert_eq!(pvc.storage_class_name, None);
+    }
+
+    #[test]
+    fn runtime_class_sets_overhead() {
+        let classes: BTreeMap<String, ResourceList> = [("kata".to_string(), rl(&[("cpu", "250m")]))].into();
+        let mut p = Pod { runtime_class_name: Some("kata".into()), ..Pod::default() };
+        apply_runtime_class(&mut p, Some(&classes)).unwrap();
+        assert_eq!(crate::resources::pretty_print(&p.overhead), "cpu=250m");
+        let mut p = Pod { runtime_class_name: Some("gvisor".into()), ..Pod::default() };
+        assert!(apply_runtime_class(&mut p, Some(&classes)).is_err());
+    }
+}

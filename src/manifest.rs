@@ -1,0 +1,204 @@
+//! Step 1 of the pipeline: read manifests (files, directories, stdin; multi-document YAML,
+//! JSON, `kind: List`) into plain JSON documents that remember where they came from.
+//!
+//! ```
+//! use kubectl_quota::manifest::parse_str;
+//!
+//! let docs = parse_str("app.yaml", "kind: Pod\n---\n---\nkind: List\nitems: [{kind: Secret}, {kind: ConfigMap}]\n").unwrap();
+//! assert_eq!(docs.len(), 3);
+//! assert_eq!(docs[2].origin.to_string(), "app.yaml, document 3, item 2");
+//! ```
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Where a document came from: the file (`-` for stdin), the 1-based document number in the
+/// file, and the 1-based item number inside a `kind: List`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Origin {
+    pub file: String,
+    pub document: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<usize>,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}, document {}", self.file, self.document)?;
+        if let Some(item) = self.item {
+            write!(f, ", item {item}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One Kubernetes object as JSON, with its origin.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub origin: Origin,
+    pub value: Value,
+}
+
+/// Input that cannot be read or evaluated: names the file, the document and the field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// `None` when the problem is with a path itself (not found, unreadable).
+    pub origin: Option<Origin>,
+    pub file: String,
+    /// A JSON path inside the document such as `spec.containers[0].resources.requests.cpu`.
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl InputError {
+    pub fn file(file: impl Into<String>, message: impl Into<String>) -> Self {
+        InputError { origin: None, file: file.into(), field: None, message: message.into() }
+    }
+
+    pub fn at(origin: &Origin, field: Option<String>, message: impl Into<String>) -> Self {
+        InputError { origin: Some(origin.clone()), file: origin.file.clone(), field, message: message.into() }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.origin {
+            Some(o) => write!(f, "{o}")?,
+            None => write!(f, "{}", self.file)?,
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": {field}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// File names a directory contributes: `.yaml`, `.yml` and `.json`, sorted.
+fn manifest_files_in(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
+    let shown = dir.display().to_string();
+    let entries = std::fs::read_dir(dir).map_err(|e| InputError::file(&shown, format!("cannot read directory: {e}")))?;
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| InputError::file(&shown, format!("cannot read directory: {e}")))?;
+        paths.push(entry.path());
+    }
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            if recursive {
+                manifest_files_in(&p, recursive, out)?;
+            }
+        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Reads every path (`-` is stdin; a directory contributes its manifest files in name order)
+/// and returns all documents in order.
+pub fn load_paths<S: AsRef<str>>(paths: &[S], recursive: bool) -> Result<Vec<Document>, InputError> {
+    let mut docs = Vec::new();
+    for p in paths {
+        let p = p.as_ref();
+        if p == "-" {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| InputError::file("-", format!("cannot read standard input: {e}")))?;
+            docs.extend(parse_str("-", &text)?);
+            continue;
+        }
+        let path = Path::new(p);
+        let meta = std::fs::metadata(path).map_err(|e| InputError::file(p, format!("cannot read: {e}")))?;
+        let files = if meta.is_dir() {
+            let mut files = Vec::new();
+            manifest_files_in(path, recursive, &mut files)?;
+            if files.is_empty() {
+                return Err(InputError::file(p, "directory holds no .yaml, .yml or .json files"));
+            }
+            files
+        } else {
+            vec![path.to_path_buf()]
+        };
+        for f in files {
+            let shown = f.display().to_string();
+            let text = std::fs::read_to_string(&f).map_err(|e| InputError::file(&shown, format!("cannot read: {e}")))?;
+            docs.extend(parse_str(&shown, &text)?);
+        }
+    }
+    Ok(docs)
+}
+
+/// Splits a YAML or JSON stream into documents. Empty documents are skipped but still counted,
+/// so document numbers match what an editor shows between `---` separators.
+pub fn parse_str(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
+    let mut out = Vec::new();
+    for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
+        let origin = Origin { file: file.to_string(), document: i + 1, item: None };
+        let yaml = serde_yaml::Value::deserialize(de).map_err(|e| InputError::at(&origin, None, format!("not valid YAML or JSON: {e}")))?;
+        if yaml.is_null() {
+            continue;
+        }
+        let value: Value =
+            serde_json::to_value(&yaml).map_err(|e| InputError::at(&origin, None, format!("cannot be read as a Kubernetes object: {e}")))?;
+        if !value.is_object() {
+            return Err(InputError::at(&origin, None, "a Kubernetes object must be a mapping (apiVersion, kind, metadata, ...)"));
+        }
+        let is_list = value.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List"))
+            && value.get("items").is_some();
+        if is_list {
+            let items = value["items"].as_array().ok_or_else(|| InputError::at(&origin, Some("items".into()), "must be a list"))?;
+            for (j, item) in items.iter().enumerate() {
+                let o = Origin { item: Some(j + 1), ..origin.clone() };
+                if !item.is_object() {
+                    return Err(InputError::at(&o, None, "a list item must be a mapping"));
+                }
+                out.push(Document { origin: o, value: item.clone() });
+            }
+        } else {
+            out.push(Document { origin, value });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_are_numbered_as_written_including_empty_ones() {
+        let docs = parse_str("f.yaml", "---\nkind: A\n---\n# only a comment\n---\nkind: B\n").unwrap();
+        let got: Vec<_> = docs.iter().map(|d| (d.origin.document, d.value["kind"].as_str().unwrap().to_string())).collect();
+        // serde_yaml counts the leading `---` as opening the first document.
+        assert_eq!(got, vec![(1, "A".to_string()), (3, "B".to_string())]);
+    }
+
+    #[test]
+    fn lists_expand_into_items() {
+        let docs = parse_str("f.json", r#"{"kind":"List","items":[{"kind":"Pod"},{"kind":"Service"}]}"#).unwrap();
+        assert_eq!(docs.len(), 2);
+        assert_eq!(docs[1].origin, Origin { file: "f.json".into(), document: 1, item: Some(2) });
+    }
+
+    #[test]
+    fn broken_input_names_file_and_document() {
+        let cases = [
+            ("kind: A\n---\nkind: [unclosed\n", "f.yaml, document 2: not valid YAML or JSON"),
+            ("kind: A\n---\n- just\n- a list\n", "f.yaml, document 2: a Kubernetes object must be a mapping"),
+            ("kind: List\nitems: 3\n", "f.yaml, document 1: items: must be a list"),
+        ];
+        for (text, want) in cases {
+            let err = parse_str("f.yaml", text).unwrap_err().to_string();
+            assert!(err.starts_with(want), "{err:?} should start with {want:?}");
+        }
+    }
+}

@@ -1,0 +1,702 @@
+//! Step 2 of the pipeline: turn a JSON document into a typed object.
+//!
+//! Kubernetes objects are first decoded with k8s-openapi's types (so structural mistakes are
+//! reported with their JSON path), then reduced to the plain models below, with every quantity
+//! parsed exactly. Everything later in the pipeline works on these models only.
+//!
+//! ```
+//! use kubectl_quota::manifest::parse_str;
+//! use kubectl_quota::objects::{decode, Body};
+//!
+//! let doc = &parse_str("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n  - name: app\n    resources: {limits: {cpu: 500m}}\n").unwrap()[0];
+//! let obj = decode(doc).unwrap();
+//! assert_eq!(obj.type_info.group_resource(), "pods");
+//! let Body::Pod(pod) = &obj.body else { panic!() };
+//! assert_eq!(pod.containers[0].limits["cpu"].to_string(), "500m");
+//!
+//! let bad = &parse_str("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n  - name: app\n    resources: {requests: {cpu: lots}}\n").unwrap()[0];
+//! let err = decode(bad).unwrap_err();
+//! assert_eq!(err.field.as_deref(), Some("spec.containers[0].resources.requests.cpu"));
+//! ```
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::manifest::{Document, InputError, Origin};
+use crate::quantity::Quantity;
+use crate::resources::ResourceList;
+
+/// The API type of an object: what the API server calls its resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeInfo {
+    pub api_version: String,
+    pub kind: String,
+    pub group: String,
+    /// The plural resource name (`pods`, `deployments`).
+    pub resource: String,
+    pub namespaced: bool,
+    /// True when the kind is unknown to us and `resource` is a guess from the kind.
+    pub guessed: bool,
+}
+
+impl TypeInfo {
+    /// `pods` for the core group, `deployments.apps` otherwise (GroupResource.String()).
+    pub fn group_resource(&self) -> String {
+        if self.group.is_empty() {
+            self.resource.clone()
+        } else {
+            format!("{}.{}", self.resource, self.group)
+        }
+    }
+}
+
+/// The metadata the evaluation needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Meta {
+    /// `metadata.name`, or for a `generateName` object the prefix followed by `<generated>`.
+    pub name: String,
+    pub generate_name: Option<String>,
+    pub namespace: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub resource_version: Option<String>,
+    pub creation_timestamp: Option<String>,
+}
+
+/// A container's resources.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Container {
+    pub name: String,
+    pub requests: ResourceList,
+    pub limits: ResourceList,
+    /// A restartable init container (`restartPolicy: Always`), i.e. a sidecar.
+    pub sidecar: bool,
+}
+
+/// The parts of a pod that quota, its scopes and the mutating plugins before it look at.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pod {
+    pub containers: Vec<Container>,
+    pub init_containers: Vec<Container>,
+    pub overhead: ResourceList,
+    /// Pod-level `spec.resources` (PodLevelResources).
+    pub pod_requests: ResourceList,
+    pub pod_limits: ResourceList,
+    pub priority_class_name: String,
+    pub active_deadline_seconds: Option<i64>,
+    pub runtime_class_name: Option<String>,
+    /// Some pod (anti-)affinity term names other namespaces (`namespaces` or `namespaceSelector`).
+    pub cross_namespace_affinity: bool,
+    pub phase: Option<String>,
+    /// The QoS class recorded in `status.qosClass`, when the object carries one.
+    pub status_qos_class: Option<String>,
+}
+
+/// A PersistentVolumeClaim as quota sees it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pvc {
+    /// `spec.storageClassName`: `None` when absent, `Some("")` for an explicit empty class.
+    pub storage_class_name: Option<String>,
+    pub storage_request: Option<Quantity>,
+    pub allocated_storage: Option<Quantity>,
+    pub volume_attributes_class_name: Option<String>,
+    pub current_volume_attributes_class_name: Option<String>,
+    pub target_volume_attributes_class_name: Option<String>,
+}
+
+/// A Service as quota sees it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Service {
+    pub type_: String,
+    /// One entry per port: its explicit `nodePort`, if any.
+    pub node_ports: Vec<Option<i32>>,
+    pub allocate_load_balancer_node_ports: Option<bool>,
+}
+
+/// One `scopeSelector` expression (or a plain scope, as `Exists`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeRequirement {
+    pub scope_name: String,
+    pub operator: String,
+    pub values: Vec<String>,
+}
+
+/// A ResourceQuota.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceQuota {
+    pub spec_hard: ResourceList,
+    pub scopes: Vec<String>,
+    pub scope_selector: Option<Vec<ScopeRequirement>>,
+    pub status_hard: ResourceList,
+    pub status_used: ResourceList,
+    /// Whether the object carried a status at all (`status.hard` set by the quota controller).
+    pub has_status: bool,
+    /// The k8s-openapi object, for validation.
+    pub raw: core::ResourceQuota,
+}
+
+impl ResourceQuota {
+    /// Scopes as selectors (`Exists`) followed by the scope selector's expressions, the order
+    /// the server evaluates them in.
+    pub fn selectors(&self) -> Vec<ScopeRequirement> {
+        let mut out: Vec<ScopeRequirement> = self
+            .scopes
+            .iter()
+            .map(|s| ScopeRequirement { scope_name: s.clone(), operator: "Exists".into(), values: vec![] })
+            .collect();
+        if let Some(sel) = &self.scope_selector {
+            out.extend(sel.iter().cloned());
+        }
+        out
+    }
+}
+
+/// One LimitRange item, after the server's defaulting of LimitRange items.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LimitRangeItem {
+    pub type_: String,
+    pub default: ResourceList,
+    pub default_request: ResourceList,
+    pub max: ResourceList,
+    pub min: ResourceList,
+}
+
+/// A pod-creating workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    /// How many pods the controller wants now (replicas, or parallelism for a Job).
+    pub replicas: Option<i32>,
+    /// The pod template, as the pods the controller will create.
+    pub template: Pod,
+    pub template_meta: Meta,
+    /// StatefulSet volumeClaimTemplates: one PVC per template per replica.
+    pub volume_claim_templates: Vec<(String, Pvc)>,
+    /// `spec.template` path prefix for messages (`spec.template`, `spec.jobTemplate.spec.template`).
+    pub template_path: String,
+}
+
+/// What kind of object this is, with the fields quota needs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    Pod(Pod),
+    PersistentVolumeClaim(Pvc),
+    Service(Service),
+    ResourceQuota(Box<ResourceQuota>),
+    LimitRange(Vec<LimitRangeItem>),
+    PriorityClass { global_default: bool, value: i32 },
+    StorageClass { is_default: bool },
+    RuntimeClass { overhead: ResourceList },
+    Workload(Box<Workload>),
+    /// Anything else: only counted (`count/<resource>`).
+    Other,
+}
+
+/// A decoded object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Object {
+    pub origin: Origin,
+    pub type_info: TypeInfo,
+    pub meta: Meta,
+    pub body: Body,
+}
+
+impl Object {
+    /// `kind/name`, lower-case kind, the way kubectl names objects.
+    pub fn display_name(&self) -> String {
+        format!("{}/{}", self.type_info.kind.to_lowercase(), self.meta.name)
+    }
+}
+
+/// Known kinds: (group, kind) -> (resource, namespaced).
+const KINDS: &[(&str, &str, &str, bool)] = &[
+    ("", "Pod", "pods", true),
+    ("", "Service", "services", true),
+    ("", "PersistentVolumeClaim", "persistentvolumeclaims", true),
+    ("", "ResourceQuota", "resourcequotas", true),
+    ("", "LimitRange", "limitranges", true),
+    ("", "ConfigMap", "configmaps", true),
+    ("", "Secret", "secrets", true),
+    ("", "ReplicationController", "replicationcontrollers", true),
+    ("", "ServiceAccount", "serviceaccounts", true),
+    ("", "Endpoints", "endpoints", true),
+    ("", "Event", "events", true),
+    ("", "PodTemplate", "podtemplates", true),
+    ("", "Binding", "bindings", true),
+    ("", "Namespace", "namespaces", false),
+    ("", "Node", "nodes", false),
+    ("", "PersistentVolume", "persistentvolumes", false),
+    ("", "ComponentStatus", "componentstatuses", false),
+    ("apps", "Deployment", "deployments", true),
+    ("apps", "ReplicaSet", "replicasets", true),
+    ("apps", "StatefulSet", "statefulsets", true),
+    ("apps", "DaemonSet", "daemonsets", true),
+    ("apps", "ControllerRevision", "controllerrevisions", true),
+    ("batch", "Job", "jobs", true),
+    ("batch", "CronJob", "cronjobs", true),
+    ("autoscaling", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true),
+    ("policy", "PodDisruptionBudget", "poddisruptionbudgets", true),
+    ("networking.k8s.io", "Ingress", "ingresses", true),
+    ("networking.k8s.io", "NetworkPolicy", "networkpolicies", true),
+    ("networking.k8s.io", "IngressClass", "ingressclasses", false),
+    ("rbac.authorization.k8s.io", "Role", "roles", true),
+    ("rbac.authorization.k8s.io", "RoleBinding", "rolebindings", true),
+    ("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", false),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", false),
+    ("scheduling.k8s.io", "PriorityClass", "priorityclasses", false),
+    ("storage.k8s.io", "StorageClass", "storageclasses", false),
+    ("storage.k8s.io", "VolumeAttributesClass", "volumeattributesclasses", false),
+    ("storage.k8s.io", "CSIDriver", "csidrivers", false),
+    ("storage.k8s.io", "CSINode", "csinodes", false),
+    ("storage.k8s.io", "VolumeAttachment", "volumeattachments", false),
+    ("node.k8s.io", "RuntimeClass", "runtimeclasses", false),
+    ("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions", false),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", false),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", false),
+    ("coordination.k8s.io", "Lease", "leases", true),
+    ("discovery.k8s.io", "EndpointSlice", "endpointslices", true),
+    ("events.k8s.io", "Event", "events", true),
+    ("resource.k8s.io", "ResourceClaim", "resourceclaims", true),
+];
+
+/// The plural the API server would most likely use for an unknown kind (lower case, English
+/// plural rules as in kubectl's RESTMapper guess).
+pub fn guess_plural(kind: &str) -> String {
+    let k = kind.to_lowercase();
+    if k.ends_with('s') || k.ends_with('x') || k.ends_with("ch") || k.ends_with("sh") || k.ends_with('z') {
+        format!("{k}es")
+    } else if k.ends_with('y') && !k.ends_with("ay") && !k.ends_with("ey") && !k.ends_with("oy") && !k.ends_with("uy") {
+        format!("{}ies", &k[..k.len() - 1])
+    } else {
+        format!("{k}s")
+    }
+}
+
+/// Resolves apiVersion + kind to a [`TypeInfo`], guessing for unknown kinds.
+pub fn type_info(api_version: &str, kind: &str) -> TypeInfo {
+    let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("").to_string();
+    let known = KINDS.iter().find(|(g, k, _, _)| *g == group && *k == kind);
+    match known {
+        Some((_, _, resource, namespaced)) => TypeInfo {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            group,
+            resource: resource.to_string(),
+            namespaced: *namespaced,
+            guessed: false,
+        },
+        None => TypeInfo {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            group,
+            resource: guess_plural(kind),
+            namespaced: true,
+            guessed: true,
+        },
+    }
+}
+
+type FieldResult<T> = Result<T, (String, String)>;
+
+fn typed<T: DeserializeOwned>(value: &Value) -> FieldResult<T> {
+    serde_path_to_error::deserialize::<_, T>(value.clone()).map_err(|e| {
+        let path = e.path().to_string();
+        (if path == "." { String::new() } else { path }, e.into_inner().to_string())
+    })
+}
+
+fn quantity(q: &K8sQuantity, path: &str) -> FieldResult<Quantity> {
+    Quantity::parse(&q.0).map_err(|e| (path.to_string(), format!("invalid quantity {:?}: {e}", q.0)))
+}
+
+/// Parses a resource list, rounding every value up to milli as the API server's defaulting
+/// (`SetDefaults_ResourceList`) does when `round_to_milli`.
+pub fn resource_list(list: &Option<BTreeMap<String, K8sQuantity>>, path: &str, round_to_milli: bool) -> FieldResult<ResourceList> {
+    let mut out = ResourceList::new();
+    for (k, v) in list.iter().flatten() {
+        let q = quantity(v, &format!("{path}.{k}"))?;
+        out.insert(k.clone(), if round_to_milli { q.round_up(-3) } else { q });
+    }
+    Ok(out)
+}
+
+fn meta(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Meta {
+    let name = match (&m.name, &m.generate_name) {
+        (Some(n), _) if !n.is_empty() => n.clone(),
+        (_, Some(g)) => format!("{g}<generated>"),
+        _ => String::new(),
+    };
+    Meta {
+        name,
+        generate_name: m.generate_name.clone(),
+        namespace: m.namespace.clone().filter(|n| !n.is_empty()),
+        labels: m.labels.clone().unwrap_or_default(),
+        annotations: m.annotations.clone().unwrap_or_default(),
+        resource_version: m.resource_version.clone().filter(|v| !v.is_empty()),
+        creation_timestamp: m.creation_timestamp.as_ref().map(|t| t.0.to_string()),
+    }
+}
+
+fn container(c: &core::Container, path: &str) -> FieldResult<Container> {
+    let r = c.resources.clone().unwrap_or_default();
+    Ok(Container {
+        name: c.name.clone(),
+        requests: resource_list(&r.requests, &format!("{path}.resources.requests"), true)?,
+        limits: resource_list(&r.limits, &format!("{path}.resources.limits"), true)?,
+        sidecar: c.restart_policy.as_deref() == Some("Always"),
+    })
+}
+
+fn affinity_term_is_cross_namespace(t: &core::PodAffinityTerm) -> bool {
+    t.namespaces.as_ref().is_some_and(|n| !n.is_empty()) || t.namespace_selector.is_some()
+}
+
+fn cross_namespace_affinity(a: &Option<core::Affinity>) -> bool {
+    let Some(a) = a else { return false };
+    let required = |r: &Option<Vec<core::PodAffinityTerm>>| r.iter().flatten().any(affinity_term_is_cross_namespace);
+    let preferred = |p: &Option<Vec<core::WeightedPodAffinityTerm>>| p.iter().flatten().any(|w| affinity_term_is_cross_namespace(&w.pod_affinity_term));
+    let aff = a.pod_affinity.as_ref().is_some_and(|p| {
+        required(&p.required_during_scheduling_ignored_during_execution) || preferred(&p.preferred_during_scheduling_ignored_during_execution)
+    });
+    let anti = a.pod_anti_affinity.as_ref().is_some_and(|p| {
+        required(&p.required_during_scheduling_ignored_during_execution) || preferred(&p.preferred_during_scheduling_ignored_during_execution)
+    });
+    aff || anti
+}
+
+/// The quota-relevant parts of a pod spec; `path` is the JSON path of the spec.
+pub fn pod_spec(spec: &core::PodSpec, path: &str) -> FieldResult<Pod> {
+    let containers = spec
+        .containers
+        .iter()
+        .enumerate()
+        .map(|(i, c)| container(c, &format!("{path}.containers[{i}]")))
+        .collect::<FieldResult<Vec<_>>>()?;
+    let init_containers = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, c)| container(c, &format!("{path}.initContainers[{i}]")))
+        .collect::<FieldResult<Vec<_>>>()?;
+    let pr = spec.resources.clone().unwrap_or_default();
+    Ok(Pod {
+        containers,
+        init_containers,
+        overhead: resource_list(&spec.overhead, &format!("{path}.overhead"), true)?,
+        pod_requests: resource_list(&pr.requests, &format!("{path}.resources.requests"), true)?,
+        pod_limits: resource_list(&pr.limits, &format!("{path}.resources.limits"), true)?,
+        priority_class_name: spec.priority_class_name.clone().unwrap_or_default(),
+        active_deadline_seconds: spec.active_deadline_seconds,
+        runtime_class_name: spec.runtime_class_name.clone().filter(|s| !s.is_empty()),
+        cross_namespace_affinity: cross_namespace_affinity(&spec.affinity),
+        phase: None,
+        status_qos_class: None,
+    })
+}
+
+fn pvc(spec: &Option<core::PersistentVolumeClaimSpec>, status: &Option<core::PersistentVolumeClaimStatus>, path: &str) -> FieldResult<Pvc> {
+    let spec = spec.clone().unwrap_or_default();
+    let requests = resource_list(&spec.resources.as_ref().and_then(|r| r.requests.clone()), &format!("{path}.resources.requests"), true)?;
+    let status = status.clone().unwrap_or_default();
+    let allocated = resource_list(&status.allocated_resources, "status.allocatedResources", true)?;
+    Ok(Pvc {
+        storage_class_name: spec.storage_class_name.clone(),
+        storage_request: requests.get("storage").cloned(),
+        allocated_storage: allocated.get("storage").cloned(),
+        volume_attributes_class_name: spec.volume_attributes_class_name.clone().filter(|s| !s.is_empty()),
+        current_volume_attributes_class_name: status.current_volume_attributes_class_name.clone().filter(|s| !s.is_empty()),
+        target_volume_attributes_class_name: status
+            .modify_volume_status
+            .as_ref()
+            .and_then(|m| m.target_volume_attributes_class_name.clone())
+            .filter(|s| !s.is_empty()),
+    })
+}
+
+/// Applies the API server's LimitRangeItem defaulting (type Container): default limit from
+/// max, default request from default limit, then from min.
+fn limit_range_item(item: &core::LimitRangeItem, path: &str) -> FieldResult<LimitRangeItem> {
+    let mut out = LimitRangeItem {
+        type_: item.type_.clone(),
+        default: resource_list(&item.default, &format!("{path}.default"), true)?,
+        default_request: resource_list(&item.default_request, &format!("{path}.defaultRequest"), true)?,
+        max: resource_list(&item.max, &format!("{path}.max"), true)?,
+        min: resource_list(&item.min, &format!("{path}.min"), true)?,
+    };
+    if out.type_ == "Container" {
+        for (k, v) in &out.max {
+            out.default.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        for (k, v) in &out.default {
+            out.default_request.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        for (k, v) in &out.min {
+            out.default_request.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn quota(rq: core::ResourceQuota) -> FieldResult<ResourceQuota> {
+    let spec = rq.spec.clone().unwrap_or_default();
+    let status = rq.status.clone().unwrap_or_default();
+    Ok(ResourceQuota {
+        spec_hard: resource_list(&spec.hard, "spec.hard", true)?,
+        scopes: spec.scopes.clone().unwrap_or_default(),
+        scope_selector: spec.scope_selector.as_ref().map(|s| {
+            s.match_expressions
+                .iter()
+                .flatten()
+                .map(|e| ScopeRequirement { scope_name: e.scope_name.clone(), operator: e.operator.clone(), values: e.values.clone().unwrap_or_default() })
+                .collect()
+        }),
+        has_status: status.hard.is_some(),
+        status_hard: resource_list(&status.hard, "status.hard", true)?,
+        status_used: resource_list(&status.used, "status.used", true)?,
+        raw: rq,
+    })
+}
+
+fn workload_template(t: &core::PodTemplateSpec, path: &str) -> FieldResult<(Pod, Meta)> {
+    let spec = t.spec.as_ref().ok_or_else(|| (format!("{path}.spec"), "Required value".to_string()))?;
+    let pod = pod_spec(spec, &format!("{path}.spec"))?;
+    Ok((pod, t.metadata.as_ref().map(meta).unwrap_or_default()))
+}
+
+fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
+    use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch};
+    let generic_meta = || -> FieldResult<Meta> {
+        let m: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
+            typed(v.get("metadata").unwrap_or(&Value::Null)).map_err(|(p, e)| (format!("metadata{}{p}", if p.is_empty() { "" } else { "." }), e))?;
+        Ok(meta(&m))
+    };
+    let workload = |replicas: Option<i32>, t: &core::PodTemplateSpec, path: &str, claims: Vec<(String, Pvc)>| -> FieldResult<Body> {
+        let (template, template_meta) = workload_template(t, path)?;
+        Ok(Body::Workload(Box::new(Workload { replicas, template, template_meta, volume_claim_templates: claims, template_path: path.into() })))
+    };
+    let core_group = ti.group.is_empty();
+    Ok(match (ti.group.as_str(), ti.kind.as_str()) {
+        ("", "Pod") => {
+            let p: core::Pod = typed(v)?;
+            let spec = p.spec.as_ref().ok_or_else(|| ("spec".to_string(), "Required value".to_string()))?;
+            let mut pod = pod_spec(spec, "spec")?;
+            pod.phase = p.status.as_ref().and_then(|s| s.phase.clone());
+            pod.status_qos_class = p.status.as_ref().and_then(|s| s.qos_class.clone());
+            (meta(&p.metadata), Body::Pod(pod))
+        }
+        ("", "PersistentVolumeClaim") => {
+            let p: core::PersistentVolumeClaim = typed(v)?;
+            (meta(&p.metadata), Body::PersistentVolumeClaim(pvc(&p.spec, &p.status, "spec")?))
+        }
+        ("", "Service") => {
+            let s: core::Service = typed(v)?;
+            let spec = s.spec.clone().unwrap_or_default();
+            let svc = Service {
+                type_: spec.type_.clone().unwrap_or_else(|| "ClusterIP".into()),
+                node_ports: spec.ports.iter().flatten().map(|p| p.node_port).collect(),
+                allocate_load_balancer_node_ports: spec.allocate_load_balancer_node_ports,
+            };
+            (meta(&s.metadata), Body::Service(svc))
+        }
+        ("", "ResourceQuota") => {
+            let rq: core::ResourceQuota = typed(v)?;
+            let m = meta(&rq.metadata);
+            (m, Body::ResourceQuota(Box::new(quota(rq)?)))
+        }
+        ("", "LimitRange") => {
+            let lr: core::LimitRange = typed(v)?;
+            let items = lr
+                .spec
+                .iter()
+                .flat_map(|s| s.limits.iter())
+                .enumerate()
+                .map(|(i, item)| limit_range_item(item, &format!("spec.limits[{i}]")))
+                .collect::<FieldResult<Vec<_>>>()?;
+            (meta(&lr.metadata), Body::LimitRange(items))
+        }
+        ("", "ReplicationController") => {
+            let rc: core::ReplicationController = typed(v)?;
+            let spec = rc.spec.clone().unwrap_or_default();
+            let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
+            (meta(&rc.metadata), workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![])?)
+        }
+        ("scheduling.k8s.io", "PriorityClass") => {
+            let pc: k8s_openapi::api::scheduling::v1::PriorityClass = typed(v)?;
+            (meta(&pc.metadata), Body::PriorityClass { global_default: pc.global_default.unwrap_or(false), value: pc.value })
+        }
+        ("storage.k8s.io", "StorageClass") => {
+            let m = generic_meta()?;
+            let is_default = ["storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"]
+                .iter()
+                .any(|a| m.annotations.get(*a).is_some_and(|v| v == "true"));
+            (m, Body::StorageClass { is_default })
+        }
+        ("node.k8s.io", "RuntimeClass") => {
+            let rc: k8s_openapi::api::node::v1::RuntimeClass = typed(v)?;
+            let overhead = resource_list(&rc.overhead.as_ref().and_then(|o| o.pod_fixed.clone()), "overhead.podFixed", true)?;
+            (meta(&rc.metadata), Body::RuntimeClass { overhead })
+        }
+        ("apps", "Deployment") => {
+            let d: apps::Deployment = typed(v)?;
+            let spec = d.spec.clone().unwrap_or_default();
+            (meta(&d.metadata), workload(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", vec![])?)
+        }
+        ("apps", "ReplicaSet") => {
+            let d: apps::ReplicaSet = typed(v)?;
+            let spec = d.spec.clone().unwrap_or_default();
+            let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
+            (meta(&d.metadata), workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![])?)
+        }
+        ("apps", "StatefulSet") => {
+            let d: apps::StatefulSet = typed(v)?;
+            let spec = d.spec.clone().unwrap_or_default();
+            let claims = spec
+                .volume_claim_templates
+                .iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, c)| Ok((c.metadata.name.clone().unwrap_or_default(), pvc(&c.spec, &None, &format!("spec.volumeClaimTemplates[{i}].spec"))?)))
+                .collect::<FieldResult<Vec<_>>>()?;
+            (meta(&d.metadata), workload(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", claims)?)
+        }
+        ("apps", "DaemonSet") => {
+            let d: apps::DaemonSet = typed(v)?;
+            let spec = d.spec.clone().unwrap_or_default();
+            (meta(&d.metadata), workload(None, &spec.template, "spec.template", vec![])?)
+        }
+        ("batch", "Job") => {
+            let j: batch::Job = typed(v)?;
+            let spec = j.spec.clone().unwrap_or_default();
+            (meta(&j.metadata), workload(Some(job_pods(&spec)), &spec.template, "spec.template", vec![])?)
+        }
+        ("batch", "CronJob") => {
+            let c: batch::CronJob = typed(v)?;
+            let spec = c.spec.clone().unwrap_or_default();
+            let job = spec.job_template.spec.clone().unwrap_or_default();
+            (meta(&c.metadata), workload(Some(job_pods(&job)), &job.template, "spec.jobTemplate.spec.template", vec![])?)
+        }
+        _ => {
+            let _ = core_group;
+            (generic_meta()?, Body::Other)
+        }
+    })
+}
+
+/// Pods a Job starts at once: parallelism (default 1), capped by completions when set;
+/// a suspended Job starts none.
+fn job_pods(spec: &k8s_openapi::api::batch::v1::JobSpec) -> i32 {
+    if spec.suspend == Some(true) {
+        return 0;
+    }
+    let parallelism = spec.parallelism.unwrap_or(1);
+    match spec.completions {
+        Some(c) => parallelism.min(c),
+        None => parallelism,
+    }
+}
+
+/// Decodes one document. Errors name the document and the field.
+pub fn decode(doc: &Document) -> Result<Object, InputError> {
+    let v = &doc.value;
+    let api_version = v.get("apiVersion").and_then(Value::as_str).filter(|s| !s.is_empty());
+    let kind = v.get("kind").and_then(Value::as_str).filter(|s| !s.is_empty());
+    let (Some(api_version), Some(kind)) = (api_version, kind) else {
+        let field = if api_version.is_none() { "apiVersion" } else { "kind" };
+        return Err(InputError::at(&doc.origin, Some(field.into()), "Required value: every object needs apiVersion and kind"));
+    };
+    let ti = type_info(api_version, kind);
+    let (meta, body) = body(&ti, v).map_err(|(field, msg)| InputError::at(&doc.origin, (!field.is_empty()).then_some(field), msg))?;
+    if meta.name.is_empty() {
+        return Err(InputError::at(&doc.origin, Some("metadata.name".into()), "Required value: name or generateName is required"));
+    }
+    Ok(Object { origin: doc.origin.clone(), type_info: ti, meta, body })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_str;
+
+    fn one(text: &str) -> Result<Object, InputError> {
+        decode(&parse_str("t.yaml", text).unwrap()[0])
+    }
+
+    #[test]
+    fn kinds_resolve_to_group_resources() {
+        let cases = [
+            ("v1", "Pod", "pods", false),
+            ("apps/v1", "Deployment", "deployments.apps", false),
+            ("batch/v1", "CronJob", "cronjobs.batch", false),
+            ("example.com/v1", "Widget", "widgets.example.com", true),
+            ("example.com/v1", "Policy", "policies.example.com", true),
+            ("example.com/v1", "Gateway", "gateways.example.com", true),
+            ("example.com/v1", "Ingress", "ingresses.example.com", true),
+        ];
+        for (av, kind, want, guessed) in cases {
+            let ti = type_info(av, kind);
+            assert_eq!((ti.group_resource().as_str(), ti.guessed), (want, guessed), "{av} {kind}");
+        }
+    }
+
+    #[test]
+    fn structural_errors_name_the_field() {
+        let cases = [
+            ("kind: Pod\nmetadata: {name: p}\n", "apiVersion"),
+            ("apiVersion: v1\nmetadata: {name: p}\n", "kind"),
+            ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "metadata.name"),
+            ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{image: x}]}\n", "spec.containers[0]"),
+            ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, resources: {limits: {memory: 1K}}}]}\n", "spec.containers[0].resources.limits.memory"),
+            ("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec: {hard: {pods: x}}\n", "spec.hard.pods"),
+            ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {selector: {}, template: {spec: {containers: [{name: a, resources: {requests: {cpu: '1.2.3'}}}]}}}\n", "spec.template.spec.containers[0].resources.requests.cpu"),
+        ];
+        for (text, field) in cases {
+            let err = one(text).unwrap_err();
+            assert_eq!(err.field.as_deref(), Some(field), "{err}");
+        }
+    }
+
+    #[test]
+    fn quantities_are_rounded_up_to_milli_like_api_defaulting() {
+        let obj = one("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, resources: {requests: {cpu: 0.1m, memory: '1.5'}}}]}\n").unwrap();
+        let Body::Pod(p) = obj.body else { panic!() };
+        assert_eq!(p.containers[0].requests["cpu"].to_string(), "1m");
+        assert_eq!(p.containers[0].requests["memory"].to_string(), "1500m");
+    }
+
+    #[test]
+    fn limit_range_items_get_server_defaults() {
+        let obj = one("apiVersion: v1\nkind: LimitRange\nmetadata: {name: l}\nspec: {limits: [{type: Container, max: {cpu: '2'}, min: {memory: 64Mi}}]}\n").unwrap();
+        let Body::LimitRange(items) = obj.body else { panic!() };
+        assert_eq!(items[0].default["cpu"].to_string(), "2");
+        assert_eq!(items[0].default_request["cpu"].to_string(), "2");
+        assert_eq!(items[0].default_request["memory"].to_string(), "64Mi");
+    }
+
+    #[test]
+    fn cross_namespace_affinity_is_detected() {
+        let base = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a}]\n";
+        let cases = [
+            ("", false),
+            ("  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: k}]}}\n", false),
+            ("  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: k, namespaces: [other]}]}}\n", true),
+            ("  affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, podAffinityTerm: {topologyKey: k, namespaceSelector: {}}}]}}\n", true),
+        ];
+        for (extra, want) in cases {
+            let Body::Pod(p) = one(&format!("{base}{extra}")).unwrap().body else { panic!() };
+            assert_eq!(p.cross_namespace_affinity, want, "{extra}");
+        }
+    }
+
+    #[test]
+    fn job_pods_follow_parallelism_and_completions() {
+        let base = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template: {spec: {containers: [{name: a}], restartPolicy: Never}}\n";
+        for (extra, want) in [("", 1), ("  parallelism: 5\n", 5), ("  parallelism: 5\n  completions: 2\n", 2), ("  suspend: true\n", 0)] {
+            let Body::Workload(w) = one(&format!("{base}{extra}")).unwrap().body else { panic!() };
+            assert_eq!(w.replicas, Some(want), "{extra}");
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! The last step: reports as text a person reads in five seconds, or as JSON / YAML.
+//!
+//! Text: one verdict line per document, then per quota whether it applies and why, a table
+//! of requested / used / hard / after, and the server's exact message.
+
+use std::fmt::Write;
+
+use colored::Colorize;
+use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
+
+use crate::admission::{QuotaReport, QuotaVerdict, RefusalReason};
+use crate::check::{DocumentReport, Report};
+
+/// Output format of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Text,
+    Json,
+    Yaml,
+}
+
+/// Renders a report. `quiet` keeps only documents that would be refused.
+pub fn render(report: &Report, output: Output, quiet: bool) -> String {
+    match output {
+        Output::Json => serde_json::to_string_pretty(report).expect("a report always serializes") + "\n",
+        Output::Yaml => serde_yaml::to_string(report).expect("a report always serializes"),
+        Output::Text => render_text(report, quiet),
+    }
+}
+
+/// The one-line verdict for a document.
+pub fn verdict_line(d: &DocumentReport) -> String {
+    let who = format!("{}/{}", d.kind.to_lowercase(), d.name);
+    let Some(r) = &d.refusal else {
+        let mut s = format!("{who}: {}", "admitted".green());
+        if let (Some(w), Some(a)) = (d.replicas, d.replicas_admitted) {
+            let fit = format!("{a} of {w} replicas fit");
+            if a < w {
+                let _ = write!(s, "; {}", fit.red().bold());
+                if let Some(m) = &d.pod_message {
+                    let _ = write!(s, " ({m})");
+                }
+            } else {
+                let _ = write!(s, "; {fit}");
+            }
+        }
+        return s;
+    };
+    let why = match r.reason {
+        RefusalReason::ExceededQuota => {
+            let q = d.quotas.iter().find(|q| Some(&q.name) == r.quota.as_ref());
+            let parts: Vec<String> = q
+                .map(|q| {
+                    q.resources
+                        .iter()
+                        .filter(|row| row.exceeded)
+                        .map(|row| {
+                            let used = row.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "0".into());
+                            format!("{} {} + used {used} > hard {}", row.resource, row.requested, row.hard)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            format!("refused by quota {}: {}", r.quota.as_deref().unwrap_or("?"), parts.join("; "))
+        }
+        RefusalReason::MustSpecify => {
+            let msg = r.message.split_once(": must specify ").map(|(_, m)| m).unwrap_or(&r.message);
+            format!("refused by quota {}: must specify {msg}", r.quota.as_deref().unwrap_or("?"))
+        }
+        RefusalReason::Invalid => format!("invalid: {}", r.message.lines().next().unwrap_or_default()),
+        RefusalReason::Admission => format!("refused before quota: {}", r.message),
+        _ => format!("refused: {}", r.message),
+    };
+    format!("{who}: {}", why.red().bold())
+}
+
+fn verdict_word(q: &QuotaReport) -> String {
+    match q.verdict {
+        QuotaVerdict::Fits => "fits".green().to_string(),
+        QuotaVerdict::Exceeded => "exceeded".red().bold().to_string(),
+        QuotaVerdict::MustSpecify => "must specify".red().bold().to_string(),
+        QuotaVerdict::StatusUnknown => "usage unknown".red().to_string(),
+        QuotaVerdict::NotEnforced => "not enforced".yellow().to_string(),
+        QuotaVerdict::NotApplicable => "does not apply".dimmed().to_string(),
+    }
+}
+
+fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
+    let _ = writeln!(out, "{indent}quota {}: {} — {}", q.name.bold(), verdict_word(q), q.why);
+    for (res, containers) in &q.missing {
+        let _ = writeln!(out, "{indent}  missing {res} on container(s) {}", containers.join(", "));
+    }
+    if q.resources.is_empty() {
+        return;
+    }
+    let mut t = Table::new();
+    t.load_style(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
+    t.set_header(vec!["RESOURCE", "REQUESTED", "USED", "HARD", "AFTER", ""]);
+    for row in &q.resources {
+        let used = row.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "?".into());
+        let mark = if row.exceeded { "exceeded".red().bold().to_string() } else { String::new() };
+        t.add_row(vec![row.resource.clone(), row.requested.to_string(), used, row.hard.to_string(), row.after.to_string(), mark]);
+    }
+    for i in 1..5 {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    for line in t.to_string().lines() {
+        let _ = writeln!(out, "{indent}  {}", line.trim_end());
+    }
+}
+
+fn document_block(out: &mut String, d: &DocumentReport) {
+    let _ = writeln!(out, "{}", verdict_line(d));
+    let _ = writeln!(out, "  from {}{}", d.source, d.namespace.as_ref().map(|n| format!(", namespace {n}")).unwrap_or_default());
+    if let Some(e) = &d.server_error {
+        let _ = writeln!(out, "  server: {e}");
+    }
+    for m in &d.mutations {
+        let _ = writeln!(out, "  before quota: {m}");
+    }
+    for q in &d.quotas {
+        quota_block(out, q, "  ");
+    }
+    if let Some(p) = &d.pods {
+        let state = if p.allowed { "admitted".green().to_string() } else { "refused".red().bold().to_string() };
+        let _ = writeln!(out, "  pods (explained for {}: {state}):", p.pod);
+        if let Some(m) = &d.pod_message {
+            let _ = writeln!(out, "    server: {m}");
+        }
+        for m in &p.mutations {
+            let _ = writeln!(out, "    before quota: {m}");
+        }
+        for q in &p.quotas {
+            quota_block(out, q, "    ");
+        }
+    } else if let Some(m) = &d.pod_message {
+        let _ = writeln!(out, "  pods: {m}");
+    }
+    for n in &d.notes {
+        let _ = writeln!(out, "  note: {n}");
+    }
+}
+
+fn render_text(report: &Report, quiet: bool) -> String {
+    let mut out = String::new();
+    for d in report.documents.iter().filter(|d| !quiet || !d.fully_admitted()) {
+        if quiet {
+            let _ = writeln!(out, "{}", verdict_line(d));
+        } else {
+            document_block(&mut out, d);
+        }
+    }
+    if !quiet {
+        for n in &report.notes {
+            let _ = writeln!(out, "note: {n}");
+        }
+        let refused = report.documents.iter().filter(|d| !d.fully_admitted()).count();
+        let _ = writeln!(out, "{} document(s) checked, {} would be refused (in whole or in part)", report.documents.len(), refused);
+    }
+    out
+}

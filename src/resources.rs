@@ -1,0 +1,148 @@
+//! Resource lists (`name -> quantity` maps) and the set operations quota admission uses on them.
+//!
+//! A [`ResourceList`] is ordered by name with Go's byte-wise string order, which is the order
+//! the API server prints lists in its messages.
+//!
+//! ```
+//! use kubectl_quota::resources::{pretty_print, ResourceList};
+//! use kubectl_quota::quantity::Quantity;
+//!
+//! let mut used = ResourceList::new();
+//! used.insert("requests.cpu".into(), Quantity::parse("500m").unwrap());
+//! used.insert("pods".into(), Quantity::parse("1").unwrap());
+//! assert_eq!(pretty_print(&used), "pods=1,requests.cpu=500m");
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::quantity::Quantity;
+
+/// Resource name to quantity, sorted by name.
+pub type ResourceList = BTreeMap<String, Quantity>;
+
+/// `quota.Add`: the union of keys; values present on both sides are summed
+/// (the left value is the receiver, so a zero left side takes the right side's format).
+pub fn add(a: &ResourceList, b: &ResourceList) -> ResourceList {
+    let mut out = a.clone();
+    for (k, v) in b {
+        let sum = match out.get(k) {
+            Some(existing) => existing.add(v),
+            None => v.clone(),
+        };
+        out.insert(k.clone(), sum);
+    }
+    out
+}
+
+/// `quota.SubtractWithNonNegativeResult`: `a - b` per key of `a`, clamped at zero.
+/// Keys only in `b` appear with zero.
+pub fn subtract_non_negative(a: &ResourceList, b: &ResourceList) -> ResourceList {
+    let mut out = ResourceList::new();
+    for (k, v) in a {
+        let d = match b.get(k) {
+            Some(other) => v.sub(other),
+            None => v.clone(),
+        };
+        out.insert(k.clone(), if d.sign() <= 0 { Quantity::zero() } else { d });
+    }
+    for k in b.keys() {
+        out.entry(k.clone()).or_insert_with(Quantity::zero);
+    }
+    out
+}
+
+/// `quota.Mask`: only the keys of `list` that are in `names`.
+pub fn mask<'a, I>(list: &ResourceList, names: I) -> ResourceList
+where
+    I: IntoIterator<Item = &'a String>,
+{
+    let mut out = ResourceList::new();
+    for n in names {
+        if let Some(v) = list.get(n) {
+            out.insert(n.clone(), v.clone());
+        }
+    }
+    out
+}
+
+/// `quota.RemoveZeros`.
+pub fn remove_zeros(list: &ResourceList) -> ResourceList {
+    list.iter().filter(|(_, v)| !v.is_zero()).map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+/// `quota.IsNegative`: the names whose value is below zero.
+pub fn negative_names(list: &ResourceList) -> Vec<String> {
+    list.iter().filter(|(_, v)| v.sign() < 0).map(|(k, _)| k.clone()).collect()
+}
+
+/// `quota.LessThanOrEqual`: compares only keys present on both sides and returns the names
+/// where `a > b` (empty when `a <= b`).
+pub fn exceeded(a: &ResourceList, b: &ResourceList) -> BTreeSet<String> {
+    a.iter()
+        .filter_map(|(k, v)| match b.get(k) {
+            Some(limit) if v > limit => Some(k.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The keys of a list as a set.
+pub fn names(list: &ResourceList) -> BTreeSet<String> {
+    list.keys().cloned().collect()
+}
+
+/// The server's `prettyPrint`: `k=v` sorted by key, joined with `,`.
+pub fn pretty_print(list: &ResourceList) -> String {
+    list.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
+}
+
+/// The server's `prettyPrintResourceNames`: names sorted, joined with `,`.
+pub fn pretty_print_names<'a, I: IntoIterator<Item = &'a String>>(names: I) -> String {
+    let mut v: Vec<&String> = names.into_iter().collect();
+    v.sort();
+    v.dedup();
+    v.into_iter().map(String::as_str).collect::<Vec<_>>().join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(pairs: &[(&str, &str)]) -> ResourceList {
+        pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect()
+    }
+
+    #[test]
+    fn add_unions_keys_and_sums_shared_ones() {
+        let cases = [
+            (vec![("a", "1")], vec![("a", "500m")], "a=1500m"),
+            (vec![("a", "1")], vec![("b", "2")], "a=1,b=2"),
+            (vec![("m", "0")], vec![("m", "1Gi")], "m=1Gi"),
+            (vec![("m", "3Gi")], vec![("m", "1G")], "m=4221225472"),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(pretty_print(&add(&list(&a), &list(&b))), want);
+        }
+    }
+
+    #[test]
+    fn subtract_clamps_at_zero_and_keeps_keys_of_both_sides() {
+        let got = subtract_non_negative(&list(&[("a", "1"), ("b", "2")]), &list(&[("a", "2"), ("c", "1")]));
+        assert_eq!(pretty_print(&got), "a=0,b=2,c=0");
+    }
+
+    #[test]
+    fn exceeded_compares_only_shared_keys() {
+        let got = exceeded(&list(&[("a", "2"), ("b", "5")]), &list(&[("a", "1")]));
+        assert_eq!(got.into_iter().collect::<Vec<_>>(), vec!["a".to_string()]);
+        assert!(exceeded(&list(&[("a", "1k")]), &list(&[("a", "1000")])).is_empty());
+    }
+
+    #[test]
+    fn pretty_print_sorts_bytewise() {
+        let l = list(&[("requests.cpu", "1"), ("limits.memory", "2Gi"), ("count/pods", "1")]);
+        assert_eq!(pretty_print(&l), "count/pods=1,limits.memory=2Gi,requests.cpu=1");
+        let names = ["b".to_string(), "a".to_string(), "a".to_string()];
+        assert_eq!(pretty_print_names(names.iter()), "a,b");
+    }
+}

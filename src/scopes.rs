@@ -1,0 +1,322 @@
+//! Quota scopes: does a quota's scope or scope-selector expression select an object, and why.
+//!
+//! Every answer carries a sentence naming the field that decided it, e.g.
+//! `PriorityClass In [high] matched priorityClassName=high`.
+//!
+//! ```
+//! use kubectl_quota::objects::{Pod, ScopeRequirement};
+//! use kubectl_quota::scopes::match_pod;
+//!
+//! let pod = Pod { priority_class_name: "high".into(), ..Pod::default() };
+//! let req = ScopeRequirement { scope_name: "PriorityClass".into(), operator: "In".into(), values: vec!["high".into()] };
+//! let m = match_pod(&req, &pod).unwrap();
+//! assert!(m.matched);
+//! assert_eq!(m.reason, "PriorityClass In [high] matched priorityClassName=high");
+//! ```
+
+use crate::objects::{Pod, Pvc, ScopeRequirement};
+use crate::quantity::Quantity;
+
+/// A pod's quality-of-service class, as Kubernetes computes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum QosClass {
+    BestEffort,
+    Burstable,
+    Guaranteed,
+}
+
+impl QosClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QosClass::BestEffort => "BestEffort",
+            QosClass::Burstable => "Burstable",
+            QosClass::Guaranteed => "Guaranteed",
+        }
+    }
+}
+
+/// `GetPodQOS`: the recorded `status.qosClass` if any, else computed from cpu and memory
+/// requests and limits of all containers (init and sidecars included), or from pod-level
+/// resources when those are set.
+pub fn pod_qos(pod: &Pod) -> QosClass {
+    match pod.status_qos_class.as_deref() {
+        Some("BestEffort") => return QosClass::BestEffort,
+        Some("Burstable") => return QosClass::Burstable,
+        Some("Guaranteed") => return QosClass::Guaranteed,
+        _ => {}
+    }
+    let supported = |k: &str| k == "cpu" || k == "memory";
+    let pod_level = [&pod.pod_requests, &pod.pod_limits].iter().any(|l| l.keys().any(|k| supported(k)));
+    let sets: Vec<(&crate::resources::ResourceList, &crate::resources::ResourceList)> = if pod_level {
+        vec![(&pod.pod_requests, &pod.pod_limits)]
+    } else {
+        pod.containers.iter().chain(pod.init_containers.iter()).map(|c| (&c.requests, &c.limits)).collect()
+    };
+    let mut requests = crate::resources::ResourceList::new();
+    let mut limits = crate::resources::ResourceList::new();
+    let mut guaranteed = true;
+    for (req, lim) in sets {
+        for (k, q) in req.iter().filter(|(k, q)| supported(k) && q.sign() > 0) {
+            let sum = requests.get(k).map(|s: &Quantity| s.add(q)).unwrap_or_else(|| q.clone());
+            requests.insert(k.clone(), sum);
+        }
+        let mut found = 0;
+        for (k, q) in lim.iter().filter(|(k, q)| supported(k) && q.sign() > 0) {
+            found += 1;
+            let sum = limits.get(k).map(|s: &Quantity| s.add(q)).unwrap_or_else(|| q.clone());
+            limits.insert(k.clone(), sum);
+        }
+        if found < 2 {
+            guaranteed = false;
+        }
+    }
+    if requests.is_empty() && limits.is_empty() {
+        return QosClass::BestEffort;
+    }
+    if guaranteed && requests.iter().all(|(k, r)| limits.get(k).is_some_and(|l| l == r)) && requests.len() == limits.len() {
+        return QosClass::Guaranteed;
+    }
+    QosClass::Burstable
+}
+
+/// The outcome of one selector expression against one object.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScopeOutcome {
+    /// The expression in words (`PriorityClass In [high]`, `NotBestEffort`).
+    pub selector: String,
+    pub matched: bool,
+    /// Why, naming the field that decided (`matched priorityClassName=high`).
+    pub reason: String,
+}
+
+/// A selector expression in words: a plain scope prints as its name.
+pub fn describe(req: &ScopeRequirement) -> String {
+    let plain = matches!(req.scope_name.as_str(), "Terminating" | "NotTerminating" | "BestEffort" | "NotBestEffort" | "CrossNamespacePodAffinity");
+    if req.operator == "Exists" && req.values.is_empty() && plain {
+        req.scope_name.clone()
+    } else if req.values.is_empty() {
+        format!("{} {}", req.scope_name, req.operator)
+    } else {
+        format!("{} {} [{}]", req.scope_name, req.operator, req.values.join(", "))
+    }
+}
+
+/// Go's `%v` of a `[]ScopedResourceSelectorRequirement`, as in
+/// `insufficient quota to match these scopes: [{PriorityClass In [cluster-services]}]`.
+pub fn go_format(reqs: &[ScopeRequirement]) -> String {
+    let parts: Vec<String> = reqs.iter().map(|r| format!("{{{} {} [{}]}}", r.scope_name, r.operator, r.values.join(" "))).collect();
+    format!("[{}]", parts.join(" "))
+}
+
+fn outcome(req: &ScopeRequirement, matched: bool, why: String) -> ScopeOutcome {
+    let verb = if matched { "matched" } else { "excluded" };
+    ScopeOutcome { selector: describe(req), matched, reason: format!("{} {verb} {why}", describe(req)) }
+}
+
+/// A label value as the label selector parser requires (63 characters, alphanumeric ends).
+fn valid_label_value(v: &str) -> bool {
+    v.len() <= 63
+        && (v.is_empty()
+            || (v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+                && v.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+                && v.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())))
+}
+
+/// Label-selector semantics on the single key of a class-name scope: `name` empty means the
+/// label is absent. Errors carry the server's texts.
+fn match_class_name(req: &ScopeRequirement, field: &str, name: &str) -> Result<ScopeOutcome, String> {
+    let shown = if name.is_empty() { format!("{field} is empty") } else { format!("{field}={name}") };
+    if let Some(bad) = req.values.iter().find(|v| !valid_label_value(v)) {
+        return Err(format!(
+            "error on matching scope {}: failed to parse and convert selector: values[0][{}]: Invalid value: {bad:?}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'",
+            go_format(std::slice::from_ref(req)),
+            req.scope_name
+        ));
+    }
+    let matched = match req.operator.as_str() {
+        "Exists" => !name.is_empty(),
+        "DoesNotExist" => name.is_empty(),
+        "In" => !name.is_empty() && req.values.iter().any(|v| v == name),
+        "NotIn" => name.is_empty() || !req.values.iter().any(|v| v == name),
+        other => {
+            return Err(format!(
+                "error on matching scope {}: failed to parse and convert selector: {other:?} is not a valid pod selector operator",
+                go_format(std::slice::from_ref(req))
+            ))
+        }
+    };
+    Ok(outcome(req, matched, shown))
+}
+
+/// `podMatchesScopeFunc`: whether the selector selects the pod, and why.
+pub fn match_pod(req: &ScopeRequirement, pod: &Pod) -> Result<ScopeOutcome, String> {
+    let terminating = pod.active_deadline_seconds.is_some_and(|s| s >= 0);
+    let deadline = match pod.active_deadline_seconds {
+        Some(s) => format!("spec.activeDeadlineSeconds={s}"),
+        None => "spec.activeDeadlineSeconds is not set".to_string(),
+    };
+    Ok(match req.scope_name.as_str() {
+        "Terminating" => outcome(req, terminating, deadline),
+        "NotTerminating" => outcome(req, !terminating, deadline),
+        "BestEffort" | "NotBestEffort" => {
+            let qos = pod_qos(pod);
+            let best = qos == QosClass::BestEffort;
+            let matched = if req.scope_name == "BestEffort" { best } else { !best };
+            outcome(req, matched, format!("pod QoS class is {}", qos.as_str()))
+        }
+        "PriorityClass" => match_class_name(req, "priorityClassName", &pod.priority_class_name)?,
+        "CrossNamespacePodAffinity" => {
+            let why = if pod.cross_namespace_affinity {
+                "a pod (anti-)affinity term names other namespaces"
+            } else {
+                "no pod (anti-)affinity term names other namespaces"
+            };
+            outcome(req, pod.cross_namespace_affinity, why.into())
+        }
+        other => outcome(req, false, format!("{other:?} is not a scope pods can match")),
+    })
+}
+
+/// PVC scopes: only VolumeAttributesClass; a claim may reference several class names (spec,
+/// status, pending modification) and matches when any of them satisfies the expression.
+pub fn match_pvc(req: &ScopeRequirement, pvc: &Pvc) -> Result<ScopeOutcome, String> {
+    if req.scope_name != "VolumeAttributesClass" {
+        return Ok(outcome(req, false, "(persistentvolumeclaims are tracked only by VolumeAttributesClass scopes)".into()));
+    }
+    let names: Vec<&String> = [&pvc.volume_attributes_class_name, &pvc.current_volume_attributes_class_name, &pvc.target_volume_attributes_class_name]
+        .into_iter()
+        .flatten()
+        .collect();
+    if req.operator == "Exists" || names.is_empty() {
+        return match_class_name(req, "volumeAttributesClassName", names.first().map(|s| s.as_str()).unwrap_or(""));
+    }
+    let mut last = None;
+    for n in names {
+        let o = match_class_name(req, "volumeAttributesClassName", n)?;
+        if o.matched {
+            return Ok(o);
+        }
+        last = Some(o);
+    }
+    Ok(last.expect("at least one name"))
+}
+
+/// For objects whose evaluator supports no scopes (services, counted objects).
+pub fn match_unscoped(req: &ScopeRequirement, resource: &str) -> ScopeOutcome {
+    outcome(req, false, format!("({resource} are never tracked by scoped quotas)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objects::Container;
+    use crate::resources::ResourceList;
+
+    fn rl(pairs: &[(&str, &str)]) -> ResourceList {
+        pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect()
+    }
+
+    fn pod(containers: Vec<(ResourceList, ResourceList)>) -> Pod {
+        Pod {
+            containers: containers
+                .into_iter()
+                .enumerate()
+                .map(|(i, (requests, limits))| Container { name: format!("c{i}"), requests, limits, sidecar: false })
+                .collect(),
+            ..Pod::default()
+        }
+    }
+
+    fn req(scope: &str, op: &str, values: &[&str]) -> ScopeRequirement {
+        ScopeRequirement { scope_name: scope.into(), operator: op.into(), values: values.iter().map(|s| s.to_string()).collect() }
+    }
+
+    #[test]
+    fn qos_class_follows_cpu_and_memory_only() {
+        let cases = [
+            (pod(vec![(rl(&[]), rl(&[]))]), QosClass::BestEffort),
+            (pod(vec![(rl(&[("nvidia.com/gpu", "1"), ("ephemeral-storage", "1Gi")]), rl(&[]))]), QosClass::BestEffort),
+            (pod(vec![(rl(&[("cpu", "0")]), rl(&[]))]), QosClass::BestEffort),
+            (pod(vec![(rl(&[("cpu", "100m")]), rl(&[]))]), QosClass::Burstable),
+            (pod(vec![(rl(&[("cpu", "1"), ("memory", "1Gi")]), rl(&[("cpu", "1"), ("memory", "1Gi")]))]), QosClass::Guaranteed),
+            (pod(vec![(rl(&[("cpu", "1000m"), ("memory", "1024Mi")]), rl(&[("cpu", "1"), ("memory", "1Gi")]))]), QosClass::Guaranteed),
+            (pod(vec![(rl(&[("cpu", "1")]), rl(&[("cpu", "1")]))]), QosClass::Burstable),
+            (
+                pod(vec![
+                    (rl(&[("cpu", "1"), ("memory", "1Gi")]), rl(&[("cpu", "1"), ("memory", "1Gi")])),
+                    (rl(&[]), rl(&[])),
+                ]),
+                QosClass::Burstable,
+            ),
+        ];
+        for (i, (p, want)) in cases.iter().enumerate() {
+            assert_eq!(pod_qos(p), *want, "case {i}");
+        }
+    }
+
+    #[test]
+    fn qos_uses_pod_level_resources_when_set() {
+        let mut p = pod(vec![(rl(&[]), rl(&[]))]);
+        p.pod_requests = rl(&[("cpu", "1"), ("memory", "1Gi")]);
+        p.pod_limits = rl(&[("cpu", "1"), ("memory", "1Gi")]);
+        assert_eq!(pod_qos(&p), QosClass::Guaranteed);
+    }
+
+    #[test]
+    fn priority_class_selector_uses_label_semantics() {
+        let with = |name: &str| Pod { priority_class_name: name.into(), ..Pod::default() };
+        let cases = [
+            (req("PriorityClass", "In", &["high"]), "high", true),
+            (req("PriorityClass", "In", &["high"]), "low", false),
+            (req("PriorityClass", "In", &["high"]), "", false),
+            (req("PriorityClass", "NotIn", &["high"]), "low", true),
+            (req("PriorityClass", "NotIn", &["high"]), "high", false),
+            (req("PriorityClass", "NotIn", &["high"]), "", true),
+            (req("PriorityClass", "Exists", &[]), "low", true),
+            (req("PriorityClass", "Exists", &[]), "", false),
+            (req("PriorityClass", "DoesNotExist", &[]), "", true),
+            (req("PriorityClass", "DoesNotExist", &[]), "low", false),
+        ];
+        for (r, name, want) in cases {
+            assert_eq!(match_pod(&r, &with(name)).unwrap().matched, want, "{r:?} on {name:?}");
+        }
+        assert!(match_pod(&req("PriorityClass", "Gt", &["1"]), &with("x")).is_err());
+    }
+
+    #[test]
+    fn terminating_scopes_follow_active_deadline() {
+        let p = |d: Option<i64>| Pod { active_deadline_seconds: d, ..Pod::default() };
+        assert!(match_pod(&req("Terminating", "Exists", &[]), &p(Some(30))).unwrap().matched);
+        assert!(!match_pod(&req("Terminating", "Exists", &[]), &p(None)).unwrap().matched);
+        assert!(match_pod(&req("NotTerminating", "Exists", &[]), &p(None)).unwrap().matched);
+        assert_eq!(match_pod(&req("Terminating", "Exists", &[]), &p(Some(30))).unwrap().reason, "Terminating matched spec.activeDeadlineSeconds=30");
+    }
+
+    #[test]
+    fn cross_namespace_affinity_scope() {
+        let p = Pod { cross_namespace_affinity: true, ..Pod::default() };
+        assert!(match_pod(&req("CrossNamespacePodAffinity", "Exists", &[]), &p).unwrap().matched);
+        assert!(!match_pod(&req("CrossNamespacePodAffinity", "Exists", &[]), &Pod::default()).unwrap().matched);
+    }
+
+    #[test]
+    fn volume_attributes_class_matches_any_referenced_name() {
+        let pvc = Pvc {
+            volume_attributes_class_name: Some("gold".into()),
+            current_volume_attributes_class_name: Some("silver".into()),
+            ..Pvc::default()
+        };
+        assert!(match_pvc(&req("VolumeAttributesClass", "NotIn", &["gold"]), &pvc).unwrap().matched);
+        assert!(match_pvc(&req("VolumeAttributesClass", "In", &["gold"]), &pvc).unwrap().matched);
+        assert!(!match_pvc(&req("VolumeAttributesClass", "In", &["bronze"]), &pvc).unwrap().matched);
+        assert!(match_pvc(&req("VolumeAttributesClass", "DoesNotExist", &[]), &Pvc::default()).unwrap().matched);
+        assert!(!match_pvc(&req("PriorityClass", "Exists", &[]), &pvc).unwrap().matched);
+    }
+
+    #[test]
+    fn go_format_matches_server_messages() {
+        let r = vec![req("PriorityClass", "In", &["system-node-critical", "system-cluster-critical"]), req("PriorityClass", "Exists", &[])];
+        assert_eq!(go_format(&r), "[{PriorityClass In [system-node-critical system-cluster-critical]} {PriorityClass Exists []}]");
+    }
+}

@@ -1,0 +1,533 @@
+//! Usage evaluators: which quota resources an object is charged for, and how much.
+//!
+//! One evaluator per kind of object, as in the API server's quota registry: pods, persistent
+//! volume claims, services, and an object counter (`count/<resource>[.<group>]`, plus the
+//! legacy names `configmaps`, `secrets`, `resourcequotas`, `replicationcontrollers`) for
+//! everything else.
+//!
+//! ```
+//! use kubectl_quota::objects::{Container, Pod};
+//! use kubectl_quota::quantity::Quantity;
+//! use kubectl_quota::usage::pod_usage;
+//!
+//! let c = |name: &str, cpu: &str| Container {
+//!     name: name.into(),
+//!     requests: [("cpu".to_string(), Quantity::parse(cpu).unwrap())].into(),
+//!     ..Container::default()
+//! };
+//! // Init containers run one at a time before the app containers: the max rule applies.
+//! let pod = Pod { containers: vec![c("app", "500m")], init_containers: vec![c("init", "1")], ..Pod::default() };
+//! assert_eq!(pod_usage(&pod)["requests.cpu"].to_string(), "1");
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::objects::{Body, Object, Pod, Pvc, ScopeRequirement, Service};
+use crate::quantity::{Format, Quantity};
+use crate::resource_names::{is_extended_resource_name, is_native_resource_name};
+use crate::resources::{self, ResourceList};
+use crate::scopes::{self, ScopeOutcome};
+
+/// Resources the API server never quota-checks.
+const IGNORED: &[&str] = &[
+    "bindings",
+    "componentstatuses",
+    "events",
+    "events.events.k8s.io",
+    "tokenreviews.authentication.k8s.io",
+    "selfsubjectreviews.authentication.k8s.io",
+    "subjectaccessreviews.authorization.k8s.io",
+    "selfsubjectaccessreviews.authorization.k8s.io",
+    "localsubjectaccessreviews.authorization.k8s.io",
+    "selfsubjectrulesreviews.authorization.k8s.io",
+];
+
+/// Names the pod evaluator tracks exactly.
+const POD_RESOURCES: &[&str] = &[
+    "count/pods",
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "requests.cpu",
+    "requests.memory",
+    "requests.ephemeral-storage",
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+    "pods",
+];
+
+/// Quota names a container must declare when a matching quota limits them ("must specify").
+const POD_VALIDATION_SET: &[&str] = &["cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"];
+
+const PVC_RESOURCES: &[&str] = &["count/persistentvolumeclaims", "persistentvolumeclaims", "requests.storage"];
+const STORAGE_CLASS_SUFFIX: &str = ".storageclass.storage.k8s.io/";
+const SERVICE_RESOURCES: &[&str] = &["count/services", "services", "services.nodeports", "services.loadbalancers"];
+
+/// The operation being admitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    Create,
+    Update,
+}
+
+/// Which evaluator handles an object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Evaluator {
+    Pod,
+    PersistentVolumeClaim,
+    Service,
+    /// Counted objects: the names charged one per object.
+    Count(Vec<String>),
+    /// Never checked (cluster-scoped objects, reviews, events).
+    Ignored(&'static str),
+}
+
+impl Evaluator {
+    pub fn for_object(obj: &Object) -> Evaluator {
+        let gr = obj.type_info.group_resource();
+        if !obj.type_info.namespaced {
+            return Evaluator::Ignored("cluster-scoped objects are not subject to ResourceQuota");
+        }
+        if IGNORED.contains(&gr.as_str()) {
+            return Evaluator::Ignored("the API server never checks this resource against quota");
+        }
+        match &obj.body {
+            Body::Pod(_) => Evaluator::Pod,
+            Body::PersistentVolumeClaim(_) => Evaluator::PersistentVolumeClaim,
+            Body::Service(_) => Evaluator::Service,
+            _ => {
+                let mut names = vec![format!("count/{gr}")];
+                if matches!(gr.as_str(), "configmaps" | "secrets" | "resourcequotas" | "replicationcontrollers") {
+                    names.push(gr.clone());
+                }
+                Evaluator::Count(names)
+            }
+        }
+    }
+
+    /// `Handles`: whether quota admission acts on this operation at all.
+    pub fn handles(&self, op: Operation) -> bool {
+        match self {
+            Evaluator::Ignored(_) => false,
+            Evaluator::Pod | Evaluator::Count(_) => op == Operation::Create,
+            Evaluator::PersistentVolumeClaim | Evaluator::Service => true,
+        }
+    }
+
+    /// `MatchingResources`: the quota resource names (of `names`) this evaluator charges.
+    pub fn matching_resources<'a, I: IntoIterator<Item = &'a String>>(&self, names: I) -> Vec<String> {
+        names.into_iter().filter(|n| self.tracks(n)).cloned().collect()
+    }
+
+    fn tracks(&self, n: &str) -> bool {
+        match self {
+            Evaluator::Pod => {
+                POD_RESOURCES.contains(&n)
+                    || n.starts_with("hugepages-")
+                    || n.starts_with("requests.hugepages-")
+                    || (n.starts_with("requests.") && !is_native_resource_name(n))
+            }
+            Evaluator::PersistentVolumeClaim => {
+                PVC_RESOURCES.contains(&n)
+                    || n.split_once(STORAGE_CLASS_SUFFIX).is_some_and(|(_, r)| r == "persistentvolumeclaims" || r == "requests.storage")
+            }
+            Evaluator::Service => SERVICE_RESOURCES.contains(&n),
+            Evaluator::Count(names) => names.iter().any(|c| c == n),
+            Evaluator::Ignored(_) => false,
+        }
+    }
+
+    /// Matches every selector against the object (all must match for the quota to apply).
+    /// Errors carry the server's text.
+    pub fn match_scopes(&self, obj: &Object, selectors: &[ScopeRequirement]) -> Result<Vec<ScopeOutcome>, String> {
+        selectors
+            .iter()
+            .map(|s| match (&obj.body, self) {
+                (Body::Pod(p), Evaluator::Pod) => scopes::match_pod(s, p),
+                (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => scopes::match_pvc(s, p),
+                _ => Ok(scopes::match_unscoped(s, &obj.type_info.group_resource())),
+            })
+            .collect()
+    }
+
+    /// `Usage`: what the object consumes.
+    pub fn usage(&self, obj: &Object) -> ResourceList {
+        match (&obj.body, self) {
+            (Body::Pod(p), Evaluator::Pod) => pod_usage(p),
+            (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => pvc_usage(p, &obj.meta.annotations),
+            (Body::Service(s), Evaluator::Service) => service_usage(s),
+            (_, Evaluator::Count(names)) => names.iter().map(|n| (n.clone(), Quantity::from_int(1, Format::DecimalSI))).collect(),
+            _ => ResourceList::new(),
+        }
+    }
+
+    /// `Constraints`: the "must specify" rule for pods. Returns, per missing resource, the
+    /// containers that lack it.
+    pub fn constraints(&self, obj: &Object, restricted: &[String]) -> BTreeMap<String, BTreeSet<String>> {
+        match (&obj.body, self) {
+            (Body::Pod(p), Evaluator::Pod) => pod_missing(p, restricted),
+            _ => BTreeMap::new(),
+        }
+    }
+}
+
+/// The usage names a set of requests and limits produce (`podComputeUsageHelper`).
+fn compute_usage(requests: &ResourceList, limits: &ResourceList) -> ResourceList {
+    let mut out = ResourceList::new();
+    out.insert("pods".into(), Quantity::from_int(1, Format::DecimalSI));
+    for base in ["cpu", "memory", "ephemeral-storage"] {
+        if let Some(r) = requests.get(base) {
+            out.insert(base.into(), r.clone());
+            out.insert(format!("requests.{base}"), r.clone());
+        }
+        if let Some(l) = limits.get(base) {
+            out.insert(format!("limits.{base}"), l.clone());
+        }
+    }
+    for (k, v) in requests {
+        if k.starts_with("hugepages-") {
+            out.insert(k.clone(), v.clone());
+            out.insert(format!("requests.{k}"), v.clone());
+        } else if is_extended_resource_name(k) {
+            out.insert(format!("requests.{k}"), v.clone());
+        }
+    }
+    out
+}
+
+/// Per-resource max: `list[k] = max(list[k], v)`.
+fn max_into(list: &mut ResourceList, other: &ResourceList) {
+    for (k, v) in other {
+        match list.get(k) {
+            Some(cur) if cur >= v => {}
+            _ => {
+                list.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// Container requests (or limits) aggregated the way the scheduler and quota do: regular
+/// containers and sidecars summed; each init container's phase is itself plus the sidecars
+/// started before it; the pod needs the max of the sum and every init phase.
+pub fn aggregate(pod: &Pod, pick: impl Fn(&crate::objects::Container) -> &ResourceList) -> ResourceList {
+    let mut sum = ResourceList::new();
+    for c in &pod.containers {
+        sum = resources::add(&sum, pick(c));
+    }
+    let mut sidecars = ResourceList::new();
+    let mut init_max = ResourceList::new();
+    for c in &pod.init_containers {
+        let phase = if c.sidecar {
+            sum = resources::add(&sum, pick(c));
+            sidecars = resources::add(&sidecars, pick(c));
+            sidecars.clone()
+        } else {
+            resources::add(pick(c), &sidecars)
+        };
+        max_into(&mut init_max, &phase);
+    }
+    max_into(&mut sum, &init_max);
+    sum
+}
+
+fn pod_level_supported(k: &str) -> bool {
+    k == "cpu" || k == "memory" || k.starts_with("hugepages-")
+}
+
+/// Whether pod-level resources (`spec.resources`) are set for a supported resource.
+pub fn pod_level_resources_set(pod: &Pod) -> bool {
+    pod.pod_requests.keys().chain(pod.pod_limits.keys()).any(|k| pod_level_supported(k))
+}
+
+/// `PodRequests`: aggregate container requests, overridden by pod-level requests, plus overhead.
+pub fn pod_requests(pod: &Pod) -> ResourceList {
+    let mut reqs = aggregate(pod, |c| &c.requests);
+    if pod_level_resources_set(pod) {
+        for (k, v) in pod.pod_requests.iter().filter(|(k, _)| pod_level_supported(k)) {
+            reqs.insert(k.clone(), v.clone());
+        }
+    }
+    resources::add(&reqs, &pod.overhead)
+}
+
+/// `PodLimits`: aggregate container limits, overridden by pod-level limits; overhead is added
+/// only to limits that exist and are non-zero.
+pub fn pod_limits(pod: &Pod) -> ResourceList {
+    let mut limits = aggregate(pod, |c| &c.limits);
+    if pod_level_resources_set(pod) {
+        for (k, v) in pod.pod_limits.iter().filter(|(k, _)| pod_level_supported(k)) {
+            limits.insert(k.clone(), v.clone());
+        }
+    }
+    for (k, o) in &pod.overhead {
+        if let Some(l) = limits.get(k) {
+            if !l.is_zero() {
+                let sum = l.add(o);
+                limits.insert(k.clone(), sum);
+            }
+        }
+    }
+    limits
+}
+
+/// Whether quota charges the pod's compute resources: terminal pods count only as `count/pods`.
+pub fn pod_is_counted(pod: &Pod) -> bool {
+    !matches!(pod.phase.as_deref(), Some("Succeeded" | "Failed"))
+}
+
+/// `PodUsageFunc`: `count/pods`, then (for non-terminal pods) `pods` and compute resources.
+pub fn pod_usage(pod: &Pod) -> ResourceList {
+    let mut out = ResourceList::new();
+    out.insert("count/pods".into(), Quantity::from_int(1, Format::DecimalSI));
+    if !pod_is_counted(pod) {
+        return out;
+    }
+    out.extend(compute_usage(&pod_requests(pod), &pod_limits(pod)));
+    out
+}
+
+fn pod_missing(pod: &Pod, restricted: &[String]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut missing: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    if pod_level_resources_set(pod) {
+        return missing;
+    }
+    let required: Vec<&String> = restricted.iter().filter(|r| POD_VALIDATION_SET.contains(&r.as_str())).collect();
+    for c in pod.containers.iter().chain(pod.init_containers.iter()) {
+        let have = compute_usage(&c.requests, &c.limits);
+        for r in &required {
+            if !have.contains_key(*r) {
+                missing.entry((*r).clone()).or_default().insert(c.name.clone());
+            }
+        }
+    }
+    missing
+}
+
+/// The server's must-specify text: `limits.cpu for: app,init; requests.memory for: app`.
+pub fn must_specify_message(missing: &BTreeMap<String, BTreeSet<String>>) -> String {
+    let parts: Vec<String> = missing
+        .iter()
+        .map(|(r, names)| format!("{r} for: {}", names.iter().cloned().collect::<Vec<_>>().join(",")))
+        .collect();
+    format!("must specify {}", parts.join("; "))
+}
+
+/// The storage class a claim is charged to: the beta annotation if present (even empty),
+/// else `spec.storageClassName`.
+pub fn pvc_class(pvc: &Pvc, annotations: &BTreeMap<String, String>) -> String {
+    match annotations.get("volume.beta.kubernetes.io/storage-class") {
+        Some(c) => c.clone(),
+        None => pvc.storage_class_name.clone().unwrap_or_default(),
+    }
+}
+
+/// PVC usage: counts, `requests.storage` (whole bytes, or allocated if larger) and the
+/// per-storage-class names.
+pub fn pvc_usage(pvc: &Pvc, annotations: &BTreeMap<String, String>) -> ResourceList {
+    let one = || Quantity::from_int(1, Format::DecimalSI);
+    let mut out = ResourceList::new();
+    out.insert("persistentvolumeclaims".into(), one());
+    out.insert("count/persistentvolumeclaims".into(), one());
+    let class = pvc_class(pvc, annotations);
+    if !class.is_empty() {
+        out.insert(format!("{class}{STORAGE_CLASS_SUFFIX}persistentvolumeclaims"), one());
+    }
+    let mut storage = pvc.storage_request.as_ref().map(|q| q.round_up(0));
+    if let Some(alloc) = &pvc.allocated_storage {
+        let alloc = alloc.round_up(0);
+        if storage.as_ref().is_none_or(|s| alloc > *s) {
+            storage = Some(alloc);
+        }
+    }
+    if let Some(s) = storage {
+        if !class.is_empty() {
+            out.insert(format!("{class}{STORAGE_CLASS_SUFFIX}requests.storage"), s.clone());
+        }
+        out.insert("requests.storage".into(), s);
+    }
+    out
+}
+
+/// Service usage: counts, load balancers, and node ports.
+pub fn service_usage(svc: &Service) -> ResourceList {
+    let n = |v: i64| Quantity::from_int(v, Format::DecimalSI);
+    let mut out = ResourceList::new();
+    out.insert("services".into(), n(1));
+    out.insert("count/services".into(), n(1));
+    out.insert("services.loadbalancers".into(), n(0));
+    out.insert("services.nodeports".into(), n(0));
+    match svc.type_.as_str() {
+        "NodePort" => {
+            out.insert("services.nodeports".into(), n(svc.node_ports.len() as i64));
+        }
+        "LoadBalancer" => {
+            out.insert("services.loadbalancers".into(), n(1));
+            let ports = if svc.allocate_load_balancer_node_ports == Some(false) {
+                svc.node_ports.iter().filter(|p| p.is_some_and(|p| p != 0)).count()
+            } else {
+                svc.node_ports.len()
+            };
+            out.insert("services.nodeports".into(), n(ports as i64));
+        }
+        _ => {}
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objects::Container;
+
+    fn rl(pairs: &[(&str, &str)]) -> ResourceList {
+        pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect()
+    }
+
+    fn c(name: &str, req: &[(&str, &str)], lim: &[(&str, &str)]) -> Container {
+        Container { name: name.into(), requests: rl(req), limits: rl(lim), sidecar: false }
+    }
+
+    fn sidecar(name: &str, req: &[(&str, &str)]) -> Container {
+        Container { sidecar: true, ..c(name, req, &[]) }
+    }
+
+    #[test]
+    fn pod_requests_follow_sum_max_sidecar_and_overhead_rules() {
+        let cases: Vec<(&str, Pod, &str)> = vec![
+            ("containers are summed", Pod { containers: vec![c("a", &[("cpu", "500m")], &[]), c("b", &[("cpu", "700m")], &[])], ..Pod::default() }, "cpu=1200m"),
+            (
+                "init container max beats the sum",
+                Pod { containers: vec![c("a", &[("cpu", "500m")], &[])], init_containers: vec![c("i", &[("cpu", "2")], &[])], ..Pod::default() },
+                "cpu=2",
+            ),
+            (
+                "sum beats a smaller init container",
+                Pod { containers: vec![c("a", &[("cpu", "500m")], &[])], init_containers: vec![c("i", &[("cpu", "100m")], &[])], ..Pod::default() },
+                "cpu=500m",
+            ),
+            (
+                "sidecars add to the sum and to later init phases",
+                Pod {
+                    containers: vec![c("a", &[("cpu", "500m")], &[])],
+                    init_containers: vec![sidecar("s", &[("cpu", "300m")]), c("i", &[("cpu", "1")], &[])],
+                    ..Pod::default()
+                },
+                "cpu=1300m",
+            ),
+            (
+                "an init container before the sidecar does not see it",
+                Pod {
+                    containers: vec![c("a", &[("cpu", "500m")], &[])],
+                    init_containers: vec![c("i", &[("cpu", "1")], &[]), sidecar("s", &[("cpu", "300m")])],
+                    ..Pod::default()
+                },
+                "cpu=1",
+            ),
+            (
+                "resources only in init containers are charged",
+                Pod { containers: vec![c("a", &[], &[])], init_containers: vec![c("i", &[("memory", "1Gi")], &[])], ..Pod::default() },
+                "memory=1Gi",
+            ),
+            (
+                "overhead is added to requests",
+                Pod { containers: vec![c("a", &[("cpu", "1")], &[])], overhead: rl(&[("cpu", "250m"), ("memory", "120Mi")]), ..Pod::default() },
+                "cpu=1250m,memory=120Mi",
+            ),
+            (
+                "pod-level requests replace the aggregate",
+                Pod { containers: vec![c("a", &[("cpu", "1"), ("ephemeral-storage", "1Gi")], &[])], pod_requests: rl(&[("cpu", "3")]), ..Pod::default() },
+                "cpu=3,ephemeral-storage=1Gi",
+            ),
+        ];
+        for (name, pod, want) in cases {
+            assert_eq!(resources::pretty_print(&pod_requests(&pod)), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn overhead_is_added_only_to_existing_nonzero_limits() {
+        let pod = Pod { containers: vec![c("a", &[], &[("cpu", "1")])], overhead: rl(&[("cpu", "250m"), ("memory", "120Mi")]), ..Pod::default() };
+        assert_eq!(resources::pretty_print(&pod_limits(&pod)), "cpu=1250m");
+    }
+
+    #[test]
+    fn pod_usage_names() {
+        let pod = Pod {
+            containers: vec![c(
+                "a",
+                &[("cpu", "1"), ("memory", "1Gi"), ("ephemeral-storage", "2Gi"), ("hugepages-2Mi", "4Mi"), ("nvidia.com/gpu", "1")],
+                &[("cpu", "2"), ("hugepages-2Mi", "4Mi"), ("nvidia.com/gpu", "1")],
+            )],
+            ..Pod::default()
+        };
+        assert_eq!(
+            resources::pretty_print(&pod_usage(&pod)),
+            "count/pods=1,cpu=1,ephemeral-storage=2Gi,hugepages-2Mi=4Mi,limits.cpu=2,memory=1Gi,pods=1,requests.cpu=1,requests.ephemeral-storage=2Gi,requests.hugepages-2Mi=4Mi,requests.memory=1Gi,requests.nvidia.com/gpu=1"
+        );
+        let done = Pod { phase: Some("Succeeded".into()), ..pod };
+        assert_eq!(resources::pretty_print(&pod_usage(&done)), "count/pods=1");
+    }
+
+    #[test]
+    fn pod_evaluator_tracks_only_its_names() {
+        let names: Vec<String> = [
+            "pods", "count/pods", "requests.cpu", "limits.memory", "hugepages-1Gi", "requests.hugepages-2Mi", "requests.nvidia.com/gpu",
+            "nvidia.com/gpu", "limits.nvidia.com/gpu", "requests.storage", "services", "count/secrets", "requests.example.kubernetes.io/x",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            Evaluator::Pod.matching_resources(&names),
+            vec!["pods", "count/pods", "requests.cpu", "limits.memory", "hugepages-1Gi", "requests.hugepages-2Mi", "requests.nvidia.com/gpu"]
+        );
+    }
+
+    #[test]
+    fn must_specify_names_containers_per_resource() {
+        let pod = Pod {
+            containers: vec![c("app", &[("cpu", "1")], &[]), c("web", &[], &[("cpu", "1"), ("memory", "1Gi")])],
+            init_containers: vec![c("init", &[], &[])],
+            ..Pod::default()
+        };
+        let restricted: Vec<String> = ["requests.cpu", "limits.memory", "pods", "requests.ephemeral-storage"].iter().map(|s| s.to_string()).collect();
+        let missing = pod_missing(&pod, &restricted);
+        assert_eq!(must_specify_message(&missing), "must specify limits.memory for: app,init; requests.cpu for: init");
+        let mut pod_level = pod.clone();
+        pod_level.pod_limits = rl(&[("cpu", "2")]);
+        assert!(pod_missing(&pod_level, &restricted).is_empty());
+    }
+
+    #[test]
+    fn pvc_usage_by_class() {
+        let annotated: BTreeMap<String, String> = [("volume.beta.kubernetes.io/storage-class".to_string(), "bronze".to_string())].into();
+        let cases = [
+            (Pvc { storage_class_name: Some("gold".into()), storage_request: Some(Quantity::parse("10Gi").unwrap()), ..Pvc::default() }, BTreeMap::new(),
+             "count/persistentvolumeclaims=1,gold.storageclass.storage.k8s.io/persistentvolumeclaims=1,gold.storageclass.storage.k8s.io/requests.storage=10Gi,persistentvolumeclaims=1,requests.storage=10Gi"),
+            (Pvc { storage_class_name: Some("".into()), storage_request: Some(Quantity::parse("100m").unwrap()), ..Pvc::default() }, BTreeMap::new(),
+             "count/persistentvolumeclaims=1,persistentvolumeclaims=1,requests.storage=1"),
+            (Pvc { storage_class_name: Some("gold".into()), ..Pvc::default() }, annotated,
+             "bronze.storageclass.storage.k8s.io/persistentvolumeclaims=1,count/persistentvolumeclaims=1,persistentvolumeclaims=1"),
+            (Pvc { storage_request: Some(Quantity::parse("1Gi").unwrap()), allocated_storage: Some(Quantity::parse("2Gi").unwrap()), ..Pvc::default() }, BTreeMap::new(),
+             "count/persistentvolumeclaims=1,persistentvolumeclaims=1,requests.storage=2Gi"),
+        ];
+        for (pvc, ann, want) in cases {
+            assert_eq!(resources::pretty_print(&pvc_usage(&pvc, &ann)), want);
+        }
+    }
+
+    #[test]
+    fn service_usage_by_type() {
+        let cases = [
+            (Service { type_: "ClusterIP".into(), node_ports: vec![None, None], allocate_load_balancer_node_ports: None }, "count/services=1,services=1,services.loadbalancers=0,services.nodeports=0"),
+            (Service { type_: "NodePort".into(), node_ports: vec![None, Some(30001)], allocate_load_balancer_node_ports: None }, "count/services=1,services=1,services.loadbalancers=0,services.nodeports=2"),
+            (Service { type_: "LoadBalancer".into(), node_ports: vec![None], allocate_load_balancer_node_ports: None }, "count/services=1,services=1,services.loadbalancers=1,services.nodeports=1"),
+            (Service { type_: "LoadBalancer".into(), node_ports: vec![None, Some(30002)], allocate_load_balancer_node_ports: Some(false) }, "count/services=1,services=1,services.loadbalancers=1,services.nodeports=1"),
+        ];
+        for (svc, want) in cases {
+            assert_eq!(resources::pretty_print(&service_usage(&svc)), want, "{}", svc.type_);
+        }
+    }
+}

@@ -1,0 +1,869 @@
+//! ResourceQuota validation with kube-apiserver's rules and messages.
+//!
+//! [`validate_resource_quota`] reproduces what the API server checks when a ResourceQuota is
+//! created (`ValidateResourceQuota` in `pkg/apis/core/validation/validation.go`, plus the
+//! object-metadata checks of `ValidateObjectMeta`), after the API defaulting that matters
+//! (every quantity rounded up to milli units). Each problem is a [`FieldError`] whose
+//! `Display` is the server's rendering, e.g.
+//! `spec.hard[foo]: Invalid value: "foo": must be a standard resource for quota`, and
+//! [`render_server_message`] builds the whole refusal as kubectl prints it
+//! (`The ResourceQuota "q" is invalid: ...`, one error inline, several as `\n* ` lines).
+//!
+//! Rules and wording follow current servers (1.3x): the `CrossNamespacePodAffinity` and
+//! `VolumeAttributesClass` scopes exist, and the operator rule reads
+//! `must be 'Exists' when scope is any of ..., ResourceQuotaScopeNotBestEffort or
+//! ResourceQuotaScopeCrossNamespacePodAffinity`.
+//!
+//! Deliberate differences from the server's text:
+//! - the bad value of `must be an integer` is the quantity's canonical string (`"500m"`),
+//!   not Go's `%#v` dump of the `resource.Quantity` struct;
+//! - resource names are quoted (`"foo"`) as servers up to ~1.26 print them (newer servers
+//!   print the `ResourceName` unquoted);
+//! - a quantity that does not parse is reported as a [`FieldErrorKind::Unparseable`] error on
+//!   its field (the server refuses the whole body while decoding, before validation; see
+//!   [`render_server_message`]).
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+
+use k8s_openapi::api::core::v1::{ResourceQuota, ResourceQuotaSpec, ScopeSelector};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::quantity::Quantity;
+use crate::resource_names::{
+    dns1123_label_errors, is_integer_resource_name, is_standard_quota_resource_name,
+    is_standard_resource_name, label_value_errors, object_name_errors, qualified_name_errors,
+    scope_valid_for_resource, QuotaScope, ScopeOperator,
+};
+
+/// The server's reason texts, for callers that want to recognise an error.
+pub mod reasons {
+    /// A key without `/` that is not a known resource at all.
+    pub const NOT_STANDARD_OR_QUALIFIED: &str =
+        "must be a standard resource type or fully qualified";
+    /// A key without `/` that quota does not track (`storage`, `foo`, `Pods`...).
+    pub const NOT_QUOTA_RESOURCE: &str = "must be a standard resource for quota";
+    /// A negative quantity.
+    pub const NEGATIVE: &str = "must be greater than or equal to 0";
+    /// A fractional quantity for a counted resource.
+    pub const NOT_INTEGER: &str = "must be an integer";
+    /// A scope name the server does not know.
+    pub const UNSUPPORTED_SCOPE: &str = "unsupported scope";
+    /// A standard hard resource the scope cannot track.
+    pub const SCOPE_NOT_FOR_RESOURCE: &str = "unsupported scope applied to resource";
+    /// BestEffort + NotBestEffort or Terminating + NotTerminating.
+    pub const CONFLICTING_SCOPES: &str = "conflicting scopes";
+    /// An exists-only scope used with another operator (current servers' wording).
+    pub const EXISTS_ONLY_OPERATOR: &str = "must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity";
+    /// The same rule as worded by servers before CrossNamespacePodAffinity (e.g. v1.20).
+    pub const EXISTS_ONLY_OPERATOR_V1_20: &str = "must be 'Exist' only operator when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort and ResourceQuotaScopeNotBestEffort";
+    /// In / NotIn without values.
+    pub const VALUES_REQUIRED: &str =
+        "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector";
+    /// Exists / DoesNotExist with values.
+    pub const VALUES_FORBIDDEN: &str =
+        "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector";
+    /// An operator other than In / NotIn / Exists / DoesNotExist.
+    pub const INVALID_OPERATOR: &str = "not a valid selector operator";
+    /// Neither `metadata.name` nor `metadata.generateName`.
+    pub const NAME_REQUIRED: &str = "name or generateName is required";
+}
+
+/// Total size limit of `metadata.annotations` (keys + values), in bytes.
+pub const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
+
+/// What kind of problem a [`FieldError`] is (`field.ErrorType`), plus decode failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FieldErrorKind {
+    /// `Invalid value` (HTTP 422).
+    Invalid,
+    /// `Required value` (HTTP 422).
+    Required,
+    /// `Forbidden` (HTTP 422).
+    Forbidden,
+    /// `Too long` (HTTP 422).
+    TooLong,
+    /// The value is not a quantity: the server would refuse the request body while decoding
+    /// it (HTTP 400), before any validation. Callers should treat it as a usage error.
+    Unparseable,
+}
+
+impl FieldErrorKind {
+    /// The server's words for the kind, as printed after the field path.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldErrorKind::Invalid | FieldErrorKind::Unparseable => "Invalid value",
+            FieldErrorKind::Required => "Required value",
+            FieldErrorKind::Forbidden => "Forbidden",
+            FieldErrorKind::TooLong => "Too long",
+        }
+    }
+}
+
+impl fmt::Display for FieldErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One validation problem, like apimachinery's `field.Error`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FieldError {
+    /// The field path, e.g. `spec.hard[requests.cpu]`, `spec.scopeSelector.matchExpressions.operator`.
+    pub field: String,
+    /// The kind of problem.
+    pub kind: FieldErrorKind,
+    /// The offending value, already rendered the way the server prints it after
+    /// `Invalid value: ` (a Go-quoted string such as `"foo"`, or a Go literal such as
+    /// `[]core.ResourceQuotaScope{"BestEffort"}`). Empty for `Required` / `TooLong`,
+    /// which print no value.
+    pub bad_value: String,
+    /// The server's reason, e.g. `must be a standard resource for quota`.
+    pub detail: String,
+}
+
+impl FieldError {
+    /// An `Invalid value` error.
+    pub fn invalid(
+        field: impl Into<String>,
+        bad_value: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Self {
+        FieldError {
+            field: field.into(),
+            kind: FieldErrorKind::Invalid,
+            bad_value: bad_value.into(),
+            detail: detail.into(),
+        }
+    }
+
+    /// A `Required value` error.
+    pub fn required(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        FieldError {
+            field: field.into(),
+            kind: FieldErrorKind::Required,
+            bad_value: String::new(),
+            detail: detail.into(),
+        }
+    }
+
+    /// True for a value that could not even be decoded (see [`FieldErrorKind::Unparseable`]).
+    pub fn is_decode_error(&self) -> bool {
+        self.kind == FieldErrorKind::Unparseable
+    }
+
+    /// The part after the field path: `Invalid value: "foo": must be ...` (`ErrorBody`).
+    pub fn body(&self) -> String {
+        let mut s = self.kind.as_str().to_string();
+        match self.kind {
+            FieldErrorKind::Invalid | FieldErrorKind::Unparseable => {
+                s.push_str(": ");
+                s.push_str(&self.bad_value);
+            }
+            FieldErrorKind::Required | FieldErrorKind::Forbidden | FieldErrorKind::TooLong => {}
+        }
+        if !self.detail.is_empty() {
+            s.push_str(": ");
+            s.push_str(&self.detail);
+        }
+        s
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.body())
+    }
+}
+
+/// True when any error is a decode error ([`FieldErrorKind::Unparseable`]).
+pub fn has_decode_errors(errors: &[FieldError]) -> bool {
+    errors.iter().any(FieldError::is_decode_error)
+}
+
+/// The whole refusal as kubectl shows it for `kubectl create` of a ResourceQuota named
+/// `name` (use `metadata.generateName` when the name is empty):
+///
+/// - validation errors: `The ResourceQuota "q" is invalid: <error>` for one error, and
+///   `The ResourceQuota "q" is invalid: ` followed by one `\n* <error>` line per error for
+///   several (identical messages are listed once, as the server and kubectl do);
+/// - if any error is a decode error, the server never validates: the message is the
+///   decode failure, `ResourceQuota in version "v1" cannot be handled as a ResourceQuota:
+///   <reason>` (the first such error's reason).
+///
+/// Returns an empty string when `errors` is empty.
+pub fn render_server_message(name: &str, errors: &[FieldError]) -> String {
+    if let Some(decode) = errors.iter().find(|e| e.is_decode_error()) {
+        return format!(
+            "ResourceQuota in version \"v1\" cannot be handled as a ResourceQuota: {}",
+            decode.detail
+        );
+    }
+    let errors = dedup(errors.to_vec());
+    match errors.len() {
+        0 => String::new(),
+        1 => format!(
+            "The ResourceQuota {} is invalid: {}",
+            go_quote(name),
+            errors[0]
+        ),
+        _ => {
+            let mut s = format!("The ResourceQuota {} is invalid: ", go_quote(name));
+            for e in &errors {
+                s.push_str("\n* ");
+                s.push_str(&e.to_string());
+            }
+            s
+        }
+    }
+}
+
+/// Validates a ResourceQuota as the API server does on create: `metadata` (name or
+/// generateName, namespace if set, labels, annotations, finalizers), `spec.hard` (key
+/// names, negative and non-integer values), `spec.scopes`, `spec.scopeSelector`, and, when
+/// present, `status.hard` / `status.used` (the server clears `status` on create before
+/// validating, so status errors only matter for quotas read from elsewhere).
+///
+/// Quantities are rounded up to milli units first, as API defaulting does. Errors come in
+/// the server's order (metadata, then hard keys in sorted order, scopes, scope selector,
+/// status), duplicates removed. An empty result means the server would accept the object
+/// (as far as validation goes; admission is separate).
+pub fn validate_resource_quota(rq: &ResourceQuota) -> Vec<FieldError> {
+    let mut errs = validate_quota_metadata(&rq.metadata);
+    if let Some(spec) = &rq.spec {
+        errs.extend(validate_resource_quota_spec(spec));
+    }
+    if let Some(status) = &rq.status {
+        errs.extend(validate_resource_list(status.hard.as_ref(), "status.hard"));
+        errs.extend(validate_resource_list(status.used.as_ref(), "status.used"));
+    }
+    dedup(errs)
+}
+
+/// Validates a ResourceQuota spec alone (paths start with `spec.`): what the server checks
+/// for `spec.hard`, `spec.scopes` and `spec.scopeSelector`. Useful for a quota built from
+/// command-line flags.
+pub fn validate_resource_quota_spec(spec: &ResourceQuotaSpec) -> Vec<FieldError> {
+    let mut errs = validate_resource_list(spec.hard.as_ref(), "spec.hard");
+    errs.extend(validate_scopes(spec));
+    if let Some(selector) = &spec.scope_selector {
+        errs.extend(validate_scope_selector(spec, selector));
+    }
+    dedup(errs)
+}
+
+/// The `ValidateObjectMeta` checks for a namespaced object named like a ResourceQuota
+/// (RFC 1123 subdomain). The namespace is only checked when set: on create the server
+/// fills it from the request. `ownerReferences` and `managedFields` are not checked.
+pub fn validate_quota_metadata(meta: &ObjectMeta) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let generate_name = meta.generate_name.as_deref().unwrap_or("");
+    let name = meta.name.as_deref().unwrap_or("");
+    if !generate_name.is_empty() {
+        for msg in object_name_errors(generate_name, true) {
+            errs.push(FieldError::invalid(
+                "metadata.generateName",
+                go_quote(generate_name),
+                msg,
+            ));
+        }
+    }
+    if !name.is_empty() {
+        for msg in object_name_errors(name, false) {
+            errs.push(FieldError::invalid("metadata.name", go_quote(name), msg));
+        }
+    } else if !generate_name.is_empty() {
+        // The server generates the name before validating it: the prefix cut to 58 bytes plus
+        // 5 random characters from "bcdfghjklmnpqrstvwxz2456789" ('x' stands for them here).
+        let mut cut = generate_name.len().min(58);
+        while !generate_name.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let generated = format!("{}xxxxx", &generate_name[..cut]);
+        for msg in object_name_errors(&generated, false) {
+            errs.push(FieldError::invalid(
+                "metadata.name",
+                go_quote(&generated),
+                msg,
+            ));
+        }
+    } else {
+        errs.push(FieldError::required(
+            "metadata.name",
+            reasons::NAME_REQUIRED,
+        ));
+    }
+    if let Some(ns) = meta.namespace.as_deref().filter(|ns| !ns.is_empty()) {
+        for msg in dns1123_label_errors(ns) {
+            errs.push(FieldError::invalid("metadata.namespace", go_quote(ns), msg));
+        }
+    }
+    if let Some(generation) = meta.generation.filter(|g| *g < 0) {
+        errs.push(FieldError::invalid(
+            "metadata.generation",
+            generation.to_string(),
+            reasons::NEGATIVE,
+        ));
+    }
+    if let Some(labels) = &meta.labels {
+        for (k, v) in labels {
+            for msg in qualified_name_errors(k) {
+                errs.push(FieldError::invalid("metadata.labels", go_quote(k), msg));
+            }
+            for msg in label_value_errors(v) {
+                errs.push(FieldError::invalid("metadata.labels", go_quote(v), msg));
+            }
+        }
+    }
+    if let Some(annotations) = &meta.annotations {
+        let mut total = 0usize;
+        for (k, v) in annotations {
+            for msg in qualified_name_errors(&k.to_lowercase()) {
+                errs.push(FieldError::invalid(
+                    "metadata.annotations",
+                    go_quote(k),
+                    msg,
+                ));
+            }
+            total += k.len() + v.len();
+        }
+        if total > TOTAL_ANNOTATION_SIZE_LIMIT {
+            errs.push(FieldError {
+                field: "metadata.annotations".into(),
+                kind: FieldErrorKind::TooLong,
+                bad_value: String::new(),
+                detail: format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+            });
+        }
+    }
+    if let Some(finalizers) = &meta.finalizers {
+        for f in finalizers {
+            for msg in qualified_name_errors(f) {
+                errs.push(FieldError::invalid("metadata.finalizers", go_quote(f), msg));
+            }
+        }
+        let orphan = finalizers.iter().any(|f| f == "orphan");
+        let foreground = finalizers.iter().any(|f| f == "foregroundDeletion");
+        if orphan && foreground {
+            errs.push(FieldError::invalid(
+                "metadata.finalizers",
+                go_string_slice(Some(finalizers)),
+                "finalizer orphan and foregroundDeletion cannot be both set",
+            ));
+        }
+    }
+    errs
+}
+
+/// Validates one resource list (`spec.hard`, `status.hard`, `status.used`): per key, in
+/// sorted order, the name checks then the value checks.
+fn validate_resource_list(
+    list: Option<&BTreeMap<String, ApiQuantity>>,
+    path: &str,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (key, value) in list.into_iter().flatten() {
+        let field = format!("{path}[{key}]");
+        errs.extend(validate_quota_resource_name(key, &field));
+        errs.extend(validate_quota_resource_value(key, &value.0, &field));
+    }
+    errs
+}
+
+/// `ValidateResourceQuotaResourceName`: qualified name; then, for a name without `/`,
+/// known resource (`must be a standard resource type or fully qualified`) and known to
+/// quota (`must be a standard resource for quota`).
+pub fn validate_quota_resource_name(name: &str, field: &str) -> Vec<FieldError> {
+    let mut errs: Vec<FieldError> = qualified_name_errors(name)
+        .into_iter()
+        .map(|msg| FieldError::invalid(field, go_quote(name), msg))
+        .collect();
+    if errs.is_empty() && !name.contains('/') && !is_standard_resource_name(name) {
+        errs.push(FieldError::invalid(
+            field,
+            go_quote(name),
+            reasons::NOT_STANDARD_OR_QUALIFIED,
+        ));
+    }
+    if !name.contains('/') && !is_standard_quota_resource_name(name) {
+        errs.push(FieldError::invalid(
+            field,
+            go_quote(name),
+            reasons::NOT_QUOTA_RESOURCE,
+        ));
+    }
+    errs
+}
+
+/// `ValidateResourceQuantityValue` after milli round-up: not negative, and a whole number
+/// for integer resources (`MilliValue() % 1000 == 0`, as the server computes it). A string
+/// that is not a quantity gives one [`FieldErrorKind::Unparseable`] error.
+pub fn validate_quota_resource_value(name: &str, raw: &str, field: &str) -> Vec<FieldError> {
+    let quantity = match Quantity::parse(raw) {
+        Ok(q) => q.round_up(-3),
+        Err(e) => {
+            return vec![FieldError {
+                field: field.to_string(),
+                kind: FieldErrorKind::Unparseable,
+                bad_value: go_quote(raw),
+                detail: e.to_string(),
+            }]
+        }
+    };
+    let mut errs = Vec::new();
+    if quantity.sign() < 0 {
+        errs.push(FieldError::invalid(
+            field,
+            go_quote(&quantity.to_string()),
+            reasons::NEGATIVE,
+        ));
+    }
+    if is_integer_resource_name(name) && quantity.milli_value() % 1000 != 0 {
+        errs.push(FieldError::invalid(
+            field,
+            go_quote(&quantity.to_string()),
+            reasons::NOT_INTEGER,
+        ));
+    }
+    errs
+}
+
+/// `validateResourceQuotaScopes`: only when `spec.scopes` is non-empty; every error is on
+/// `spec.scopes` with the whole list as the value.
+fn validate_scopes(spec: &ResourceQuotaSpec) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let scopes = match spec.scopes.as_deref() {
+        Some(s) if !s.is_empty() => s,
+        _ => return errs,
+    };
+    let bad_value = go_scopes(spec.scopes.as_deref());
+    let hard_keys: Vec<&String> = spec.hard.iter().flat_map(|h| h.keys()).collect();
+    let mut seen = HashSet::new();
+    for scope in scopes {
+        let parsed = QuotaScope::parse(scope);
+        if parsed.is_none() {
+            errs.push(FieldError::invalid(
+                "spec.scopes",
+                bad_value.clone(),
+                reasons::UNSUPPORTED_SCOPE,
+            ));
+        }
+        for key in &hard_keys {
+            if is_standard_quota_resource_name(key) && !scope_allows(parsed, key) {
+                errs.push(FieldError::invalid(
+                    "spec.scopes",
+                    bad_value.clone(),
+                    reasons::SCOPE_NOT_FOR_RESOURCE,
+                ));
+            }
+        }
+        seen.insert(scope.as_str());
+    }
+    if conflicting(&seen) {
+        errs.push(FieldError::invalid(
+            "spec.scopes",
+            bad_value,
+            reasons::CONFLICTING_SCOPES,
+        ));
+    }
+    errs
+}
+
+/// `validateScopedResourceSelectorRequirement`, per expression in order.
+fn validate_scope_selector(spec: &ResourceQuotaSpec, selector: &ScopeSelector) -> Vec<FieldError> {
+    const PATH: &str = "spec.scopeSelector.matchExpressions";
+    let mut errs = Vec::new();
+    let selector_value = go_scope_selector(selector);
+    let hard_keys: Vec<&String> = spec.hard.iter().flat_map(|h| h.keys()).collect();
+    let mut seen = HashSet::new();
+    for req in selector.match_expressions.iter().flatten() {
+        let scope = QuotaScope::parse(&req.scope_name);
+        if scope.is_none() {
+            errs.push(FieldError::invalid(
+                format!("{PATH}.scopeName"),
+                go_quote(&req.scope_name),
+                reasons::UNSUPPORTED_SCOPE,
+            ));
+        }
+        for key in &hard_keys {
+            if is_standard_quota_resource_name(key) && !scope_allows(scope, key) {
+                errs.push(FieldError::invalid(
+                    PATH,
+                    selector_value.clone(),
+                    reasons::SCOPE_NOT_FOR_RESOURCE,
+                ));
+            }
+        }
+        let operator = ScopeOperator::parse(&req.operator);
+        if scope.is_some_and(QuotaScope::requires_exists_operator)
+            && operator != Some(ScopeOperator::Exists)
+        {
+            errs.push(FieldError::invalid(
+                format!("{PATH}.operator"),
+                go_quote(&req.operator),
+                reasons::EXISTS_ONLY_OPERATOR,
+            ));
+        }
+        let n_values = req.values.as_ref().map_or(0, Vec::len);
+        match operator {
+            Some(ScopeOperator::In | ScopeOperator::NotIn) => {
+                if n_values == 0 {
+                    errs.push(FieldError::required(
+                        format!("{PATH}.values"),
+                        reasons::VALUES_REQUIRED,
+                    ));
+                }
+            }
+            Some(ScopeOperator::Exists | ScopeOperator::DoesNotExist) => {
+                if n_values != 0 {
+                    errs.push(FieldError::invalid(
+                        format!("{PATH}.values"),
+                        go_string_slice(req.values.as_deref()),
+                        reasons::VALUES_FORBIDDEN,
+                    ));
+                }
+            }
+            None => errs.push(FieldError::invalid(
+                format!("{PATH}.operator"),
+                go_quote(&req.operator),
+                reasons::INVALID_OPERATOR,
+            )),
+        }
+        seen.insert(req.scope_name.as_str());
+    }
+    if conflicting(&seen) {
+        // The server reports the conflict with spec.scopes as the value, not the selector.
+        errs.push(FieldError::invalid(
+            PATH,
+            go_scopes(spec.scopes.as_deref()),
+            reasons::CONFLICTING_SCOPES,
+        ));
+    }
+    errs
+}
+
+/// `IsResourceQuotaScopeValidForResource` for a possibly unknown scope (unknown: allowed).
+fn scope_allows(scope: Option<QuotaScope>, resource: &str) -> bool {
+    scope.is_none_or(|s| scope_valid_for_resource(s, resource))
+}
+
+/// BestEffort with NotBestEffort, or Terminating with NotTerminating.
+fn conflicting(seen: &HashSet<&str>) -> bool {
+    (seen.contains("BestEffort") && seen.contains("NotBestEffort"))
+        || (seen.contains("Terminating") && seen.contains("NotTerminating"))
+}
+
+/// Removes repeated messages, keeping the first (`ErrorList.ToAggregate`).
+fn dedup(errors: Vec<FieldError>) -> Vec<FieldError> {
+    let mut seen = HashSet::new();
+    errors
+        .into_iter()
+        .filter(|e| seen.insert(e.to_string()))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Go value rendering (`%q` and `%#v`), as the server prints bad values.
+// ---------------------------------------------------------------------------------------
+
+/// Go's `%q` of a string: double-quoted with Go escapes.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if c.is_control() => {
+                let v = c as u32;
+                if v <= 0xffff {
+                    out.push_str(&format!("\\u{v:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{v:08x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn go_slice(type_name: &str, items: Option<&[String]>) -> String {
+    match items {
+        None => format!("{type_name}(nil)"),
+        Some(items) => {
+            let inner: Vec<String> = items.iter().map(|s| go_quote(s)).collect();
+            format!("{type_name}{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+/// `%#v` of `[]string`: `[]string{"a", "b"}` or `[]string(nil)`.
+pub fn go_string_slice(items: Option<&[String]>) -> String {
+    go_slice("[]string", items)
+}
+
+/// `%#v` of `spec.scopes`: `[]core.ResourceQuotaScope{"BestEffort"}` or `[]core.ResourceQuotaScope(nil)`.
+pub fn go_scopes(scopes: Option<&[String]>) -> String {
+    go_slice("[]core.ResourceQuotaScope", scopes)
+}
+
+/// `%#v` of `spec.scopeSelector`:
+/// `core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{core.ScopedResourceSelectorRequirement{ScopeName:"X", Operator:"In", Values:[]string{"a"}}}}`.
+pub fn go_scope_selector(selector: &ScopeSelector) -> String {
+    const REQ: &str = "core.ScopedResourceSelectorRequirement";
+    let exprs = match &selector.match_expressions {
+        None => format!("[]{REQ}(nil)"),
+        Some(list) => {
+            let items: Vec<String> = list
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{REQ}{{ScopeName:{}, Operator:{}, Values:{}}}",
+                        go_quote(&r.scope_name),
+                        go_quote(&r.operator),
+                        go_string_slice(r.values.as_deref())
+                    )
+                })
+                .collect();
+            format!("[]{REQ}{{{}}}", items.join(", "))
+        }
+    };
+    format!("core.ScopeSelector{{MatchExpressions:{exprs}}}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quota(yaml: &str) -> ResourceQuota {
+        serde_yaml::from_str(yaml).expect("test manifest decodes")
+    }
+
+    fn lines(rq: &ResourceQuota) -> Vec<String> {
+        validate_resource_quota(rq)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    const HEAD: &str = "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\n";
+
+    #[test]
+    fn newer_server_scopes_table() {
+        // (spec yaml, expected error lines)
+        let table: &[(&str, &[&str])] = &[
+            // VolumeAttributesClass tracks PVC count and storage only.
+            (
+                "spec:\n  hard:\n    persistentvolumeclaims: '5'\n    requests.storage: 10Gi\n    count/persistentvolumeclaims: '5'\n  scopeSelector:\n    matchExpressions:\n    - scopeName: VolumeAttributesClass\n      operator: In\n      values: [gold]\n",
+                &[],
+            ),
+            (
+                "spec:\n  hard:\n    pods: '5'\n  scopeSelector:\n    matchExpressions:\n    - scopeName: VolumeAttributesClass\n      operator: Exists\n",
+                &["spec.scopeSelector.matchExpressions: Invalid value: core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{core.ScopedResourceSelectorRequirement{ScopeName:\"VolumeAttributesClass\", Operator:\"Exists\", Values:[]string(nil)}}}: unsupported scope applied to resource"],
+            ),
+            (
+                "spec:\n  hard:\n    requests.storage: 1Gi\n  scopes: [VolumeAttributesClass]\n",
+                &[],
+            ),
+            // CrossNamespacePodAffinity: pod resources, Exists only.
+            ("spec:\n  hard:\n    pods: '2'\n  scopes: [CrossNamespacePodAffinity]\n", &[]),
+            (
+                "spec:\n  hard:\n    secrets: '2'\n  scopes: [CrossNamespacePodAffinity]\n",
+                &["spec.scopes: Invalid value: []core.ResourceQuotaScope{\"CrossNamespacePodAffinity\"}: unsupported scope applied to resource"],
+            ),
+            (
+                "spec:\n  hard:\n    pods: '2'\n  scopeSelector:\n    matchExpressions:\n    - scopeName: CrossNamespacePodAffinity\n      operator: In\n      values: [x]\n",
+                &["spec.scopeSelector.matchExpressions.operator: Invalid value: \"In\": must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"],
+            ),
+            // PriorityClass accepts every operator; unknown scope names in a selector.
+            (
+                "spec:\n  hard:\n    requests.cpu: '4'\n  scopeSelector:\n    matchExpressions:\n    - scopeName: PriorityClass\n      operator: DoesNotExist\n",
+                &[],
+            ),
+            (
+                "spec:\n  hard:\n    count/pods: '4'\n  scopeSelector:\n    matchExpressions:\n    - scopeName: Bogus\n      operator: Exists\n",
+                &["spec.scopeSelector.matchExpressions.scopeName: Invalid value: \"Bogus\": unsupported scope"],
+            ),
+            // Conflicting scopes inside a selector report spec.scopes (here non-nil) as value.
+            (
+                "spec:\n  hard:\n    pods: '4'\n  scopes: [NotBestEffort]\n  scopeSelector:\n    matchExpressions:\n    - scopeName: Terminating\n      operator: Exists\n    - scopeName: NotTerminating\n      operator: Exists\n",
+                &["spec.scopeSelector.matchExpressions: Invalid value: []core.ResourceQuotaScope{\"NotBestEffort\"}: conflicting scopes"],
+            ),
+        ];
+        for (spec, want) in table {
+            let rq = quota(&format!("{HEAD}{spec}"));
+            assert_eq!(lines(&rq), *want, "{spec}");
+        }
+    }
+
+    #[test]
+    fn values_table() {
+        let table: &[(&str, &str, &[&str])] = &[
+            // defaulting rounds up to milli first: 0.1m pods is 1m, not an integer
+            ("pods", "0.0001", &["spec.hard[pods]: Invalid value: \"1m\": must be an integer"]),
+            ("requests.cpu", "0.0001", &[]),
+            ("services", "1k", &[]),
+            ("nvidia.com/gpu", "1.5", &["spec.hard[nvidia.com/gpu]: Invalid value: \"1500m\": must be an integer"]),
+            ("requests.nvidia.com/gpu", "1.5", &[]),
+            ("limits.nvidia.com/gpu", "500m", &["spec.hard[limits.nvidia.com/gpu]: Invalid value: \"500m\": must be an integer"]),
+            (
+                "pods",
+                "-1.5",
+                &[
+                    "spec.hard[pods]: Invalid value: \"-1500m\": must be greater than or equal to 0",
+                    "spec.hard[pods]: Invalid value: \"-1500m\": must be an integer",
+                ],
+            ),
+            ("memory", "-1Gi", &["spec.hard[memory]: Invalid value: \"-1Gi\": must be greater than or equal to 0"]),
+            ("memory", "0", &[]),
+        ];
+        for (key, value, want) in table {
+            let rq = quota(&format!("{HEAD}spec:\n  hard:\n    {key}: '{value}'\n"));
+            assert_eq!(lines(&rq), *want, "{key}: {value}");
+        }
+    }
+
+    #[test]
+    fn resource_name_table() {
+        let subdomain = "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        let table: Vec<(&str, Vec<String>)> = vec![
+            ("hugepages-2Mi", vec![]),
+            ("requests.hugepages-1Gi", vec![]),
+            ("count/widgets.example.com", vec![]),
+            ("storage", vec!["spec.hard[storage]: Invalid value: \"storage\": must be a standard resource for quota".into()]),
+            (
+                "limits.hugepages-2Mi",
+                vec![
+                    "spec.hard[limits.hugepages-2Mi]: Invalid value: \"limits.hugepages-2Mi\": must be a standard resource type or fully qualified".into(),
+                    "spec.hard[limits.hugepages-2Mi]: Invalid value: \"limits.hugepages-2Mi\": must be a standard resource for quota".into(),
+                ],
+            ),
+            ("Example.com/gpu", vec![format!("spec.hard[Example.com/gpu]: Invalid value: \"Example.com/gpu\": {subdomain}")]),
+        ];
+        for (key, want) in table {
+            let rq = quota(&format!("{HEAD}spec:\n  hard:\n    {key}: '1'\n"));
+            assert_eq!(lines(&rq), want, "{key}");
+        }
+        // A name that fails the qualified-name rule and has no '/' also fails the quota list.
+        let errs = validate_quota_resource_name("-x", "spec.hard[-x]");
+        assert_eq!(errs.len(), 2);
+        assert!(errs[0].detail.starts_with("name part must consist of"));
+        assert_eq!(errs[1].detail, reasons::NOT_QUOTA_RESOURCE);
+    }
+
+    #[test]
+    fn metadata_table() {
+        let table: &[(&str, &[&str])] = &[
+            ("metadata:\n  name: ok\n  namespace: team-a\n", &[]),
+            ("metadata:\n  generateName: quota-\n", &[]),
+            ("metadata: {}\n", &["metadata.name: Required value: name or generateName is required"]),
+            (
+                "metadata:\n  name: ok\n  namespace: Team_A\n",
+                &["metadata.namespace: Invalid value: \"Team_A\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"],
+            ),
+            (
+                "metadata:\n  name: ok\n  labels:\n    team: -bad\n",
+                &["metadata.labels: Invalid value: \"-bad\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"],
+            ),
+        ];
+        for (meta, want) in table {
+            let rq = quota(&format!("apiVersion: v1\nkind: ResourceQuota\n{meta}"));
+            assert_eq!(lines(&rq), *want, "{meta}");
+        }
+        let rq = quota("apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  generateName: Bad_\n");
+        let fields: Vec<String> = validate_resource_quota(&rq)
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
+        assert_eq!(fields, ["metadata.generateName", "metadata.name"]);
+        let long = "a".repeat(254);
+        let rq = quota(&format!(
+            "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: {long}\n"
+        ));
+        assert_eq!(
+            lines(&rq),
+            [format!(
+                "metadata.name: Invalid value: \"{long}\": must be no more than 253 characters"
+            )]
+        );
+    }
+
+    #[test]
+    fn status_is_validated_when_present() {
+        let rq = quota(&format!(
+            "{HEAD}status:\n  hard:\n    pods: '1.5'\n  used:\n    storage: '1'\n"
+        ));
+        assert_eq!(
+            lines(&rq),
+            [
+                "status.hard[pods]: Invalid value: \"1500m\": must be an integer",
+                "status.used[storage]: Invalid value: \"storage\": must be a standard resource for quota",
+            ]
+        );
+    }
+
+    #[test]
+    fn unparseable_quantity_is_a_decode_error() {
+        let rq = quota(&format!(
+            "{HEAD}spec:\n  hard:\n    pods: ten\n    Pods: '1'\n"
+        ));
+        let errs = validate_resource_quota(&rq);
+        assert!(has_decode_errors(&errs));
+        let decode: Vec<&FieldError> = errs.iter().filter(|e| e.is_decode_error()).collect();
+        assert_eq!(decode.len(), 1);
+        assert_eq!(decode[0].field, "spec.hard[pods]");
+        assert_eq!(decode[0].bad_value, "\"ten\"");
+        assert_eq!(
+            render_server_message("q", &errs),
+            "ResourceQuota in version \"v1\" cannot be handled as a ResourceQuota: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        );
+    }
+
+    #[test]
+    fn server_message_forms() {
+        let one = FieldError::invalid("spec.hard[foo]", "\"foo\"", reasons::NOT_QUOTA_RESOURCE);
+        let two = FieldError::required(
+            "spec.scopeSelector.matchExpressions.values",
+            reasons::VALUES_REQUIRED,
+        );
+        assert_eq!(render_server_message("q", &[]), "");
+        assert_eq!(
+            render_server_message("q", std::slice::from_ref(&one)),
+            "The ResourceQuota \"q\" is invalid: spec.hard[foo]: Invalid value: \"foo\": must be a standard resource for quota"
+        );
+        assert_eq!(
+            render_server_message("q", &[one.clone(), two.clone(), one.clone()]),
+            "The ResourceQuota \"q\" is invalid: \n* spec.hard[foo]: Invalid value: \"foo\": must be a standard resource for quota\n* spec.scopeSelector.matchExpressions.values: Required value: must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"
+        );
+    }
+
+    #[test]
+    fn go_rendering() {
+        assert_eq!(go_quote("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\x01é\"");
+        assert_eq!(go_scopes(None), "[]core.ResourceQuotaScope(nil)");
+        assert_eq!(go_scopes(Some(&[])), "[]core.ResourceQuotaScope{}");
+        assert_eq!(
+            go_string_slice(Some(&["a".into(), "b".into()])),
+            "[]string{\"a\", \"b\"}"
+        );
+        assert_eq!(
+            go_scope_selector(&ScopeSelector {
+                match_expressions: None
+            }),
+            "core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement(nil)}"
+        );
+    }
+}
