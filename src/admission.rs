@@ -66,6 +66,10 @@ pub struct Refusal {
     /// True when the server wraps it as `<resource> "<name>" is forbidden: <message>` (403);
     /// false for plain errors (the limited-scopes refusal is a 500 with the bare message).
     pub forbidden: bool,
+    /// Other messages the server could return instead: it checks quotas in its cache's order,
+    /// which is not defined, and reports the first quota that refuses.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<String>,
 }
 
 impl Refusal {
@@ -145,7 +149,17 @@ impl Decision {
 
 fn refusal(reason: RefusalReason, quota: Option<&str>, resources: Vec<String>, message: String) -> Refusal {
     let forbidden = !matches!(reason, RefusalReason::InsufficientQuotaToMatchScopes | RefusalReason::ScopeError);
-    Refusal { reason, quota: quota.map(str::to_string), resources, message, forbidden }
+    Refusal { reason, quota: quota.map(str::to_string), resources, message, forbidden, alternatives: vec![] }
+}
+
+/// The first refusal in quota order, with the others as alternatives.
+fn first_of(mut refusals: Vec<Refusal>) -> Option<Refusal> {
+    if refusals.is_empty() {
+        return None;
+    }
+    let mut first = refusals.remove(0);
+    first.alternatives = refusals.into_iter().map(|r| r.message).collect();
+    Some(first)
 }
 
 /// Per quota, what the first loop of CheckRequest found.
@@ -270,7 +284,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
 
     // Every quota, in order: scopes, match, constraints, usage stats.
     let mut examined: Vec<Examined> = Vec::new();
-    let mut first_error: Option<Refusal> = None;
+    let mut loop_errors: Vec<Refusal> = Vec::new();
     let mut restricted_scopes: Vec<ScopeRequirement> = Vec::new();
     let mut restricted_set: BTreeSet<String> = BTreeSet::new();
     for q in quotas.iter() {
@@ -278,7 +292,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
         let outcomes = match ev.match_scopes(obj, &selectors) {
             Ok(o) => o,
             Err(e) => {
-                first_error.get_or_insert_with(|| refusal(RefusalReason::ScopeError, Some(&q.name), vec![], format!("error matching scopes of quota {}, err: {e}", q.name)));
+                loop_errors.push(refusal(RefusalReason::ScopeError, Some(&q.name), vec![], format!("error matching scopes of quota {}, err: {e}", q.name)));
                 examined.push(Examined {
                     report: QuotaReport {
                         name: q.name.clone(),
@@ -297,12 +311,12 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
         };
         restricted_scopes.extend(selectors.iter().zip(&outcomes).filter(|(_, o)| o.matched).map(|(s, _)| s.clone()));
         let ex = examine(q, obj, &ev, outcomes);
-        if ex.interesting && first_error.is_none() {
+        if ex.interesting {
             match ex.report.verdict {
                 QuotaVerdict::MustSpecify => {
                     let missing: BTreeMap<String, BTreeSet<String>> =
                         ex.report.missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect();
-                    first_error = Some(refusal(
+                    loop_errors.push(refusal(
                         RefusalReason::MustSpecify,
                         Some(&q.name),
                         missing.keys().cloned().collect(),
@@ -310,7 +324,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
                     ));
                 }
                 QuotaVerdict::StatusUnknown => {
-                    first_error = Some(refusal(
+                    loop_errors.push(refusal(
                         RefusalReason::StatusUnknown,
                         Some(&q.name),
                         ex.restricted.clone(),
@@ -346,14 +360,14 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
         deltas.push(Some(resources::remove_zeros(&d)));
     }
     let mut reports: Vec<QuotaReport> = Vec::with_capacity(quotas.len());
-    let mut exceeded_first: Option<Refusal> = None;
+    let mut exceeded_errors: Vec<Refusal> = Vec::new();
     for ((q, ex), d) in quotas.iter().zip(examined).zip(&deltas) {
         let mut report = ex.report;
         if let Some(delta) = d {
             let exceeded = charge(q, &ex.restricted, delta, &mut report);
-            if !exceeded.is_empty() && exceeded_first.is_none() && report.verdict == QuotaVerdict::Exceeded {
+            if !exceeded.is_empty() && report.verdict == QuotaVerdict::Exceeded {
                 let requested = resources::mask(delta, q.quota.status_hard.keys());
-                exceeded_first = Some(refusal(
+                exceeded_errors.push(refusal(
                     RefusalReason::ExceededQuota,
                     Some(&q.name),
                     exceeded.iter().cloned().collect(),
@@ -374,7 +388,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
         None => input_usage.clone(),
     });
 
-    if let Some(r) = first_error {
+    if let Some(r) = first_of(loop_errors) {
         return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
     }
     let negative = resources::negative_names(&input_usage);
@@ -416,7 +430,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
         );
         return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
     }
-    if let Some(r) = exceeded_first {
+    if let Some(r) = first_of(exceeded_errors) {
         return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
     }
     // Admitted: charge every applying quota.

@@ -132,7 +132,7 @@ mod tests {
     fn unknown_fields_are_errors_with_their_path() {
         let text = "apiVersion: apiserver.config.k8s.io/v1\nkind: ResourceQuotaConfiguration\nlimitedResources:\n- resource: pods\n  matchScope: []\n";
         let err = parse("c.yaml", text).unwrap_err();
-        assert_eq!(err.field.as_deref(), Some("limitedResources[0]"));
+        assert_eq!(err.field.as_deref(), Some("limitedResources[0].matchScope"));
         assert!(err.message.contains("matchScope"), "{err}");
     }
 }

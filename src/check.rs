@@ -133,6 +133,9 @@ pub struct DocumentReport {
     /// The first refusal the controller would meet creating pods (or their claims).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_message: Option<String>,
+    /// Other refusals the pods could meet instead (the server's quota order is not defined).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pod_message_alternatives: Vec<String>,
     /// What the API server changes before quota sees the object.
     pub mutations: Vec<String>,
     pub usage: ResourceList,
@@ -191,7 +194,7 @@ fn mutate(obj: &mut Object, state: &ClusterState, ns: &str) -> Result<Vec<String
 fn admission_refusal(message: String) -> Decision {
     Decision {
         allowed: false,
-        refusal: Some(Refusal { reason: RefusalReason::Admission, quota: None, resources: vec![], message, forbidden: true }),
+        refusal: Some(Refusal { reason: RefusalReason::Admission, quota: None, resources: vec![], message, forbidden: true, alternatives: vec![] }),
         usage: ResourceList::new(),
         quotas: vec![],
         skipped: None,
@@ -229,7 +232,7 @@ fn child(parent: &Object, api_version: &str, kind: &str, name: String, body: Bod
 struct PodsOutcome {
     wanted: Option<i32>,
     admitted: i32,
-    first_refusal: Option<String>,
+    first_refusal: Option<Refusal>,
     explained: Option<PodsReport>,
     notes: Vec<String>,
 }
@@ -263,7 +266,7 @@ fn admit_workload_pods(obj: &Object, w: &Workload, state: &mut ClusterState, ns:
         let (d, _) = admit(&mut inter, state, ns, opts);
         if let Some(r) = d.refusal {
             out.notes.push(format!("the {k} {} would be refused, so no pod is created", inter.meta.name));
-            out.first_refusal = Some(r.message);
+            out.first_refusal = Some(r);
             return out;
         }
     }
@@ -277,7 +280,7 @@ fn admit_workload_pods(obj: &Object, w: &Workload, state: &mut ClusterState, ns:
             let mut c = child(obj, "v1", "PersistentVolumeClaim", format!("{claim}-{}-{i}", obj.meta.name), Body::PersistentVolumeClaim(pvc.clone()), &Meta::default());
             let (d, _) = admit(&mut c, state, ns, opts);
             if let Some(r) = d.refusal {
-                out.first_refusal = Some(r.message);
+                out.first_refusal = Some(r);
                 out.notes.push(format!("claim {} for replica {i} would be refused, so that pod is not created", c.meta.name));
                 return out;
             }
@@ -289,7 +292,7 @@ fn admit_workload_pods(obj: &Object, w: &Workload, state: &mut ClusterState, ns:
         out.explained = Some(report);
         match d.refusal {
             Some(r) => {
-                out.first_refusal = Some(r.message);
+                out.first_refusal = Some(r);
                 return out;
             }
             None => out.admitted += 1,
@@ -315,7 +318,10 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
         // Field validation comes before admission.
         let invalid = match &obj.body {
             Body::ResourceQuota(q) => {
-                let errors = crate::validation::validate_resource_quota(&q.raw);
+                // The server discards a new quota's status before validating it.
+                let mut raw = q.raw.clone();
+                raw.status = None;
+                let errors = crate::validation::validate_resource_quota(&raw);
                 (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors))
             }
             _ => None,
@@ -324,7 +330,7 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             Some(message) => (
                 Decision {
                     allowed: false,
-                    refusal: Some(Refusal { reason: RefusalReason::Invalid, quota: None, resources: vec![], message, forbidden: false }),
+                    refusal: Some(Refusal { reason: RefusalReason::Invalid, quota: None, resources: vec![], message, forbidden: false, alternatives: vec![] }),
                     usage: ResourceList::new(),
                     quotas: vec![],
                     skipped: None,
@@ -348,6 +354,7 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             replicas: None,
             replicas_admitted: None,
             pod_message: None,
+            pod_message_alternatives: vec![],
             mutations,
             usage: decision.usage.clone(),
             quotas: decision.quotas.clone(),
@@ -375,7 +382,8 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
                 };
                 report.replicas = pods.wanted;
                 report.replicas_admitted = pods.wanted.map(|_| pods.admitted);
-                report.pod_message = pods.first_refusal;
+                report.pod_message_alternatives = pods.first_refusal.as_ref().map(|r| r.alternatives.clone()).unwrap_or_default();
+                report.pod_message = pods.first_refusal.map(|r| r.message);
                 report.pods = pods.explained;
                 report.notes.extend(pods.notes);
             }

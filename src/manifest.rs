@@ -147,8 +147,9 @@ pub fn parse_str(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
         if yaml.is_null() {
             continue;
         }
-        let value: Value =
+        let mut value: Value =
             serde_json::to_value(&yaml).map_err(|e| InputError::at(&origin, None, format!("cannot be read as a Kubernetes object: {e}")))?;
+        normalize_floats(&mut value, looks_like_json(text));
         if !value.is_object() {
             return Err(InputError::at(&origin, None, "a Kubernetes object must be a mapping (apiVersion, kind, metadata, ...)"));
         }
@@ -170,6 +171,48 @@ pub fn parse_str(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
     Ok(out)
 }
 
+/// Whether a stream is JSON rather than YAML (kubectl decides the same way: by the first
+/// non-blank character).
+fn looks_like_json(text: &str) -> bool {
+    text.trim_start().starts_with(['{', '['])
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`: shortest digits, exponent form (`1e+09`) when
+/// the exponent is below -4 or at least 6.
+pub fn go_float_g(f: f64) -> String {
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if f != 0.0 && !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.abs())
+    } else {
+        format!("{f}")
+    }
+}
+
+/// Floating-point numbers reach the API server as kubectl sends them, and a quantity keeps the
+/// notation it arrives in (`1e9` prints as `1e9`, `1000000000` as `1G`). kubectl converts YAML
+/// to JSON with Go's `%g` formatting, so a YAML float becomes the text `1e+09`; JSON input is
+/// decoded into integers where the value is whole. Floats are replaced here by that text.
+fn normalize_floats(v: &mut Value, json: bool) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or_default();
+            if json || (f.fract() == 0.0 && f.abs() < 1e6) {
+                if f.fract() == 0.0 && f.abs() < 9.2e18 {
+                    *v = Value::from(f as i64);
+                }
+            } else if f.is_finite() {
+                *v = Value::String(go_float_g(f));
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| normalize_floats(i, json)),
+        Value::Object(map) => map.values_mut().for_each(|i| normalize_floats(i, json)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,6 +223,18 @@ mod tests {
         let got: Vec<_> = docs.iter().map(|d| (d.origin.document, d.value["kind"].as_str().unwrap().to_string())).collect();
         // serde_yaml counts the leading `---` as opening the first document.
         assert_eq!(got, vec![(1, "A".to_string()), (3, "B".to_string())]);
+    }
+
+    #[test]
+    fn floats_arrive_as_kubectl_sends_them() {
+        let cases = [(1e9, "1e+09"), (0.5, "0.5"), (123456.0, "123456"), (1234567.0, "1.234567e+06"), (1e-5, "1e-05"), (0.0001, "0.0001"), (1.25, "1.25")];
+        for (f, want) in cases {
+            assert_eq!(go_float_g(f), want);
+        }
+        let yaml = parse_str("f.yaml", "a: 1e9\nb: 2.0\nc: 0.5\nd: 7\n").unwrap();
+        assert_eq!(yaml[0].value, serde_json::json!({"a": "1e+09", "b": 2, "c": "0.5", "d": 7}));
+        let json = parse_str("f.json", r#"{"a": 1e9, "c": 0.5}"#).unwrap();
+        assert_eq!(json[0].value, serde_json::json!({"a": 1000000000, "c": 0.5}));
     }
 
     #[test]

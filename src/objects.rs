@@ -341,6 +341,9 @@ fn meta(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Meta 
 }
 
 fn container(c: &core::Container, path: &str) -> FieldResult<Container> {
+    if c.name.is_empty() {
+        return Err((format!("{path}.name"), "Required value: every container needs a name".into()));
+    }
     let r = c.resources.clone().unwrap_or_default();
     Ok(Container {
         name: c.name.clone(),
@@ -648,7 +651,7 @@ mod tests {
             ("kind: Pod\nmetadata: {name: p}\n", "apiVersion"),
             ("apiVersion: v1\nmetadata: {name: p}\n", "kind"),
             ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "metadata.name"),
-            ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{image: x}]}\n", "spec.containers[0]"),
+            ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{image: x}]}\n", "spec.containers[0].name"),
             ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, resources: {limits: {memory: 1K}}}]}\n", "spec.containers[0].resources.limits.memory"),
             ("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec: {hard: {pods: x}}\n", "spec.hard.pods"),
             ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {selector: {}, template: {spec: {containers: [{name: a, resources: {requests: {cpu: '1.2.3'}}}]}}}\n", "spec.template.spec.containers[0].resources.requests.cpu"),

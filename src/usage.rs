@@ -493,8 +493,9 @@ mod tests {
             ..Pod::default()
         };
         let restricted: Vec<String> = ["requests.cpu", "limits.memory", "pods", "requests.ephemeral-storage"].iter().map(|s| s.to_string()).collect();
+        // No API defaulting here: web's cpu limit is not copied into its requests.
         let missing = pod_missing(&pod, &restricted);
-        assert_eq!(must_specify_message(&missing), "must specify limits.memory for: app,init; requests.cpu for: init");
+        assert_eq!(must_specify_message(&missing), "must specify limits.memory for: app,init; requests.cpu for: init,web");
         let mut pod_level = pod.clone();
         pod_level.pod_limits = rl(&[("cpu", "2")]);
         assert!(pod_missing(&pod_level, &restricted).is_empty());

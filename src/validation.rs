@@ -17,8 +17,8 @@
 //! Deliberate differences from the server's text:
 //! - the bad value of `must be an integer` is the quantity's canonical string (`"500m"`),
 //!   not Go's `%#v` dump of the `resource.Quantity` struct;
-//! - resource names are quoted (`"foo"`) as servers up to ~1.26 print them (newer servers
-//!   print the `ResourceName` unquoted);
+//! - resource names are quoted (`"foo"`) as older servers print them (the v1.20 corpus does);
+//!   current servers pass a `core.ResourceName`, which Go prints unquoted;
 //! - a quantity that does not parse is reported as a [`FieldErrorKind::Unparseable`] error on
 //!   its field (the server refuses the whole body while decoding, before validation; see
 //!   [`render_server_message`]).

@@ -6,6 +6,13 @@
 //! the pods created; `exceeded quota` / `insufficient quota` messages exactly; for
 //! `must specify` refusals the quota and the set of resources (v1.20 printed
 //! `must specify a,b`, newer servers and this tool `must specify a for: c; b for: c`).
+//!
+//! One thing the corpus cannot pin: when several quotas would refuse, the server reports the
+//! first in its informer cache's order, a Go map iteration (for two quotas in one bucket the
+//! later-created one comes first one time in eight). The tool answers in name order and lists
+//! the other refusals the server could return as `alternatives`. A recorded answer that
+//! differs from the tool's first answer passes only if the tool listed it as an alternative;
+//! such cases are printed, and named in the closing notes.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -29,22 +36,40 @@ fn must_specify(msg: &str) -> Option<(String, BTreeSet<String>)> {
     Some((quota.to_string(), resources))
 }
 
-/// Compares one message as the README prescribes; returns a description of the mismatch.
-fn compare_message(what: &str, expected: Option<&str>, got: Option<&str>) -> Option<String> {
+/// Whether two messages agree as the README prescribes.
+fn same_message(expected: &str, got: &str) -> bool {
+    match must_specify(expected) {
+        Some(want) => must_specify(got) == Some(want),
+        None => expected == got,
+    }
+}
+
+/// The outcome of comparing one message.
+enum Compared {
+    Same,
+    /// The recorded answer is one of the tool's alternatives (server quota order).
+    Alternative,
+    Differs(String),
+}
+
+fn compare_message(what: &str, expected: Option<&str>, got: Option<&str>, alternatives: &Value) -> Compared {
     match (expected, got) {
-        (None, _) => None,
-        (Some(e), None) => Some(format!("{what}: expected {e:?}, got none")),
+        (None, _) => Compared::Same,
+        (Some(e), None) => Compared::Differs(format!("{what}: expected {e:?}, got none")),
+        (Some(e), Some(g)) if same_message(e, g) => Compared::Same,
         (Some(e), Some(g)) => {
-            if let Some(want) = must_specify(e) {
-                (must_specify(g).as_ref() != Some(&want)).then(|| format!("{what}: expected must-specify {want:?}, got {g:?}"))
+            let alts = alternatives.as_array().cloned().unwrap_or_default();
+            if alts.iter().filter_map(Value::as_str).any(|a| same_message(e, a)) {
+                Compared::Alternative
             } else {
-                (e != g).then(|| format!("{what}:\n      expected {e:?}\n      got      {g:?}"))
+                Compared::Differs(format!("{what}:\n      expected {e:?}\n      got      {g:?}\n      alternatives {alts:?}"))
             }
         }
     }
 }
 
-fn run_case(dir: &Path) -> Result<(), String> {
+/// Ok(true) when the case matched only through an alternative.
+fn run_case(dir: &Path) -> Result<bool, String> {
     let expected: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
     cmd.arg("check")
@@ -71,6 +96,12 @@ fn run_case(dir: &Path) -> Result<(), String> {
         return Err(format!("expected {} results, got {}", want.len(), docs.len()));
     }
     let mut problems = Vec::new();
+    let mut via_alternative = false;
+    let mut note = |c: Compared, problems: &mut Vec<String>| match c {
+        Compared::Same => {}
+        Compared::Alternative => via_alternative = true,
+        Compared::Differs(d) => problems.push(d),
+    };
     for (i, (w, g)) in want.iter().zip(docs).enumerate() {
         let label = format!("document {} ({} {})", i + 1, w["kind"].as_str().unwrap_or(""), w["name"].as_str().unwrap_or(""));
         if w["kind"] != g["kind"] || w["name"] != g["name"] {
@@ -79,9 +110,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
         if w["allowed"] != g["allowed"] {
             problems.push(format!("{label}: allowed expected {}, got {} ({})", w["allowed"], g["allowed"], g["message"]));
         }
-        if let Some(m) = compare_message(&format!("{label} message"), w["message"].as_str(), g["message"].as_str()) {
-            problems.push(m);
-        }
+        note(compare_message(&format!("{label} message"), w["message"].as_str(), g["message"].as_str(), &g["refusal"]["alternatives"]), &mut problems);
         if let Some(created) = w.get("pods_created") {
             if created != &g["replicasAdmitted"] || w["pods_wanted"] != g["replicas"] {
                 problems.push(format!(
@@ -89,9 +118,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
                     w["pods_wanted"], g["replicasAdmitted"], g["replicas"]
                 ));
             }
-            if let Some(m) = compare_message(&format!("{label} pod message"), w["pod_message"].as_str(), g["podMessage"].as_str()) {
-                problems.push(m);
-            }
+            note(compare_message(&format!("{label} pod message"), w["pod_message"].as_str(), g["podMessage"].as_str(), &g["podMessageAlternatives"]), &mut problems);
         }
     }
     let all_fit = docs.iter().all(|d| d["allowed"] == true && d.get("replicasAdmitted").is_none_or(|a| a.is_null() || a == &d["replicas"]));
@@ -99,7 +126,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
         problems.push(format!("exit status {code} does not agree with the verdicts"));
     }
     if problems.is_empty() {
-        Ok(())
+        Ok(via_alternative)
     } else {
         Err(problems.join("\n    "))
     }
@@ -111,12 +138,19 @@ fn every_recorded_case_matches_the_api_server() {
     cases.sort();
     assert!(cases.len() >= 100, "the corpus is missing: {} cases", cases.len());
     let mut failures = Vec::new();
+    let mut alternatives = Vec::new();
     for c in &cases {
-        if let Err(e) = run_case(c) {
-            failures.push(format!("{}:\n    {e}", c.file_name().unwrap().to_string_lossy()));
+        let name = c.file_name().unwrap().to_string_lossy().to_string();
+        match run_case(c) {
+            Ok(false) => {}
+            Ok(true) => alternatives.push(name),
+            Err(e) => failures.push(format!("{name}:\n    {e}")),
         }
     }
     println!("conformance: {} of {} cases match", cases.len() - failures.len(), cases.len());
+    if !alternatives.is_empty() {
+        println!("matched through the server's undefined quota order (recorded answer = one of the tool's alternatives): {}", alternatives.join(", "));
+    }
     assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
 
