@@ -116,6 +116,8 @@ pub struct ResourceRow {
 pub struct QuotaReport {
     pub name: String,
     pub applies: bool,
+    /// The quota limits nothing this kind of object consumes.
+    pub unrelated: bool,
     pub verdict: QuotaVerdict,
     /// One sentence: why it applies or not.
     pub why: String,
@@ -176,6 +178,7 @@ fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, outcomes: Vec<ScopeOutc
     let mut report = QuotaReport {
         name: q.name.clone(),
         applies: false,
+        unrelated: false,
         verdict: QuotaVerdict::NotApplicable,
         why: String::new(),
         scopes: outcomes.clone(),
@@ -189,6 +192,7 @@ fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, outcomes: Vec<ScopeOutc
         return Examined { report, restricted, interesting: false };
     }
     if restricted.is_empty() {
+        report.unrelated = true;
         let tracked: Vec<&str> = hard_names.iter().map(String::as_str).collect();
         report.why = format!("limits nothing {gr} consume (hard: {})", if tracked.is_empty() { "none".to_string() } else { tracked.join(", ") });
         return Examined { report, restricted, interesting: false };
@@ -297,6 +301,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
                     report: QuotaReport {
                         name: q.name.clone(),
                         applies: false,
+                        unrelated: false,
                         verdict: QuotaVerdict::NotApplicable,
                         why: e,
                         scopes: vec![],

@@ -111,30 +111,44 @@ fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
     }
 }
 
+/// Quota explanations: unrelated quotas (limiting nothing the object consumes) on one line.
+fn quota_blocks(out: &mut String, quotas: &[QuotaReport], indent: &str, what: &str) {
+    for q in quotas.iter().filter(|q| !q.unrelated) {
+        quota_block(out, q, indent);
+    }
+    let unrelated: Vec<&str> = quotas.iter().filter(|q| q.unrelated).map(|q| q.name.as_str()).collect();
+    if !unrelated.is_empty() {
+        let _ = writeln!(out, "{indent}{}", format!("quotas limiting nothing {what} consume: {}", unrelated.join(", ")).dimmed());
+    }
+}
+
 fn document_block(out: &mut String, d: &DocumentReport) {
     let _ = writeln!(out, "{}", verdict_line(d));
     let _ = writeln!(out, "  from {}{}", d.source, d.namespace.as_ref().map(|n| format!(", namespace {n}")).unwrap_or_default());
     if let Some(e) = &d.server_error {
         let _ = writeln!(out, "  server: {e}");
     }
+    for a in d.refusal.iter().flat_map(|r| &r.alternatives) {
+        let _ = writeln!(out, "  or, as the server checks quotas in no fixed order: {a}");
+    }
     for m in &d.mutations {
         let _ = writeln!(out, "  before quota: {m}");
     }
-    for q in &d.quotas {
-        quota_block(out, q, "  ");
-    }
+    let gr = d.quotas.first().map(|_| format!("{}s", d.kind.to_lowercase())).unwrap_or_default();
+    quota_blocks(out, &d.quotas, "  ", &gr);
     if let Some(p) = &d.pods {
         let state = if p.allowed { "admitted".green().to_string() } else { "refused".red().bold().to_string() };
         let _ = writeln!(out, "  pods (explained for {}: {state}):", p.pod);
         if let Some(m) = &d.pod_message {
             let _ = writeln!(out, "    server: {m}");
         }
+        for a in &d.pod_message_alternatives {
+            let _ = writeln!(out, "    or, as the server checks quotas in no fixed order: {a}");
+        }
         for m in &p.mutations {
             let _ = writeln!(out, "    before quota: {m}");
         }
-        for q in &p.quotas {
-            quota_block(out, q, "    ");
-        }
+        quota_blocks(out, &p.quotas, "    ", "pods");
     } else if let Some(m) = &d.pod_message {
         let _ = writeln!(out, "  pods: {m}");
     }

@@ -1,0 +1,137 @@
+//! The `kubectl-quota` binary end to end: exit statuses, input errors, the validation corpus.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
+    c.env("NO_COLOR", "1").current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn run_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).to_string()
+}
+
+const STATE: &str = "tests/conformance/1001-compute-exceeds-requests-cpu/state.yaml";
+
+#[test]
+fn exit_status_says_whether_everything_fits() {
+    let fits = run(&["check", "-f", "tests/conformance/1000-compute-fits/candidate.yaml", "--state", "tests/conformance/1000-compute-fits/state.yaml", "-n", "NAMESPACE"]);
+    assert_eq!(fits.status.code(), Some(0), "{}", text(&fits.stdout));
+    let refused = run(&["check", "-f", "tests/conformance/1001-compute-exceeds-requests-cpu/candidate.yaml", "--state", STATE, "-n", "NAMESPACE"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(text(&refused.stdout).contains("pod/p: refused by quota compute: requests.cpu 600m + used 500m > hard 1"), "{}", text(&refused.stdout));
+}
+
+#[test]
+fn a_partly_refused_workload_exits_1() {
+    let out = run(&["check", "-f", "examples/app.yaml", "--state", "examples/cluster-state.yaml", "-n", "shop", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["documents"][0]["kind"], "Deployment");
+    assert_eq!(v["documents"][0]["allowed"], true);
+    assert_eq!(v["documents"][0]["replicas"], 4);
+    assert_eq!(v["documents"][0]["replicasAdmitted"], 2);
+}
+
+#[test]
+fn bad_input_names_file_document_and_field_and_exits_2() {
+    let pod = |res: &str| format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers:\n  - name: app\n    resources: {res}\n");
+    let cases: Vec<(String, &str)> = vec![
+        ("kind: [broken\n".into(), "-, document 1: not valid YAML or JSON"),
+        (format!("{}---\n{}", pod("{}"), pod("{requests: {cpu: 2x}}")), "-, document 2: spec.containers[0].resources.requests.cpu: invalid quantity \"2x\""),
+        ("kind: Pod\nmetadata: {name: p}\n".into(), "-, document 1: apiVersion: Required value"),
+        ("apiVersion: v1\nmetadata: {name: p}\n".into(), "-, document 1: kind: Required value"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n".into(), "-, document 1: metadata.name: Required value"),
+        ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: 3}\n".into(), "-, document 1: spec.containers: invalid type"),
+    ];
+    for (input, want) in cases {
+        let out = run_stdin(&["check", "-f", "-", "--state", STATE], &input);
+        assert_eq!(out.status.code(), Some(2), "{input}");
+        let err = text(&out.stderr);
+        assert!(err.starts_with(&format!("error: {want}")), "stderr {err:?} should start with {want:?}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn unreadable_paths_exit_2() {
+    for args in [
+        vec!["check", "-f", "no/such/file.yaml", "--state", STATE],
+        vec!["check", "-f", "examples/app.yaml", "--state", "no/such/state.yaml"],
+        vec!["check", "-f", "examples/app.yaml", "--state", STATE, "--admission-config", "no/such.yaml"],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).starts_with("error: "), "{}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn directories_and_lists_are_read_in_name_order() {
+    let dir = std::env::temp_dir().join(format!("kq-dir-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let pod = |n: &str| format!(r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{n}"}},"spec":{{"containers":[{{"name":"c","resources":{{"requests":{{"cpu":"400m"}}}}}}]}}}}"#);
+    std::fs::write(dir.join("b.json"), format!(r#"{{"apiVersion":"v1","kind":"List","items":[{},{}]}}"#, pod("p1"), pod("p2"))).unwrap();
+    std::fs::write(dir.join("a.yaml"), pod("p0")).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a manifest").unwrap();
+    std::fs::write(dir.join("sub/c.yaml"), pod("p3")).unwrap();
+    let state = "tests/conformance/1056-sequential-three-pods/state.yaml";
+    let names = |recursive: bool| {
+        let mut args = vec!["check", "-f", dir.to_str().unwrap(), "--state", state, "-n", "NAMESPACE", "-o", "json"];
+        if recursive {
+            args.push("-R");
+        }
+        let out = run(&args);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out.stderr)));
+        v["documents"].as_array().unwrap().iter().map(|d| format!("{}:{}", d["name"].as_str().unwrap(), d["allowed"])).collect::<Vec<_>>()
+    };
+    // 1 cpu quota: p0 and p1 fit (800m), p2 is the one refused, as the server refuses the third.
+    assert_eq!(names(false), vec!["p0:true", "p1:true", "p2:false"]);
+    assert_eq!(names(true), vec!["p0:true", "p1:true", "p2:false", "p3:false"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `check -f quota.yaml` refuses exactly the quotas the API server refused, naming the fields.
+#[test]
+fn validation_corpus_through_check() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance-validation");
+    let mut cases: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    cases.sort();
+    assert!(cases.len() >= 40);
+    let mut failures = Vec::new();
+    for c in &cases {
+        let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(c.join("expected.json")).unwrap()).unwrap();
+        let out = run(&["check", "-f", c.join("quota.yaml").to_str().unwrap(), "--state", "/dev/null", "-n", "default", "-o", "json"]);
+        let valid = expected["valid"].as_bool().unwrap();
+        let want_code = if valid { 0 } else { 1 };
+        if out.status.code() != Some(want_code) {
+            failures.push(format!("{}: exit {:?}, want {want_code}: {}{}", c.display(), out.status.code(), text(&out.stdout), text(&out.stderr)));
+            continue;
+        }
+        if !valid {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let ours = v["documents"][0]["message"].as_str().unwrap_or("").to_string();
+            let theirs = expected["message"].as_str().unwrap();
+            // Every field the server named appears in ours.
+            for field in theirs.split(['\n', ' ']).filter(|w| w.ends_with(':') && (w.starts_with("spec.") || w.starts_with("metadata."))) {
+                if !ours.contains(field) {
+                    failures.push(format!("{}: server names {field} but we say {ours:?}", c.display()));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
