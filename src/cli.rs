@@ -74,8 +74,121 @@ pub enum Command {
     /// Would these manifests pass ResourceQuota admission? Explain every match and every miss.
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
+    /// Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors.
+    #[command(after_help = CREATE_HELP, visible_alias = "resourcequota")]
+    Create(CreateArgs),
+    /// Show quotas as Used/Hard tables with percentages; scopes and selectors in words.
+    #[command(after_help = DESCRIBE_HELP)]
+    Describe(DescribeArgs),
     /// Print the version.
     Version,
+}
+
+const CREATE_HELP: &str = "\
+Examples:
+  # A compute quota for the current namespace
+  kubectl quota create compute --hard=requests.cpu=4,requests.memory=8Gi,limits.cpu=8,limits.memory=16Gi,pods=20
+
+  # Only pods with the high or medium PriorityClass (a scope selector kubectl create cannot express)
+  kubectl quota create critical --hard=pods=10,requests.cpu=4 --priority-class=high,medium
+
+  # Any selector expression, and plain scopes
+  kubectl quota create long-running --hard=pods=50 --scopes=NotTerminating --scope-selector 'PriorityClass NotIn batch'
+
+  # Print the object without contacting the cluster
+  kubectl quota create q --hard=pods=3 --dry-run=client -o yaml
+
+The quota is validated with the API server's rules before anything is sent.";
+
+const DESCRIBE_HELP: &str = "\
+Examples:
+  # Every quota of the current namespace
+  kubectl quota describe
+
+  # One quota, another namespace
+  kubectl quota describe compute -n team-a
+
+  # All namespaces, the quotas closest to their limits first
+  kubectl quota describe -A --sort usage
+
+  # Machine-readable
+  kubectl quota describe -o json
+
+Never writes to the cluster.";
+
+/// `--dry-run` values, as kubectl has them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DryRun {
+    None,
+    Client,
+    Server,
+}
+
+/// Output formats of `create`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CreateOutput {
+    Yaml,
+    Json,
+    Name,
+}
+
+/// `kubectl quota create`.
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The quota's name.
+    pub name: String,
+    /// A comma-delimited set of resource=quantity pairs that define a hard limit.
+    #[arg(long, value_name = "RESOURCE=QUANTITY,...")]
+    pub hard: Option<String>,
+    /// A comma-delimited set of quota scopes that must all match each object tracked by the quota.
+    #[arg(long, value_name = "SCOPE,...")]
+    pub scopes: Option<String>,
+    /// Track only pods with one of these PriorityClasses (a `PriorityClass In` scope selector).
+    #[arg(long = "priority-class", value_name = "NAME,...")]
+    pub priority_class: Vec<String>,
+    /// A scope selector expression: 'SCOPE OPERATOR [VALUE,...]' (repeatable), e.g.
+    /// 'PriorityClass In high,medium', 'PriorityClass DoesNotExist'.
+    #[arg(long = "scope-selector", value_name = "EXPRESSION")]
+    pub scope_selector: Vec<String>,
+    /// Must be "none", "server", or "client". client: print the object, send nothing;
+    /// server: submit with dryRun=All, persist nothing.
+    #[arg(long = "dry-run", value_enum, default_value = "none", num_args = 0..=1, default_missing_value = "client")]
+    pub dry_run: DryRun,
+    /// Output format (default: `resourcequota/NAME created`).
+    #[arg(short = 'o', long, value_enum)]
+    pub output: Option<CreateOutput>,
+}
+
+/// Sort orders of `describe`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortBy {
+    Name,
+    Usage,
+}
+
+/// Output formats of `describe`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DescribeOutput {
+    Text,
+    Wide,
+    Json,
+    Yaml,
+}
+
+/// `kubectl quota describe`.
+#[derive(Debug, Args)]
+pub struct DescribeArgs {
+    /// Only this quota.
+    pub name: Option<String>,
+    /// Quotas of every namespace, grouped by namespace.
+    #[arg(short = 'A', long = "all-namespaces")]
+    pub all_namespaces: bool,
+    /// Order: by name, or by how close to a limit (highest use first).
+    #[arg(long, value_enum, default_value = "name")]
+    pub sort: SortBy,
+    /// Output format; wide adds spec.hard values the quota controller has not synced yet.
+    #[arg(short = 'o', long, value_enum, default_value = "text")]
+    pub output: DescribeOutput,
 }
 
 /// `kubectl quota check`.

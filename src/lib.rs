@@ -11,6 +11,8 @@
 pub mod admission;
 pub mod admission_config;
 pub mod check;
+pub mod create;
+pub mod describe;
 pub mod cli;
 pub mod defaulting;
 pub mod manifest;
