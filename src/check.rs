@@ -186,7 +186,10 @@ fn mutate(obj: &mut Object, state: &ClusterState, ns: &str) -> Result<Vec<String
     let m = mutators(state, ns);
     match &mut obj.body {
         Body::Pod(p) => defaulting::mutate_pod(p, &m),
-        Body::PersistentVolumeClaim(p) => Ok(defaulting::apply_default_storage_class(p, &obj.meta.annotations, m.storage_classes)),
+        Body::PersistentVolumeClaim(p) => {
+            defaulting::clear_pvc_status(p);
+            Ok(defaulting::apply_default_storage_class(p, &obj.meta.annotations, m.storage_classes))
+        }
         _ => Ok(vec![]),
     }
 }

@@ -61,6 +61,16 @@ pub fn default_pod_api(pod: &mut Pod) -> Vec<String> {
         }
     }
     if !pod.pod_limits.is_empty() {
+        // Overcommittable pod-level resources (cpu, memory) missing from pod-level requests
+        // take the containers' aggregate requests first; what no container requests takes the
+        // pod-level limit.
+        let aggregate = crate::usage::aggregate(pod, |c| &c.requests);
+        for k in ["cpu", "memory"] {
+            if let (Some(v), false) = (aggregate.get(k), pod.pod_requests.contains_key(k)) {
+                notes.push(format!("API defaulting: pod-level requests.{k}={v} from the containers' requests"));
+                pod.pod_requests.insert(k.to_string(), v.clone());
+            }
+        }
         for (k, v) in pod.pod_limits.clone() {
             let supported = k == "cpu" || k == "memory" || k.starts_with("hugepages-");
             if supported && !pod.pod_requests.contains_key(&k) {
@@ -103,8 +113,9 @@ pub fn apply_priority(pod: &mut Pod, classes: Option<&BTreeMap<String, (bool, i3
         return Ok(vec![]);
     };
     if pod.priority_class_name.is_empty() {
-        // The highest-valued global default wins, as the plugin does when several exist.
-        let default = classes.iter().filter(|(_, (g, _))| *g).max_by_key(|(_, (_, v))| *v).map(|(n, _)| n.clone());
+        // When several classes claim to be the global default (a race the API allows), the
+        // plugin takes the one with the lowest value.
+        let default = classes.iter().filter(|(_, (g, _))| *g).min_by_key(|(_, (_, v))| *v).map(|(n, _)| n.clone());
         if let Some(name) = default {
             pod.priority_class_name = name.clone();
             return Ok(vec![format!("Priority: priorityClassName={name} (the global default PriorityClass)")]);
@@ -119,14 +130,18 @@ pub fn apply_priority(pod: &mut Pod, classes: Option<&BTreeMap<String, (bool, i3
 
 /// The RuntimeClass plugin: the pod's overhead from its RuntimeClass.
 pub fn apply_runtime_class(pod: &mut Pod, classes: Option<&BTreeMap<String, ResourceList>>) -> Result<Vec<String>, String> {
-    let (Some(name), Some(classes)) = (pod.runtime_class_name.clone(), classes) else {
+    const UNDECLARED: &str = "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead";
+    let Some(name) = pod.runtime_class_name.clone() else {
+        return if pod.overhead.is_empty() { Ok(vec![]) } else { Err(UNDECLARED.into()) };
+    };
+    let Some(classes) = classes else {
         return Ok(vec![]);
     };
     let Some(overhead) = classes.get(&name) else {
         return Err(format!("pod rejected: RuntimeClass \"{name}\" not found"));
     };
     if overhead.is_empty() {
-        return Ok(vec![]);
+        return if pod.overhead.is_empty() { Ok(vec![]) } else { Err(UNDECLARED.into()) };
     }
     if !pod.overhead.is_empty() && &pod.overhead != overhead {
         return Err("pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead".into());
@@ -154,8 +169,24 @@ pub fn apply_default_storage_class(pvc: &mut Pvc, annotations: &BTreeMap<String,
     }
 }
 
-/// Everything that happens to a pod before quota admission, in the server's order.
+/// A created pod's status is reset by the server (`PrepareForCreate`): a manifest's
+/// `status.phase` or `status.qosClass` does not count.
+pub fn clear_pod_status(pod: &mut Pod) {
+    pod.phase = None;
+    pod.status_qos_class = None;
+}
+
+/// A created claim's status is discarded by the server (`PrepareForCreate`).
+pub fn clear_pvc_status(pvc: &mut Pvc) {
+    pvc.allocated_storage = None;
+    pvc.current_volume_attributes_class_name = None;
+    pvc.target_volume_attributes_class_name = None;
+}
+
+/// Everything that happens to a pod being created before quota admission, in the server's
+/// order.
 pub fn mutate_pod(pod: &mut Pod, m: &Mutators) -> Result<Vec<String>, String> {
+    clear_pod_status(pod);
     let mut notes = default_pod_api(pod);
     notes.extend(apply_limit_ranges(pod, &m.limit_ranges));
     notes.extend(apply_priority(pod, m.priority_classes)?);
@@ -203,7 +234,7 @@ mod tests {
 
     #[test]
     fn priority_defaults_and_refusals() {
-        let classes: BTreeMap<String, (bool, i32)> = [("low".to_string(), (false, 1)), ("std".to_string(), (true, 10))].into();
+        let classes: BTreeMap<String, (bool, i32)> = [("low".to_string(), (false, 1)), ("std".to_string(), (true, 10)), ("top".to_string(), (true, 100))].into();
         let mut p = Pod::default();
         apply_priority(&mut p, Some(&classes)).unwrap();
         assert_eq!(p.priority_class_name, "std");
@@ -245,5 +276,7 @@ mod tests {
         assert_eq!(crate::resources::pretty_print(&p.overhead), "cpu=250m");
         let mut p = Pod { runtime_class_name: Some("gvisor".into()), ..Pod::default() };
         assert!(apply_runtime_class(&mut p, Some(&classes)).is_err());
+        let mut p = Pod { overhead: rl(&[("cpu", "250m")]), ..Pod::default() };
+        assert_eq!(apply_runtime_class(&mut p, Some(&classes)).unwrap_err(), "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead");
     }
 }
