@@ -28,6 +28,9 @@ trap cleanup EXIT
 if [[ ${KUBECTL_QUOTA_SKIP_LAB:-} != 1 ]]; then
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
     up=1
+    # Start from stopped clusters: leftovers from another checkout may run another config.
+    limited down >/dev/null 2>&1 || true
+    KQ_LAB_DIR=$LAB lab down >/dev/null 2>&1 || true
     if KQ_LAB_DIR=$LAB lab up && limited up; then
       export KUBECTL_QUOTA_LAB=$LAB KUBECTL_QUOTA_LAB_LIMITED=$LIMITED
     else
