@@ -143,6 +143,8 @@ pub struct DocumentReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pods: Option<PodsReport>,
     pub notes: Vec<String>,
+    /// What the user could do about the verdict (see [`crate::hints`]).
+    pub hints: Vec<String>,
 }
 
 impl DocumentReport {
@@ -363,6 +365,7 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             quotas: decision.quotas.clone(),
             pods: None,
             notes,
+            hints: vec![],
         };
         let key = (ns.clone(), obj.type_info.group_resource(), obj.meta.name.clone());
         let was_existing = state.existing.contains_key(&key);
@@ -406,6 +409,9 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             }
         }
         documents.push(report);
+    }
+    for d in documents.iter_mut() {
+        d.hints = crate::hints::for_document(d, state);
     }
     let mut notes = Vec::new();
     if documents.iter().filter(|d| d.refusal.as_ref().is_some_and(|r| r.reason == RefusalReason::ExceededQuota)).count() > 0

@@ -82,7 +82,21 @@ pub enum Command {
     Describe(DescribeArgs),
     /// Print the version.
     Version,
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    #[command(after_help = COMPLETION_HELP)]
+    Completion {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
+
+const COMPLETION_HELP: &str = "\
+Examples:
+  # bash, for the plugin binary itself
+  source <(kubectl-quota completion bash)
+
+  # For `kubectl quota <TAB>`, put completions/kubectl_complete-quota on your PATH
+  # (kubectl 1.26+ calls it); krew installs it next to the plugin.";
 
 const CREATE_HELP: &str = "\
 Examples:
@@ -113,6 +127,9 @@ Examples:
 
   # Machine-readable
   kubectl quota describe -o json
+
+  # Offline, from files (e.g. `kubectl get resourcequota -A -o yaml` saved earlier)
+  kubectl quota describe -A --state quotas.yaml
 
 Never writes to the cluster.";
 
@@ -189,6 +206,9 @@ pub struct DescribeArgs {
     /// Output format; wide adds spec.hard values the quota controller has not synced yet.
     #[arg(short = 'o', long, value_enum, default_value = "text")]
     pub output: DescribeOutput,
+    /// Offline: describe the ResourceQuotas in these files instead of the cluster's.
+    #[arg(long, value_name = "FILE")]
+    pub state: Vec<String>,
 }
 
 /// `kubectl quota check`.

@@ -50,6 +50,9 @@ pub struct QuotaView {
     /// `spec.hard` keys not in `status.hard` yet.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<String>,
+    /// Resources the quota lists but, being scoped, can never charge.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub never_charged: Vec<String>,
 }
 
 impl QuotaView {
@@ -83,7 +86,7 @@ pub fn view(namespace: &str, name: &str, q: &ResourceQuota) -> QuotaView {
         })
         .collect();
     let pending = q.spec_hard.keys().filter(|k| !q.status_hard.contains_key(*k)).cloned().collect();
-    QuotaView { namespace: namespace.into(), name: name.into(), scopes, synced: q.has_status, rows, pending }
+    QuotaView { namespace: namespace.into(), name: name.into(), scopes, synced: q.has_status, rows, pending, never_charged: crate::hints::never_charged(q) }
 }
 
 fn bar(p: Option<u64>) -> String {
@@ -134,6 +137,9 @@ pub fn render_text(views: &[QuotaView], wide: bool) -> String {
         }
         if !v.pending.is_empty() {
             let _ = writeln!(out, "Pending:    {} (in spec.hard, not enforced until synced)", v.pending.join(", "));
+        }
+        if !v.never_charged.is_empty() {
+            let _ = writeln!(out, "Warning:    {}", format!("scoped, so {} is never charged (scopes match only pods, and claims for VolumeAttributesClass)", v.never_charged.join(", ")).yellow());
         }
         if v.rows.is_empty() {
             continue;

@@ -253,6 +253,12 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
     notes
 }
 
+/// Namespace names (for completion); empty when they cannot be listed.
+pub async fn namespace_names(conn: &Conn) -> Vec<String> {
+    let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
+    list_all(api, "list namespaces".into()).await.map(|v| v.into_iter().filter_map(|n| n.metadata.name).collect()).unwrap_or_default()
+}
+
 /// Creates a quota (or submits it with dryRun=All).
 pub async fn create_quota(conn: &Conn, namespace: &str, quota: &ResourceQuota, dry_run: bool) -> Result<ResourceQuota, String> {
     let api = Api::<ResourceQuota>::namespaced(conn.client.clone(), namespace);

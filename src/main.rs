@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use kubectl_quota::cli::{CheckArgs, Cli, Command, CreateArgs, CreateOutput, DescribeArgs, DescribeOutput, DryRun, OutputFormat, SortBy};
 use kubectl_quota::objects::Body;
+use kubectl_quota::completion::{self, Plan};
 use kubectl_quota::{admission_config, check, create, describe, manifest, objects, render, validation};
 
 /// An error that ends the command: the message (printed as `error: ...`) and the exit status.
@@ -145,19 +146,36 @@ async fn run_create(cli: &Cli, args: &CreateArgs) -> Result<i32, Fatal> {
 }
 
 async fn run_describe(cli: &Cli, args: &DescribeArgs) -> Result<i32, Fatal> {
-    let conn = live::connect(&cli.kube, cli.namespace.as_deref()).await.map_err(Fatal::input)?;
-    let ns = (!args.all_namespaces).then_some(conn.namespace.as_str());
-    let objs = live::quotas(&conn, ns).await.map_err(|e| Fatal(e.to_string(), 1))?;
+    let (objs, namespace) = if args.state.is_empty() {
+        let conn = live::connect(&cli.kube, cli.namespace.as_deref()).await.map_err(Fatal::input)?;
+        let ns = (!args.all_namespaces).then_some(conn.namespace.as_str());
+        (live::quotas(&conn, ns).await.map_err(|e| Fatal(e.to_string(), 1))?, conn.namespace.clone())
+    } else {
+        let namespace = cli.namespace.clone().unwrap_or_else(|| "default".into());
+        let objs = decode_all(&manifest::load_paths(&args.state, false)?)?
+            .into_iter()
+            .map(|mut o| {
+                o.meta.namespace.get_or_insert_with(|| namespace.clone());
+                o
+            })
+            .filter(|o| args.all_namespaces || o.meta.namespace.as_deref() == Some(namespace.as_str()))
+            .collect();
+        (objs, namespace)
+    };
+    describe_objects(args, &objs, &namespace)
+}
+
+fn describe_objects(args: &DescribeArgs, objs: &[objects::Object], namespace: &str) -> Result<i32, Fatal> {
     let mut views: Vec<describe::QuotaView> = objs
         .iter()
         .filter(|o| args.name.as_ref().is_none_or(|n| *n == o.meta.name))
         .filter_map(|o| match &o.body {
-            Body::ResourceQuota(q) => Some(describe::view(o.meta.namespace.as_deref().unwrap_or(&conn.namespace), &o.meta.name, q)),
+            Body::ResourceQuota(q) => Some(describe::view(o.meta.namespace.as_deref().unwrap_or(namespace), &o.meta.name, q)),
             _ => None,
         })
         .collect();
     if let (Some(name), true) = (&args.name, views.is_empty()) {
-        return Err(Fatal(format!("resourcequotas {name:?} not found in namespace {:?}", conn.namespace), 1));
+        return Err(Fatal(format!("resourcequotas {name:?} not found in namespace {namespace:?}"), 1));
     }
     match args.sort {
         SortBy::Name => views.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))),
@@ -167,11 +185,45 @@ async fn run_describe(cli: &Cli, args: &DescribeArgs) -> Result<i32, Fatal> {
         DescribeOutput::Json => println!("{}", serde_json::to_string_pretty(&views).map_err(|e| Fatal::input(e.to_string()))?),
         DescribeOutput::Yaml => print!("{}", serde_yaml::to_string(&views).map_err(|e| Fatal::input(e.to_string()))?),
         DescribeOutput::Text | DescribeOutput::Wide if views.is_empty() => {
-            println!("No resource quota{}.", if args.all_namespaces { String::new() } else { format!(" in namespace {}", conn.namespace) })
+            println!("No resource quota{}.", if args.all_namespaces { String::new() } else { format!(" in namespace {namespace}") })
         }
         DescribeOutput::Text | DescribeOutput::Wide => print!("{}", describe::render_text(&views, args.output == DescribeOutput::Wide)),
     }
     Ok(0)
+}
+
+/// `kubectl-quota __complete WORDS...`: candidates for kubectl's plugin completion. Cluster
+/// lookups that fail just offer nothing.
+async fn run_complete(words: &[String]) -> i32 {
+    // Connection flags typed so far, so completion asks the cluster the user is talking to.
+    let flag = |names: &[&str]| words.windows(2).rev().find(|w| names.contains(&w[0].as_str())).map(|w| w[1].clone());
+    let kube = kubectl_quota::cli::KubeFlags { kubeconfig: flag(&["--kubeconfig"]), context: flag(&["--context"]), ..Default::default() };
+    let (items, files) = match completion::plan(words) {
+        Plan::Words(w) => (w, false),
+        Plan::Files => (vec![], true),
+        Plan::Contexts => {
+            let kc = match &kube.kubeconfig {
+                Some(p) => kube::config::Kubeconfig::read_from(p).ok(),
+                None => kube::config::Kubeconfig::read().ok(),
+            };
+            (kc.map(|k| k.contexts.into_iter().map(|c| c.name).collect()).unwrap_or_default(), false)
+        }
+        Plan::Namespaces => match live::connect(&kube, None).await {
+            Ok(conn) => (live::namespace_names(&conn).await, false),
+            Err(_) => (vec![], false),
+        },
+        Plan::Quotas { namespace } => {
+            let names = match live::connect(&kube, namespace.as_deref()).await {
+                Ok(conn) => live::quotas(&conn, Some(&conn.namespace)).await.map(|q| q.into_iter().map(|o| o.meta.name).collect()).unwrap_or_default(),
+                Err(_) => vec![],
+            };
+            (names, false)
+        }
+    };
+    let typed = words.last().map(String::as_str).unwrap_or("");
+    let items: Vec<String> = items.into_iter().filter(|i| i.starts_with(typed)).collect();
+    print!("{}", completion::render(&items, files));
+    0
 }
 
 async fn run(cli: &Cli) -> Result<i32, Fatal> {
@@ -184,13 +236,17 @@ async fn run(cli: &Cli) -> Result<i32, Fatal> {
             println!("kubectl-quota {}", env!("CARGO_PKG_VERSION"));
             Ok(0)
         }
+        Command::Completion { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(*shell, &mut cmd, "kubectl-quota", &mut std::io::stdout());
+            Ok(0)
+        }
     }
 }
 
 fn main() -> ExitCode {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     colored::control::set_override(color);
-    let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {
@@ -198,6 +254,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("__complete") {
+        return ExitCode::from(runtime.block_on(run_complete(&args[2..])) as u8);
+    }
+    let cli = Cli::parse();
     match runtime.block_on(run(&cli)) {
         Ok(code) => ExitCode::from(code as u8),
         Err(Fatal(msg, code)) => {

@@ -155,6 +155,9 @@ fn document_block(out: &mut String, d: &DocumentReport) {
     for n in &d.notes {
         let _ = writeln!(out, "  note: {n}");
     }
+    for h in &d.hints {
+        let _ = writeln!(out, "  {} {h}", "hint:".cyan());
+    }
 }
 
 fn render_text(report: &Report, quiet: bool) -> String {

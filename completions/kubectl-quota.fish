@@ -1,0 +1,146 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kubectl_quota_global_optspecs
+    string join \n kubeconfig= context= cluster= user= as= as-group= request-timeout= n/namespace= h/help V/version
+end
+
+function __fish_kubectl_quota_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kubectl_quota_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kubectl_quota_using_subcommand
+    set -l cmd (__fish_kubectl_quota_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "check" -d 'Would these manifests pass ResourceQuota admission? Explain every match and every miss'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "create" -d 'Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "resourcequota" -d 'Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "describe" -d 'Show quotas as Used/Hard tables with percentages; scopes and selectors in words'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "version" -d 'Print the version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s f -l filename -d 'Manifests to check: files, directories, or - for standard input (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l state -d 'Offline mode: the cluster\'s objects (ResourceQuotas with status, LimitRanges, PriorityClasses, StorageClasses, RuntimeClasses) from files; no cluster is contacted' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l admission-config -d 'The API server\'s admission configuration (ResourceQuota limitedResources)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l nodes -d 'Schedulable node count, to check a DaemonSet\'s pods' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "text\t''
+json\t''
+yaml\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s R -l recursive -d 'Process directories given with -f recursively'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s q -l quiet -d 'Print only what would be refused'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l hard -d 'A comma-delimited set of resource=quantity pairs that define a hard limit' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l scopes -d 'A comma-delimited set of quota scopes that must all match each object tracked by the quota' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l priority-class -d 'Track only pods with one of these PriorityClasses (a `PriorityClass In` scope selector)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l scope-selector -d 'A scope selector expression: \'SCOPE OPERATOR [VALUE,...]\' (repeatable), e.g. \'PriorityClass In high,medium\', \'PriorityClass DoesNotExist\'' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l dry-run -d 'Must be "none", "server", or "client". client: print the object, send nothing; server: submit with dryRun=All, persist nothing' -r -f -a "none\t''
+client\t''
+server\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -s o -l output -d 'Output format (default: `resourcequota/NAME created`)' -r -f -a "yaml\t''
+json\t''
+name\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l hard -d 'A comma-delimited set of resource=quantity pairs that define a hard limit' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l scopes -d 'A comma-delimited set of quota scopes that must all match each object tracked by the quota' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l priority-class -d 'Track only pods with one of these PriorityClasses (a `PriorityClass In` scope selector)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l scope-selector -d 'A scope selector expression: \'SCOPE OPERATOR [VALUE,...]\' (repeatable), e.g. \'PriorityClass In high,medium\', \'PriorityClass DoesNotExist\'' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l dry-run -d 'Must be "none", "server", or "client". client: print the object, send nothing; server: submit with dryRun=All, persist nothing' -r -f -a "none\t''
+client\t''
+server\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s o -l output -d 'Output format (default: `resourcequota/NAME created`)' -r -f -a "yaml\t''
+json\t''
+name\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l sort -d 'Order: by name, or by how close to a limit (highest use first)' -r -f -a "name\t''
+usage\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s o -l output -d 'Output format; wide adds spec.hard values the quota controller has not synced yet' -r -f -a "text\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l state -d 'Offline: describe the ResourceQuotas in these files instead of the cluster\'s' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s A -l all-namespaces -d 'Quotas of every namespace, grouped by namespace'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "check" -d 'Would these manifests pass ResourceQuota admission? Explain every match and every miss'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "create" -d 'Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "describe" -d 'Show quotas as Used/Hard tables with percentages; scopes and selectors in words'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "version" -d 'Print the version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

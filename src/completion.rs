@@ -1,0 +1,152 @@
+//! Completion for `kubectl quota <TAB>`: kubectl (1.26+) runs `kubectl_complete-quota` with the
+//! words typed after `kubectl quota`, the last being the one to complete, and reads candidates
+//! one per line followed by `:<directive>` (cobra's protocol: 0 = let the shell complete files,
+//! 4 = no file completion).
+//!
+//! This module decides *what* to complete from the words alone; the binary fetches namespaces
+//! and quota names from the cluster when asked.
+//!
+//! ```
+//! use kubectl_quota::completion::{plan, Plan};
+//!
+//! assert_eq!(plan(&["desc".into()]), Plan::Words(vec!["describe".into()]));
+//! assert_eq!(plan(&["check".into(), "-f".into(), "".into()]), Plan::Files);
+//! assert_eq!(plan(&["-n".into(), "".into()]), Plan::Namespaces);
+//! ```
+
+use clap::CommandFactory;
+
+use crate::cli::Cli;
+
+/// What to offer for the word being completed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// These words (already filtered by the typed prefix).
+    Words(Vec<String>),
+    /// Files: the shell's own completion.
+    Files,
+    /// Namespaces of the cluster.
+    Namespaces,
+    /// Contexts of the kubeconfig.
+    Contexts,
+    /// Quota names in the namespace the words name (or the context's).
+    Quotas { namespace: Option<String> },
+}
+
+/// Flags whose value is a file.
+const FILE_FLAGS: &[&str] = &["-f", "--filename", "--state", "--admission-config", "--kubeconfig"];
+
+/// Decides what to complete; `words` are the words after `kubectl quota`, the last one the
+/// (possibly empty) word being completed.
+pub fn plan(words: &[String]) -> Plan {
+    let cmd = Cli::command();
+    let (typed, before) = match words.split_last() {
+        Some((last, rest)) => (last.as_str(), rest),
+        None => ("", &[][..]),
+    };
+    let prefixed = |items: Vec<String>| Plan::Words(items.into_iter().filter(|w| w.starts_with(typed)).collect());
+    let namespace = before.windows(2).rev().find(|w| w[0] == "-n" || w[0] == "--namespace").map(|w| w[1].clone());
+    let subcommand = before.iter().find_map(|w| cmd.get_subcommands().find(|s| s.get_name() == w).map(|s| s.get_name().to_string()));
+    let sub = subcommand.as_deref().and_then(|n| cmd.find_subcommand(n));
+
+    // The value of a flag.
+    if let Some(prev) = before.last().map(String::as_str) {
+        if FILE_FLAGS.contains(&prev) {
+            return Plan::Files;
+        }
+        match prev {
+            "-n" | "--namespace" => return Plan::Namespaces,
+            "--context" => return Plan::Contexts,
+            _ => {}
+        }
+        let flag = sub.into_iter().chain(std::iter::once(&cmd)).flat_map(|c| c.get_arguments()).find(|a| {
+            a.get_long().is_some_and(|l| prev == format!("--{l}")) || a.get_short().is_some_and(|s| prev == format!("-{s}"))
+        });
+        if let Some(a) = flag.filter(|a| a.get_action().takes_values()) {
+            let values: Vec<String> = a.get_possible_values().iter().map(|v| v.get_name().to_string()).collect();
+            if !values.is_empty() {
+                return prefixed(values);
+            }
+            if a.get_long() == Some("scopes") {
+                return prefixed(["Terminating", "NotTerminating", "BestEffort", "NotBestEffort"].iter().map(|s| s.to_string()).collect());
+            }
+            return Plan::Words(vec![]);
+        }
+    }
+    if typed.starts_with('-') {
+        let mut flags: Vec<String> = sub
+            .into_iter()
+            .chain(std::iter::once(&cmd))
+            .flat_map(|c| c.get_arguments())
+            .filter(|a| !a.is_hide_set())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        flags.sort();
+        flags.dedup();
+        return prefixed(flags);
+    }
+    match subcommand.as_deref() {
+        None => prefixed(cmd.get_subcommands().filter(|s| !s.is_hide_set()).map(|s| s.get_name().to_string()).collect()),
+        Some("describe") => Plan::Quotas { namespace },
+        Some("completion") => prefixed(["bash", "zsh", "fish", "powershell", "elvish"].iter().map(|s| s.to_string()).collect()),
+        Some(_) => Plan::Words(vec![]),
+    }
+}
+
+/// Renders candidates in the protocol kubectl reads.
+pub fn render(candidates: &[String], files: bool) -> String {
+    let mut out: String = candidates.iter().map(|c| format!("{c}\n")).collect();
+    out.push_str(if files { ":0\n" } else { ":4\n" });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(words: &[&str]) -> Plan {
+        plan(&words.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    fn words(items: &[&str]) -> Plan {
+        Plan::Words(items.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn completion_plans() {
+        let cases: Vec<(Vec<&str>, Plan)> = vec![
+            (vec![""], words(&["check", "create", "describe", "version", "completion"])),
+            (vec!["c"], words(&["check", "create", "completion"])),
+            (vec!["check", "-f", ""], Plan::Files),
+            (vec!["check", "--state", "st"], Plan::Files),
+            (vec!["check", "-o", ""], words(&["text", "json", "yaml"])),
+            (vec!["describe", "--sort", "u"], words(&["usage"])),
+            (vec!["create", "q", "--dry-run", ""], words(&["none", "client", "server"])),
+            (vec!["create", "q", "--scopes", "Not"], words(&["NotTerminating", "NotBestEffort"])),
+            (vec!["-n", ""], Plan::Namespaces),
+            (vec!["describe", "--namespace", "te"], Plan::Namespaces),
+            (vec!["--context", ""], Plan::Contexts),
+            (vec!["describe", ""], Plan::Quotas { namespace: None }),
+            (vec!["-n", "team", "describe", "c"], Plan::Quotas { namespace: Some("team".into()) }),
+            (vec!["describe", "--so"], words(&["--sort"])),
+            (vec!["completion", "z"], words(&["zsh"])),
+        ];
+        for (input, want) in cases {
+            assert_eq!(p(&input), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn flags_of_the_subcommand_and_globals_are_offered() {
+        let Plan::Words(w) = p(&["check", "--"]) else { panic!() };
+        for f in ["--filename", "--state", "--quiet", "--namespace", "--kubeconfig", "--context"] {
+            assert!(w.contains(&f.to_string()), "{f} missing from {w:?}");
+        }
+    }
+
+    #[test]
+    fn protocol_ends_with_a_directive() {
+        assert_eq!(render(&["a".into(), "b".into()], false), "a\nb\n:4\n");
+        assert_eq!(render(&[], true), ":0\n");
+    }
+}

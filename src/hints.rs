@@ -1,0 +1,159 @@
+//! Hints that save a second trip: after the verdict, what the user can do about it.
+//!
+//! - "must specify": which field to add to which container, or the LimitRange that would do it;
+//! - a scoped quota that lists resources no scoped quota can ever charge;
+//! - a pod that only a priority-class-scoped quota would track, and the class it needs;
+//! - a limited scope no quota covers, with the `create` command that would cover it;
+//! - headroom: what is left of the tightest limit after the object.
+
+use crate::admission::{QuotaReport, QuotaVerdict, RefusalReason};
+use crate::check::{ClusterState, DocumentReport};
+use crate::objects::ResourceQuota;
+use crate::quantity::Quantity;
+
+/// Resource names a scoped quota can charge: only pods (and PVCs, through the
+/// VolumeAttributesClass scope) are ever matched by scopes.
+fn scoped_quota_can_charge(name: &str, scope_names: &[String]) -> bool {
+    let pods = matches!(name, "pods" | "count/pods" | "cpu" | "memory" | "ephemeral-storage")
+        || name.starts_with("requests.")
+        || name.starts_with("limits.")
+        || name.starts_with("hugepages-");
+    let pvcs = scope_names.iter().all(|s| s == "VolumeAttributesClass")
+        && (matches!(name, "persistentvolumeclaims" | "count/persistentvolumeclaims" | "requests.storage") || name.contains(".storageclass.storage.k8s.io/"));
+    (pods && !scope_names.iter().any(|s| s == "VolumeAttributesClass")) || pvcs
+}
+
+/// Resources a scoped quota lists but can never charge (none when it has no scope).
+pub fn never_charged(q: &ResourceQuota) -> Vec<String> {
+    let scope_names: Vec<String> = q.selectors().into_iter().map(|s| s.scope_name).collect();
+    if scope_names.is_empty() {
+        return vec![];
+    }
+    q.spec_hard.keys().filter(|k| !scoped_quota_can_charge(k, &scope_names)).cloned().collect()
+}
+
+/// Where a "must specify" resource goes in a container, and the LimitRange key that fills it.
+fn field_for(resource: &str) -> (String, &'static str) {
+    match resource.split_once('.') {
+        Some(("limits", r)) => (format!("resources.limits.{r}"), "default"),
+        Some(("requests", r)) => (format!("resources.requests.{r}"), "defaultRequest"),
+        _ => (format!("resources.requests.{resource}"), "defaultRequest"),
+    }
+}
+
+fn must_specify_hints(q: &QuotaReport, has_limit_range: bool, out: &mut Vec<String>) {
+    for (res, containers) in &q.missing {
+        let (field, lr_key) = field_for(res);
+        let base = res.rsplit('.').next().unwrap_or(res);
+        let lr = if has_limit_range {
+            format!("or add {base} to a LimitRange {lr_key} in the namespace (the LimitRange there does not set it)")
+        } else {
+            format!("or give the namespace a LimitRange with a Container {lr_key} for {base}")
+        };
+        out.push(format!("add {field} to container(s) {} ({lr}): quota {} requires it", containers.join(", "), q.name));
+    }
+}
+
+fn headroom(quotas: &[QuotaReport]) -> Option<String> {
+    let mut tightest: Option<(u64, String)> = None;
+    for q in quotas.iter().filter(|q| q.verdict == QuotaVerdict::Fits) {
+        for row in q.resources.iter().filter(|r| r.requested.sign() > 0) {
+            let left = row.hard.sub(&row.after);
+            let pct = crate::describe::percent(&left, &row.hard).unwrap_or(0);
+            let text = format!("quota {} has {} {} left of {} ({pct}%)", q.name, row.resource, left.max(Quantity::zero()), row.hard);
+            if tightest.as_ref().is_none_or(|(p, _)| pct < *p) {
+                tightest = Some((pct, text));
+            }
+        }
+    }
+    tightest.map(|(_, t)| format!("headroom after this: {t}"))
+}
+
+fn priority_hint(doc: &DocumentReport, quotas: &[QuotaReport]) -> Option<String> {
+    if quotas.iter().any(|q| q.applies) {
+        return None;
+    }
+    let excluded: Vec<&QuotaReport> = quotas.iter().filter(|q| !q.applies && q.scopes.iter().any(|s| s.selector.starts_with("PriorityClass") && !s.matched)).collect();
+    let q = excluded.first()?;
+    let sel = q.scopes.iter().find(|s| s.selector.starts_with("PriorityClass") && !s.matched)?;
+    Some(format!(
+        "no quota tracks {}/{}: quota {} applies only to pods with {} ({})",
+        doc.kind.to_lowercase(),
+        doc.name,
+        q.name,
+        sel.selector,
+        sel.reason.rsplit_once(" excluded ").map(|(_, r)| r).unwrap_or(&sel.reason)
+    ))
+}
+
+/// Hints for one document of a report.
+pub fn for_document(doc: &DocumentReport, state: &ClusterState) -> Vec<String> {
+    let mut out = Vec::new();
+    let ns = doc.namespace.clone().unwrap_or_default();
+    let has_limit_range = state.limit_ranges.get(&ns).is_some_and(|l| !l.is_empty());
+    let pod_quotas = doc.pods.as_ref().map(|p| p.quotas.as_slice()).unwrap_or(&[]);
+    for q in doc.quotas.iter().chain(pod_quotas) {
+        must_specify_hints(q, has_limit_range, &mut out);
+    }
+    if let Some(r) = &doc.refusal {
+        if r.reason == RefusalReason::InsufficientQuotaToMatchScopes {
+            out.push(format!(
+                "the API server only admits pods with these scopes where a quota covers them: create one, e.g. `kubectl quota create {}-pods -n {ns} --hard=pods=10 --scope-selector '<scope> In <values>'`, or change the pod's priorityClassName",
+                doc.name
+            ));
+        }
+    }
+    for q in state.quotas.get(&ns).into_iter().flatten() {
+        let never = never_charged(&q.quota);
+        let mentioned = doc.quotas.iter().chain(pod_quotas).any(|r| r.name == q.name && !r.unrelated);
+        if !never.is_empty() && mentioned {
+            out.push(format!("quota {} is scoped, so it never charges {}: only pods (and claims, for VolumeAttributesClass) are matched by scopes", q.name, never.join(", ")));
+        }
+    }
+    if doc.kind == "Pod" {
+        out.extend(priority_hint(doc, &doc.quotas));
+    } else if let Some(p) = &doc.pods {
+        out.extend(priority_hint(doc, &p.quotas));
+    }
+    if doc.fully_admitted() {
+        let quotas = if doc.pods.is_some() { pod_quotas } else { &doc.quotas[..] };
+        out.extend(headroom(quotas));
+    }
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_str;
+    use crate::objects::{decode, Body};
+
+    fn quota(spec: &str) -> ResourceQuota {
+        let text = format!("apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q}}\nspec: {spec}\n");
+        match decode(&parse_str("q.yaml", &text).unwrap()[0]).unwrap().body {
+            Body::ResourceQuota(q) => *q,
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn scoped_quotas_that_list_what_they_cannot_charge() {
+        let cases = [
+            ("{hard: {pods: '1', count/secrets: '2'}, scopes: [NotTerminating]}", vec!["count/secrets"]),
+            ("{hard: {pods: '1', requests.cpu: '1', count/pods: '1'}, scopeSelector: {matchExpressions: [{scopeName: PriorityClass, operator: Exists}]}}", vec![]),
+            ("{hard: {services: '1'}}", vec![]),
+            ("{hard: {requests.storage: 1Gi, pods: '1'}, scopeSelector: {matchExpressions: [{scopeName: VolumeAttributesClass, operator: In, values: [gold]}]}}", vec!["pods"]),
+        ];
+        for (spec, want) in cases {
+            assert_eq!(never_charged(&quota(spec)), want, "{spec}");
+        }
+    }
+
+    #[test]
+    fn must_specify_fields() {
+        assert_eq!(field_for("limits.cpu"), ("resources.limits.cpu".to_string(), "default"));
+        assert_eq!(field_for("requests.memory"), ("resources.requests.memory".to_string(), "defaultRequest"));
+        assert_eq!(field_for("cpu"), ("resources.requests.cpu".to_string(), "defaultRequest"));
+    }
+}

@@ -1,0 +1,62 @@
+//! The shipped completion scripts stay in sync with the CLI, and `kubectl_complete-quota`
+//! answers kubectl's plugin completion protocol.
+
+use std::path::Path;
+use std::process::Command;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
+    c.env_remove("KUBECONFIG").env("HOME", "/nonexistent");
+    c
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn shipped_scripts_match_the_cli() {
+    for (shell, file) in [("bash", "kubectl-quota.bash"), ("zsh", "_kubectl-quota"), ("fish", "kubectl-quota.fish"), ("powershell", "kubectl-quota.ps1")] {
+        let out = bin().args(["completion", shell]).output().unwrap();
+        assert!(out.status.success());
+        let shipped = std::fs::read(root().join("completions").join(file)).unwrap();
+        assert!(
+            out.stdout == shipped,
+            "completions/{file} is stale: regenerate with `cargo run -- completion {shell} > completions/{file}`"
+        );
+    }
+}
+
+#[test]
+fn bash_script_is_valid_bash() {
+    let out = Command::new("bash").arg("-n").arg(root().join("completions/kubectl-quota.bash")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn kubectl_complete_quota_speaks_the_plugin_protocol() {
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kubectl-quota")).parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec![""], "check\ncreate\ndescribe\nversion\ncompletion\n:4\n"),
+        (vec!["de"], "describe\n:4\n"),
+        (vec!["check", "-f", ""], ":0\n"),
+        (vec!["describe", "-o", "w"], "wide\n:4\n"),
+        (vec!["create", "q", "--dry-run="], ":4\n"),
+        // No cluster reachable: nothing to offer, and no error.
+        (vec!["describe", ""], ":4\n"),
+        (vec!["-n", ""], ":4\n"),
+    ];
+    for (words, want) in cases {
+        let out = Command::new(root().join("completions/kubectl_complete-quota"))
+            .args(&words)
+            .env("PATH", &path)
+            .env_remove("KUBECONFIG")
+            .env("HOME", "/nonexistent")
+            .env("KUBERNETES_SERVICE_HOST", "")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{words:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{words:?}");
+    }
+}
