@@ -5,6 +5,19 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 const ABOUT: &str = "Create ResourceQuotas, see Used/Hard at a glance, and check whether manifests fit before the API server says no.";
 
+const TOP_HELP: &str = "\
+Examples:
+  # Will this release fit the namespace's quotas? Which quota, scope or resource says no?
+  kubectl quota check -f deploy/ -n team-a
+
+  # Used/Hard with percentages, closest to the limit first
+  kubectl quota describe -A --sort usage
+
+  # A quota for high-priority pods only
+  kubectl quota create critical --hard=pods=10,requests.cpu=4 --priority-class=high
+
+Use \"kubectl quota <command> --help\" for more information about a given command.";
+
 const CHECK_HELP: &str = "\
 Examples:
   # Would these manifests pass the namespace's quotas? (reads quotas, LimitRanges,
@@ -58,7 +71,7 @@ pub struct KubeFlags {
 
 /// kubectl quota: ResourceQuota made legible.
 #[derive(Debug, Parser)]
-#[command(name = "kubectl quota", bin_name = "kubectl quota", version, about = ABOUT, propagate_version = true)]
+#[command(name = "kubectl quota", bin_name = "kubectl quota", version, about = ABOUT, propagate_version = true, after_help = TOP_HELP)]
 pub struct Cli {
     #[command(flatten)]
     pub kube: KubeFlags,
@@ -81,6 +94,7 @@ pub enum Command {
     #[command(after_help = DESCRIBE_HELP)]
     Describe(DescribeArgs),
     /// Print the version.
+    #[command(after_help = "Examples:\n  kubectl quota version")]
     Version,
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = COMPLETION_HELP)]

@@ -157,7 +157,8 @@ pub fn render_text(views: &[QuotaView], wide: bool) -> String {
             header.push_str("                 Spec");
         }
         let _ = writeln!(out, "{}", header.trim_end());
-        let _ = writeln!(out, "{}  {}  {}  {}  -----", pad("--------", w_res), pad("----", w_used), pad("----", w_hard), pad("----", w_pct));
+        let spec_sep = if wide { "                 ----" } else { "" };
+        let _ = writeln!(out, "{}  {}  {}  {}  -----{spec_sep}", pad("--------", w_res), pad("----", w_used), pad("----", w_hard), pad("----", w_pct));
         for (i, r) in v.rows.iter().enumerate() {
             let pct_cell = pad(&pct[i], w_pct);
             let pct_cell = match r.percent {

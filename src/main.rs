@@ -179,7 +179,12 @@ fn describe_objects(args: &DescribeArgs, objs: &[objects::Object], namespace: &s
     }
     match args.sort {
         SortBy::Name => views.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))),
-        SortBy::Usage => views.sort_by(|a, b| a.namespace.cmp(&b.namespace).then(b.max_percent().cmp(&a.max_percent())).then(a.name.cmp(&b.name))),
+        SortBy::Usage => {
+            for v in views.iter_mut() {
+                v.rows.sort_by(|a, b| b.percent.cmp(&a.percent).then(a.resource.cmp(&b.resource)));
+            }
+            views.sort_by(|a, b| a.namespace.cmp(&b.namespace).then(b.max_percent().cmp(&a.max_percent())).then(a.name.cmp(&b.name)))
+        }
     }
     match args.output {
         DescribeOutput::Json => println!("{}", serde_json::to_string_pretty(&views).map_err(|e| Fatal::input(e.to_string()))?),
