@@ -102,12 +102,18 @@ fn read_error(what: String, e: kube::Error) -> ReadError {
     }
 }
 
-/// Lists every object, 500 at a time.
+/// Objects per LIST page: 500, or `KUBECTL_QUOTA_PAGE_SIZE` (tests use a small page to
+/// exercise continue tokens).
+fn page_size() -> u32 {
+    std::env::var("KUBECTL_QUOTA_PAGE_SIZE").ok().and_then(|v| v.parse().ok()).filter(|n| *n > 0).unwrap_or(500)
+}
+
+/// Lists every object, a page at a time.
 pub async fn list_all<K>(api: Api<K>, what: String) -> Result<Vec<K>, ReadError>
 where
     K: Clone + DeserializeOwned + std::fmt::Debug,
 {
-    let mut lp = ListParams::default().limit(500);
+    let mut lp = ListParams::default().limit(page_size());
     let mut out = Vec::new();
     loop {
         let page = api.list(&lp).await.map_err(|e| read_error(what.clone(), e))?;

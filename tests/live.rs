@@ -124,10 +124,11 @@ async fn create(c: &Client, ns: &str, v: &Value, dry_run: bool, cache: &mut BTre
     })
 }
 
-/// Waits until every quota in `ns` has a status with usage for each hard key.
+/// Waits until every quota in `ns` has a status with usage for each hard key. (The quota
+/// controller learns new resources, such as a fresh CRD's, at its periodic discovery: 30 s.)
 async fn wait_synced(c: &Client, ns: &str) -> Result<(), String> {
     let api = Api::<ResourceQuota>::namespaced(c.clone(), ns);
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         let list = api.list(&Default::default()).await.map_err(|e| e.to_string())?;
         let synced = list.items.iter().all(|q| {
@@ -494,4 +495,58 @@ async fn an_existing_object_is_checked_as_an_update() {
 
 fn docs_from(yaml: &str) -> Value {
     kubectl_quota::manifest::parse_str("inline", yaml).unwrap().remove(0).value
+}
+
+#[tokio::test]
+async fn describe_pages_through_long_lists() {
+    let Some(lab) = lab() else { return };
+    let c = client(&lab.kubeconfig).await;
+    let ns = new_namespace(&c, "kq-pages").await;
+    let k = &lab.kubeconfig;
+    for i in 0..7 {
+        assert_eq!(plugin(k, &["create", &format!("q{i}"), "-n", &ns, "--hard=pods=1"]).status.code(), Some(0));
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+        .args(["--kubeconfig", k.to_str().unwrap(), "describe", "-n", &ns, "-o", "json"])
+        .env("KUBECTL_QUOTA_PAGE_SIZE", "3")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v.as_array().unwrap().iter().map(|q| q["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["q0", "q1", "q2", "q3", "q4", "q5", "q6"]);
+    drop_namespace(&c, &ns).await;
+}
+
+#[tokio::test]
+async fn custom_resources_are_counted_through_discovery() {
+    let Some(lab) = lab() else { return };
+    let c = client(&lab.kubeconfig).await;
+    let crd = docs_from(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: gadgeteria.example.com}\nspec:\n  group: example.com\n  names: {kind: Gadget, plural: gadgeteria, singular: gadget}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n",
+    );
+    let mut cache = BTreeMap::new();
+    let _ = create(&c, "", &crd, false, &mut cache).await;
+    let ns = new_namespace(&c, "kq-crd").await;
+    let k = &lab.kubeconfig;
+    // The plural is not the one a guess from the kind gives (gadgets): discovery must say.
+    assert_eq!(plugin(k, &["create", "q", "-n", &ns, "--hard=count/gadgeteria.example.com=0"]).status.code(), Some(0));
+    wait_synced(&c, &ns).await.unwrap();
+    let f = std::env::temp_dir().join(format!("kq-crd-{}.yaml", std::process::id()));
+    std::fs::write(&f, "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g}\n").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let v = loop {
+        let out = plugin(k, &["check", "-n", &ns, "-f", f.to_str().unwrap(), "-o", "json"]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        if v["documents"][0]["allowed"] == false || Instant::now() > deadline {
+            break v;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert_eq!(v["documents"][0]["message"], "exceeded quota: q, requested: count/gadgeteria.example.com=1, used: count/gadgeteria.example.com=0, limited: count/gadgeteria.example.com=0", "{v}");
+    // Offline, the plural is guessed, and the output says so.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota")).args(["check", "-f", f.to_str().unwrap(), "--state", "/dev/null", "-o", "json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["documents"][0]["notes"][0].as_str().unwrap().contains("count/gadgets.example.com"), "{v}");
+    std::fs::remove_file(&f).ok();
+    drop_namespace(&c, &ns).await;
 }
