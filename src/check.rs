@@ -414,9 +414,10 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
         d.hints = crate::hints::for_document(d, state);
     }
     let mut notes = Vec::new();
-    if documents.iter().filter(|d| d.refusal.as_ref().is_some_and(|r| r.reason == RefusalReason::ExceededQuota)).count() > 0
-        && state.quotas.values().any(|v| v.len() > 1)
-    {
+    let order_matters = documents
+        .iter()
+        .any(|d| d.refusal.as_ref().is_some_and(|r| !r.alternatives.is_empty()) || !d.pod_message_alternatives.is_empty());
+    if order_matters {
         notes.push("quotas are checked in name order; when several would refuse, the API server may name another one first".into());
     }
     Report { documents, notes }
