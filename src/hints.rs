@@ -10,17 +10,17 @@ use crate::admission::{QuotaReport, QuotaVerdict, RefusalReason};
 use crate::check::{ClusterState, DocumentReport};
 use crate::objects::ResourceQuota;
 use crate::quantity::Quantity;
+use crate::usage::Evaluator;
 
-/// Resource names a scoped quota can charge: only pods (and PVCs, through the
-/// VolumeAttributesClass scope) are ever matched by scopes.
+/// Whether a scoped quota can charge `name`: scopes only ever match pods, and claims through
+/// the VolumeAttributesClass scope.
 fn scoped_quota_can_charge(name: &str, scope_names: &[String]) -> bool {
-    let pods = matches!(name, "pods" | "count/pods" | "cpu" | "memory" | "ephemeral-storage")
-        || name.starts_with("requests.")
-        || name.starts_with("limits.")
-        || name.starts_with("hugepages-");
-    let pvcs = scope_names.iter().all(|s| s == "VolumeAttributesClass")
-        && (matches!(name, "persistentvolumeclaims" | "count/persistentvolumeclaims" | "requests.storage") || name.contains(".storageclass.storage.k8s.io/"));
-    (pods && !scope_names.iter().any(|s| s == "VolumeAttributesClass")) || pvcs
+    let vac = scope_names.iter().filter(|s| *s == "VolumeAttributesClass").count();
+    if vac == scope_names.len() {
+        Evaluator::PersistentVolumeClaim.tracks(name)
+    } else {
+        vac == 0 && Evaluator::Pod.tracks(name)
+    }
 }
 
 /// Resources a scoped quota lists but can never charge (none when it has no scope).

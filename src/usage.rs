@@ -120,7 +120,8 @@ impl Evaluator {
         names.into_iter().filter(|n| self.tracks(n)).cloned().collect()
     }
 
-    fn tracks(&self, n: &str) -> bool {
+    /// Whether this evaluator charges the quota resource `n`.
+    pub fn tracks(&self, n: &str) -> bool {
         match self {
             Evaluator::Pod => {
                 POD_RESOURCES.contains(&n)

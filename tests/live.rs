@@ -100,6 +100,23 @@ async fn new_namespace(c: &Client, prefix: &str) -> String {
     name
 }
 
+/// A fresh namespace holding one synced quota `q` with these hard limits.
+async fn namespace_with_quota(lab: &Lab, prefix: &str, hard: &str) -> (Client, String) {
+    let c = client(&lab.kubeconfig).await;
+    let ns = new_namespace(&c, prefix).await;
+    let out = plugin(&lab.kubeconfig, &["create", "q", "-n", &ns, &format!("--hard={hard}")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    wait_synced(&c, &ns).await.unwrap();
+    (c, ns)
+}
+
+/// Writes a manifest to a temporary file named after the test.
+fn manifest_file(tag: &str, yaml: &str) -> PathBuf {
+    let f = std::env::temp_dir().join(format!("kq-{tag}-{}.yaml", std::process::id()));
+    std::fs::write(&f, yaml).unwrap();
+    f
+}
+
 async fn drop_namespace(c: &Client, name: &str) {
     let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
 }
@@ -410,17 +427,13 @@ async fn dry_runs_persist_nothing() {
 #[tokio::test]
 async fn read_only_user_describes_and_checks_but_cannot_create() {
     let Some(lab) = lab() else { return };
-    let c = client(&lab.kubeconfig).await;
-    let ns = new_namespace(&c, "kq-viewer").await;
+    let (c, ns) = namespace_with_quota(&lab, "kq-viewer", "pods=1").await;
     let k = &lab.kubeconfig;
-    assert_eq!(plugin(k, &["create", "q", "-n", &ns, "--hard=pods=1"]).status.code(), Some(0));
-    wait_synced(&c, &ns).await.unwrap();
     let out = plugin(k, &["--context", "viewer", "describe", "-n", &ns]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("Name:       q"));
     let pods = "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, image: x}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: {containers: [{name: c, image: x}]}\n";
-    let f = std::env::temp_dir().join(format!("kq-viewer-{}.yaml", std::process::id()));
-    std::fs::write(&f, pods).unwrap();
+    let f = manifest_file("viewer", pods);
     let out = plugin(k, &["--context", "viewer", "check", "-n", &ns, "-f", f.to_str().unwrap(), "-o", "json"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -440,11 +453,8 @@ async fn read_only_user_describes_and_checks_but_cannot_create() {
 #[tokio::test]
 async fn describe_and_check_write_nothing() {
     let Some(lab) = lab() else { return };
-    let c = client(&lab.kubeconfig).await;
-    let ns = new_namespace(&c, "kq-nowrite").await;
+    let (c, ns) = namespace_with_quota(&lab, "kq-nowrite", "pods=5,requests.cpu=1,count/configmaps=3").await;
     let k = &lab.kubeconfig;
-    assert_eq!(plugin(k, &["create", "q", "-n", &ns, "--hard=pods=5,requests.cpu=1,count/configmaps=3"]).status.code(), Some(0));
-    wait_synced(&c, &ns).await.unwrap();
     let snapshot = || async {
         let qs = Api::<ResourceQuota>::namespaced(c.clone(), &ns).list(&Default::default()).await.unwrap();
         let cms = Api::<k8s_openapi::api::core::v1::ConfigMap>::namespaced(c.clone(), &ns).list(&Default::default()).await.unwrap();
@@ -455,8 +465,7 @@ async fn describe_and_check_write_nothing() {
         s
     };
     let before = snapshot().await;
-    let f = std::env::temp_dir().join(format!("kq-nowrite-{}.yaml", std::process::id()));
-    std::fs::write(&f, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: 500m}}}]}\n").unwrap();
+    let f = manifest_file("nowrite", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: 500m}}}]}\n");
     for _ in 0..3 {
         assert_eq!(plugin(k, &["check", "-n", &ns, "-f", f.to_str().unwrap()]).status.code(), Some(0));
         assert_eq!(plugin(k, &["describe", "-n", &ns]).status.code(), Some(0));
@@ -470,18 +479,14 @@ async fn describe_and_check_write_nothing() {
 #[tokio::test]
 async fn an_existing_object_is_checked_as_an_update() {
     let Some(lab) = lab() else { return };
-    let c = client(&lab.kubeconfig).await;
-    let ns = new_namespace(&c, "kq-update").await;
+    let (c, ns) = namespace_with_quota(&lab, "kq-update", "services=1,services.nodeports=0").await;
     let k = &lab.kubeconfig;
-    assert_eq!(plugin(k, &["create", "q", "-n", &ns, "--hard=services=1,services.nodeports=0"]).status.code(), Some(0));
-    wait_synced(&c, &ns).await.unwrap();
     let svc = |t: &str| format!("apiVersion: v1\nkind: Service\nmetadata: {{name: web}}\nspec: {{type: {t}, ports: [{{port: 80}}]}}\n");
     let mut cache = BTreeMap::new();
     create(&c, &ns, &docs_from(&svc("ClusterIP")), false, &mut cache).await.unwrap();
     wait_synced(&c, &ns).await.unwrap();
-    let f = std::env::temp_dir().join(format!("kq-update-{}.yaml", std::process::id()));
     // Unchanged: an update charges nothing, although services=1 is used up.
-    std::fs::write(&f, svc("ClusterIP")).unwrap();
+    let f = manifest_file("update", &svc("ClusterIP"));
     let out = plugin(k, &["check", "-n", &ns, "-f", f.to_str().unwrap(), "-o", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     // Becoming a NodePort charges one node port, which the quota forbids.
@@ -526,13 +531,10 @@ async fn custom_resources_are_counted_through_discovery() {
     );
     let mut cache = BTreeMap::new();
     let _ = create(&c, "", &crd, false, &mut cache).await;
-    let ns = new_namespace(&c, "kq-crd").await;
-    let k = &lab.kubeconfig;
     // The plural is not the one a guess from the kind gives (gadgets): discovery must say.
-    assert_eq!(plugin(k, &["create", "q", "-n", &ns, "--hard=count/gadgeteria.example.com=0"]).status.code(), Some(0));
-    wait_synced(&c, &ns).await.unwrap();
-    let f = std::env::temp_dir().join(format!("kq-crd-{}.yaml", std::process::id()));
-    std::fs::write(&f, "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g}\n").unwrap();
+    let (c, ns) = namespace_with_quota(&lab, "kq-crd", "count/gadgeteria.example.com=0").await;
+    let k = &lab.kubeconfig;
+    let f = manifest_file("crd", "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g}\n");
     let deadline = Instant::now() + Duration::from_secs(30);
     let v = loop {
         let out = plugin(k, &["check", "-n", &ns, "-f", f.to_str().unwrap(), "-o", "json"]);
