@@ -245,9 +245,11 @@ struct PodsOutcome {
 /// Replays the controllers: the intermediate object (ReplicaSet, Job), then per replica the
 /// StatefulSet claims and the pod, stopping at the first refusal (all replicas are alike, so
 /// once one is refused the rest are too).
-fn admit_workload_pods(obj: &Object, w: &Workload, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> PodsOutcome {
+/// `running` replicas exist already (an update of an existing workload): only the ones above
+/// them are created.
+fn admit_workload_pods(obj: &Object, w: &Workload, running: i32, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> PodsOutcome {
     let kind = obj.type_info.kind.as_str();
-    let mut out = PodsOutcome { wanted: w.replicas, admitted: 0, first_refusal: None, explained: None, notes: vec![] };
+    let mut out = PodsOutcome { wanted: w.replicas, admitted: running, first_refusal: None, explained: None, notes: vec![] };
     let wanted = match (kind, w.replicas, opts.nodes) {
         ("DaemonSet", _, Some(n)) => {
             out.wanted = Some(n as i32);
@@ -260,13 +262,14 @@ fn admit_workload_pods(obj: &Object, w: &Workload, state: &mut ClusterState, ns:
         (_, Some(r), _) => r,
         (_, None, _) => 1,
     };
+    out.admitted = running.min(wanted);
     // The intermediate object the controller creates first.
     let intermediate = match kind {
         "Deployment" => Some(("apps/v1", "ReplicaSet", format!("{}-<hash>", obj.meta.name))),
         "CronJob" => Some(("batch/v1", "Job", format!("{}-<schedule>", obj.meta.name))),
         _ => None,
     };
-    if let Some((av, k, name)) = intermediate {
+    if let Some((av, k, name)) = intermediate.filter(|_| running == 0) {
         let mut inter = child(obj, av, k, name, Body::Other, &w.template_meta);
         let (d, _) = admit(&mut inter, state, ns, opts);
         if let Some(r) = d.refusal {
@@ -280,7 +283,7 @@ fn admit_workload_pods(obj: &Object, w: &Workload, state: &mut ClusterState, ns:
         "Deployment" => format!("{}-<hash>-", obj.meta.name),
         _ => format!("{}-", obj.meta.name),
     };
-    for i in 0..wanted {
+    for i in running..wanted {
         for (claim, pvc) in &w.volume_claim_templates {
             let mut c = child(obj, "v1", "PersistentVolumeClaim", format!("{claim}-{}-{i}", obj.meta.name), Body::PersistentVolumeClaim(pvc.clone()), &Meta::default());
             let (d, _) = admit(&mut c, state, ns, opts);
@@ -368,23 +371,36 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             hints: vec![],
         };
         let key = (ns.clone(), obj.type_info.group_resource(), obj.meta.name.clone());
-        let was_existing = state.existing.contains_key(&key);
+        let existing = state.existing.get(&key).cloned();
+        let was_existing = existing.is_some();
         if was_existing {
-            report.notes.push("an object of this name was created earlier in the input: this is an update".into());
+            report.notes.push("an object of this name already exists: this is an update".into());
         }
+        // Replicas of an existing workload are running (and in the quotas' usage) already.
+        let running = match existing.as_ref().map(|e| &e.body) {
+            Some(Body::Workload(old)) => {
+                if let Body::Workload(new) = &obj.body {
+                    if old.template != new.template {
+                        report.notes.push("the pod template changed: a rollout replaces the pods and needs room for its surge pods while it runs; only added replicas are checked here".into());
+                    }
+                }
+                old.replicas.unwrap_or(1).max(0)
+            }
+            _ => 0,
+        };
         if decision.allowed {
-            if let (Body::Workload(w), false) = (&obj.body, was_existing) {
+            if let Body::Workload(w) = &obj.body {
                 let w = w.clone();
                 let cron = obj.type_info.kind == "CronJob";
                 // A CronJob's pods come later, when its schedule fires: evaluate one run
                 // without charging it to the documents that follow.
                 let pods = if cron {
                     let mut scratch = state.clone();
-                    let o = admit_workload_pods(&obj, &w, &mut scratch, &ns, opts);
+                    let o = admit_workload_pods(&obj, &w, 0, &mut scratch, &ns, opts);
                     report.notes.push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
                     o
                 } else {
-                    admit_workload_pods(&obj, &w, state, &ns, opts)
+                    admit_workload_pods(&obj, &w, running, state, &ns, opts)
                 };
                 report.replicas = pods.wanted;
                 report.replicas_admitted = pods.wanted.map(|_| pods.admitted);

@@ -135,3 +135,28 @@ fn validation_corpus_through_check() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn scaling_an_existing_workload_checks_only_the_added_replicas() {
+    let deploy = |replicas: u32, cpu: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: {cpu}}}}}}}]}}\n")
+    };
+    let state = "tests/conformance/1057-deployment-replicas-partial/state.yaml"; // pods: 3, none used
+    let cases = [
+        // 2 running, scaled to 4: 1 more fits.
+        (format!("{}---\n{}", deploy(2, "100m"), deploy(4, "100m")), 3, false),
+        // Scaled down: nothing to create, all wanted replicas run.
+        (format!("{}---\n{}", deploy(3, "100m"), deploy(1, "100m")), 1, false),
+        // A changed template is said to roll out.
+        (format!("{}---\n{}", deploy(1, "100m"), deploy(2, "200m")), 2, true),
+    ];
+    for (input, admitted, rollout) in cases {
+        let out = run_stdin(&["check", "-f", "-", "--state", state, "-n", "NAMESPACE", "-o", "json"], &input);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let second = &v["documents"][1];
+        assert_eq!(second["replicasAdmitted"], admitted, "{second}");
+        let notes = second["notes"].to_string();
+        assert!(notes.contains("this is an update"), "{notes}");
+        assert_eq!(notes.contains("rollout"), rollout, "{notes}");
+    }
+}
