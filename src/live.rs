@@ -274,3 +274,19 @@ pub async fn create_quota(conn: &Conn, namespace: &str, quota: &ResourceQuota, d
         other => other.to_string(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_timeout_accepts_kubectl_forms() {
+        let cases = [("0", Ok(None)), ("30", Ok(Some(30_000))), ("30s", Ok(Some(30_000))), ("500ms", Ok(Some(500))), ("2m", Ok(Some(120_000))), ("1h", Ok(Some(3_600_000)))];
+        for (s, want) in cases {
+            let got: Result<Option<u128>, String> = parse_duration(s).map(|d| d.map(|d| d.as_millis()));
+            assert_eq!(got, want, "{s}");
+        }
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("5d").is_err());
+    }
+}

@@ -552,3 +552,39 @@ async fn custom_resources_are_counted_through_discovery() {
     std::fs::remove_file(&f).ok();
     drop_namespace(&c, &ns).await;
 }
+
+#[tokio::test]
+async fn connection_flags_work_like_kubectl() {
+    let Some(lab) = lab() else { return };
+    let (c, ns) = namespace_with_quota(&lab, "kq-conn", "pods=1").await;
+    let k = &lab.kubeconfig;
+    // --as: the admin impersonating the read-only user is refused a create.
+    let out = plugin(k, &["--as", "viewer", "create", "x", "-n", &ns, "--hard=pods=1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("User \"viewer\" cannot create"), "{}", text(&out.stderr));
+    // KUBECONFIG with several files, merged: clusters and users in one, contexts in another.
+    let kc: Value = serde_yaml::from_str(&std::fs::read_to_string(k).unwrap()).unwrap();
+    let dir = std::env::temp_dir().join(format!("kq-kubeconfigs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let a = serde_json::json!({"apiVersion": "v1", "kind": "Config", "clusters": kc["clusters"], "users": kc["users"]});
+    let b = serde_json::json!({"apiVersion": "v1", "kind": "Config", "contexts": kc["contexts"], "current-context": "lab"});
+    std::fs::write(dir.join("a.yaml"), serde_yaml::to_string(&a).unwrap()).unwrap();
+    std::fs::write(dir.join("b.yaml"), serde_yaml::to_string(&b).unwrap()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+        .args(["describe", "-n", &ns, "-o", "json"])
+        .env("KUBECONFIG", format!("{}:{}", dir.join("a.yaml").display(), dir.join("b.yaml").display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["name"], "q");
+    // --context picks another context of the same files; --request-timeout is accepted.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+        .args(["--context", "viewer", "--request-timeout", "20s", "describe", "-n", &ns, "-o", "json"])
+        .env("KUBECONFIG", format!("{}:{}", dir.join("a.yaml").display(), dir.join("b.yaml").display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).ok();
+    drop_namespace(&c, &ns).await;
+}
