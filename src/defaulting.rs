@@ -183,6 +183,30 @@ pub fn clear_pvc_status(pvc: &mut Pvc) {
     pvc.target_volume_attributes_class_name = None;
 }
 
+/// Pod field validation that mutation can break: a request above its limit (e.g. a
+/// LimitRange default limit below the container's request). The server answers 422 before
+/// quota; the text is v1.20's (`Pod "p" is invalid: ...`).
+pub fn validate_pod_requests(pod: &Pod, name: &str) -> Result<(), String> {
+    let mut errors = Vec::new();
+    let groups = [("spec.containers", &pod.containers), ("spec.initContainers", &pod.init_containers)];
+    for (path, containers) in groups {
+        for (i, c) in containers.iter().enumerate() {
+            for (k, req) in &c.requests {
+                if let Some(lim) = c.limits.get(k) {
+                    if req > lim {
+                        errors.push(format!("{path}[{i}].resources.requests: Invalid value: {:?}: must be less than or equal to {k} limit", req.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    match errors.len() {
+        0 => Ok(()),
+        1 => Err(format!("Pod {name:?} is invalid: {}", errors[0])),
+        _ => Err(format!("Pod {name:?} is invalid: [{}]", errors.join(", "))),
+    }
+}
+
 /// Everything that happens to a pod being created before quota admission, in the server's
 /// order.
 pub fn mutate_pod(pod: &mut Pod, m: &Mutators) -> Result<Vec<String>, String> {
@@ -266,6 +290,14 @@ mod tests {
         let mut pvc = Pvc::default();
         apply_default_storage_class(&mut pvc, &annotated, Some(&classes));
         assert_eq!(pvc.storage_class_name, None);
+    }
+
+    #[test]
+    fn requests_above_limits_are_invalid() {
+        let ok = pod_with(&[("cpu", "1")], &[("cpu", "1")]);
+        assert!(validate_pod_requests(&ok, "p").is_ok());
+        let bad = pod_with(&[("cpu", "2"), ("memory", "1Gi")], &[("cpu", "500m"), ("memory", "2Gi")]);
+        assert_eq!(validate_pod_requests(&bad, "p").unwrap_err(), "Pod \"p\" is invalid: spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit");
     }
 
     #[test]

@@ -55,18 +55,19 @@ fn must_specify_hints(q: &QuotaReport, has_limit_range: bool, out: &mut Vec<Stri
 }
 
 fn headroom(quotas: &[QuotaReport]) -> Option<String> {
-    let mut tightest: Option<(u64, String)> = None;
+    let mut tightest: Option<(u64, &QuotaReport, &crate::admission::ResourceRow)> = None;
     for q in quotas.iter().filter(|q| q.verdict == QuotaVerdict::Fits) {
         for row in q.resources.iter().filter(|r| r.requested.sign() > 0) {
-            let left = row.hard.sub(&row.after);
-            let pct = crate::describe::percent(&left, &row.hard).unwrap_or(0);
-            let text = format!("quota {} has {} {} left of {} ({pct}%)", q.name, row.resource, left.max(Quantity::zero()), row.hard);
-            if tightest.as_ref().is_none_or(|(p, _)| pct < *p) {
-                tightest = Some((pct, text));
+            let pct = crate::describe::percent(&row.hard.sub(&row.after), &row.hard).unwrap_or(0);
+            if tightest.as_ref().is_none_or(|(p, _, _)| pct < *p) {
+                tightest = Some((pct, q, row));
             }
         }
     }
-    tightest.map(|(_, t)| format!("headroom after this: {t}"))
+    tightest.map(|(pct, q, row)| {
+        let left = row.hard.sub(&row.after).max(Quantity::zero());
+        format!("headroom after this: quota {} has {} {left} left of {} ({pct}%)", q.name, row.resource, row.hard)
+    })
 }
 
 fn priority_hint(doc: &DocumentReport, quotas: &[QuotaReport]) -> Option<String> {

@@ -60,7 +60,10 @@ fn print_report(report: &check::Report, args: &CheckArgs) -> i32 {
         OutputFormat::Json => render::Output::Json,
         OutputFormat::Yaml => render::Output::Yaml,
     };
-    print!("{}", render::render(report, output, args.quiet));
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    // A closed pipe (`| head`) is not an error of the check.
+    let _ = render::write_report(report, output, args.quiet, &mut w).and_then(|_| std::io::Write::flush(&mut w));
     report.exit_code()
 }
 

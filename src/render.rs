@@ -21,10 +21,20 @@ pub enum Output {
 
 /// Renders a report. `quiet` keeps only documents that would be refused.
 pub fn render(report: &Report, output: Output, quiet: bool) -> String {
+    let mut out = Vec::new();
+    write_report(report, output, quiet, &mut out).expect("writing to memory cannot fail");
+    String::from_utf8(out).expect("reports are UTF-8")
+}
+
+/// Writes a report as it is rendered (JSON and YAML are streamed, not built in memory first).
+pub fn write_report<W: std::io::Write>(report: &Report, output: Output, quiet: bool, w: &mut W) -> std::io::Result<()> {
     match output {
-        Output::Json => serde_json::to_string_pretty(report).expect("a report always serializes") + "\n",
-        Output::Yaml => serde_yaml::to_string(report).expect("a report always serializes"),
-        Output::Text => render_text(report, quiet),
+        Output::Json => {
+            serde_json::to_writer_pretty(&mut *w, report)?;
+            w.write_all(b"\n")
+        }
+        Output::Yaml => serde_yaml::to_writer(&mut *w, report).map_err(std::io::Error::other),
+        Output::Text => w.write_all(render_text(report, quiet).as_bytes()),
     }
 }
 

@@ -588,3 +588,22 @@ async fn connection_flags_work_like_kubectl() {
     std::fs::remove_dir_all(&dir).ok();
     drop_namespace(&c, &ns).await;
 }
+
+#[tokio::test]
+async fn a_request_above_a_defaulted_limit_is_invalid_as_the_server_says() {
+    let Some(lab) = lab() else { return };
+    let c = client(&lab.kubeconfig).await;
+    let ns = new_namespace(&c, "kq-invalid").await;
+    let mut cache = BTreeMap::new();
+    let lr = docs_from("apiVersion: v1\nkind: LimitRange\nmetadata: {name: l}\nspec: {limits: [{type: Container, default: {cpu: 500m}}]}\n");
+    create(&c, &ns, &lr, false, &mut cache).await.unwrap();
+    let yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: '2'}}}]}\n";
+    let f = manifest_file("invalid", yaml);
+    let out = plugin(&lab.kubeconfig, &["check", "-n", &ns, "-f", f.to_str().unwrap(), "-o", "json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let server = create(&c, &ns, &docs_from(yaml), true, &mut cache).await.unwrap_err();
+    assert_eq!(v["documents"][0]["allowed"], false);
+    assert_eq!(v["documents"][0]["message"].as_str(), Some(server.as_str()));
+    std::fs::remove_file(&f).ok();
+    drop_namespace(&c, &ns).await;
+}
