@@ -256,7 +256,10 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
         return Decision { skipped: Some(why.into()), ..Decision::allow(ResourceList::new(), vec![]) };
     }
     if !ev.handles(op) {
-        return Decision { skipped: Some(format!("quota admission does not act on updates of {}", obj.type_info.group_resource())), ..Decision::allow(ResourceList::new(), vec![]) };
+        return Decision {
+            skipped: Some(format!("quota admission does not act on updates of {}", obj.type_info.group_resource())),
+            ..Decision::allow(ResourceList::new(), vec![])
+        };
     }
     if quotas.is_empty() && limited.is_empty() {
         return Decision::allow(resources::remove_zeros(&ev.usage(obj)), vec![]);
@@ -319,8 +322,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
         if ex.interesting {
             match ex.report.verdict {
                 QuotaVerdict::MustSpecify => {
-                    let missing: BTreeMap<String, BTreeSet<String>> =
-                        ex.report.missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect();
+                    let missing: BTreeMap<String, BTreeSet<String>> = ex.report.missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect();
                     loop_errors.push(refusal(
                         RefusalReason::MustSpecify,
                         Some(&q.name),
@@ -413,12 +415,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
     }
     let uncovered: Vec<String> = limited_names.difference(&restricted_set).cloned().collect();
     if !uncovered.is_empty() {
-        let r = refusal(
-            RefusalReason::InsufficientQuotaToConsume,
-            None,
-            uncovered.clone(),
-            format!("insufficient quota to consume: {}", uncovered.join(",")),
-        );
+        let r = refusal(RefusalReason::InsufficientQuotaToConsume, None, uncovered.clone(), format!("insufficient quota to consume: {}", uncovered.join(",")));
         return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
     }
     let uncovered_scopes: Vec<ScopeRequirement> = if matches!(ev, Evaluator::Pod | Evaluator::PersistentVolumeClaim) {

@@ -99,7 +99,8 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<LimitedResource>, InputError>
                     if let Some(c) = p.get("configuration") {
                         out.extend(config(file, doc.origin.document, c, &format!("plugins[{i}].configuration."))?);
                     } else if let Some(path) = p.get("path").and_then(Value::as_str) {
-                        let text = std::fs::read_to_string(path).map_err(|e| InputError::at(&doc.origin, Some(format!("plugins[{i}].path")), format!("cannot read {path}: {e}")))?;
+                        let text = std::fs::read_to_string(path)
+                            .map_err(|e| InputError::at(&doc.origin, Some(format!("plugins[{i}].path")), format!("cannot read {path}: {e}")))?;
                         out.extend(parse(path, &text)?);
                     }
                 }

@@ -321,7 +321,8 @@ fn admit_workload_pods(obj: &Object, w: &Workload, running: i32, state: &mut Clu
     };
     for i in running..wanted {
         for (claim, pvc) in &w.volume_claim_templates {
-            let mut c = child(obj, "v1", "PersistentVolumeClaim", format!("{claim}-{}-{i}", obj.meta.name), Body::PersistentVolumeClaim(pvc.clone()), &Meta::default());
+            let mut c =
+                child(obj, "v1", "PersistentVolumeClaim", format!("{claim}-{}-{i}", obj.meta.name), Body::PersistentVolumeClaim(pvc.clone()), &Meta::default());
             let (d, _) = admit(&mut c, state, ns, opts);
             if let Some(r) = d.refusal {
                 out.first_refusal = Some(r);
@@ -433,7 +434,9 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
                 let pods = if cron {
                     let mut scratch = state.scratch_for(&ns);
                     let o = admit_workload_pods(&obj, &w, 0, &mut scratch, &ns, opts);
-                    report.notes.push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
+                    report
+                        .notes
+                        .push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
                     o
                 } else {
                     admit_workload_pods(&obj, &w, running, state, &ns, opts)
@@ -466,9 +469,7 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
         d.hints = crate::hints::for_document(d, state);
     }
     let mut notes = Vec::new();
-    let order_matters = documents
-        .iter()
-        .any(|d| d.refusal.as_ref().is_some_and(|r| !r.alternatives.is_empty()) || !d.pod_message_alternatives.is_empty());
+    let order_matters = documents.iter().any(|d| d.refusal.as_ref().is_some_and(|r| !r.alternatives.is_empty()) || !d.pod_message_alternatives.is_empty());
     if order_matters {
         notes.push("quotas are checked in name order; when several would refuse, the API server may name another one first".into());
     }

@@ -59,9 +59,11 @@ pub fn plan(words: &[String]) -> Plan {
             "--context" => return Plan::Contexts,
             _ => {}
         }
-        let flag = sub.into_iter().chain(std::iter::once(&cmd)).flat_map(|c| c.get_arguments()).find(|a| {
-            a.get_long().is_some_and(|l| prev == format!("--{l}")) || a.get_short().is_some_and(|s| prev == format!("-{s}"))
-        });
+        let flag = sub
+            .into_iter()
+            .chain(std::iter::once(&cmd))
+            .flat_map(|c| c.get_arguments())
+            .find(|a| a.get_long().is_some_and(|l| prev == format!("--{l}")) || a.get_short().is_some_and(|s| prev == format!("-{s}")));
         if let Some(a) = flag.filter(|a| a.get_action().takes_values()) {
             let values: Vec<String> = a.get_possible_values().iter().map(|v| v.get_name().to_string()).collect();
             if !values.is_empty() {

@@ -84,11 +84,7 @@ pub fn build_quota(name: &str, namespace: Option<&str>, flags: &QuotaFlags) -> R
     }
     Ok(ResourceQuota {
         metadata: ObjectMeta { name: Some(name.to_string()), namespace: namespace.map(str::to_string), ..ObjectMeta::default() },
-        spec: Some(ResourceQuotaSpec {
-            hard,
-            scopes,
-            scope_selector: (!exprs.is_empty()).then_some(ScopeSelector { match_expressions: Some(exprs) }),
-        }),
+        spec: Some(ResourceQuotaSpec { hard, scopes, scope_selector: (!exprs.is_empty()).then_some(ScopeSelector { match_expressions: Some(exprs) }) }),
         status: None,
     })
 }

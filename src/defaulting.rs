@@ -241,7 +241,12 @@ mod tests {
 
     #[test]
     fn limit_range_fills_only_missing_values() {
-        let item = LimitRangeItem { type_: "Container".into(), default: rl(&[("cpu", "500m")]), default_request: rl(&[("cpu", "100m"), ("memory", "64Mi")]), ..LimitRangeItem::default() };
+        let item = LimitRangeItem {
+            type_: "Container".into(),
+            default: rl(&[("cpu", "500m")]),
+            default_request: rl(&[("cpu", "100m"), ("memory", "64Mi")]),
+            ..LimitRangeItem::default()
+        };
         let items = [item];
         let cases = [
             (pod_with(&[], &[]), "cpu=100m,memory=64Mi", "cpu=500m"),
@@ -258,7 +263,8 @@ mod tests {
 
     #[test]
     fn priority_defaults_and_refusals() {
-        let classes: BTreeMap<String, (bool, i32)> = [("low".to_string(), (false, 1)), ("std".to_string(), (true, 10)), ("top".to_string(), (true, 100))].into();
+        let classes: BTreeMap<String, (bool, i32)> =
+            [("low".to_string(), (false, 1)), ("std".to_string(), (true, 10)), ("top".to_string(), (true, 100))].into();
         let mut p = Pod::default();
         apply_priority(&mut p, Some(&classes)).unwrap();
         assert_eq!(p.priority_class_name, "std");
@@ -297,7 +303,10 @@ mod tests {
         let ok = pod_with(&[("cpu", "1")], &[("cpu", "1")]);
         assert!(validate_pod_requests(&ok, "p").is_ok());
         let bad = pod_with(&[("cpu", "2"), ("memory", "1Gi")], &[("cpu", "500m"), ("memory", "2Gi")]);
-        assert_eq!(validate_pod_requests(&bad, "p").unwrap_err(), "Pod \"p\" is invalid: spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit");
+        assert_eq!(
+            validate_pod_requests(&bad, "p").unwrap_err(),
+            "Pod \"p\" is invalid: spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit"
+        );
     }
 
     #[test]
@@ -309,6 +318,9 @@ mod tests {
         let mut p = Pod { runtime_class_name: Some("gvisor".into()), ..Pod::default() };
         assert!(apply_runtime_class(&mut p, Some(&classes)).is_err());
         let mut p = Pod { overhead: rl(&[("cpu", "250m")]), ..Pod::default() };
-        assert_eq!(apply_runtime_class(&mut p, Some(&classes)).unwrap_err(), "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead");
+        assert_eq!(
+            apply_runtime_class(&mut p, Some(&classes)).unwrap_err(),
+            "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
+        );
     }
 }

@@ -139,7 +139,11 @@ pub fn render_text(views: &[QuotaView], wide: bool) -> String {
             let _ = writeln!(out, "Pending:    {} (in spec.hard, not enforced until synced)", v.pending.join(", "));
         }
         if !v.never_charged.is_empty() {
-            let _ = writeln!(out, "Warning:    {}", format!("scoped, so {} is never charged (scopes match only pods, and claims for VolumeAttributesClass)", v.never_charged.join(", ")).yellow());
+            let _ = writeln!(
+                out,
+                "Warning:    {}",
+                format!("scoped, so {} is never charged (scopes match only pods, and claims for VolumeAttributesClass)", v.never_charged.join(", ")).yellow()
+            );
         }
         if v.rows.is_empty() {
             continue;
@@ -194,7 +198,14 @@ mod tests {
     #[test]
     fn percent_is_exact_and_rounds_down() {
         let q = |s: &str| Quantity::parse(s).unwrap();
-        let cases = [("1", "3", Some(33)), ("999m", "1", Some(99)), ("1", "1", Some(100)), ("5", "4", Some(125)), ("1", "0", Some(u64::MAX)), ("1536Mi", "2Gi", Some(75))];
+        let cases = [
+            ("1", "3", Some(33)),
+            ("999m", "1", Some(99)),
+            ("1", "1", Some(100)),
+            ("5", "4", Some(125)),
+            ("1", "0", Some(u64::MAX)),
+            ("1536Mi", "2Gi", Some(75)),
+        ];
         for (u, h, want) in cases {
             assert_eq!(percent(&q(u), &q(h)), want, "{u}/{h}");
         }

@@ -74,7 +74,8 @@ fn priority_hint(doc: &DocumentReport, quotas: &[QuotaReport]) -> Option<String>
     if quotas.iter().any(|q| q.applies) {
         return None;
     }
-    let excluded: Vec<&QuotaReport> = quotas.iter().filter(|q| !q.applies && q.scopes.iter().any(|s| s.selector.starts_with("PriorityClass") && !s.matched)).collect();
+    let excluded: Vec<&QuotaReport> =
+        quotas.iter().filter(|q| !q.applies && q.scopes.iter().any(|s| s.selector.starts_with("PriorityClass") && !s.matched)).collect();
     let q = excluded.first()?;
     let sel = q.scopes.iter().find(|s| s.selector.starts_with("PriorityClass") && !s.matched)?;
     Some(format!(
@@ -108,7 +109,11 @@ pub fn for_document(doc: &DocumentReport, state: &ClusterState) -> Vec<String> {
         let never = never_charged(&q.quota);
         let mentioned = doc.quotas.iter().chain(pod_quotas).any(|r| r.name == q.name && !r.unrelated);
         if !never.is_empty() && mentioned {
-            out.push(format!("quota {} is scoped, so it never charges {}: only pods (and claims, for VolumeAttributesClass) are matched by scopes", q.name, never.join(", ")));
+            out.push(format!(
+                "quota {} is scoped, so it never charges {}: only pods (and claims, for VolumeAttributesClass) are matched by scopes",
+                q.name,
+                never.join(", ")
+            ));
         }
     }
     if doc.kind == "Pod" {

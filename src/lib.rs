@@ -11,12 +11,12 @@
 pub mod admission;
 pub mod admission_config;
 pub mod check;
-pub mod create;
-pub mod describe;
-pub mod hints;
 pub mod cli;
 pub mod completion;
+pub mod create;
 pub mod defaulting;
+pub mod describe;
+pub mod hints;
 pub mod manifest;
 pub mod objects;
 pub mod quantity;

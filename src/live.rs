@@ -56,7 +56,9 @@ pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, Str
         }
         None => match Kubeconfig::read() {
             Ok(kc) => Config::from_custom_kubeconfig(kc, &options).await.map_err(|e| format!("kubeconfig: {e}"))?,
-            Err(e) => Config::incluster().map_err(|_| format!("no kubeconfig found ({e}) and not running in a cluster: pass --kubeconfig or set KUBECONFIG"))?,
+            Err(e) => {
+                Config::incluster().map_err(|_| format!("no kubeconfig found ({e}) and not running in a cluster: pass --kubeconfig or set KUBECONFIG"))?
+            }
         },
     };
     if let Some(u) = &k.as_user {
@@ -281,7 +283,14 @@ mod tests {
 
     #[test]
     fn request_timeout_accepts_kubectl_forms() {
-        let cases = [("0", Ok(None)), ("30", Ok(Some(30_000))), ("30s", Ok(Some(30_000))), ("500ms", Ok(Some(500))), ("2m", Ok(Some(120_000))), ("1h", Ok(Some(3_600_000)))];
+        let cases = [
+            ("0", Ok(None)),
+            ("30", Ok(Some(30_000))),
+            ("30s", Ok(Some(30_000))),
+            ("500ms", Ok(Some(500))),
+            ("2m", Ok(Some(120_000))),
+            ("1h", Ok(Some(3_600_000))),
+        ];
         for (s, want) in cases {
             let got: Result<Option<u128>, String> = parse_duration(s).map(|d| d.map(|d| d.as_millis()));
             assert_eq!(got, want, "{s}");

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use kubectl_quota::cli::{CheckArgs, Cli, Command, CreateArgs, CreateOutput, DescribeArgs, DescribeOutput, DryRun, OutputFormat, SortBy};
-use kubectl_quota::objects::Body;
 use kubectl_quota::completion::{self, Plan};
+use kubectl_quota::objects::Body;
 use kubectl_quota::{admission_config, check, create, describe, manifest, objects, render, validation};
 
 /// An error that ends the command: the message (printed as `error: ...`) and the exit status.
@@ -133,9 +133,7 @@ async fn run_create(cli: &Cli, args: &CreateArgs) -> Result<i32, Fatal> {
             let conn = live::connect(&cli.kube, cli.namespace.as_deref()).await.map_err(Fatal::input)?;
             quota.metadata.namespace = Some(conn.namespace.clone());
             let server_dry = mode == DryRun::Server;
-            let created = live::create_quota(&conn, &conn.namespace, &quota, server_dry)
-                .await
-                .map_err(|e| Fatal(format!("failed to create quota: {e}"), 1))?;
+            let created = live::create_quota(&conn, &conn.namespace, &quota, server_dry).await.map_err(|e| Fatal(format!("failed to create quota: {e}"), 1))?;
             (created, if server_dry { " (server dry run)" } else { "" })
         }
     };

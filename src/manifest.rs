@@ -110,9 +110,7 @@ pub fn load_paths<S: AsRef<str>>(paths: &[S], recursive: bool) -> Result<Vec<Doc
         let p = p.as_ref();
         if p == "-" {
             let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| InputError::file("-", format!("cannot read standard input: {e}")))?;
+            std::io::stdin().read_to_string(&mut text).map_err(|e| InputError::file("-", format!("cannot read standard input: {e}")))?;
             docs.extend(parse_str("-", &text)?);
             continue;
         }
@@ -147,14 +145,12 @@ pub fn parse_str(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
         if yaml.is_null() {
             continue;
         }
-        let mut value: Value =
-            serde_json::to_value(&yaml).map_err(|e| InputError::at(&origin, None, format!("cannot be read as a Kubernetes object: {e}")))?;
+        let mut value: Value = serde_json::to_value(&yaml).map_err(|e| InputError::at(&origin, None, format!("cannot be read as a Kubernetes object: {e}")))?;
         normalize_floats(&mut value, looks_like_json(text));
         if !value.is_object() {
             return Err(InputError::at(&origin, None, "a Kubernetes object must be a mapping (apiVersion, kind, metadata, ...)"));
         }
-        let is_list = value.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List"))
-            && value.get("items").is_some();
+        let is_list = value.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List")) && value.get("items").is_some();
         if is_list {
             let items = value["items"].as_array().ok_or_else(|| InputError::at(&origin, Some("items".into()), "must be a list"))?;
             for (j, item) in items.iter().enumerate() {

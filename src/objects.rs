@@ -143,11 +143,8 @@ impl ResourceQuota {
     /// Scopes as selectors (`Exists`) followed by the scope selector's expressions, the order
     /// the server evaluates them in.
     pub fn selectors(&self) -> Vec<ScopeRequirement> {
-        let mut out: Vec<ScopeRequirement> = self
-            .scopes
-            .iter()
-            .map(|s| ScopeRequirement { scope_name: s.clone(), operator: "Exists".into(), values: vec![] })
-            .collect();
+        let mut out: Vec<ScopeRequirement> =
+            self.scopes.iter().map(|s| ScopeRequirement { scope_name: s.clone(), operator: "Exists".into(), values: vec![] }).collect();
         if let Some(sel) = &self.scope_selector {
             out.extend(sel.iter().cloned());
         }
@@ -187,9 +184,16 @@ pub enum Body {
     Service(Service),
     ResourceQuota(Box<ResourceQuota>),
     LimitRange(Vec<LimitRangeItem>),
-    PriorityClass { global_default: bool, value: i32 },
-    StorageClass { is_default: bool },
-    RuntimeClass { overhead: ResourceList },
+    PriorityClass {
+        global_default: bool,
+        value: i32,
+    },
+    StorageClass {
+        is_default: bool,
+    },
+    RuntimeClass {
+        overhead: ResourceList,
+    },
     Workload(Box<Workload>),
     /// Anything else: only counted (`count/<resource>`).
     Other,
@@ -280,22 +284,10 @@ pub fn type_info(api_version: &str, kind: &str) -> TypeInfo {
     let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("").to_string();
     let known = KINDS.iter().find(|(g, k, _, _)| *g == group && *k == kind);
     match known {
-        Some((_, _, resource, namespaced)) => TypeInfo {
-            api_version: api_version.into(),
-            kind: kind.into(),
-            group,
-            resource: resource.to_string(),
-            namespaced: *namespaced,
-            guessed: false,
-        },
-        None => TypeInfo {
-            api_version: api_version.into(),
-            kind: kind.into(),
-            group,
-            resource: guess_plural(kind),
-            namespaced: true,
-            guessed: true,
-        },
+        Some((_, _, resource, namespaced)) => {
+            TypeInfo { api_version: api_version.into(), kind: kind.into(), group, resource: resource.to_string(), namespaced: *namespaced, guessed: false }
+        }
+        None => TypeInfo { api_version: api_version.into(), kind: kind.into(), group, resource: guess_plural(kind), namespaced: true, guessed: true },
     }
 }
 
@@ -372,12 +364,7 @@ fn cross_namespace_affinity(a: &Option<core::Affinity>) -> bool {
 
 /// The quota-relevant parts of a pod spec; `path` is the JSON path of the spec.
 pub fn pod_spec(spec: &core::PodSpec, path: &str) -> FieldResult<Pod> {
-    let containers = spec
-        .containers
-        .iter()
-        .enumerate()
-        .map(|(i, c)| container(c, &format!("{path}.containers[{i}]")))
-        .collect::<FieldResult<Vec<_>>>()?;
+    let containers = spec.containers.iter().enumerate().map(|(i, c)| container(c, &format!("{path}.containers[{i}]"))).collect::<FieldResult<Vec<_>>>()?;
     let init_containers = spec
         .init_containers
         .iter()
@@ -664,7 +651,8 @@ mod tests {
 
     #[test]
     fn quantities_are_rounded_up_to_milli_like_api_defaulting() {
-        let obj = one("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, resources: {requests: {cpu: 0.1m, memory: '1.5'}}}]}\n").unwrap();
+        let obj = one("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, resources: {requests: {cpu: 0.1m, memory: '1.5'}}}]}\n")
+            .unwrap();
         let Body::Pod(p) = obj.body else { panic!() };
         assert_eq!(p.containers[0].requests["cpu"].to_string(), "1m");
         assert_eq!(p.containers[0].requests["memory"].to_string(), "1500m");
@@ -672,7 +660,8 @@ mod tests {
 
     #[test]
     fn limit_range_items_get_server_defaults() {
-        let obj = one("apiVersion: v1\nkind: LimitRange\nmetadata: {name: l}\nspec: {limits: [{type: Container, max: {cpu: '2'}, min: {memory: 64Mi}}]}\n").unwrap();
+        let obj =
+            one("apiVersion: v1\nkind: LimitRange\nmetadata: {name: l}\nspec: {limits: [{type: Container, max: {cpu: '2'}, min: {memory: 64Mi}}]}\n").unwrap();
         let Body::LimitRange(items) = obj.body else { panic!() };
         assert_eq!(items[0].default["cpu"].to_string(), "2");
         assert_eq!(items[0].default_request["cpu"].to_string(), "2");

@@ -120,10 +120,7 @@ impl Quantity {
             return Err(QuantityError::FormatWrong);
         }
         if s == "0" {
-            return Ok(Quantity {
-                cached: Some(Cached { text: s.to_string(), scale: 0 }),
-                ..Quantity::zero()
-            });
+            return Ok(Quantity { cached: Some(Cached { text: s.to_string(), scale: 0 }), ..Quantity::zero() });
         }
         let sc = scan(s.as_bytes())?;
         let (binary_exp, exponent, mut format) = interpret(sc.suffix).ok_or(QuantityError::Suffix)?;
@@ -158,9 +155,7 @@ impl Quantity {
                 let fast = denom_len == 0 && 14 - num_len - i64::from(binary_exp) * 3 / 10 >= 0;
                 if fast {
                     // Go: `value&0x07 != 0` on the numerator (at most 11 digits here).
-                    let low = sc.num.iter().fold(0u64, |acc, &d| {
-                        acc.wrapping_mul(10).wrapping_add(u64::from(d - b'0'))
-                    });
+                    let low = sc.num.iter().fold(0u64, |acc, &d| acc.wrapping_mul(10).wrapping_add(u64::from(d - b'0')));
                     if low & 7 != 0 {
                         cached_scale = Some(0);
                     }
@@ -185,12 +180,7 @@ impl Quantity {
             }
         };
         let neg = !sc.positive && !nanos.is_zero();
-        Ok(Quantity {
-            neg,
-            nanos,
-            format,
-            cached: cached_scale.map(|scale| Cached { text: s.to_string(), scale }),
-        })
+        Ok(Quantity { neg, nanos, format, cached: cached_scale.map(|scale| Cached { text: s.to_string(), scale }) })
     }
     /// Zero, DecimalSI (prints `0`).
     pub fn zero() -> Quantity {
@@ -205,12 +195,7 @@ impl Quantity {
         Quantity::from_scaled_i64(v, 1_000_000, format)
     }
     fn from_scaled_i64(v: i64, nanos_per: u128, format: Format) -> Quantity {
-        Quantity {
-            neg: v < 0,
-            nanos: Mag::from_u128(u128::from(v.unsigned_abs()) * nanos_per),
-            format,
-            cached: None,
-        }
+        Quantity { neg: v < 0, nanos: Mag::from_u128(u128::from(v.unsigned_abs()) * nanos_per), format, cached: None }
     }
     pub fn format(&self) -> Format {
         self.format
@@ -255,12 +240,7 @@ impl Quantity {
         Quantity { neg: neg && !nanos.is_zero(), nanos, format, cached: None }
     }
     pub fn neg(&self) -> Quantity {
-        Quantity {
-            neg: !self.neg && !self.nanos.is_zero(),
-            nanos: self.nanos.clone(),
-            format: self.format,
-            cached: None,
-        }
+        Quantity { neg: !self.neg && !self.nanos.is_zero(), nanos: self.nanos.clone(), format: self.format, cached: None }
     }
     /// `q.RoundUp(scale)` with scale as a power of ten (`-3` = milli, `0` = whole units);
     /// rounds away from zero; the cached original string is dropped only if the value changed.
@@ -814,10 +794,7 @@ impl Mag {
         Some(self.0.iter().rev().fold(0u128, |acc, &l| (acc << 32) | u128::from(l)))
     }
     fn cmp_mag(&self, other: &Mag) -> Ordering {
-        self.0
-            .len()
-            .cmp(&other.0.len())
-            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+        self.0.len().cmp(&other.0.len()).then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
     }
     fn add(&self, other: &Mag) -> Mag {
         let (long, short) = if self.0.len() >= other.0.len() { (self, other) } else { (other, self) };
@@ -1314,10 +1291,7 @@ mod tests {
             assert_eq!(Quantity::parse(input).err(), Some(want.clone()), "error for {input:?}");
             assert_eq!(input.parse::<Quantity>().err(), Some(want.clone()), "FromStr for {input:?}");
         }
-        assert_eq!(
-            QuantityError::FormatWrong.to_string(),
-            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-        );
+        assert_eq!(QuantityError::FormatWrong.to_string(), "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
         assert_eq!(QuantityError::Suffix.to_string(), "unable to parse quantity's suffix");
         assert_eq!(QuantityError::Numeric.to_string(), "unable to parse numeric part of quantity");
     }
@@ -1430,14 +1404,7 @@ mod tests {
 
     #[test]
     fn neg_flips_sign() {
-        let cases: &[(&str, &str)] = &[
-            ("1Gi", "-1Gi"),
-            ("-500m", "500m"),
-            ("0", "0"),
-            ("-0", "0"),
-            ("1e3", "-1e3"),
-            ("1.5", "-1500m"),
-        ];
+        let cases: &[(&str, &str)] = &[("1Gi", "-1Gi"), ("-500m", "500m"), ("0", "0"), ("-0", "0"), ("1e3", "-1e3"), ("1.5", "-1500m")];
         for (input, want) in cases {
             let n = q(input).neg();
             assert_eq!(n.to_canonical(), *want, "-({input})");
@@ -1764,8 +1731,7 @@ mod tests {
         for bad in [r#""1K""#, r#""""#, "true", "[]", "{}", r#""1e1000""#] {
             assert!(serde_json::from_str::<Quantity>(bad).is_err(), "{bad} is rejected");
         }
-        let map: std::collections::BTreeMap<String, Quantity> =
-            serde_json::from_str(r#"{"cpu": "500m", "memory": "1Gi", "pods": 10}"#).unwrap_or_default();
+        let map: std::collections::BTreeMap<String, Quantity> = serde_json::from_str(r#"{"cpu": "500m", "memory": "1Gi", "pods": 10}"#).unwrap_or_default();
         assert_eq!(map.len(), 3);
         assert_eq!(map["pods"].to_canonical(), "10");
         let opt: Option<Quantity> = serde_json::from_str("null").unwrap_or(Some(q("1")));

@@ -84,14 +84,7 @@ pub const INTEGER_RESOURCES: &[&str] = &[
 /// Resources a pod-object-count scope may track (`podObjectCountQuotaResources`).
 const POD_OBJECT_COUNT_QUOTA_RESOURCES: &[&str] = &["pods"];
 /// Resources a pod-compute scope may track (`podComputeQuotaResources`).
-const POD_COMPUTE_QUOTA_RESOURCES: &[&str] = &[
-    "cpu",
-    "memory",
-    "limits.cpu",
-    "limits.memory",
-    "requests.cpu",
-    "requests.memory",
-];
+const POD_COMPUTE_QUOTA_RESOURCES: &[&str] = &["cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"];
 /// Resources the VolumeAttributesClass scope may track (PVC count and storage).
 const PVC_QUOTA_RESOURCES: &[&str] = &["persistentvolumeclaims", "requests.storage"];
 
@@ -151,16 +144,18 @@ pub fn is_integer_resource_name(name: &str) -> bool {
 // apimachinery name checks
 // ---------------------------------------------------------------------------------------
 
-const QUALIFIED_NAME_ERR_MSG: &str =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_ERR_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const QUALIFIED_NAME_MAX_LENGTH: usize = 63;
-const LABEL_VALUE_ERR_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_ERR_MSG: &str =
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_MAX_LENGTH: usize = 63;
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_LABEL_ERR_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const DNS1123_LABEL_ERR_MSG: &str =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
 const DNS1123_LABEL_MAX_LENGTH: usize = 63;
-const DNS1123_SUBDOMAIN_ERR_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const DNS1123_SUBDOMAIN_ERR_MSG: &str =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 /// Maximum length of an RFC 1123 subdomain (and so of most object names).
 pub const DNS1123_SUBDOMAIN_MAX_LENGTH: usize = 253;
 
@@ -202,12 +197,7 @@ fn is_alnum(c: u8) -> bool {
 fn matches_qualified_name_part(s: &str) -> bool {
     let b = s.as_bytes();
     match (b.first(), b.last()) {
-        (Some(&f), Some(&l)) => {
-            is_alnum(f)
-                && is_alnum(l)
-                && b.iter()
-                    .all(|&c| is_alnum(c) || c == b'-' || c == b'_' || c == b'.')
-        }
+        (Some(&f), Some(&l)) => is_alnum(f) && is_alnum(l) && b.iter().all(|&c| is_alnum(c) || c == b'-' || c == b'_' || c == b'.'),
         _ => false,
     }
 }
@@ -217,9 +207,7 @@ fn matches_dns1123_label(s: &str) -> bool {
     let b = s.as_bytes();
     let lower_alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
     match (b.first(), b.last()) {
-        (Some(&f), Some(&l)) => {
-            lower_alnum(f) && lower_alnum(l) && b.iter().all(|&c| lower_alnum(c) || c == b'-')
-        }
+        (Some(&f), Some(&l)) => lower_alnum(f) && lower_alnum(l) && b.iter().all(|&c| lower_alnum(c) || c == b'-'),
         _ => false,
     }
 }
@@ -255,11 +243,7 @@ pub fn dns1123_label_errors(value: &str) -> Vec<String> {
         errs.push(max_len_error(DNS1123_LABEL_MAX_LENGTH));
     }
     if !matches_dns1123_label(value) {
-        errs.push(regex_error(
-            DNS1123_LABEL_ERR_MSG,
-            DNS1123_LABEL_FMT,
-            &["my-name", "123-abc"],
-        ));
+        errs.push(regex_error(DNS1123_LABEL_ERR_MSG, DNS1123_LABEL_FMT, &["my-name", "123-abc"]));
     }
     errs
 }
@@ -267,11 +251,7 @@ pub fn dns1123_label_errors(value: &str) -> Vec<String> {
 /// `NameIsDNSSubdomain(name, prefix)`: with `prefix` (a `generateName`), one trailing `-`
 /// is ignored before checking.
 pub fn object_name_errors(name: &str, prefix: bool) -> Vec<String> {
-    let name = if prefix {
-        mask_trailing_dash(name)
-    } else {
-        name.to_string()
-    };
+    let name = if prefix { mask_trailing_dash(name) } else { name.to_string() };
     dns1123_subdomain_errors(&name)
 }
 
@@ -280,11 +260,7 @@ pub fn object_name_errors(name: &str, prefix: bool) -> Vec<String> {
 fn mask_trailing_dash(name: &str) -> String {
     if name.len() > 1 && name.ends_with('-') {
         let cut = name.len() - 2;
-        let head = if name.is_char_boundary(cut) {
-            &name[..cut]
-        } else {
-            &name[..name.len() - 1]
-        };
+        let head = if name.is_char_boundary(cut) { &name[..cut] } else { &name[..name.len() - 1] };
         format!("{head}a")
     } else {
         name.to_string()
@@ -321,20 +297,10 @@ pub fn qualified_name_errors(value: &str) -> Vec<String> {
     if name.is_empty() {
         errs.push(format!("name part {}", empty_error()));
     } else if name.len() > QUALIFIED_NAME_MAX_LENGTH {
-        errs.push(format!(
-            "name part {}",
-            max_len_error(QUALIFIED_NAME_MAX_LENGTH)
-        ));
+        errs.push(format!("name part {}", max_len_error(QUALIFIED_NAME_MAX_LENGTH)));
     }
     if !matches_qualified_name_part(name) {
-        errs.push(format!(
-            "name part {}",
-            regex_error(
-                QUALIFIED_NAME_ERR_MSG,
-                QUALIFIED_NAME_FMT,
-                &["MyName", "my.name", "123-abc"]
-            )
-        ));
+        errs.push(format!("name part {}", regex_error(QUALIFIED_NAME_ERR_MSG, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])));
     }
     errs
 }
@@ -348,11 +314,7 @@ pub fn label_value_errors(value: &str) -> Vec<String> {
         errs.push(max_len_error(LABEL_VALUE_MAX_LENGTH));
     }
     if !value.is_empty() && !matches_qualified_name_part(value) {
-        errs.push(regex_error(
-            LABEL_VALUE_ERR_MSG,
-            &format!("({QUALIFIED_NAME_FMT})?"),
-            &["MyValue", "my_value", "12345"],
-        ));
+        errs.push(regex_error(LABEL_VALUE_ERR_MSG, &format!("({QUALIFIED_NAME_FMT})?"), &["MyValue", "my_value", "12345"]));
     }
     errs
 }
@@ -396,9 +358,7 @@ impl QuotaScope {
 
     /// Exact (case-sensitive) parse of a scope name, as the server compares it.
     pub fn parse(s: &str) -> Option<Self> {
-        QuotaScope::ALL
-            .into_iter()
-            .find(|scope| scope.as_str() == s)
+        QuotaScope::ALL.into_iter().find(|scope| scope.as_str() == s)
     }
 
     /// The API spelling.
@@ -418,11 +378,7 @@ impl QuotaScope {
     pub fn requires_exists_operator(self) -> bool {
         matches!(
             self,
-            QuotaScope::Terminating
-                | QuotaScope::NotTerminating
-                | QuotaScope::BestEffort
-                | QuotaScope::NotBestEffort
-                | QuotaScope::CrossNamespacePodAffinity
+            QuotaScope::Terminating | QuotaScope::NotTerminating | QuotaScope::BestEffort | QuotaScope::NotBestEffort | QuotaScope::CrossNamespacePodAffinity
         )
     }
 }
@@ -452,10 +408,7 @@ pub fn scope_valid_for_resource(scope: QuotaScope, resource: &str) -> bool {
         | QuotaScope::NotTerminating
         | QuotaScope::NotBestEffort
         | QuotaScope::PriorityClass
-        | QuotaScope::CrossNamespacePodAffinity => {
-            POD_OBJECT_COUNT_QUOTA_RESOURCES.contains(&resource)
-                || POD_COMPUTE_QUOTA_RESOURCES.contains(&resource)
-        }
+        | QuotaScope::CrossNamespacePodAffinity => POD_OBJECT_COUNT_QUOTA_RESOURCES.contains(&resource) || POD_COMPUTE_QUOTA_RESOURCES.contains(&resource),
         QuotaScope::BestEffort => POD_OBJECT_COUNT_QUOTA_RESOURCES.contains(&resource),
         QuotaScope::VolumeAttributesClass => PVC_QUOTA_RESOURCES.contains(&resource),
     }
@@ -472,12 +425,7 @@ pub enum ScopeOperator {
 
 impl ScopeOperator {
     /// All operators.
-    pub const ALL: [ScopeOperator; 4] = [
-        ScopeOperator::In,
-        ScopeOperator::NotIn,
-        ScopeOperator::Exists,
-        ScopeOperator::DoesNotExist,
-    ];
+    pub const ALL: [ScopeOperator; 4] = [ScopeOperator::In, ScopeOperator::NotIn, ScopeOperator::Exists, ScopeOperator::DoesNotExist];
 
     /// Exact (case-sensitive) parse; anything else is `not a valid selector operator`.
     pub fn parse(s: &str) -> Option<Self> {
@@ -538,42 +486,17 @@ mod tests {
             ("count/pods", false, false, false, true, true),
             ("count/deployments.apps", false, false, false, true, true),
             ("count/widgets.example.com", false, false, false, true, true),
-            (
-                "gold.storageclass.storage.k8s.io/requests.storage",
-                false,
-                false,
-                false,
-                true,
-                true,
-            ),
-            (
-                "gold.storageclass.storage.k8s.io/persistentvolumeclaims",
-                false,
-                false,
-                false,
-                true,
-                true,
-            ),
+            ("gold.storageclass.storage.k8s.io/requests.storage", false, false, false, true, true),
+            ("gold.storageclass.storage.k8s.io/persistentvolumeclaims", false, false, false, true, true),
             ("foo.kubernetes.io/bar", false, false, true, false, false),
             ("kubernetes.io/bar", false, false, true, false, false),
             // `requests.` + a 63-character name part is still a valid qualified name because the
             // prefix goes before the `/`; a name part over 63 characters is not extended.
-            (
-                "example.com/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-                false,
-                false,
-                false,
-                false,
-                false,
-            ),
+            ("example.com/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false, false, false, false, false),
             ("Example.com/gpu", false, false, false, false, false),
         ];
         for &(name, quota, std, native, ext, int) in table {
-            assert_eq!(
-                is_standard_quota_resource_name(name),
-                quota,
-                "standard quota: {name}"
-            );
+            assert_eq!(is_standard_quota_resource_name(name), quota, "standard quota: {name}");
             assert_eq!(is_standard_resource_name(name), std, "standard: {name}");
             assert_eq!(is_native_resource_name(name), native, "native: {name}");
             assert_eq!(is_extended_resource_name(name), ext, "extended: {name}");
@@ -583,12 +506,8 @@ mod tests {
 
     #[test]
     fn hugepages_table() {
-        let table: &[(&str, bool, bool)] = &[
-            ("hugepages-2Mi", true, true),
-            ("requests.hugepages-2Mi", false, true),
-            ("hugepages", false, false),
-            ("limits.hugepages-2Mi", false, false),
-        ];
+        let table: &[(&str, bool, bool)] =
+            &[("hugepages-2Mi", true, true), ("requests.hugepages-2Mi", false, true), ("hugepages", false, false), ("limits.hugepages-2Mi", false, false)];
         for &(name, hp, quota_hp) in table {
             assert_eq!(is_hugepages_resource_name(name), hp, "{name}");
             assert_eq!(is_quota_hugepages_resource_name(name), quota_hp, "{name}");
@@ -624,21 +543,13 @@ mod tests {
             // non-standard names are never refused
             (BestEffort, "count/pods", true),
             (BestEffort, "requests.nvidia.com/gpu", true),
-            (
-                Terminating,
-                "gold.storageclass.storage.k8s.io/requests.storage",
-                true,
-            ),
+            (Terminating, "gold.storageclass.storage.k8s.io/requests.storage", true),
             (VolumeAttributesClass, "count/persistentvolumeclaims", true),
             (BestEffort, "storage", true),
             (BestEffort, "Pods", true),
         ];
         for &(scope, name, ok) in table {
-            assert_eq!(
-                scope_valid_for_resource(scope, name),
-                ok,
-                "{scope} / {name}"
-            );
+            assert_eq!(scope_valid_for_resource(scope, name), ok, "{scope} / {name}");
         }
     }
 
@@ -658,19 +569,10 @@ mod tests {
         for bad in ["", "Equals", "in", "Exist"] {
             assert_eq!(ScopeOperator::parse(bad), None, "{bad:?}");
         }
-        let exists_only: Vec<_> = QuotaScope::ALL
-            .into_iter()
-            .filter(|s| s.requires_exists_operator())
-            .collect();
+        let exists_only: Vec<_> = QuotaScope::ALL.into_iter().filter(|s| s.requires_exists_operator()).collect();
         assert_eq!(
             exists_only,
-            vec![
-                QuotaScope::Terminating,
-                QuotaScope::NotTerminating,
-                QuotaScope::BestEffort,
-                QuotaScope::NotBestEffort,
-                QuotaScope::CrossNamespacePodAffinity
-            ]
+            vec![QuotaScope::Terminating, QuotaScope::NotTerminating, QuotaScope::BestEffort, QuotaScope::NotBestEffort, QuotaScope::CrossNamespacePodAffinity]
         );
     }
 
@@ -696,15 +598,9 @@ mod tests {
         for (name, want) in table {
             assert_eq!(dns1123_subdomain_errors(name), want, "{name:?}");
         }
-        assert_eq!(
-            dns1123_subdomain_errors(&"a".repeat(253)),
-            Vec::<String>::new()
-        );
+        assert_eq!(dns1123_subdomain_errors(&"a".repeat(253)), Vec::<String>::new());
         assert_eq!(object_name_errors("quota-", true), Vec::<String>::new());
-        assert_eq!(
-            object_name_errors("quota-", false),
-            vec![SUBDOMAIN_REGEX_MSG.to_string()]
-        );
+        assert_eq!(object_name_errors("quota-", false), vec![SUBDOMAIN_REGEX_MSG.to_string()]);
     }
 
     #[test]
@@ -728,43 +624,24 @@ mod tests {
         for (name, want) in table {
             assert_eq!(qualified_name_errors(name), want, "{name:?}");
         }
-        assert_eq!(
-            qualified_name_errors(&format!("example.com/{}", "a".repeat(64))),
-            vec!["name part must be no more than 63 characters".to_string()]
-        );
+        assert_eq!(qualified_name_errors(&format!("example.com/{}", "a".repeat(64))), vec!["name part must be no more than 63 characters".to_string()]);
     }
 
     #[test]
     fn regex_error_matches_go() {
-        assert_eq!(
-            regex_error("m", "f", &["a", "b"]),
-            "m (e.g. 'a',  or 'b', regex used for validation is 'f')"
-        );
-        assert_eq!(
-            regex_error("m", "f", &[]),
-            "m (regex used for validation is 'f')"
-        );
+        assert_eq!(regex_error("m", "f", &["a", "b"]), "m (e.g. 'a',  or 'b', regex used for validation is 'f')");
+        assert_eq!(regex_error("m", "f", &[]), "m (regex used for validation is 'f')");
     }
 
     #[test]
     fn label_value_and_label_table() {
-        let table: &[(&str, usize)] = &[
-            ("", 0),
-            ("high", 0),
-            ("my_value", 0),
-            ("12345", 0),
-            ("-x", 1),
-            ("x y", 1),
-        ];
+        let table: &[(&str, usize)] = &[("", 0), ("high", 0), ("my_value", 0), ("12345", 0), ("-x", 1), ("x y", 1)];
         for &(v, n) in table {
             assert_eq!(label_value_errors(v).len(), n, "{v:?}");
         }
         assert_eq!(label_value_errors(&"a".repeat(64)), vec![max_len_error(63)]);
         assert_eq!(dns1123_label_errors("default"), Vec::<String>::new());
         assert_eq!(dns1123_label_errors("a.b").len(), 1);
-        assert_eq!(
-            dns1123_label_errors(&"a".repeat(64)),
-            vec![max_len_error(63)]
-        );
+        assert_eq!(dns1123_label_errors(&"a".repeat(64)), vec![max_len_error(63)]);
     }
 }

@@ -242,13 +242,7 @@ mod tests {
             (pod(vec![(rl(&[("cpu", "1"), ("memory", "1Gi")]), rl(&[("cpu", "1"), ("memory", "1Gi")]))]), QosClass::Guaranteed),
             (pod(vec![(rl(&[("cpu", "1000m"), ("memory", "1024Mi")]), rl(&[("cpu", "1"), ("memory", "1Gi")]))]), QosClass::Guaranteed),
             (pod(vec![(rl(&[("cpu", "1")]), rl(&[("cpu", "1")]))]), QosClass::Burstable),
-            (
-                pod(vec![
-                    (rl(&[("cpu", "1"), ("memory", "1Gi")]), rl(&[("cpu", "1"), ("memory", "1Gi")])),
-                    (rl(&[]), rl(&[])),
-                ]),
-                QosClass::Burstable,
-            ),
+            (pod(vec![(rl(&[("cpu", "1"), ("memory", "1Gi")]), rl(&[("cpu", "1"), ("memory", "1Gi")])), (rl(&[]), rl(&[]))]), QosClass::Burstable),
         ];
         for (i, (p, want)) in cases.iter().enumerate() {
             assert_eq!(pod_qos(p), *want, "case {i}");
@@ -302,11 +296,7 @@ mod tests {
 
     #[test]
     fn volume_attributes_class_matches_any_referenced_name() {
-        let pvc = Pvc {
-            volume_attributes_class_name: Some("gold".into()),
-            current_volume_attributes_class_name: Some("silver".into()),
-            ..Pvc::default()
-        };
+        let pvc = Pvc { volume_attributes_class_name: Some("gold".into()), current_volume_attributes_class_name: Some("silver".into()), ..Pvc::default() };
         assert!(match_pvc(&req("VolumeAttributesClass", "NotIn", &["gold"]), &pvc).unwrap().matched);
         assert!(match_pvc(&req("VolumeAttributesClass", "In", &["gold"]), &pvc).unwrap().matched);
         assert!(!match_pvc(&req("VolumeAttributesClass", "In", &["bronze"]), &pvc).unwrap().matched);

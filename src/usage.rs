@@ -130,8 +130,7 @@ impl Evaluator {
                     || (n.starts_with("requests.") && !is_native_resource_name(n))
             }
             Evaluator::PersistentVolumeClaim => {
-                PVC_RESOURCES.contains(&n)
-                    || n.split_once(STORAGE_CLASS_SUFFIX).is_some_and(|(_, r)| r == "persistentvolumeclaims" || r == "requests.storage")
+                PVC_RESOURCES.contains(&n) || n.split_once(STORAGE_CLASS_SUFFIX).is_some_and(|(_, r)| r == "persistentvolumeclaims" || r == "requests.storage")
             }
             Evaluator::Service => SERVICE_RESOURCES.contains(&n),
             Evaluator::Count(names) => names.iter().any(|c| c == n),
@@ -311,10 +310,7 @@ fn pod_missing(pod: &Pod, restricted: &[String]) -> BTreeMap<String, BTreeSet<St
 
 /// The server's must-specify text: `limits.cpu for: app,init; requests.memory for: app`.
 pub fn must_specify_message(missing: &BTreeMap<String, BTreeSet<String>>) -> String {
-    let parts: Vec<String> = missing
-        .iter()
-        .map(|(r, names)| format!("{r} for: {}", names.iter().cloned().collect::<Vec<_>>().join(",")))
-        .collect();
+    let parts: Vec<String> = missing.iter().map(|(r, names)| format!("{r} for: {}", names.iter().cloned().collect::<Vec<_>>().join(","))).collect();
     format!("must specify {}", parts.join("; "))
 }
 
@@ -400,7 +396,11 @@ mod tests {
     #[test]
     fn pod_requests_follow_sum_max_sidecar_and_overhead_rules() {
         let cases: Vec<(&str, Pod, &str)> = vec![
-            ("containers are summed", Pod { containers: vec![c("a", &[("cpu", "500m")], &[]), c("b", &[("cpu", "700m")], &[])], ..Pod::default() }, "cpu=1200m"),
+            (
+                "containers are summed",
+                Pod { containers: vec![c("a", &[("cpu", "500m")], &[]), c("b", &[("cpu", "700m")], &[])], ..Pod::default() },
+                "cpu=1200m",
+            ),
             (
                 "init container max beats the sum",
                 Pod { containers: vec![c("a", &[("cpu", "500m")], &[])], init_containers: vec![c("i", &[("cpu", "2")], &[])], ..Pod::default() },
@@ -477,8 +477,19 @@ mod tests {
     #[test]
     fn pod_evaluator_tracks_only_its_names() {
         let names: Vec<String> = [
-            "pods", "count/pods", "requests.cpu", "limits.memory", "hugepages-1Gi", "requests.hugepages-2Mi", "requests.nvidia.com/gpu",
-            "nvidia.com/gpu", "limits.nvidia.com/gpu", "requests.storage", "services", "count/secrets", "requests.example.kubernetes.io/x",
+            "pods",
+            "count/pods",
+            "requests.cpu",
+            "limits.memory",
+            "hugepages-1Gi",
+            "requests.hugepages-2Mi",
+            "requests.nvidia.com/gpu",
+            "nvidia.com/gpu",
+            "limits.nvidia.com/gpu",
+            "requests.storage",
+            "services",
+            "count/secrets",
+            "requests.example.kubernetes.io/x",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -526,10 +537,22 @@ mod tests {
     #[test]
     fn service_usage_by_type() {
         let cases = [
-            (Service { type_: "ClusterIP".into(), node_ports: vec![None, None], allocate_load_balancer_node_ports: None }, "count/services=1,services=1,services.loadbalancers=0,services.nodeports=0"),
-            (Service { type_: "NodePort".into(), node_ports: vec![None, Some(30001)], allocate_load_balancer_node_ports: None }, "count/services=1,services=1,services.loadbalancers=0,services.nodeports=2"),
-            (Service { type_: "LoadBalancer".into(), node_ports: vec![None], allocate_load_balancer_node_ports: None }, "count/services=1,services=1,services.loadbalancers=1,services.nodeports=1"),
-            (Service { type_: "LoadBalancer".into(), node_ports: vec![None, Some(30002)], allocate_load_balancer_node_ports: Some(false) }, "count/services=1,services=1,services.loadbalancers=1,services.nodeports=1"),
+            (
+                Service { type_: "ClusterIP".into(), node_ports: vec![None, None], allocate_load_balancer_node_ports: None },
+                "count/services=1,services=1,services.loadbalancers=0,services.nodeports=0",
+            ),
+            (
+                Service { type_: "NodePort".into(), node_ports: vec![None, Some(30001)], allocate_load_balancer_node_ports: None },
+                "count/services=1,services=1,services.loadbalancers=0,services.nodeports=2",
+            ),
+            (
+                Service { type_: "LoadBalancer".into(), node_ports: vec![None], allocate_load_balancer_node_ports: None },
+                "count/services=1,services=1,services.loadbalancers=1,services.nodeports=1",
+            ),
+            (
+                Service { type_: "LoadBalancer".into(), node_ports: vec![None, Some(30002)], allocate_load_balancer_node_ports: Some(false) },
+                "count/services=1,services=1,services.loadbalancers=1,services.nodeports=1",
+            ),
         ];
         for (svc, want) in cases {
             assert_eq!(resources::pretty_print(&service_usage(&svc)), want, "{}", svc.type_);

@@ -32,16 +32,14 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::quantity::Quantity;
 use crate::resource_names::{
-    dns1123_label_errors, is_integer_resource_name, is_standard_quota_resource_name,
-    is_standard_resource_name, label_value_errors, object_name_errors, qualified_name_errors,
-    scope_valid_for_resource, QuotaScope, ScopeOperator,
+    dns1123_label_errors, is_integer_resource_name, is_standard_quota_resource_name, is_standard_resource_name, label_value_errors, object_name_errors,
+    qualified_name_errors, scope_valid_for_resource, QuotaScope, ScopeOperator,
 };
 
 /// The server's reason texts, for callers that want to recognise an error.
 pub mod reasons {
     /// A key without `/` that is not a known resource at all.
-    pub const NOT_STANDARD_OR_QUALIFIED: &str =
-        "must be a standard resource type or fully qualified";
+    pub const NOT_STANDARD_OR_QUALIFIED: &str = "must be a standard resource type or fully qualified";
     /// A key without `/` that quota does not track (`storage`, `foo`, `Pods`...).
     pub const NOT_QUOTA_RESOURCE: &str = "must be a standard resource for quota";
     /// A negative quantity.
@@ -59,11 +57,9 @@ pub mod reasons {
     /// The same rule as worded by servers before CrossNamespacePodAffinity (e.g. v1.20).
     pub const EXISTS_ONLY_OPERATOR_V1_20: &str = "must be 'Exist' only operator when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort and ResourceQuotaScopeNotBestEffort";
     /// In / NotIn without values.
-    pub const VALUES_REQUIRED: &str =
-        "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector";
+    pub const VALUES_REQUIRED: &str = "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector";
     /// Exists / DoesNotExist with values.
-    pub const VALUES_FORBIDDEN: &str =
-        "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector";
+    pub const VALUES_FORBIDDEN: &str = "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector";
     /// An operator other than In / NotIn / Exists / DoesNotExist.
     pub const INVALID_OPERATOR: &str = "not a valid selector operator";
     /// Neither `metadata.name` nor `metadata.generateName`.
@@ -125,27 +121,13 @@ pub struct FieldError {
 
 impl FieldError {
     /// An `Invalid value` error.
-    pub fn invalid(
-        field: impl Into<String>,
-        bad_value: impl Into<String>,
-        detail: impl Into<String>,
-    ) -> Self {
-        FieldError {
-            field: field.into(),
-            kind: FieldErrorKind::Invalid,
-            bad_value: bad_value.into(),
-            detail: detail.into(),
-        }
+    pub fn invalid(field: impl Into<String>, bad_value: impl Into<String>, detail: impl Into<String>) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::Invalid, bad_value: bad_value.into(), detail: detail.into() }
     }
 
     /// A `Required value` error.
     pub fn required(field: impl Into<String>, detail: impl Into<String>) -> Self {
-        FieldError {
-            field: field.into(),
-            kind: FieldErrorKind::Required,
-            bad_value: String::new(),
-            detail: detail.into(),
-        }
+        FieldError { field: field.into(), kind: FieldErrorKind::Required, bad_value: String::new(), detail: detail.into() }
     }
 
     /// True for a value that could not even be decoded (see [`FieldErrorKind::Unparseable`]).
@@ -195,19 +177,12 @@ pub fn has_decode_errors(errors: &[FieldError]) -> bool {
 /// Returns an empty string when `errors` is empty.
 pub fn render_server_message(name: &str, errors: &[FieldError]) -> String {
     if let Some(decode) = errors.iter().find(|e| e.is_decode_error()) {
-        return format!(
-            "ResourceQuota in version \"v1\" cannot be handled as a ResourceQuota: {}",
-            decode.detail
-        );
+        return format!("ResourceQuota in version \"v1\" cannot be handled as a ResourceQuota: {}", decode.detail);
     }
     let errors = dedup(errors.to_vec());
     match errors.len() {
         0 => String::new(),
-        1 => format!(
-            "The ResourceQuota {} is invalid: {}",
-            go_quote(name),
-            errors[0]
-        ),
+        1 => format!("The ResourceQuota {} is invalid: {}", go_quote(name), errors[0]),
         _ => {
             let mut s = format!("The ResourceQuota {} is invalid: ", go_quote(name));
             for e in &errors {
@@ -262,11 +237,7 @@ pub fn validate_quota_metadata(meta: &ObjectMeta) -> Vec<FieldError> {
     let name = meta.name.as_deref().unwrap_or("");
     if !generate_name.is_empty() {
         for msg in object_name_errors(generate_name, true) {
-            errs.push(FieldError::invalid(
-                "metadata.generateName",
-                go_quote(generate_name),
-                msg,
-            ));
+            errs.push(FieldError::invalid("metadata.generateName", go_quote(generate_name), msg));
         }
     }
     if !name.is_empty() {
@@ -282,17 +253,10 @@ pub fn validate_quota_metadata(meta: &ObjectMeta) -> Vec<FieldError> {
         }
         let generated = format!("{}xxxxx", &generate_name[..cut]);
         for msg in object_name_errors(&generated, false) {
-            errs.push(FieldError::invalid(
-                "metadata.name",
-                go_quote(&generated),
-                msg,
-            ));
+            errs.push(FieldError::invalid("metadata.name", go_quote(&generated), msg));
         }
     } else {
-        errs.push(FieldError::required(
-            "metadata.name",
-            reasons::NAME_REQUIRED,
-        ));
+        errs.push(FieldError::required("metadata.name", reasons::NAME_REQUIRED));
     }
     if let Some(ns) = meta.namespace.as_deref().filter(|ns| !ns.is_empty()) {
         for msg in dns1123_label_errors(ns) {
@@ -300,11 +264,7 @@ pub fn validate_quota_metadata(meta: &ObjectMeta) -> Vec<FieldError> {
         }
     }
     if let Some(generation) = meta.generation.filter(|g| *g < 0) {
-        errs.push(FieldError::invalid(
-            "metadata.generation",
-            generation.to_string(),
-            reasons::NEGATIVE,
-        ));
+        errs.push(FieldError::invalid("metadata.generation", generation.to_string(), reasons::NEGATIVE));
     }
     if let Some(labels) = &meta.labels {
         for (k, v) in labels {
@@ -320,11 +280,7 @@ pub fn validate_quota_metadata(meta: &ObjectMeta) -> Vec<FieldError> {
         let mut total = 0usize;
         for (k, v) in annotations {
             for msg in qualified_name_errors(&k.to_lowercase()) {
-                errs.push(FieldError::invalid(
-                    "metadata.annotations",
-                    go_quote(k),
-                    msg,
-                ));
+                errs.push(FieldError::invalid("metadata.annotations", go_quote(k), msg));
             }
             total += k.len() + v.len();
         }
@@ -358,10 +314,7 @@ pub fn validate_quota_metadata(meta: &ObjectMeta) -> Vec<FieldError> {
 
 /// Validates one resource list (`spec.hard`, `status.hard`, `status.used`): per key, in
 /// sorted order, the name checks then the value checks.
-fn validate_resource_list(
-    list: Option<&BTreeMap<String, ApiQuantity>>,
-    path: &str,
-) -> Vec<FieldError> {
+fn validate_resource_list(list: Option<&BTreeMap<String, ApiQuantity>>, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (key, value) in list.into_iter().flatten() {
         let field = format!("{path}[{key}]");
@@ -375,23 +328,12 @@ fn validate_resource_list(
 /// known resource (`must be a standard resource type or fully qualified`) and known to
 /// quota (`must be a standard resource for quota`).
 pub fn validate_quota_resource_name(name: &str, field: &str) -> Vec<FieldError> {
-    let mut errs: Vec<FieldError> = qualified_name_errors(name)
-        .into_iter()
-        .map(|msg| FieldError::invalid(field, go_quote(name), msg))
-        .collect();
+    let mut errs: Vec<FieldError> = qualified_name_errors(name).into_iter().map(|msg| FieldError::invalid(field, go_quote(name), msg)).collect();
     if errs.is_empty() && !name.contains('/') && !is_standard_resource_name(name) {
-        errs.push(FieldError::invalid(
-            field,
-            go_quote(name),
-            reasons::NOT_STANDARD_OR_QUALIFIED,
-        ));
+        errs.push(FieldError::invalid(field, go_quote(name), reasons::NOT_STANDARD_OR_QUALIFIED));
     }
     if !name.contains('/') && !is_standard_quota_resource_name(name) {
-        errs.push(FieldError::invalid(
-            field,
-            go_quote(name),
-            reasons::NOT_QUOTA_RESOURCE,
-        ));
+        errs.push(FieldError::invalid(field, go_quote(name), reasons::NOT_QUOTA_RESOURCE));
     }
     errs
 }
@@ -402,29 +344,14 @@ pub fn validate_quota_resource_name(name: &str, field: &str) -> Vec<FieldError> 
 pub fn validate_quota_resource_value(name: &str, raw: &str, field: &str) -> Vec<FieldError> {
     let quantity = match Quantity::parse(raw) {
         Ok(q) => q.round_up(-3),
-        Err(e) => {
-            return vec![FieldError {
-                field: field.to_string(),
-                kind: FieldErrorKind::Unparseable,
-                bad_value: go_quote(raw),
-                detail: e.to_string(),
-            }]
-        }
+        Err(e) => return vec![FieldError { field: field.to_string(), kind: FieldErrorKind::Unparseable, bad_value: go_quote(raw), detail: e.to_string() }],
     };
     let mut errs = Vec::new();
     if quantity.sign() < 0 {
-        errs.push(FieldError::invalid(
-            field,
-            go_quote(&quantity.to_string()),
-            reasons::NEGATIVE,
-        ));
+        errs.push(FieldError::invalid(field, go_quote(&quantity.to_string()), reasons::NEGATIVE));
     }
     if is_integer_resource_name(name) && quantity.milli_value() % 1000 != 0 {
-        errs.push(FieldError::invalid(
-            field,
-            go_quote(&quantity.to_string()),
-            reasons::NOT_INTEGER,
-        ));
+        errs.push(FieldError::invalid(field, go_quote(&quantity.to_string()), reasons::NOT_INTEGER));
     }
     errs
 }
@@ -443,29 +370,17 @@ fn validate_scopes(spec: &ResourceQuotaSpec) -> Vec<FieldError> {
     for scope in scopes {
         let parsed = QuotaScope::parse(scope);
         if parsed.is_none() {
-            errs.push(FieldError::invalid(
-                "spec.scopes",
-                bad_value.clone(),
-                reasons::UNSUPPORTED_SCOPE,
-            ));
+            errs.push(FieldError::invalid("spec.scopes", bad_value.clone(), reasons::UNSUPPORTED_SCOPE));
         }
         for key in &hard_keys {
             if is_standard_quota_resource_name(key) && !scope_allows(parsed, key) {
-                errs.push(FieldError::invalid(
-                    "spec.scopes",
-                    bad_value.clone(),
-                    reasons::SCOPE_NOT_FOR_RESOURCE,
-                ));
+                errs.push(FieldError::invalid("spec.scopes", bad_value.clone(), reasons::SCOPE_NOT_FOR_RESOURCE));
             }
         }
         seen.insert(scope.as_str());
     }
     if conflicting(&seen) {
-        errs.push(FieldError::invalid(
-            "spec.scopes",
-            bad_value,
-            reasons::CONFLICTING_SCOPES,
-        ));
+        errs.push(FieldError::invalid("spec.scopes", bad_value, reasons::CONFLICTING_SCOPES));
     }
     errs
 }
@@ -480,65 +395,36 @@ fn validate_scope_selector(spec: &ResourceQuotaSpec, selector: &ScopeSelector) -
     for req in selector.match_expressions.iter().flatten() {
         let scope = QuotaScope::parse(&req.scope_name);
         if scope.is_none() {
-            errs.push(FieldError::invalid(
-                format!("{PATH}.scopeName"),
-                go_quote(&req.scope_name),
-                reasons::UNSUPPORTED_SCOPE,
-            ));
+            errs.push(FieldError::invalid(format!("{PATH}.scopeName"), go_quote(&req.scope_name), reasons::UNSUPPORTED_SCOPE));
         }
         for key in &hard_keys {
             if is_standard_quota_resource_name(key) && !scope_allows(scope, key) {
-                errs.push(FieldError::invalid(
-                    PATH,
-                    selector_value.clone(),
-                    reasons::SCOPE_NOT_FOR_RESOURCE,
-                ));
+                errs.push(FieldError::invalid(PATH, selector_value.clone(), reasons::SCOPE_NOT_FOR_RESOURCE));
             }
         }
         let operator = ScopeOperator::parse(&req.operator);
-        if scope.is_some_and(QuotaScope::requires_exists_operator)
-            && operator != Some(ScopeOperator::Exists)
-        {
-            errs.push(FieldError::invalid(
-                format!("{PATH}.operator"),
-                go_quote(&req.operator),
-                reasons::EXISTS_ONLY_OPERATOR,
-            ));
+        if scope.is_some_and(QuotaScope::requires_exists_operator) && operator != Some(ScopeOperator::Exists) {
+            errs.push(FieldError::invalid(format!("{PATH}.operator"), go_quote(&req.operator), reasons::EXISTS_ONLY_OPERATOR));
         }
         let n_values = req.values.as_ref().map_or(0, Vec::len);
         match operator {
             Some(ScopeOperator::In | ScopeOperator::NotIn) => {
                 if n_values == 0 {
-                    errs.push(FieldError::required(
-                        format!("{PATH}.values"),
-                        reasons::VALUES_REQUIRED,
-                    ));
+                    errs.push(FieldError::required(format!("{PATH}.values"), reasons::VALUES_REQUIRED));
                 }
             }
             Some(ScopeOperator::Exists | ScopeOperator::DoesNotExist) => {
                 if n_values != 0 {
-                    errs.push(FieldError::invalid(
-                        format!("{PATH}.values"),
-                        go_string_slice(req.values.as_deref()),
-                        reasons::VALUES_FORBIDDEN,
-                    ));
+                    errs.push(FieldError::invalid(format!("{PATH}.values"), go_string_slice(req.values.as_deref()), reasons::VALUES_FORBIDDEN));
                 }
             }
-            None => errs.push(FieldError::invalid(
-                format!("{PATH}.operator"),
-                go_quote(&req.operator),
-                reasons::INVALID_OPERATOR,
-            )),
+            None => errs.push(FieldError::invalid(format!("{PATH}.operator"), go_quote(&req.operator), reasons::INVALID_OPERATOR)),
         }
         seen.insert(req.scope_name.as_str());
     }
     if conflicting(&seen) {
         // The server reports the conflict with spec.scopes as the value, not the selector.
-        errs.push(FieldError::invalid(
-            PATH,
-            go_scopes(spec.scopes.as_deref()),
-            reasons::CONFLICTING_SCOPES,
-        ));
+        errs.push(FieldError::invalid(PATH, go_scopes(spec.scopes.as_deref()), reasons::CONFLICTING_SCOPES));
     }
     errs
 }
@@ -550,17 +436,13 @@ fn scope_allows(scope: Option<QuotaScope>, resource: &str) -> bool {
 
 /// BestEffort with NotBestEffort, or Terminating with NotTerminating.
 fn conflicting(seen: &HashSet<&str>) -> bool {
-    (seen.contains("BestEffort") && seen.contains("NotBestEffort"))
-        || (seen.contains("Terminating") && seen.contains("NotTerminating"))
+    (seen.contains("BestEffort") && seen.contains("NotBestEffort")) || (seen.contains("Terminating") && seen.contains("NotTerminating"))
 }
 
 /// Removes repeated messages, keeping the first (`ErrorList.ToAggregate`).
 fn dedup(errors: Vec<FieldError>) -> Vec<FieldError> {
     let mut seen = HashSet::new();
-    errors
-        .into_iter()
-        .filter(|e| seen.insert(e.to_string()))
-        .collect()
+    errors.into_iter().filter(|e| seen.insert(e.to_string())).collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -582,9 +464,7 @@ pub fn go_quote(s: &str) -> String {
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
             '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
+            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
             c if c.is_control() => {
                 let v = c as u32;
                 if v <= 0xffff {
@@ -653,10 +533,7 @@ mod tests {
     }
 
     fn lines(rq: &ResourceQuota) -> Vec<String> {
-        validate_resource_quota(rq)
-            .iter()
-            .map(ToString::to_string)
-            .collect()
+        validate_resource_quota(rq).iter().map(ToString::to_string).collect()
     }
 
     const HEAD: &str = "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\n";
@@ -784,28 +661,16 @@ mod tests {
             assert_eq!(lines(&rq), *want, "{meta}");
         }
         let rq = quota("apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  generateName: Bad_\n");
-        let fields: Vec<String> = validate_resource_quota(&rq)
-            .into_iter()
-            .map(|e| e.field)
-            .collect();
+        let fields: Vec<String> = validate_resource_quota(&rq).into_iter().map(|e| e.field).collect();
         assert_eq!(fields, ["metadata.generateName", "metadata.name"]);
         let long = "a".repeat(254);
-        let rq = quota(&format!(
-            "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: {long}\n"
-        ));
-        assert_eq!(
-            lines(&rq),
-            [format!(
-                "metadata.name: Invalid value: \"{long}\": must be no more than 253 characters"
-            )]
-        );
+        let rq = quota(&format!("apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: {long}\n"));
+        assert_eq!(lines(&rq), [format!("metadata.name: Invalid value: \"{long}\": must be no more than 253 characters")]);
     }
 
     #[test]
     fn status_is_validated_when_present() {
-        let rq = quota(&format!(
-            "{HEAD}status:\n  hard:\n    pods: '1.5'\n  used:\n    storage: '1'\n"
-        ));
+        let rq = quota(&format!("{HEAD}status:\n  hard:\n    pods: '1.5'\n  used:\n    storage: '1'\n"));
         assert_eq!(
             lines(&rq),
             [
@@ -817,9 +682,7 @@ mod tests {
 
     #[test]
     fn unparseable_quantity_is_a_decode_error() {
-        let rq = quota(&format!(
-            "{HEAD}spec:\n  hard:\n    pods: ten\n    Pods: '1'\n"
-        ));
+        let rq = quota(&format!("{HEAD}spec:\n  hard:\n    pods: ten\n    Pods: '1'\n"));
         let errs = validate_resource_quota(&rq);
         assert!(has_decode_errors(&errs));
         let decode: Vec<&FieldError> = errs.iter().filter(|e| e.is_decode_error()).collect();
@@ -835,10 +698,7 @@ mod tests {
     #[test]
     fn server_message_forms() {
         let one = FieldError::invalid("spec.hard[foo]", "\"foo\"", reasons::NOT_QUOTA_RESOURCE);
-        let two = FieldError::required(
-            "spec.scopeSelector.matchExpressions.values",
-            reasons::VALUES_REQUIRED,
-        );
+        let two = FieldError::required("spec.scopeSelector.matchExpressions.values", reasons::VALUES_REQUIRED);
         assert_eq!(render_server_message("q", &[]), "");
         assert_eq!(
             render_server_message("q", std::slice::from_ref(&one)),
@@ -855,14 +715,9 @@ mod tests {
         assert_eq!(go_quote("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\x01é\"");
         assert_eq!(go_scopes(None), "[]core.ResourceQuotaScope(nil)");
         assert_eq!(go_scopes(Some(&[])), "[]core.ResourceQuotaScope{}");
+        assert_eq!(go_string_slice(Some(&["a".into(), "b".into()])), "[]string{\"a\", \"b\"}");
         assert_eq!(
-            go_string_slice(Some(&["a".into(), "b".into()])),
-            "[]string{\"a\", \"b\"}"
-        );
-        assert_eq!(
-            go_scope_selector(&ScopeSelector {
-                match_expressions: None
-            }),
+            go_scope_selector(&ScopeSelector { match_expressions: None }),
             "core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement(nil)}"
         );
     }

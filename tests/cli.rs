@@ -28,7 +28,15 @@ const STATE: &str = "tests/conformance/1001-compute-exceeds-requests-cpu/state.y
 
 #[test]
 fn exit_status_says_whether_everything_fits() {
-    let fits = run(&["check", "-f", "tests/conformance/1000-compute-fits/candidate.yaml", "--state", "tests/conformance/1000-compute-fits/state.yaml", "-n", "NAMESPACE"]);
+    let fits = run(&[
+        "check",
+        "-f",
+        "tests/conformance/1000-compute-fits/candidate.yaml",
+        "--state",
+        "tests/conformance/1000-compute-fits/state.yaml",
+        "-n",
+        "NAMESPACE",
+    ]);
     assert_eq!(fits.status.code(), Some(0), "{}", text(&fits.stdout));
     let refused = run(&["check", "-f", "tests/conformance/1001-compute-exceeds-requests-cpu/candidate.yaml", "--state", STATE, "-n", "NAMESPACE"]);
     assert_eq!(refused.status.code(), Some(1));
@@ -83,7 +91,11 @@ fn unreadable_paths_exit_2() {
 fn directories_and_lists_are_read_in_name_order() {
     let dir = std::env::temp_dir().join(format!("kq-dir-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("sub")).unwrap();
-    let pod = |n: &str| format!(r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{n}"}},"spec":{{"containers":[{{"name":"c","resources":{{"requests":{{"cpu":"400m"}}}}}}]}}}}"#);
+    let pod = |n: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{n}"}},"spec":{{"containers":[{{"name":"c","resources":{{"requests":{{"cpu":"400m"}}}}}}]}}}}"#
+        )
+    };
     std::fs::write(dir.join("b.json"), format!(r#"{{"apiVersion":"v1","kind":"List","items":[{},{}]}}"#, pod("p1"), pod("p2"))).unwrap();
     std::fs::write(dir.join("a.yaml"), pod("p0")).unwrap();
     std::fs::write(dir.join("notes.txt"), "not a manifest").unwrap();

@@ -20,10 +20,7 @@ fn shipped_scripts_match_the_cli() {
         let out = bin().args(["completion", shell]).output().unwrap();
         assert!(out.status.success());
         let shipped = std::fs::read(root().join("completions").join(file)).unwrap();
-        assert!(
-            out.stdout == shipped,
-            "completions/{file} is stale: regenerate with `cargo run -- completion {shell} > completions/{file}`"
-        );
+        assert!(out.stdout == shipped, "completions/{file} is stale: regenerate with `cargo run -- completion {shell} > completions/{file}`");
     }
 }
 

@@ -58,7 +58,19 @@ fn check_text_output() {
     let (cand, state) = case("4000-s-limited-scope-no-quota");
     golden(
         "check-limited-scope",
-        &["check", "-f", &cand, "--state", scoped, "--state", &state, "-n", "NAMESPACE", "--admission-config", "tests/conformance/4000-s-limited-scope-no-quota/admission.yaml"],
+        &[
+            "check",
+            "-f",
+            &cand,
+            "--state",
+            scoped,
+            "--state",
+            &state,
+            "-n",
+            "NAMESPACE",
+            "--admission-config",
+            "tests/conformance/4000-s-limited-scope-no-quota/admission.yaml",
+        ],
         1,
     );
 }

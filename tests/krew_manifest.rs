@@ -24,48 +24,12 @@ const EMPTY_FILE_SHA: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca4
 
 /// The release platforms: krew os, krew arch, Rust target, archive extension, bin.
 const PLATFORMS: [(&str, &str, &str, &str, &str); 6] = [
-    (
-        "linux",
-        "amd64",
-        "x86_64-unknown-linux-musl",
-        "tar.gz",
-        "kubectl-quota",
-    ),
-    (
-        "linux",
-        "arm64",
-        "aarch64-unknown-linux-musl",
-        "tar.gz",
-        "kubectl-quota",
-    ),
-    (
-        "darwin",
-        "amd64",
-        "x86_64-apple-darwin",
-        "tar.gz",
-        "kubectl-quota",
-    ),
-    (
-        "darwin",
-        "arm64",
-        "aarch64-apple-darwin",
-        "tar.gz",
-        "kubectl-quota",
-    ),
-    (
-        "windows",
-        "amd64",
-        "x86_64-pc-windows-msvc",
-        "zip",
-        "kubectl-quota.exe",
-    ),
-    (
-        "windows",
-        "arm64",
-        "aarch64-pc-windows-msvc",
-        "zip",
-        "kubectl-quota.exe",
-    ),
+    ("linux", "amd64", "x86_64-unknown-linux-musl", "tar.gz", "kubectl-quota"),
+    ("linux", "arm64", "aarch64-unknown-linux-musl", "tar.gz", "kubectl-quota"),
+    ("darwin", "amd64", "x86_64-apple-darwin", "tar.gz", "kubectl-quota"),
+    ("darwin", "arm64", "aarch64-apple-darwin", "tar.gz", "kubectl-quota"),
+    ("windows", "amd64", "x86_64-pc-windows-msvc", "zip", "kubectl-quota.exe"),
+    ("windows", "arm64", "aarch64-pc-windows-msvc", "zip", "kubectl-quota.exe"),
 ];
 
 /// The os/arch pairs krew accepts (cmd/validate-krew-manifest: `osArchPairs`).
@@ -84,8 +48,8 @@ const KREW_SUPPORTED: [(&str, &str); 11] = [
 ];
 
 const WINDOWS_RESERVED: [&str; 22] = [
-    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
-    "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7",
+    "LPT8", "LPT9",
 ];
 
 // --- the manifest, as krew reads it (unknown fields are typos: refused) --------------------
@@ -166,17 +130,12 @@ fn root() -> PathBuf {
 
 fn manifest_text() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
-    TEXT.get_or_init(|| {
-        std::fs::read_to_string(root().join(MANIFEST))
-            .unwrap_or_else(|e| panic!("reading {MANIFEST}: {e}"))
-    })
+    TEXT.get_or_init(|| std::fs::read_to_string(root().join(MANIFEST)).unwrap_or_else(|e| panic!("reading {MANIFEST}: {e}")))
 }
 
 fn manifest() -> &'static Plugin {
     static PLUGIN: OnceLock<Plugin> = OnceLock::new();
-    PLUGIN.get_or_init(|| {
-        serde_yaml::from_str(manifest_text()).unwrap_or_else(|e| panic!("parsing {MANIFEST}: {e}"))
-    })
+    PLUGIN.get_or_init(|| serde_yaml::from_str(manifest_text()).unwrap_or_else(|e| panic!("parsing {MANIFEST}: {e}")))
 }
 
 fn tag() -> String {
@@ -193,27 +152,12 @@ fn label(i: usize, p: &Platform) -> String {
 }
 
 /// The release platform (row of PLATFORMS) the manifest's platform `p` is for.
-fn release_platform(
-    i: usize,
-    p: &Platform,
-) -> (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-) {
+fn release_platform(i: usize, p: &Platform) -> (&'static str, &'static str, &'static str, &'static str, &'static str) {
     let matched = matched_pairs(p);
-    let rows: Vec<_> = PLATFORMS
-        .iter()
-        .filter(|(os, arch, ..)| matched.contains(&(os.to_string(), arch.to_string())))
-        .collect();
+    let rows: Vec<_> = PLATFORMS.iter().filter(|(os, arch, ..)| matched.contains(&(os.to_string(), arch.to_string()))).collect();
     match rows.as_slice() {
         [row] => **row,
-        _ => panic!(
-            "{} does not select exactly one release platform (selects {matched:?})",
-            label(i, p)
-        ),
+        _ => panic!("{} does not select exactly one release platform (selects {matched:?})", label(i, p)),
     }
 }
 
@@ -221,20 +165,11 @@ fn release_platform(
 
 /// krew: `^[\w-]+$` (Go's \w is ASCII [0-9A-Za-z_]) and not a Windows reserved file name.
 fn check_plugin_name(name: &str) -> Result<(), String> {
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         return Err(format!("plugin name {name:?} does not match ^[\\w-]+$"));
     }
-    if WINDOWS_RESERVED
-        .iter()
-        .any(|r| r.eq_ignore_ascii_case(name))
-    {
-        return Err(format!(
-            "plugin name {name:?} is a reserved file name on Windows"
-        ));
+    if WINDOWS_RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name)) {
+        return Err(format!("plugin name {name:?} is a reserved file name on Windows"));
     }
     Ok(())
 }
@@ -265,8 +200,7 @@ fn check_semver_tag(v: &str) -> Result<(), String> {
         None => (rest, None),
     };
     let numeric = |id: &str| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
-    let ident =
-        |id: &str| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    let ident = |id: &str| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
     let parts: Vec<&str> = core.split('.').collect();
     if parts.len() != 3 || !parts.iter().all(|p| numeric(p)) {
         return err("not MAJOR.MINOR.PATCH");
@@ -291,10 +225,7 @@ fn check_semver_tag(v: &str) -> Result<(), String> {
 
 /// krew: `^[a-f0-9]{64}$`.
 fn check_sha256(s: &str) -> Result<(), String> {
-    if s.len() == 64
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    {
+    if s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
         Ok(())
     } else {
         Err(format!("sha256 {s:?} does not match ^[a-f0-9]{{64}}$"))
@@ -314,12 +245,7 @@ fn check_selector(sel: Option<&Selector>) -> Result<(), String> {
         return Err("empty selector".into());
     }
     let keys = sel.match_labels.iter().flat_map(|l| l.keys().cloned());
-    let keys = keys.chain(
-        sel.match_expressions
-            .iter()
-            .flatten()
-            .map(|e| e.key.clone()),
-    );
+    let keys = keys.chain(sel.match_expressions.iter().flatten().map(|e| e.key.clone()));
     for key in keys {
         if key != "os" && key != "arch" {
             return Err(format!("selector key {key:?} is not os or arch"));
@@ -330,11 +256,7 @@ fn check_selector(sel: Option<&Selector>) -> Result<(), String> {
 
 /// Whether a label selector (matchLabels and matchExpressions, ANDed) selects `labels`.
 fn selects(sel: &Selector, labels: &BTreeMap<&str, &str>) -> bool {
-    let label_ok = sel
-        .match_labels
-        .iter()
-        .flatten()
-        .all(|(k, v)| labels.get(k.as_str()) == Some(&v.as_str()));
+    let label_ok = sel.match_labels.iter().flatten().all(|(k, v)| labels.get(k.as_str()) == Some(&v.as_str()));
     let exprs_ok = sel.match_expressions.iter().flatten().all(|e| {
         let value = labels.get(e.key.as_str());
         match e.operator.as_str() {
@@ -363,22 +285,12 @@ fn matched_pairs(p: &Platform) -> BTreeSet<(String, String)> {
 /// validate-krew-manifest's license check on the installed files (case-insensitive).
 fn is_license_like(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    n == "license"
-        || n == "license.txt"
-        || n == "license.md"
-        || n.starts_with("licenses")
-        || n.starts_with("copying")
+    n == "license" || n == "license.txt" || n == "license.md" || n.starts_with("licenses") || n.starts_with("copying")
 }
 
 /// Go's filepath.Clean(to) == to, for the relative paths a manifest uses.
 fn is_clean_relative_path(to: &str) -> bool {
-    to == "."
-        || (!to.is_empty()
-            && !to.starts_with('/')
-            && !to.ends_with('/')
-            && to
-                .split('/')
-                .all(|seg| !seg.is_empty() && seg != "." && seg != ".."))
+    to == "." || (!to.is_empty() && !to.starts_with('/') && !to.ends_with('/') && to.split('/').all(|seg| !seg.is_empty() && seg != "." && seg != ".."))
 }
 
 // --- the checkers catch what they should --------------------------------------------------
@@ -402,66 +314,28 @@ fn checkers_reject_what_krew_rejects() {
         (
             "selector key other than os/arch",
             check_selector(Some(&Selector {
-                match_labels: Some(BTreeMap::from([
-                    ("os".into(), "linux".into()),
-                    ("libc".into(), "musl".into()),
-                ])),
+                match_labels: Some(BTreeMap::from([("os".into(), "linux".into()), ("libc".into(), "musl".into())])),
                 match_expressions: None,
             })),
         ),
-        (
-            "empty matchLabels",
-            check_selector(Some(&Selector {
-                match_labels: Some(BTreeMap::new()),
-                match_expressions: None,
-            })),
-        ),
+        ("empty matchLabels", check_selector(Some(&Selector { match_labels: Some(BTreeMap::new()), match_expressions: None }))),
     ];
     for (what, result) in cases {
         assert!(result.is_err(), "the check accepts {what}");
     }
-    for ok in [
-        "v0.1.0",
-        "v1.2.3-rc.1",
-        "v1.2.3+build.5",
-        "v10.20.30-alpha-1.0+x",
-    ] {
+    for ok in ["v0.1.0", "v1.2.3-rc.1", "v1.2.3+build.5", "v10.20.30-alpha-1.0+x"] {
         check_semver_tag(ok).unwrap();
     }
-    assert!(
-        !is_clean_relative_path("./bin")
-            && !is_clean_relative_path("bin/")
-            && is_clean_relative_path("bin")
-    );
-    assert!(
-        is_license_like("LICENSE")
-            && is_license_like("COPYING.txt")
-            && !is_license_like("README.md")
-    );
+    assert!(!is_clean_relative_path("./bin") && !is_clean_relative_path("bin/") && is_clean_relative_path("bin"));
+    assert!(is_license_like("LICENSE") && is_license_like("COPYING.txt") && !is_license_like("README.md"));
 }
 
 #[test]
 fn selector_matching_follows_label_selector_semantics() {
-    let linux = Selector {
-        match_labels: None,
-        match_expressions: Some(vec![Requirement {
-            key: "os".into(),
-            operator: "In".into(),
-            values: vec!["linux".into()],
-        }]),
-    };
-    let p = Platform {
-        selector: Some(linux),
-        uri: String::new(),
-        sha256: String::new(),
-        files: None,
-        bin: String::new(),
-    };
-    assert_eq!(
-        matched_pairs(&p).len(),
-        5,
-        "os In [linux] selects every linux arch krew supports"
-    );
+    let linux =
+        Selector { match_labels: None, match_expressions: Some(vec![Requirement { key: "os".into(), operator: "In".into(), values: vec!["linux".into()] }]) };
+    let p = Platform { selector: Some(linux), uri: String::new(), sha256: String::new(), files: None, bin: String::new() };
+    assert_eq!(matched_pairs(&p).len(), 5, "os In [linux] selects every linux arch krew supports");
 }
 
 // --- the manifest ---------------------------------------------------------------------------
@@ -480,11 +354,7 @@ fn api_version_and_kind_are_krew_v1alpha2_plugin() {
 #[test]
 fn plugin_name_matches_krews_pattern_and_is_quota() {
     check_plugin_name(&manifest().metadata.name).unwrap();
-    assert_eq!(
-        manifest().metadata.name,
-        PLUGIN_NAME,
-        "krew-index stores it as plugins/{PLUGIN_NAME}.yaml"
-    );
+    assert_eq!(manifest().metadata.name, PLUGIN_NAME, "krew-index stores it as plugins/{PLUGIN_NAME}.yaml");
 }
 
 #[test]
@@ -500,30 +370,15 @@ fn description_is_not_empty() {
 #[test]
 fn homepage_is_the_https_github_repository() {
     let homepage = &manifest().spec.homepage;
-    assert!(
-        homepage.starts_with("https://github.com/"),
-        "homepage {homepage:?}"
-    );
-    assert_eq!(
-        homepage
-            .trim_start_matches("https://github.com/")
-            .split('/')
-            .count(),
-        2,
-        "homepage {homepage:?} is not owner/repo"
-    );
+    assert!(homepage.starts_with("https://github.com/"), "homepage {homepage:?}");
+    assert_eq!(homepage.trim_start_matches("https://github.com/").split('/').count(), 2, "homepage {homepage:?} is not owner/repo");
 }
 
 #[test]
 fn version_is_semver_with_leading_v_and_equals_cargo_version() {
     let version = &manifest().spec.version;
     check_semver_tag(version).unwrap();
-    assert_eq!(
-        *version,
-        tag(),
-        "spec.version must be v + Cargo.toml's version (run scripts/release.sh {})",
-        tag()
-    );
+    assert_eq!(*version, tag(), "spec.version must be v + Cargo.toml's version (run scripts/release.sh {})", tag());
 }
 
 #[test]
@@ -532,16 +387,9 @@ fn platforms_cover_exactly_linux_darwin_windows_on_amd64_and_arm64() {
     for p in &manifest().spec.platforms {
         selected.extend(matched_pairs(p));
     }
-    let wanted: BTreeSet<(String, String)> = PLATFORMS
-        .iter()
-        .map(|(os, arch, ..)| (os.to_string(), arch.to_string()))
-        .collect();
+    let wanted: BTreeSet<(String, String)> = PLATFORMS.iter().map(|(os, arch, ..)| (os.to_string(), arch.to_string())).collect();
     assert_eq!(selected, wanted);
-    assert_eq!(
-        manifest().spec.platforms.len(),
-        PLATFORMS.len(),
-        "one platform entry per os/arch"
-    );
+    assert_eq!(manifest().spec.platforms.len(), PLATFORMS.len(), "one platform entry per os/arch");
 }
 
 #[test]
@@ -549,17 +397,10 @@ fn no_two_platforms_match_the_same_os_arch() {
     let mut owner: BTreeMap<(String, String), usize> = BTreeMap::new();
     for (i, p) in manifest().spec.platforms.iter().enumerate() {
         let pairs = matched_pairs(p);
-        assert!(
-            !pairs.is_empty(),
-            "{} matches no os/arch krew supports",
-            label(i, p)
-        );
+        assert!(!pairs.is_empty(), "{} matches no os/arch krew supports", label(i, p));
         for pair in pairs {
             if let Some(j) = owner.insert(pair.clone(), i) {
-                panic!(
-                    "platforms[{j}] and platforms[{i}] both match {}/{}",
-                    pair.0, pair.1
-                );
+                panic!("platforms[{j}] and platforms[{i}] both match {}/{}", pair.0, pair.1);
             }
         }
     }
@@ -579,10 +420,7 @@ fn every_platform_has_uri_sha256_bin_and_files() {
         assert!(!p.uri.is_empty(), "{l}: no uri");
         assert!(!p.sha256.is_empty(), "{l}: no sha256");
         assert!(!p.bin.is_empty(), "{l}: no bin");
-        assert!(
-            p.files.as_ref().is_some_and(|f| !f.is_empty()),
-            "{l}: no files (krew's default would copy the whole archive)"
-        );
+        assert!(p.files.as_ref().is_some_and(|f| !f.is_empty()), "{l}: no files (krew's default would copy the whole archive)");
     }
 }
 
@@ -595,34 +433,19 @@ fn sha256_is_64_lowercase_hex() {
 
 #[test]
 fn sha256_is_zeros_only_on_lines_marked_unreleased() {
-    let sums: Vec<&str> = manifest_text()
-        .lines()
-        .filter(|l| l.trim_start().starts_with("sha256:"))
-        .collect();
-    assert_eq!(
-        sums.len(),
-        manifest().spec.platforms.len(),
-        "one sha256 line per platform"
-    );
+    let sums: Vec<&str> = manifest_text().lines().filter(|l| l.trim_start().starts_with("sha256:")).collect();
+    assert_eq!(sums.len(), manifest().spec.platforms.len(), "one sha256 line per platform");
     for line in sums {
         let unreleased = line.contains(UNRELEASED_SHA);
         let marked = line.trim_end().ends_with("# unreleased");
-        assert_eq!(
-            unreleased, marked,
-            "the zero placeholder and `# unreleased` go together: {line:?}"
-        );
+        assert_eq!(unreleased, marked, "the zero placeholder and `# unreleased` go together: {line:?}");
     }
 }
 
 #[test]
 fn sha256_is_never_the_sum_of_an_empty_file() {
     for (i, p) in manifest().spec.platforms.iter().enumerate() {
-        assert_ne!(
-            p.sha256,
-            EMPTY_FILE_SHA,
-            "{}: sha256 of an empty file",
-            label(i, p)
-        );
+        assert_ne!(p.sha256, EMPTY_FILE_SHA, "{}: sha256 of an empty file", label(i, p));
     }
 }
 
@@ -630,17 +453,8 @@ fn sha256_is_never_the_sum_of_an_empty_file() {
 fn files_entries_have_from_and_a_clean_to() {
     for (i, p) in manifest().spec.platforms.iter().enumerate() {
         for f in p.files.iter().flatten() {
-            assert!(
-                !f.from.is_empty(),
-                "{}: a files entry without from",
-                label(i, p)
-            );
-            assert!(
-                is_clean_relative_path(&f.to),
-                "{}: files to {:?} is not a clean relative path",
-                label(i, p),
-                f.to
-            );
+            assert!(!f.from.is_empty(), "{}: a files entry without from", label(i, p));
+            assert!(is_clean_relative_path(&f.to), "{}: files to {:?} is not a clean relative path", label(i, p), f.to);
         }
     }
 }
@@ -648,40 +462,16 @@ fn files_entries_have_from_and_a_clean_to() {
 #[test]
 fn every_platform_copies_a_license_file() {
     for (i, p) in manifest().spec.platforms.iter().enumerate() {
-        let installed = p.files.iter().flatten().map(|f| {
-            if f.to == "." {
-                f.from.as_str()
-            } else {
-                f.to.as_str()
-            }
-        });
-        assert!(
-            installed.into_iter().any(is_license_like),
-            "{}: no LICENSE among the installed files",
-            label(i, p)
-        );
-        assert!(
-            p.files
-                .iter()
-                .flatten()
-                .any(|f| f.from == "LICENSE" && f.to == "."),
-            "{}: LICENSE is not copied",
-            label(i, p)
-        );
+        let installed = p.files.iter().flatten().map(|f| if f.to == "." { f.from.as_str() } else { f.to.as_str() });
+        assert!(installed.into_iter().any(is_license_like), "{}: no LICENSE among the installed files", label(i, p));
+        assert!(p.files.iter().flatten().any(|f| f.from == "LICENSE" && f.to == "."), "{}: LICENSE is not copied", label(i, p));
     }
 }
 
 #[test]
 fn every_platform_copies_the_completion_script() {
     for (i, p) in manifest().spec.platforms.iter().enumerate() {
-        assert!(
-            p.files
-                .iter()
-                .flatten()
-                .any(|f| f.from == COMPLETION && f.to == "."),
-            "{}: {COMPLETION} is not copied",
-            label(i, p)
-        );
+        assert!(p.files.iter().flatten().any(|f| f.from == COMPLETION && f.to == "."), "{}: {COMPLETION} is not copied", label(i, p));
     }
 }
 
@@ -690,27 +480,14 @@ fn bin_is_kubectl_quota_exe_on_windows_and_kubectl_quota_elsewhere() {
     for (i, p) in manifest().spec.platforms.iter().enumerate() {
         let (os, .., bin) = release_platform(i, p);
         assert_eq!(p.bin, bin, "{}: bin", label(i, p));
-        assert_eq!(
-            p.bin.ends_with(".exe"),
-            os == "windows",
-            "{}: krew runs only .exe entrypoints on Windows",
-            label(i, p)
-        );
+        assert_eq!(p.bin.ends_with(".exe"), os == "windows", "{}: krew runs only .exe entrypoints on Windows", label(i, p));
     }
 }
 
 #[test]
 fn bin_is_copied_into_the_install_root() {
     for (i, p) in manifest().spec.platforms.iter().enumerate() {
-        assert!(
-            p.files
-                .iter()
-                .flatten()
-                .any(|f| f.from == p.bin && f.to == "."),
-            "{}: bin {} is not among the copied files",
-            label(i, p),
-            p.bin
-        );
+        assert!(p.files.iter().flatten().any(|f| f.from == p.bin && f.to == "."), "{}: bin {} is not among the copied files", label(i, p), p.bin);
     }
 }
 
@@ -718,12 +495,7 @@ fn bin_is_copied_into_the_install_root() {
 fn uri_extension_is_zip_on_windows_and_tar_gz_elsewhere() {
     for (i, p) in manifest().spec.platforms.iter().enumerate() {
         let (os, _, _, ext, _) = release_platform(i, p);
-        assert!(
-            p.uri.ends_with(&format!(".{ext}")),
-            "{}: uri {} is not a .{ext} ({os})",
-            label(i, p),
-            p.uri
-        );
+        assert!(p.uri.ends_with(&format!(".{ext}")), "{}: uri {} is not a .{ext} ({os})", label(i, p), p.uri);
     }
 }
 
@@ -732,16 +504,8 @@ fn uri_is_the_github_release_download_for_the_version_tag() {
     let tag = tag();
     for (i, p) in manifest().spec.platforms.iter().enumerate() {
         let (_, _, target, ext, _) = release_platform(i, p);
-        let want = format!(
-            "{}/releases/download/{tag}/{BIN}-{tag}-{target}.{ext}",
-            manifest().spec.homepage
-        );
-        assert!(
-            p.uri.contains(&format!("/{tag}/")),
-            "{}: uri {} is not for {tag}",
-            label(i, p),
-            p.uri
-        );
+        let want = format!("{}/releases/download/{tag}/{BIN}-{tag}-{target}.{ext}", manifest().spec.homepage);
+        assert!(p.uri.contains(&format!("/{tag}/")), "{}: uri {} is not for {tag}", label(i, p), p.uri);
         assert_eq!(p.uri, want, "{}: uri", label(i, p));
     }
 }
@@ -749,8 +513,7 @@ fn uri_is_the_github_release_download_for_the_version_tag() {
 #[test]
 fn license_file_is_the_full_apache_2_0_text_cargo_declares() {
     assert_eq!(env!("CARGO_PKG_LICENSE"), "Apache-2.0");
-    let text =
-        std::fs::read_to_string(root().join("LICENSE")).expect("LICENSE at the repository root");
+    let text = std::fs::read_to_string(root().join("LICENSE")).expect("LICENSE at the repository root");
     for needle in [
         "Apache License\n                           Version 2.0, January 2004",
         "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION",
@@ -786,11 +549,7 @@ fn release_plan() -> &'static [Planned] {
             .output()
             .expect("running bash scripts/release.sh");
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "release.sh --dry-run failed:\n{stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "release.sh --dry-run failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
         parse_plan(&stdout)
     })
 }
@@ -810,8 +569,7 @@ fn parse_plan(stdout: &str) -> Vec<Planned> {
             });
             continue;
         }
-        let (Some(current), Some((key, value))) = (plan.last_mut(), line.trim().split_once(':'))
-        else {
+        let (Some(current), Some((key, value))) = (plan.last_mut(), line.trim().split_once(':')) else {
             continue;
         };
         let value = value.trim();
@@ -819,9 +577,7 @@ fn parse_plan(stdout: &str) -> Vec<Planned> {
             "archive" => current.archive = value.into(),
             "uri" => current.uri = value.into(),
             "packs" => current.packs = value.split_whitespace().map(String::from).collect(),
-            "lacks" => current
-                .lacks
-                .push(value.split_whitespace().next().unwrap_or_default().into()),
+            "lacks" => current.lacks.push(value.split_whitespace().next().unwrap_or_default().into()),
             _ => {}
         }
     }
@@ -830,45 +586,24 @@ fn parse_plan(stdout: &str) -> Vec<Planned> {
 
 #[test]
 fn release_script_plans_one_archive_per_release_platform() {
-    let planned: Vec<(String, String)> = release_plan()
-        .iter()
-        .map(|p| (p.platform.clone(), p.target.clone()))
-        .collect();
-    let wanted: Vec<(String, String)> = PLATFORMS
-        .iter()
-        .map(|(os, arch, target, ..)| (format!("{os}/{arch}"), target.to_string()))
-        .collect();
+    let planned: Vec<(String, String)> = release_plan().iter().map(|p| (p.platform.clone(), p.target.clone())).collect();
+    let wanted: Vec<(String, String)> = PLATFORMS.iter().map(|(os, arch, target, ..)| (format!("{os}/{arch}"), target.to_string())).collect();
     assert_eq!(planned, wanted);
     for p in release_plan() {
-        assert!(
-            p.uri.ends_with(&format!("/{}", p.archive)),
-            "{}: uri {} does not name archive {}",
-            p.platform,
-            p.uri,
-            p.archive
-        );
+        assert!(p.uri.ends_with(&format!("/{}", p.archive)), "{}: uri {} does not name archive {}", p.platform, p.uri, p.archive);
     }
 }
 
 #[test]
 fn every_manifest_uri_is_an_archive_the_release_script_produces() {
-    let planned: BTreeMap<&str, &str> = release_plan()
-        .iter()
-        .map(|p| (p.platform.as_str(), p.uri.as_str()))
-        .collect();
+    let planned: BTreeMap<&str, &str> = release_plan().iter().map(|p| (p.platform.as_str(), p.uri.as_str())).collect();
     let mut in_manifest = BTreeMap::new();
     for (i, p) in manifest().spec.platforms.iter().enumerate() {
         let (os, arch, ..) = release_platform(i, p);
         in_manifest.insert(format!("{os}/{arch}"), p.uri.as_str());
     }
-    let in_manifest: BTreeMap<&str, &str> =
-        in_manifest.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    assert_eq!(
-        in_manifest,
-        planned,
-        "manifest uris (left) vs `scripts/release.sh {} --dry-run` (right)",
-        tag()
-    );
+    let in_manifest: BTreeMap<&str, &str> = in_manifest.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(in_manifest, planned, "manifest uris (left) vs `scripts/release.sh {} --dry-run` (right)", tag());
 }
 
 #[test]
@@ -876,25 +611,15 @@ fn every_file_the_manifest_copies_is_packed_by_the_release_script() {
     let completion_exists = root().join(COMPLETION_SRC).is_file();
     for (i, p) in manifest().spec.platforms.iter().enumerate() {
         let (os, arch, ..) = release_platform(i, p);
-        let planned = release_plan()
-            .iter()
-            .find(|r| r.platform == format!("{os}/{arch}"))
-            .expect("planned platform");
+        let planned = release_plan().iter().find(|r| r.platform == format!("{os}/{arch}")).expect("planned platform");
         for f in p.files.iter().flatten() {
             if planned.packs.contains(&f.from) {
                 continue;
             }
             // The completion script comes in a later change; until completions/ has it, the
             // script says it lacks it (and that the release is not publishable).
-            let awaited =
-                f.from == COMPLETION && !completion_exists && planned.lacks.contains(&f.from);
-            assert!(
-                awaited,
-                "{}: the manifest copies {} but the release script packs only {:?}",
-                label(i, p),
-                f.from,
-                planned.packs
-            );
+            let awaited = f.from == COMPLETION && !completion_exists && planned.lacks.contains(&f.from);
+            assert!(awaited, "{}: the manifest copies {} but the release script packs only {:?}", label(i, p), f.from, planned.packs);
         }
     }
 }

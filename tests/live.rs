@@ -171,7 +171,10 @@ fn used_of(items: &[Value]) -> BTreeMap<String, BTreeMap<String, String>> {
         .filter(|q| q["kind"] == "ResourceQuota")
         .map(|q| {
             let used = q["status"]["used"].as_object().cloned().unwrap_or_default();
-            let norm = used.iter().map(|(k, v)| (k.clone(), Quantity::parse(v.as_str().unwrap_or(&v.to_string())).map(|q| q.to_string()).unwrap_or_default())).collect();
+            let norm = used
+                .iter()
+                .map(|(k, v)| (k.clone(), Quantity::parse(v.as_str().unwrap_or(&v.to_string())).map(|q| q.to_string()).unwrap_or_default()))
+                .collect();
             (q["metadata"]["name"].as_str().unwrap_or("").to_string(), norm)
         })
         .collect()
@@ -186,11 +189,15 @@ async fn wait_for_state(c: &Client, ns: &str, state: &Path) -> Result<(), String
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let list = api.list(&Default::default()).await.map_err(|e| e.to_string())?;
-        let got_items: Vec<Value> = list.items.iter().map(|q| {
-            let mut v = serde_json::to_value(q).unwrap();
-            v["kind"] = "ResourceQuota".into();
-            v
-        }).collect();
+        let got_items: Vec<Value> = list
+            .items
+            .iter()
+            .map(|q| {
+                let mut v = serde_json::to_value(q).unwrap();
+                v["kind"] = "ResourceQuota".into();
+                v
+            })
+            .collect();
         let got = used_of(&got_items);
         if got == want {
             return Ok(());
@@ -236,7 +243,8 @@ async fn live_case(c: Client, kubeconfig: PathBuf, dir: PathBuf) -> Result<bool,
             let _ = create(&c, &ns, d, false, &mut cache).await;
         }
         wait_for_state(&c, &ns, &dir.join("state.yaml")).await?;
-        let mut args = vec!["check".to_string(), "-f".into(), dir.join("candidate.yaml").display().to_string(), "-n".into(), ns.clone(), "-o".into(), "json".into()];
+        let mut args =
+            vec!["check".to_string(), "-f".into(), dir.join("candidate.yaml").display().to_string(), "-n".into(), ns.clone(), "-o".into(), "json".into()];
         if dir.join("admission.yaml").exists() {
             args.extend(["--admission-config".to_string(), dir.join("admission.yaml").display().to_string()]);
         }
@@ -306,11 +314,14 @@ async fn every_recorded_case_matches_live() {
         };
         let permit = sem.clone().acquire_owned().await.unwrap();
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
-        tasks.push((name, tokio::spawn(async move {
-            let r = live_case(cl, kc, dir).await;
-            drop(permit);
-            r
-        })));
+        tasks.push((
+            name,
+            tokio::spawn(async move {
+                let r = live_case(cl, kc, dir).await;
+                drop(permit);
+                r
+            }),
+        ));
     }
     let total = tasks.len();
     let mut failures = Vec::new();
@@ -544,9 +555,16 @@ async fn custom_resources_are_counted_through_discovery() {
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     };
-    assert_eq!(v["documents"][0]["message"], "exceeded quota: q, requested: count/gadgeteria.example.com=1, used: count/gadgeteria.example.com=0, limited: count/gadgeteria.example.com=0", "{v}");
+    assert_eq!(
+        v["documents"][0]["message"],
+        "exceeded quota: q, requested: count/gadgeteria.example.com=1, used: count/gadgeteria.example.com=0, limited: count/gadgeteria.example.com=0",
+        "{v}"
+    );
     // Offline, the plural is guessed, and the output says so.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota")).args(["check", "-f", f.to_str().unwrap(), "--state", "/dev/null", "-o", "json"]).output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+        .args(["check", "-f", f.to_str().unwrap(), "--state", "/dev/null", "-o", "json"])
+        .output()
+        .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["documents"][0]["notes"][0].as_str().unwrap().contains("count/gadgets.example.com"), "{v}");
     std::fs::remove_file(&f).ok();

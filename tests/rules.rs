@@ -134,7 +134,11 @@ impl Table {
 
 /// `, fields` to append to a flow map, or nothing.
 fn more(fields: &str) -> String {
-    if fields.is_empty() { String::new() } else { format!(", {fields}") }
+    if fields.is_empty() {
+        String::new()
+    } else {
+        format!(", {fields}")
+    }
 }
 
 /// Joins YAML documents.
@@ -380,7 +384,11 @@ fn sidecars_and_init_containers_follow_the_sum_and_init_phase_rules() {
         ),
         (
             "sidecars accumulate across init phases",
-            pod("p").app("a", "requests: {cpu: 100m}").sidecar("s1", "requests: {cpu: 200m}").sidecar("s2", "requests: {cpu: 300m}").init("i", "requests: {cpu: 600m}"),
+            pod("p")
+                .app("a", "requests: {cpu: 100m}")
+                .sidecar("s1", "requests: {cpu: 200m}")
+                .sidecar("s2", "requests: {cpu: 300m}")
+                .init("i", "requests: {cpu: 600m}"),
             "requests.cpu=1100m",
         ),
         (
@@ -400,7 +408,11 @@ fn sidecars_and_init_containers_follow_the_sum_and_init_phase_rules() {
     }
     // The aggregate is what the quota is charged with (§2.2 exceeded message).
     let p = pod("p").app("a", "requests: {cpu: 500m}").sidecar("s", "requests: {cpu: 300m}").init("i", "requests: {cpu: 1}");
-    t.row("the quota sees the aggregate", summary(&check_one(&quota("q", "", "requests.cpu=1/0"), &p.yaml())), exceeded("q", "requests.cpu", "1300m", "0", "1"));
+    t.row(
+        "the quota sees the aggregate",
+        summary(&check_one(&quota("q", "", "requests.cpu=1/0"), &p.yaml())),
+        exceeded("q", "requests.cpu", "1300m", "0", "1"),
+    );
     t.done();
 }
 
@@ -417,7 +429,11 @@ fn runtime_class_overhead_is_added_to_requests_and_to_existing_nonzero_limits() 
             pod("p").app("a", "limits: {cpu: 1}").with(kata),
             "allowed: limits.cpu=1250m,requests.cpu=1250m,requests.memory=120Mi",
         ),
-        ("a zero limit gets no overhead", pod("p").app("a", "requests: {cpu: '0'}, limits: {cpu: '0'}").with(kata), "allowed: requests.cpu=250m,requests.memory=120Mi"),
+        (
+            "a zero limit gets no overhead",
+            pod("p").app("a", "requests: {cpu: '0'}, limits: {cpu: '0'}").with(kata),
+            "allowed: requests.cpu=250m,requests.memory=120Mi",
+        ),
         // plugin/pkg/admission/runtimeclass/admission.go prepareObjects
         ("an unknown RuntimeClass is refused", pod("p").with("runtimeClassName: gvisor"), "pod rejected: RuntimeClass \"gvisor\" not found"),
     ];
@@ -493,7 +509,14 @@ fn must_specify_requires_cpu_and_memory_keys_on_every_container() {
             OK.into(),
         ),
         ("a pods-only quota requires nothing", "", "", "pods=10/0", pod("p"), OK.into()),
-        ("init containers are checked", "", "", "limits.cpu=10/0", pod("p").app("app", "limits: {cpu: 1}").init("init-db", ""), must("limits.cpu for: init-db")),
+        (
+            "init containers are checked",
+            "",
+            "",
+            "limits.cpu=10/0",
+            pod("p").app("app", "limits: {cpu: 1}").init("init-db", ""),
+            must("limits.cpu for: init-db"),
+        ),
         (
             "sidecars are checked, names sorted",
             "",
@@ -511,7 +534,14 @@ fn must_specify_requires_cpu_and_memory_keys_on_every_container() {
             must("limits.cpu for: init,web; requests.memory for: app,init"),
         ),
         ("a LimitRange default limit satisfies it", lr_default.as_str(), "", "limits.cpu=10/0", pod("p"), OK.into()),
-        ("a LimitRange default request does not give a limit", lr_request_only.as_str(), "", "limits.cpu=10/0 requests.cpu=10/0", pod("p"), must("limits.cpu for: app")),
+        (
+            "a LimitRange default request does not give a limit",
+            lr_request_only.as_str(),
+            "",
+            "limits.cpu=10/0 requests.cpu=10/0",
+            pod("p"),
+            must("limits.cpu for: app"),
+        ),
         ("pod-level resources turn the check off", "", "", "limits.cpu=10/0 limits.memory=10Gi/0", pod("p").with("resources: {requests: {cpu: 1}}"), OK.into()),
         ("only quotas that select the pod require anything", "", "scopes: [Terminating]", "limits.cpu=10/0", pod("p"), OK.into()),
         // §5 step c: the constraint is checked before the usage stats of the same quota.
@@ -785,7 +815,11 @@ fn objects_are_counted_as_count_resource_group() {
         exceeded("q", "count/configmaps", "1", "1", "1"),
     );
     // Both are charged (usage), not just the one the quota names.
-    t.row("a Secret is charged under both names", usage(&check_one("", &object("v1", "Secret", "s", "")), &["secrets", "count/secrets"]), "count/secrets=1,secrets=1");
+    t.row(
+        "a Secret is charged under both names",
+        usage(&check_one("", &object("v1", "Secret", "s", "")), &["secrets", "count/secrets"]),
+        "count/secrets=1,secrets=1",
+    );
     // The guess is said out loud.
     let d = check_one("", &object("example.com/v1", "Widget", "w", "spec: {}\n"));
     let noted = d.notes.iter().any(|n| n.contains("count/widgets.example.com") && n.contains("guess"));
@@ -803,7 +837,15 @@ fn cluster_scoped_objects_and_events_are_not_checked() {
         ("a PriorityClass", priority_class("urgent", 5, false)),
         ("a StorageClass", storage_class("fast", false, "2024-01-01T00:00:00Z")),
         ("a core Event", object("v1", "Event", "e", "involvedObject: {kind: Pod, name: p}\n")),
-        ("an events.k8s.io Event", object("events.k8s.io/v1", "Event", "e", "eventTime: '2024-01-01T00:00:00.000000Z'\nreportingController: x\nreportingInstance: y\naction: a\nreason: r\n")),
+        (
+            "an events.k8s.io Event",
+            object(
+                "events.k8s.io/v1",
+                "Event",
+                "e",
+                "eventTime: '2024-01-01T00:00:00.000000Z'\nreportingController: x\nreportingInstance: y\naction: a\nreason: r\n",
+            ),
+        ),
     ];
     let mut t = Table::default();
     for (what, yaml) in &rows {
@@ -877,7 +919,12 @@ fn services_node_ports_and_load_balancers() {
         ("ClusterIP", String::new(), service(two_ports), "allowed: services=1"),
         ("ExternalName", String::new(), service("type: ExternalName, externalName: db.example.com"), "allowed: services=1"),
         ("NodePort", String::new(), service(&format!("type: NodePort, {two_ports}")), "allowed: services=1,services.nodeports=2"),
-        ("LoadBalancer", String::new(), service(&format!("type: LoadBalancer, {two_ports}")), "allowed: services=1,services.loadbalancers=1,services.nodeports=2"),
+        (
+            "LoadBalancer",
+            String::new(),
+            service(&format!("type: LoadBalancer, {two_ports}")),
+            "allowed: services=1,services.loadbalancers=1,services.nodeports=2",
+        ),
         (
             "LoadBalancer without node port allocation, one explicit",
             String::new(),
@@ -896,8 +943,18 @@ fn services_node_ports_and_load_balancers() {
         t.row(what, charged(&check_one(state, yaml), keys), want);
     }
     let quota_rows = [
-        ("node ports over the quota", "services.nodeports=2/1", service(&format!("type: NodePort, {two_ports}")), exceeded("q", "services.nodeports", "2", "1", "2")),
-        ("a load balancer over the quota", "services.loadbalancers=0/0", service(&format!("type: LoadBalancer, {two_ports}")), exceeded("q", "services.loadbalancers", "1", "0", "0")),
+        (
+            "node ports over the quota",
+            "services.nodeports=2/1",
+            service(&format!("type: NodePort, {two_ports}")),
+            exceeded("q", "services.nodeports", "2", "1", "2"),
+        ),
+        (
+            "a load balancer over the quota",
+            "services.loadbalancers=0/0",
+            service(&format!("type: LoadBalancer, {two_ports}")),
+            exceeded("q", "services.loadbalancers", "1", "0", "0"),
+        ),
         (
             "a load balancer without node ports fits a full node-port quota",
             "services.nodeports=1/1",
@@ -956,20 +1013,8 @@ fn limited_resources_match_contains() {
             pod("p").app("a", "limits: {cpu: 1}").yaml(),
             consume("cpu,limits.cpu,requests.cpu"),
         ),
-        (
-            "a storage class on claims",
-            gold_limited.clone(),
-            String::new(),
-            gold.clone(),
-            consume("gold.storageclass.storage.k8s.io/requests.storage"),
-        ),
-        (
-            "another storage class",
-            gold_limited,
-            String::new(),
-            claim("1Gi", "storageClassName: bronze", None),
-            OK.into(),
-        ),
+        ("a storage class on claims", gold_limited.clone(), String::new(), gold.clone(), consume("gold.storageclass.storage.k8s.io/requests.storage")),
+        ("another storage class", gold_limited, String::new(), claim("1Gi", "storageClassName: bronze", None), OK.into()),
         (
             "a substring matches several names",
             limited(&["{resource: persistentvolumeclaims, matchContains: [storage]}"]),
@@ -984,8 +1029,20 @@ fn limited_resources_match_contains() {
             gold,
             consume("gold.storageclass.storage.k8s.io/persistentvolumeclaims,gold.storageclass.storage.k8s.io/requests.storage"),
         ),
-        ("an entry for another resource", limited(&["{resource: persistentvolumeclaims, matchContains: [nvidia.com/gpu]}"]), String::new(), gpu_pod.yaml(), OK.into()),
-        ("an entry for another API group", limited(&["{apiGroup: apps, resource: pods, matchContains: [nvidia.com/gpu]}"]), String::new(), gpu_pod.yaml(), OK.into()),
+        (
+            "an entry for another resource",
+            limited(&["{resource: persistentvolumeclaims, matchContains: [nvidia.com/gpu]}"]),
+            String::new(),
+            gpu_pod.yaml(),
+            OK.into(),
+        ),
+        (
+            "an entry for another API group",
+            limited(&["{apiGroup: apps, resource: pods, matchContains: [nvidia.com/gpu]}"]),
+            String::new(),
+            gpu_pod.yaml(),
+            OK.into(),
+        ),
     ];
     let mut t = Table::default();
     for (what, admission, state, yaml, want) in &rows {
@@ -1010,11 +1067,23 @@ fn limited_resources_match_scopes() {
     let cs = pod("p").class("cluster-services").yaml();
     let rows = [
         ("no quota covers the scope", critical.clone(), String::new(), cs.clone(), refused.clone()),
-        ("a quota with the same selector", critical.clone(), quota("q", &sel("PriorityClass", "In", &["cluster-services"]), "pods=10/0"), cs.clone(), OK.into()),
+        (
+            "a quota with the same selector",
+            critical.clone(),
+            quota("q", &sel("PriorityClass", "In", &["cluster-services"]), "pods=10/0"),
+            cs.clone(),
+            OK.into(),
+        ),
         ("another class", critical.clone(), String::new(), pod("p").class("high").yaml(), OK.into()),
         ("no class", critical.clone(), String::new(), pod("p").yaml(), OK.into()),
         ("covered by scope name only", critical.clone(), quota("q", &sel("PriorityClass", "NotIn", &["low"]), "pods=10/0"), cs.clone(), OK.into()),
-        ("a quota whose selector the pod fails", critical.clone(), quota("q", &sel("PriorityClass", "In", &["high"]), "pods=10/0"), cs.clone(), refused.clone()),
+        (
+            "a quota whose selector the pod fails",
+            critical.clone(),
+            quota("q", &sel("PriorityClass", "In", &["high"]), "pods=10/0"),
+            cs.clone(),
+            refused.clone(),
+        ),
         (
             "covered by a quota limiting nothing pods use",
             critical.clone(),
@@ -1022,7 +1091,13 @@ fn limited_resources_match_scopes() {
             cs.clone(),
             OK.into(),
         ),
-        ("covered by a quota not synced yet", critical.clone(), unsynced_quota("q", &sel("PriorityClass", "In", &["cluster-services"]), "pods=10"), cs.clone(), OK.into()),
+        (
+            "covered by a quota not synced yet",
+            critical.clone(),
+            unsynced_quota("q", &sel("PriorityClass", "In", &["cluster-services"]), "pods=10"),
+            cs.clone(),
+            OK.into(),
+        ),
         (
             "an entry for claims limits pods too",
             limited(&["{resource: persistentvolumeclaims, matchScopes: [{scopeName: PriorityClass, operator: In, values: [cluster-services]}]}"]),
@@ -1101,8 +1176,18 @@ fn replicaset_count_quota_blocks_a_deployments_pods() {
     // that is refused no pod is created, though the Deployment itself is admitted.
     let d = workload("Deployment", "web", "replicas: 3", &pod("p"));
     workload_rows(vec![
-        ("the ReplicaSet is refused", quota("q", "", "count/replicasets.apps=1/1"), d.clone(), pods_stop(0, 3, exceeded("q", "count/replicasets.apps", "1", "1", "1"))),
-        ("the ReplicaSet fits, the pods partly", quota("q", "", "count/replicasets.apps=5/0 pods=2/0"), d, pods_stop(2, 3, exceeded("q", "pods", "1", "2", "2"))),
+        (
+            "the ReplicaSet is refused",
+            quota("q", "", "count/replicasets.apps=1/1"),
+            d.clone(),
+            pods_stop(0, 3, exceeded("q", "count/replicasets.apps", "1", "1", "1")),
+        ),
+        (
+            "the ReplicaSet fits, the pods partly",
+            quota("q", "", "count/replicasets.apps=5/0 pods=2/0"),
+            d,
+            pods_stop(2, 3, exceeded("q", "pods", "1", "2", "2")),
+        ),
     ]);
 }
 
@@ -1132,7 +1217,9 @@ fn statefulset_claims_are_charged_per_replica() {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let sts = |claims: &[(&str, &str)]| workload("StatefulSet", "db", &format!("replicas: 3, serviceName: db, volumeClaimTemplates: [{}]", template(claims)), &pod("p"));
+    let sts = |claims: &[(&str, &str)]| {
+        workload("StatefulSet", "db", &format!("replicas: 3, serviceName: db, volumeClaimTemplates: [{}]", template(claims)), &pod("p"))
+    };
     workload_rows(vec![
         (
             "storage runs out at the third replica",
@@ -1181,12 +1268,7 @@ fn cronjob_run_is_not_charged_to_later_documents() {
     let rows = [
         ("a later pod still fits", quota("q", "", "pods=1/0"), docs(&[cj("nightly"), pod("p").yaml()]), vec![pods_fit(1), OK.into()]),
         ("two CronJobs each fit alone", quota("q", "", "pods=1/0"), docs(&[cj("a"), cj("b")]), vec![pods_fit(1), pods_fit(1)]),
-        (
-            "its Job is counted",
-            quota("q", "", "count/jobs.batch=0/0"),
-            cj("nightly"),
-            vec![pods_stop(0, 1, exceeded("q", "count/jobs.batch", "1", "0", "0"))],
-        ),
+        ("its Job is counted", quota("q", "", "count/jobs.batch=0/0"), cj("nightly"), vec![pods_stop(0, 1, exceeded("q", "count/jobs.batch", "1", "0", "0"))]),
     ];
     let mut t = Table::default();
     for (what, state, input, want) in rows {
@@ -1215,7 +1297,12 @@ fn documents_are_charged_in_order() {
     let p = |name: &str| pod(name).yaml();
     let other_ns = "apiVersion: v1\nkind: Pod\nmetadata: {name: elsewhere, namespace: other}\nspec: {containers: [{name: app, image: x}]}\n";
     sequence_rows(vec![
-        ("the third of three pods is refused", quota("q", "", "pods=2/0"), docs(&[p("a"), p("b"), p("c")]), vec![OK.into(), OK.into(), exceeded("q", "pods", "1", "2", "2")]),
+        (
+            "the third of three pods is refused",
+            quota("q", "", "pods=2/0"),
+            docs(&[p("a"), p("b"), p("c")]),
+            vec![OK.into(), OK.into(), exceeded("q", "pods", "1", "2", "2")],
+        ),
         (
             "a refused document charges nothing",
             quota("q", "", "requests.cpu=1/0"),
@@ -1230,7 +1317,8 @@ fn documents_are_charged_in_order() {
 fn objects_created_earlier_in_the_input_affect_later_documents() {
     let lr = limit_range("{type: Container, default: {cpu: 500m}}");
     let limits_quota = quota("q", "", "limits.cpu=2/0");
-    let new_quota_with_status = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: new}\nspec: {hard: {pods: '0'}}\nstatus: {hard: {pods: '0'}, used: {pods: '0'}}\n";
+    let new_quota_with_status =
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: new}\nspec: {hard: {pods: '0'}}\nstatus: {hard: {pods: '0'}, used: {pods: '0'}}\n";
     sequence_rows(vec![
         // LimitRanger defaults the later pod, satisfying "must specify" (§2.1).
         ("a LimitRange", limits_quota.clone(), docs(&[lr, pod("p").yaml()]), vec![OK.into(), format!("{OK}: limits.cpu=500m")]),
@@ -1279,7 +1367,8 @@ fn invalid_resource_quota_is_refused_with_field_errors() {
     }
     // A refused quota is neither created nor counted.
     let bad = object("v1", "ResourceQuota", "bad", "spec: {hard: {count/pods: '-1'}}\n");
-    let allowed: Vec<bool> = check_all(&quota("q", "", "resourcequotas=1/0"), &docs(&[bad, unsynced_quota("good", "", "pods=1")])).iter().map(|d| d.allowed).collect();
+    let allowed: Vec<bool> =
+        check_all(&quota("q", "", "resourcequotas=1/0"), &docs(&[bad, unsynced_quota("good", "", "pods=1")])).iter().map(|d| d.allowed).collect();
     t.row("an invalid quota is not counted", format!("{allowed:?}"), "[false, true]");
     t.done();
 }
@@ -1291,7 +1380,11 @@ fn unknown_priority_class_is_refused_by_the_priority_plugin() {
         ("an unknown class", pod("p").class("nope").yaml(), "no PriorityClass with name nope was found".to_string()),
         ("a system class", pod("p").class("system-cluster-critical").yaml(), OK.into()),
         ("a known class", pod("p").class("high").yaml(), OK.into()),
-        ("a Deployment's pods", workload("Deployment", "web", "replicas: 2", &pod("p").class("nope")), pods_stop(0, 2, "no PriorityClass with name nope was found")),
+        (
+            "a Deployment's pods",
+            workload("Deployment", "web", "replicas: 2", &pod("p").class("nope")),
+            pods_stop(0, 2, "no PriorityClass with name nope was found"),
+        ),
     ];
     let mut t = Table::default();
     for (what, yaml, want) in &rows {
@@ -1317,7 +1410,11 @@ fn alternatives_list_the_other_quotas_that_refuse() {
         ("both exceeded, first by name", vec![full_pods_quota("b", ""), full_pods_quota("a", "")], vec![full_pods("a"), full_pods("b")]),
         ("only one refuses", vec![full_pods_quota("a", ""), quota("b", "", "pods=10/0")], vec![full_pods("a")]),
         ("must specify beats exceeded", vec![full_pods_quota("a", ""), quota("b", "", "limits.cpu=4/0")], vec![must("b", "limits.cpu")]),
-        ("two must specify", vec![quota("a", "", "limits.cpu=4/0"), quota("b", "", "limits.memory=4Gi/0")], vec![must("a", "limits.cpu"), must("b", "limits.memory")]),
+        (
+            "two must specify",
+            vec![quota("a", "", "limits.cpu=4/0"), quota("b", "", "limits.memory=4Gi/0")],
+            vec![must("a", "limits.cpu"), must("b", "limits.memory")],
+        ),
         (
             "status unknown beats exceeded",
             vec![full_pods_quota("a", ""), quota("b", "", "requests.ephemeral-storage=1Gi")],
@@ -1343,7 +1440,11 @@ fn global_default_priority_class_with_the_lowest_value_wins() {
     // plugin/pkg/admission/priority/admission.go getDefaultPriorityClass (kubernetes/kubernetes
     // @07ef5fd7): "In case more than one global default priority class is added as a result of
     // a race condition, we pick the one with the lowest priority value."
-    let state = cluster(&[priority_class("default-low", 10, true), priority_class("default-high", 1000, true), full_pods_quota("q", &sel("PriorityClass", "In", &["default-low"]))]);
+    let state = cluster(&[
+        priority_class("default-low", 10, true),
+        priority_class("default-high", 1000, true),
+        full_pods_quota("q", &sel("PriorityClass", "In", &["default-low"])),
+    ]);
     assert_eq!(summary(&check_one(&state, &pod("p").yaml())), full_pods("q"));
 }
 

@@ -38,9 +38,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::ResourceQuota;
-use kubectl_quota::validation::{
-    reasons, render_server_message, validate_resource_quota, FieldError,
-};
+use kubectl_quota::validation::{reasons, render_server_message, validate_resource_quota, FieldError};
 
 #[derive(serde::Deserialize)]
 struct Expected {
@@ -59,23 +57,16 @@ struct ServerError {
 }
 
 fn cases_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("conformance-validation")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("conformance-validation")
 }
 
 /// Splits `The ResourceQuota "q" is invalid: <one>` / `... is invalid: \n* <a>\n* <b>`.
 fn split_message(message: &str) -> Result<Vec<String>, String> {
     let marker = " is invalid: ";
-    let at = message
-        .find(marker)
-        .ok_or_else(|| format!("no {marker:?} in message"))?;
+    let at = message.find(marker).ok_or_else(|| format!("no {marker:?} in message"))?;
     let rest = &message[at + marker.len()..];
     if let Some(list) = rest.strip_prefix("\n* ") {
-        Ok(list
-            .split("\n* ")
-            .map(|l| l.trim_end_matches('\n').to_string())
-            .collect())
+        Ok(list.split("\n* ").map(|l| l.trim_end_matches('\n').to_string()).collect())
     } else {
         Ok(vec![rest.trim_end_matches('\n').to_string()])
     }
@@ -110,31 +101,21 @@ fn go_value_len(s: &str) -> Option<usize> {
 }
 
 fn parse_server_error(line: &str) -> Result<ServerError, String> {
-    let (field, body) = line
-        .split_once(": ")
-        .ok_or_else(|| format!("no field in {line:?}"))?;
+    let (field, body) = line.split_once(": ").ok_or_else(|| format!("no field in {line:?}"))?;
     let (value, reason) = if let Some(after) = body.strip_prefix("Invalid value: ") {
-        let n =
-            go_value_len(after).ok_or_else(|| format!("cannot split value/reason in {line:?}"))?;
+        let n = go_value_len(after).ok_or_else(|| format!("cannot split value/reason in {line:?}"))?;
         (Some(after[..n].to_string()), after[n + 2..].to_string())
     } else if let Some(after) = body.strip_prefix("Required value") {
         (None, after.strip_prefix(": ").unwrap_or(after).to_string())
     } else {
         return Err(format!("unknown error kind in {line:?}"));
     };
-    Ok(ServerError {
-        line: line.to_string(),
-        field: field.to_string(),
-        value,
-        reason: normalize_reason(field, &reason),
-    })
+    Ok(ServerError { line: line.to_string(), field: field.to_string(), value, reason: normalize_reason(field, &reason) })
 }
 
 /// The one tolerated v1.20 / current-server wording difference (see the module docs).
 fn normalize_reason(field: &str, reason: &str) -> String {
-    if field == "spec.scopeSelector.matchExpressions.operator"
-        && reason == reasons::EXISTS_ONLY_OPERATOR_V1_20
-    {
+    if field == "spec.scopeSelector.matchExpressions.operator" && reason == reasons::EXISTS_ONLY_OPERATOR_V1_20 {
         reasons::EXISTS_ONLY_OPERATOR.to_string()
     } else {
         reason.to_string()
@@ -149,15 +130,10 @@ fn normalized_lines(message: &str) -> Result<(bool, Vec<String>), String> {
     for line in split_message(message)? {
         let e = parse_server_error(&line)?;
         let line = match &e.value {
-            Some(v) if e.reason == reasons::NOT_INTEGER => {
-                line.replacen(v.as_str(), "<quantity>", 1)
-            }
+            Some(v) if e.reason == reasons::NOT_INTEGER => line.replacen(v.as_str(), "<quantity>", 1),
             _ => line,
         };
-        lines.push(line.replace(
-            reasons::EXISTS_ONLY_OPERATOR_V1_20,
-            reasons::EXISTS_ONLY_OPERATOR,
-        ));
+        lines.push(line.replace(reasons::EXISTS_ONLY_OPERATOR_V1_20, reasons::EXISTS_ONLY_OPERATOR));
     }
     lines.sort();
     Ok((is_list, lines))
@@ -170,19 +146,11 @@ fn reason_matches(ours: &FieldError, field: &str, reason: &str) -> bool {
 
 /// Checks one case; `Err` holds the summary line and the details.
 fn check_case(dir: &Path) -> Result<(), (String, Vec<String>)> {
-    let yaml = fs::read_to_string(dir.join("quota.yaml"))
-        .map_err(|e| (format!("cannot read quota.yaml: {e}"), vec![]))?;
-    let expected: Expected = serde_json::from_str(
-        &fs::read_to_string(dir.join("expected.json"))
-            .map_err(|e| (format!("cannot read expected.json: {e}"), vec![]))?,
-    )
-    .map_err(|e| (format!("bad expected.json: {e}"), vec![]))?;
-    let rq: ResourceQuota = serde_yaml::from_str(&yaml).map_err(|e| {
-        (
-            format!("DECODE ERROR: quota.yaml is not a k8s-openapi ResourceQuota: {e}"),
-            vec![],
-        )
-    })?;
+    let yaml = fs::read_to_string(dir.join("quota.yaml")).map_err(|e| (format!("cannot read quota.yaml: {e}"), vec![]))?;
+    let expected: Expected =
+        serde_json::from_str(&fs::read_to_string(dir.join("expected.json")).map_err(|e| (format!("cannot read expected.json: {e}"), vec![]))?)
+            .map_err(|e| (format!("bad expected.json: {e}"), vec![]))?;
+    let rq: ResourceQuota = serde_yaml::from_str(&yaml).map_err(|e| (format!("DECODE ERROR: quota.yaml is not a k8s-openapi ResourceQuota: {e}"), vec![]))?;
     let ours = validate_resource_quota(&rq);
     let name = rq.metadata.name.clone().unwrap_or_default();
     let our_message = render_server_message(&name, &ours);
@@ -191,16 +159,10 @@ fn check_case(dir: &Path) -> Result<(), (String, Vec<String>)> {
         if ours.is_empty() {
             return Ok(());
         }
-        return Err((
-            format!("server accepted, we refused with {} error(s)", ours.len()),
-            ours.iter().map(|e| format!("ours only: {e}")).collect(),
-        ));
+        return Err((format!("server accepted, we refused with {} error(s)", ours.len()), ours.iter().map(|e| format!("ours only: {e}")).collect()));
     }
     if ours.is_empty() {
-        return Err((
-            "server refused, we accepted".to_string(),
-            vec![format!("server: {}", expected.message)],
-        ));
+        return Err(("server refused, we accepted".to_string(), vec![format!("server: {}", expected.message)]));
     }
 
     let server: Vec<ServerError> = split_message(&expected.message)
@@ -210,45 +172,28 @@ fn check_case(dir: &Path) -> Result<(), (String, Vec<String>)> {
     let mut details = Vec::new();
     for s in &server {
         if !ours.iter().any(|o| reason_matches(o, &s.field, &s.reason)) {
-            details.push(format!(
-                "missing (server has it, we don't): {} -> {}",
-                s.field, s.reason
-            ));
+            details.push(format!("missing (server has it, we don't): {} -> {}", s.field, s.reason));
         }
     }
     for o in &ours {
-        if !server
-            .iter()
-            .any(|s| reason_matches(o, &s.field, &s.reason))
-        {
+        if !server.iter().any(|s| reason_matches(o, &s.field, &s.reason)) {
             details.push(format!("extra (we have it, server doesn't): {o}"));
         }
     }
     // Exact rendering, where we render like the server.
     for s in &server {
-        if s.value
-            .as_deref()
-            .is_some_and(|v| v.starts_with("resource.Quantity{"))
-        {
+        if s.value.as_deref().is_some_and(|v| v.starts_with("resource.Quantity{")) {
             continue;
         }
-        let want = s.line.replace(
-            reasons::EXISTS_ONLY_OPERATOR_V1_20,
-            reasons::EXISTS_ONLY_OPERATOR,
-        );
+        let want = s.line.replace(reasons::EXISTS_ONLY_OPERATOR_V1_20, reasons::EXISTS_ONLY_OPERATOR);
         if !ours.iter().any(|o| o.to_string() == want) {
-            details.push(format!(
-                "rendering differs: server line {want:?} not among ours"
-            ));
+            details.push(format!("rendering differs: server line {want:?} not among ours"));
         }
     }
     // The whole message: same form (one error inline, or `\n* ` lines) and the same lines,
     // with the bad value of `must be an integer` blanked on both sides. Line order is not
     // compared: the server walks `spec.hard` in Go map order.
-    match (
-        normalized_lines(&expected.message),
-        normalized_lines(&our_message),
-    ) {
+    match (normalized_lines(&expected.message), normalized_lines(&our_message)) {
         (Ok(want), Ok(got)) if want == got => {}
         (Ok(_), Ok(_)) => details.push("whole message differs (form or lines)".to_string()),
         (Err(e), _) | (_, Err(e)) => details.push(format!("cannot parse a message: {e}")),
@@ -259,17 +204,8 @@ fn check_case(dir: &Path) -> Result<(), (String, Vec<String>)> {
     let pairs = |v: Vec<(String, String)>| v.into_iter().collect::<BTreeSet<_>>().len();
     let summary = format!(
         "{} server (field, reason) pair(s) vs {} of ours; {} problem(s)",
-        pairs(
-            server
-                .iter()
-                .map(|s| (s.field.clone(), s.reason.clone()))
-                .collect()
-        ),
-        pairs(
-            ours.iter()
-                .map(|o| (o.field.clone(), o.detail.clone()))
-                .collect()
-        ),
+        pairs(server.iter().map(|s| (s.field.clone(), s.reason.clone())).collect()),
+        pairs(ours.iter().map(|o| (o.field.clone(), o.detail.clone())).collect()),
         details.len()
     );
     details.push(format!("server message: {:?}", expected.message));
@@ -279,11 +215,8 @@ fn check_case(dir: &Path) -> Result<(), (String, Vec<String>)> {
 
 #[test]
 fn conformance_validation_corpus() {
-    let mut dirs: Vec<PathBuf> = fs::read_dir(cases_dir())
-        .expect("tests/conformance-validation exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.is_dir())
-        .collect();
+    let mut dirs: Vec<PathBuf> =
+        fs::read_dir(cases_dir()).expect("tests/conformance-validation exists").map(|e| e.expect("readable entry").path()).filter(|p| p.is_dir()).collect();
     dirs.sort();
     assert!(!dirs.is_empty(), "no cases found");
 
@@ -298,16 +231,8 @@ fn conformance_validation_corpus() {
             failures.push(case);
         }
     }
-    println!(
-        "{} of {} validation cases pass",
-        dirs.len() - failures.len(),
-        dirs.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "failing cases: {}",
-        failures.join(", ")
-    );
+    println!("{} of {} validation cases pass", dirs.len() - failures.len(), dirs.len());
+    assert!(failures.is_empty(), "failing cases: {}", failures.join(", "));
 }
 
 #[test]
@@ -320,15 +245,6 @@ fn message_parser_handles_go_values() {
     let e = parse_server_error(line).unwrap();
     assert_eq!(e.value.as_deref(), Some(r#""a: b""#));
     assert_eq!(e.reason, "must be an integer");
-    let e =
-        parse_server_error("spec.scopeSelector.matchExpressions.values: Required value: must be x")
-            .unwrap();
-    assert_eq!(
-        (e.field.as_str(), e.value, e.reason.as_str()),
-        (
-            "spec.scopeSelector.matchExpressions.values",
-            None,
-            "must be x"
-        )
-    );
+    let e = parse_server_error("spec.scopeSelector.matchExpressions.values: Required value: must be x").unwrap();
+    assert_eq!((e.field.as_str(), e.value, e.reason.as_str()), ("spec.scopeSelector.matchExpressions.values", None, "must be x"));
 }

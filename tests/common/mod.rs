@@ -90,12 +90,12 @@ pub fn compare_report(dir: &Path, code: i32, got: &Value) -> Result<bool, String
         note(compare_message(&format!("{label} message"), w["message"].as_str(), g["message"].as_str(), &g["refusal"]["alternatives"]), &mut problems);
         if let Some(created) = w.get("pods_created") {
             if created != &g["replicasAdmitted"] || w["pods_wanted"] != g["replicas"] {
-                problems.push(format!(
-                    "{label}: pods expected {created} of {}, got {} of {}",
-                    w["pods_wanted"], g["replicasAdmitted"], g["replicas"]
-                ));
+                problems.push(format!("{label}: pods expected {created} of {}, got {} of {}", w["pods_wanted"], g["replicasAdmitted"], g["replicas"]));
             }
-            note(compare_message(&format!("{label} pod message"), w["pod_message"].as_str(), g["podMessage"].as_str(), &g["podMessageAlternatives"]), &mut problems);
+            note(
+                compare_message(&format!("{label} pod message"), w["pod_message"].as_str(), g["podMessage"].as_str(), &g["podMessageAlternatives"]),
+                &mut problems,
+            );
         }
     }
     let all_fit = docs.iter().all(|d| d["allowed"] == true && d.get("replicasAdmitted").is_none_or(|a| a.is_null() || a == &d["replicas"]));
@@ -108,4 +108,3 @@ pub fn compare_report(dir: &Path, code: i32, got: &Value) -> Result<bool, String
         Err(problems.join("\n    "))
     }
 }
-
