@@ -147,10 +147,16 @@ impl Decision {
     fn allow(usage: ResourceList, quotas: Vec<QuotaReport>) -> Decision {
         Decision { allowed: true, refusal: None, usage, quotas, skipped: None }
     }
+
+    /// A refusal before quota admission runs (validation, another admission plugin).
+    pub fn refused(reason: RefusalReason, message: String) -> Decision {
+        Decision { allowed: false, refusal: Some(refusal(reason, None, vec![], message)), usage: ResourceList::new(), quotas: vec![], skipped: None }
+    }
 }
 
 fn refusal(reason: RefusalReason, quota: Option<&str>, resources: Vec<String>, message: String) -> Refusal {
-    let forbidden = !matches!(reason, RefusalReason::InsufficientQuotaToMatchScopes | RefusalReason::ScopeError);
+    // Validation errors are 422s, and these two plain errors 500s; everything else is a 403.
+    let forbidden = !matches!(reason, RefusalReason::InsufficientQuotaToMatchScopes | RefusalReason::ScopeError | RefusalReason::Invalid);
     Refusal { reason, quota: quota.map(str::to_string), resources, message, forbidden, alternatives: vec![] }
 }
 

@@ -226,16 +226,6 @@ fn mutate(obj: &mut Object, state: &ClusterState, ns: &str) -> Result<Vec<String
     }
 }
 
-fn admission_refusal(message: String) -> Decision {
-    Decision {
-        allowed: false,
-        refusal: Some(Refusal { reason: RefusalReason::Admission, quota: None, resources: vec![], message, forbidden: true, alternatives: vec![] }),
-        usage: ResourceList::new(),
-        quotas: vec![],
-        skipped: None,
-    }
-}
-
 /// Mutates and admits one object in namespace `ns`, charging the quotas when admitted.
 fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> (Decision, Vec<String>) {
     let key = (ns.to_string(), obj.type_info.group_resource(), obj.meta.name.clone());
@@ -243,15 +233,14 @@ fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptio
     let mutations = if old.is_none() {
         match mutate(obj, state, ns) {
             Ok(m) => m,
-            Err(e) => return (admission_refusal(e), vec![]),
+            Err(e) => return (Decision::refused(RefusalReason::Admission, e), vec![]),
         }
     } else {
         vec![]
     };
     if let Body::Pod(p) = &obj.body {
         if let Err(message) = defaulting::validate_pod_requests(p, &obj.meta.name) {
-            let refusal = Refusal { reason: RefusalReason::Invalid, quota: None, resources: vec![], message, forbidden: false, alternatives: vec![] };
-            return (Decision { allowed: false, refusal: Some(refusal), usage: ResourceList::new(), quotas: vec![], skipped: None }, mutations);
+            return (Decision::refused(RefusalReason::Invalid, message), mutations);
         }
     }
     let quotas = state.quotas.entry(ns.to_string()).or_default();
@@ -372,16 +361,7 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             _ => None,
         };
         let (decision, mutations) = match invalid {
-            Some(message) => (
-                Decision {
-                    allowed: false,
-                    refusal: Some(Refusal { reason: RefusalReason::Invalid, quota: None, resources: vec![], message, forbidden: false, alternatives: vec![] }),
-                    usage: ResourceList::new(),
-                    quotas: vec![],
-                    skipped: None,
-                },
-                vec![],
-            ),
+            Some(message) => (Decision::refused(RefusalReason::Invalid, message), vec![]),
             None => admit(&mut obj, state, &ns, opts),
         };
         if let Some(s) = &decision.skipped {

@@ -54,6 +54,15 @@ fn load_limited(args: &CheckArgs) -> Result<Vec<kubectl_quota::admission::Limite
     }
 }
 
+/// The manifests to check, decoded (at least one object).
+fn load_candidates(args: &CheckArgs) -> Result<Vec<objects::Object>, Fatal> {
+    let docs = manifest::load_paths(&args.filename, args.recursive)?;
+    if docs.is_empty() {
+        return Err(Fatal::input(format!("no objects found in {}", args.filename.join(", "))));
+    }
+    decode_all(&docs)
+}
+
 fn print_report(report: &check::Report, args: &CheckArgs) -> i32 {
     let output = match args.output {
         OutputFormat::Text => render::Output::Text,
@@ -72,11 +81,7 @@ fn run_check_offline(cli: &Cli, args: &CheckArgs) -> Result<i32, Fatal> {
     let state_docs = manifest::load_paths(&args.state, false)?;
     let mut state = check::ClusterState::from_objects(decode_all(&state_docs)?, &namespace);
     let limited = load_limited(args)?;
-    let docs = manifest::load_paths(&args.filename, args.recursive)?;
-    if docs.is_empty() {
-        return Err(Fatal::input(format!("no objects found in {}", args.filename.join(", "))));
-    }
-    let objs = decode_all(&docs)?;
+    let objs = load_candidates(args)?;
     let opts = check::CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes };
     let mut report = check::check(&mut state, objs, &opts);
     if cli.namespace.is_none() && state.quotas.get(&namespace).is_none_or(|q| q.is_empty()) {
@@ -90,11 +95,7 @@ fn run_check_offline(cli: &Cli, args: &CheckArgs) -> Result<i32, Fatal> {
 
 async fn run_check_live(cli: &Cli, args: &CheckArgs) -> Result<i32, Fatal> {
     let limited = load_limited(args)?;
-    let docs = manifest::load_paths(&args.filename, args.recursive)?;
-    if docs.is_empty() {
-        return Err(Fatal::input(format!("no objects found in {}", args.filename.join(", "))));
-    }
-    let mut objs = decode_all(&docs)?;
+    let mut objs = load_candidates(args)?;
     let conn = live::connect(&cli.kube, cli.namespace.as_deref()).await.map_err(Fatal::input)?;
     let namespaces: BTreeSet<String> = objs.iter().map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone())).collect();
     let (mut state, mut notes) = live::cluster_state(&conn, &namespaces).await.map_err(|e| {

@@ -468,7 +468,6 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         let (template, template_meta) = workload_template(t, path)?;
         Ok(Body::Workload(Box::new(Workload { replicas, template, template_meta, volume_claim_templates: claims, template_path: path.into() })))
     };
-    let core_group = ti.group.is_empty();
     Ok(match (ti.group.as_str(), ti.kind.as_str()) {
         ("", "Pod") => {
             let p: core::Pod = typed(v)?;
@@ -569,10 +568,7 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
             let job = spec.job_template.spec.clone().unwrap_or_default();
             (meta(&c.metadata), workload(Some(job_pods(&job)), &job.template, "spec.jobTemplate.spec.template", vec![])?)
         }
-        _ => {
-            let _ = core_group;
-            (generic_meta()?, Body::Other)
-        }
+        _ => (generic_meta()?, Body::Other),
     })
 }
 
