@@ -28,11 +28,11 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use kubectl_quota::check::{self, CheckOptions, ClusterState};
-use kubectl_quota::describe;
-use kubectl_quota::manifest::{parse_str, Document};
-use kubectl_quota::objects::{decode, Body, Object};
-use kubectl_quota::quantity::Quantity;
+use kubectl_quota_engine::check::{self, CheckOptions, ClusterState};
+use kubectl_quota_engine::manifest::{parse_str, Document};
+use kubectl_quota_engine::objects::{decode, Body, Object};
+use kubectl_quota_engine::quantity::Quantity;
+use kubectl_quota_engine::report::quota_view as describe;
 
 const NS: &str = "bench";
 
@@ -367,12 +367,12 @@ fn bench_pipeline(c: &mut Criterion) {
     });
     g.bench_function("render_json_1000_pods", |b| {
         let report = check::check(&mut base.clone(), pods.clone(), &opts());
-        b.iter(|| kubectl_quota::render::render(black_box(&report), kubectl_quota::render::Output::Json, false))
+        b.iter(|| kubectl_quota::render::check::render(black_box(&report), kubectl_quota::render::check::Output::Json, false))
     });
     g.bench_function("render_text_1000_pods", |b| {
         colored::control::set_override(false);
         let report = check::check(&mut base.clone(), pods.clone(), &opts());
-        b.iter(|| kubectl_quota::render::render(black_box(&report), kubectl_quota::render::Output::Text, false))
+        b.iter(|| kubectl_quota::render::check::render(black_box(&report), kubectl_quota::render::check::Output::Text, false))
     });
     g.finish();
 
@@ -411,18 +411,19 @@ fn bench_replay(c: &mut Criterion) {
 
 fn bench_describe(c: &mut Criterion) {
     colored::control::set_override(false);
-    let quotas: Vec<(String, String, kubectl_quota::objects::ResourceQuota)> = decode_all(&docs("quotas.yaml", &many_quotas_yaml(2000)))
+    let quotas: Vec<(String, String, kubectl_quota_engine::objects::ResourceQuota)> = decode_all(&docs("quotas.yaml", &many_quotas_yaml(2000)))
         .into_iter()
         .map(|o| match o.body {
             Body::ResourceQuota(q) => (o.meta.namespace.unwrap(), o.meta.name, *q),
             _ => unreachable!(),
         })
         .collect();
-    let views = |qs: &[(String, String, kubectl_quota::objects::ResourceQuota)]| qs.iter().map(|(ns, n, q)| describe::view(ns, n, q)).collect::<Vec<_>>();
+    let views =
+        |qs: &[(String, String, kubectl_quota_engine::objects::ResourceQuota)]| qs.iter().map(|(ns, n, q)| describe::view(ns, n, q)).collect::<Vec<_>>();
     let mut g = c.benchmark_group("describe_2000_quotas");
     g.throughput(Throughput::Elements(quotas.len() as u64));
     g.bench_function("view", |b| b.iter(|| views(black_box(&quotas))));
-    g.bench_function("view_render_text", |b| b.iter(|| describe::render_text(&views(black_box(&quotas)), false)));
+    g.bench_function("view_render_text", |b| b.iter(|| kubectl_quota::render::describe::render_text(&views(black_box(&quotas)), false)));
     g.bench_function("view_render_json", |b| b.iter(|| serde_json::to_string_pretty(&views(black_box(&quotas))).unwrap()));
     g.finish();
 }

@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use crate::global::KubeFlags;
 use k8s_openapi::api::core::v1::{LimitRange, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::scheduling::v1::PriorityClass;
@@ -14,10 +15,9 @@ use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
-use kubectl_quota::check::ClusterState;
-use kubectl_quota::cli::KubeFlags;
-use kubectl_quota::manifest::{Document, Origin};
-use kubectl_quota::objects::{self, Object};
+use kubectl_quota_engine::check::ClusterState;
+use kubectl_quota_engine::manifest::{Document, Origin};
+use kubectl_quota_engine::objects::{self, Object};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 

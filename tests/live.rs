@@ -18,7 +18,7 @@ use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
-use kubectl_quota::quantity::Quantity;
+use kubectl_quota_engine::quantity::Quantity;
 use serde_json::Value;
 
 struct Lab {
@@ -66,7 +66,7 @@ fn text(b: &[u8]) -> String {
 
 fn docs(path: &Path) -> Vec<Value> {
     let t = std::fs::read_to_string(path).unwrap_or_default();
-    kubectl_quota::manifest::parse_str(&path.display().to_string(), &t).unwrap().into_iter().map(|d| d.value).collect()
+    kubectl_quota_engine::manifest::parse_str(&path.display().to_string(), &t).unwrap().into_iter().map(|d| d.value).collect()
 }
 
 async fn new_namespace(c: &Client, prefix: &str) -> String {
@@ -510,7 +510,7 @@ async fn an_existing_object_is_checked_as_an_update() {
 }
 
 fn docs_from(yaml: &str) -> Value {
-    kubectl_quota::manifest::parse_str("inline", yaml).unwrap().remove(0).value
+    kubectl_quota_engine::manifest::parse_str("inline", yaml).unwrap().remove(0).value
 }
 
 #[tokio::test]

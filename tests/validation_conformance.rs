@@ -38,7 +38,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::ResourceQuota;
-use kubectl_quota::validation::{reasons, render_server_message, validate_resource_quota, FieldError};
+use kubectl_quota_engine::validation::{reasons, render_server_message, validate_resource_quota, FieldError};
 
 #[derive(serde::Deserialize)]
 struct Expected {

@@ -8,7 +8,7 @@
 //! or `Configuration` (`resourcequota.admission.k8s.io/v1beta1` / `v1alpha1`).
 //!
 //! ```
-//! use kubectl_quota::admission_config::parse;
+//! use kubectl_quota_engine::admission_config::parse;
 //!
 //! let text = r#"
 //! apiVersion: apiserver.config.k8s.io/v1
@@ -83,8 +83,15 @@ fn config(file: &str, doc: usize, v: &Value, path_prefix: &str) -> Result<Vec<Li
         .collect())
 }
 
-/// Reads the limited resources from an admission configuration file's text.
+/// Reads the limited resources from an admission configuration file's text. A plugin entry
+/// that points at another file (`path:`) is refused; see [`parse_with`].
 pub fn parse(file: &str, text: &str) -> Result<Vec<LimitedResource>, InputError> {
+    parse_with(file, text, &|path| Err(format!("cannot read {path}: files are read by the caller")))
+}
+
+/// Like [`parse`], with `read` giving the text of a file a plugin entry points at (`path:`);
+/// its error is reported at that entry.
+pub fn parse_with(file: &str, text: &str, read: &dyn Fn(&str) -> Result<String, String>) -> Result<Vec<LimitedResource>, InputError> {
     let mut out = Vec::new();
     for doc in parse_str(file, text)? {
         let v = &doc.value;
@@ -99,9 +106,8 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<LimitedResource>, InputError>
                     if let Some(c) = p.get("configuration") {
                         out.extend(config(file, doc.origin.document, c, &format!("plugins[{i}].configuration."))?);
                     } else if let Some(path) = p.get("path").and_then(Value::as_str) {
-                        let text = std::fs::read_to_string(path)
-                            .map_err(|e| InputError::at(&doc.origin, Some(format!("plugins[{i}].path")), format!("cannot read {path}: {e}")))?;
-                        out.extend(parse(path, &text)?);
+                        let text = read(path).map_err(|e| InputError::at(&doc.origin, Some(format!("plugins[{i}].path")), e))?;
+                        out.extend(parse_with(path, &text, read)?);
                     }
                 }
             }

@@ -13,9 +13,9 @@
 //! - DefaultStorageClass: a claim with no class at all gets the default StorageClass.
 //!
 //! ```
-//! use kubectl_quota::defaulting::default_pod_api;
-//! use kubectl_quota::objects::{Container, Pod};
-//! use kubectl_quota::quantity::Quantity;
+//! use kubectl_quota_engine::defaulting::default_pod_api;
+//! use kubectl_quota_engine::objects::{Container, Pod};
+//! use kubectl_quota_engine::quantity::Quantity;
 //!
 //! let mut pod = Pod { containers: vec![Container {
 //!     name: "app".into(),

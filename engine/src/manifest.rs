@@ -1,8 +1,8 @@
-//! Step 1 of the pipeline: read manifests (files, directories, stdin; multi-document YAML,
-//! JSON, `kind: List`) into plain JSON documents that remember where they came from.
+//! Step 1 of the pipeline: manifest text (multi-document YAML, JSON, `kind: List`) into plain
+//! JSON documents that remember where they came from. Reading files is the plugin's job.
 //!
 //! ```
-//! use kubectl_quota::manifest::parse_str;
+//! use kubectl_quota_engine::manifest::parse_str;
 //!
 //! let docs = parse_str("app.yaml", "kind: Pod\n---\n---\nkind: List\nitems: [{kind: Secret}, {kind: ConfigMap}]\n").unwrap();
 //! assert_eq!(docs.len(), 3);
@@ -10,8 +10,6 @@
 //! ```
 
 use std::fmt;
-use std::io::Read;
-use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -79,61 +77,6 @@ impl fmt::Display for InputError {
 }
 
 impl std::error::Error for InputError {}
-
-/// File names a directory contributes: `.yaml`, `.yml` and `.json`, sorted.
-fn manifest_files_in(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
-    let shown = dir.display().to_string();
-    let entries = std::fs::read_dir(dir).map_err(|e| InputError::file(&shown, format!("cannot read directory: {e}")))?;
-    let mut paths: Vec<PathBuf> = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| InputError::file(&shown, format!("cannot read directory: {e}")))?;
-        paths.push(entry.path());
-    }
-    paths.sort();
-    for p in paths {
-        if p.is_dir() {
-            if recursive {
-                manifest_files_in(&p, recursive, out)?;
-            }
-        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
-            out.push(p);
-        }
-    }
-    Ok(())
-}
-
-/// Reads every path (`-` is stdin; a directory contributes its manifest files in name order)
-/// and returns all documents in order.
-pub fn load_paths<S: AsRef<str>>(paths: &[S], recursive: bool) -> Result<Vec<Document>, InputError> {
-    let mut docs = Vec::new();
-    for p in paths {
-        let p = p.as_ref();
-        if p == "-" {
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|e| InputError::file("-", format!("cannot read standard input: {e}")))?;
-            docs.extend(parse_str("-", &text)?);
-            continue;
-        }
-        let path = Path::new(p);
-        let meta = std::fs::metadata(path).map_err(|e| InputError::file(p, format!("cannot read: {e}")))?;
-        let files = if meta.is_dir() {
-            let mut files = Vec::new();
-            manifest_files_in(path, recursive, &mut files)?;
-            if files.is_empty() {
-                return Err(InputError::file(p, "directory holds no .yaml, .yml or .json files"));
-            }
-            files
-        } else {
-            vec![path.to_path_buf()]
-        };
-        for f in files {
-            let shown = f.display().to_string();
-            let text = std::fs::read_to_string(&f).map_err(|e| InputError::file(&shown, format!("cannot read: {e}")))?;
-            docs.extend(parse_str(&shown, &text)?);
-        }
-    }
-    Ok(docs)
-}
 
 /// Splits a YAML or JSON stream into documents. Empty documents are skipped but still counted,
 /// so document numbers match what an editor shows between `---` separators.

@@ -4,8 +4,8 @@
 //! `PriorityClass In [high] matched priorityClassName=high`.
 //!
 //! ```
-//! use kubectl_quota::objects::{Pod, ScopeRequirement};
-//! use kubectl_quota::scopes::match_pod;
+//! use kubectl_quota_engine::objects::{Pod, ScopeRequirement};
+//! use kubectl_quota_engine::scopes::match_pod;
 //!
 //! let pod = Pod { priority_class_name: "high".into(), ..Pod::default() };
 //! let req = ScopeRequirement { scope_name: "PriorityClass".into(), operator: "In".into(), values: vec!["high".into()] };
@@ -14,8 +14,9 @@
 //! assert_eq!(m.reason, "PriorityClass In [high] matched priorityClassName=high");
 //! ```
 
-use crate::objects::{Pod, Pvc, ScopeRequirement};
+use crate::objects::{Body, Object, Pod, Pvc, ResourceQuota, ScopeRequirement};
 use crate::quantity::Quantity;
+use crate::usage::Evaluator;
 
 /// A pod's quality-of-service class, as Kubernetes computes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -205,6 +206,40 @@ pub fn match_pvc(req: &ScopeRequirement, pvc: &Pvc) -> Result<ScopeOutcome, Stri
 /// For objects whose evaluator supports no scopes (services, counted objects).
 pub fn match_unscoped(req: &ScopeRequirement, resource: &str) -> ScopeOutcome {
     outcome(req, false, format!("({resource} are never tracked by scoped quotas)"))
+}
+
+/// Matches every selector against an object as its evaluator sees it (all must match for the
+/// quota to apply): pods and claims by their fields, anything else matches no scope.
+/// Errors carry the server's text.
+pub fn match_all(ev: &Evaluator, obj: &Object, selectors: &[ScopeRequirement]) -> Result<Vec<ScopeOutcome>, String> {
+    selectors
+        .iter()
+        .map(|s| match (&obj.body, ev) {
+            (Body::Pod(p), Evaluator::Pod) => match_pod(s, p),
+            (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => match_pvc(s, p),
+            _ => Ok(match_unscoped(s, &obj.type_info.group_resource())),
+        })
+        .collect()
+}
+
+/// Whether a scoped quota can charge `name`: scopes only ever match pods, and claims through
+/// the VolumeAttributesClass scope.
+fn scoped_quota_can_charge(name: &str, scope_names: &[String]) -> bool {
+    let vac = scope_names.iter().filter(|s| *s == "VolumeAttributesClass").count();
+    if vac == scope_names.len() {
+        Evaluator::PersistentVolumeClaim.tracks(name)
+    } else {
+        vac == 0 && Evaluator::Pod.tracks(name)
+    }
+}
+
+/// Resources a scoped quota lists but can never charge (none when it has no scope).
+pub fn never_charged(q: &ResourceQuota) -> Vec<String> {
+    let scope_names: Vec<String> = q.selectors().into_iter().map(|s| s.scope_name).collect();
+    if scope_names.is_empty() {
+        return vec![];
+    }
+    q.spec_hard.keys().filter(|k| !scoped_quota_can_charge(k, &scope_names)).cloned().collect()
 }
 
 #[cfg(test)]

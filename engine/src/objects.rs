@@ -5,8 +5,8 @@
 //! parsed exactly. Everything later in the pipeline works on these models only.
 //!
 //! ```
-//! use kubectl_quota::manifest::parse_str;
-//! use kubectl_quota::objects::{decode, Body};
+//! use kubectl_quota_engine::manifest::parse_str;
+//! use kubectl_quota_engine::objects::{decode, Body};
 //!
 //! let doc = &parse_str("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n  - name: app\n    resources: {limits: {cpu: 500m}}\n").unwrap()[0];
 //! let obj = decode(doc).unwrap();

@@ -4,8 +4,8 @@
 //! the API server prints lists in its messages.
 //!
 //! ```
-//! use kubectl_quota::resources::{pretty_print, ResourceList};
-//! use kubectl_quota::quantity::Quantity;
+//! use kubectl_quota_engine::resources::{pretty_print, ResourceList};
+//! use kubectl_quota_engine::quantity::Quantity;
 //!
 //! let mut used = ResourceList::new();
 //! used.insert("requests.cpu".into(), Quantity::parse("500m").unwrap());

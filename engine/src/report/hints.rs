@@ -8,29 +8,8 @@
 
 use crate::admission::{QuotaReport, QuotaVerdict, RefusalReason};
 use crate::check::{ClusterState, DocumentReport};
-use crate::objects::ResourceQuota;
 use crate::quantity::Quantity;
-use crate::usage::Evaluator;
-
-/// Whether a scoped quota can charge `name`: scopes only ever match pods, and claims through
-/// the VolumeAttributesClass scope.
-fn scoped_quota_can_charge(name: &str, scope_names: &[String]) -> bool {
-    let vac = scope_names.iter().filter(|s| *s == "VolumeAttributesClass").count();
-    if vac == scope_names.len() {
-        Evaluator::PersistentVolumeClaim.tracks(name)
-    } else {
-        vac == 0 && Evaluator::Pod.tracks(name)
-    }
-}
-
-/// Resources a scoped quota lists but can never charge (none when it has no scope).
-pub fn never_charged(q: &ResourceQuota) -> Vec<String> {
-    let scope_names: Vec<String> = q.selectors().into_iter().map(|s| s.scope_name).collect();
-    if scope_names.is_empty() {
-        return vec![];
-    }
-    q.spec_hard.keys().filter(|k| !scoped_quota_can_charge(k, &scope_names)).cloned().collect()
-}
+use crate::scopes::never_charged;
 
 /// Where a "must specify" resource goes in a container, and the LimitRange key that fills it.
 fn field_for(resource: &str) -> (String, &'static str) {
@@ -58,7 +37,7 @@ fn headroom(quotas: &[QuotaReport]) -> Option<String> {
     let mut tightest: Option<(u64, &QuotaReport, &crate::admission::ResourceRow)> = None;
     for q in quotas.iter().filter(|q| q.verdict == QuotaVerdict::Fits) {
         for row in q.resources.iter().filter(|r| r.requested.sign() > 0) {
-            let pct = crate::describe::percent(&row.hard.sub(&row.after), &row.hard).unwrap_or(0);
+            let pct = crate::report::quota_view::percent(&row.hard.sub(&row.after), &row.hard).unwrap_or(0);
             if tightest.as_ref().is_none_or(|(p, _, _)| pct < *p) {
                 tightest = Some((pct, q, row));
             }
@@ -133,7 +112,7 @@ pub fn for_document(doc: &DocumentReport, state: &ClusterState) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::manifest::parse_str;
-    use crate::objects::{decode, Body};
+    use crate::objects::{decode, Body, ResourceQuota};
 
     fn quota(spec: &str) -> ResourceQuota {
         let text = format!("apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q}}\nspec: {spec}\n");

@@ -8,8 +8,8 @@ use std::fmt::Write;
 use colored::Colorize;
 use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 
-use crate::admission::{QuotaReport, QuotaVerdict, RefusalReason};
-use crate::check::{DocumentReport, Report};
+use kubectl_quota_engine::admission::{QuotaReport, QuotaVerdict, RefusalReason};
+use kubectl_quota_engine::check::{DocumentReport, Report};
 
 /// Output format of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -173,7 +173,7 @@ pub struct DocumentReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pods: Option<PodsReport>,
     pub notes: Vec<String>,
-    /// What the user could do about the verdict (see [`crate::hints`]).
+    /// What the user could do about the verdict (filled by [`crate::report::explain`]).
     pub hints: Vec<String>,
 }
 
@@ -444,9 +444,6 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             }
         }
         documents.push(report);
-    }
-    for d in documents.iter_mut() {
-        d.hints = crate::hints::for_document(d, state);
     }
     let mut notes = Vec::new();
     let order_matters = documents.iter().any(|d| d.refusal.as_ref().is_some_and(|r| !r.alternatives.is_empty()) || !d.pod_message_alternatives.is_empty());

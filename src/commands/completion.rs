@@ -3,20 +3,32 @@
 //! one per line followed by `:<directive>` (cobra's protocol: 0 = let the shell complete files,
 //! 4 = no file completion).
 //!
-//! This module decides *what* to complete from the words alone; the binary fetches namespaces
-//! and quota names from the cluster when asked.
+//! [`plan`] decides *what* to complete from the words alone; [`run_protocol`] fetches contexts,
+//! namespaces and quota names when asked. `kubectl quota completion SHELL` ([`run`]) prints a
+//! shell script for the plugin binary itself.
 //!
 //! ```
-//! use kubectl_quota::completion::{plan, Plan};
+//! use clap::CommandFactory;
+//! use kubectl_quota::cli::Cli;
+//! use kubectl_quota::commands::completion::{plan, Plan};
 //!
-//! assert_eq!(plan(&["desc".into()]), Plan::Words(vec!["describe".into()]));
-//! assert_eq!(plan(&["check".into(), "-f".into(), "".into()]), Plan::Files);
-//! assert_eq!(plan(&["-n".into(), "".into()]), Plan::Namespaces);
+//! let root = Cli::command();
+//! assert_eq!(plan(&root, &["desc".into()]), Plan::Words(vec!["describe".into()]));
+//! assert_eq!(plan(&root, &["check".into(), "-f".into(), "".into()]), Plan::Files);
+//! assert_eq!(plan(&root, &["-n".into(), "".into()]), Plan::Namespaces);
 //! ```
 
-use clap::CommandFactory;
+use crate::error::Fatal;
+use crate::global::KubeFlags;
+use crate::live;
 
-use crate::cli::Cli;
+pub const COMPLETION_HELP: &str = "\
+Examples:
+  # bash, for the plugin binary itself
+  source <(kubectl-quota completion bash)
+
+  # For `kubectl quota <TAB>`, put completions/kubectl_complete-quota on your PATH
+  # (kubectl 1.26+ calls it); krew installs it next to the plugin.";
 
 /// What to offer for the word being completed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,8 +50,8 @@ const FILE_FLAGS: &[&str] = &["-f", "--filename", "--state", "--admission-config
 
 /// Decides what to complete; `words` are the words after `kubectl quota`, the last one the
 /// (possibly empty) word being completed.
-pub fn plan(words: &[String]) -> Plan {
-    let cmd = Cli::command();
+pub fn plan(root: &clap::Command, words: &[String]) -> Plan {
+    let cmd = root;
     let (typed, before) = match words.split_last() {
         Some((last, rest)) => (last.as_str(), rest),
         None => ("", &[][..]),
@@ -61,7 +73,7 @@ pub fn plan(words: &[String]) -> Plan {
         }
         let flag = sub
             .into_iter()
-            .chain(std::iter::once(&cmd))
+            .chain(std::iter::once(cmd))
             .flat_map(|c| c.get_arguments())
             .find(|a| a.get_long().is_some_and(|l| prev == format!("--{l}")) || a.get_short().is_some_and(|s| prev == format!("-{s}")));
         if let Some(a) = flag.filter(|a| a.get_action().takes_values()) {
@@ -78,7 +90,7 @@ pub fn plan(words: &[String]) -> Plan {
     if typed.starts_with('-') {
         let mut flags: Vec<String> = sub
             .into_iter()
-            .chain(std::iter::once(&cmd))
+            .chain(std::iter::once(cmd))
             .flat_map(|c| c.get_arguments())
             .filter(|a| !a.is_hide_set())
             .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
@@ -102,12 +114,53 @@ pub fn render(candidates: &[String], files: bool) -> String {
     out
 }
 
+/// `kubectl-quota __complete WORDS...`: candidates for kubectl's plugin completion. Cluster
+/// lookups that fail just offer nothing.
+pub async fn run_protocol(root: &clap::Command, words: &[String]) -> i32 {
+    // Connection flags typed so far, so completion asks the cluster the user is talking to.
+    let flag = |names: &[&str]| words.windows(2).rev().find(|w| names.contains(&w[0].as_str())).map(|w| w[1].clone());
+    let kube = KubeFlags { kubeconfig: flag(&["--kubeconfig"]), context: flag(&["--context"]), ..Default::default() };
+    let (items, files) = match plan(root, words) {
+        Plan::Words(w) => (w, false),
+        Plan::Files => (vec![], true),
+        Plan::Contexts => {
+            let kc = match &kube.kubeconfig {
+                Some(p) => kube::config::Kubeconfig::read_from(p).ok(),
+                None => kube::config::Kubeconfig::read().ok(),
+            };
+            (kc.map(|k| k.contexts.into_iter().map(|c| c.name).collect()).unwrap_or_default(), false)
+        }
+        Plan::Namespaces => match live::connect(&kube, None).await {
+            Ok(conn) => (live::namespace_names(&conn).await, false),
+            Err(_) => (vec![], false),
+        },
+        Plan::Quotas { namespace } => {
+            let names = match live::connect(&kube, namespace.as_deref()).await {
+                Ok(conn) => live::quotas(&conn, Some(&conn.namespace)).await.map(|q| q.into_iter().map(|o| o.meta.name).collect()).unwrap_or_default(),
+                Err(_) => vec![],
+            };
+            (names, false)
+        }
+    };
+    let typed = words.last().map(String::as_str).unwrap_or("");
+    let items: Vec<String> = items.into_iter().filter(|i| i.starts_with(typed)).collect();
+    print!("{}", render(&items, files));
+    0
+}
+
+/// `kubectl quota completion SHELL`: the completion script of the plugin binary.
+pub fn run(mut root: clap::Command, shell: clap_complete::Shell) -> Result<i32, Fatal> {
+    let cmd = &mut root;
+    clap_complete::generate(shell, cmd, "kubectl-quota", &mut std::io::stdout());
+    Ok(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn p(words: &[&str]) -> Plan {
-        plan(&words.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        plan(&<crate::cli::Cli as clap::CommandFactory>::command(), &words.iter().map(|s| s.to_string()).collect::<Vec<_>>())
     }
 
     fn words(items: &[&str]) -> Plan {

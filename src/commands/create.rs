@@ -1,8 +1,8 @@
-//! `create`: builds a ResourceQuota from kubectl-style flags and validates it with the API
-//! server's rules before anything is sent.
+//! `kubectl quota create`: flags -> a ResourceQuota -> validated with the API server's rules
+//! -> sent (or printed, for `--dry-run=client`). The only command that writes to the cluster.
 //!
 //! ```
-//! use kubectl_quota::create::{build_quota, QuotaFlags};
+//! use kubectl_quota::commands::create::{build_quota, QuotaFlags};
 //!
 //! let flags = QuotaFlags {
 //!     hard: Some("pods=10,requests.cpu=4".into()),
@@ -20,7 +20,71 @@ use k8s_openapi::api::core::v1::{ResourceQuota, ResourceQuotaSpec, ScopeSelector
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::quantity::Quantity;
+use clap::{Args, ValueEnum};
+use kubectl_quota_engine::quantity::Quantity;
+use kubectl_quota_engine::validation;
+
+use crate::error::Fatal;
+use crate::global::GlobalFlags;
+use crate::live;
+
+pub const CREATE_HELP: &str = "\
+Examples:
+  # A compute quota for the current namespace
+  kubectl quota create compute --hard=requests.cpu=4,requests.memory=8Gi,limits.cpu=8,limits.memory=16Gi,pods=20
+
+  # Only pods with the high or medium PriorityClass (a scope selector kubectl create cannot express)
+  kubectl quota create critical --hard=pods=10,requests.cpu=4 --priority-class=high,medium
+
+  # Any selector expression, and plain scopes
+  kubectl quota create long-running --hard=pods=50 --scopes=NotTerminating --scope-selector 'PriorityClass NotIn batch'
+
+  # Print the object without contacting the cluster
+  kubectl quota create q --hard=pods=3 --dry-run=client -o yaml
+
+The quota is validated with the API server's rules before anything is sent.";
+/// `--dry-run` values, as kubectl has them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DryRun {
+    None,
+    Client,
+    Server,
+}
+
+/// Output formats of `create`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CreateOutput {
+    Yaml,
+    Json,
+    Name,
+}
+
+/// `kubectl quota create`.
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The quota's name.
+    pub name: String,
+    /// A comma-delimited set of resource=quantity pairs that define a hard limit.
+    #[arg(long, value_name = "RESOURCE=QUANTITY,...")]
+    pub hard: Option<String>,
+    /// A comma-delimited set of quota scopes that must all match each object tracked by the quota.
+    #[arg(long, value_name = "SCOPE,...")]
+    pub scopes: Option<String>,
+    /// Track only pods with one of these PriorityClasses (a `PriorityClass In` scope selector).
+    #[arg(long = "priority-class", value_name = "NAME,...")]
+    pub priority_class: Vec<String>,
+    /// A scope selector expression: 'SCOPE OPERATOR [VALUE,...]' (repeatable), e.g.
+    /// 'PriorityClass In high,medium', 'PriorityClass DoesNotExist'.
+    #[arg(long = "scope-selector", value_name = "EXPRESSION")]
+    pub scope_selector: Vec<String>,
+    /// Must be "none", "server", or "client". client: print the object, send nothing;
+    /// server: submit with dryRun=All, persist nothing.
+    #[arg(long = "dry-run", value_enum, default_value = "none", num_args = 0..=1, default_missing_value = "client")]
+    pub dry_run: DryRun,
+    /// Output format (default: `resourcequota/NAME created`).
+    #[arg(short = 'o', long, value_enum)]
+    pub output: Option<CreateOutput>,
+}
 
 /// The flags that shape the quota.
 #[derive(Debug, Clone, Default)]
@@ -64,7 +128,7 @@ pub fn parse_scope_selector(s: &str) -> Result<ScopedResourceSelectorRequirement
 }
 
 /// Builds the quota object from flags. Errors are flag-syntax errors; the server's validation
-/// rules are applied separately ([`crate::validation::validate_resource_quota`]).
+/// rules are applied separately ([`validation::validate_resource_quota`]).
 pub fn build_quota(name: &str, namespace: Option<&str>, flags: &QuotaFlags) -> Result<ResourceQuota, String> {
     let hard = flags.hard.as_deref().map(parse_hard).transpose()?;
     let scopes = match flags.scopes.as_deref() {
@@ -107,6 +171,42 @@ pub fn warnings(q: &ResourceQuota) -> Vec<String> {
         }
     }
     out
+}
+
+/// Runs `create`: validates before anything is sent; `--dry-run=client` sends nothing.
+pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
+    let flags = QuotaFlags {
+        hard: args.hard.clone(),
+        scopes: args.scopes.clone(),
+        priority_classes: args.priority_class.clone(),
+        scope_selectors: args.scope_selector.clone(),
+    };
+    // Client dry-run names no namespace unless one was given, as kubectl does.
+    let mut quota = build_quota(&args.name, g.namespace.as_deref(), &flags).map_err(Fatal::input)?;
+    let errors = validation::validate_resource_quota(&quota);
+    if !errors.is_empty() {
+        return Err(Fatal::input(validation::render_server_message(&args.name, &errors)));
+    }
+    for w in warnings(&quota) {
+        eprintln!("Warning: {w}");
+    }
+    let (created, suffix) = match args.dry_run {
+        DryRun::Client => (quota, " (dry run)"),
+        mode => {
+            let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
+            quota.metadata.namespace = Some(conn.namespace.clone());
+            let server_dry = mode == DryRun::Server;
+            let created = live::create_quota(&conn, &conn.namespace, &quota, server_dry).await.map_err(|e| Fatal(format!("failed to create quota: {e}"), 1))?;
+            (created, if server_dry { " (server dry run)" } else { "" })
+        }
+    };
+    match args.output {
+        Some(CreateOutput::Yaml) => print!("{}", serde_yaml::to_string(&created).map_err(|e| Fatal::input(e.to_string()))?),
+        Some(CreateOutput::Json) => println!("{}", serde_json::to_string_pretty(&created).map_err(|e| Fatal::input(e.to_string()))?),
+        Some(CreateOutput::Name) => println!("resourcequota/{}", args.name),
+        None => println!("resourcequota/{} created{suffix}", args.name),
+    }
+    Ok(0)
 }
 
 #[cfg(test)]

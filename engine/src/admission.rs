@@ -274,7 +274,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
     // Scopes the admission configuration limits, that this object falls under.
     let mut limited_scopes: Vec<ScopeRequirement> = Vec::new();
     for l in limited {
-        match ev.match_scopes(obj, &l.match_scopes) {
+        match scopes::match_all(&ev, obj, &l.match_scopes) {
             Ok(outcomes) => limited_scopes.extend(l.match_scopes.iter().zip(&outcomes).filter(|(_, o)| o.matched).map(|(s, _)| s.clone())),
             // The server lets the request through when these cannot be evaluated.
             Err(_) => return Decision::allow(resources::remove_zeros(&ev.usage(obj)), vec![]),
@@ -302,7 +302,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
     let mut restricted_set: BTreeSet<String> = BTreeSet::new();
     for q in quotas.iter() {
         let selectors = q.quota.selectors();
-        let outcomes = match ev.match_scopes(obj, &selectors) {
+        let outcomes = match scopes::match_all(&ev, obj, &selectors) {
             Ok(o) => o,
             Err(e) => {
                 loop_errors.push(refusal(RefusalReason::ScopeError, Some(&q.name), vec![], format!("error matching scopes of quota {}, err: {e}", q.name)));
@@ -363,7 +363,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
             continue;
         }
         let old_matched = match (old, &old_usage) {
-            (Some(o), Some(_)) => ev.match_scopes(o, &q.quota.selectors()).map(|v| v.iter().all(|m| m.matched)).unwrap_or(false),
+            (Some(o), Some(_)) => scopes::match_all(&ev, o, &q.quota.selectors()).map(|v| v.iter().all(|m| m.matched)).unwrap_or(false),
             _ => false,
         };
         let d = match &old_usage {

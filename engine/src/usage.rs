@@ -6,9 +6,9 @@
 //! everything else.
 //!
 //! ```
-//! use kubectl_quota::objects::{Container, Pod};
-//! use kubectl_quota::quantity::Quantity;
-//! use kubectl_quota::usage::pod_usage;
+//! use kubectl_quota_engine::objects::{Container, Pod};
+//! use kubectl_quota_engine::quantity::Quantity;
+//! use kubectl_quota_engine::usage::pod_usage;
 //!
 //! let c = |name: &str, cpu: &str| Container {
 //!     name: name.into(),
@@ -22,11 +22,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::objects::{Body, Object, Pod, Pvc, ScopeRequirement, Service};
+use crate::objects::{Body, Object, Pod, Pvc, Service};
 use crate::quantity::{Format, Quantity};
 use crate::resource_names::{is_extended_resource_name, is_native_resource_name};
 use crate::resources::{self, ResourceList};
-use crate::scopes::{self, ScopeOutcome};
 
 /// Resources the API server never quota-checks.
 const IGNORED: &[&str] = &[
@@ -136,19 +135,6 @@ impl Evaluator {
             Evaluator::Count(names) => names.iter().any(|c| c == n),
             Evaluator::Ignored(_) => false,
         }
-    }
-
-    /// Matches every selector against the object (all must match for the quota to apply).
-    /// Errors carry the server's text.
-    pub fn match_scopes(&self, obj: &Object, selectors: &[ScopeRequirement]) -> Result<Vec<ScopeOutcome>, String> {
-        selectors
-            .iter()
-            .map(|s| match (&obj.body, self) {
-                (Body::Pod(p), Evaluator::Pod) => scopes::match_pod(s, p),
-                (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => scopes::match_pvc(s, p),
-                _ => Ok(scopes::match_unscoped(s, &obj.type_info.group_resource())),
-            })
-            .collect()
     }
 
     /// `Usage`: what the object consumes.

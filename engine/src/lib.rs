@@ -1,0 +1,35 @@
+//! kubectl-quota's engine: a pure replay of kube-apiserver's ResourceQuota admission.
+//!
+//! No command line, no cluster, no terminal, no files: text and plain values in, plain values
+//! out. The `kubectl-quota` plugin reads files and the live API and renders what this returns.
+//!
+//! Data flows one way, one module per step, each importing only from steps before it:
+//!
+//! 1. [`manifest`]: text -> JSON documents that remember where they came from;
+//! 2. [`objects`]: documents -> typed objects with exact quantities;
+//! 3. [`defaulting`]: what the API server changes before quota (defaults, LimitRanger,
+//!    Priority, RuntimeClass, DefaultStorageClass);
+//! 4. [`usage`]: which evaluator handles an object and what it consumes;
+//! 5. [`scopes`]: which quotas' scopes and selectors select it;
+//! 6. [`admission`]: one object against the namespace's quotas: the verdict and the server's
+//!    message;
+//! 7. [`check`]: documents in order, workloads replayed through their controllers;
+//! 8. [`report`]: data built from the check's result (hints, describe's view).
+//!
+//! Shared by every step: [`quantity`] (exact decimal arithmetic), [`resource_names`],
+//! [`resources`] (resource lists), [`validation`] (the server's ResourceQuota validation) and
+//! [`admission_config`] (the server's `limitedResources`).
+
+pub mod admission;
+pub mod admission_config;
+pub mod check;
+pub mod defaulting;
+pub mod manifest;
+pub mod objects;
+pub mod quantity;
+pub mod report;
+pub mod resource_names;
+pub mod resources;
+pub mod scopes;
+pub mod usage;
+pub mod validation;

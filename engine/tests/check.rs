@@ -1,0 +1,204 @@
+//! Rule tables, step `check`: Documents in order (§5 step h) and workloads replayed as their controllers create them.
+//!
+//! One test per behaviour; each row is (what, input, expected). Expected values come from the
+//! semantics reference (quota-semantics.md, cited as §n) or from the upstream source named in a
+//! comment, never from what the tool prints. How state and input are written: `support/mod.rs`.
+
+mod support;
+
+use support::*;
+
+/// The summary of one workload checked against the shared cluster plus `state`.
+fn workload_summary(state: &str, yaml: &str, nodes: Option<u32>) -> String {
+    summary(&only(check_with(&cluster(&[state]), yaml, None, nodes)))
+}
+
+/// Rows of (what, state, workload yaml, expected summary).
+fn workload_rows(rows: Vec<(&str, String, String, String)>) {
+    let mut t = Table::default();
+    for (what, state, yaml, want) in rows {
+        t.row(what, workload_summary(&state, &yaml, None), want);
+    }
+    t.done();
+}
+
+#[test]
+fn deployment_replicas_fit_partly() {
+    // Pods are created one at a time, each charged before the next (§5 step h).
+    let d = |spec: &str, p: &PodSpec| workload("Deployment", "web", spec, p);
+    let cpu = pod("p").app("a", "requests: {cpu: 800m}");
+    workload_rows(vec![
+        ("two of four fit", quota("q", "", "pods=5/3"), d("replicas: 4", &pod("p")), pods_stop(2, 4, exceeded("q", "pods", "1", "5", "5"))),
+        ("all fit", quota("q", "", "pods=5/3"), d("replicas: 2", &pod("p")), pods_fit(2)),
+        ("replicas default to 1", quota("q", "", "pods=5/3"), d("", &pod("p")), pods_fit(1)),
+        ("zero replicas", quota("q", "", "pods=5/3"), d("replicas: 0", &pod("p")), pods_fit(0)),
+        ("cpu runs out", quota("q", "", "requests.cpu=2/0"), d("replicas: 3", &cpu), pods_stop(2, 3, exceeded("q", "requests.cpu", "800m", "1600m", "2"))),
+    ]);
+}
+
+#[test]
+fn replicaset_count_quota_blocks_a_deployments_pods() {
+    // The Deployment controller creates a ReplicaSet first (count/replicasets.apps, §4.3); if
+    // that is refused no pod is created, though the Deployment itself is admitted.
+    let d = workload("Deployment", "web", "replicas: 3", &pod("p"));
+    workload_rows(vec![
+        (
+            "the ReplicaSet is refused",
+            quota("q", "", "count/replicasets.apps=1/1"),
+            d.clone(),
+            pods_stop(0, 3, exceeded("q", "count/replicasets.apps", "1", "1", "1")),
+        ),
+        (
+            "the ReplicaSet fits, the pods partly",
+            quota("q", "", "count/replicasets.apps=5/0 pods=2/0"),
+            d,
+            pods_stop(2, 3, exceeded("q", "pods", "1", "2", "2")),
+        ),
+    ]);
+}
+
+#[test]
+fn job_pods_follow_parallelism_and_completions() {
+    // The Job controller starts min(parallelism, completions) pods, none while suspended.
+    let j = |spec: &str| workload("Job", "job", spec, &pod("p").with("restartPolicy: Never"));
+    let room = quota("q", "", "pods=10/0");
+    workload_rows(vec![
+        ("parallelism defaults to 1", room.clone(), j(""), pods_fit(1)),
+        ("parallelism", room.clone(), j("parallelism: 3"), pods_fit(3)),
+        ("completions cap parallelism", room.clone(), j("parallelism: 5, completions: 2"), pods_fit(2)),
+        ("completions alone start one pod", room.clone(), j("completions: 5"), pods_fit(1)),
+        ("a suspended Job starts none", room, j("parallelism: 3, suspend: true"), pods_fit(0)),
+        ("parallelism over the quota", quota("q", "", "pods=2/0"), j("parallelism: 3"), pods_stop(2, 3, exceeded("q", "pods", "1", "2", "2"))),
+    ]);
+}
+
+#[test]
+fn statefulset_claims_are_charged_per_replica() {
+    // Each replica's claims are created (and charged) before its pod; a claim refused stops
+    // that replica. Claims get the default StorageClass (§4.2).
+    let template = |claims: &[(&str, &str)]| {
+        claims
+            .iter()
+            .map(|(name, size)| format!("{{metadata: {{name: {name}}}, spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: {size}}}}}}}}}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let sts = |claims: &[(&str, &str)]| {
+        workload("StatefulSet", "db", &format!("replicas: 3, serviceName: db, volumeClaimTemplates: [{}]", template(claims)), &pod("p"))
+    };
+    workload_rows(vec![
+        (
+            "storage runs out at the third replica",
+            quota("q", "", "requests.storage=10Gi/0"),
+            sts(&[("data", "4Gi")]),
+            pods_stop(2, 3, exceeded("q", "requests.storage", "4Gi", "8Gi", "10Gi")),
+        ),
+        (
+            "two claims per replica",
+            quota("q", "", "persistentvolumeclaims=4/0"),
+            sts(&[("data", "1Gi"), ("logs", "1Gi")]),
+            pods_stop(2, 3, exceeded("q", "persistentvolumeclaims", "1", "4", "4")),
+        ),
+        (
+            "claims are charged to the default class",
+            quota("q", "", "standard.storageclass.storage.k8s.io/requests.storage=5Gi/0"),
+            sts(&[("data", "2Gi")]),
+            pods_stop(2, 3, exceeded("q", "standard.storageclass.storage.k8s.io/requests.storage", "2Gi", "4Gi", "5Gi")),
+        ),
+        ("everything fits", quota("q", "", "requests.storage=100Gi/0"), sts(&[("data", "4Gi")]), pods_fit(3)),
+    ]);
+}
+
+#[test]
+fn daemonset_pods_need_the_node_count() {
+    // One pod per node: without a node count there is nothing to check.
+    let ds = workload("DaemonSet", "agent", "", &pod("p"));
+    let rows = [
+        ("node count unknown", "pods=2/0", None, OK.to_string()),
+        ("three nodes, room for all", "pods=10/0", Some(3), pods_fit(3)),
+        ("three nodes, room for two", "pods=2/0", Some(3), pods_stop(2, 3, exceeded("q", "pods", "1", "2", "2"))),
+        ("no nodes", "pods=2/0", Some(0), pods_fit(0)),
+    ];
+    let mut t = Table::default();
+    for (what, hard, nodes, want) in rows {
+        t.row(what, workload_summary(&quota("q", "", hard), &ds, nodes), want);
+    }
+    t.done();
+}
+
+#[test]
+fn cronjob_run_is_not_charged_to_later_documents() {
+    // A CronJob's Job and pods come when the schedule fires: one run is evaluated against the
+    // current usage and not charged to what follows.
+    let cj = |name: &str| workload("CronJob", name, "", &pod("p").with("restartPolicy: Never"));
+    let rows = [
+        ("a later pod still fits", quota("q", "", "pods=1/0"), docs(&[cj("nightly"), pod("p").yaml()]), vec![pods_fit(1), OK.into()]),
+        ("two CronJobs each fit alone", quota("q", "", "pods=1/0"), docs(&[cj("a"), cj("b")]), vec![pods_fit(1), pods_fit(1)]),
+        ("its Job is counted", quota("q", "", "count/jobs.batch=0/0"), cj("nightly"), vec![pods_stop(0, 1, exceeded("q", "count/jobs.batch", "1", "0", "0"))]),
+    ];
+    let mut t = Table::default();
+    for (what, state, input, want) in rows {
+        let got: Vec<String> = check_all(&cluster(&[state]), &input).iter().map(summary).collect();
+        t.row(what, got.join(" | "), want.join(" | "));
+    }
+    t.done();
+}
+
+/// Rows of (what, state, input documents, expected summary per document).
+fn sequence_rows(rows: Vec<(&str, String, String, Vec<String>)>) {
+    let mut t = Table::default();
+    for (what, state, input, want) in rows {
+        let got: Vec<String> = check_all(&state, &input).iter().map(|d| charged(d, &["limits.cpu"])).collect();
+        t.row(what, got.join(" | "), want.join(" | "));
+    }
+    t.done();
+}
+
+#[test]
+fn documents_are_charged_in_order() {
+    let p = |name: &str| pod(name).yaml();
+    let other_ns = "apiVersion: v1\nkind: Pod\nmetadata: {name: elsewhere, namespace: other}\nspec: {containers: [{name: app, image: x}]}\n";
+    sequence_rows(vec![
+        (
+            "the third of three pods is refused",
+            quota("q", "", "pods=2/0"),
+            docs(&[p("a"), p("b"), p("c")]),
+            vec![OK.into(), OK.into(), exceeded("q", "pods", "1", "2", "2")],
+        ),
+        (
+            "a refused document charges nothing",
+            quota("q", "", "requests.cpu=1/0"),
+            docs(&[pod("big").app("a", "requests: {cpu: 2}").yaml(), pod("small").app("a", "requests: {cpu: 1}").yaml()]),
+            vec![exceeded("q", "requests.cpu", "2", "0", "1"), OK.into()],
+        ),
+        ("another namespace has its own quotas", quota("q", "", "pods=1/1"), other_ns.into(), vec![OK.into()]),
+    ]);
+}
+
+#[test]
+fn objects_created_earlier_in_the_input_affect_later_documents() {
+    let lr = limit_range("{type: Container, default: {cpu: 500m}}");
+    let limits_quota = quota("q", "", "limits.cpu=2/0");
+    let new_quota_with_status =
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: new}\nspec: {hard: {pods: '0'}}\nstatus: {hard: {pods: '0'}, used: {pods: '0'}}\n";
+    sequence_rows(vec![
+        // LimitRanger defaults the later pod, satisfying "must specify" (§2.1).
+        ("a LimitRange", limits_quota.clone(), docs(&[lr, pod("p").yaml()]), vec![OK.into(), format!("{OK}: limits.cpu=500m")]),
+        ("without it", limits_quota, pod("p").yaml(), vec!["failed quota: q: must specify limits.cpu for: app".into()]),
+        // §0 step 3 / §5: a new quota has no status until the controller syncs it.
+        ("a new quota is not enforced yet", String::new(), docs(&[unsynced_quota("new", "", "pods=0"), pod("p").yaml()]), vec![OK.into(), OK.into()]),
+        ("even with a status in the manifest", String::new(), docs(&[new_quota_with_status, &pod("p").yaml()]), vec![OK.into(), OK.into()]),
+        // A new quota is itself counted (resourcequotas, §4).
+        (
+            "new quotas are counted",
+            quota("q", "", "resourcequotas=1/0"),
+            docs(&[unsynced_quota("a", "", "pods=1"), unsynced_quota("b", "", "pods=1")]),
+            vec![OK.into(), exceeded("q", "resourcequotas", "1", "1", "1")],
+        ),
+        // The Priority plugin sees a PriorityClass created before the pod.
+        ("a PriorityClass", docs(&[CLUSTER]), docs(&[priority_class("urgent", 5, false), pod("p").class("urgent").yaml()]), vec![OK.into(), OK.into()]),
+    ]);
+    // The pod's view of the new quota (§5).
+    let d = check_all("", &docs(&[unsynced_quota("new", "", "pods=0"), pod("p").yaml()])).remove(1);
+    assert_eq!(verdict(&d, "new"), Some(QuotaVerdict::NotEnforced));
+}

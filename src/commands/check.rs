@@ -1,0 +1,135 @@
+//! `kubectl quota check`: would these manifests pass ResourceQuota admission? Flags ->
+//! options -> run: the state comes from files (`--state`, offline) or the live cluster, the
+//! engine decides, [`crate::render::check`] writes the report.
+
+use std::collections::BTreeSet;
+
+use clap::{Args, ValueEnum};
+use kubectl_quota_engine::check::{self, CheckOptions, ClusterState};
+use kubectl_quota_engine::objects::Object;
+use kubectl_quota_engine::report;
+
+use crate::error::Fatal;
+use crate::global::GlobalFlags;
+use crate::input::{decode_all, load_limited, load_paths};
+use crate::live;
+use crate::render::check::{write_report, Output};
+
+pub const CHECK_HELP: &str = "\
+Examples:
+  # Would these manifests pass the namespace's quotas? (reads quotas, LimitRanges,
+  # PriorityClasses and StorageClasses from the cluster; never writes)
+  kubectl quota check -f deploy/ -n team-a
+
+  # Offline: the cluster's state comes from files, no cluster is contacted
+  kubectl quota check -f app.yaml --state quotas.yaml --state cluster-scoped.yaml -n team-a
+
+  # Only the refusals, for CI (exit status 1 when anything would be refused)
+  kubectl quota check -f app.yaml --state state.yaml --quiet
+
+  # Machine-readable
+  kubectl quota check -f app.yaml --state state.yaml -o json
+
+Exit status: 0 everything fits, 1 something would be refused, 2 the input could not be read.";
+/// Output formats of `check` and `describe`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    Yaml,
+}
+/// `kubectl quota check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Manifests to check: files, directories, or - for standard input (repeatable).
+    #[arg(short = 'f', long = "filename", required = true, value_name = "FILE")]
+    pub filename: Vec<String>,
+    /// Process directories given with -f recursively.
+    #[arg(short = 'R', long)]
+    pub recursive: bool,
+    /// Offline mode: the cluster's objects (ResourceQuotas with status, LimitRanges,
+    /// PriorityClasses, StorageClasses, RuntimeClasses) from files; no cluster is contacted.
+    #[arg(long, value_name = "FILE")]
+    pub state: Vec<String>,
+    /// The API server's admission configuration (ResourceQuota limitedResources).
+    #[arg(long = "admission-config", value_name = "FILE")]
+    pub admission_config: Option<String>,
+    /// Schedulable node count, to check a DaemonSet's pods.
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u32>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value = "text")]
+    pub output: OutputFormat,
+    /// Print only what would be refused.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+/// The manifests to check, decoded (at least one object).
+fn load_candidates(args: &CheckArgs) -> Result<Vec<Object>, Fatal> {
+    let docs = load_paths(&args.filename, args.recursive)?;
+    if docs.is_empty() {
+        return Err(Fatal::input(format!("no objects found in {}", args.filename.join(", "))));
+    }
+    decode_all(&docs)
+}
+
+fn print_report(report: &check::Report, args: &CheckArgs) -> i32 {
+    let output = match args.output {
+        OutputFormat::Text => Output::Text,
+        OutputFormat::Json => Output::Json,
+        OutputFormat::Yaml => Output::Yaml,
+    };
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    // A closed pipe (`| head`) is not an error of the check.
+    let _ = write_report(report, output, args.quiet, &mut w).and_then(|_| std::io::Write::flush(&mut w));
+    report.exit_code()
+}
+
+fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
+    let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
+    let state_docs = load_paths(&args.state, false)?;
+    let mut state = ClusterState::from_objects(decode_all(&state_docs)?, &namespace);
+    let limited = load_limited(args.admission_config.as_deref())?;
+    let objs = load_candidates(args)?;
+    let opts = CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes };
+    let mut report = check::check(&mut state, objs, &opts);
+    report::explain(&mut report, &state);
+    if g.namespace.is_none() && state.quotas.get(&namespace).is_none_or(|q| q.is_empty()) {
+        let others = state.quota_namespaces();
+        if !others.is_empty() {
+            report.notes.push(format!("the state has no quota in namespace {namespace:?}, only in {}: pass -n to check there", others.join(", ")));
+        }
+    }
+    Ok(print_report(&report, args))
+}
+
+async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
+    let limited = load_limited(args.admission_config.as_deref())?;
+    let mut objs = load_candidates(args)?;
+    let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
+    let namespaces: BTreeSet<String> = objs.iter().map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone())).collect();
+    let (mut state, mut notes) = live::cluster_state(&conn, &namespaces).await.map_err(|e| {
+        Fatal::input(if e.forbidden {
+            format!("{e}\nthe check cannot decide anything without the quotas: it needs `list` on resourcequotas (the `view` ClusterRole has it)")
+        } else {
+            e.to_string()
+        })
+    })?;
+    notes.extend(live::resolve_and_existing(&conn, &mut objs, &mut state).await);
+    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes };
+    let mut report = check::check(&mut state, objs, &opts);
+    report::explain(&mut report, &state);
+    report.notes.extend(notes);
+    Ok(print_report(&report, args))
+}
+
+/// Runs `check`: offline when `--state` is given, against the live cluster otherwise.
+pub async fn run(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
+    if args.state.is_empty() {
+        run_live(g, args).await
+    } else {
+        run_offline(g, args)
+    }
+}

@@ -1,0 +1,8 @@
+//! One file per subcommand, each shaped like kubectl's own: its flags (a clap `Args` struct
+//! with its help text), the options the engine takes, and `run`.
+
+pub mod check;
+pub mod completion;
+pub mod create;
+pub mod describe;
+pub mod version;

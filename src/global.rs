@@ -1,0 +1,40 @@
+//! The flags every subcommand takes, as kubectl has them: connection flags and the namespace.
+//! Subcommands receive these, never the whole command line.
+
+use clap::Args;
+
+/// Connection flags, as kubectl has them.
+#[derive(Debug, Clone, Default, Args)]
+pub struct KubeFlags {
+    /// Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<String>,
+    /// The name of the kubeconfig context to use.
+    #[arg(long, global = true)]
+    pub context: Option<String>,
+    /// The name of the kubeconfig cluster to use.
+    #[arg(long, global = true)]
+    pub cluster: Option<String>,
+    /// The name of the kubeconfig user to use.
+    #[arg(long, global = true)]
+    pub user: Option<String>,
+    /// Username to impersonate for the operation.
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub as_user: Option<String>,
+    /// Group to impersonate for the operation (repeatable).
+    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    pub as_group: Vec<String>,
+    /// The length of time to wait before giving up on a single server request (e.g. 30s, 1m).
+    #[arg(long = "request-timeout", global = true, value_name = "DURATION")]
+    pub request_timeout: Option<String>,
+}
+
+/// The global flags: connection and namespace.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalFlags {
+    #[command(flatten)]
+    pub kube: KubeFlags,
+    /// The namespace (default: the kubeconfig context's namespace; offline: `default`).
+    #[arg(short = 'n', long, global = true)]
+    pub namespace: Option<String>,
+}

@@ -1,0 +1,4 @@
+//! Rendering the engine's report data for people (text) and programs (JSON, YAML).
+
+pub mod check;
+pub mod describe;
