@@ -296,8 +296,27 @@ type FieldResult<T> = Result<T, (String, String)>;
 fn typed<T: DeserializeOwned>(value: &Value) -> FieldResult<T> {
     serde_path_to_error::deserialize::<_, T>(value.clone()).map_err(|e| {
         let path = e.path().to_string();
-        (if path == "." { String::new() } else { path }, e.into_inner().to_string())
+        (if path == "." { String::new() } else { path }, type_message(&e.into_inner().to_string()))
     })
+}
+
+/// serde's "invalid type" in the words of a field that wants a whole number: a YAML float
+/// reaches the decoder as kubectl sends it (text such as `1.5`), JSON as a number.
+fn type_message(raw: &str) -> String {
+    let integer =
+        [", expected i32", ", expected i64", ", expected u32", ", expected u64", ", expected i16", ", expected u16", ", expected u8", ", expected i8"];
+    if let Some(rest) = raw.strip_prefix("invalid type: ") {
+        if let Some(got) = integer.iter().find_map(|suffix| rest.strip_suffix(suffix)) {
+            let shown = got.strip_prefix("string ").or_else(|| got.strip_prefix("floating point ")).unwrap_or(got).trim_matches(['"', '`']);
+            return format!("must be an integer, got {shown}");
+        }
+    }
+    if let Some(rest) = raw.strip_prefix("invalid value: integer `") {
+        if let Some((n, _)) = rest.split_once('`') {
+            return format!("{n} is out of range for this integer field");
+        }
+    }
+    raw.to_string()
 }
 
 fn quantity(q: &K8sQuantity, path: &str) -> FieldResult<Quantity> {
