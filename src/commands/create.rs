@@ -188,7 +188,7 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
         return Err(Fatal::input(validation::render_server_message(&args.name, &errors)));
     }
     for w in warnings(&quota) {
-        eprintln!("Warning: {w}");
+        crate::error::print_err(&format!("Warning: {}\n", crate::render::escape::escape(&w)));
     }
     let (created, suffix) = match args.dry_run {
         DryRun::Client => (quota, " (dry run)"),
@@ -196,16 +196,20 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
             let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
             quota.metadata.namespace = Some(conn.namespace.clone());
             let server_dry = mode == DryRun::Server;
-            let created = live::create_quota(&conn, &conn.namespace, &quota, server_dry).await.map_err(|e| Fatal(format!("failed to create quota: {e}"), 1))?;
+            let created = live::create_quota(&conn, &conn.namespace, &quota, server_dry)
+                .await
+                .map_err(|(e, unreachable)| Fatal(format!("failed to create quota: {e}"), if unreachable { 2 } else { 1 }))?;
             (created, if server_dry { " (server dry run)" } else { "" })
         }
     };
-    match args.output {
-        Some(CreateOutput::Yaml) => print!("{}", serde_yaml::to_string(&created).map_err(|e| Fatal::input(e.to_string()))?),
-        Some(CreateOutput::Json) => println!("{}", serde_json::to_string_pretty(&created).map_err(|e| Fatal::input(e.to_string()))?),
-        Some(CreateOutput::Name) => println!("resourcequota/{}", args.name),
-        None => println!("resourcequota/{} created{suffix}", args.name),
-    }
+    let name = crate::render::escape::escape(&args.name);
+    let text = match args.output {
+        Some(CreateOutput::Yaml) => serde_yaml::to_string(&created).map_err(|e| Fatal::input(e.to_string()))?,
+        Some(CreateOutput::Json) => format!("{}\n", serde_json::to_string_pretty(&created).map_err(|e| Fatal::input(e.to_string()))?),
+        Some(CreateOutput::Name) => format!("resourcequota/{name}\n"),
+        None => format!("resourcequota/{name} created{suffix}\n"),
+    };
+    crate::error::print_out(&text)?;
     Ok(0)
 }
 
