@@ -174,6 +174,9 @@ pub struct Workload {
     pub volume_claim_templates: Vec<(String, Pvc)>,
     /// `spec.template` path prefix for messages (`spec.template`, `spec.jobTemplate.spec.template`).
     pub template_path: String,
+    /// The pod counts as written (`spec.replicas`, `spec.parallelism`, `spec.completions`),
+    /// with their paths, for the server's validation (none may be negative).
+    pub counts: Vec<(String, i64)>,
 }
 
 /// What kind of object this is, with the fields quota needs.
@@ -485,7 +488,10 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
     };
     let workload = |replicas: Option<i32>, t: &core::PodTemplateSpec, path: &str, claims: Vec<(String, Pvc)>| -> FieldResult<Body> {
         let (template, template_meta) = workload_template(t, path)?;
-        Ok(Body::Workload(Box::new(Workload { replicas, template, template_meta, volume_claim_templates: claims, template_path: path.into() })))
+        let spec_path = path.strip_suffix(".template").unwrap_or("spec");
+        let spec = if spec_path == "spec" { v.get("spec") } else { v.get("spec").and_then(|s| s.get("jobTemplate")).and_then(|j| j.get("spec")) };
+        let counts = ["replicas", "parallelism", "completions"].iter().filter_map(|f| Some((format!("{spec_path}.{f}"), spec?.get(*f)?.as_i64()?))).collect();
+        Ok(Body::Workload(Box::new(Workload { replicas, template, template_meta, volume_claim_templates: claims, template_path: path.into(), counts })))
     };
     Ok(match (ti.group.as_str(), ti.kind.as_str()) {
         ("", "Pod") => {

@@ -11,7 +11,7 @@ use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use kubectl_quota_engine::admission::{QuotaReport, QuotaVerdict, RefusalReason};
 use kubectl_quota_engine::check::{DocumentReport, Report};
 
-use super::escape::escape as esc;
+use super::escape::{escape as esc, escape_lines};
 
 /// Output format of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +79,15 @@ pub fn verdict_line(d: &DocumentReport) -> String {
             let msg = r.message.split_once(": must specify ").map(|(_, m)| m).unwrap_or(&r.message);
             format!("refused by quota {}: must specify {}", esc(r.quota.as_deref().unwrap_or("?")), esc(msg))
         }
-        RefusalReason::Invalid => format!("invalid: {}", esc(r.message.lines().next().unwrap_or_default())),
+        RefusalReason::Invalid => {
+            // Several errors come as `... is invalid: ` and a `* error` line each: name the first.
+            let mut lines = r.message.lines();
+            let first = lines.next().unwrap_or_default();
+            match lines.next() {
+                Some(next) if first.ends_with(": ") => format!("invalid: {}{}", esc(first), esc(next.trim_start_matches("* "))),
+                _ => format!("invalid: {}", esc(first)),
+            }
+        }
         RefusalReason::Admission => format!("refused before quota: {}", esc(&r.message)),
         _ => format!("refused: {}", esc(&r.message)),
     };
@@ -138,7 +146,11 @@ fn document_block(out: &mut String, d: &DocumentReport) {
     let _ = writeln!(out, "{}", verdict_line(d));
     let _ = writeln!(out, "  from {}{}", esc(&d.source.to_string()), d.namespace.as_ref().map(|n| format!(", namespace {}", esc(n))).unwrap_or_default());
     if let Some(e) = &d.server_error {
-        let _ = writeln!(out, "  server: {}", esc(e));
+        // A validation message lists its errors on lines of their own (names in it are quoted,
+        // so every line break is the message's own).
+        let invalid = d.refusal.as_ref().is_some_and(|r| r.reason == RefusalReason::Invalid);
+        let shown = if invalid { escape_lines(e).replace('\n', "\n    ") } else { esc(e).into_owned() };
+        let _ = writeln!(out, "  server: {shown}");
     }
     for a in d.refusal.iter().flat_map(|r| &r.alternatives) {
         let _ = writeln!(out, "  or, as the server checks quotas in no fixed order: {}", esc(a));
