@@ -107,10 +107,14 @@ pub fn parse_hard(s: &str) -> Result<BTreeMap<String, K8sQuantity>, String> {
         if kv.len() != 2 {
             return Err(format!("Invalid argument syntax {part}, expected <resource>=<value>"));
         }
+        // kubectl parses with resource.ParseQuantity, which does not trim: `cpu=1 ` is refused.
+        if kv[1].trim() != kv[1] {
+            return Err(format!("--hard {}: {:?}: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'", kv[0], kv[1]));
+        }
         let q = Quantity::parse(kv[1]).map_err(|e| format!("--hard {}: {e}", kv[0]))?;
-        // Kept as written (the server canonicalizes when it stores).
-        let _ = q;
-        out.insert(kv[0].to_string(), K8sQuantity(kv[1].to_string()));
+        // kubectl sends, and the server stores, the canonical form (`1024Mi` -> `1Gi`,
+        // `10.0` -> `10`, digits past nano rounded up), so that is what -o yaml shows.
+        out.insert(kv[0].to_string(), K8sQuantity(q.to_canonical()));
     }
     Ok(out)
 }
