@@ -116,7 +116,7 @@ pub fn render(candidates: &[String], files: bool) -> String {
 
 /// How long completion may wait for the cluster: a person is waiting at the prompt, and a
 /// server that never answers must not hold the shell.
-const COMPLETION_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+const COMPLETION_DEADLINE: std::time::Duration = std::time::Duration::from_millis(1500);
 
 /// `kubectl-quota __complete WORDS...`: candidates for kubectl's plugin completion. Cluster
 /// lookups that fail just offer nothing.
