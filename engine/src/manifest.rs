@@ -257,6 +257,43 @@ mod tests {
     }
 
     #[test]
+    fn document_numbers_survive_markers_comments_and_ends() {
+        let cases = [
+            ("kind: A\n---\nkind: B\n", vec![1, 2]),
+            ("---\n---\nkind: A\n---\n", vec![2]),
+            ("# c\nkind: A\n...\nkind: B\n", vec![1, 2]),
+            ("%YAML 1.2\n---\nkind: A\n---\n\n---\nkind: B\n", vec![1, 3]),
+            ("\u{feff}kind: A\n", vec![1]),
+        ];
+        for (text, want) in cases {
+            let got: Vec<usize> = parse_str("f", text).unwrap().iter().map(|d| d.origin.document).collect();
+            assert_eq!(got, want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn hostile_yaml_is_refused_with_a_reason() {
+        let keys: String = (0..500).map(|i| format!("  k{i}: v\n")).collect();
+        let refs: String = (0..500).map(|i| format!("r{i}: *a\n")).collect();
+        let cases = [
+            (format!("kind: A\n---\nbase: &a\n{keys}{refs}"), "f, document 2: not valid YAML or JSON: aliases expand to more than 100000 nodes"),
+            ("[".repeat(10_000), "f, document 1: not valid YAML or JSON: nested deeper than 128 levels"),
+            ("a: .inf\n".to_string(), "f, document 1: not valid YAML or JSON: .inf is not a number Kubernetes accepts"),
+            ("a: 1\na: 2\n".to_string(), "f, document 1: not valid YAML or JSON: duplicate mapping key"),
+        ];
+        for (text, want) in cases {
+            let err = parse_str("f", &text).unwrap_err().to_string();
+            assert!(err.starts_with(want), "{err:?} should start with {want:?}");
+        }
+    }
+
+    #[test]
+    fn merge_keys_merge() {
+        let docs = parse_str("f", "base: &b {x: 1, y: 2}\nv:\n  <<: *b\n  y: 3\n").unwrap();
+        assert_eq!(docs[0].value["v"], serde_json::json!({"x": 1, "y": 3}));
+    }
+
+    #[test]
     fn lists_expand_into_items() {
         let docs = parse_str("f.json", r#"{"kind":"List","items":[{"kind":"Pod"},{"kind":"Service"}]}"#).unwrap();
         assert_eq!(docs.len(), 2);
