@@ -179,11 +179,14 @@ pub enum RequestError {
 }
 
 /// An error's message with its causes, as Go prints wrapped errors (`a: b: c`).
+/// kube's and hyper's wrappers (`ServiceError: client error (Connect)`) are dropped for
+/// kubectl's shorter `connect: ...`.
 fn chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
+    let tidy = |m: String| m.trim_start_matches("ServiceError: ").replace("client error (Connect)", "connect").replace("HyperError: ", "");
+    let mut out = tidy(e.to_string());
     let mut cur = e.source();
     while let Some(s) = cur {
-        let m = s.to_string();
+        let m = tidy(s.to_string());
         if !out.contains(&m) {
             out.push_str(": ");
             out.push_str(&m);
