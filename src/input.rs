@@ -42,7 +42,7 @@ pub fn read_capped(mut r: impl Read, what: &str) -> Result<String, String> {
 pub fn decode_text(bytes: Vec<u8>) -> Result<String, String> {
     let utf16 = |le: bool| -> Result<String, String> {
         let body = &bytes[2..];
-        if body.len() % 2 != 0 {
+        if !body.len().is_multiple_of(2) {
             return Err("UTF-16 text with an odd number of bytes".into());
         }
         let units = body.chunks_exact(2).map(|c| if le { u16::from_le_bytes([c[0], c[1]]) } else { u16::from_be_bytes([c[0], c[1]]) });

@@ -98,8 +98,8 @@ fn edits() -> impl Strategy<Value = Vec<Edit>> {
     let piece = 0..PIECES.len();
     prop::collection::vec(
         prop_oneof![
-            (pos.clone(), piece.clone()).prop_map(|(p, i)| Edit::Insert(p, i)),
-            (pos.clone(), 1usize..16).prop_map(|(p, n)| Edit::Delete(p, n)),
+            (pos, piece.clone()).prop_map(|(p, i)| Edit::Insert(p, i)),
+            (pos, 1usize..16).prop_map(|(p, n)| Edit::Delete(p, n)),
             (pos, 1usize..8, piece).prop_map(|(p, n, i)| Edit::Replace(p, n, i)),
         ],
         1..6,

@@ -109,9 +109,7 @@ fn endless_inputs_stop_at_the_cap() {
 #[test]
 fn a_token_file_of_dev_zero_is_refused() {
     let d = scratch("token");
-    let kc = format!(
-        "apiVersion: v1\nkind: Config\nclusters: [{{name: c, cluster: {{server: 'https://127.0.0.1:1'}}}}]\nusers: [{{name: u, user: {{tokenFile: /dev/zero}}}}]\ncontexts: [{{name: x, context: {{cluster: c, user: u}}}}]\ncurrent-context: x\n"
-    );
+    let kc = "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {tokenFile: /dev/zero}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n";
     let k = write(&d, "kubeconfig", kc);
     let o = bin().args(["describe", "--kubeconfig", &k]).output().unwrap();
     assert_refused_input(&o, "tokenFile /dev/zero");

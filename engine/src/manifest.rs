@@ -175,7 +175,7 @@ fn document_first_lines(text: &str) -> Vec<u64> {
     let (mut starts, mut open, mut ended) = (vec![1], false, false);
     for (i, line) in text.lines().enumerate() {
         let marker = |m: &str| line.starts_with(m) && line[3..].chars().next().is_none_or(char::is_whitespace);
-        let content = !line.trim().is_empty() && !line.starts_with('#') && !(line.starts_with('%') && !open);
+        let content = !line.trim().is_empty() && !line.starts_with('#') && (!line.starts_with('%') || open);
         if marker("---") || (content && ended) {
             if open || ended {
                 starts.push(i as u64 + 1);
