@@ -161,6 +161,15 @@ fn kubeconfig_from_env() -> Result<Option<Kubeconfig>, String> {
     Ok(merged)
 }
 
+/// The kubeconfig kubectl would use: `--kubeconfig`, else `$KUBECONFIG` / `~/.kube/config`
+/// (read as in [`connect`]: capped, missing list entries skipped). `None` when there is none.
+pub fn load_kubeconfig(path: Option<&str>) -> Result<Option<Kubeconfig>, String> {
+    match path {
+        Some(p) => read_kubeconfig(std::path::Path::new(p)).map(Some),
+        None => kubeconfig_from_env(),
+    }
+}
+
 /// A request (or a paginated series) within `--request-timeout` as a whole.
 async fn within<T>(timeout: Option<Duration>, fut: impl std::future::Future<Output = Result<T, kube::Error>>) -> Result<T, RequestError> {
     match timeout {

@@ -220,6 +220,9 @@ fn kubeconfig_list_skips_missing_files() {
     let err = text(&o.stderr);
     // It got as far as the server: the missing file was skipped.
     assert!(err.contains("https://127.0.0.1:1"), "{err}");
+    // Completion reads the same list.
+    let o = bin().args(["__complete", "describe", "--context", ""]).env("KUBECONFIG", format!("{k}:{missing}")).output().unwrap();
+    assert_eq!(text(&o.stdout), "x\n:4\n");
 }
 
 #[test]

@@ -128,10 +128,7 @@ pub async fn run_protocol(root: &clap::Command, words: &[String]) -> i32 {
         Plan::Words(w) => (w, false),
         Plan::Files => (vec![], true),
         Plan::Contexts => {
-            let kc = match &kube.kubeconfig {
-                Some(p) => kube::config::Kubeconfig::read_from(p).ok(),
-                None => kube::config::Kubeconfig::read().ok(),
-            };
+            let kc = live::load_kubeconfig(kube.kubeconfig.as_deref()).ok().flatten();
             (kc.map(|k| k.contexts.into_iter().map(|c| c.name).collect()).unwrap_or_default(), false)
         }
         Plan::Namespaces => {
