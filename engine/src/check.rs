@@ -358,7 +358,8 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
                 let errors = crate::validation::validate_resource_quota(&raw);
                 (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors))
             }
-            _ => None,
+            // Names, namespaces, labels and negative pod counts, as the server checks them.
+            _ => crate::object_validation::invalid_message(&obj),
         };
         let (decision, mutations) = match invalid {
             Some(message) => (Decision::refused(RefusalReason::Invalid, message), vec![]),

@@ -25,6 +25,7 @@ pub mod admission_config;
 pub mod check;
 pub mod defaulting;
 pub mod manifest;
+pub mod object_validation;
 pub mod objects;
 pub mod quantity;
 pub mod report;

@@ -174,6 +174,9 @@ pub struct Workload {
     pub volume_claim_templates: Vec<(String, Pvc)>,
     /// `spec.template` path prefix for messages (`spec.template`, `spec.jobTemplate.spec.template`).
     pub template_path: String,
+    /// The pod counts as written (`spec.replicas`, `spec.parallelism`, `spec.completions`),
+    /// with their paths, for the server's validation (none may be negative).
+    pub counts: Vec<(String, i64)>,
 }
 
 /// What kind of object this is, with the fields quota needs.
@@ -296,8 +299,27 @@ type FieldResult<T> = Result<T, (String, String)>;
 fn typed<T: DeserializeOwned>(value: &Value) -> FieldResult<T> {
     serde_path_to_error::deserialize::<_, T>(value.clone()).map_err(|e| {
         let path = e.path().to_string();
-        (if path == "." { String::new() } else { path }, e.into_inner().to_string())
+        (if path == "." { String::new() } else { path }, type_message(&e.into_inner().to_string()))
     })
+}
+
+/// serde's "invalid type" in the words of a field that wants a whole number: a YAML float
+/// reaches the decoder as kubectl sends it (text such as `1.5`), JSON as a number.
+fn type_message(raw: &str) -> String {
+    let integer =
+        [", expected i32", ", expected i64", ", expected u32", ", expected u64", ", expected i16", ", expected u16", ", expected u8", ", expected i8"];
+    if let Some(rest) = raw.strip_prefix("invalid type: ") {
+        if let Some(got) = integer.iter().find_map(|suffix| rest.strip_suffix(suffix)) {
+            let shown = got.strip_prefix("string ").or_else(|| got.strip_prefix("floating point ")).unwrap_or(got).trim_matches(['"', '`']);
+            return format!("must be an integer, got {shown}");
+        }
+    }
+    if let Some(rest) = raw.strip_prefix("invalid value: integer `") {
+        if let Some((n, _)) = rest.split_once('`') {
+            return format!("{n} is out of range for this integer field");
+        }
+    }
+    raw.to_string()
 }
 
 fn quantity(q: &K8sQuantity, path: &str) -> FieldResult<Quantity> {
@@ -466,7 +488,10 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
     };
     let workload = |replicas: Option<i32>, t: &core::PodTemplateSpec, path: &str, claims: Vec<(String, Pvc)>| -> FieldResult<Body> {
         let (template, template_meta) = workload_template(t, path)?;
-        Ok(Body::Workload(Box::new(Workload { replicas, template, template_meta, volume_claim_templates: claims, template_path: path.into() })))
+        let spec_path = path.strip_suffix(".template").unwrap_or("spec");
+        let spec = if spec_path == "spec" { v.get("spec") } else { v.get("spec").and_then(|s| s.get("jobTemplate")).and_then(|j| j.get("spec")) };
+        let counts = ["replicas", "parallelism", "completions"].iter().filter_map(|f| Some((format!("{spec_path}.{f}"), spec?.get(*f)?.as_i64()?))).collect();
+        Ok(Body::Workload(Box::new(Workload { replicas, template, template_meta, volume_claim_templates: claims, template_path: path.into(), counts })))
     };
     Ok(match (ti.group.as_str(), ti.kind.as_str()) {
         ("", "Pod") => {

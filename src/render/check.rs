@@ -11,6 +11,8 @@ use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use kubectl_quota_engine::admission::{QuotaReport, QuotaVerdict, RefusalReason};
 use kubectl_quota_engine::check::{DocumentReport, Report};
 
+use super::escape::{escape as esc, escape_lines};
+
 /// Output format of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Output {
@@ -40,7 +42,7 @@ pub fn write_report<W: std::io::Write>(report: &Report, output: Output, quiet: b
 
 /// The one-line verdict for a document.
 pub fn verdict_line(d: &DocumentReport) -> String {
-    let who = format!("{}/{}", d.kind.to_lowercase(), d.name);
+    let who = format!("{}/{}", esc(&d.kind.to_lowercase()), esc(&d.name));
     let Some(r) = &d.refusal else {
         let mut s = format!("{who}: {}", "admitted".green());
         if let (Some(w), Some(a)) = (d.replicas, d.replicas_admitted) {
@@ -48,7 +50,7 @@ pub fn verdict_line(d: &DocumentReport) -> String {
             if a < w {
                 let _ = write!(s, "; {}", fit.red().bold());
                 if let Some(m) = &d.pod_message {
-                    let _ = write!(s, " ({m})");
+                    let _ = write!(s, " ({})", esc(m));
                 }
             } else {
                 let _ = write!(s, "; {fit}");
@@ -66,20 +68,28 @@ pub fn verdict_line(d: &DocumentReport) -> String {
                         .filter(|row| row.exceeded)
                         .map(|row| {
                             let used = row.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "0".into());
-                            format!("{} {} + used {used} > hard {}", row.resource, row.requested, row.hard)
+                            format!("{} {} + used {used} > hard {}", esc(&row.resource), row.requested, row.hard)
                         })
                         .collect()
                 })
                 .unwrap_or_default();
-            format!("refused by quota {}: {}", r.quota.as_deref().unwrap_or("?"), parts.join("; "))
+            format!("refused by quota {}: {}", esc(r.quota.as_deref().unwrap_or("?")), parts.join("; "))
         }
         RefusalReason::MustSpecify => {
             let msg = r.message.split_once(": must specify ").map(|(_, m)| m).unwrap_or(&r.message);
-            format!("refused by quota {}: must specify {msg}", r.quota.as_deref().unwrap_or("?"))
+            format!("refused by quota {}: must specify {}", esc(r.quota.as_deref().unwrap_or("?")), esc(msg))
         }
-        RefusalReason::Invalid => format!("invalid: {}", r.message.lines().next().unwrap_or_default()),
-        RefusalReason::Admission => format!("refused before quota: {}", r.message),
-        _ => format!("refused: {}", r.message),
+        RefusalReason::Invalid => {
+            // Several errors come as `... is invalid: ` and a `* error` line each: name the first.
+            let mut lines = r.message.lines();
+            let first = lines.next().unwrap_or_default();
+            match lines.next() {
+                Some(next) if first.ends_with(": ") => format!("invalid: {}{}", esc(first), esc(next.trim_start_matches("* "))),
+                _ => format!("invalid: {}", esc(first)),
+            }
+        }
+        RefusalReason::Admission => format!("refused before quota: {}", esc(&r.message)),
+        _ => format!("refused: {}", esc(&r.message)),
     };
     format!("{who}: {}", why.red().bold())
 }
@@ -96,9 +106,9 @@ fn verdict_word(q: &QuotaReport) -> String {
 }
 
 fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
-    let _ = writeln!(out, "{indent}quota {}: {} — {}", q.name.bold(), verdict_word(q), q.why);
+    let _ = writeln!(out, "{indent}quota {}: {} — {}", esc(&q.name).bold(), verdict_word(q), esc(&q.why));
     for (res, containers) in &q.missing {
-        let _ = writeln!(out, "{indent}  missing {res} on container(s) {}", containers.join(", "));
+        let _ = writeln!(out, "{indent}  missing {} on container(s) {}", esc(res), esc(&containers.join(", ")));
     }
     if q.resources.is_empty() {
         return;
@@ -109,7 +119,7 @@ fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
     for row in &q.resources {
         let used = row.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "?".into());
         let mark = if row.exceeded { "exceeded".red().bold().to_string() } else { String::new() };
-        t.add_row(vec![row.resource.clone(), row.requested.to_string(), used, row.hard.to_string(), row.after.to_string(), mark]);
+        t.add_row(vec![esc(&row.resource).into_owned(), row.requested.to_string(), used, row.hard.to_string(), row.after.to_string(), mark]);
     }
     for i in 1..5 {
         if let Some(c) = t.column_mut(i) {
@@ -126,47 +136,51 @@ fn quota_blocks(out: &mut String, quotas: &[QuotaReport], indent: &str, what: &s
     for q in quotas.iter().filter(|q| !q.unrelated) {
         quota_block(out, q, indent);
     }
-    let unrelated: Vec<&str> = quotas.iter().filter(|q| q.unrelated).map(|q| q.name.as_str()).collect();
+    let unrelated: Vec<String> = quotas.iter().filter(|q| q.unrelated).map(|q| esc(&q.name).into_owned()).collect();
     if !unrelated.is_empty() {
-        let _ = writeln!(out, "{indent}{}", format!("quotas limiting nothing {what} consume: {}", unrelated.join(", ")).dimmed());
+        let _ = writeln!(out, "{indent}{}", format!("quotas limiting nothing {} consume: {}", esc(what), unrelated.join(", ")).dimmed());
     }
 }
 
 fn document_block(out: &mut String, d: &DocumentReport) {
     let _ = writeln!(out, "{}", verdict_line(d));
-    let _ = writeln!(out, "  from {}{}", d.source, d.namespace.as_ref().map(|n| format!(", namespace {n}")).unwrap_or_default());
+    let _ = writeln!(out, "  from {}{}", esc(&d.source.to_string()), d.namespace.as_ref().map(|n| format!(", namespace {}", esc(n))).unwrap_or_default());
     if let Some(e) = &d.server_error {
-        let _ = writeln!(out, "  server: {e}");
+        // A validation message lists its errors on lines of their own (names in it are quoted,
+        // so every line break is the message's own).
+        let invalid = d.refusal.as_ref().is_some_and(|r| r.reason == RefusalReason::Invalid);
+        let shown = if invalid { escape_lines(e).replace('\n', "\n    ") } else { esc(e).into_owned() };
+        let _ = writeln!(out, "  server: {shown}");
     }
     for a in d.refusal.iter().flat_map(|r| &r.alternatives) {
-        let _ = writeln!(out, "  or, as the server checks quotas in no fixed order: {a}");
+        let _ = writeln!(out, "  or, as the server checks quotas in no fixed order: {}", esc(a));
     }
     for m in &d.mutations {
-        let _ = writeln!(out, "  before quota: {m}");
+        let _ = writeln!(out, "  before quota: {}", esc(m));
     }
     let gr = d.quotas.first().map(|_| format!("{}s", d.kind.to_lowercase())).unwrap_or_default();
     quota_blocks(out, &d.quotas, "  ", &gr);
     if let Some(p) = &d.pods {
         let state = if p.allowed { "admitted".green().to_string() } else { "refused".red().bold().to_string() };
-        let _ = writeln!(out, "  pods (explained for {}: {state}):", p.pod);
+        let _ = writeln!(out, "  pods (explained for {}: {state}):", esc(&p.pod));
         if let Some(m) = &d.pod_message {
-            let _ = writeln!(out, "    server: {m}");
+            let _ = writeln!(out, "    server: {}", esc(m));
         }
         for a in &d.pod_message_alternatives {
-            let _ = writeln!(out, "    or, as the server checks quotas in no fixed order: {a}");
+            let _ = writeln!(out, "    or, as the server checks quotas in no fixed order: {}", esc(a));
         }
         for m in &p.mutations {
-            let _ = writeln!(out, "    before quota: {m}");
+            let _ = writeln!(out, "    before quota: {}", esc(m));
         }
         quota_blocks(out, &p.quotas, "    ", "pods");
     } else if let Some(m) = &d.pod_message {
-        let _ = writeln!(out, "  pods: {m}");
+        let _ = writeln!(out, "  pods: {}", esc(m));
     }
     for n in &d.notes {
-        let _ = writeln!(out, "  note: {n}");
+        let _ = writeln!(out, "  note: {}", esc(n));
     }
     for h in &d.hints {
-        let _ = writeln!(out, "  {} {h}", "hint:".cyan());
+        let _ = writeln!(out, "  {} {}", "hint:".cyan(), esc(h));
     }
 }
 
@@ -181,7 +195,7 @@ fn render_text(report: &Report, quiet: bool) -> String {
     }
     if !quiet {
         for n in &report.notes {
-            let _ = writeln!(out, "note: {n}");
+            let _ = writeln!(out, "note: {}", esc(n));
         }
         let refused = report.documents.iter().filter(|d| !d.fully_admitted()).count();
         let _ = writeln!(out, "{} document(s) checked, {} would be refused (in whole or in part)", report.documents.len(), refused);
