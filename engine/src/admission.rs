@@ -18,6 +18,7 @@ use crate::quantity::Quantity;
 use crate::resources::{self, ResourceList};
 use crate::scopes::{self, ScopeOutcome};
 use crate::usage::{self, Evaluator, Operation};
+use crate::version::Rules;
 
 /// A quota as admission sees it: its name and object; `status_used` is updated in place as
 /// objects are admitted.
@@ -51,6 +52,8 @@ pub enum RefusalReason {
     Admission,
     /// Field validation (an invalid ResourceQuota, for instance).
     Invalid,
+    /// The release does not serve the object's API version: kubectl finds no resource for it.
+    NotServed,
 }
 
 /// A refusal: the server's message (what follows `is forbidden: `) and what caused it.
@@ -77,6 +80,13 @@ impl Refusal {
     pub fn server_error(&self, obj: &Object) -> String {
         match self.reason {
             RefusalReason::Invalid => self.message.clone(),
+            RefusalReason::NotServed => format!(
+                "resource mapping not found for name: {:?} namespace: {:?} from {:?}: {}",
+                obj.meta.name,
+                obj.meta.namespace.as_deref().unwrap_or(""),
+                obj.origin.file,
+                self.message
+            ),
             _ if self.forbidden => format!("{} {:?} is forbidden: {}", obj.type_info.group_resource(), obj.meta.name, self.message),
             _ => self.message.clone(),
         }
@@ -156,7 +166,8 @@ impl Decision {
 
 fn refusal(reason: RefusalReason, quota: Option<&str>, resources: Vec<String>, message: String) -> Refusal {
     // Validation errors are 422s, and these two plain errors 500s; everything else is a 403.
-    let forbidden = !matches!(reason, RefusalReason::InsufficientQuotaToMatchScopes | RefusalReason::ScopeError | RefusalReason::Invalid);
+    let forbidden =
+        !matches!(reason, RefusalReason::InsufficientQuotaToMatchScopes | RefusalReason::ScopeError | RefusalReason::Invalid | RefusalReason::NotServed);
     Refusal { reason, quota: quota.map(str::to_string), resources, message, forbidden, alternatives: vec![] }
 }
 
@@ -256,12 +267,17 @@ fn charge(q: &NamedQuota, restricted: &[String], delta: &ResourceList, report: &
 /// quotas' `status_used` are charged, as the server's optimistic update does; on refusal
 /// nothing changes. `old` is the stored object for an update (`None` for a create).
 pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Object>, limited: &[LimitedResource]) -> Decision {
-    let ev = Evaluator::for_object(obj);
+    check_request_with(quotas, obj, old, limited, &Rules::newest())
+}
+
+/// [`check_request`] as the release of `rules` answers (its evaluators and message formats).
+pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Object>, limited: &[LimitedResource], rules: &Rules) -> Decision {
+    let ev = Evaluator::for_object_with(obj, rules);
     let op = if old.is_some() { Operation::Update } else { Operation::Create };
     if let Evaluator::Ignored(why) = ev {
         return Decision { skipped: Some(why.into()), ..Decision::allow(ResourceList::new(), vec![]) };
     }
-    if !ev.handles(op) {
+    if !ev.handles_with(op, obj, old, rules) {
         return Decision {
             skipped: Some(format!("quota admission does not act on updates of {}", obj.type_info.group_resource())),
             ..Decision::allow(ResourceList::new(), vec![])
@@ -333,7 +349,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
                         RefusalReason::MustSpecify,
                         Some(&q.name),
                         missing.keys().cloned().collect(),
-                        format!("failed quota: {}: {}", q.name, usage::must_specify_message(&missing)),
+                        format!("failed quota: {}: {}", q.name, usage::must_specify_message_for(&missing, rules)),
                     ));
                 }
                 QuotaVerdict::StatusUnknown => {
@@ -424,7 +440,7 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
         let r = refusal(RefusalReason::InsufficientQuotaToConsume, None, uncovered.clone(), format!("insufficient quota to consume: {}", uncovered.join(",")));
         return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
     }
-    let uncovered_scopes: Vec<ScopeRequirement> = if matches!(ev, Evaluator::Pod | Evaluator::PersistentVolumeClaim) {
+    let uncovered_scopes: Vec<ScopeRequirement> = if matches!(ev, Evaluator::Pod { .. } | Evaluator::PersistentVolumeClaim) {
         limited_scopes.into_iter().filter(|l| !restricted_scopes.iter().any(|m| m.scope_name == l.scope_name)).collect()
     } else {
         vec![]

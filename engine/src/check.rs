@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::admission::{check_request, Decision, LimitedResource, NamedQuota, QuotaReport, Refusal, RefusalReason};
+use crate::admission::{check_request_with, Decision, LimitedResource, NamedQuota, QuotaReport, Refusal, RefusalReason};
 use crate::defaulting::{self, Mutators};
 use crate::manifest::Origin;
 use crate::objects::{type_info, Body, LimitRangeItem, Meta, Object, Workload};
 use crate::resources::ResourceList;
+use crate::version::{self, Rules, Served, VersionReport};
 
 /// What the cluster holds that admission consults.
 #[derive(Debug, Clone, Default)]
@@ -31,6 +32,8 @@ pub struct ClusterState {
     /// Objects that already exist, by (namespace, group-resource, name): creating one again is
     /// an update.
     pub existing: BTreeMap<(String, String, String), Object>,
+    /// DeviceClasses (name -> extendedResourceName); `None` when unknown.
+    pub device_classes: Option<BTreeMap<String, Option<String>>>,
 }
 
 impl ClusterState {
@@ -45,6 +48,13 @@ impl ClusterState {
                 Body::ResourceQuota(q) => {
                     let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
                     quotas.entry(ns).or_default().push(NamedQuota { name: o.meta.name, quota: *q });
+                }
+                // Pods (a resize), claims and claim templates are looked up by name later.
+                Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_) => {
+                    let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
+                    let mut o = o;
+                    o.meta.resource_version.get_or_insert_with(|| "1".into());
+                    s.existing.insert((ns, o.type_info.group_resource(), o.meta.name.clone()), o);
                 }
                 _ => s.add(o, default_namespace),
             }
@@ -68,7 +78,14 @@ impl ClusterState {
             priority_classes: self.priority_classes.clone(),
             storage_classes: self.storage_classes.clone(),
             runtime_classes: self.runtime_classes.clone(),
-            existing: BTreeMap::new(),
+            // Claim templates: a CronJob's pods get their claims from them.
+            existing: self
+                .existing
+                .iter()
+                .filter(|(k, o)| k.0 == ns && matches!(o.body, Body::ResourceClaimTemplate(_)))
+                .map(|(k, o)| (k.clone(), o.clone()))
+                .collect(),
+            device_classes: self.device_classes.clone(),
         }
     }
 
@@ -102,6 +119,9 @@ impl ClusterState {
             Body::RuntimeClass { overhead } => {
                 self.runtime_classes.get_or_insert_with(BTreeMap::new).insert(name, overhead);
             }
+            Body::DeviceClass { extended_resource_name } => {
+                self.device_classes.get_or_insert_with(BTreeMap::new).insert(name, extended_resource_name);
+            }
             _ => {}
         }
     }
@@ -121,6 +141,8 @@ pub struct CheckOptions {
     pub limited: Vec<LimitedResource>,
     /// Schedulable nodes, for DaemonSets (`None`: unknown).
     pub nodes: Option<u32>,
+    /// The rules of the Kubernetes release answered for (default: the newest).
+    pub rules: Rules,
 }
 
 /// The explanation of a workload's pods.
@@ -163,6 +185,9 @@ pub struct DocumentReport {
     /// The first refusal the controller would meet creating pods (or their claims).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_message: Option<String>,
+    /// Pods created whose ResourceClaims quota refuses: they stay Pending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pods_pending: Option<i32>,
     /// Other refusals the pods could meet instead (the server's quota order is not defined).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pod_message_alternatives: Vec<String>,
@@ -180,7 +205,7 @@ pub struct DocumentReport {
 impl DocumentReport {
     /// Whether everything this document asks for would be created.
     pub fn fully_admitted(&self) -> bool {
-        self.allowed && self.replicas_admitted.zip(self.replicas).is_none_or(|(a, w)| a >= w)
+        self.allowed && self.replicas_admitted.zip(self.replicas).is_none_or(|(a, w)| a >= w) && self.pods_pending.unwrap_or(0) == 0
     }
 }
 
@@ -188,6 +213,8 @@ impl DocumentReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
+    /// The Kubernetes release whose rules were applied.
+    pub kubernetes: VersionReport,
     pub documents: Vec<DocumentReport>,
     pub notes: Vec<String>,
 }
@@ -214,10 +241,14 @@ fn mutators<'a>(state: &'a ClusterState, ns: &str) -> Mutators<'a> {
 
 /// Applies the mutating steps to an object about to be created. Errors are refusals by the
 /// plugin that made them.
-fn mutate(obj: &mut Object, state: &ClusterState, ns: &str) -> Result<Vec<String>, String> {
+fn mutate(obj: &mut Object, state: &ClusterState, ns: &str, rules: &Rules) -> Result<Vec<String>, String> {
     let m = mutators(state, ns);
     match &mut obj.body {
-        Body::Pod(p) => defaulting::mutate_pod(p, &m),
+        Body::Pod(p) => {
+            let mut dropped = defaulting::drop_disabled_fields(p, rules);
+            dropped.extend(defaulting::mutate_pod(p, &m)?);
+            Ok(dropped)
+        }
         Body::PersistentVolumeClaim(p) => {
             defaulting::clear_pvc_status(p);
             Ok(defaulting::apply_default_storage_class(p, &obj.meta.annotations, m.storage_classes))
@@ -230,8 +261,14 @@ fn mutate(obj: &mut Object, state: &ClusterState, ns: &str) -> Result<Vec<String
 fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> (Decision, Vec<String>) {
     let key = (ns.to_string(), obj.type_info.group_resource(), obj.meta.name.clone());
     let old = state.existing.get(&key).cloned();
+    if let (Body::Pod(new), Some(Body::Pod(prev))) = (&mut obj.body, old.as_ref().map(|o| &o.body)) {
+        // An update carries the stored status along (what the kubelet reported).
+        new.container_statuses = prev.container_statuses.clone();
+        new.resize_infeasible = prev.resize_infeasible;
+        new.phase = prev.phase.clone();
+    }
     let mutations = if old.is_none() {
-        match mutate(obj, state, ns) {
+        match mutate(obj, state, ns, &opts.rules) {
             Ok(m) => m,
             Err(e) => return (Decision::refused(RefusalReason::Admission, e), vec![]),
         }
@@ -242,9 +279,14 @@ fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptio
         if let Err(message) = defaulting::validate_pod_requests(p, &obj.meta.name) {
             return (Decision::refused(RefusalReason::Invalid, message), mutations);
         }
+        if let Some(Body::Pod(prev)) = old.as_ref().map(|o| &o.body) {
+            if let Err(message) = defaulting::validate_pod_update(prev, p, &obj.meta.name, &opts.rules) {
+                return (Decision::refused(RefusalReason::Invalid, message), mutations);
+            }
+        }
     }
     let quotas = state.quotas.entry(ns.to_string()).or_default();
-    let decision = check_request(quotas, obj, old.as_ref(), &opts.limited);
+    let decision = check_request_with(quotas, obj, old.as_ref(), &opts.limited, &opts.rules);
     (decision, mutations)
 }
 
@@ -265,6 +307,39 @@ struct PodsOutcome {
     first_refusal: Option<Refusal>,
     explained: Option<PodsReport>,
     notes: Vec<String>,
+    /// Numbers (as in their names) of created pods whose claims quota refuses.
+    claims_refused: Vec<i32>,
+    claim_refusal: Option<Refusal>,
+}
+
+/// DRA: the claims the resourceclaim controller creates for a pod from its templates, admitted
+/// after the pod. Returns the first refusal and notes (templates that are not there).
+fn admit_pod_claims(pod: &Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> (Option<Refusal>, Vec<String>) {
+    let lookup = |t: &str| match state.existing.get(&(ns.to_string(), "resourceclaimtemplates.resource.k8s.io".to_string(), t.to_string())).map(|o| &o.body) {
+        Some(Body::ResourceClaimTemplate(c)) => Some(c.clone()),
+        _ => None,
+    };
+    let (claims, unknown) = crate::dra::pod_claims(pod, lookup);
+    let notes = unknown
+        .iter()
+        .map(|t| format!("ResourceClaimTemplate {t:?} is neither in the cluster nor earlier in the manifests: the pod's claim cannot be created and the pod stays Pending"))
+        .collect();
+    for mut c in claims {
+        let (d, _) = admit(&mut c, state, ns, opts);
+        if let Some(r) = d.refusal {
+            return (Some(r), notes);
+        }
+    }
+    (None, notes)
+}
+
+/// "pods 3–4" / "pod 3".
+fn pod_range(numbers: &[i32]) -> String {
+    match (numbers.first(), numbers.last()) {
+        (Some(a), Some(b)) if a != b => format!("pods {a}\u{2013}{b}"),
+        (Some(a), _) => format!("pod {a}"),
+        _ => String::new(),
+    }
 }
 
 /// Replays the controllers: the intermediate object (ReplicaSet, Job), then per replica the
@@ -274,7 +349,8 @@ struct PodsOutcome {
 /// them are created.
 fn admit_workload_pods(obj: &Object, w: &Workload, running: i32, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> PodsOutcome {
     let kind = obj.type_info.kind.as_str();
-    let mut out = PodsOutcome { wanted: w.replicas, admitted: running, first_refusal: None, explained: None, notes: vec![] };
+    let mut out =
+        PodsOutcome { wanted: w.replicas, admitted: running, first_refusal: None, explained: None, notes: vec![], claims_refused: vec![], claim_refusal: None };
     let wanted = match (kind, w.replicas, opts.nodes) {
         ("DaemonSet", _, Some(n)) => {
             out.wanted = Some(n as i32);
@@ -331,6 +407,20 @@ fn admit_workload_pods(obj: &Object, w: &Workload, running: i32, state: &mut Clu
             }
             None => out.admitted += 1,
         }
+        let number = if kind == "StatefulSet" { i } else { i + 1 };
+        if out.claim_refusal.is_some() {
+            // Pods do not charge claim quotas: the claims of later pods are refused alike.
+            out.claims_refused.push(number);
+        } else if !w.template.resource_claim_templates.is_empty() {
+            let (refusal, notes) = admit_pod_claims(&pod, state, ns, opts);
+            if out.notes.is_empty() {
+                out.notes.extend(notes);
+            }
+            if let Some(r) = refusal {
+                out.claims_refused.push(number);
+                out.claim_refusal = Some(r);
+            }
+        }
     }
     out
 }
@@ -342,6 +432,7 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
     for mut obj in objects {
         let ns = obj.meta.namespace.clone().unwrap_or_else(|| opts.namespace.clone());
         let mut notes = Vec::new();
+        let served = version::served(&opts.rules, &obj.type_info.api_version, &obj.type_info.kind);
         if obj.type_info.guessed {
             notes.push(format!(
                 "{} is not a kind this tool knows: counted as count/{} (the resource name is guessed from the kind; a live check resolves it through discovery)",
@@ -361,10 +452,18 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             // Names, namespaces, labels and negative pod counts, as the server checks them.
             _ => crate::object_validation::invalid_message(&obj),
         };
-        let (decision, mutations) = match invalid {
-            Some(message) => (Decision::refused(RefusalReason::Invalid, message), vec![]),
-            None => admit(&mut obj, state, &ns, opts),
+        let (decision, mutations) = match (&served, invalid) {
+            // kubectl finds no resource for the kind and sends nothing.
+            (Served::No(note), _) => {
+                notes.push(note.clone());
+                (Decision::refused(RefusalReason::NotServed, version::no_matches_message(&obj.type_info.api_version, &obj.type_info.kind)), vec![])
+            }
+            (_, Some(message)) => (Decision::refused(RefusalReason::Invalid, message), vec![]),
+            (_, None) => admit(&mut obj, state, &ns, opts),
         };
+        if let Served::Deprecated(note) = &served {
+            notes.push(note.clone());
+        }
         if let Some(s) = &decision.skipped {
             notes.push(format!("not checked against quota: {s}"));
         }
@@ -380,6 +479,7 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             replicas: None,
             replicas_admitted: None,
             pod_message: None,
+            pods_pending: None,
             pod_message_alternatives: vec![],
             mutations,
             usage: decision.usage.clone(),
@@ -428,6 +528,34 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
                 report.pod_message = pods.first_refusal.map(|r| r.message);
                 report.pods = pods.explained;
                 report.notes.extend(pods.notes);
+                if let Some(r) = pods.claim_refusal {
+                    let pending = pods.claims_refused.len() as i32;
+                    report.notes.push(format!(
+                        "{} of {} pods admitted; the claims of {} would be refused: {}; those pods stay Pending",
+                        pods.admitted,
+                        pods.wanted.unwrap_or(pods.admitted),
+                        pod_range(&pods.claims_refused),
+                        r.message
+                    ));
+                    report.pods_pending = Some(pending);
+                    if report.pod_message.is_none() {
+                        report.pod_message = Some(r.message);
+                    }
+                }
+            }
+            if let Body::Pod(p) = &obj.body {
+                if !was_existing && !p.resource_claim_templates.is_empty() {
+                    let (refusal, claim_notes) = admit_pod_claims(&obj, state, &ns, opts);
+                    report.notes.extend(claim_notes);
+                    if let Some(r) = refusal {
+                        report.notes.push(format!("the pod is created, but its ResourceClaim would be refused: {}; the pod stays Pending", r.message));
+                        report.pods_pending = Some(1);
+                        report.pod_message = Some(r.message);
+                    }
+                }
+            }
+            if let (Body::ResourceQuota(q), true) = (&obj.body, opts.rules.quota_request_limit_warning) {
+                report.notes.extend(defaulting::quota_request_limit_warnings(&q.spec_hard));
             }
             if !was_existing {
                 if let Body::ResourceQuota(q) = &mut obj.body {
@@ -451,5 +579,5 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
     if order_matters {
         notes.push("quotas are checked in name order; when several would refuse, the API server may name another one first".into());
     }
-    Report { documents, notes }
+    Report { kubernetes: VersionReport::new(&opts.rules, "default", None), documents, notes }
 }

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use kubectl_quota_engine::check::{self, CheckOptions, ClusterState};
 use kubectl_quota_engine::objects::Object;
 use kubectl_quota_engine::report;
+use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, OLDEST};
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
@@ -63,6 +64,20 @@ pub struct CheckArgs {
     /// Print only what would be refused.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Answer as this Kubernetes release would (1.20 to 1.36, e.g. 1.33 or v1.33.2). Offline
+    /// default: 1.36; live: the server's own version.
+    #[arg(long = "kubernetes-version", value_name = "X.Y")]
+    pub kubernetes_version: Option<String>,
+}
+
+/// The release asked for with --kubernetes-version: refused outside the supported range.
+fn version_flag(args: &CheckArgs) -> Result<Option<KubeVersion>, Fatal> {
+    let Some(s) = &args.kubernetes_version else { return Ok(None) };
+    let v = KubeVersion::parse(s).map_err(|e| Fatal::input(format!("--kubernetes-version: {e}")))?;
+    if !v.supported() {
+        return Err(Fatal::input(format!("--kubernetes-version: {v} is not supported: the rules of Kubernetes {OLDEST} to {NEWEST} are known")));
+    }
+    Ok(Some(v))
 }
 
 /// The manifests to check, decoded (at least one object).
@@ -93,8 +108,14 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let mut state = ClusterState::from_objects(decode_all(&state_docs)?, &namespace);
     let limited = load_limited(args.admission_config.as_deref())?;
     let objs = load_candidates(args)?;
-    let opts = CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes };
+    let (version, source) = match version_flag(args)? {
+        Some(v) => (v, "flag"),
+        None => (NEWEST, "default"),
+    };
+    let rules = Rules::for_version(version);
+    let opts = CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes, rules };
     let mut report = check::check(&mut state, objs, &opts);
+    report.kubernetes = VersionReport::new(&rules, source, None);
     report::explain(&mut report, &state);
     if g.namespace.is_none() && state.quotas.get(&namespace).is_none_or(|q| q.is_empty()) {
         let others = state.quota_namespaces();
@@ -106,6 +127,7 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
 }
 
 async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
+    let flag = version_flag(args)?;
     let limited = load_limited(args.admission_config.as_deref())?;
     let mut objs = load_candidates(args)?;
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
@@ -118,8 +140,27 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
         })
     })?;
     notes.extend(live::resolve_and_existing(&conn, &mut objs, &mut state).await);
-    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes };
+    // The server's own release decides the rules; --kubernetes-version overrides it.
+    let server = live::server_version(&conn).await;
+    let (rules, source, server_version) = match (flag, &server) {
+        (Some(v), s) => (Rules::for_version(v), "flag", s.as_ref().ok().map(|(raw, _)| raw.clone())),
+        (None, Ok((raw, v))) => {
+            if !v.supported() {
+                notes.push(format!(
+                    "the server reports Kubernetes {raw}, outside the {OLDEST} to {NEWEST} this tool knows: answering with the rules of {}",
+                    v.nearest_supported()
+                ));
+            }
+            (Rules::for_version(*v), "server", Some(raw.clone()))
+        }
+        (None, Err(e)) => {
+            notes.push(format!("the server's version could not be read ({e}): answering with the rules of {NEWEST}"));
+            (Rules::newest(), "default", None)
+        }
+    };
+    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules };
     let mut report = check::check(&mut state, objs, &opts);
+    report.kubernetes = VersionReport::new(&rules, source, server_version);
     report::explain(&mut report, &state);
     report.notes.extend(notes);
     Ok(print_report(&report, args))
