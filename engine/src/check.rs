@@ -335,12 +335,51 @@ fn admit_workload_pods(obj: &Object, w: &Workload, running: i32, state: &mut Clu
     out
 }
 
-/// Checks documents in order against the state. The state is charged as documents are
-/// admitted (pass a clone to keep the original).
-pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> Report {
-    let mut documents = Vec::new();
-    for mut obj in objects {
-        let ns = obj.meta.namespace.clone().unwrap_or_else(|| opts.namespace.clone());
+/// What is left of a check once every document has been handed out: the counts behind the
+/// exit status and the notes about the run as a whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Documents checked.
+    pub documents: usize,
+    /// Documents not fully admitted (refused, or short of replicas).
+    pub refused: usize,
+    pub notes: Vec<String>,
+}
+
+impl Summary {
+    /// Exit status: 0 when everything fits, 1 when anything would be refused.
+    pub fn exit_code(&self) -> i32 {
+        if self.refused == 0 {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+/// Checks documents one at a time, in order, charging the state as they are admitted: each
+/// document's report can be rendered and dropped before the next one is decided, so memory
+/// does not grow with the number of documents.
+pub struct Checker<'a> {
+    state: &'a mut ClusterState,
+    opts: &'a CheckOptions,
+    summary: Summary,
+    order_matters: bool,
+}
+
+impl<'a> Checker<'a> {
+    pub fn new(state: &'a mut ClusterState, opts: &'a CheckOptions) -> Checker<'a> {
+        Checker { state, opts, summary: Summary::default(), order_matters: false }
+    }
+
+    /// The state as charged by the documents checked so far.
+    pub fn state(&self) -> &ClusterState {
+        self.state
+    }
+
+    /// Decides one document (the next one in order).
+    pub fn check_one(&mut self, mut obj: Object) -> DocumentReport {
+        let ns = obj.meta.namespace.clone().unwrap_or_else(|| self.opts.namespace.clone());
         let mut notes = Vec::new();
         if obj.type_info.guessed {
             notes.push(format!(
@@ -362,7 +401,7 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
         };
         let (decision, mutations) = match invalid {
             Some(message) => (Decision::refused(RefusalReason::Invalid, message), vec![]),
-            None => admit(&mut obj, state, &ns, opts),
+            None => admit(&mut obj, self.state, &ns, self.opts),
         };
         if let Some(s) = &decision.skipped {
             notes.push(format!("not checked against quota: {s}"));
@@ -375,20 +414,20 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             allowed: decision.allowed,
             message: decision.refusal.as_ref().map(|r| r.message.clone()),
             server_error: decision.refusal.as_ref().map(|r| r.server_error(&obj)),
-            refusal: decision.refusal.clone(),
+            refusal: decision.refusal,
             replicas: None,
             replicas_admitted: None,
             pod_message: None,
             pod_message_alternatives: vec![],
             mutations,
-            usage: decision.usage.clone(),
-            quotas: decision.quotas.clone(),
+            usage: decision.usage,
+            quotas: decision.quotas,
             pods: None,
             notes,
             hints: vec![],
         };
         let key = (ns.clone(), obj.type_info.group_resource(), obj.meta.name.clone());
-        let existing = state.existing.get(&key).cloned();
+        let existing = self.state.existing.get(&key).cloned();
         let was_existing = existing.is_some();
         if was_existing {
             report.notes.push("an object of this name already exists: this is an update".into());
@@ -405,21 +444,21 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             }
             _ => 0,
         };
-        if decision.allowed {
+        if report.allowed {
             if let Body::Workload(w) = &obj.body {
                 let w = w.clone();
                 let cron = obj.type_info.kind == "CronJob";
                 // A CronJob's pods come later, when its schedule fires: evaluate one run
                 // without charging it to the documents that follow.
                 let pods = if cron {
-                    let mut scratch = state.scratch_for(&ns);
-                    let o = admit_workload_pods(&obj, &w, 0, &mut scratch, &ns, opts);
+                    let mut scratch = self.state.scratch_for(&ns);
+                    let o = admit_workload_pods(&obj, &w, 0, &mut scratch, &ns, self.opts);
                     report
                         .notes
                         .push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
                     o
                 } else {
-                    admit_workload_pods(&obj, &w, running, state, &ns, opts)
+                    admit_workload_pods(&obj, &w, running, self.state, &ns, self.opts)
                 };
                 report.replicas = pods.wanted;
                 report.replicas_admitted = pods.wanted.map(|_| pods.admitted);
@@ -439,16 +478,49 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
                 let mut stored = obj.clone();
                 stored.meta.resource_version = Some("1".into());
                 stored.meta.namespace = Some(ns.clone());
-                state.add(stored.clone(), &ns);
-                state.existing.insert(key, stored);
+                self.state.add(stored.clone(), &ns);
+                self.state.existing.insert(key, stored);
             }
         }
-        documents.push(report);
+        self.summary.documents += 1;
+        if !report.fully_admitted() {
+            self.summary.refused += 1;
+        }
+        if report.refusal.as_ref().is_some_and(|r| !r.alternatives.is_empty()) || !report.pod_message_alternatives.is_empty() {
+            self.order_matters = true;
+        }
+        report
     }
-    let mut notes = Vec::new();
-    let order_matters = documents.iter().any(|d| d.refusal.as_ref().is_some_and(|r| !r.alternatives.is_empty()) || !d.pod_message_alternatives.is_empty());
-    if order_matters {
-        notes.push("quotas are checked in name order; when several would refuse, the API server may name another one first".into());
+
+    /// The counts and the notes about the whole run.
+    pub fn finish(mut self) -> Summary {
+        if self.order_matters {
+            self.summary.notes.push("quotas are checked in name order; when several would refuse, the API server may name another one first".into());
+        }
+        self.summary
     }
-    Report { documents, notes }
+}
+
+/// Checks documents in order, handing each report to `each` (with the state as charged so
+/// far) as soon as it is decided; returns the summary.
+pub fn check_each<I, F>(state: &mut ClusterState, objects: I, opts: &CheckOptions, mut each: F) -> Summary
+where
+    I: IntoIterator<Item = Object>,
+    F: FnMut(DocumentReport, &ClusterState),
+{
+    let mut checker = Checker::new(state, opts);
+    for obj in objects {
+        let report = checker.check_one(obj);
+        each(report, checker.state());
+    }
+    checker.finish()
+}
+
+/// Checks documents in order against the state and keeps every report (see [`check_each`]
+/// to handle them one at a time). The state is charged as documents are admitted (pass a
+/// clone to keep the original).
+pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> Report {
+    let mut documents = Vec::new();
+    let summary = check_each(state, objects, opts, |d, _| documents.push(d));
+    Report { documents, notes: summary.notes }
 }
