@@ -55,7 +55,7 @@ pub struct CheckArgs {
     #[arg(long = "admission-config", value_name = "FILE")]
     pub admission_config: Option<String>,
     /// Schedulable node count, to check a DaemonSet's pods.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(i32::MAX)))]
     pub nodes: Option<u32>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value = "text")]
