@@ -641,10 +641,16 @@ impl<'a> Checker<'a> {
                     q.has_status = false;
                     report.notes.push("a new quota is enforced only once the quota controller has synced it (status.hard set), usually within seconds".into());
                 }
-                let mut stored = obj.clone();
+                let mut stored = obj;
                 stored.meta.resource_version = Some("1".into());
                 stored.meta.namespace = Some(ns.clone());
-                self.state.add(stored.clone(), &ns);
+                // Only the kinds admission consults go into the state's lists (no copy of the rest).
+                if matches!(
+                    stored.body,
+                    Body::ResourceQuota(_) | Body::LimitRange(_) | Body::PriorityClass { .. } | Body::StorageClass { .. } | Body::RuntimeClass { .. }
+                ) {
+                    self.state.add(stored.clone(), &ns);
+                }
                 self.state.existing.insert(key, stored);
             }
         }
