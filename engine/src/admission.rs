@@ -260,18 +260,29 @@ fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, outcomes: Vec<ScopeOutc
     Examined { report, restricted, interesting: true }
 }
 
-/// Fills the per-resource rows of an applying quota and says whether `delta` exceeds it.
+/// Fills the per-resource rows of an applying quota and says whether `delta` exceeds it
+/// (`quota.Mask` of the delta to the quota's hard names, added to used, compared with hard;
+/// per resource, without building the intermediate lists).
 fn charge(q: &NamedQuota, restricted: &[String], delta: &ResourceList, report: &mut QuotaReport) -> BTreeSet<String> {
     let hard = &q.quota.status_hard;
-    let requested = resources::mask(delta, hard.keys());
-    let new_used = resources::add(&q.quota.status_used, &requested);
-    let checked = resources::mask(&new_used, requested.keys());
-    let exceeded = resources::exceeded(&checked, hard);
+    let used = &q.quota.status_used;
+    let mut exceeded = BTreeSet::new();
+    for (r, req) in delta {
+        if let Some(h) = hard.get(r) {
+            let after = match used.get(r) {
+                Some(u) => u.add(req),
+                None => req.clone(),
+            };
+            if &after > h {
+                exceeded.insert(r.clone());
+            }
+        }
+    }
     report.resources = restricted
         .iter()
         .map(|r| {
-            let req = requested.get(r).cloned().unwrap_or_else(Quantity::zero);
-            let used = q.quota.status_used.get(r).cloned();
+            let req = delta.get(r).filter(|_| hard.contains_key(r)).cloned().unwrap_or_else(Quantity::zero);
+            let used = used.get(r).cloned();
             let after = match &used {
                 Some(u) => u.add(&req),
                 None => req.clone(),
@@ -487,8 +498,18 @@ pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&
             if delta.is_empty() {
                 continue;
             }
-            let requested = resources::mask(delta, q.quota.status_hard.keys());
-            q.quota.status_used = resources::add(&q.quota.status_used, &requested);
+            // quota.Add(used, quota.Mask(delta, hard names)), in place.
+            for (r, v) in delta.iter() {
+                if !q.quota.status_hard.contains_key(r) {
+                    continue;
+                }
+                match q.quota.status_used.get_mut(r) {
+                    Some(u) => *u = u.add(v),
+                    None => {
+                        q.quota.status_used.insert(r.clone(), v.clone());
+                    }
+                }
+            }
         }
     }
     Decision::allow(shown_usage, reports)

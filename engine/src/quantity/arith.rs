@@ -143,6 +143,15 @@ fn ceil_shift_right(m: &Mag, shift: usize) -> Mag {
     if shift == 0 {
         return m.clone();
     }
+    // Common sizes fit in 128 bits: divide there instead of going through the digits.
+    if let Some(v) = m.to_u128() {
+        if shift > 38 {
+            return Mag::from_u128(if v == 0 { 0 } else { 1 });
+        }
+        let p = 10u128.pow(shift as u32);
+        let (q, r) = (v / p, v % p);
+        return Mag::from_u128(if r == 0 { q } else { q + 1 });
+    }
     let s = m.to_decimal();
     if shift >= s.len() {
         return Mag::from_u128(1);
@@ -285,8 +294,8 @@ impl Mag {
         (q, rem as u32)
     }
     pub(super) fn to_decimal(&self) -> String {
-        if self.is_zero() {
-            return "0".to_string();
+        if let Some(v) = self.to_u128() {
+            return v.to_string();
         }
         let mut chunks = Vec::new();
         let mut cur = self.clone();
