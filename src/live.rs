@@ -18,6 +18,7 @@ use kube::{Client, Config};
 use kubectl_quota_engine::check::ClusterState;
 use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects::{self, Object};
+use kubectl_quota_engine::version::KubeVersion;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -411,6 +412,13 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
 }
 
 /// Namespace names (for completion); empty when they cannot be listed.
+/// `GET /version`: the server's gitVersion and its release.
+pub async fn server_version(conn: &Conn) -> Result<(String, KubeVersion), String> {
+    let info = conn.client.apiserver_version().await.map_err(|e| e.to_string())?;
+    let v = KubeVersion::parse(&format!("{}.{}", info.major, info.minor)).or_else(|_| KubeVersion::parse(&info.git_version))?;
+    Ok((info.git_version, v))
+}
+
 pub async fn namespace_names(conn: &Conn) -> Vec<String> {
     let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
     list_all(api, "list namespaces".into(), conn.server.clone(), conn.timeout)

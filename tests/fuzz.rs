@@ -163,7 +163,7 @@ fn pipeline(manifest: &str, state: &str) -> i32 {
         return 0;
     }
     let mut st = ClusterState::from_objects(state_objs, "default");
-    let opts = CheckOptions { namespace: "default".into(), limited: vec![], nodes: Some(3) };
+    let opts = CheckOptions { namespace: "default".into(), limited: vec![], nodes: Some(3), ..CheckOptions::default() };
     let mut r = check::check(&mut st, objs, &opts);
     report::explain(&mut r, &st);
     for output in [Output::Text, Output::Json, Output::Yaml] {
