@@ -112,7 +112,10 @@ fn many_replicas_with_claims_agree_with_the_small_case() {
     t.row(
         "per-replica note",
         d.notes.iter().find(|n| n.contains("claims of")).cloned().unwrap_or_default(),
-        format!("400 of 500 pods admitted; the claims of pods 21\u{2013}400 would be refused: {}; those pods stay Pending", exceeded("gpu", DEVICES, "1", "20", "20")),
+        format!(
+            "400 of 500 pods admitted; the claims of pods 21\u{2013}400 would be refused: {}; those pods stay Pending",
+            exceeded("gpu", DEVICES, "1", "20", "20")
+        ),
     );
     t.done();
 }
