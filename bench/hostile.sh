@@ -34,6 +34,12 @@ w("laughs.yaml", laughs)
 w("dashes.yaml", "- " * 200_000)
 w("evil.yaml", pod.replace("{name: web}", '{name: "web\\npod/evil: admitted\\e]0;t\\a"}'))
 w("neg.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: -5, selector: {}, template: {spec: {containers: [{name: a, image: b}]}}}\n")
+tpl = "template: {spec: {containers: [{name: a, image: b, resources: {requests: {cpu: 1m}}}]}}"
+w("huge-deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 2147483647, selector: {}, " + tpl + "}\n")
+w("huge-job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 2147483647, " + tpl + "}\n")
+w("huge-sts.yaml", "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec: {replicas: 2147483647, selector: {}, serviceName: s, " + tpl + ", volumeClaimTemplates: [{metadata: {name: a}, spec: {resources: {requests: {storage: 1Gi}}}}, {metadata: {name: b}, spec: {resources: {requests: {storage: 1Gi}}}}]}\n")
+w("state-nocap.yaml", state.replace("pods: '10'}}", "requests.cpu: '1000000'}}").replace("{hard: {pods: '10'}, used: {pods: '0'}}", "{hard: {requests.cpu: '1000000'}, used: {requests.cpu: '0'}}"))
+w("ds.yaml", "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: ds}\nspec: {selector: {}, " + tpl + "}\n")
 w("many.yaml", "".join(state.replace("{name: q,", "{name: q%d," % i) + "---\n" for i in range(3000)))
 w("kubeconfig-zero", "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {tokenFile: /dev/zero}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n")
 w("kubeconfig-refused", "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n")
@@ -70,4 +76,9 @@ run "\`--request-timeout=18446744073709551615h\`" "$BIN" describe --kubeconfig k
 run "name with a newline and OSC" "$BIN" check -f evil.yaml --state state.yaml
 run "\`replicas: -5\`" "$BIN" check -f neg.yaml --state state.yaml
 run "\`-R\` with two links to \`.\`" "$BIN" check -R -f links --state state.yaml
+run "\`replicas: 2147483647\` (Deployment)" "$BIN" check -f huge-deploy.yaml --state state-nocap.yaml
+run "\`parallelism: 2147483647\` (Job)" "$BIN" check -f huge-job.yaml --state state-nocap.yaml
+run "StatefulSet, 2147483647 replicas, 2 claim templates" "$BIN" check -f huge-sts.yaml --state state-nocap.yaml
+run "DaemonSet \`--nodes 1000000000\`" "$BIN" check -f ds.yaml --state state-nocap.yaml --nodes 1000000000
+run "DaemonSet \`--nodes 3000000000\`" "$BIN" check -f ds.yaml --state state-nocap.yaml --nodes 3000000000
 run "\`describe -A\` of 3,000 quotas \| head -1" sh -c "'$BIN' describe -A --state many.yaml | head -1"
