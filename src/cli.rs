@@ -8,6 +8,7 @@ use crate::commands::check::{CheckArgs, CHECK_HELP};
 use crate::commands::completion::COMPLETION_HELP;
 use crate::commands::create::{CreateArgs, CREATE_HELP};
 use crate::commands::describe::{DescribeArgs, DESCRIBE_HELP};
+use crate::commands::snapshot::{SnapshotArgs, SNAPSHOT_HELP};
 use crate::global::GlobalFlags;
 
 const ABOUT: &str = "Create ResourceQuotas, see Used/Hard at a glance, and check whether manifests fit before the API server says no.";
@@ -46,6 +47,9 @@ pub enum Command {
     /// Show quotas as Used/Hard tables with percentages; scopes and selectors in words.
     #[command(after_help = DESCRIBE_HELP)]
     Describe(DescribeArgs),
+    /// Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI).
+    #[command(after_help = SNAPSHOT_HELP)]
+    Snapshot(SnapshotArgs),
     /// Print the version.
     #[command(after_help = "Examples:\n  kubectl quota version")]
     Version,

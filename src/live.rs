@@ -261,6 +261,141 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
     notes
 }
 
+/// A kind `snapshot` saves: where it is served and whether it lives in a namespace.
+struct SnapshotKind {
+    group: &'static str,
+    versions: &'static [&'static str],
+    kind: &'static str,
+    plural: &'static str,
+    namespaced: bool,
+    /// Optional API: not served by every cluster (a note, not an error, when absent).
+    optional: bool,
+}
+
+/// What `snapshot` saves, in the order it prints them: what admission consults, then the
+/// namespace's workloads and their pods and claims.
+const SNAPSHOT_KINDS: &[SnapshotKind] = &[
+    SnapshotKind { group: "", versions: &["v1"], kind: "ResourceQuota", plural: "resourcequotas", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "LimitRange", plural: "limitranges", namespaced: true, optional: false },
+    SnapshotKind { group: "scheduling.k8s.io", versions: &["v1"], kind: "PriorityClass", plural: "priorityclasses", namespaced: false, optional: false },
+    SnapshotKind { group: "storage.k8s.io", versions: &["v1"], kind: "StorageClass", plural: "storageclasses", namespaced: false, optional: false },
+    SnapshotKind { group: "node.k8s.io", versions: &["v1", "v1beta1"], kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false, optional: true },
+    SnapshotKind {
+        group: "resource.k8s.io",
+        versions: &["v1", "v1beta2", "v1beta1"],
+        kind: "DeviceClass",
+        plural: "deviceclasses",
+        namespaced: false,
+        optional: true,
+    },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "Deployment", plural: "deployments", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "ReplicaSet", plural: "replicasets", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "StatefulSet", plural: "statefulsets", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "DaemonSet", plural: "daemonsets", namespaced: true, optional: false },
+    SnapshotKind { group: "batch", versions: &["v1"], kind: "Job", plural: "jobs", namespaced: true, optional: false },
+    SnapshotKind { group: "batch", versions: &["v1", "v1beta1"], kind: "CronJob", plural: "cronjobs", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "ReplicationController", plural: "replicationcontrollers", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "Pod", plural: "pods", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: true, optional: false },
+];
+
+/// Server-set metadata that says nothing to admission and changes on every read. A
+/// StorageClass keeps its creationTimestamp: with several default classes the newest wins.
+fn trim_metadata(kind: &str, value: &mut serde_json::Value) {
+    let Some(meta) = value.get_mut("metadata").and_then(serde_json::Value::as_object_mut) else { return };
+    for field in ["managedFields", "uid", "resourceVersion", "generation", "selfLink"] {
+        meta.remove(field);
+    }
+    if kind != "StorageClass" {
+        meta.remove("creationTimestamp");
+    }
+    if let Some(a) = meta.get_mut("annotations").and_then(serde_json::Value::as_object_mut) {
+        a.remove("kubectl.kubernetes.io/last-applied-configuration");
+        if a.is_empty() {
+            meta.remove("annotations");
+        }
+    }
+    if let Some(refs) = meta.get_mut("ownerReferences").and_then(serde_json::Value::as_array_mut) {
+        refs.iter_mut().filter_map(serde_json::Value::as_object_mut).for_each(|r| {
+            r.remove("uid");
+        });
+    }
+}
+
+fn is_not_served(e: &ReadError) -> bool {
+    e.message.contains("could not find the requested resource") || e.message.contains("404") || e.message.contains("not found")
+}
+
+/// Which namespaces `snapshot` reads: one, or all.
+pub enum Scope<'a> {
+    Namespace(&'a str),
+    All,
+}
+
+/// Everything offline `check`, `plan` and `describe` consult, as API objects (apiVersion and
+/// kind set, server-set metadata trimmed; fields in name order, so apiVersion, kind, metadata,
+/// spec, status), sorted by kind order, namespace, name. Optional
+/// APIs the server does not serve are skipped with a note; any other failed read is an error.
+pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<(Vec<serde_json::Value>, Vec<String>), ReadError> {
+    let mut tasks = Vec::new();
+    for k in SNAPSHOT_KINDS {
+        let client = conn.client.clone();
+        let ns = match scope {
+            Scope::Namespace(ns) => Some(ns.to_string()),
+            Scope::All => None,
+        };
+        tasks.push(tokio::spawn(async move {
+            let mut last = None;
+            for version in k.versions {
+                let gvk = GroupVersionKind::gvk(k.group, version, k.kind);
+                let ar = ApiResource::from_gvk_with_plural(&gvk, k.plural);
+                let (api, what) = match (&ns, k.namespaced) {
+                    (Some(ns), true) => (Api::<DynamicObject>::namespaced_with(client.clone(), ns, &ar), format!("list {} in namespace {ns:?}", k.plural)),
+                    _ => (Api::<DynamicObject>::all_with(client.clone(), &ar), format!("list {}", k.plural)),
+                };
+                match list_all(api, what).await {
+                    Ok(items) => return Ok((ar.api_version.clone(), items)),
+                    Err(e) if is_not_served(&e) => last = Some(e),
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(last.expect("every kind has a version"))
+        }));
+    }
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    for (k, t) in SNAPSHOT_KINDS.iter().zip(tasks) {
+        let r = t.await.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, message: e.to_string() }));
+        let (api_version, items) = match r {
+            Ok(x) => x,
+            Err(e) if k.optional && is_not_served(&e) => {
+                let group = if k.group.is_empty() { "core" } else { k.group };
+                notes.push(format!("this cluster does not serve {} ({group}): none saved", k.plural));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let mut values: Vec<serde_json::Value> = items
+            .into_iter()
+            .filter_map(|item| {
+                let mut v = serde_json::to_value(&item).ok()?;
+                let o = v.as_object_mut()?;
+                o.insert("apiVersion".into(), api_version.clone().into());
+                o.insert("kind".into(), k.kind.into());
+                trim_metadata(k.kind, &mut v);
+                Some(v)
+            })
+            .collect();
+        let key = |v: &serde_json::Value| {
+            let m = &v["metadata"];
+            (m["namespace"].as_str().unwrap_or("").to_string(), m["name"].as_str().unwrap_or("").to_string())
+        };
+        values.sort_by_key(key);
+        out.extend(values);
+    }
+    Ok((out, notes))
+}
+
 /// Namespace names (for completion); empty when they cannot be listed.
 pub async fn namespace_names(conn: &Conn) -> Vec<String> {
     let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());

@@ -89,4 +89,5 @@ fn help_reads_like_kubectl() {
     golden("help-check", &["check", "--help"], 0);
     golden("help-create", &["create", "--help"], 0);
     golden("help-describe", &["describe", "--help"], 0);
+    golden("help-snapshot", &["snapshot", "--help"], 0);
 }

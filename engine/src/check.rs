@@ -76,6 +76,14 @@ impl ClusterState {
     pub fn add(&mut self, o: Object, default_namespace: &str) {
         let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
         let name = o.meta.name.clone();
+        // A workload, pod or claim of the state (a snapshot) exists: creating it again is an
+        // update, as a live check finds out by reading it.
+        if matches!(o.body, Body::Workload(_) | Body::Pod(_) | Body::PersistentVolumeClaim(_)) {
+            let mut e = o;
+            e.meta.namespace = Some(ns.clone());
+            self.existing.insert((ns, e.type_info.group_resource(), name), e);
+            return;
+        }
         match o.body {
             Body::ResourceQuota(q) => {
                 let list = self.quotas.entry(ns).or_default();

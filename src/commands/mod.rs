@@ -5,4 +5,5 @@ pub mod check;
 pub mod completion;
 pub mod create;
 pub mod describe;
+pub mod snapshot;
 pub mod version;

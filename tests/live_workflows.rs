@@ -1,0 +1,238 @@
+//! Live tests of the workflows beyond one manifest (`snapshot`, `plan`, `why`, rollouts)
+//! against a real kube-apiserver and kube-controller-manager (tests/cluster/lab.sh). No mock:
+//! the pods, events and quota usage come from the real controllers.
+//!
+//! `KUBECTL_QUOTA_LAB` names the lab's state directory. Without it the tests say so loudly and
+//! skip, except under CI=true, where they fail. Each test works in its own namespace.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
+use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+use serde_json::Value;
+
+fn lab() -> Option<PathBuf> {
+    match std::env::var("KUBECTL_QUOTA_LAB") {
+        Ok(dir) => Some(Path::new(&dir).join("kubeconfig")),
+        Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("live tests need the lab cluster under CI: run them through tests/run-all.sh")
+        }
+        Err(_) => {
+            eprintln!("\n*** SKIPPED: live tests need a real cluster; run tests/run-all.sh (as root on Debian) to build and start one ***\n");
+            None
+        }
+    }
+}
+
+async fn client(kubeconfig: &Path) -> Client {
+    let kc = Kubeconfig::read_from(kubeconfig).unwrap();
+    let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default()).await.unwrap();
+    Client::try_from(config).unwrap()
+}
+
+/// Runs the plugin binary.
+fn plugin(kubeconfig: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).to_string()
+}
+
+/// A fresh namespace whose default service account has its token (pods are refused until then).
+async fn new_namespace(c: &Client, prefix: &str) -> String {
+    let name = format!("{prefix}-{}", std::process::id() % 100000);
+    let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
+    let api = Api::<Namespace>::all(c.clone());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match api.create(&PostParams::default(), &ns).await {
+            Ok(_) => break,
+            Err(_) if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(500)).await,
+            Err(e) => panic!("cannot create namespace {name}: {e}"),
+        }
+    }
+    let sas = Api::<k8s_openapi::api::core::v1::ServiceAccount>::namespaced(c.clone(), &name);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(Some(sa)) = sas.get_opt("default").await {
+            if sa.secrets.is_some_and(|s| !s.is_empty()) {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    name
+}
+
+async fn drop_namespace(c: &Client, name: &str) {
+    let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
+}
+
+/// Creates every object of a YAML text in `ns`. Err carries the server's message.
+async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {
+    for doc in kubectl_quota_engine::manifest::parse_str("t.yaml", yaml).unwrap() {
+        let v = doc.value;
+        let av = v["apiVersion"].as_str().unwrap().to_string();
+        let kind = v["kind"].as_str().unwrap().to_string();
+        let (g, ver) = av.rsplit_once('/').map(|(g, v)| (g.to_string(), v.to_string())).unwrap_or((String::new(), av.clone()));
+        let (ar, _) = kube::discovery::pinned_kind(c, &GroupVersionKind::gvk(&g, &ver, &kind)).await.map_err(|e| e.to_string())?;
+        let api: Api<DynamicObject> = Api::namespaced_with(c.clone(), ns, &ar);
+        let obj: DynamicObject = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        api.create(&PostParams::default(), &obj).await.map_err(|e| match e {
+            kube::Error::Api(s) => s.message.clone(),
+            other => other.to_string(),
+        })?;
+    }
+    Ok(())
+}
+
+/// Waits until quota `name` in `ns` reports `used[resource] == want` (the quota controller's
+/// count of what the real controllers created).
+async fn wait_used(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
+    let api = Api::<ResourceQuota>::namespaced(c.clone(), ns);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let q = api.get_opt(name).await.unwrap();
+        let used = q.and_then(|q| q.status).and_then(|s| s.used).and_then(|u| u.get(resource).map(|q| q.0.clone()));
+        if used.as_deref() == Some(want) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "quota {ns}/{name} never reached {resource}={want} (last {used:?})");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Writes a file named after the test.
+fn temp_file(tag: &str, content: &str) -> PathBuf {
+    let f = std::env::temp_dir().join(format!("kq-wf-{tag}-{}.yaml", std::process::id()));
+    std::fs::write(&f, content).unwrap();
+    f
+}
+
+/// The parts of check's JSON report that decide: per document the verdict, the messages, the
+/// replicas and the usage.
+fn verdicts(json: &str) -> Vec<Value> {
+    let v: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("not JSON ({e}): {json}"));
+    v["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            serde_json::json!({
+                "kind": d["kind"], "name": d["name"], "allowed": d["allowed"], "message": d["message"],
+                "replicas": d["replicas"], "replicasAdmitted": d["replicasAdmitted"], "podMessage": d["podMessage"],
+                "usage": d["usage"], "quotas": d["quotas"], "mutations": d["mutations"],
+            })
+        })
+        .collect()
+}
+
+const SNAPSHOT_STATE: &str = "\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: compute}
+spec: {hard: {requests.cpu: '1', pods: '6'}}
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults}
+spec: {limits: [{type: Container, defaultRequest: {cpu: 100m, memory: 64Mi}}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 200m}}}]}
+";
+
+/// The release checked against the namespace: the existing Deployment scaled from 2 to 4 (an
+/// update: only 2 more pods), a new pod that takes the LimitRange's default, and a second
+/// Deployment of which only one pod fits.
+const SNAPSHOT_RELEASE: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 200m}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: batch}
+spec: {containers: [{name: app, image: busybox}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 100m}}}]}
+";
+
+#[tokio::test]
+async fn offline_check_on_a_snapshot_agrees_with_the_live_check() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = new_namespace(&c, "kq-snapshot").await;
+    apply(&c, &ns, SNAPSHOT_STATE).await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "2").await;
+    wait_used(&c, &ns, "compute", "requests.cpu", "400m").await;
+
+    let out = plugin(&kc, &["snapshot", "-n", &ns]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let snapshot = text(&out.stdout);
+    // The snapshot is a List in a stable order: reading it twice gives the same text.
+    let again = plugin(&kc, &["snapshot", "-n", &ns]);
+    assert_eq!(text(&again.stdout), snapshot, "two snapshots of an unchanged namespace differ");
+    for needle in ["kind: List", "kind: ResourceQuota", "kind: LimitRange", "kind: PriorityClass", "kind: Deployment", "kind: ReplicaSet", "kind: Pod"] {
+        assert!(snapshot.contains(needle), "{needle} missing from the snapshot:\n{snapshot}");
+    }
+    assert!(!snapshot.contains("managedFields") && !snapshot.contains("resourceVersion"), "server-set metadata kept:\n{snapshot}");
+    let state = temp_file("snapshot-state", &snapshot);
+    let release = temp_file("snapshot-release", SNAPSHOT_RELEASE);
+
+    let live = plugin(&kc, &["check", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let offline = plugin(&kc, &["check", "-f", release.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    assert_eq!(live.status.code(), offline.status.code(), "live:\n{}\noffline:\n{}", text(&live.stdout), text(&offline.stdout));
+    let (l, o) = (verdicts(&text(&live.stdout)), verdicts(&text(&offline.stdout)));
+    assert_eq!(
+        l,
+        o,
+        "live and offline checks disagree:\nlive {}\noffline {}",
+        serde_json::to_string_pretty(&l).unwrap(),
+        serde_json::to_string_pretty(&o).unwrap()
+    );
+    // What they agree on: web scales to 4 (an update, so only 2 new pods are charged: 800m),
+    // the pod takes the LimitRange's 100m, api gets 1 of its 2 pods before pods=6 is reached.
+    let docs = &l;
+    assert_eq!(
+        (docs[0]["replicasAdmitted"].as_i64(), docs[1]["allowed"].as_bool(), docs[2]["replicasAdmitted"].as_i64()),
+        (Some(4), Some(true), Some(1)),
+        "{docs:?}"
+    );
+    let _ = std::fs::remove_file(state);
+    let _ = std::fs::remove_file(release);
+    drop_namespace(&c, &ns).await;
+}
