@@ -236,3 +236,107 @@ async fn offline_check_on_a_snapshot_agrees_with_the_live_check() {
     let _ = std::fs::remove_file(release);
     drop_namespace(&c, &ns).await;
 }
+
+const PLAN_STATE: &str = "\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: compute}
+spec: {hard: {requests.cpu: '1', pods: '3'}}
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: storage}
+spec: {hard: {requests.storage: 5Gi, persistentvolumeclaims: '10'}}
+";
+
+/// The release: 4 web pods of 300m, a StatefulSet of 2 with a 2Gi claim each and 100m pods.
+const PLAN_RELEASE: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 300m}}}]}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 2
+  serviceName: db
+  # No scheduler in the lab: pods stay Pending, so OrderedReady would stop at db-0.
+  podManagementPolicy: Parallel
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: postgres, resources: {requests: {cpu: 100m}}}]}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 3Gi}}}
+";
+
+#[tokio::test]
+async fn the_planned_quota_admits_the_release_on_the_real_cluster() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = new_namespace(&c, "kq-plan").await;
+    apply(&c, &ns, PLAN_STATE).await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "0").await;
+    wait_used(&c, &ns, "storage", "persistentvolumeclaims", "0").await;
+    let release = temp_file("plan-release", PLAN_RELEASE);
+
+    // The plan: compute needs 1400m and 6 pods, storage 6Gi.
+    let out = plugin(&kc, &["plan", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}\n{}", text(&out.stdout), text(&out.stderr));
+    let plan: Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    let needed = |quota: &str, r: &str| {
+        plan["quotas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["name"] == quota)
+            .and_then(|q| q["resources"].as_array().unwrap().iter().find(|x| x["resource"] == r).map(|x| x["needed"].as_str().unwrap().to_string()))
+    };
+    assert_eq!(needed("compute", "requests.cpu").as_deref(), Some("1400m"), "{plan}");
+    assert_eq!(needed("compute", "pods").as_deref(), Some("6"), "{plan}");
+    assert_eq!(needed("storage", "requests.storage").as_deref(), Some("6Gi"), "{plan}");
+
+    // Raise the quotas to the planned manifests, for real.
+    let out = plugin(&kc, &["plan", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "yaml"]);
+    let api = Api::<ResourceQuota>::namespaced(c.clone(), &ns);
+    for doc in kubectl_quota_engine::manifest::parse_str("plan.yaml", &text(&out.stdout)).unwrap() {
+        let name = doc.value["metadata"]["name"].as_str().unwrap().to_string();
+        let patch = serde_json::json!({"spec": {"hard": doc.value["spec"]["hard"]}});
+        api.patch(&name, &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await.unwrap();
+    }
+    wait_used_hard(&c, &ns, "compute", "requests.cpu", "1400m").await;
+    wait_used_hard(&c, &ns, "storage", "requests.storage", "6Gi").await;
+    // Now the plan says everything fits...
+    let out = plugin(&kc, &["plan", "-f", release.to_str().unwrap(), "-n", &ns]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    // ...and the real controllers create every pod and claim.
+    apply(&c, &ns, PLAN_RELEASE).await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "6").await;
+    wait_used(&c, &ns, "compute", "requests.cpu", "1400m").await;
+    wait_used(&c, &ns, "storage", "requests.storage", "6Gi").await;
+    let _ = std::fs::remove_file(release);
+    drop_namespace(&c, &ns).await;
+}
+
+/// Waits until quota `name`'s status.hard[resource] is `want` (the controller synced a change).
+async fn wait_used_hard(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
+    let api = Api::<ResourceQuota>::namespaced(c.clone(), ns);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let q = api.get_opt(name).await.unwrap();
+        let hard = q.and_then(|q| q.status).and_then(|s| s.hard).and_then(|h| h.get(resource).map(|q| q.0.clone()));
+        if hard.as_deref() == Some(want) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "quota {ns}/{name} status.hard never became {resource}={want} (last {hard:?})");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

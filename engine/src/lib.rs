@@ -26,6 +26,7 @@ pub mod check;
 pub mod defaulting;
 pub mod manifest;
 pub mod objects;
+pub mod plan;
 pub mod quantity;
 pub mod report;
 pub mod resource_names;

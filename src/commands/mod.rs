@@ -5,5 +5,6 @@ pub mod check;
 pub mod completion;
 pub mod create;
 pub mod describe;
+pub mod plan;
 pub mod snapshot;
 pub mod version;
