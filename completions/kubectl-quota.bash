@@ -43,6 +43,9 @@ _kubectl__quota() {
             kubectl__quota,version)
                 cmd="kubectl__quota__subcmd__version"
                 ;;
+            kubectl__quota,why)
+                cmd="kubectl__quota__subcmd__why"
+                ;;
             kubectl__quota__subcmd__help,check)
                 cmd="kubectl__quota__subcmd__help__subcmd__check"
                 ;;
@@ -67,6 +70,9 @@ _kubectl__quota() {
             kubectl__quota__subcmd__help,version)
                 cmd="kubectl__quota__subcmd__help__subcmd__version"
                 ;;
+            kubectl__quota__subcmd__help,why)
+                cmd="kubectl__quota__subcmd__help__subcmd__why"
+                ;;
             *)
                 ;;
         esac
@@ -74,7 +80,7 @@ _kubectl__quota() {
 
     case "${cmd}" in
         kubectl__quota)
-            opts="-n -h -V --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version check create resourcequota describe plan snapshot version completion help"
+            opts="-n -h -V --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version check create resourcequota describe plan snapshot why version completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -396,7 +402,7 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__help)
-            opts="check create describe plan snapshot version completion help"
+            opts="check create describe plan snapshot why version completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -508,6 +514,20 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__help__subcmd__version)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__quota__subcmd__help__subcmd__why)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -664,6 +684,64 @@ _kubectl__quota() {
                 return 0
             fi
             case "${prev}" in
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__quota__subcmd__why)
+            opts="-o -n -h -V --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -40,6 +40,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "resourc
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "describe" -d 'Show quotas as Used/Hard tables with percentages; scopes and selectors in words'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "plan" -d 'The quota these manifests need: headroom missing per quota, or quotas sized to admit them'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "snapshot" -d 'Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "why" -d 'Why are a workload\'s pods missing? The quota that refuses them and the smallest fix'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "version" -d 'Print the version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -151,6 +152,18 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s o -l output -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s V -l version -d 'Print version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l cluster -d 'The name of the kubeconfig cluster to use' -r
@@ -171,11 +184,12 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" 
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot version completion help" -f -a "check" -d 'Would these manifests pass ResourceQuota admission? Explain every match and every miss'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot version completion help" -f -a "create" -d 'Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot version completion help" -f -a "describe" -d 'Show quotas as Used/Hard tables with percentages; scopes and selectors in words'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot version completion help" -f -a "plan" -d 'The quota these manifests need: headroom missing per quota, or quotas sized to admit them'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot version completion help" -f -a "snapshot" -d 'Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI)'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot version completion help" -f -a "version" -d 'Print the version'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "check" -d 'Would these manifests pass ResourceQuota admission? Explain every match and every miss'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "create" -d 'Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "describe" -d 'Show quotas as Used/Hard tables with percentages; scopes and selectors in words'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "plan" -d 'The quota these manifests need: headroom missing per quota, or quotas sized to admit them'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "snapshot" -d 'Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "why" -d 'Why are a workload\'s pods missing? The quota that refuses them and the smallest fix'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "version" -d 'Print the version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -10,6 +10,7 @@ use crate::commands::create::{CreateArgs, CREATE_HELP};
 use crate::commands::describe::{DescribeArgs, DESCRIBE_HELP};
 use crate::commands::plan::{PlanArgs, PLAN_HELP};
 use crate::commands::snapshot::{SnapshotArgs, SNAPSHOT_HELP};
+use crate::commands::why::{WhyArgs, WHY_HELP};
 use crate::global::GlobalFlags;
 
 const ABOUT: &str = "Create ResourceQuotas, see Used/Hard at a glance, and check whether manifests fit before the API server says no.";
@@ -54,6 +55,9 @@ pub enum Command {
     /// Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI).
     #[command(after_help = SNAPSHOT_HELP)]
     Snapshot(SnapshotArgs),
+    /// Why are a workload's pods missing? The quota that refuses them and the smallest fix.
+    #[command(after_help = WHY_HELP)]
+    Why(WhyArgs),
     /// Print the version.
     #[command(after_help = "Examples:\n  kubectl quota version")]
     Version,

@@ -91,6 +91,7 @@ fn help_reads_like_kubectl() {
     golden("help-describe", &["describe", "--help"], 0);
     golden("help-snapshot", &["snapshot", "--help"], 0);
     golden("help-plan", &["plan", "--help"], 0);
+    golden("help-why", &["why", "--help"], 0);
 }
 
 #[test]

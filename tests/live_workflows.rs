@@ -340,3 +340,73 @@ async fn wait_used_hard(c: &Client, ns: &str, name: &str, resource: &str, want: 
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+const WHY_DEPLOYMENT: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 300m}}}]}
+";
+
+#[tokio::test]
+async fn why_names_the_quota_that_keeps_a_real_deployment_short() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = new_namespace(&c, "kq-why").await;
+    apply(&c, &ns, "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute}\nspec: {hard: {requests.cpu: '1', pods: '10'}}\n").await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "0").await;
+    apply(&c, &ns, WHY_DEPLOYMENT).await.unwrap();
+    wait_used(&c, &ns, "compute", "requests.cpu", "900m").await;
+    // Wait for the real ReplicaSet controller's FailedCreate event.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let report = loop {
+        let out = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        if v["serverMessage"].is_string() {
+            assert_eq!(out.status.code(), Some(1));
+            break v;
+        }
+        assert!(Instant::now() < deadline, "no FailedCreate event seen: {v}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert_eq!(report["verdict"], "blockedByQuota", "{report}");
+    assert_eq!(report["quota"], "compute", "{report}");
+    assert_eq!((report["wanted"].as_i64(), report["current"].as_i64(), report["waiting"].as_i64()), (Some(5), Some(3), Some(2)), "{report}");
+    let server = report["serverMessage"].as_str().unwrap();
+    assert!(server.contains("exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1"), "{server}");
+    // The replay gives the server's own words.
+    let replay = report["replayMessage"].as_str().unwrap();
+    assert!(
+        replay.ends_with("is forbidden: exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1"),
+        "{replay}"
+    );
+    let changes: Vec<&str> = report["changes"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert!(
+        changes[0].starts_with("raise quota compute's requests.cpu by 200m (to 1200m)") && changes[0].contains("by 500m (to 1500m) for all 2 waiting"),
+        "{changes:?}"
+    );
+
+    // Raise the quota by what `why` said, for real: the controller creates the two pods.
+    let api = Api::<ResourceQuota>::namespaced(c.clone(), &ns);
+    let patch = serde_json::json!({"spec": {"hard": {"requests.cpu": "1500m"}}});
+    api.patch("compute", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "5").await;
+    // Once the Deployment's status catches up, nothing is missing.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+        if v["verdict"] == "notBlocked" {
+            assert_eq!(out.status.code(), Some(0));
+            break;
+        }
+        assert!(Instant::now() < deadline, "still blocked after raising the quota: {v}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    drop_namespace(&c, &ns).await;
+}

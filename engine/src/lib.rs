@@ -34,3 +34,4 @@ pub mod resources;
 pub mod scopes;
 pub mod usage;
 pub mod validation;
+pub mod why;

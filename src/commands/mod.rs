@@ -8,3 +8,4 @@ pub mod describe;
 pub mod plan;
 pub mod snapshot;
 pub mod version;
+pub mod why;

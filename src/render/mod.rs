@@ -3,3 +3,4 @@
 pub mod check;
 pub mod describe;
 pub mod plan;
+pub mod why;
