@@ -103,3 +103,10 @@ fn plan_output() {
     // No quota in the namespace: a proposed one, and nothing must grow.
     golden("plan-proposed", &["plan", "-f", "examples/app.yaml", "--state", "examples/cluster-state.yaml", "-n", "fresh"], 0);
 }
+
+#[test]
+fn rollout_output() {
+    let args = ["check", "-f", "tests/golden/rollout-app.yaml", "--state", "tests/golden/rollout-state.yaml", "-n", "shop"];
+    golden("check-rollout", &args, 0);
+    golden("check-rollout-json", &[&args[..], &["-o", "json"]].concat(), 0);
+}

@@ -31,6 +31,7 @@ pub mod quantity;
 pub mod report;
 pub mod resource_names;
 pub mod resources;
+pub mod rollout;
 pub mod scopes;
 pub mod usage;
 pub mod validation;
