@@ -410,3 +410,82 @@ async fn why_names_the_quota_that_keeps_a_real_deployment_short() {
     }
     drop_namespace(&c, &ns).await;
 }
+
+const ROLLOUT_V1: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 5
+  strategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: 'web:1', resources: {requests: {cpu: 700m}}}]}
+";
+
+#[tokio::test]
+async fn a_real_rollout_stalls_where_check_predicted() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = new_namespace(&c, "kq-rollout").await;
+    apply(&c, &ns, "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute}\nspec: {hard: {requests.cpu: '4', pods: '20'}}\n").await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "0").await;
+    apply(&c, &ns, ROLLOUT_V1).await.unwrap();
+    wait_used(&c, &ns, "compute", "requests.cpu", "3500m").await;
+
+    // The release: web:2 with 800m. check predicts the surge pod is refused at once.
+    let v2 = ROLLOUT_V1.replace("web:1", "web:2").replace("cpu: 700m", "cpu: 800m");
+    let release = temp_file("rollout-v2", &v2);
+    let out = plugin(&kc, &["check", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let report: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    let notes: Vec<&str> = report["documents"][0]["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let predicted = "the rollout stalls with 0 of 5 new pods (5 old left): quota compute refuses a surge pod: requests.cpu 800m + used 3500m > hard 4";
+    assert!(notes.contains(&predicted), "{notes:#?}");
+    let unblock =
+        "to unblock it: set maxSurge to 0 and maxUnavailable to 1 (old pods then go before new ones come), or add 700m more requests.cpu in quota compute";
+    assert!(notes.contains(&unblock), "{notes:#?}");
+
+    // The rollout, for real: the Deployment controller scales a new ReplicaSet to 1 (the
+    // surge), the ReplicaSet controller's pod is refused by quota, and with maxUnavailable 0
+    // no old pod may go. (The lab has no kubelet, so pods never become ready: a stall that
+    // waits on readiness cannot be told apart; this one is quota's alone.)
+    let patch: Value = serde_json::from_str(&serde_json::to_string(&kubectl_quota_engine::manifest::parse_str("v2", &v2).unwrap()[0].value).unwrap()).unwrap();
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(c.clone(), &ns, &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("apps", "v1", "Deployment"), "deployments"));
+    api.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&serde_json::json!({"spec": {"template": patch["spec"]["template"]}})))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let why = loop {
+        let out = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        if v["serverMessage"].as_str().is_some_and(|m| m.contains("exceeded quota")) {
+            break v;
+        }
+        assert!(Instant::now() < deadline, "the real rollout never hit the quota: {v}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let server = why["serverMessage"].as_str().unwrap();
+    assert!(server.contains("exceeded quota: compute, requested: requests.cpu=800m, used: requests.cpu=3500m, limited: requests.cpu=4"), "{server}");
+    // Where it stalls: 5 old pods, no new one, as predicted.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let rs: Api<DynamicObject> =
+        Api::namespaced_with(c.clone(), &ns, &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("apps", "v1", "ReplicaSet"), "replicasets"));
+    let mut by_image: Vec<(String, i64)> = rs
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|r| {
+            let image = r.data["spec"]["template"]["spec"]["containers"][0]["image"].as_str().unwrap_or("").to_string();
+            (image, r.data["status"]["replicas"].as_i64().unwrap_or(0))
+        })
+        .collect();
+    by_image.sort();
+    assert_eq!(by_image, vec![("web:1".to_string(), 5), ("web:2".to_string(), 0)], "old and new pods after the stall");
+    wait_used(&c, &ns, "compute", "pods", "5").await;
+    let _ = std::fs::remove_file(release);
+    drop_namespace(&c, &ns).await;
+}

@@ -254,7 +254,11 @@ pub fn describe(kind: &str, strategy: UpdateStrategy, replicas: i32, outcome: &O
             notes.push(format!("the rollout stalls with {new} of {wanted} new pods ({old} old left): {refusal}"));
             let mut fixes = Vec::new();
             if with_no_surge == Some(&Outcome::Completes) {
-                fixes.push("set maxSurge to 0 (old pods then go before new ones come)".to_string());
+                // The server refuses maxSurge and maxUnavailable both 0.
+                let unavailable_zero =
+                    matches!(strategy, UpdateStrategy::RollingUpdate { max_unavailable, .. } if resolve(max_unavailable, replicas, false) == 0);
+                let also = if unavailable_zero { " and maxUnavailable to 1" } else { "" };
+                fixes.push(format!("set maxSurge to 0{also} (old pods then go before new ones come)"));
             }
             if !missing.is_empty() {
                 fixes.push(format!("add {missing}"));
