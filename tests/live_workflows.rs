@@ -468,6 +468,8 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     };
     let server = why["serverMessage"].as_str().unwrap();
     assert!(server.contains("exceeded quota: compute, requested: requests.cpu=800m, used: requests.cpu=3500m, limited: requests.cpu=4"), "{server}");
+    // `why` sees the rollout's missing pod although all 5 (old) pods exist.
+    assert_eq!((why["verdict"].as_str(), why["waiting"].as_i64()), (Some("blockedByQuota"), Some(1)), "{why}");
     // Where it stalls: 5 old pods, no new one, as predicted.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let rs: Api<DynamicObject> =

@@ -182,7 +182,14 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
     let kind = workload.type_info.kind.clone();
     let ns = workload.meta.namespace.clone().unwrap_or_default();
     let (wanted, current) = counts(&kind, raw, children);
-    let waiting = (wanted - current).max(0);
+    // A Deployment mid-rollout can have all its pods (old ones) while its new ReplicaSet
+    // cannot create its own: those are waiting too.
+    let rolling: i32 = if kind == "Deployment" {
+        children.iter().map(|rs| (int(rs, &["spec", "replicas"]).unwrap_or(0) - int(rs, &["status", "replicas"]).unwrap_or(0)).max(0) as i32).sum()
+    } else {
+        0
+    };
+    let waiting = (wanted - current).max(0).max(rolling);
     let mut r = WhyReport {
         kind: kind.clone(),
         name: workload.meta.name.clone(),
@@ -209,6 +216,9 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
     } else if let Some((m, from)) = failure_conditions(raw, children).pop() {
         r.server_message = Some(m);
         r.server_message_from = Some(from);
+    }
+    if rolling > 0 && wanted <= current {
+        r.notes.push(format!("a rollout is under way: its new ReplicaSet is missing {rolling} pod(s) while the old pods still run"));
     }
     let Body::Workload(w) = &workload.body else {
         r.notes.push(format!("{kind} does not create pods"));
