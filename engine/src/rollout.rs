@@ -64,7 +64,7 @@ struct Sim {
 
 impl Sim {
     /// Charges one new pod, or says which quota refuses it.
-    fn create(&mut self, what: &str) -> Result<(), Refused> {
+    fn create(&mut self, what: &str) -> Result<(), Box<Refused>> {
         for c in &self.counters {
             for (r, q) in &c.new_pod {
                 let Some(hard) = c.hard.get(r) else { continue };
@@ -72,7 +72,7 @@ impl Sim {
                 let after = used.add(q);
                 if after > *hard {
                     let refusal = format!("quota {} refuses {what}: {r} {q} + used {used} > hard {hard}", c.name);
-                    return Err(Refused { refusal, quota: c.name.clone(), resource: r.clone(), short: after.sub(hard) });
+                    return Err(Box::new(Refused { refusal, quota: c.name.clone(), resource: r.clone(), short: after.sub(hard) }));
                 }
             }
         }
@@ -147,7 +147,7 @@ struct Stall {
     new: i32,
     wanted: i32,
     old: i32,
-    refused: Refused,
+    refused: Box<Refused>,
 }
 
 impl From<Stall> for Outcome {
@@ -216,14 +216,12 @@ fn run_sim(sim: &mut Sim, strategy: UpdateStrategy, old_running: i32, replicas: 
         }
         UpdateStrategy::Ordered { partition } => {
             // Highest ordinal first; each old pod is deleted, then recreated from the new template.
-            let mut new = 0;
             let replaced = (old_running.min(replicas) - partition.max(0)).max(0);
-            for _ in 0..replaced {
+            for new in 0..replaced {
                 sim.delete_old();
                 if let Err(r) = sim.create("the replacement pod") {
                     return Err(Stall { new, wanted: replaced, old: old_running - new - 1, refused: r });
                 }
-                new += 1;
             }
             Ok(Outcome::Completes)
         }

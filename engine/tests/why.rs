@@ -19,13 +19,16 @@ fn failed(message: &str) -> Event {
     Event { object: "replicaset/web-1".into(), reason: "FailedCreate".into(), message: message.into(), count: 3, last_seen: "2026-01-01T00:00:00Z".into() }
 }
 
+/// (what, state, workload status, events, verdict, waiting, changes).
+type Row<'a> = (&'a str, Vec<String>, serde_json::Value, Vec<Event>, Verdict, i32, Vec<&'a str>);
+
 #[test]
 fn why_names_the_quota_the_waiting_pods_and_the_smallest_change() {
     let cpu = pod("p").app("app", "requests: {cpu: 300m}");
     let web = workload("Deployment", "web", "replicas: 5", &cpu);
     let quota_msg =
         "Error creating: pods \"web-1-x\" is forbidden: exceeded quota: q, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1";
-    let rows: Vec<(&str, Vec<String>, serde_json::Value, Vec<Event>, Verdict, i32, Vec<&str>)> = vec![
+    let rows: Vec<Row> = vec![
         (
             "stuck on cpu: raise by the next pod's need or all waiting, or lower the request into what is left",
             vec![quota("q", "", "requests.cpu=1/900m")],
