@@ -523,4 +523,30 @@ mod tests {
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("5d").is_err());
     }
+
+    #[test]
+    fn snapshot_trims_server_set_metadata_but_keeps_what_admission_reads() {
+        let meta = serde_json::json!({
+            "name": "x", "namespace": "ns", "uid": "u", "resourceVersion": "7", "generation": 2, "creationTimestamp": "2026-01-01T00:00:00Z",
+            "managedFields": [{}], "labels": {"app": "x"},
+            "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}", "storageclass.kubernetes.io/is-default-class": "true"},
+            "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1", "uid": "u2"}]
+        });
+        let cases = [
+            (
+                "Pod",
+                serde_json::json!({"name": "x", "namespace": "ns", "labels": {"app": "x"}, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}, "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1"}]}),
+            ),
+            // The newest default StorageClass wins: its creationTimestamp stays.
+            (
+                "StorageClass",
+                serde_json::json!({"name": "x", "namespace": "ns", "creationTimestamp": "2026-01-01T00:00:00Z", "labels": {"app": "x"}, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}, "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1"}]}),
+            ),
+        ];
+        for (kind, want) in cases {
+            let mut v = serde_json::json!({"metadata": meta.clone()});
+            trim_metadata(kind, &mut v);
+            assert_eq!(v["metadata"], want, "{kind}");
+        }
+    }
 }
