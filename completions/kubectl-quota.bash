@@ -130,7 +130,7 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__check)
-            opts="-f -R -o -q -n -h -V --filename --recursive --state --admission-config --nodes --output --quiet --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            opts="-f -R -o -q -n -h -V --filename --recursive --state --admission-config --nodes --output --quiet --kubernetes-version --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -162,6 +162,10 @@ _kubectl__quota() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubernetes-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)

@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 
 use crate::objects::{LimitRangeItem, Pod, Pvc};
 use crate::resources::ResourceList;
+use crate::version::Rules;
 
 /// Cluster objects the mutating plugins consult.
 #[derive(Debug, Clone, Default)]
@@ -43,6 +44,63 @@ pub struct Mutators<'a> {
     pub runtime_classes: Option<&'a BTreeMap<String, ResourceList>>,
     /// StorageClasses: (name, is default, creationTimestamp).
     pub storage_classes: Option<&'a [(String, bool, Option<String>)]>,
+}
+
+/// What the API server drops from a new pod because the release's feature gate for it is
+/// off: restartable init containers before 1.29 become plain init containers, pod-level
+/// resources before 1.34 disappear. Returns one sentence per change.
+pub fn drop_disabled_fields(pod: &mut Pod, rules: &Rules) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !rules.restartable_sidecars {
+        for c in pod.init_containers.iter_mut().filter(|c| c.sidecar) {
+            c.sidecar = false;
+            notes.push(format!(
+                "Kubernetes {}: init container {} restartPolicy: Always dropped (sidecars are on by default from 1.29): it runs, and is charged, as a plain init container",
+                rules.version, c.name
+            ));
+        }
+    }
+    if !rules.pod_level_resources && (!pod.pod_requests.is_empty() || !pod.pod_limits.is_empty()) {
+        pod.pod_requests.clear();
+        pod.pod_limits.clear();
+        notes.push(format!(
+            "Kubernetes {}: pod-level spec.resources dropped (on by default from 1.34): only the containers' resources are charged",
+            rules.version
+        ));
+    }
+    if !rules.dra && !pod.resource_claim_templates.is_empty() {
+        pod.resource_claim_templates.clear();
+        notes.push(format!("Kubernetes {}: spec.resourceClaims dropped (DRA is on by default from 1.34): no ResourceClaim is created", rules.version));
+    }
+    notes
+}
+
+/// Validation of a pod update: before 1.33 a running pod's resources cannot change (no
+/// in-place resize); the server's message.
+pub fn validate_pod_update(old: &Pod, new: &Pod, name: &str, rules: &Rules) -> Result<(), String> {
+    if rules.pod_resize || !crate::usage::is_resize(old, new) {
+        return Ok(());
+    }
+    Err(format!(
+        "Pod {name:?} is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+    ))
+}
+
+/// The warning the API server gives (1.35+) for a quota whose `requests.X` (or bare `X`)
+/// exceeds its `limits.X`.
+pub fn quota_request_limit_warnings(hard: &ResourceList) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, limit) in hard {
+        let Some(base) = k.strip_prefix("limits.") else { continue };
+        for req_name in [format!("requests.{base}"), base.to_string()] {
+            if let Some(req) = hard.get(&req_name) {
+                if req > limit {
+                    out.push(format!("Warning: ResourceQuota {req_name} ({req}) should be less than {k} ({limit})"));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// PriorityClasses every cluster has.

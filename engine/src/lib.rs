@@ -18,13 +18,16 @@
 //!
 //! Shared by every step: [`quantity`] (exact decimal arithmetic), [`resource_names`],
 //! [`resources`] (resource lists), [`validation`] (the server's ResourceQuota validation) and
-//! [`admission_config`] (the server's `limitedResources`).
+//! [`admission_config`] (the server's `limitedResources`); [`version`] holds every rule that
+//! depends on the Kubernetes release, and the steps read its switches.
 
 pub mod admission;
 pub mod admission_config;
 pub mod check;
 pub mod defaulting;
+pub mod dra;
 pub mod manifest;
+pub mod object_validation;
 pub mod objects;
 pub mod plan;
 pub mod quantity;
@@ -35,4 +38,5 @@ pub mod rollout;
 pub mod scopes;
 pub mod usage;
 pub mod validation;
+pub mod version;
 pub mod why;

@@ -94,6 +94,51 @@ pub struct Pod {
     pub phase: Option<String>,
     /// The QoS class recorded in `status.qosClass`, when the object carries one.
     pub status_qos_class: Option<String>,
+    /// `spec.resourceClaims` entries that name a ResourceClaimTemplate: (claim name in the
+    /// pod, template name). The resourceclaim controller creates one claim per pod from each.
+    pub resource_claim_templates: Vec<(String, String)>,
+    /// What the kubelet reports per container (`status.containerStatuses` and
+    /// `initContainerStatuses`), by container name: used by quota during an in-place resize.
+    pub container_statuses: BTreeMap<String, ContainerStatusResources>,
+    /// The `PodResizePending` condition says `Infeasible`.
+    pub resize_infeasible: bool,
+}
+
+/// A container's resources as its status reports them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContainerStatusResources {
+    /// `status.resources.requests` / `.limits`: what is configured on the node now.
+    pub requests: ResourceList,
+    pub limits: ResourceList,
+    /// `allocatedResources`: what the kubelet has admitted.
+    pub allocated: ResourceList,
+    pub has_resources: bool,
+}
+
+/// How a device request asks for devices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceAsk {
+    pub device_class_name: String,
+    /// `ExactCount` (the default) or `All`.
+    pub allocation_mode: String,
+    /// `count`, for ExactCount (0 or absent means 1 after defaulting).
+    pub count: i64,
+    pub admin_access: bool,
+}
+
+/// One `spec.devices.requests[]` entry of a ResourceClaim: either exactly one ask, or
+/// `firstAvailable` alternatives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceRequest {
+    pub name: String,
+    pub exactly: Option<DeviceAsk>,
+    pub first_available: Vec<DeviceAsk>,
+}
+
+/// A ResourceClaim's (or a template's claim) device requests.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Claim {
+    pub requests: Vec<DeviceRequest>,
 }
 
 /// A PersistentVolumeClaim as quota sees it.
@@ -178,6 +223,9 @@ pub struct Workload {
     pub update_strategy: UpdateStrategy,
     /// `container=image` of every container: an image change rolls the pods out too.
     pub images: Vec<String>,
+    /// The pod counts as written (`spec.replicas`, `spec.parallelism`, `spec.completions`),
+    /// with their paths, for the server's validation (none may be negative).
+    pub counts: Vec<(String, i64)>,
 }
 
 /// An `IntOrString` of a rollout: a count or a percentage of the replicas.
@@ -233,6 +281,14 @@ pub enum Body {
         overhead: ResourceList,
     },
     Workload(Box<Workload>),
+    /// A ResourceClaim (resource.k8s.io).
+    ResourceClaim(Claim),
+    /// A ResourceClaimTemplate: the claim each pod referencing it gets.
+    ResourceClaimTemplate(Claim),
+    /// A DeviceClass and the extended resource name it can be requested by (1.36).
+    DeviceClass {
+        extended_resource_name: Option<String>,
+    },
     /// Anything else: only counted (`count/<resource>`).
     Other,
 }
@@ -302,6 +358,17 @@ const KINDS: &[(&str, &str, &str, bool)] = &[
     ("discovery.k8s.io", "EndpointSlice", "endpointslices", true),
     ("events.k8s.io", "Event", "events", true),
     ("resource.k8s.io", "ResourceClaim", "resourceclaims", true),
+    ("resource.k8s.io", "ResourceClaimTemplate", "resourceclaimtemplates", true),
+    ("resource.k8s.io", "DeviceClass", "deviceclasses", false),
+    ("resource.k8s.io", "ResourceSlice", "resourceslices", false),
+    // Older group versions: the request's group is what quota counts (`count/deployments.extensions`).
+    ("extensions", "Deployment", "deployments", true),
+    ("extensions", "DaemonSet", "daemonsets", true),
+    ("extensions", "ReplicaSet", "replicasets", true),
+    ("extensions", "Ingress", "ingresses", true),
+    ("extensions", "NetworkPolicy", "networkpolicies", true),
+    ("extensions", "PodSecurityPolicy", "podsecuritypolicies", false),
+    ("policy", "PodSecurityPolicy", "podsecuritypolicies", false),
 ];
 
 /// The plural the API server would most likely use for an unknown kind (lower case, English
@@ -334,8 +401,27 @@ type FieldResult<T> = Result<T, (String, String)>;
 fn typed<T: DeserializeOwned>(value: &Value) -> FieldResult<T> {
     serde_path_to_error::deserialize::<_, T>(value.clone()).map_err(|e| {
         let path = e.path().to_string();
-        (if path == "." { String::new() } else { path }, e.into_inner().to_string())
+        (if path == "." { String::new() } else { path }, type_message(&e.into_inner().to_string()))
     })
+}
+
+/// serde's "invalid type" in the words of a field that wants a whole number: a YAML float
+/// reaches the decoder as kubectl sends it (text such as `1.5`), JSON as a number.
+fn type_message(raw: &str) -> String {
+    let integer =
+        [", expected i32", ", expected i64", ", expected u32", ", expected u64", ", expected i16", ", expected u16", ", expected u8", ", expected i8"];
+    if let Some(rest) = raw.strip_prefix("invalid type: ") {
+        if let Some(got) = integer.iter().find_map(|suffix| rest.strip_suffix(suffix)) {
+            let shown = got.strip_prefix("string ").or_else(|| got.strip_prefix("floating point ")).unwrap_or(got).trim_matches(['"', '`']);
+            return format!("must be an integer, got {shown}");
+        }
+    }
+    if let Some(rest) = raw.strip_prefix("invalid value: integer `") {
+        if let Some((n, _)) = rest.split_once('`') {
+            return format!("{n} is out of range for this integer field");
+        }
+    }
+    raw.to_string()
 }
 
 fn quantity(q: &K8sQuantity, path: &str) -> FieldResult<Quantity> {
@@ -423,7 +509,91 @@ pub fn pod_spec(spec: &core::PodSpec, path: &str) -> FieldResult<Pod> {
         cross_namespace_affinity: cross_namespace_affinity(&spec.affinity),
         phase: None,
         status_qos_class: None,
+        resource_claim_templates: spec
+            .resource_claims
+            .iter()
+            .flatten()
+            .filter_map(|c| c.resource_claim_template_name.clone().filter(|t| !t.is_empty()).map(|t| (c.name.clone(), t)))
+            .collect(),
+        container_statuses: BTreeMap::new(),
+        resize_infeasible: false,
     })
+}
+
+/// The container statuses' resources of a pod object (for in-place resize).
+fn pod_status(status: &core::PodStatus, path: &str) -> FieldResult<(BTreeMap<String, ContainerStatusResources>, bool)> {
+    let mut out = BTreeMap::new();
+    for (field, list) in [("containerStatuses", &status.container_statuses), ("initContainerStatuses", &status.init_container_statuses)] {
+        for (i, cs) in list.iter().flatten().enumerate() {
+            let p = format!("{path}.{field}[{i}]");
+            let r = cs.resources.clone().unwrap_or_default();
+            out.insert(
+                cs.name.clone(),
+                ContainerStatusResources {
+                    requests: resource_list(&r.requests, &format!("{p}.resources.requests"), true)?,
+                    limits: resource_list(&r.limits, &format!("{p}.resources.limits"), true)?,
+                    allocated: resource_list(&cs.allocated_resources, &format!("{p}.allocatedResources"), true)?,
+                    has_resources: cs.resources.is_some(),
+                },
+            );
+        }
+    }
+    let infeasible = status.conditions.iter().flatten().any(|c| c.type_ == "PodResizePending" && c.reason.as_deref() == Some("Infeasible"));
+    Ok((out, infeasible))
+}
+
+fn int_field(v: &Value, key: &str, path: &str) -> FieldResult<i64> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(x) => x.as_i64().ok_or_else(|| (format!("{path}.{key}"), format!("invalid value {x}: expected an integer"))),
+    }
+}
+
+fn str_field(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+fn device_ask(v: &Value, path: &str) -> FieldResult<DeviceAsk> {
+    let class = str_field(v, "deviceClassName");
+    if class.is_empty() {
+        return Err((format!("{path}.deviceClassName"), "Required value".into()));
+    }
+    let mode = str_field(v, "allocationMode");
+    let mode = if mode.is_empty() { "ExactCount".to_string() } else { mode };
+    if mode != "ExactCount" && mode != "All" {
+        return Err((format!("{path}.allocationMode"), format!("Unsupported value: {mode:?}: supported values: \"All\", \"ExactCount\"")));
+    }
+    Ok(DeviceAsk {
+        device_class_name: class,
+        allocation_mode: mode,
+        count: int_field(v, "count", path)?,
+        admin_access: v.get("adminAccess").and_then(Value::as_bool) == Some(true),
+    })
+}
+
+/// A claim spec (`spec` of a ResourceClaim, `spec.spec` of a template), in the v1 and v1beta2
+/// shape (`exactly` / `firstAvailable`) or the v1beta1 one (the ask inline in the request).
+fn claim_spec(spec: &Value, path: &str) -> FieldResult<Claim> {
+    let mut requests = Vec::new();
+    let list = spec.get("devices").and_then(|d| d.get("requests")).and_then(Value::as_array).cloned().unwrap_or_default();
+    for (i, r) in list.iter().enumerate() {
+        let p = format!("{path}.devices.requests[{i}]");
+        let first: Vec<DeviceAsk> = r
+            .get("firstAvailable")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().enumerate().map(|(j, s)| device_ask(s, &format!("{p}.firstAvailable[{j}]"))).collect::<FieldResult<Vec<_>>>())
+            .transpose()?
+            .unwrap_or_default();
+        let exactly = if let Some(e) = r.get("exactly") {
+            Some(device_ask(e, &format!("{p}.exactly"))?)
+        } else if first.is_empty() {
+            Some(device_ask(r, &p)?)
+        } else {
+            None
+        };
+        requests.push(DeviceRequest { name: str_field(r, "name"), exactly, first_available: first });
+    }
+    Ok(Claim { requests })
 }
 
 fn pvc(spec: &Option<core::PersistentVolumeClaimSpec>, status: &Option<core::PersistentVolumeClaimStatus>, path: &str) -> FieldResult<Pvc> {
@@ -495,8 +665,31 @@ fn workload_template(t: &core::PodTemplateSpec, path: &str) -> FieldResult<(Pod,
     Ok((pod, t.metadata.as_ref().map(meta).unwrap_or_default()))
 }
 
+/// The group whose current version decodes an object of an older group version:
+/// `extensions/v1beta1` workloads decode as `apps/v1`. Older versions that did not require a
+/// selector get an empty one, as their defaulting derived it from the template.
+fn older_version_shape(ti: &TypeInfo, v: &Value) -> (String, Option<Value>) {
+    let old = matches!(ti.api_version.as_str(), "extensions/v1beta1" | "apps/v1beta1" | "apps/v1beta2");
+    let group =
+        if ti.group == "extensions" && matches!(ti.kind.as_str(), "Deployment" | "DaemonSet" | "ReplicaSet") { "apps".to_string() } else { ti.group.clone() };
+    let typed_groups = ["apps", "batch", "scheduling.k8s.io", "node.k8s.io"];
+    let current = format!("{group}/v1");
+    if !typed_groups.contains(&group.as_str()) || ti.api_version == current {
+        return (group, None);
+    }
+    // Decoded with the current version's type: same fields for what quota reads.
+    let mut v = v.clone();
+    v["apiVersion"] = Value::String(current);
+    if old && v.get("spec").is_some_and(|s| s.get("selector").is_none()) {
+        v["spec"]["selector"] = serde_json::json!({});
+    }
+    (group, Some(v))
+}
+
 fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
     use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch};
+    let (decode_group, reshaped) = older_version_shape(ti, v);
+    let v = reshaped.as_ref().unwrap_or(v);
     let generic_meta = || -> FieldResult<Meta> {
         let m: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
             typed(v.get("metadata").unwrap_or(&Value::Null)).map_err(|(p, e)| (format!("metadata{}{p}", if p.is_empty() { "" } else { "." }), e))?;
@@ -504,8 +697,12 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
     };
     let strategied = |replicas: Option<i32>, t: &core::PodTemplateSpec, path: &str, claims: Vec<(String, Pvc)>, update_strategy| -> FieldResult<Body> {
         let (template, template_meta) = workload_template(t, path)?;
-        let spec = t.spec.as_ref();
-        let images = spec
+        let spec_path = path.strip_suffix(".template").unwrap_or("spec");
+        let spec = if spec_path == "spec" { v.get("spec") } else { v.get("spec").and_then(|s| s.get("jobTemplate")).and_then(|j| j.get("spec")) };
+        let counts = ["replicas", "parallelism", "completions"].iter().filter_map(|f| Some((format!("{spec_path}.{f}"), spec?.get(*f)?.as_i64()?))).collect();
+        let images = t
+            .spec
+            .as_ref()
             .into_iter()
             .flat_map(|s| s.init_containers.iter().flatten().chain(s.containers.iter()))
             .map(|c| format!("{}={}", c.name, c.image.clone().unwrap_or_default()))
@@ -516,18 +713,22 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
             template_meta,
             volume_claim_templates: claims,
             template_path: path.into(),
+            counts,
             update_strategy,
             images,
         })))
     };
     let workload = |replicas, t: &core::PodTemplateSpec, path: &str, claims| strategied(replicas, t, path, claims, UpdateStrategy::None);
-    Ok(match (ti.group.as_str(), ti.kind.as_str()) {
+    Ok(match (decode_group.as_str(), ti.kind.as_str()) {
         ("", "Pod") => {
             let p: core::Pod = typed(v)?;
             let spec = p.spec.as_ref().ok_or_else(|| ("spec".to_string(), "Required value".to_string()))?;
             let mut pod = pod_spec(spec, "spec")?;
             pod.phase = p.status.as_ref().and_then(|s| s.phase.clone());
             pod.status_qos_class = p.status.as_ref().and_then(|s| s.qos_class.clone());
+            if let Some(st) = &p.status {
+                (pod.container_statuses, pod.resize_infeasible) = pod_status(st, "status")?;
+            }
             (meta(&p.metadata), Body::Pod(pod))
         }
         ("", "PersistentVolumeClaim") => {
@@ -646,6 +847,18 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
             let spec = c.spec.clone().unwrap_or_default();
             let job = spec.job_template.spec.clone().unwrap_or_default();
             (meta(&c.metadata), workload(Some(job_pods(&job)), &job.template, "spec.jobTemplate.spec.template", vec![])?)
+        }
+        ("resource.k8s.io", "ResourceClaim") => {
+            let spec = v.get("spec").cloned().unwrap_or(Value::Null);
+            (generic_meta()?, Body::ResourceClaim(claim_spec(&spec, "spec")?))
+        }
+        ("resource.k8s.io", "ResourceClaimTemplate") => {
+            let spec = v.get("spec").and_then(|s| s.get("spec")).cloned().unwrap_or(Value::Null);
+            (generic_meta()?, Body::ResourceClaimTemplate(claim_spec(&spec, "spec.spec")?))
+        }
+        ("resource.k8s.io", "DeviceClass") => {
+            let ext = v.get("spec").and_then(|s| s.get("extendedResourceName")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+            (generic_meta()?, Body::DeviceClass { extended_resource_name: ext })
         }
         _ => (generic_meta()?, Body::Other),
     })

@@ -36,7 +36,12 @@ pub enum Outcome {
     },
     /// OnDelete: nothing is replaced until pods are deleted.
     Waits,
+    /// More replicas than the step-by-step simulation follows.
+    TooLarge,
 }
+
+/// The most replicas a rollout is simulated for, pod by pod.
+pub const MAX_SIMULATED: i32 = 1000;
 
 /// A rollout's counts: surge rounds up, unavailable rounds down (as the controllers do).
 pub fn resolve(v: IntOrPercent, replicas: i32, round_up: bool) -> i32 {
@@ -161,6 +166,9 @@ impl From<Stall> for Outcome {
 /// stalled rollout says the headroom that lets it complete: the simulation is run again with
 /// each shortfall added, until it completes.
 pub fn simulate(strategy: UpdateStrategy, old_running: i32, replicas: i32, counters: Vec<Counter>) -> Outcome {
+    if replicas > MAX_SIMULATED || old_running > MAX_SIMULATED {
+        return Outcome::TooLarge;
+    }
     let first = run(strategy, old_running, replicas, counters.clone());
     let Outcome::Stalls { .. } = first else { return first };
     let mut added: std::collections::BTreeMap<(String, String), Quantity> = std::collections::BTreeMap::new();
@@ -248,6 +256,7 @@ pub fn describe(kind: &str, strategy: UpdateStrategy, replicas: i32, outcome: &O
     match outcome {
         Outcome::Completes => notes.push("the rollout completes under the quotas".into()),
         Outcome::Waits => notes.push("OnDelete: no pod is replaced until you delete it; each deleted pod is recreated from the new template".into()),
+        Outcome::TooLarge => notes.push(format!("more than {MAX_SIMULATED} replicas: the rollout is not simulated step by step")),
         Outcome::Stalls { new, wanted, old, refusal, missing } => {
             notes.push(format!("the rollout stalls with {new} of {wanted} new pods ({old} old left): {refusal}"));
             let mut fixes = Vec::new();

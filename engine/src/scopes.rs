@@ -215,7 +215,7 @@ pub fn match_all(ev: &Evaluator, obj: &Object, selectors: &[ScopeRequirement]) -
     selectors
         .iter()
         .map(|s| match (&obj.body, ev) {
-            (Body::Pod(p), Evaluator::Pod) => match_pod(s, p),
+            (Body::Pod(p), Evaluator::Pod { .. }) => match_pod(s, p),
             (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => match_pvc(s, p),
             _ => Ok(match_unscoped(s, &obj.type_info.group_resource())),
         })
@@ -229,7 +229,7 @@ fn scoped_quota_can_charge(name: &str, scope_names: &[String]) -> bool {
     if vac == scope_names.len() {
         Evaluator::PersistentVolumeClaim.tracks(name)
     } else {
-        vac == 0 && Evaluator::Pod.tracks(name)
+        vac == 0 && Evaluator::POD.tracks(name)
     }
 }
 

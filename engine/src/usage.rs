@@ -26,6 +26,7 @@ use crate::objects::{Body, Object, Pod, Pvc, Service};
 use crate::quantity::{Format, Quantity};
 use crate::resource_names::{is_extended_resource_name, is_native_resource_name};
 use crate::resources::{self, ResourceList};
+use crate::version::Rules;
 
 /// Resources the API server never quota-checks.
 const IGNORED: &[&str] = &[
@@ -73,7 +74,16 @@ pub enum Operation {
 /// Which evaluator handles an object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Evaluator {
-    Pod,
+    /// Pods; with DRA extended resources (1.36) it also charges
+    /// `requests.deviceclass.resource.kubernetes.io/<class>`.
+    Pod {
+        dra_extended_resources: bool,
+    },
+    /// ResourceClaims with the DRA device quota (1.34+; before, they are only counted);
+    /// admin-access requests are charged from 1.36.
+    ResourceClaim {
+        admin_access_counted: bool,
+    },
     PersistentVolumeClaim,
     Service,
     /// Counted objects: the names charged one per object.
@@ -82,8 +92,20 @@ pub enum Evaluator {
     Ignored(&'static str),
 }
 
+/// Prefix of the extended resource names DRA gives device classes (1.36).
+pub const DRA_EXTENDED_PREFIX: &str = "deviceclass.resource.kubernetes.io/";
+
 impl Evaluator {
+    /// The pod evaluator of the newest release.
+    pub const POD: Evaluator = Evaluator::Pod { dra_extended_resources: true };
+
+    /// The evaluator of the newest release.
     pub fn for_object(obj: &Object) -> Evaluator {
+        Evaluator::for_object_with(obj, &Rules::newest())
+    }
+
+    /// The evaluator the release of `rules` registers for this object.
+    pub fn for_object_with(obj: &Object, rules: &Rules) -> Evaluator {
         let gr = obj.type_info.group_resource();
         if !obj.type_info.namespaced {
             return Evaluator::Ignored("cluster-scoped objects are not subject to ResourceQuota");
@@ -92,7 +114,8 @@ impl Evaluator {
             return Evaluator::Ignored("the API server never checks this resource against quota");
         }
         match &obj.body {
-            Body::Pod(_) => Evaluator::Pod,
+            Body::Pod(_) => Evaluator::Pod { dra_extended_resources: rules.dra_extended_resources },
+            Body::ResourceClaim(_) if rules.dra => Evaluator::ResourceClaim { admin_access_counted: rules.dra_admin_access_counted },
             Body::PersistentVolumeClaim(_) => Evaluator::PersistentVolumeClaim,
             Body::Service(_) => Evaluator::Service,
             _ => {
@@ -105,12 +128,24 @@ impl Evaluator {
         }
     }
 
-    /// `Handles`: whether quota admission acts on this operation at all.
+    /// `Handles`: whether quota admission acts on this operation at all (the newest rules,
+    /// without the old object: pod updates are not handled).
     pub fn handles(&self, op: Operation) -> bool {
         match self {
             Evaluator::Ignored(_) => false,
-            Evaluator::Pod | Evaluator::Count(_) => op == Operation::Create,
-            Evaluator::PersistentVolumeClaim | Evaluator::Service => true,
+            Evaluator::Pod { .. } | Evaluator::Count(_) => op == Operation::Create,
+            Evaluator::PersistentVolumeClaim | Evaluator::Service | Evaluator::ResourceClaim { .. } => true,
+        }
+    }
+
+    /// `Handles` as the release of `rules` decides it: a pod update is handled when it is a
+    /// resize (`pods/resize`, 1.33+) or flips the Terminating scope (1.33+).
+    pub fn handles_with(&self, op: Operation, obj: &Object, old: Option<&Object>, rules: &Rules) -> bool {
+        match (self, op, &obj.body, old.map(|o| &o.body)) {
+            (Evaluator::Pod { .. }, Operation::Update, Body::Pod(new), Some(Body::Pod(prev))) => {
+                (rules.pod_resize && is_resize(prev, new)) || (rules.scope_change_on_update && terminating(prev) != terminating(new))
+            }
+            _ => self.handles(op),
         }
     }
 
@@ -122,8 +157,9 @@ impl Evaluator {
     /// Whether this evaluator charges the quota resource `n`.
     pub fn tracks(&self, n: &str) -> bool {
         match self {
-            Evaluator::Pod => {
+            Evaluator::Pod { dra_extended_resources } => {
                 POD_RESOURCES.contains(&n)
+                    || (*dra_extended_resources && n.strip_prefix("requests.").is_some_and(|r| r.starts_with(DRA_EXTENDED_PREFIX)))
                     || n.starts_with("hugepages-")
                     || n.starts_with("requests.hugepages-")
                     || (n.starts_with("requests.") && !is_native_resource_name(n))
@@ -132,6 +168,7 @@ impl Evaluator {
                 PVC_RESOURCES.contains(&n) || n.split_once(STORAGE_CLASS_SUFFIX).is_some_and(|(_, r)| r == "persistentvolumeclaims" || r == "requests.storage")
             }
             Evaluator::Service => SERVICE_RESOURCES.contains(&n),
+            Evaluator::ResourceClaim { .. } => crate::dra::tracks(n),
             Evaluator::Count(names) => names.iter().any(|c| c == n),
             Evaluator::Ignored(_) => false,
         }
@@ -140,7 +177,8 @@ impl Evaluator {
     /// `Usage`: what the object consumes.
     pub fn usage(&self, obj: &Object) -> ResourceList {
         match (&obj.body, self) {
-            (Body::Pod(p), Evaluator::Pod) => pod_usage(p),
+            (Body::Pod(p), Evaluator::Pod { dra_extended_resources }) => pod_usage_for(p, *dra_extended_resources, true),
+            (Body::ResourceClaim(c), Evaluator::ResourceClaim { admin_access_counted }) => crate::dra::claim_usage(c, *admin_access_counted),
             (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => pvc_usage(p, &obj.meta.annotations),
             (Body::Service(s), Evaluator::Service) => service_usage(s),
             (_, Evaluator::Count(names)) => names.iter().map(|n| (n.clone(), Quantity::from_int(1, Format::DecimalSI))).collect(),
@@ -152,7 +190,7 @@ impl Evaluator {
     /// containers that lack it.
     pub fn constraints(&self, obj: &Object, restricted: &[String]) -> BTreeMap<String, BTreeSet<String>> {
         match (&obj.body, self) {
-            (Body::Pod(p), Evaluator::Pod) => pod_missing(p, restricted),
+            (Body::Pod(p), Evaluator::Pod { .. }) => pod_missing(p, restricted),
             _ => BTreeMap::new(),
         }
     }
@@ -160,6 +198,10 @@ impl Evaluator {
 
 /// The usage names a set of requests and limits produce (`podComputeUsageHelper`).
 fn compute_usage(requests: &ResourceList, limits: &ResourceList) -> ResourceList {
+    compute_usage_for(requests, limits, false)
+}
+
+fn compute_usage_for(requests: &ResourceList, limits: &ResourceList, dra_extended: bool) -> ResourceList {
     let mut out = ResourceList::new();
     out.insert("pods".into(), Quantity::from_int(1, Format::DecimalSI));
     for base in ["cpu", "memory", "ephemeral-storage"] {
@@ -175,7 +217,7 @@ fn compute_usage(requests: &ResourceList, limits: &ResourceList) -> ResourceList
         if k.starts_with("hugepages-") {
             out.insert(k.clone(), v.clone());
             out.insert(format!("requests.{k}"), v.clone());
-        } else if is_extended_resource_name(k) {
+        } else if is_extended_resource_name(k) || (dra_extended && k.starts_with(DRA_EXTENDED_PREFIX)) {
             out.insert(format!("requests.{k}"), v.clone());
         }
     }
@@ -263,14 +305,69 @@ pub fn pod_is_counted(pod: &Pod) -> bool {
     !matches!(pod.phase.as_deref(), Some("Succeeded" | "Failed"))
 }
 
-/// `PodUsageFunc`: `count/pods`, then (for non-terminal pods) `pods` and compute resources.
+/// `PodUsageFunc`: `count/pods`, then (for non-terminal pods) `pods` and compute resources
+/// (the newest rules).
 pub fn pod_usage(pod: &Pod) -> ResourceList {
+    pod_usage_for(pod, true, true)
+}
+
+/// [`pod_usage`] as the release of `rules` computes it.
+pub fn pod_usage_with(pod: &Pod, rules: &Rules) -> ResourceList {
+    pod_usage_for(pod, rules.dra_extended_resources, rules.pod_resize)
+}
+
+fn pod_usage_for(pod: &Pod, dra_extended: bool, use_status_resources: bool) -> ResourceList {
     let mut out = ResourceList::new();
     out.insert("count/pods".into(), Quantity::from_int(1, Format::DecimalSI));
     if !pod_is_counted(pod) {
         return out;
     }
-    out.extend(compute_usage(&pod_requests(pod), &pod_limits(pod)));
+    let effective;
+    let pod = if use_status_resources && !pod.container_statuses.is_empty() {
+        effective = with_status_resources(pod);
+        &effective
+    } else {
+        pod
+    };
+    out.extend(compute_usage_for(&pod_requests(pod), &pod_limits(pod), dra_extended));
+    out
+}
+
+/// Whether an update of a pod changes its containers' resources (an in-place resize).
+pub fn is_resize(old: &Pod, new: &Pod) -> bool {
+    let res = |p: &Pod| -> Vec<(String, ResourceList, ResourceList)> {
+        p.containers.iter().chain(p.init_containers.iter()).map(|c| (c.name.clone(), c.requests.clone(), c.limits.clone())).collect()
+    };
+    res(old) != res(new) || old.pod_requests != new.pod_requests || old.pod_limits != new.pod_limits
+}
+
+/// Whether the pod falls under the Terminating scope (`activeDeadlineSeconds` >= 0).
+pub fn terminating(pod: &Pod) -> bool {
+    pod.active_deadline_seconds.is_some_and(|s| s >= 0)
+}
+
+/// The resources quota charges a pod whose status reports resources (in-place resize): per
+/// regular and sidecar container, the request is the largest of spec, status and allocated,
+/// the limit the larger of spec and status; when the resize is Infeasible the spec is left
+/// out. Plain init containers keep their spec.
+pub fn with_status_resources(pod: &Pod) -> Pod {
+    let mut out = pod.clone();
+    let infeasible = pod.resize_infeasible;
+    let apply = |c: &mut crate::objects::Container| {
+        let Some(st) = pod.container_statuses.get(&c.name) else { return };
+        if !st.has_resources && st.allocated.is_empty() {
+            return;
+        }
+        let mut req = if infeasible { ResourceList::new() } else { c.requests.clone() };
+        max_into(&mut req, &st.requests);
+        max_into(&mut req, &st.allocated);
+        let mut lim = if infeasible { ResourceList::new() } else { c.limits.clone() };
+        max_into(&mut lim, &st.limits);
+        c.requests = req;
+        c.limits = lim;
+    };
+    out.containers.iter_mut().for_each(apply);
+    out.init_containers.iter_mut().filter(|c| c.sidecar).for_each(apply);
     out
 }
 
@@ -292,6 +389,16 @@ fn pod_missing(pod: &Pod, restricted: &[String]) -> BTreeMap<String, BTreeSet<St
         }
     }
     missing
+}
+
+/// The must-specify text of the release of `rules`: containers named per resource since
+/// 1.24, a bare list of resources before (`must specify limits.cpu,requests.memory`).
+pub fn must_specify_message_for(missing: &BTreeMap<String, BTreeSet<String>>, rules: &Rules) -> String {
+    if rules.must_specify_names_containers {
+        must_specify_message(missing)
+    } else {
+        format!("must specify {}", missing.keys().cloned().collect::<Vec<_>>().join(","))
+    }
 }
 
 /// The server's must-specify text: `limits.cpu for: app,init; requests.memory for: app`.
@@ -481,7 +588,7 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         assert_eq!(
-            Evaluator::Pod.matching_resources(&names),
+            Evaluator::POD.matching_resources(&names),
             vec!["pods", "count/pods", "requests.cpu", "limits.memory", "hugepages-1Gi", "requests.hugepages-2Mi", "requests.nvidia.com/gpu"]
         );
     }

@@ -11,6 +11,7 @@ use crate::admission::{QuotaVerdict, RefusalReason};
 use crate::check::{self, CheckOptions, ClusterState, DocumentReport};
 use crate::objects::{type_info, Body, Meta, Object};
 use crate::quantity::Quantity;
+use crate::version::Rules;
 
 /// An event of the workload or of an object it owns, as read from `core/v1` events.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -121,6 +122,9 @@ pub fn is_quota_message(m: &str) -> bool {
         || m.contains("error matching scopes of quota")
 }
 
+/// The most waiting pods whose total need is added up.
+const MAX_SUMMED: i32 = 10_000;
+
 fn times(q: &Quantity, n: i32) -> Quantity {
     (0..n).fold(Quantity::zero(), |acc, _| acc.add(q))
 }
@@ -143,9 +147,9 @@ fn changes_for(doc: &DocumentReport, pod: &crate::objects::Pod, waiting: i32) ->
         for row in q.resources.iter().filter(|r| r.exceeded) {
             let used = row.used.clone().unwrap_or_default();
             let next = row.after.sub(&row.hard);
-            let all = used.add(&times(&row.requested, waiting.max(1))).sub(&row.hard);
+            let all = used.add(&times(&row.requested, waiting.clamp(1, MAX_SUMMED))).sub(&row.hard);
             let mut s = format!("raise quota {}'s {} by {next} (to {}) to admit the next pod", q.name, row.resource, row.hard.add(&next));
-            if waiting > 1 {
+            if waiting > 1 && waiting <= MAX_SUMMED {
                 s.push_str(&format!(", or by {all} (to {}) for all {waiting} waiting", row.hard.add(&all)));
             }
             out.push(s);
@@ -177,8 +181,9 @@ fn changes_for(doc: &DocumentReport, pod: &crate::objects::Pod, waiting: i32) ->
 }
 
 /// Explains a workload. `raw` is the workload as read (spec and status), `children` the
-/// ReplicaSets or Jobs it owns, `events` their events and its own.
-pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Event], state: &ClusterState) -> WhyReport {
+/// ReplicaSets or Jobs it owns, `events` their events and its own; `rules` those of the
+/// server's release.
+pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Event], state: &ClusterState, rules: Rules) -> WhyReport {
     let kind = workload.type_info.kind.clone();
     let ns = workload.meta.namespace.clone().unwrap_or_default();
     let (wanted, current) = counts(&kind, raw, children);
@@ -231,11 +236,11 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
     let pod = Object {
         origin: workload.origin.clone(),
         type_info: type_info("v1", "Pod"),
-        meta: Meta { name: format!("{}-<next>", workload.meta.name), generate_name: None, namespace: Some(ns.clone()), ..w.template_meta.clone() },
+        meta: Meta { name: format!("{}-next", workload.meta.name), generate_name: None, namespace: Some(ns.clone()), ..w.template_meta.clone() },
         body: Body::Pod(w.template.clone()),
     };
     let mut scratch = state.clone();
-    let opts = CheckOptions { namespace: ns.clone(), ..Default::default() };
+    let opts = CheckOptions { namespace: ns.clone(), rules, ..Default::default() };
     let mut report = check::check(&mut scratch, vec![pod], &opts);
     crate::report::explain(&mut report, state);
     let doc = report.documents.remove(0);

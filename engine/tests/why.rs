@@ -12,7 +12,7 @@ fn explain(state: &[String], workload: &str, status: serde_json::Value, events: 
     obj.meta.namespace = Some(NS.into());
     let mut raw = manifest::parse_str("w.yaml", workload).unwrap().remove(0).value;
     raw["status"] = status;
-    why::explain(&obj, &raw, &[], events, &cluster)
+    why::explain(&obj, &raw, &[], events, &cluster, kubectl_quota_engine::version::Rules::newest())
 }
 
 fn failed(message: &str) -> Event {

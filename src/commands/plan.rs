@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use clap::{Args, ValueEnum};
 use kubectl_quota_engine::check::{CheckOptions, ClusterState};
 use kubectl_quota_engine::plan;
+use kubectl_quota_engine::version::Rules;
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
@@ -81,14 +82,19 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
     if !args.state.is_empty() {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
         let state = ClusterState::from_objects(decode_all(&load_paths(&args.state, false)?)?, &namespace);
-        let opts = CheckOptions { namespace, limited, nodes: args.nodes };
+        let opts = CheckOptions { namespace, limited, nodes: args.nodes, rules: Rules::newest() };
         return Ok(print(&plan::plan(&state, objs, &opts), args));
     }
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
     let namespaces: BTreeSet<String> = objs.iter().map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone())).collect();
     let (mut state, mut notes) = live::cluster_state(&conn, &namespaces).await.map_err(|e| Fatal::input(e.to_string()))?;
     notes.extend(live::resolve_and_existing(&conn, &mut objs, &mut state).await);
-    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes };
+    // The server's own release decides the rules, as for `check`.
+    let rules = match live::server_version(&conn).await {
+        Ok((_, v)) => Rules::for_version(v),
+        Err(_) => Rules::newest(),
+    };
+    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules };
     let mut p = plan::plan(&state, objs, &opts);
     p.notes.extend(notes);
     Ok(print(&p, args))

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use clap::{Args, ValueEnum};
 use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects;
+use kubectl_quota_engine::version::Rules;
 use kubectl_quota_engine::why;
 
 use crate::error::Fatal;
@@ -62,7 +63,11 @@ pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
     let mut obj = objects::decode(&doc).map_err(|e| Fatal::input(e.to_string()))?;
     obj.meta.namespace = Some(ns.clone());
     let (state, notes) = live::cluster_state(&conn, &BTreeSet::from([ns.clone()])).await.map_err(|e| Fatal::input(e.to_string()))?;
-    let mut report = why::explain(&obj, &read.object, &read.children, &read.events, &state);
+    let rules = match live::server_version(&conn).await {
+        Ok((_, v)) => Rules::for_version(v),
+        Err(_) => Rules::newest(),
+    };
+    let mut report = why::explain(&obj, &read.object, &read.children, &read.events, &state, rules);
     report.notes.extend(notes);
     let text = match args.output {
         WhyOutput::Text => render_text(&report),

@@ -24,10 +24,21 @@ pub fn decode(file: &str, text: &str) -> Vec<objects::Object> {
 
 /// Checks `input` against `state`, with an optional admission configuration and node count.
 pub fn check_with(state: &str, input: &str, admission: Option<&str>, nodes: Option<u32>) -> Vec<DocumentReport> {
-    let mut cluster = ClusterState::from_objects(decode("state.yaml", state), NS);
     let limited = admission.map(|a| admission_config::parse("admission.yaml", a).unwrap_or_else(|e| panic!("{e}"))).unwrap_or_default();
-    let opts = CheckOptions { namespace: NS.into(), limited, nodes };
-    check::check(&mut cluster, decode("input.yaml", input), &opts).documents
+    let opts = CheckOptions { namespace: NS.into(), limited, nodes, ..CheckOptions::default() };
+    check_opts(state, input, &opts)
+}
+
+/// Checks `input` against `state` with the given options (a Kubernetes release's rules, ...).
+pub fn check_opts(state: &str, input: &str, opts: &CheckOptions) -> Vec<DocumentReport> {
+    let mut cluster = ClusterState::from_objects(decode("state.yaml", state), NS);
+    check::check(&mut cluster, decode("input.yaml", input), opts).documents
+}
+
+/// Checks `input` against `state` as Kubernetes `version` (`1.27`) would.
+pub fn check_version(version: &str, state: &str, input: &str) -> Vec<DocumentReport> {
+    let rules = kubectl_quota_engine::version::Rules::for_version(kubectl_quota_engine::version::KubeVersion::parse(version).unwrap());
+    check_opts(state, input, &CheckOptions { namespace: NS.into(), rules, ..CheckOptions::default() })
 }
 
 pub fn check_all(state: &str, input: &str) -> Vec<DocumentReport> {

@@ -1,0 +1,169 @@
+//! Dynamic Resource Allocation and quota (step 4, beside [`crate::usage`]).
+//!
+//! From 1.34 a ResourceClaim is charged `count/resourceclaims.resource.k8s.io` and, per device
+//! class, `<class>.deviceclass.resource.k8s.io/devices`: an ExactCount request adds its count
+//! (0 or absent means 1), an `All` request adds 32 (the most devices an allocation result can
+//! hold), and a `firstAvailable` request adds, per class, the largest of its alternatives.
+//! Admin-access requests are charged from 1.36 only.
+//!
+//! Pods do not carry devices themselves: a pod's `spec.resourceClaims` entry that names a
+//! ResourceClaimTemplate makes the resourceclaim controller create one claim per pod, after the
+//! pod exists. A claim refused by quota leaves its pod Pending; [`pod_claims`] builds those
+//! claims so the check can admit them.
+//!
+//! ```
+//! use kubectl_quota_engine::dra::claim_usage;
+//! use kubectl_quota_engine::objects::{Claim, DeviceAsk, DeviceRequest};
+//!
+//! let ask = |class: &str, mode: &str, count: i64| DeviceAsk { device_class_name: class.into(), allocation_mode: mode.into(), count, admin_access: false };
+//! let claim = Claim { requests: vec![
+//!     DeviceRequest { name: "a".into(), exactly: Some(ask("gpu", "ExactCount", 2)), first_available: vec![] },
+//!     DeviceRequest { name: "b".into(), exactly: None, first_available: vec![ask("gpu", "ExactCount", 1), ask("gpu", "ExactCount", 4), ask("fpga", "All", 0)] },
+//! ] };
+//! let u = claim_usage(&claim, true);
+//! assert_eq!(u["gpu.deviceclass.resource.k8s.io/devices"].to_string(), "6");
+//! assert_eq!(u["fpga.deviceclass.resource.k8s.io/devices"].to_string(), "32");
+//! assert_eq!(u["count/resourceclaims.resource.k8s.io"].to_string(), "1");
+//! ```
+
+use std::collections::BTreeMap;
+
+use crate::objects::{type_info, Body, Claim, DeviceAsk, Meta, Object};
+use crate::quantity::{Format, Quantity};
+use crate::resources::ResourceList;
+
+/// The quota name counting claims.
+pub const CLAIM_COUNT: &str = "count/resourceclaims.resource.k8s.io";
+/// The suffix of a device class's quota name.
+pub const DEVICE_CLASS_SUFFIX: &str = ".deviceclass.resource.k8s.io/devices";
+/// The most devices one allocation result holds: what an `All` request is charged.
+pub const ALLOCATION_RESULTS_MAX_SIZE: i64 = 32;
+
+/// `<class>.deviceclass.resource.k8s.io/devices`.
+pub fn device_class_resource(class: &str) -> String {
+    format!("{class}{DEVICE_CLASS_SUFFIX}")
+}
+
+/// Whether the claim evaluator charges the quota name `n`.
+pub fn tracks(n: &str) -> bool {
+    n == CLAIM_COUNT || n.strip_suffix(DEVICE_CLASS_SUFFIX).is_some_and(|c| !c.is_empty())
+}
+
+fn devices(ask: &DeviceAsk) -> i64 {
+    match ask.allocation_mode.as_str() {
+        "All" => ALLOCATION_RESULTS_MAX_SIZE,
+        _ if ask.count <= 0 => 1,
+        _ => ask.count,
+    }
+}
+
+/// What a claim consumes. `admin_access_counted`: whether admin-access requests are charged.
+pub fn claim_usage(claim: &Claim, admin_access_counted: bool) -> ResourceList {
+    let mut per_class: BTreeMap<String, i64> = BTreeMap::new();
+    let counted = |a: &DeviceAsk| admin_access_counted || !a.admin_access;
+    for r in &claim.requests {
+        if let Some(a) = r.exactly.as_ref().filter(|a| counted(a)) {
+            *per_class.entry(a.device_class_name.clone()).or_default() += devices(a);
+        }
+        let mut largest: BTreeMap<&str, i64> = BTreeMap::new();
+        for a in r.first_available.iter().filter(|a| counted(a)) {
+            let e = largest.entry(a.device_class_name.as_str()).or_default();
+            *e = (*e).max(devices(a));
+        }
+        for (class, n) in largest {
+            *per_class.entry(class.to_string()).or_default() += n;
+        }
+    }
+    let mut out = ResourceList::new();
+    out.insert(CLAIM_COUNT.into(), Quantity::from_int(1, Format::DecimalSI));
+    for (class, n) in per_class {
+        out.insert(device_class_resource(&class), Quantity::from_int(n, Format::DecimalSI));
+    }
+    out
+}
+
+/// The claims the resourceclaim controller creates for `pod` (a Pod object): one per
+/// `spec.resourceClaims` entry naming a template, looked up with `template`. Entries whose
+/// template is unknown are returned in the second list (their names).
+pub fn pod_claims(pod: &Object, template: impl Fn(&str) -> Option<Claim>) -> (Vec<Object>, Vec<String>) {
+    let Body::Pod(p) = &pod.body else { return (vec![], vec![]) };
+    let mut claims = Vec::new();
+    let mut unknown = Vec::new();
+    for (claim_name, tmpl) in &p.resource_claim_templates {
+        match template(tmpl) {
+            Some(c) => claims.push(Object {
+                origin: pod.origin.clone(),
+                type_info: type_info("resource.k8s.io/v1", "ResourceClaim"),
+                meta: Meta { name: format!("{}-{claim_name}-<random>", pod.meta.name), namespace: pod.meta.namespace.clone(), ..Meta::default() },
+                body: Body::ResourceClaim(c),
+            }),
+            None => unknown.push(tmpl.clone()),
+        }
+    }
+    (claims, unknown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objects::DeviceRequest;
+    use crate::resources::pretty_print;
+
+    fn ask(class: &str, mode: &str, count: i64, admin: bool) -> DeviceAsk {
+        DeviceAsk { device_class_name: class.into(), allocation_mode: mode.into(), count, admin_access: admin }
+    }
+
+    fn exactly(a: DeviceAsk) -> DeviceRequest {
+        DeviceRequest { name: "r".into(), exactly: Some(a), first_available: vec![] }
+    }
+
+    #[test]
+    fn claim_usage_per_allocation_mode() {
+        let cases: Vec<(&str, Vec<DeviceRequest>, bool, &str)> = vec![
+            (
+                "exact count adds its count",
+                vec![exactly(ask("gpu", "ExactCount", 3, false))],
+                true,
+                "count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=3",
+            ),
+            (
+                "count 0 means 1",
+                vec![exactly(ask("gpu", "ExactCount", 0, false))],
+                true,
+                "count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=1",
+            ),
+            (
+                "All adds 32",
+                vec![exactly(ask("gpu", "All", 0, false))],
+                true,
+                "count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=32",
+            ),
+            (
+                "requests of one class add up",
+                vec![exactly(ask("gpu", "ExactCount", 1, false)), exactly(ask("gpu", "ExactCount", 2, false))],
+                true,
+                "count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=3",
+            ),
+            (
+                "firstAvailable charges the largest alternative per class",
+                vec![DeviceRequest {
+                    name: "r".into(),
+                    exactly: None,
+                    first_available: vec![ask("big", "ExactCount", 1, false), ask("small", "ExactCount", 2, false), ask("small", "ExactCount", 4, false)],
+                }],
+                true,
+                "big.deviceclass.resource.k8s.io/devices=1,count/resourceclaims.resource.k8s.io=1,small.deviceclass.resource.k8s.io/devices=4",
+            ),
+            (
+                "admin access is charged from 1.36",
+                vec![exactly(ask("gpu", "ExactCount", 2, true))],
+                true,
+                "count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=2",
+            ),
+            ("admin access is not charged before", vec![exactly(ask("gpu", "ExactCount", 2, true))], false, "count/resourceclaims.resource.k8s.io=1"),
+        ];
+        for (name, requests, admin, want) in cases {
+            assert_eq!(pretty_print(&claim_usage(&Claim { requests }, admin)), want, "{name}");
+        }
+    }
+}

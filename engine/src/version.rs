@@ -1,0 +1,339 @@
+//! The Kubernetes version a check answers for, and every rule that depends on it.
+//!
+//! This is the one place where the engine knows about releases: [`Rules::for_version`] turns a
+//! [`KubeVersion`] into one named switch per rule, and every other step reads those switches
+//! instead of comparing versions. [`RULES`] lists each rule with the release it applies from
+//! and why (a feature gate's default, a changed message, an API version served or removed);
+//! README's "What check emulates" is generated from it.
+//!
+//! ```
+//! use kubectl_quota_engine::version::{KubeVersion, Rules};
+//!
+//! let v = KubeVersion::parse("v1.27.3-eks-2d98532").unwrap();
+//! assert_eq!(v.to_string(), "1.27");
+//! let rules = Rules::for_version(v);
+//! assert!(rules.must_specify_names_containers);
+//! assert!(!rules.restartable_sidecars);
+//! assert!(Rules::for_version(KubeVersion::parse("1.29").unwrap()).restartable_sidecars);
+//! ```
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// A Kubernetes release, `major.minor`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KubeVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+/// The oldest release whose rules the engine knows.
+pub const OLDEST: KubeVersion = KubeVersion { major: 1, minor: 20 };
+/// The newest release whose rules the engine knows (the default of an offline check).
+pub const NEWEST: KubeVersion = KubeVersion { major: 1, minor: 36 };
+
+impl KubeVersion {
+    pub const fn new(major: u32, minor: u32) -> KubeVersion {
+        KubeVersion { major, minor }
+    }
+
+    /// Parses `1.33`, `v1.33.2`, `1.33+` (as GKE and EKS print their minor version) or
+    /// `v1.27.3-eks-2d98532`: the major and minor numbers, the rest ignored.
+    pub fn parse(s: &str) -> Result<KubeVersion, String> {
+        let t = s.trim();
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let mut parts = t.splitn(3, '.');
+        let digits = |p: Option<&str>| -> Option<u32> {
+            let p = p?;
+            let end = p.find(|c: char| !c.is_ascii_digit()).unwrap_or(p.len());
+            if end == 0 {
+                return None;
+            }
+            p[..end].parse().ok()
+        };
+        let major = digits(parts.next());
+        let minor = digits(parts.next());
+        match (major, minor) {
+            (Some(major), Some(minor)) => Ok(KubeVersion { major, minor }),
+            _ => Err(format!("{s:?} is not a Kubernetes version (expected MAJOR.MINOR, e.g. 1.33 or v1.33.2)")),
+        }
+    }
+
+    /// Whether the engine has this release's rules.
+    pub fn supported(self) -> bool {
+        (OLDEST..=NEWEST).contains(&self)
+    }
+
+    /// The nearest release the engine has rules for.
+    pub fn nearest_supported(self) -> KubeVersion {
+        self.max(OLDEST).min(NEWEST)
+    }
+}
+
+impl fmt::Display for KubeVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+const fn v(minor: u32) -> KubeVersion {
+    KubeVersion::new(1, minor)
+}
+
+/// One version-dependent rule: its switch in [`Rules`], the release it applies from, and what
+/// changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleInfo {
+    /// The field of [`Rules`] (snake case); the JSON report names it in camel case.
+    pub name: &'static str,
+    pub since: KubeVersion,
+    /// The release after which it no longer applies (an API version removed), if any.
+    pub until: Option<KubeVersion>,
+    pub what: &'static str,
+}
+
+macro_rules! rules {
+    ($( $field:ident: $since:expr, $until:expr, $what:expr; )*) => {
+        /// Every version-dependent rule, in the order [`Rules`] declares them.
+        pub const RULES: &[RuleInfo] = &[ $( RuleInfo { name: stringify!($field), since: $since, until: $until, what: $what }, )* ];
+
+        /// The switches for one release: one field per version-dependent rule.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct Rules {
+            /// The release these rules are for.
+            pub version: KubeVersion,
+            $( #[doc = $what] pub $field: bool, )*
+        }
+
+        impl Rules {
+            /// The rules of `version` (clamped to the supported range).
+            pub fn for_version(version: KubeVersion) -> Rules {
+                let version = version.nearest_supported();
+                let on = |since: KubeVersion, until: Option<KubeVersion>| version >= since && until.is_none_or(|u| version <= u);
+                Rules { version, $( $field: on($since, $until), )* }
+            }
+
+            /// `(rule, applies)` for every rule, in table order.
+            pub fn switches(&self) -> Vec<(&'static str, bool)> {
+                vec![ $( (stringify!($field), self.$field), )* ]
+            }
+        }
+    };
+}
+
+rules! {
+    cross_namespace_pod_affinity_scope: v(21), None,
+        "the CrossNamespacePodAffinity quota scope (KEP-2249: alpha 1.21 behind a gate on by default for quota scopes, GA 1.24)";
+    batch_v1_cronjob: v(21), None,
+        "CronJob is served as batch/v1 (GA in 1.21; 1.20 serves only batch/v1beta1)";
+    policy_v1_pod_disruption_budget: v(21), None,
+        "PodDisruptionBudget is served as policy/v1 (1.21)";
+    discovery_v1_endpoint_slice: v(21), None,
+        "EndpointSlice is served as discovery.k8s.io/v1 (1.21)";
+    autoscaling_v2: v(23), None,
+        "HorizontalPodAutoscaler is served as autoscaling/v2 (1.23)";
+    networking_v1beta1_ingress: v(20), Some(v(21)),
+        "Ingress and IngressClass are served as networking.k8s.io/v1beta1 and Ingress as extensions/v1beta1 (removed in 1.22)";
+    v1beta1_rbac_storage_scheduling: v(20), Some(v(21)),
+        "rbac, scheduling, coordination, admissionregistration, apiextensions and storage (CSIDriver, StorageClass, VolumeAttachment) are served as v1beta1 (removed in 1.22)";
+    must_specify_names_containers: v(24), None,
+        "the must-specify message names the containers per resource (`must specify limits.cpu for: app; requests.cpu for: app`; before: `must specify limits.cpu,requests.cpu`, k/k#107210)";
+    batch_v1beta1_cronjob: v(20), Some(v(24)),
+        "CronJob is served as batch/v1beta1 (removed in 1.25)";
+    policy_v1beta1: v(20), Some(v(24)),
+        "PodDisruptionBudget and PodSecurityPolicy are served as policy/v1beta1 (removed in 1.25)";
+    v1beta1_until_1_24: v(20), Some(v(24)),
+        "autoscaling/v2beta1, discovery.k8s.io/v1beta1, events.k8s.io/v1beta1 and node.k8s.io/v1beta1 are served (removed in 1.25)";
+    autoscaling_v2beta2: v(20), Some(v(25)),
+        "HorizontalPodAutoscaler is served as autoscaling/v2beta2 (removed in 1.26)";
+    restartable_sidecars: v(29), None,
+        "restartable init containers (`restartPolicy: Always`, sidecars) add to the running sum and to later init phases (KEP-753: alpha 1.28 off by default, beta on by default 1.29, GA 1.33); before, the field is dropped and the container is a plain init container";
+    scope_change_on_update: v(33), None,
+        "a pod update that flips the Terminating scope (activeDeadlineSeconds set or unset) is charged; quotas the old pod did not match are charged its full usage (k/k#130060)";
+    pod_resize: v(33), None,
+        "in-place resize (pods/resize) is quota-checked with usage the larger of spec, status.resources and allocated resources (KEP-1287: beta on by default 1.33, GA 1.35); before, a running pod's resources cannot change";
+    volume_attributes_class_scope: v(34), None,
+        "the VolumeAttributesClass quota scope on claims (added in 1.33 behind the VolumeAttributesClass gate, off by default until the GA in 1.34)";
+    pod_level_resources: v(34), None,
+        "pod-level spec.resources replace the container totals for cpu, memory and hugepages, and lift must-specify (KEP-2837: alpha 1.32, beta on by default 1.34); before, the field is dropped";
+    dra: v(34), None,
+        "ResourceClaims are charged `count/resourceclaims.resource.k8s.io` and `<class>.deviceclass.resource.k8s.io/devices` (DRA GA in 1.34, resource.k8s.io/v1); before, resource.k8s.io is not served by default";
+    quota_request_limit_warning: v(35), None,
+        "a quota whose requests.X exceeds its limits.X gets a warning (k/k#134389)";
+    dra_admin_access_counted: v(36), None,
+        "admin-access device requests count toward the device-class quota (KEP-5018 GA 1.36); before, they are not charged";
+    dra_extended_resources: v(36), None,
+        "pods' DRA extended resources are charged as `requests.deviceclass.resource.kubernetes.io/<class>` and as the DeviceClass's extendedResourceName (KEP-5004: beta on by default 1.36)";
+}
+
+impl Rules {
+    /// The newest release's rules.
+    pub fn newest() -> Rules {
+        Rules::for_version(NEWEST)
+    }
+
+    /// The camel-case names of the rules that apply (for the JSON report).
+    pub fn applied(&self) -> Vec<String> {
+        self.switches().into_iter().filter(|(_, on)| *on).map(|(n, _)| camel(n)).collect()
+    }
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules::newest()
+    }
+}
+
+fn camel(snake: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// What the JSON report says about the version a check answered for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionReport {
+    /// `1.36`: the release whose rules were applied.
+    pub version: String,
+    /// Where the version came from: `default`, `flag` or `server`.
+    pub source: String,
+    /// The version the server reported, when it differs from the rules applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
+    /// The version-dependent rules that applied (camel case names of [`Rules`]' fields).
+    pub rules: Vec<String>,
+}
+
+impl VersionReport {
+    pub fn new(rules: &Rules, source: &str, server_version: Option<String>) -> VersionReport {
+        VersionReport { version: rules.version.to_string(), source: source.into(), server_version, rules: rules.applied() }
+    }
+}
+
+/// Where an object's API version stands on a release.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Served {
+    /// Served: nothing to say.
+    Yes,
+    /// Served, but worth a note (deprecated, removed later): the note.
+    Deprecated(String),
+    /// Not served on this release: the note saying which releases serve it.
+    No(String),
+}
+
+/// Whether `api_version` serves `kind` on the rules' release. Only group versions that
+/// changed between 1.20 and 1.36 are listed; anything else is taken as served.
+pub fn served(rules: &Rules, api_version: &str, kind: &str) -> Served {
+    let (on, releases): (bool, &str) = match (api_version, kind) {
+        ("batch/v1beta1", "CronJob") => (rules.batch_v1beta1_cronjob, "1.8 to 1.24"),
+        ("batch/v1", "CronJob") => (rules.batch_v1_cronjob, "1.21 and later"),
+        ("policy/v1beta1", "PodDisruptionBudget" | "PodSecurityPolicy") => (rules.policy_v1beta1, "1.5 to 1.24"),
+        ("policy/v1", "PodDisruptionBudget") => (rules.policy_v1_pod_disruption_budget, "1.21 and later"),
+        ("extensions/v1beta1", "Ingress") => (rules.networking_v1beta1_ingress, "1.1 to 1.21"),
+        ("networking.k8s.io/v1beta1", "Ingress" | "IngressClass") => (rules.networking_v1beta1_ingress, "1.14 to 1.21"),
+        ("extensions/v1beta1", _) => (false, "1.2 to 1.15"),
+        ("apps/v1beta1", _) => (false, "1.5 to 1.15"),
+        ("apps/v1beta2", _) => (false, "1.8 to 1.15"),
+        ("autoscaling/v2beta1", _) => (rules.v1beta1_until_1_24, "1.8 to 1.24"),
+        ("autoscaling/v2beta2", _) => (rules.autoscaling_v2beta2, "1.12 to 1.25"),
+        ("autoscaling/v2", _) => (rules.autoscaling_v2, "1.23 and later"),
+        ("discovery.k8s.io/v1beta1", _) | ("events.k8s.io/v1beta1", _) | ("node.k8s.io/v1beta1", _) => (rules.v1beta1_until_1_24, "1.24 at the latest"),
+        ("discovery.k8s.io/v1", _) => (rules.discovery_v1_endpoint_slice, "1.21 and later"),
+        (
+            "rbac.authorization.k8s.io/v1beta1"
+            | "scheduling.k8s.io/v1beta1"
+            | "coordination.k8s.io/v1beta1"
+            | "admissionregistration.k8s.io/v1beta1"
+            | "apiextensions.k8s.io/v1beta1"
+            | "storage.k8s.io/v1beta1",
+            _,
+        ) if kind != "CSIStorageCapacity" => (rules.v1beta1_rbac_storage_scheduling, "1.21 at the latest"),
+        ("resource.k8s.io/v1", _) => (rules.dra, "1.34 and later"),
+        (av, _) if av.starts_with("resource.k8s.io/") => (false, "only with its feature gate and API group version enabled (off by default)"),
+        ("storage.k8s.io/v1", "VolumeAttributesClass") => (rules.volume_attributes_class_scope, "1.34 and later"),
+        _ => return Served::Yes,
+    };
+    let current = current_version(api_version, kind);
+    if on {
+        match current {
+            Some(cur) if cur != api_version => {
+                Served::Deprecated(format!("{api_version} {kind} is served by Kubernetes {releases}; charged like {cur} (same group and resource)"))
+            }
+            _ => Served::Yes,
+        }
+    } else {
+        Served::No(format!("{api_version} {kind} is served by Kubernetes {releases}, not by {}", rules.version))
+    }
+}
+
+/// The current API version of an older one, when the group is the same (so quota's
+/// `count/<resource>.<group>` is the same).
+fn current_version(api_version: &str, kind: &str) -> Option<&'static str> {
+    Some(match (api_version.split('/').next().unwrap_or(""), kind) {
+        ("batch", "CronJob") => "batch/v1",
+        ("policy", "PodDisruptionBudget") => "policy/v1",
+        ("apps", _) => "apps/v1",
+        ("networking.k8s.io", _) => "networking.k8s.io/v1",
+        ("autoscaling", _) => "autoscaling/v2",
+        ("discovery.k8s.io", _) => "discovery.k8s.io/v1",
+        ("events.k8s.io", _) => "events.k8s.io/v1",
+        ("node.k8s.io", _) => "node.k8s.io/v1",
+        _ => return None,
+    })
+}
+
+/// kubectl's refusal for a kind its server does not serve (`kubectl create -f` prints it and
+/// exits 1 before sending anything).
+pub fn no_matches_message(api_version: &str, kind: &str) -> String {
+    format!("no matches for kind {kind:?} in version {api_version:?}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse_as_servers_and_providers_print_them() {
+        let cases = [
+            ("1.33", Some((1, 33))),
+            ("v1.33.2", Some((1, 33))),
+            ("1.33+", Some((1, 33))),
+            ("v1.27.3-eks-2d98532", Some((1, 27))),
+            ("v1.30.5-gke.1014001", Some((1, 30))),
+            (" 1.20 ", Some((1, 20))),
+            ("1", None),
+            ("one.two", None),
+            ("", None),
+        ];
+        for (s, want) in cases {
+            assert_eq!(KubeVersion::parse(s).ok().map(|v| (v.major, v.minor)), want, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn supported_range_and_clamping() {
+        assert!(KubeVersion::new(1, 20).supported() && KubeVersion::new(1, 36).supported());
+        assert!(!KubeVersion::new(1, 19).supported() && !KubeVersion::new(1, 37).supported());
+        assert_eq!(KubeVersion::new(1, 40).nearest_supported(), NEWEST);
+        assert_eq!(KubeVersion::new(1, 16).nearest_supported(), OLDEST);
+    }
+
+    #[test]
+    fn every_rule_has_a_switch() {
+        let names: Vec<&str> = Rules::newest().switches().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, RULES.iter().map(|r| r.name).collect::<Vec<_>>());
+        assert_eq!(camel("must_specify_names_containers"), "mustSpecifyNamesContainers");
+    }
+}

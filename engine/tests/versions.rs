@@ -1,0 +1,218 @@
+//! Rule tables, per Kubernetes release: every rule of `version.rs` with the release it applies
+//! from, and what a check answers just before and from that release.
+//!
+//! Releases come from /work/shared/reference/modern-quota.md (feature-gate defaults, KEPs,
+//! k/k pull requests cited there) and the Kubernetes API deprecation guide for served API
+//! versions; never from what the tool prints.
+
+mod support;
+
+use kubectl_quota_engine::version::{KubeVersion, Rules, RULES};
+use support::*;
+
+fn v(s: &str) -> KubeVersion {
+    KubeVersion::parse(s).unwrap()
+}
+
+fn one_as(version: &str, state: &str, input: &str) -> DocumentReport {
+    only(check_version(version, state, input))
+}
+
+#[test]
+fn every_rule_applies_from_its_release() {
+    // (rule, first release, last release). Pinned here so that moving a rule is a visible change.
+    let want: &[(&str, &str, Option<&str>)] = &[
+        ("cross_namespace_pod_affinity_scope", "1.21", None),
+        ("batch_v1_cronjob", "1.21", None),
+        ("policy_v1_pod_disruption_budget", "1.21", None),
+        ("discovery_v1_endpoint_slice", "1.21", None),
+        ("autoscaling_v2", "1.23", None),
+        ("networking_v1beta1_ingress", "1.20", Some("1.21")),
+        ("v1beta1_rbac_storage_scheduling", "1.20", Some("1.21")),
+        ("must_specify_names_containers", "1.24", None),
+        ("batch_v1beta1_cronjob", "1.20", Some("1.24")),
+        ("policy_v1beta1", "1.20", Some("1.24")),
+        ("v1beta1_until_1_24", "1.20", Some("1.24")),
+        ("autoscaling_v2beta2", "1.20", Some("1.25")),
+        ("restartable_sidecars", "1.29", None),
+        ("scope_change_on_update", "1.33", None),
+        ("pod_resize", "1.33", None),
+        ("volume_attributes_class_scope", "1.34", None),
+        ("pod_level_resources", "1.34", None),
+        ("dra", "1.34", None),
+        ("quota_request_limit_warning", "1.35", None),
+        ("dra_admin_access_counted", "1.36", None),
+        ("dra_extended_resources", "1.36", None),
+    ];
+    let got: Vec<(&str, String, Option<String>)> = RULES.iter().map(|r| (r.name, r.since.to_string(), r.until.map(|u| u.to_string()))).collect();
+    let want: Vec<(&str, String, Option<String>)> = want.iter().map(|(n, s, u)| (*n, s.to_string(), u.map(str::to_string))).collect();
+    assert_eq!(got, want);
+    // And each switch is off the release before, on from `since`, off after `until`.
+    let mut t = Table::default();
+    for r in RULES {
+        let at = |minor: u32| Rules::for_version(KubeVersion::new(1, minor)).switches().into_iter().find(|(n, _)| *n == r.name).unwrap().1;
+        if r.since.minor > 20 {
+            t.row(&format!("{} before {}", r.name, r.since), format!("{}", at(r.since.minor - 1)), "false");
+        }
+        t.row(&format!("{} at {}", r.name, r.since), format!("{}", at(r.since.minor)), "true");
+        if let Some(u) = r.until {
+            t.row(&format!("{} at {u}", r.name), format!("{}", at(u.minor)), "true");
+            t.row(&format!("{} after {u}", r.name), format!("{}", at(u.minor + 1)), "false");
+        }
+    }
+    t.done();
+}
+
+#[test]
+fn must_specify_names_containers_from_1_24() {
+    // k/k#107210: before 1.24 the constraint error is the bare sorted list.
+    let state = quota("q", "", "limits.cpu=4/0 requests.memory=4Gi/0");
+    let p = pod("p").app("app", "requests: {cpu: 1}").init("init", "").yaml();
+    let mut t = Table::default();
+    for (version, want) in [
+        ("1.20", "failed quota: q: must specify limits.cpu,requests.memory"),
+        ("1.23", "failed quota: q: must specify limits.cpu,requests.memory"),
+        ("1.24", "failed quota: q: must specify limits.cpu for: app,init; requests.memory for: app,init"),
+        ("1.36", "failed quota: q: must specify limits.cpu for: app,init; requests.memory for: app,init"),
+    ] {
+        t.row(version, summary(&one_as(version, &state, &p)), want);
+    }
+    t.done();
+}
+
+#[test]
+fn sidecars_are_plain_init_containers_before_1_29() {
+    // KEP-753: alpha in 1.28 (off by default), beta on by default in 1.29. With the gate off
+    // the field is dropped: the sidecar runs before the app, not beside it.
+    let state = quota("q", "", "requests.cpu=10/0");
+    let p = pod("p").app("app", "requests: {cpu: 500m}").sidecar("proxy", "requests: {cpu: 300m}").yaml();
+    let mut t = Table::default();
+    for (version, want) in [("1.27", "allowed: requests.cpu=500m"), ("1.28", "allowed: requests.cpu=500m"), ("1.29", "allowed: requests.cpu=800m")] {
+        t.row(version, charged(&one_as(version, &state, &p), &["requests.cpu"]), want);
+    }
+    t.done();
+}
+
+#[test]
+fn pod_level_resources_from_1_34() {
+    // KEP-2837: beta on by default in 1.34; before, spec.resources is dropped on create.
+    let state = quota("q", "", "requests.cpu=10/0 limits.cpu=10/0");
+    let p = pod("p").app("app", "requests: {cpu: 500m}, limits: {cpu: 1}").with("resources: {requests: {cpu: 2}, limits: {cpu: 3}}").yaml();
+    let mut t = Table::default();
+    for (version, want) in [("1.33", "allowed: limits.cpu=1,requests.cpu=500m"), ("1.34", "allowed: limits.cpu=3,requests.cpu=2")] {
+        t.row(version, charged(&one_as(version, &state, &p), &["requests.cpu", "limits.cpu"]), want);
+    }
+    t.done();
+}
+
+#[test]
+fn pod_level_resources_lift_must_specify_only_where_they_exist() {
+    let state = quota("q", "", "limits.cpu=10/0");
+    let p = pod("p").app("app", "").with("resources: {limits: {cpu: 2}}").yaml();
+    let mut t = Table::default();
+    t.row("1.33: dropped, the container lacks limits.cpu", summary(&one_as("1.33", &state, &p)), "failed quota: q: must specify limits.cpu for: app");
+    t.row("1.34: pod-level limits satisfy quota", summary(&one_as("1.34", &state, &p)), OK);
+    t.done();
+}
+
+#[test]
+fn removed_api_versions_are_refused_as_kubectl_does() {
+    let cron = |api: &str| {
+        format!("apiVersion: {api}\nkind: CronJob\nmetadata: {{name: nightly}}\nspec: {{schedule: '0 0 * * *', jobTemplate: {{spec: {{template: {{spec: {{restartPolicy: Never, containers: [{{name: a, image: x}}]}}}}}}}}}}\n")
+    };
+    let state = quota("q", "", "count/cronjobs.batch=5/0");
+    let mut t = Table::default();
+    for (what, version, doc, want) in [
+        ("batch/v1beta1 CronJob on 1.20", "1.20", cron("batch/v1beta1"), OK.to_string()),
+        ("batch/v1beta1 CronJob on 1.24", "1.24", cron("batch/v1beta1"), OK.to_string()),
+        ("batch/v1beta1 CronJob on 1.25", "1.25", cron("batch/v1beta1"), "no matches for kind \"CronJob\" in version \"batch/v1beta1\"".to_string()),
+        ("batch/v1 CronJob on 1.20", "1.20", cron("batch/v1"), "no matches for kind \"CronJob\" in version \"batch/v1\"".to_string()),
+        ("batch/v1 CronJob on 1.21", "1.21", cron("batch/v1"), OK.to_string()),
+        (
+            "extensions/v1beta1 Deployment (removed in 1.16)",
+            "1.20",
+            "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: a, image: x}]}}}\n"
+                .to_string(),
+            "no matches for kind \"Deployment\" in version \"extensions/v1beta1\"".to_string(),
+        ),
+        (
+            "apps/v1beta2 StatefulSet (removed in 1.16)",
+            "1.36",
+            "apiVersion: apps/v1beta2\nkind: StatefulSet\nmetadata: {name: s}\nspec: {template: {spec: {containers: [{name: a, image: x}]}}}\n".to_string(),
+            "no matches for kind \"StatefulSet\" in version \"apps/v1beta2\"".to_string(),
+        ),
+        (
+            "policy/v1beta1 PDB on 1.25",
+            "1.25",
+            object("policy/v1beta1", "PodDisruptionBudget", "pdb", ""),
+            "no matches for kind \"PodDisruptionBudget\" in version \"policy/v1beta1\"".to_string(),
+        ),
+        (
+            "networking.k8s.io/v1beta1 Ingress on 1.22",
+            "1.22",
+            object("networking.k8s.io/v1beta1", "Ingress", "i", ""),
+            "no matches for kind \"Ingress\" in version \"networking.k8s.io/v1beta1\"".to_string(),
+        ),
+    ] {
+        let d = one_as(version, &state, &doc);
+        let got = if d.allowed { OK.to_string() } else { d.message.clone().unwrap_or_default() };
+        t.row(what, got, want);
+    }
+    t.done();
+}
+
+#[test]
+fn older_api_versions_are_charged_like_their_current_version() {
+    // Quota counts the request's group and resource: batch/v1beta1 CronJobs are
+    // count/cronjobs.batch, policy/v1beta1 PDBs count/poddisruptionbudgets.policy.
+    let state = quota("q", "", "count/cronjobs.batch=1/1 count/poddisruptionbudgets.policy=1/1");
+    let cron = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly}\nspec: {schedule: '0 0 * * *', jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: a, image: x}]}}}}}\n";
+    let mut t = Table::default();
+    let d = one_as("1.24", &state, cron);
+    t.row("CronJob batch/v1beta1", summary(&d), exceeded("q", "count/cronjobs.batch", "1", "1", "1"));
+    t.row(
+        "the note says which releases serve it",
+        d.notes.iter().find(|n| n.contains("served")).cloned().unwrap_or_default(),
+        "batch/v1beta1 CronJob is served by Kubernetes 1.8 to 1.24; charged like batch/v1 (same group and resource)",
+    );
+    t.row(
+        "PodDisruptionBudget policy/v1beta1",
+        summary(&one_as("1.24", &state, &object("policy/v1beta1", "PodDisruptionBudget", "pdb", ""))),
+        exceeded("q", "count/poddisruptionbudgets.policy", "1", "1", "1"),
+    );
+    t.done();
+}
+
+#[test]
+fn resource_claims_are_served_and_charged_from_1_34() {
+    let state = quota("q", "", "count/resourceclaims.resource.k8s.io=5/0 gpu.deviceclass.resource.k8s.io/devices=8/0");
+    let c = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu, count: 2}}]}}\n";
+    let mut t = Table::default();
+    t.row("1.33 serves no resource.k8s.io/v1", summary(&one_as("1.33", &state, c)), "no matches for kind \"ResourceClaim\" in version \"resource.k8s.io/v1\"");
+    t.row(
+        "1.34 charges the claim and its devices",
+        charged_where(&one_as("1.34", &state, c), |_| true),
+        "allowed: count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=2",
+    );
+    t.done();
+}
+
+#[test]
+fn quota_request_above_limit_warns_from_1_35() {
+    // k/k#134389.
+    let q = unsynced_quota("q", "", "requests.cpu=4 limits.cpu=2");
+    let warned = |version: &str| one_as(version, "", &q).notes.iter().filter(|n| n.starts_with("Warning:")).cloned().collect::<Vec<_>>().join("; ");
+    let mut t = Table::default();
+    t.row("1.34", warned("1.34"), "");
+    t.row("1.35", warned("1.35"), "Warning: ResourceQuota requests.cpu (4) should be less than limits.cpu (2)");
+    t.done();
+}
+
+#[test]
+fn versions_parse_as_providers_print_them() {
+    let mut t = Table::default();
+    for (s, want) in [("1.33", "1.33"), ("v1.33.2", "1.33"), ("1.33+", "1.33"), ("v1.29.8-eks-a737599", "1.29"), ("v1.30.5-gke.1014001", "1.30")] {
+        t.row(s, v(s).to_string(), want);
+    }
+    t.done();
+}
