@@ -411,6 +411,238 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
     notes
 }
 
+/// A kind `snapshot` saves: where it is served and whether it lives in a namespace.
+struct SnapshotKind {
+    group: &'static str,
+    versions: &'static [&'static str],
+    kind: &'static str,
+    plural: &'static str,
+    namespaced: bool,
+    /// Optional API: not served by every cluster (a note, not an error, when absent).
+    optional: bool,
+}
+
+/// What `snapshot` saves, in the order it prints them: what admission consults, then the
+/// namespace's workloads and their pods and claims.
+const SNAPSHOT_KINDS: &[SnapshotKind] = &[
+    SnapshotKind { group: "", versions: &["v1"], kind: "ResourceQuota", plural: "resourcequotas", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "LimitRange", plural: "limitranges", namespaced: true, optional: false },
+    SnapshotKind { group: "scheduling.k8s.io", versions: &["v1"], kind: "PriorityClass", plural: "priorityclasses", namespaced: false, optional: false },
+    SnapshotKind { group: "storage.k8s.io", versions: &["v1"], kind: "StorageClass", plural: "storageclasses", namespaced: false, optional: false },
+    SnapshotKind { group: "node.k8s.io", versions: &["v1", "v1beta1"], kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false, optional: true },
+    SnapshotKind {
+        group: "resource.k8s.io",
+        versions: &["v1", "v1beta2", "v1beta1"],
+        kind: "DeviceClass",
+        plural: "deviceclasses",
+        namespaced: false,
+        optional: true,
+    },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "Deployment", plural: "deployments", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "ReplicaSet", plural: "replicasets", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "StatefulSet", plural: "statefulsets", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "DaemonSet", plural: "daemonsets", namespaced: true, optional: false },
+    SnapshotKind { group: "batch", versions: &["v1"], kind: "Job", plural: "jobs", namespaced: true, optional: false },
+    SnapshotKind { group: "batch", versions: &["v1", "v1beta1"], kind: "CronJob", plural: "cronjobs", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "ReplicationController", plural: "replicationcontrollers", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "Pod", plural: "pods", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: true, optional: false },
+];
+
+/// Server-set metadata that says nothing to admission and changes on every read. A
+/// StorageClass keeps its creationTimestamp: with several default classes the newest wins.
+fn trim_metadata(kind: &str, value: &mut serde_json::Value) {
+    let Some(meta) = value.get_mut("metadata").and_then(serde_json::Value::as_object_mut) else { return };
+    for field in ["managedFields", "uid", "resourceVersion", "generation", "selfLink"] {
+        meta.remove(field);
+    }
+    if kind != "StorageClass" {
+        meta.remove("creationTimestamp");
+    }
+    if let Some(a) = meta.get_mut("annotations").and_then(serde_json::Value::as_object_mut) {
+        a.remove("kubectl.kubernetes.io/last-applied-configuration");
+        if a.is_empty() {
+            meta.remove("annotations");
+        }
+    }
+    if let Some(refs) = meta.get_mut("ownerReferences").and_then(serde_json::Value::as_array_mut) {
+        refs.iter_mut().filter_map(serde_json::Value::as_object_mut).for_each(|r| {
+            r.remove("uid");
+        });
+    }
+}
+
+fn is_not_served(e: &ReadError) -> bool {
+    e.message.contains("could not find the requested resource") || e.message.contains("404") || e.message.contains("not found")
+}
+
+/// Which namespaces `snapshot` reads: one, or all.
+pub enum Scope<'a> {
+    Namespace(&'a str),
+    All,
+}
+
+/// Everything offline `check`, `plan` and `describe` consult, as API objects (apiVersion and
+/// kind set, server-set metadata trimmed; fields in name order, so apiVersion, kind, metadata,
+/// spec, status), sorted by kind order, namespace, name. Optional
+/// APIs the server does not serve are skipped with a note; any other failed read is an error.
+pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<(Vec<serde_json::Value>, Vec<String>), ReadError> {
+    let mut tasks = Vec::new();
+    for k in SNAPSHOT_KINDS {
+        let client = conn.client.clone();
+        let (server, timeout) = (conn.server.clone(), conn.timeout);
+        let ns = match scope {
+            Scope::Namespace(ns) => Some(ns.to_string()),
+            Scope::All => None,
+        };
+        tasks.push(tokio::spawn(async move {
+            let mut last = None;
+            for version in k.versions {
+                let gvk = GroupVersionKind::gvk(k.group, version, k.kind);
+                let ar = ApiResource::from_gvk_with_plural(&gvk, k.plural);
+                let (api, what) = match (&ns, k.namespaced) {
+                    (Some(ns), true) => (Api::<DynamicObject>::namespaced_with(client.clone(), ns, &ar), format!("list {} in namespace {ns:?}", k.plural)),
+                    _ => (Api::<DynamicObject>::all_with(client.clone(), &ar), format!("list {}", k.plural)),
+                };
+                match list_all(api, what, server.clone(), timeout).await {
+                    Ok(items) => return Ok((ar.api_version.clone(), items)),
+                    Err(e) if is_not_served(&e) => last = Some(e),
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(last.expect("every kind has a version"))
+        }));
+    }
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    for (k, t) in SNAPSHOT_KINDS.iter().zip(tasks) {
+        let r = t.await.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }));
+        let (api_version, items) = match r {
+            Ok(x) => x,
+            Err(e) if k.optional && is_not_served(&e) => {
+                let group = if k.group.is_empty() { "core" } else { k.group };
+                notes.push(format!("this cluster does not serve {} ({group}): none saved", k.plural));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let mut values: Vec<serde_json::Value> = items
+            .into_iter()
+            .filter_map(|item| {
+                let mut v = serde_json::to_value(&item).ok()?;
+                let o = v.as_object_mut()?;
+                o.insert("apiVersion".into(), api_version.clone().into());
+                o.insert("kind".into(), k.kind.into());
+                trim_metadata(k.kind, &mut v);
+                Some(v)
+            })
+            .collect();
+        let key = |v: &serde_json::Value| {
+            let m = &v["metadata"];
+            (m["namespace"].as_str().unwrap_or("").to_string(), m["name"].as_str().unwrap_or("").to_string())
+        };
+        values.sort_by_key(key);
+        out.extend(values);
+    }
+    Ok((out, notes))
+}
+
+/// A workload as `why` reads it: the object, what it owns (ReplicaSets of a Deployment, Jobs
+/// of a CronJob), and the events of all of them.
+pub struct WorkloadRead {
+    pub object: serde_json::Value,
+    pub children: Vec<serde_json::Value>,
+    pub events: Vec<kubectl_quota_engine::why::Event>,
+}
+
+/// Reads a workload by kind (as kubectl spells it: `deployment`, `deploy`, `sts`, ...) and
+/// name, what it owns and their events. `Ok(None)` when the kind is not a workload.
+pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> Result<Option<WorkloadRead>, ReadError> {
+    let (group, version, kind, plural, child) = match kind.to_lowercase().as_str() {
+        "deployment" | "deployments" | "deploy" | "deployment.apps" => {
+            ("apps", "v1", "Deployment", "deployments", Some(("apps", "v1", "ReplicaSet", "replicasets")))
+        }
+        "replicaset" | "replicasets" | "rs" | "replicaset.apps" => ("apps", "v1", "ReplicaSet", "replicasets", None),
+        "statefulset" | "statefulsets" | "sts" | "statefulset.apps" => ("apps", "v1", "StatefulSet", "statefulsets", None),
+        "daemonset" | "daemonsets" | "ds" | "daemonset.apps" => ("apps", "v1", "DaemonSet", "daemonsets", None),
+        "job" | "jobs" | "job.batch" => ("batch", "v1", "Job", "jobs", None),
+        "cronjob" | "cronjobs" | "cj" | "cronjob.batch" => ("batch", "v1beta1", "CronJob", "cronjobs", Some(("batch", "v1", "Job", "jobs"))),
+        "replicationcontroller" | "replicationcontrollers" | "rc" => ("", "v1", "ReplicationController", "replicationcontrollers", None),
+        _ => return Ok(None),
+    };
+    let c = &conn.client;
+    let get = |g: &str, v: &str, k: &str, p: &str| {
+        let ar = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(g, v, k), p);
+        (Api::<DynamicObject>::namespaced_with(c.clone(), namespace, &ar), ar.api_version)
+    };
+    // CronJob is batch/v1 from Kubernetes 1.21, batch/v1beta1 before.
+    let mut versions = vec![version];
+    if kind == "CronJob" {
+        versions.insert(0, "v1");
+    }
+    let mut found = None;
+    for v in versions {
+        let (api, av) = get(group, v, kind, plural);
+        match api.get_opt(name).await {
+            Ok(Some(o)) => {
+                found = Some((o, av));
+                break;
+            }
+            Ok(None) => {}
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(e) => return Err(read_error(&conn.server, format!("get {plural} {name:?} in namespace {namespace:?}"), RequestError::Kube(e))),
+        }
+    }
+    let Some((obj, av)) = found else {
+        return Err(ReadError {
+            what: format!("get {plural} {name:?} in namespace {namespace:?}"),
+            forbidden: false,
+            unreachable: false,
+            message: "not found".into(),
+        });
+    };
+    let with_type = |o: &DynamicObject, av: &str, k: &str| {
+        let mut v = serde_json::to_value(o).unwrap_or_default();
+        if let Some(m) = v.as_object_mut() {
+            m.insert("apiVersion".into(), av.into());
+            m.insert("kind".into(), k.into());
+        }
+        v
+    };
+    let object = with_type(&obj, &av, kind);
+    let mut children = Vec::new();
+    if let Some((g, v, k, p)) = child {
+        let (api, cav) = get(g, v, k, p);
+        let items = list_all(api, format!("list {p} in namespace {namespace:?}"), conn.server.clone(), conn.timeout).await?;
+        for o in items {
+            let owned = o.metadata.owner_references.iter().flatten().any(|r| r.kind == kind && r.name == name);
+            if owned {
+                children.push(with_type(&o, &cav, k));
+            }
+        }
+    }
+    let events_api = Api::<k8s_openapi::api::core::v1::Event>::namespaced(c.clone(), namespace);
+    let mut events = Vec::new();
+    let mut involved: Vec<String> = vec![name.to_string()];
+    involved.extend(children.iter().filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string)));
+    for who in involved {
+        let lp = ListParams::default().fields(&format!("involvedObject.name={who}"));
+        let list =
+            events_api.list(&lp).await.map_err(|e| read_error(&conn.server, format!("list events in namespace {namespace:?}"), RequestError::Kube(e)))?;
+        for e in list.items {
+            let last = e.last_timestamp.as_ref().map(|t| t.0.to_string()).or_else(|| e.event_time.as_ref().map(|t| t.0.to_string())).unwrap_or_default();
+            events.push(kubectl_quota_engine::why::Event {
+                object: format!("{}/{}", e.involved_object.kind.clone().unwrap_or_default().to_lowercase(), who),
+                reason: e.reason.unwrap_or_default(),
+                message: e.message.unwrap_or_default(),
+                count: e.count.unwrap_or(1),
+                last_seen: last,
+            });
+        }
+    }
+    Ok(Some(WorkloadRead { object, children, events }))
+}
+
 /// Namespace names (for completion); empty when they cannot be listed.
 /// `GET /version`: the server's gitVersion and its release.
 pub async fn server_version(conn: &Conn) -> Result<(String, KubeVersion), String> {
@@ -462,5 +694,31 @@ mod tests {
         assert!(parse_duration("8761h").is_err());
         assert_eq!(parse_duration("8760h").unwrap(), Some(Duration::from_secs(8760 * 3600)));
         assert!(parse_duration("5d").is_err());
+    }
+
+    #[test]
+    fn snapshot_trims_server_set_metadata_but_keeps_what_admission_reads() {
+        let meta = serde_json::json!({
+            "name": "x", "namespace": "ns", "uid": "u", "resourceVersion": "7", "generation": 2, "creationTimestamp": "2026-01-01T00:00:00Z",
+            "managedFields": [{}], "labels": {"app": "x"},
+            "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}", "storageclass.kubernetes.io/is-default-class": "true"},
+            "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1", "uid": "u2"}]
+        });
+        let cases = [
+            (
+                "Pod",
+                serde_json::json!({"name": "x", "namespace": "ns", "labels": {"app": "x"}, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}, "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1"}]}),
+            ),
+            // The newest default StorageClass wins: its creationTimestamp stays.
+            (
+                "StorageClass",
+                serde_json::json!({"name": "x", "namespace": "ns", "creationTimestamp": "2026-01-01T00:00:00Z", "labels": {"app": "x"}, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}, "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1"}]}),
+            ),
+        ];
+        for (kind, want) in cases {
+            let mut v = serde_json::json!({"metadata": meta.clone()});
+            trim_metadata(kind, &mut v);
+            assert_eq!(v["metadata"], want, "{kind}");
+        }
     }
 }

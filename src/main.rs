@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 use kubectl_quota::cli::{Cli, Command};
-use kubectl_quota::commands::{check, completion, create, describe, version};
+use kubectl_quota::commands::{check, completion, create, describe, plan, snapshot, version, why};
 use kubectl_quota::error::{print_err, Fatal};
 use kubectl_quota::render::escape::escape_lines;
 
@@ -14,6 +14,9 @@ async fn dispatch(cli: &Cli) -> Result<i32, Fatal> {
         Command::Check(args) => check::run(&cli.global, args).await,
         Command::Create(args) => create::run(&cli.global, args).await,
         Command::Describe(args) => describe::run(&cli.global, args).await,
+        Command::Plan(args) => plan::run(&cli.global, args).await,
+        Command::Snapshot(args) => snapshot::run(&cli.global, args).await,
+        Command::Why(args) => why::run(&cli.global, args).await,
         Command::Version => version::run(),
         Command::Completion { shell } => completion::run(Cli::command(), *shell),
     }

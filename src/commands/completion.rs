@@ -178,7 +178,7 @@ mod tests {
     #[test]
     fn completion_plans() {
         let cases: Vec<(Vec<&str>, Plan)> = vec![
-            (vec![""], words(&["check", "create", "describe", "version", "completion"])),
+            (vec![""], words(&["check", "create", "describe", "plan", "snapshot", "why", "version", "completion"])),
             (vec!["c"], words(&["check", "create", "completion"])),
             (vec!["check", "-f", ""], Plan::Files),
             (vec!["check", "--state", "st"], Plan::Files),
