@@ -1,7 +1,7 @@
 //! Benchmarks of kubectl-quota's library (criterion, `harness = false`).
 //!
-//! Run: `cargo bench --bench check` (all groups: about 2.5 minutes on 2 cores, a minute of it
-//! the LTO build), or one group:
+//! Run: `cargo bench --bench check` (all groups: about 2.5 minutes on 2 cores, plus the
+//! optimised build), or one group:
 //! `cargo bench --bench check -- pipeline`. Results and targets: `bench/RESULTS.md`.
 //!
 //! Groups:

@@ -113,11 +113,17 @@ fn check_and_print(
     let mut writer = ReportWriter::new(std::io::BufWriter::new(stdout.lock()), output_of(args), args.quiet, kubernetes);
     // A closed pipe (`| head`) is not an error of the check: stop writing, finish deciding.
     let mut failed = false;
-    let mut summary = report::check_explained(state, objs, opts, |d| {
+    let mut write = |d: kubectl_quota_engine::check::DocumentReport| {
         if !failed && writer.document(&d).is_err() {
             failed = true;
         }
-    });
+    };
+    // `--quiet` text shows verdict lines only: no hints to compute.
+    let mut summary = if args.quiet && args.output == OutputFormat::Text {
+        kubectl_quota_engine::check::check_each(state, objs, opts, |d, _| write(d))
+    } else {
+        report::check_explained(state, objs, opts, write)
+    };
     summary.notes.extend(more_notes(state));
     summary.notes.extend(notes);
     if !failed {

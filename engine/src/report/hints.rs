@@ -84,10 +84,12 @@ pub fn for_document(doc: &DocumentReport, state: &ClusterState) -> Vec<String> {
             ));
         }
     }
-    for q in state.quotas.get(&ns).into_iter().flatten() {
+    // The quotas the explanation mentions, looked up by name: thousands of quotas must not
+    // cost thousands times thousands comparisons per document.
+    let mentioned: std::collections::BTreeSet<&str> = doc.quotas.iter().chain(pod_quotas).filter(|r| !r.unrelated).map(|r| r.name.as_str()).collect();
+    for q in state.quotas.get(&ns).into_iter().flatten().filter(|q| mentioned.contains(q.name.as_str())) {
         let never = never_charged(&q.quota);
-        let mentioned = doc.quotas.iter().chain(pod_quotas).any(|r| r.name == q.name && !r.unrelated);
-        if !never.is_empty() && mentioned {
+        if !never.is_empty() {
             out.push(format!(
                 "quota {} is scoped, so it never charges {}: only pods (and claims, for VolumeAttributesClass) are matched by scopes",
                 q.name,
