@@ -10,14 +10,13 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::live::{client, lab_dir, plugin, text};
 use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Client, Config};
+use kube::Client;
 use kubectl_quota_engine::quantity::Quantity;
 use serde_json::Value;
 
@@ -27,41 +26,10 @@ struct Lab {
 }
 
 fn lab() -> Option<Lab> {
-    match std::env::var("KUBECTL_QUOTA_LAB") {
-        Ok(dir) => Some(Lab {
-            kubeconfig: Path::new(&dir).join("kubeconfig"),
-            limited_kubeconfig: std::env::var("KUBECTL_QUOTA_LAB_LIMITED").ok().map(|d| Path::new(&d).join("kubeconfig")),
-        }),
-        Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("live tests need the lab cluster under CI: run them through tests/run-all.sh")
-        }
-        Err(_) => {
-            eprintln!("\n*** SKIPPED: live tests need a real cluster; run tests/run-all.sh (as root on Debian) to build and start one ***\n");
-            None
-        }
-    }
-}
-
-async fn client(kubeconfig: &Path) -> Client {
-    let kc = Kubeconfig::read_from(kubeconfig).unwrap();
-    let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default()).await.unwrap();
-    Client::try_from(config).unwrap()
-}
-
-/// Runs the plugin binary.
-fn plugin(kubeconfig: &Path, args: &[&str]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("KUBECONFIG")
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).to_string()
+    lab_dir().map(|dir| Lab {
+        kubeconfig: dir.join("kubeconfig"),
+        limited_kubeconfig: std::env::var("KUBECTL_QUOTA_LAB_LIMITED").ok().map(|d| Path::new(&d).join("kubeconfig")),
+    })
 }
 
 fn docs(path: &Path) -> Vec<Value> {

@@ -5,49 +5,19 @@
 //! `KUBECTL_QUOTA_LAB` names the lab's state directory. Without it the tests say so loudly and
 //! skip, except under CI=true, where they fail. Each test works in its own namespace.
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
+mod common;
+
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use common::live::{client, lab_dir, plugin, text};
 use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Client, Config};
+use kube::Client;
 use serde_json::Value;
 
 fn lab() -> Option<PathBuf> {
-    match std::env::var("KUBECTL_QUOTA_LAB") {
-        Ok(dir) => Some(Path::new(&dir).join("kubeconfig")),
-        Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("live tests need the lab cluster under CI: run them through tests/run-all.sh")
-        }
-        Err(_) => {
-            eprintln!("\n*** SKIPPED: live tests need a real cluster; run tests/run-all.sh (as root on Debian) to build and start one ***\n");
-            None
-        }
-    }
-}
-
-async fn client(kubeconfig: &Path) -> Client {
-    let kc = Kubeconfig::read_from(kubeconfig).unwrap();
-    let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default()).await.unwrap();
-    Client::try_from(config).unwrap()
-}
-
-/// Runs the plugin binary.
-fn plugin(kubeconfig: &Path, args: &[&str]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("KUBECONFIG")
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).to_string()
+    lab_dir().map(|d| d.join("kubeconfig"))
 }
 
 /// A fresh namespace whose default service account has its token (pods are refused until then).

@@ -53,7 +53,7 @@ pub struct PlanArgs {
     #[arg(long = "admission-config", value_name = "FILE")]
     pub admission_config: Option<String>,
     /// Schedulable node count, to count a DaemonSet's pods.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(i32::MAX)))]
     pub nodes: Option<u32>,
     /// Output: text, JSON, or YAML ResourceQuota manifests sized to admit the release.
     #[arg(short = 'o', long, value_enum, default_value = "text")]

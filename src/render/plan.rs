@@ -8,9 +8,9 @@ use colored::Colorize;
 use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use kubectl_quota_engine::plan::Plan;
 
-/// Control characters shown as escapes, so a name cannot drive the terminal.
+/// Control characters made visible, as in every text output ([`super::escape`]).
 pub fn clean(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    super::escape::escape(s).into_owned()
 }
 
 /// The plan for people.

@@ -2,6 +2,8 @@
 //! with a case's `expected.json`, as tests/conformance/README.md prescribes.
 #![allow(dead_code)]
 
+pub mod live;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
