@@ -49,13 +49,6 @@ impl ClusterState {
                     let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
                     quotas.entry(ns).or_default().push(NamedQuota { name: o.meta.name, quota: *q });
                 }
-                // Pods (a resize), claims and claim templates are looked up by name later.
-                Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_) => {
-                    let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
-                    let mut o = o;
-                    o.meta.resource_version.get_or_insert_with(|| "1".into());
-                    s.existing.insert((ns, o.type_info.group_resource(), o.meta.name.clone()), o);
-                }
                 _ => s.add(o, default_namespace),
             }
         }
@@ -121,6 +114,13 @@ impl ClusterState {
             }
             Body::DeviceClass { extended_resource_name } => {
                 self.device_classes.get_or_insert_with(BTreeMap::new).insert(name, extended_resource_name);
+            }
+            // Pods (a resize), claims and claim templates are looked up by name later.
+            Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_) => {
+                let mut o = o;
+                o.meta.resource_version.get_or_insert_with(|| "1".into());
+                o.meta.namespace = Some(ns.clone());
+                self.existing.insert((ns, o.type_info.group_resource(), name), o);
             }
             _ => {}
         }
@@ -447,7 +447,10 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
                 let mut raw = q.raw.clone();
                 raw.status = None;
                 let errors = crate::validation::validate_resource_quota(&raw);
-                (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors))
+                (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors)).or_else(|| {
+                    version::unsupported_scope(&opts.rules, &q.scopes, q.scope_selector.as_deref())
+                        .map(|e| format!("ResourceQuota {:?} is invalid: {e}", obj.meta.name))
+                })
             }
             _ => None,
         };
