@@ -38,6 +38,9 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "check" 
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "create" -d 'Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "resourcequota" -d 'Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "describe" -d 'Show quotas as Used/Hard tables with percentages; scopes and selectors in words'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "plan" -d 'The quota these manifests need: headroom missing per quota, or quotas sized to admit them'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "snapshot" -d 'Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "why" -d 'Why are a workload\'s pods missing? The quota that refuses them and the smallest fix'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "version" -d 'Print the version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -119,6 +122,49 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s A -l all-namespaces -d 'Quotas of every namespace, grouped by namespace'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s f -l filename -d 'Manifests of the release: files, directories, or - for standard input (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l state -d 'Offline mode: the cluster\'s objects from files (e.g. `kubectl quota snapshot`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l admission-config -d 'The API server\'s admission configuration (ResourceQuota limitedResources)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l nodes -d 'Schedulable node count, to count a DaemonSet\'s pods' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s o -l output -d 'Output: text, JSON, or YAML ResourceQuota manifests sized to admit the release' -r -f -a "text\t''
+json\t''
+yaml\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s R -l recursive -d 'Process directories given with -f recursively'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s o -l output -d 'Output format' -r -f -a "yaml\t''
+json\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s A -l all-namespaces -d 'Every namespace'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s o -l output -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s V -l version -d 'Print version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l cluster -d 'The name of the kubeconfig cluster to use' -r
@@ -139,9 +185,12 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" 
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "check" -d 'Would these manifests pass ResourceQuota admission? Explain every match and every miss'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "create" -d 'Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "describe" -d 'Show quotas as Used/Hard tables with percentages; scopes and selectors in words'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "version" -d 'Print the version'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "check" -d 'Would these manifests pass ResourceQuota admission? Explain every match and every miss'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "create" -d 'Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "describe" -d 'Show quotas as Used/Hard tables with percentages; scopes and selectors in words'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "plan" -d 'The quota these manifests need: headroom missing per quota, or quotas sized to admit them'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "snapshot" -d 'Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "why" -d 'Why are a workload\'s pods missing? The quota that refuses them and the smallest fix'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "version" -d 'Print the version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

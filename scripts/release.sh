@@ -5,7 +5,7 @@
 #                          [--dist DIR] [--manifest FILE]
 #
 # TAG is v<version of Cargo.toml>, e.g. v0.1.0. For every target it can build here, the
-# script runs `cargo build --release --locked --target T` and packs the binary, LICENSE and,
+# script runs `cargo build --profile dist --locked --target T` and packs the binary, LICENSE and,
 # when it exists, completions/kubectl_complete-quota into DIR (default dist/):
 #   kubectl-quota-TAG-T.tar.gz   (Linux, macOS)      kubectl-quota-TAG-T.zip   (Windows)
 # plus ARCHIVE.sha256 next to each. Targets it cannot build here are skipped, with the reason.
@@ -165,11 +165,11 @@ build_and_pack() { # tag target
   local tag=$1 t=$2 bin stage archive members
   bin=$(bin_file "$t")
   archive=$dist/$(archive_of "$tag" "$t")
-  echo "==> $t: cargo build --release --locked --target $t"
-  cargo build --release --locked --target "$t"
+  echo "==> $t: cargo build --profile dist --locked --target $t"
+  cargo build --profile dist --locked --target "$t"
 
   stage=$(mktemp -d)
-  cp "${CARGO_TARGET_DIR:-target}/$t/release/$bin" "$stage/$bin"
+  cp "${CARGO_TARGET_DIR:-target}/$t/dist/$bin" "$stage/$bin"
   cp LICENSE "$stage/LICENSE"
   if [[ -f $COMPLETION_SRC ]]; then
     cp "$COMPLETION_SRC" "$stage/$COMPLETION"

@@ -8,6 +8,9 @@ use crate::commands::check::{CheckArgs, CHECK_HELP};
 use crate::commands::completion::COMPLETION_HELP;
 use crate::commands::create::{CreateArgs, CREATE_HELP};
 use crate::commands::describe::{DescribeArgs, DESCRIBE_HELP};
+use crate::commands::plan::{PlanArgs, PLAN_HELP};
+use crate::commands::snapshot::{SnapshotArgs, SNAPSHOT_HELP};
+use crate::commands::why::{WhyArgs, WHY_HELP};
 use crate::global::GlobalFlags;
 
 const ABOUT: &str = "Create ResourceQuotas, see Used/Hard at a glance, and check whether manifests fit before the API server says no.";
@@ -46,6 +49,15 @@ pub enum Command {
     /// Show quotas as Used/Hard tables with percentages; scopes and selectors in words.
     #[command(after_help = DESCRIBE_HELP)]
     Describe(DescribeArgs),
+    /// The quota these manifests need: headroom missing per quota, or quotas sized to admit them.
+    #[command(after_help = PLAN_HELP)]
+    Plan(PlanArgs),
+    /// Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI).
+    #[command(after_help = SNAPSHOT_HELP)]
+    Snapshot(SnapshotArgs),
+    /// Why are a workload's pods missing? The quota that refuses them and the smallest fix.
+    #[command(after_help = WHY_HELP)]
+    Why(WhyArgs),
     /// Print the version.
     #[command(after_help = "Examples:\n  kubectl quota version")]
     Version,

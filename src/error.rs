@@ -1,5 +1,18 @@
-//! The one exit-status rule of every subcommand: 0 success, 1 the cluster (or the replayed
-//! admission) said no, 2 the input or the environment could not be used.
+//! The one exit-status rule of every subcommand:
+//!
+//! - **0**: done (for `check`: everything fits).
+//! - **1**: refused: the API server refused what the command asked (`create` answered with
+//!   422 or 403, `describe`'s LIST forbidden, a named quota not found), or, for `check`, the
+//!   replayed validation or admission would refuse something.
+//! - **2**: the command could not do its job: bad flags or input (unreadable, too large,
+//!   malformed), an unusable environment (no kubeconfig, bad `--request-timeout`), a server
+//!   that cannot be reached or does not answer in time. `check` also exits 2 when it cannot
+//!   read the quotas, since exit 1 would claim a verdict it never reached.
+//!
+//! A closed standard output (`... | head`) is not an error: output stops quietly and the
+//! status is the command's own, as ripgrep does.
+
+use std::io::Write;
 
 use kubectl_quota_engine::manifest::InputError;
 
@@ -13,7 +26,7 @@ impl Fatal {
         Fatal(msg.into(), 2)
     }
 
-    /// The server refused or failed: exit status 1.
+    /// The server refused: exit status 1.
     pub fn server(msg: impl Into<String>) -> Fatal {
         Fatal(msg.into(), 1)
     }
@@ -23,4 +36,20 @@ impl From<InputError> for Fatal {
     fn from(e: InputError) -> Self {
         Fatal::input(e.to_string())
     }
+}
+
+/// Writes to standard output. A closed pipe ends output quietly (the reader has seen enough);
+/// any other write error is fatal.
+pub fn print_out(text: &str) -> Result<(), Fatal> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Fatal::input(format!("cannot write to standard output: {e}"))),
+    }
+}
+
+/// Writes to standard error, ignoring failure (there is nowhere left to report it).
+pub fn print_err(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }

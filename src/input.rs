@@ -3,12 +3,63 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use kubectl_quota_engine::admission::LimitedResource;
 use kubectl_quota_engine::manifest::{parse_str, Document, InputError};
 use kubectl_quota_engine::{admission_config, objects};
 
 use crate::error::Fatal;
+
+/// The most bytes read from any one input (manifest, standard input, `--state`,
+/// `--admission-config`, a kubeconfig's token file) and from any one API response: 64 MiB,
+/// or `KUBECTL_QUOTA_MAX_INPUT_BYTES`. Reading stops there with an error, so `/dev/zero` or an
+/// endless stream ends quickly instead of filling memory.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// The cap in force (see [`DEFAULT_MAX_INPUT_BYTES`]).
+pub fn max_input_bytes() -> u64 {
+    static CAP: OnceLock<u64> = OnceLock::new();
+    *CAP.get_or_init(|| {
+        std::env::var("KUBECTL_QUOTA_MAX_INPUT_BYTES").ok().and_then(|v| v.trim().parse().ok()).filter(|n| *n > 0).unwrap_or(DEFAULT_MAX_INPUT_BYTES)
+    })
+}
+
+/// Reads at most the cap from `r` and decodes it as text: UTF-8 with or without a byte-order
+/// mark, or UTF-16 with one (kubectl accepts both).
+pub fn read_capped(mut r: impl Read, what: &str) -> Result<String, String> {
+    let cap = max_input_bytes();
+    let mut bytes = Vec::new();
+    r.by_ref().take(cap + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {what}: {e}"))?;
+    if bytes.len() as u64 > cap {
+        return Err(format!("{what} is larger than {cap} bytes (set KUBECTL_QUOTA_MAX_INPUT_BYTES to allow more)"));
+    }
+    decode_text(bytes).map_err(|e| format!("cannot read {what}: {e}"))
+}
+
+/// Text from bytes: a UTF-16 byte-order mark selects UTF-16; otherwise UTF-8 (a UTF-8 mark is
+/// dropped by the manifest parser).
+pub fn decode_text(bytes: Vec<u8>) -> Result<String, String> {
+    let utf16 = |le: bool| -> Result<String, String> {
+        let body = &bytes[2..];
+        if !body.len().is_multiple_of(2) {
+            return Err("UTF-16 text with an odd number of bytes".into());
+        }
+        let units = body.chunks_exact(2).map(|c| if le { u16::from_le_bytes([c[0], c[1]]) } else { u16::from_be_bytes([c[0], c[1]]) });
+        char::decode_utf16(units).collect::<Result<String, _>>().map_err(|e| format!("invalid UTF-16: {e}"))
+    };
+    match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => utf16(true),
+        Some([0xFE, 0xFF]) => utf16(false),
+        _ => String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text: {e}")),
+    }
+}
+
+/// Reads a file through [`read_capped`].
+pub fn read_file(path: &Path) -> Result<String, String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    read_capped(f, "the file").map_err(|e| e.replace("the file is larger", "larger").replace("cannot read the file: ", "cannot read: "))
+}
 
 /// File names a directory contributes: `.yaml`, `.yml` and `.json`, sorted.
 fn manifest_files_in(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
@@ -21,7 +72,13 @@ fn manifest_files_in(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Res
     }
     paths.sort();
     for p in paths {
+        // kubectl does not follow links to directories when walking: two links to `.` would
+        // otherwise walk without end.
+        let is_link = std::fs::symlink_metadata(&p).map(|m| m.file_type().is_symlink()).unwrap_or(false);
         if p.is_dir() {
+            if is_link {
+                continue;
+            }
             if recursive {
                 manifest_files_in(&p, recursive, out)?;
             }
@@ -39,8 +96,7 @@ pub fn load_paths<S: AsRef<str>>(paths: &[S], recursive: bool) -> Result<Vec<Doc
     for p in paths {
         let p = p.as_ref();
         if p == "-" {
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|e| InputError::file("-", format!("cannot read standard input: {e}")))?;
+            let text = read_capped(std::io::stdin().lock(), "standard input").map_err(|e| InputError::file("-", e))?;
             docs.extend(parse_str("-", &text)?);
             continue;
         }
@@ -58,7 +114,7 @@ pub fn load_paths<S: AsRef<str>>(paths: &[S], recursive: bool) -> Result<Vec<Doc
         };
         for f in files {
             let shown = f.display().to_string();
-            let text = std::fs::read_to_string(&f).map_err(|e| InputError::file(&shown, format!("cannot read: {e}")))?;
+            let text = read_file(&f).map_err(|e| InputError::file(&shown, e))?;
             docs.extend(parse_str(&shown, &text)?);
         }
     }
@@ -86,8 +142,8 @@ pub fn decode_all(docs: &[Document]) -> Result<Vec<objects::Object>, Fatal> {
 pub fn load_limited(path: Option<&str>) -> Result<Vec<LimitedResource>, Fatal> {
     match path {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Fatal::input(format!("{path}: cannot read: {e}")))?;
-            Ok(admission_config::parse_with(path, &text, &|p| std::fs::read_to_string(p).map_err(|e| format!("cannot read {p}: {e}")))?)
+            let text = read_file(Path::new(path)).map_err(|e| Fatal::input(format!("{path}: {e}")))?;
+            Ok(admission_config::parse_with(path, &text, &|p| read_file(Path::new(p)).map_err(|e| format!("{p}: {e}")))?)
         }
         None => Ok(vec![]),
     }

@@ -27,7 +27,16 @@ use serde::Serialize;
 pub struct Conn {
     pub client: Client,
     pub namespace: String,
+    /// The server's URL, named in connection errors.
+    pub server: String,
+    /// `--request-timeout`: a bound on each request as a whole (connect, headers and the
+    /// entire body), not on each read.
+    pub timeout: Option<Duration>,
 }
+
+/// The longest `--request-timeout` accepted: a year. Anything longer is surely a typo, and
+/// would overflow the clock arithmetic underneath.
+const MAX_REQUEST_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// kubectl's `--request-timeout`: `0` (none), a bare number of seconds, or a number with
 /// `ms`, `s`, `m` or `h`.
@@ -35,15 +44,25 @@ pub fn parse_duration(s: &str) -> Result<Option<Duration>, String> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (n, unit) = s.split_at(split);
-    let n: u64 = n.parse().map_err(|_| format!("invalid --request-timeout {s:?}: use e.g. 30s, 1m or 0"))?;
-    let d = match unit {
-        "" | "s" => Duration::from_secs(n),
-        "ms" => Duration::from_millis(n),
-        "m" => Duration::from_secs(n * 60),
-        "h" => Duration::from_secs(n * 3600),
-        _ => return Err(format!("invalid --request-timeout {s:?}: use e.g. 30s, 1m or 0")),
+    let shown = crate::render::escape::escape(s);
+    let too_large = || format!("invalid --request-timeout {shown:?}: longer than the maximum of 8760h");
+    let n: u64 = match n.parse() {
+        Ok(n) => n,
+        Err(_) if !n.is_empty() => return Err(too_large()),
+        Err(_) => return Err(format!("invalid --request-timeout {shown:?}: use e.g. 30s, 1m or 0")),
     };
-    Ok((!d.is_zero()).then_some(d))
+    let secs = |mul: u64| n.checked_mul(mul).map(Duration::from_secs);
+    let d = match unit {
+        "" | "s" => secs(1),
+        "ms" => Some(Duration::from_millis(n)),
+        "m" => secs(60),
+        "h" => secs(3600),
+        _ => return Err(format!("invalid --request-timeout {shown:?}: use e.g. 30s, 1m or 0")),
+    };
+    match d {
+        Some(d) if d <= MAX_REQUEST_TIMEOUT => Ok((!d.is_zero()).then_some(d)),
+        _ => Err(too_large()),
+    }
 }
 
 /// Connects as kubectl would: `--kubeconfig`, else `$KUBECONFIG` (several files merged), else
@@ -51,16 +70,18 @@ pub fn parse_duration(s: &str) -> Result<Option<Duration>, String> {
 /// `--user`, `--as`, `--as-group`, `--request-timeout`.
 pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, String> {
     let options = KubeConfigOptions { context: k.context.clone(), cluster: k.cluster.clone(), user: k.user.clone() };
+    let timeout = match &k.request_timeout {
+        Some(t) => parse_duration(t)?,
+        None => None,
+    };
     let mut config = match &k.kubeconfig {
         Some(path) => {
-            let kc = Kubeconfig::read_from(path).map_err(|e| format!("{path}: {e}"))?;
+            let kc = read_kubeconfig(std::path::Path::new(path))?;
             Config::from_custom_kubeconfig(kc, &options).await.map_err(|e| format!("{path}: {e}"))?
         }
-        None => match Kubeconfig::read() {
-            Ok(kc) => Config::from_custom_kubeconfig(kc, &options).await.map_err(|e| format!("kubeconfig: {e}"))?,
-            Err(e) => {
-                Config::incluster().map_err(|_| format!("no kubeconfig found ({e}) and not running in a cluster: pass --kubeconfig or set KUBECONFIG"))?
-            }
+        None => match kubeconfig_from_env()? {
+            Some(kc) => Config::from_custom_kubeconfig(kc, &options).await.map_err(|e| format!("kubeconfig: {e}"))?,
+            None => Config::incluster().map_err(|_| "no kubeconfig found and not running in a cluster: pass --kubeconfig or set KUBECONFIG".to_string())?,
         },
     };
     if let Some(u) = &k.as_user {
@@ -69,16 +90,121 @@ pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, Str
     if !k.as_group.is_empty() {
         config.auth_info.impersonate_groups = Some(k.as_group.clone());
     }
-    if let Some(t) = &k.request_timeout {
-        if let Some(d) = parse_duration(t)? {
-            config.connect_timeout = Some(d);
-            config.read_timeout = Some(d);
-            config.write_timeout = Some(d);
-        }
+    if let Some(d) = timeout {
+        config.connect_timeout = Some(d);
+        config.read_timeout = Some(d);
+        config.write_timeout = Some(d);
     }
     let namespace = namespace.map(str::to_string).unwrap_or_else(|| config.default_namespace.clone());
-    let client = Client::try_from(config).map_err(|e| format!("cannot build a client: {e}"))?;
-    Ok(Conn { client, namespace })
+    let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
+    // Every response body is read through a cap, so a server streaming without end fails
+    // with an error instead of filling memory.
+    let limit = tower::util::MapResponseLayer::new(capped_body);
+    let builder = kube::client::ClientBuilder::try_from(config).map_err(|e| format!("cannot build a client: {e}"))?;
+    let client = builder.with_layer(&limit).build();
+    Ok(Conn { client, namespace, server, timeout })
+}
+
+/// A response whose body stops with an error past the input cap.
+fn capped_body<B>(r: http::Response<B>) -> http::Response<http_body_util::Limited<B>> {
+    let cap = usize::try_from(crate::input::max_input_bytes()).unwrap_or(usize::MAX);
+    r.map(|b| http_body_util::Limited::new(b, cap))
+}
+
+/// A kubeconfig file read through the input cap, its token files read through it too (a
+/// `tokenFile: /dev/zero` ends with an error instead of filling memory).
+fn read_kubeconfig(path: &std::path::Path) -> Result<Kubeconfig, String> {
+    let shown = path.display().to_string();
+    crate::input::read_file(path).map_err(|e| format!("{shown}: {e}"))?;
+    let mut kc = Kubeconfig::read_from(path).map_err(|e| format!("{shown}: {e}"))?;
+    for named in kc.auth_infos.iter_mut() {
+        let Some(auth) = named.auth_info.as_mut() else { continue };
+        if auth.token.is_some() {
+            continue;
+        }
+        if let Some(file) = auth.token_file.clone() {
+            match crate::input::read_file(std::path::Path::new(&file)) {
+                Ok(token) => {
+                    auth.token = Some(token.trim().to_string().into());
+                    auth.token_file = None;
+                }
+                Err(e) if e.contains("larger than") => return Err(format!("{shown}: user {:?}: tokenFile {file}: {e}", named.name)),
+                Err(_) => {}
+            }
+        }
+    }
+    Ok(kc)
+}
+
+/// `$KUBECONFIG` as kubectl reads it: the listed files merged, the first to set a value
+/// winning; files that do not exist are skipped (kubectl ignores them too). Without the
+/// variable, `~/.kube/config` when it exists.
+fn kubeconfig_from_env() -> Result<Option<Kubeconfig>, String> {
+    let paths: Vec<std::path::PathBuf> = match std::env::var_os("KUBECONFIG") {
+        Some(v) => std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect(),
+        None => vec![],
+    };
+    let paths = if paths.is_empty() {
+        match std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".kube").join("config")) {
+            Some(p) => vec![p],
+            None => vec![],
+        }
+    } else {
+        paths
+    };
+    let mut merged: Option<Kubeconfig> = None;
+    for p in paths.iter().filter(|p| p.exists()) {
+        let kc = read_kubeconfig(p)?;
+        merged = Some(match merged {
+            Some(m) => m.merge(kc).map_err(|e| format!("{}: {e}", p.display()))?,
+            None => kc,
+        });
+    }
+    Ok(merged)
+}
+
+/// The kubeconfig kubectl would use: `--kubeconfig`, else `$KUBECONFIG` / `~/.kube/config`
+/// (read as in [`connect`]: capped, missing list entries skipped). `None` when there is none.
+pub fn load_kubeconfig(path: Option<&str>) -> Result<Option<Kubeconfig>, String> {
+    match path {
+        Some(p) => read_kubeconfig(std::path::Path::new(p)).map(Some),
+        None => kubeconfig_from_env(),
+    }
+}
+
+/// A request (or a paginated series) within `--request-timeout` as a whole.
+async fn within<T>(timeout: Option<Duration>, fut: impl std::future::Future<Output = Result<T, kube::Error>>) -> Result<T, RequestError> {
+    match timeout {
+        Some(d) => match tokio::time::timeout(d, fut).await {
+            Ok(r) => r.map_err(RequestError::Kube),
+            Err(_) => Err(RequestError::Timeout(d)),
+        },
+        None => fut.await.map_err(RequestError::Kube),
+    }
+}
+
+/// Why a request failed: the server's answer, a transport failure, or the deadline.
+pub enum RequestError {
+    Kube(kube::Error),
+    Timeout(Duration),
+}
+
+/// An error's message with its causes, as Go prints wrapped errors (`a: b: c`).
+/// kube's and hyper's wrappers (`ServiceError: client error (Connect)`) are dropped for
+/// kubectl's shorter `connect: ...`.
+fn chain(e: &dyn std::error::Error) -> String {
+    let tidy = |m: String| m.trim_start_matches("ServiceError: ").replace("client error (Connect)", "connect").replace("HyperError: ", "");
+    let mut out = tidy(e.to_string());
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let m = tidy(s.to_string());
+        if !out.contains(&m) {
+            out.push_str(": ");
+            out.push_str(&m);
+        }
+        cur = s.source();
+    }
+    out
 }
 
 /// A read that failed, with what it was for.
@@ -86,6 +212,8 @@ pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, Str
 pub struct ReadError {
     pub what: String,
     pub forbidden: bool,
+    /// The server never answered (connection refused, TLS, timeout): exit status 2.
+    pub unreachable: bool,
     pub message: String,
 }
 
@@ -99,10 +227,20 @@ impl std::fmt::Display for ReadError {
     }
 }
 
-fn read_error(what: String, e: kube::Error) -> ReadError {
+fn read_error(server: &str, what: String, e: RequestError) -> ReadError {
     match e {
-        kube::Error::Api(s) => ReadError { what, forbidden: s.code == 403, message: s.message.clone() },
-        other => ReadError { what, forbidden: false, message: other.to_string() },
+        RequestError::Kube(kube::Error::Api(s)) => ReadError { what, forbidden: s.code == 403, unreachable: false, message: s.message.clone() },
+        other => ReadError { what, forbidden: false, unreachable: true, message: transport_message(server, &other) },
+    }
+}
+
+/// kubectl's manner: the server, then the cause (`Get "https://10.0.0.1:6443": dial tcp ...:
+/// connect: connection refused`).
+fn transport_message(server: &str, e: &RequestError) -> String {
+    match e {
+        RequestError::Timeout(d) => format!("{server}: no complete answer within --request-timeout ({}s)", d.as_secs_f64()),
+        RequestError::Kube(kube::Error::Api(s)) => s.message.clone(),
+        RequestError::Kube(e) => format!("{server}: {}", chain(e)),
     }
 }
 
@@ -113,14 +251,14 @@ fn page_size() -> u32 {
 }
 
 /// Lists every object, a page at a time.
-pub async fn list_all<K>(api: Api<K>, what: String) -> Result<Vec<K>, ReadError>
+pub async fn list_all<K>(api: Api<K>, what: String, server: String, timeout: Option<Duration>) -> Result<Vec<K>, ReadError>
 where
     K: Clone + DeserializeOwned + std::fmt::Debug,
 {
     let mut lp = ListParams::default().limit(page_size());
     let mut out = Vec::new();
     loop {
-        let page = api.list(&lp).await.map_err(|e| read_error(what.clone(), e))?;
+        let page = within(timeout, api.list(&lp)).await.map_err(|e| read_error(&server, what.clone(), e))?;
         out.extend(page.items);
         match page.metadata.continue_ {
             Some(c) if !c.is_empty() => lp = lp.continue_token(&c),
@@ -149,7 +287,7 @@ pub async fn quotas(conn: &Conn, namespace: Option<&str>) -> Result<Vec<Object>,
         Some(ns) => (Api::<ResourceQuota>::namespaced(conn.client.clone(), ns), format!("list resourcequotas in namespace {ns:?}")),
         None => (Api::<ResourceQuota>::all(conn.client.clone()), "list resourcequotas in all namespaces".to_string()),
     };
-    let items = list_all(api, what).await?;
+    let items = list_all(api, what, conn.server.clone(), conn.timeout).await?;
     Ok(to_objects(&items, "cluster"))
 }
 
@@ -158,27 +296,28 @@ pub async fn quotas(conn: &Conn, namespace: Option<&str>) -> Result<Vec<Object>,
 /// others degrade to notes saying what the check could not emulate.
 pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result<(ClusterState, Vec<String>), ReadError> {
     let c = &conn.client;
+    let (sv, t) = (conn.server.clone(), conn.timeout);
     let mut quota_tasks = Vec::new();
     let mut lr_tasks = Vec::new();
     for ns in namespaces {
         let what = format!("list resourcequotas in namespace {ns:?}");
-        quota_tasks.push(tokio::spawn(list_all(Api::<ResourceQuota>::namespaced(c.clone(), ns), what)));
+        quota_tasks.push(tokio::spawn(list_all(Api::<ResourceQuota>::namespaced(c.clone(), ns), what, sv.clone(), t)));
         let what = format!("list limitranges in namespace {ns:?}");
-        lr_tasks.push(tokio::spawn(list_all(Api::<LimitRange>::namespaced(c.clone(), ns), what)));
+        lr_tasks.push(tokio::spawn(list_all(Api::<LimitRange>::namespaced(c.clone(), ns), what, sv.clone(), t)));
     }
-    let pcs = tokio::spawn(list_all(Api::<PriorityClass>::all(c.clone()), "list priorityclasses".into()));
-    let scs = tokio::spawn(list_all(Api::<StorageClass>::all(c.clone()), "list storageclasses".into()));
-    let rcs = tokio::spawn(list_all(Api::<RuntimeClass>::all(c.clone()), "list runtimeclasses".into()));
+    let pcs = tokio::spawn(list_all(Api::<PriorityClass>::all(c.clone()), "list priorityclasses".into(), sv.clone(), t));
+    let scs = tokio::spawn(list_all(Api::<StorageClass>::all(c.clone()), "list storageclasses".into(), sv.clone(), t));
+    let rcs = tokio::spawn(list_all(Api::<RuntimeClass>::all(c.clone()), "list runtimeclasses".into(), sv.clone(), t));
     // DRA (resource.k8s.io/v1, 1.34+): DeviceClasses, and the claim templates pods name.
-    let dcs = tokio::spawn(list_all(Api::<DeviceClass>::all(c.clone()), "list deviceclasses.resource.k8s.io".into()));
+    let dcs = tokio::spawn(list_all(Api::<DeviceClass>::all(c.clone()), "list deviceclasses.resource.k8s.io".into(), sv.clone(), t));
     let mut tmpl_tasks = Vec::new();
     for ns in namespaces {
         let what = format!("list resourceclaimtemplates.resource.k8s.io in namespace {ns:?}");
-        tmpl_tasks.push(tokio::spawn(list_all(Api::<ResourceClaimTemplate>::namespaced(c.clone(), ns), what)));
+        tmpl_tasks.push(tokio::spawn(list_all(Api::<ResourceClaimTemplate>::namespaced(c.clone(), ns), what, sv.clone(), t)));
     }
 
     fn joined<T>(r: Result<Result<Vec<T>, ReadError>, tokio::task::JoinError>) -> Result<Vec<T>, ReadError> {
-        r.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, message: e.to_string() }))
+        r.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }))
     }
     let mut state = ClusterState::default();
     let mut notes = Vec::new();
@@ -247,13 +386,18 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
                 None => (String::new(), key.0.clone()),
             };
             let gvk = GroupVersionKind::gvk(&group, &version, &key.1);
-            let found = match kube::discovery::pinned_kind(&conn.client, &gvk).await {
+            let found = match within(conn.timeout, kube::discovery::pinned_kind(&conn.client, &gvk)).await {
                 Ok((ar, caps)) => {
                     obj.type_info.namespaced = caps.scope == kube::discovery::Scope::Namespaced;
                     Some(ar)
                 }
                 Err(e) => {
-                    notes.push(format!("{}/{} is not served by this cluster ({e}): the API server would refuse it", key.0, key.1));
+                    notes.push(format!(
+                        "{}/{} is not served by this cluster ({}): the API server would refuse it",
+                        key.0,
+                        key.1,
+                        transport_message(&conn.server, &e)
+                    ));
                     None
                 }
             };
@@ -269,7 +413,7 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
         }
         let ns = obj.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone());
         let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), &ns, ar);
-        match api.get_opt(&obj.meta.name).await {
+        match within(conn.timeout, api.get_opt(&obj.meta.name)).await {
             Ok(Some(existing)) => {
                 let Ok(value) = serde_json::to_value(&existing) else { continue };
                 let doc = Document { origin: Origin { file: "cluster".into(), document: 1, item: None }, value };
@@ -280,10 +424,247 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
                 }
             }
             Ok(None) => {}
-            Err(e) => notes.push(format!("cannot read {} {:?} to tell a create from an update: {e}", obj.type_info.group_resource(), obj.meta.name)),
+            Err(e) => notes.push(format!(
+                "cannot read {} {:?} to tell a create from an update: {}",
+                obj.type_info.group_resource(),
+                obj.meta.name,
+                transport_message(&conn.server, &e)
+            )),
         }
     }
     notes
+}
+
+/// A kind `snapshot` saves: where it is served and whether it lives in a namespace.
+struct SnapshotKind {
+    group: &'static str,
+    versions: &'static [&'static str],
+    kind: &'static str,
+    plural: &'static str,
+    namespaced: bool,
+    /// Optional API: not served by every cluster (a note, not an error, when absent).
+    optional: bool,
+}
+
+/// What `snapshot` saves, in the order it prints them: what admission consults, then the
+/// namespace's workloads and their pods and claims.
+const SNAPSHOT_KINDS: &[SnapshotKind] = &[
+    SnapshotKind { group: "", versions: &["v1"], kind: "ResourceQuota", plural: "resourcequotas", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "LimitRange", plural: "limitranges", namespaced: true, optional: false },
+    SnapshotKind { group: "scheduling.k8s.io", versions: &["v1"], kind: "PriorityClass", plural: "priorityclasses", namespaced: false, optional: false },
+    SnapshotKind { group: "storage.k8s.io", versions: &["v1"], kind: "StorageClass", plural: "storageclasses", namespaced: false, optional: false },
+    SnapshotKind { group: "node.k8s.io", versions: &["v1", "v1beta1"], kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false, optional: true },
+    SnapshotKind {
+        group: "resource.k8s.io",
+        versions: &["v1", "v1beta2", "v1beta1"],
+        kind: "DeviceClass",
+        plural: "deviceclasses",
+        namespaced: false,
+        optional: true,
+    },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "Deployment", plural: "deployments", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "ReplicaSet", plural: "replicasets", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "StatefulSet", plural: "statefulsets", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "DaemonSet", plural: "daemonsets", namespaced: true, optional: false },
+    SnapshotKind { group: "batch", versions: &["v1"], kind: "Job", plural: "jobs", namespaced: true, optional: false },
+    SnapshotKind { group: "batch", versions: &["v1", "v1beta1"], kind: "CronJob", plural: "cronjobs", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "ReplicationController", plural: "replicationcontrollers", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "Pod", plural: "pods", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: true, optional: false },
+];
+
+/// Server-set metadata that says nothing to admission and changes on every read. A
+/// StorageClass keeps its creationTimestamp: with several default classes the newest wins.
+fn trim_metadata(kind: &str, value: &mut serde_json::Value) {
+    let Some(meta) = value.get_mut("metadata").and_then(serde_json::Value::as_object_mut) else { return };
+    for field in ["managedFields", "uid", "resourceVersion", "generation", "selfLink"] {
+        meta.remove(field);
+    }
+    if kind != "StorageClass" {
+        meta.remove("creationTimestamp");
+    }
+    if let Some(a) = meta.get_mut("annotations").and_then(serde_json::Value::as_object_mut) {
+        a.remove("kubectl.kubernetes.io/last-applied-configuration");
+        if a.is_empty() {
+            meta.remove("annotations");
+        }
+    }
+    if let Some(refs) = meta.get_mut("ownerReferences").and_then(serde_json::Value::as_array_mut) {
+        refs.iter_mut().filter_map(serde_json::Value::as_object_mut).for_each(|r| {
+            r.remove("uid");
+        });
+    }
+}
+
+fn is_not_served(e: &ReadError) -> bool {
+    e.message.contains("could not find the requested resource") || e.message.contains("404") || e.message.contains("not found")
+}
+
+/// Which namespaces `snapshot` reads: one, or all.
+pub enum Scope<'a> {
+    Namespace(&'a str),
+    All,
+}
+
+/// Everything offline `check`, `plan` and `describe` consult, as API objects (apiVersion and
+/// kind set, server-set metadata trimmed; fields in name order, so apiVersion, kind, metadata,
+/// spec, status), sorted by kind order, namespace, name. Optional
+/// APIs the server does not serve are skipped with a note; any other failed read is an error.
+pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<(Vec<serde_json::Value>, Vec<String>), ReadError> {
+    let mut tasks = Vec::new();
+    for k in SNAPSHOT_KINDS {
+        let client = conn.client.clone();
+        let (server, timeout) = (conn.server.clone(), conn.timeout);
+        let ns = match scope {
+            Scope::Namespace(ns) => Some(ns.to_string()),
+            Scope::All => None,
+        };
+        tasks.push(tokio::spawn(async move {
+            let mut last = None;
+            for version in k.versions {
+                let gvk = GroupVersionKind::gvk(k.group, version, k.kind);
+                let ar = ApiResource::from_gvk_with_plural(&gvk, k.plural);
+                let (api, what) = match (&ns, k.namespaced) {
+                    (Some(ns), true) => (Api::<DynamicObject>::namespaced_with(client.clone(), ns, &ar), format!("list {} in namespace {ns:?}", k.plural)),
+                    _ => (Api::<DynamicObject>::all_with(client.clone(), &ar), format!("list {}", k.plural)),
+                };
+                match list_all(api, what, server.clone(), timeout).await {
+                    Ok(items) => return Ok((ar.api_version.clone(), items)),
+                    Err(e) if is_not_served(&e) => last = Some(e),
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(last.expect("every kind has a version"))
+        }));
+    }
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    for (k, t) in SNAPSHOT_KINDS.iter().zip(tasks) {
+        let r = t.await.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }));
+        let (api_version, items) = match r {
+            Ok(x) => x,
+            Err(e) if k.optional && is_not_served(&e) => {
+                let group = if k.group.is_empty() { "core" } else { k.group };
+                notes.push(format!("this cluster does not serve {} ({group}): none saved", k.plural));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let mut values: Vec<serde_json::Value> = items
+            .into_iter()
+            .filter_map(|item| {
+                let mut v = serde_json::to_value(&item).ok()?;
+                let o = v.as_object_mut()?;
+                o.insert("apiVersion".into(), api_version.clone().into());
+                o.insert("kind".into(), k.kind.into());
+                trim_metadata(k.kind, &mut v);
+                Some(v)
+            })
+            .collect();
+        let key = |v: &serde_json::Value| {
+            let m = &v["metadata"];
+            (m["namespace"].as_str().unwrap_or("").to_string(), m["name"].as_str().unwrap_or("").to_string())
+        };
+        values.sort_by_key(key);
+        out.extend(values);
+    }
+    Ok((out, notes))
+}
+
+/// A workload as `why` reads it: the object, what it owns (ReplicaSets of a Deployment, Jobs
+/// of a CronJob), and the events of all of them.
+pub struct WorkloadRead {
+    pub object: serde_json::Value,
+    pub children: Vec<serde_json::Value>,
+    pub events: Vec<kubectl_quota_engine::why::Event>,
+}
+
+/// Reads a workload by kind (as kubectl spells it: `deployment`, `deploy`, `sts`, ...) and
+/// name, what it owns and their events. `Ok(None)` when the kind is not a workload.
+pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> Result<Option<WorkloadRead>, ReadError> {
+    let (group, version, kind, plural, child) = match kind.to_lowercase().as_str() {
+        "deployment" | "deployments" | "deploy" | "deployment.apps" => {
+            ("apps", "v1", "Deployment", "deployments", Some(("apps", "v1", "ReplicaSet", "replicasets")))
+        }
+        "replicaset" | "replicasets" | "rs" | "replicaset.apps" => ("apps", "v1", "ReplicaSet", "replicasets", None),
+        "statefulset" | "statefulsets" | "sts" | "statefulset.apps" => ("apps", "v1", "StatefulSet", "statefulsets", None),
+        "daemonset" | "daemonsets" | "ds" | "daemonset.apps" => ("apps", "v1", "DaemonSet", "daemonsets", None),
+        "job" | "jobs" | "job.batch" => ("batch", "v1", "Job", "jobs", None),
+        "cronjob" | "cronjobs" | "cj" | "cronjob.batch" => ("batch", "v1beta1", "CronJob", "cronjobs", Some(("batch", "v1", "Job", "jobs"))),
+        "replicationcontroller" | "replicationcontrollers" | "rc" => ("", "v1", "ReplicationController", "replicationcontrollers", None),
+        _ => return Ok(None),
+    };
+    let c = &conn.client;
+    let get = |g: &str, v: &str, k: &str, p: &str| {
+        let ar = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(g, v, k), p);
+        (Api::<DynamicObject>::namespaced_with(c.clone(), namespace, &ar), ar.api_version)
+    };
+    // CronJob is batch/v1 from Kubernetes 1.21, batch/v1beta1 before.
+    let mut versions = vec![version];
+    if kind == "CronJob" {
+        versions.insert(0, "v1");
+    }
+    let mut found = None;
+    for v in versions {
+        let (api, av) = get(group, v, kind, plural);
+        match api.get_opt(name).await {
+            Ok(Some(o)) => {
+                found = Some((o, av));
+                break;
+            }
+            Ok(None) => {}
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(e) => return Err(read_error(&conn.server, format!("get {plural} {name:?} in namespace {namespace:?}"), RequestError::Kube(e))),
+        }
+    }
+    let Some((obj, av)) = found else {
+        return Err(ReadError {
+            what: format!("get {plural} {name:?} in namespace {namespace:?}"),
+            forbidden: false,
+            unreachable: false,
+            message: "not found".into(),
+        });
+    };
+    let with_type = |o: &DynamicObject, av: &str, k: &str| {
+        let mut v = serde_json::to_value(o).unwrap_or_default();
+        if let Some(m) = v.as_object_mut() {
+            m.insert("apiVersion".into(), av.into());
+            m.insert("kind".into(), k.into());
+        }
+        v
+    };
+    let object = with_type(&obj, &av, kind);
+    let mut children = Vec::new();
+    if let Some((g, v, k, p)) = child {
+        let (api, cav) = get(g, v, k, p);
+        let items = list_all(api, format!("list {p} in namespace {namespace:?}"), conn.server.clone(), conn.timeout).await?;
+        for o in items {
+            let owned = o.metadata.owner_references.iter().flatten().any(|r| r.kind == kind && r.name == name);
+            if owned {
+                children.push(with_type(&o, &cav, k));
+            }
+        }
+    }
+    let events_api = Api::<k8s_openapi::api::core::v1::Event>::namespaced(c.clone(), namespace);
+    let mut events = Vec::new();
+    let mut involved: Vec<String> = vec![name.to_string()];
+    involved.extend(children.iter().filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string)));
+    for who in involved {
+        let lp = ListParams::default().fields(&format!("involvedObject.name={who}"));
+        let list =
+            events_api.list(&lp).await.map_err(|e| read_error(&conn.server, format!("list events in namespace {namespace:?}"), RequestError::Kube(e)))?;
+        for e in list.items {
+            let last = e.last_timestamp.as_ref().map(|t| t.0.to_string()).or_else(|| e.event_time.as_ref().map(|t| t.0.to_string())).unwrap_or_default();
+            events.push(kubectl_quota_engine::why::Event {
+                object: format!("{}/{}", e.involved_object.kind.clone().unwrap_or_default().to_lowercase(), who),
+                reason: e.reason.unwrap_or_default(),
+                message: e.message.unwrap_or_default(),
+                count: e.count.unwrap_or(1),
+                last_seen: last,
+            });
+        }
+    }
+    Ok(Some(WorkloadRead { object, children, events }))
 }
 
 /// `GET /version`: the server's gitVersion and its release.
@@ -296,16 +677,20 @@ pub async fn server_version(conn: &Conn) -> Result<(String, KubeVersion), String
 /// Namespace names (for completion); empty when they cannot be listed.
 pub async fn namespace_names(conn: &Conn) -> Vec<String> {
     let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
-    list_all(api, "list namespaces".into()).await.map(|v| v.into_iter().filter_map(|n| n.metadata.name).collect()).unwrap_or_default()
+    list_all(api, "list namespaces".into(), conn.server.clone(), conn.timeout)
+        .await
+        .map(|v| v.into_iter().filter_map(|n| n.metadata.name).collect())
+        .unwrap_or_default()
 }
 
 /// Creates a quota (or submits it with dryRun=All).
-pub async fn create_quota(conn: &Conn, namespace: &str, quota: &ResourceQuota, dry_run: bool) -> Result<ResourceQuota, String> {
+/// Errors: `(message, unreachable)`; an unreachable server is exit status 2, a refusal 1.
+pub async fn create_quota(conn: &Conn, namespace: &str, quota: &ResourceQuota, dry_run: bool) -> Result<ResourceQuota, (String, bool)> {
     let api = Api::<ResourceQuota>::namespaced(conn.client.clone(), namespace);
     let pp = PostParams { dry_run, field_manager: Some("kubectl-quota".into()) };
-    api.create(&pp, quota).await.map_err(|e| match e {
-        kube::Error::Api(s) => s.message.clone(),
-        other => other.to_string(),
+    within(conn.timeout, api.create(&pp, quota)).await.map_err(|e| match e {
+        RequestError::Kube(kube::Error::Api(s)) => (s.message.clone(), false),
+        other => (transport_message(&conn.server, &other), true),
     })
 }
 
@@ -328,6 +713,36 @@ mod tests {
             assert_eq!(got, want, "{s}");
         }
         assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("18446744073709551615h").unwrap_err().contains("maximum"));
+        assert!(parse_duration("99999999999999999999999").unwrap_err().contains("maximum"));
+        assert!(parse_duration("8761h").is_err());
+        assert_eq!(parse_duration("8760h").unwrap(), Some(Duration::from_secs(8760 * 3600)));
         assert!(parse_duration("5d").is_err());
+    }
+
+    #[test]
+    fn snapshot_trims_server_set_metadata_but_keeps_what_admission_reads() {
+        let meta = serde_json::json!({
+            "name": "x", "namespace": "ns", "uid": "u", "resourceVersion": "7", "generation": 2, "creationTimestamp": "2026-01-01T00:00:00Z",
+            "managedFields": [{}], "labels": {"app": "x"},
+            "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}", "storageclass.kubernetes.io/is-default-class": "true"},
+            "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1", "uid": "u2"}]
+        });
+        let cases = [
+            (
+                "Pod",
+                serde_json::json!({"name": "x", "namespace": "ns", "labels": {"app": "x"}, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}, "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1"}]}),
+            ),
+            // The newest default StorageClass wins: its creationTimestamp stays.
+            (
+                "StorageClass",
+                serde_json::json!({"name": "x", "namespace": "ns", "creationTimestamp": "2026-01-01T00:00:00Z", "labels": {"app": "x"}, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}, "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1"}]}),
+            ),
+        ];
+        for (kind, want) in cases {
+            let mut v = serde_json::json!({"metadata": meta.clone()});
+            trim_metadata(kind, &mut v);
+            assert_eq!(v["metadata"], want, "{kind}");
+        }
     }
 }

@@ -5,14 +5,18 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 use kubectl_quota::cli::{Cli, Command};
-use kubectl_quota::commands::{check, completion, create, describe, version};
-use kubectl_quota::error::Fatal;
+use kubectl_quota::commands::{check, completion, create, describe, plan, snapshot, version, why};
+use kubectl_quota::error::{print_err, Fatal};
+use kubectl_quota::render::escape::escape_lines;
 
 async fn dispatch(cli: &Cli) -> Result<i32, Fatal> {
     match &cli.command {
         Command::Check(args) => check::run(&cli.global, args).await,
         Command::Create(args) => create::run(&cli.global, args).await,
         Command::Describe(args) => describe::run(&cli.global, args).await,
+        Command::Plan(args) => plan::run(&cli.global, args).await,
+        Command::Snapshot(args) => snapshot::run(&cli.global, args).await,
+        Command::Why(args) => why::run(&cli.global, args).await,
         Command::Version => version::run(),
         Command::Completion { shell } => completion::run(Cli::command(), *shell),
     }
@@ -24,7 +28,7 @@ fn main() -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: cannot start: {e}");
+            print_err(&format!("error: cannot start: {e}\n"));
             return ExitCode::from(2);
         }
     };
@@ -36,7 +40,9 @@ fn main() -> ExitCode {
     match runtime.block_on(dispatch(&cli)) {
         Ok(code) => ExitCode::from(code as u8),
         Err(Fatal(msg, code)) => {
-            eprintln!("error: {msg}");
+            // Messages quote names and files from the input: nothing in them reaches the
+            // terminal as a control sequence.
+            print_err(&format!("error: {}\n", escape_lines(&msg)));
             ExitCode::from(code)
         }
     }

@@ -89,4 +89,24 @@ fn help_reads_like_kubectl() {
     golden("help-check", &["check", "--help"], 0);
     golden("help-create", &["create", "--help"], 0);
     golden("help-describe", &["describe", "--help"], 0);
+    golden("help-snapshot", &["snapshot", "--help"], 0);
+    golden("help-plan", &["plan", "--help"], 0);
+    golden("help-why", &["why", "--help"], 0);
+}
+
+#[test]
+fn plan_output() {
+    let example = ["plan", "-f", "examples/app.yaml", "--state", "examples/cluster-state.yaml", "-n", "shop"];
+    golden("plan-example", &example, 1);
+    golden("plan-example-json", &[&example[..], &["-o", "json"]].concat(), 1);
+    golden("plan-example-yaml", &[&example[..], &["-o", "yaml"]].concat(), 1);
+    // No quota in the namespace: a proposed one, and nothing must grow.
+    golden("plan-proposed", &["plan", "-f", "examples/app.yaml", "--state", "examples/cluster-state.yaml", "-n", "fresh"], 0);
+}
+
+#[test]
+fn rollout_output() {
+    let args = ["check", "-f", "tests/golden/rollout-app.yaml", "--state", "tests/golden/rollout-state.yaml", "-n", "shop"];
+    golden("check-rollout", &args, 0);
+    golden("check-rollout-json", &[&args[..], &["-o", "json"]].concat(), 0);
 }

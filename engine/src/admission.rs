@@ -9,6 +9,7 @@
 //! Quotas are checked in the order given (the CLI sorts them by name). The real server uses its
 //! cache's order, so when several quotas would refuse, it may name another one first.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
@@ -188,7 +189,28 @@ struct Examined {
     interesting: bool,
 }
 
-fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, outcomes: Vec<ScopeOutcome>) -> Examined {
+/// The must-specify findings for every resource any quota of the namespace restricts,
+/// computed once per object; each quota keeps the resources it restricts.
+struct Missing<'a> {
+    quotas: &'a [NamedQuota],
+    all: Option<BTreeMap<String, BTreeSet<String>>>,
+}
+
+impl Missing<'_> {
+    fn for_quota(&mut self, obj: &Object, ev: &Evaluator, restricted: &[String]) -> BTreeMap<String, BTreeSet<String>> {
+        let quotas = self.quotas;
+        let all = self.all.get_or_insert_with(|| {
+            let names: BTreeSet<&String> = quotas.iter().flat_map(|q| q.quota.status_hard.keys()).collect();
+            ev.constraints(obj, &ev.matching_resources(names))
+        });
+        if all.is_empty() {
+            return BTreeMap::new();
+        }
+        restricted.iter().filter_map(|r| all.get(r).map(|c| (r.clone(), c.clone()))).collect()
+    }
+}
+
+fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, outcomes: Vec<ScopeOutcome>, missing: &mut Missing) -> Examined {
     let hard_names: Vec<String> = q.quota.status_hard.keys().cloned().collect();
     let restricted = ev.matching_resources(&hard_names);
     let scope_ok = outcomes.iter().all(|o| o.matched);
@@ -226,7 +248,7 @@ fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, outcomes: Vec<ScopeOutc
         let matched: Vec<&str> = outcomes.iter().map(|o| o.reason.as_str()).collect();
         format!("applies: {}", matched.join("; "))
     };
-    let missing = ev.constraints(obj, &restricted);
+    let missing = missing.for_quota(obj, ev, &restricted);
     if !missing.is_empty() {
         report.verdict = QuotaVerdict::MustSpecify;
         report.missing = missing.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect();
@@ -238,18 +260,29 @@ fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, outcomes: Vec<ScopeOutc
     Examined { report, restricted, interesting: true }
 }
 
-/// Fills the per-resource rows of an applying quota and says whether `delta` exceeds it.
+/// Fills the per-resource rows of an applying quota and says whether `delta` exceeds it
+/// (`quota.Mask` of the delta to the quota's hard names, added to used, compared with hard;
+/// per resource, without building the intermediate lists).
 fn charge(q: &NamedQuota, restricted: &[String], delta: &ResourceList, report: &mut QuotaReport) -> BTreeSet<String> {
     let hard = &q.quota.status_hard;
-    let requested = resources::mask(delta, hard.keys());
-    let new_used = resources::add(&q.quota.status_used, &requested);
-    let checked = resources::mask(&new_used, requested.keys());
-    let exceeded = resources::exceeded(&checked, hard);
+    let used = &q.quota.status_used;
+    let mut exceeded = BTreeSet::new();
+    for (r, req) in delta {
+        if let Some(h) = hard.get(r) {
+            let after = match used.get(r) {
+                Some(u) => u.add(req),
+                None => req.clone(),
+            };
+            if &after > h {
+                exceeded.insert(r.clone());
+            }
+        }
+    }
     report.resources = restricted
         .iter()
         .map(|r| {
-            let req = requested.get(r).cloned().unwrap_or_else(Quantity::zero);
-            let used = q.quota.status_used.get(r).cloned();
+            let req = delta.get(r).filter(|_| hard.contains_key(r)).cloned().unwrap_or_else(Quantity::zero);
+            let used = used.get(r).cloned();
             let after = match &used {
                 Some(u) => u.add(&req),
                 None => req.clone(),
@@ -316,6 +349,7 @@ pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&
     let mut loop_errors: Vec<Refusal> = Vec::new();
     let mut restricted_scopes: Vec<ScopeRequirement> = Vec::new();
     let mut restricted_set: BTreeSet<String> = BTreeSet::new();
+    let mut missing = Missing { quotas, all: None };
     for q in quotas.iter() {
         let selectors = q.quota.selectors();
         let outcomes = match scopes::match_all(&ev, obj, &selectors) {
@@ -340,7 +374,7 @@ pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&
             }
         };
         restricted_scopes.extend(selectors.iter().zip(&outcomes).filter(|(_, o)| o.matched).map(|(s, _)| s.clone()));
-        let ex = examine(q, obj, &ev, outcomes);
+        let ex = examine(q, obj, &ev, outcomes, &mut missing);
         if ex.interesting {
             match ex.report.verdict {
                 QuotaVerdict::MustSpecify => {
@@ -372,7 +406,9 @@ pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&
     // The object's usage, and the delta each applying quota is charged.
     let input_usage = ev.usage(obj);
     let old_usage = old.filter(|o| o.meta.resource_version.is_some()).map(|o| ev.usage(o));
-    let mut deltas: Vec<Option<ResourceList>> = Vec::with_capacity(quotas.len());
+    // A create charges every quota the same delta: computed once, borrowed by each.
+    let plain_delta = resources::remove_zeros(&input_usage);
+    let mut deltas: Vec<Option<Cow<ResourceList>>> = Vec::with_capacity(quotas.len());
     for (q, ex) in quotas.iter().zip(&examined) {
         if !ex.interesting {
             deltas.push(None);
@@ -382,11 +418,10 @@ pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&
             (Some(o), Some(_)) => scopes::match_all(&ev, o, &q.quota.selectors()).map(|v| v.iter().all(|m| m.matched)).unwrap_or(false),
             _ => false,
         };
-        let d = match &old_usage {
-            Some(prev) if old_matched => resources::subtract_non_negative(&input_usage, prev),
-            _ => input_usage.clone(),
-        };
-        deltas.push(Some(resources::remove_zeros(&d)));
+        deltas.push(Some(match &old_usage {
+            Some(prev) if old_matched => Cow::Owned(resources::remove_zeros(&resources::subtract_non_negative(&input_usage, prev))),
+            _ => Cow::Borrowed(&plain_delta),
+        }));
     }
     let mut reports: Vec<QuotaReport> = Vec::with_capacity(quotas.len());
     let mut exceeded_errors: Vec<Refusal> = Vec::new();
@@ -412,10 +447,10 @@ pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&
         }
         reports.push(report);
     }
-    let shown_usage = resources::remove_zeros(&match &old_usage {
-        Some(prev) => resources::subtract_non_negative(&input_usage, prev),
-        None => input_usage.clone(),
-    });
+    let shown_usage = match &old_usage {
+        Some(prev) => resources::remove_zeros(&resources::subtract_non_negative(&input_usage, prev)),
+        None => plain_delta.clone(),
+    };
 
     if let Some(r) = first_of(loop_errors) {
         return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
@@ -463,8 +498,18 @@ pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&
             if delta.is_empty() {
                 continue;
             }
-            let requested = resources::mask(delta, q.quota.status_hard.keys());
-            q.quota.status_used = resources::add(&q.quota.status_used, &requested);
+            // quota.Add(used, quota.Mask(delta, hard names)), in place.
+            for (r, v) in delta.iter() {
+                if !q.quota.status_hard.contains_key(r) {
+                    continue;
+                }
+                match q.quota.status_used.get_mut(r) {
+                    Some(u) => *u = u.add(v),
+                    None => {
+                        q.quota.status_used.insert(r.clone(), v.clone());
+                    }
+                }
+            }
         }
     }
     Decision::allow(shown_usage, reports)

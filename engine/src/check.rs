@@ -5,7 +5,7 @@
 //! its controllers create (a Deployment's ReplicaSet, then its pods one at a time; a
 //! StatefulSet's claims and pods, ...), so the report says how many replicas fit.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -13,6 +13,7 @@ use crate::admission::{check_request_with, Decision, LimitedResource, NamedQuota
 use crate::defaulting::{self, Mutators};
 use crate::manifest::Origin;
 use crate::objects::{type_info, Body, LimitRangeItem, Meta, Object, Workload};
+use crate::quantity::Quantity;
 use crate::resources::ResourceList;
 use crate::version::{self, Rules, Served, VersionReport};
 
@@ -86,6 +87,19 @@ impl ClusterState {
     pub fn add(&mut self, o: Object, default_namespace: &str) {
         let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
         let name = o.meta.name.clone();
+        // A workload, pod or claim of the state (a snapshot) exists: creating it again is an
+        // update, as a live check finds out by reading it.
+        // Claim templates are looked up by name for the claims pods create; a stored pod is
+        // the old object of a resize (which needs a resourceVersion to be charged by delta).
+        if matches!(o.body, Body::Workload(_) | Body::Pod(_) | Body::PersistentVolumeClaim(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_)) {
+            let mut e = o;
+            if matches!(e.body, Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_)) {
+                e.meta.resource_version.get_or_insert_with(|| "1".into());
+            }
+            e.meta.namespace = Some(ns.clone());
+            self.existing.insert((ns, e.type_info.group_resource(), name), e);
+            return;
+        }
         match o.body {
             Body::ResourceQuota(q) => {
                 let list = self.quotas.entry(ns).or_default();
@@ -114,13 +128,6 @@ impl ClusterState {
             }
             Body::DeviceClass { extended_resource_name } => {
                 self.device_classes.get_or_insert_with(BTreeMap::new).insert(name, extended_resource_name);
-            }
-            // Pods (a resize), claims and claim templates are looked up by name later.
-            Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_) => {
-                let mut o = o;
-                o.meta.resource_version.get_or_insert_with(|| "1".into());
-                o.meta.namespace = Some(ns.clone());
-                self.existing.insert((ns, o.type_info.group_resource(), name), o);
             }
             _ => {}
         }
@@ -307,8 +314,9 @@ struct PodsOutcome {
     first_refusal: Option<Refusal>,
     explained: Option<PodsReport>,
     notes: Vec<String>,
-    /// Numbers (as in their names) of created pods whose claims quota refuses.
-    claims_refused: Vec<i32>,
+    /// Numbers (as in their names) of created pods whose claims quota refuses: consecutive,
+    /// since once one pod's claims are refused every later pod's are too.
+    claims_refused: PodNumbers,
     claim_refusal: Option<Refusal>,
 }
 
@@ -333,12 +341,33 @@ fn admit_pod_claims(pod: &Object, state: &mut ClusterState, ns: &str, opts: &Che
     (None, notes)
 }
 
-/// "pods 3–4" / "pod 3".
-fn pod_range(numbers: &[i32]) -> String {
-    match (numbers.first(), numbers.last()) {
-        (Some(a), Some(b)) if a != b => format!("pods {a}\u{2013}{b}"),
-        (Some(a), _) => format!("pod {a}"),
-        _ => String::new(),
+/// A run of consecutive pod numbers, held as its ends (a replica count can be 2^31).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct PodNumbers(Option<(i32, i32)>);
+
+impl PodNumbers {
+    fn push(&mut self, n: i32) {
+        self.push_range(n, n);
+    }
+
+    fn push_range(&mut self, first: i32, last: i32) {
+        self.0 = Some(match self.0 {
+            Some((a, _)) => (a, last),
+            None => (first, last),
+        });
+    }
+
+    fn len(&self) -> i32 {
+        self.0.map_or(0, |(a, b)| b - a + 1)
+    }
+
+    /// "pods 3–4" / "pod 3".
+    fn describe(&self) -> String {
+        match self.0 {
+            Some((a, b)) if a != b => format!("pods {a}\u{2013}{b}"),
+            Some((a, _)) => format!("pod {a}"),
+            None => String::new(),
+        }
     }
 }
 
@@ -347,14 +376,26 @@ fn pod_range(numbers: &[i32]) -> String {
 /// once one is refused the rest are too).
 /// `running` replicas exist already (an update of an existing workload): only the ones above
 /// them are created.
-fn admit_workload_pods(obj: &Object, w: &Workload, running: i32, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> PodsOutcome {
+///
+/// `each_replica` replays every replica in full (the slow, obviously right way, kept as the
+/// oracle the tests compare the fast path with).
+fn admit_workload_pods(obj: &Object, w: &Workload, running: i32, state: &mut ClusterState, ns: &str, opts: &CheckOptions, each_replica: bool) -> PodsOutcome {
     let kind = obj.type_info.kind.as_str();
-    let mut out =
-        PodsOutcome { wanted: w.replicas, admitted: running, first_refusal: None, explained: None, notes: vec![], claims_refused: vec![], claim_refusal: None };
+    let mut out = PodsOutcome {
+        wanted: w.replicas,
+        admitted: running,
+        first_refusal: None,
+        explained: None,
+        notes: vec![],
+        claims_refused: PodNumbers::default(),
+        claim_refusal: None,
+    };
     let wanted = match (kind, w.replicas, opts.nodes) {
         ("DaemonSet", _, Some(n)) => {
-            out.wanted = Some(n as i32);
-            n as i32
+            // The plugin refuses counts above i32::MAX; saturate rather than wrap if one slips by.
+            let n = i32::try_from(n).unwrap_or(i32::MAX);
+            out.wanted = Some(n);
+            n
         }
         ("DaemonSet", _, None) => {
             out.notes.push("a DaemonSet runs one pod per eligible node and the node count is unknown: pass --nodes N to check its pods".into());
@@ -384,7 +425,14 @@ fn admit_workload_pods(obj: &Object, w: &Workload, running: i32, state: &mut Clu
         "Deployment" => format!("{}-<hash>-", obj.meta.name),
         _ => format!("{}-", obj.meta.name),
     };
-    for i in running..wanted {
+    // Replicas whose pod or claim name exists already are updates, not creates: never skipped over.
+    let blocked = existing_replicas(state, ns, obj, w, kind, &pod_prefix);
+    let mut i = running;
+    while i < wanted {
+        // Every replica asks for the same thing, so once one is admitted, the quotas' used
+        // grows by the same amount per replica: how many more fit is a division per quota,
+        // and only the replica that would be refused (or the last one) is replayed in full.
+        let before = (!each_replica && wanted - i > 2 && !blocked.contains(&i64::from(i))).then(|| used_in(state, ns));
         for (claim, pvc) in &w.volume_claim_templates {
             let mut c =
                 child(obj, "v1", "PersistentVolumeClaim", format!("{claim}-{}-{i}", obj.meta.name), Body::PersistentVolumeClaim(pvc.clone()), &Meta::default());
@@ -398,41 +446,247 @@ fn admit_workload_pods(obj: &Object, w: &Workload, running: i32, state: &mut Clu
         let name = if kind == "StatefulSet" { format!("{pod_prefix}{i}") } else { format!("{pod_prefix}{}", i + 1) };
         let mut pod = child(obj, "v1", "Pod", name, Body::Pod(w.template.clone()), &w.template_meta);
         let (d, mutations) = admit(&mut pod, state, ns, opts);
-        let report = PodsReport { pod: pod.meta.name.clone(), allowed: d.allowed, usage: d.usage.clone(), mutations, quotas: d.quotas.clone() };
+        let allowed = d.allowed;
+        let report = PodsReport { pod: pod.meta.name.clone(), allowed, usage: d.usage, mutations, quotas: d.quotas };
         out.explained = Some(report);
-        match d.refusal {
-            Some(r) => {
-                out.first_refusal = Some(r);
-                return out;
-            }
-            None => out.admitted += 1,
+        if let Some(r) = d.refusal {
+            out.first_refusal = Some(r);
+            return out;
         }
+        // DRA: the resourceclaim controller creates the pod's claims once the pod exists. A
+        // refused claim leaves its pod Pending; pods do not charge claim quotas, so the claims
+        // of every later pod are refused alike.
         let number = if kind == "StatefulSet" { i } else { i + 1 };
-        if out.claim_refusal.is_some() {
-            // Pods do not charge claim quotas: the claims of later pods are refused alike.
-            out.claims_refused.push(number);
-        } else if !w.template.resource_claim_templates.is_empty() {
-            let (refusal, notes) = admit_pod_claims(&pod, state, ns, opts);
-            if out.notes.is_empty() {
-                out.notes.extend(notes);
-            }
-            if let Some(r) = refusal {
+        let mut first_claim_refusal = false;
+        if !w.template.resource_claim_templates.is_empty() {
+            if out.claim_refusal.is_some() {
                 out.claims_refused.push(number);
-                out.claim_refusal = Some(r);
+            } else {
+                let (refusal, notes) = admit_pod_claims(&pod, state, ns, opts);
+                if out.notes.is_empty() {
+                    out.notes.extend(notes);
+                }
+                if let Some(r) = refusal {
+                    out.claims_refused.push(number);
+                    out.claim_refusal = Some(r);
+                    first_claim_refusal = true;
+                }
+            }
+        }
+        out.admitted += 1;
+        i += 1;
+        // The replica whose claims were first refused may have charged some of its claims:
+        // later replicas charge only their pod, so the next one is replayed in full first.
+        if let Some(before) = before.filter(|_| !first_claim_refusal) {
+            // Skip replicas i .. i+jump-1; replica i+jump is replayed in full. `before` was
+            // taken before this replica's claims templates, pod and DRA claims, so one unit is
+            // all of them (the pod alone once claims are refused: every later replica alike).
+            let mut cap = i64::from(wanted - i) - 1;
+            if let Some(next) = blocked.range(i64::from(i)..).next() {
+                cap = cap.min(next - i64::from(i));
+            }
+            let jump = identical_units_that_fit(state, ns, &before, cap);
+            if jump > 0 {
+                charge_units(state, ns, &before, jump);
+                let jump = i32::try_from(jump).expect("jump is below the replica count, an i32");
+                if out.claim_refusal.is_some() {
+                    let first = if kind == "StatefulSet" { i } else { i + 1 };
+                    out.claims_refused.push_range(first, first + jump - 1);
+                }
+                out.admitted += jump;
+                i += jump;
             }
         }
     }
     out
 }
 
-/// Checks documents in order against the state. The state is charged as documents are
-/// admitted (pass a clone to keep the original).
-pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> Report {
-    let mut documents = Vec::new();
-    for mut obj in objects {
-        let ns = obj.meta.namespace.clone().unwrap_or_else(|| opts.namespace.clone());
+/// The used lists of the namespace's quotas, in quota order.
+fn used_in(state: &ClusterState, ns: &str) -> Vec<ResourceList> {
+    state.quotas.get(ns).map(|qs| qs.iter().map(|q| q.quota.status_used.clone()).collect()).unwrap_or_default()
+}
+
+/// Per quota and resource, what one replica (its claims and its pod) charged: `after - before`.
+/// `None` when the charge is not a plain positive growth the next replicas would repeat
+/// exactly (a quota appeared, a used value was zero afterwards so the next sum would take the
+/// other side's format, a resource has no hard limit).
+fn unit_charges(state: &ClusterState, ns: &str, before: &[ResourceList]) -> Option<Vec<Vec<(String, Quantity)>>> {
+    let quotas = state.quotas.get(ns).map(Vec::as_slice).unwrap_or_default();
+    if quotas.len() != before.len() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(quotas.len());
+    for (q, b) in quotas.iter().zip(before) {
+        let mut charges = Vec::new();
+        for (r, after) in &q.quota.status_used {
+            let unit = match b.get(r) {
+                Some(prev) => after.sub(prev),
+                None => return None,
+            };
+            match unit.sign() {
+                0 => continue,
+                s if s < 0 => return None,
+                _ => {}
+            }
+            if after.is_zero() || !q.quota.status_hard.contains_key(r) {
+                return None;
+            }
+            charges.push((r.clone(), unit));
+        }
+        if b.keys().any(|r| !q.quota.status_used.contains_key(r)) {
+            return None;
+        }
+        out.push(charges);
+    }
+    Some(out)
+}
+
+/// The largest `k <= cap` with `k * unit <= avail` (`unit > 0`), exactly, in O(log k) sums.
+fn max_multiple(unit: &Quantity, avail: &Quantity, cap: i64) -> i64 {
+    if cap <= 0 || avail.sign() < 0 || unit > avail {
+        return 0;
+    }
+    // powers[b] = unit * 2^b, while it stays within avail and 2^b within cap.
+    let mut powers = vec![unit.clone()];
+    while powers.len() < 62 && (1i64 << powers.len()) <= cap {
+        match powers[powers.len() - 1].checked_add(&powers[powers.len() - 1]) {
+            Some(next) if &next <= avail => powers.push(next),
+            _ => break,
+        }
+    }
+    let (mut k, mut acc) = (0i64, Quantity::zero());
+    for b in (0..powers.len()).rev() {
+        if k + (1i64 << b) > cap {
+            continue;
+        }
+        if let Some(t) = acc.checked_add(&powers[b]) {
+            if &t <= avail {
+                acc = t;
+                k += 1i64 << b;
+            }
+        }
+    }
+    k
+}
+
+/// `unit * n`, exactly (`n >= 0`).
+fn times(unit: &Quantity, n: i64) -> Quantity {
+    let (mut acc, mut power, mut n) = (Quantity::zero(), unit.clone(), n);
+    while n > 0 {
+        if n & 1 == 1 {
+            acc = acc.add(&power);
+        }
+        n >>= 1;
+        if n > 0 {
+            power = power.add(&power);
+        }
+    }
+    acc
+}
+
+/// How many more replicas, each charging what the last one did, every quota still admits
+/// (at most `cap`): per quota and resource the largest k with `used + k * unit <= hard`.
+fn identical_units_that_fit(state: &ClusterState, ns: &str, before: &[ResourceList], cap: i64) -> i64 {
+    if cap <= 0 {
+        return 0;
+    }
+    let Some(charges) = unit_charges(state, ns, before) else { return 0 };
+    let quotas = state.quotas.get(ns).map(Vec::as_slice).unwrap_or_default();
+    let mut k = cap;
+    for (q, charges) in quotas.iter().zip(&charges) {
+        for (r, unit) in charges {
+            let avail = q.quota.status_hard[r].sub(&q.quota.status_used[r]);
+            k = k.min(max_multiple(unit, &avail, k));
+            if k == 0 {
+                return 0;
+            }
+        }
+    }
+    k
+}
+
+/// Charges `n` more replicas, each charging what the last one did.
+fn charge_units(state: &mut ClusterState, ns: &str, before: &[ResourceList], n: i64) {
+    let Some(charges) = unit_charges(state, ns, before) else { return };
+    let Some(quotas) = state.quotas.get_mut(ns) else { return };
+    for (q, charges) in quotas.iter_mut().zip(charges) {
+        for (r, unit) in charges {
+            let used = q.quota.status_used.get_mut(&r).expect("charged resources are in used");
+            *used = used.add(&times(&unit, n));
+        }
+    }
+}
+
+/// Replica indexes whose pod or claim already exists (by name) in `ns`.
+fn existing_replicas(state: &ClusterState, ns: &str, obj: &Object, w: &Workload, kind: &str, pod_prefix: &str) -> BTreeSet<i64> {
+    let mut out = BTreeSet::new();
+    let mut scan = |resource: &str, prefix: &str, offset: i64| {
+        let start = (ns.to_string(), resource.to_string(), prefix.to_string());
+        for ((n, r, name), _) in state.existing.range(start..) {
+            if n != ns || r != resource || !name.starts_with(prefix) {
+                break;
+            }
+            if let Ok(v) = name[prefix.len()..].parse::<i64>() {
+                out.insert(v - offset);
+            }
+        }
+    };
+    scan("pods", pod_prefix, if kind == "StatefulSet" { 0 } else { 1 });
+    for (claim, _) in &w.volume_claim_templates {
+        scan("persistentvolumeclaims", &format!("{claim}-{}-", obj.meta.name), 0);
+    }
+    out
+}
+
+/// What is left of a check once every document has been handed out: the counts behind the
+/// exit status and the notes about the run as a whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Documents checked.
+    pub documents: usize,
+    /// Documents not fully admitted (refused, or short of replicas).
+    pub refused: usize,
+    pub notes: Vec<String>,
+}
+
+impl Summary {
+    /// Exit status: 0 when everything fits, 1 when anything would be refused.
+    pub fn exit_code(&self) -> i32 {
+        if self.refused == 0 {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+/// Checks documents one at a time, in order, charging the state as they are admitted: each
+/// document's report can be rendered and dropped before the next one is decided, so memory
+/// does not grow with the number of documents.
+pub struct Checker<'a> {
+    state: &'a mut ClusterState,
+    opts: &'a CheckOptions,
+    summary: Summary,
+    order_matters: bool,
+    /// Replay every replica of a workload one by one (the tests' oracle).
+    each_replica: bool,
+}
+
+impl<'a> Checker<'a> {
+    pub fn new(state: &'a mut ClusterState, opts: &'a CheckOptions) -> Checker<'a> {
+        Checker { state, opts, summary: Summary::default(), order_matters: false, each_replica: false }
+    }
+
+    /// The state as charged by the documents checked so far.
+    pub fn state(&self) -> &ClusterState {
+        self.state
+    }
+
+    /// Decides one document (the next one in order).
+    pub fn check_one(&mut self, mut obj: Object) -> DocumentReport {
+        let ns = obj.meta.namespace.clone().unwrap_or_else(|| self.opts.namespace.clone());
         let mut notes = Vec::new();
-        let served = version::served(&opts.rules, &obj.type_info.api_version, &obj.type_info.kind);
+        let served = version::served(&self.opts.rules, &obj.type_info.api_version, &obj.type_info.kind);
         if obj.type_info.guessed {
             notes.push(format!(
                 "{} is not a kind this tool knows: counted as count/{} (the resource name is guessed from the kind; a live check resolves it through discovery)",
@@ -448,11 +702,12 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
                 raw.status = None;
                 let errors = crate::validation::validate_resource_quota(&raw);
                 (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors)).or_else(|| {
-                    version::unsupported_scope(&opts.rules, &q.scopes, q.scope_selector.as_deref())
+                    version::unsupported_scope(&self.opts.rules, &q.scopes, q.scope_selector.as_deref())
                         .map(|e| format!("ResourceQuota {:?} is invalid: {e}", obj.meta.name))
                 })
             }
-            _ => None,
+            // Names, namespaces, labels and negative pod counts, as the server checks them.
+            _ => crate::object_validation::invalid_message(&obj),
         };
         let (decision, mutations) = match (&served, invalid) {
             // kubectl finds no resource for the kind and sends nothing.
@@ -461,7 +716,7 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
                 (Decision::refused(RefusalReason::NotServed, version::no_matches_message(&obj.type_info.api_version, &obj.type_info.kind)), vec![])
             }
             (_, Some(message)) => (Decision::refused(RefusalReason::Invalid, message), vec![]),
-            (_, None) => admit(&mut obj, state, &ns, opts),
+            (_, None) => admit(&mut obj, self.state, &ns, self.opts),
         };
         if let Served::Deprecated(note) = &served {
             notes.push(note.clone());
@@ -477,21 +732,21 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             allowed: decision.allowed,
             message: decision.refusal.as_ref().map(|r| r.message.clone()),
             server_error: decision.refusal.as_ref().map(|r| r.server_error(&obj)),
-            refusal: decision.refusal.clone(),
+            refusal: decision.refusal,
             replicas: None,
             replicas_admitted: None,
             pod_message: None,
             pods_pending: None,
             pod_message_alternatives: vec![],
             mutations,
-            usage: decision.usage.clone(),
-            quotas: decision.quotas.clone(),
+            usage: decision.usage,
+            quotas: decision.quotas,
             pods: None,
             notes,
             hints: vec![],
         };
         let key = (ns.clone(), obj.type_info.group_resource(), obj.meta.name.clone());
-        let existing = state.existing.get(&key).cloned();
+        let existing = self.state.existing.get(&key).cloned();
         let was_existing = existing.is_some();
         if was_existing {
             report.notes.push("an object of this name already exists: this is an update".into());
@@ -500,29 +755,29 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
         let running = match existing.as_ref().map(|e| &e.body) {
             Some(Body::Workload(old)) => {
                 if let Body::Workload(new) = &obj.body {
-                    if old.template != new.template {
-                        report.notes.push("the pod template changed: a rollout replaces the pods and needs room for its surge pods while it runs; only added replicas are checked here".into());
+                    if old.template != new.template || old.images != new.images {
+                        report.notes.extend(rollout_notes(&obj, old, new, self.state, &ns, self.opts));
                     }
                 }
                 old.replicas.unwrap_or(1).max(0)
             }
             _ => 0,
         };
-        if decision.allowed {
+        if report.allowed {
             if let Body::Workload(w) = &obj.body {
                 let w = w.clone();
                 let cron = obj.type_info.kind == "CronJob";
                 // A CronJob's pods come later, when its schedule fires: evaluate one run
                 // without charging it to the documents that follow.
                 let pods = if cron {
-                    let mut scratch = state.scratch_for(&ns);
-                    let o = admit_workload_pods(&obj, &w, 0, &mut scratch, &ns, opts);
+                    let mut scratch = self.state.scratch_for(&ns);
+                    let o = admit_workload_pods(&obj, &w, 0, &mut scratch, &ns, self.opts, self.each_replica);
                     report
                         .notes
                         .push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
                     o
                 } else {
-                    admit_workload_pods(&obj, &w, running, state, &ns, opts)
+                    admit_workload_pods(&obj, &w, running, self.state, &ns, self.opts, self.each_replica)
                 };
                 report.replicas = pods.wanted;
                 report.replicas_admitted = pods.wanted.map(|_| pods.admitted);
@@ -531,12 +786,12 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
                 report.pods = pods.explained;
                 report.notes.extend(pods.notes);
                 if let Some(r) = pods.claim_refusal {
-                    let pending = pods.claims_refused.len() as i32;
+                    let pending = pods.claims_refused.len();
                     report.notes.push(format!(
                         "{} of {} pods admitted; the claims of {} would be refused: {}; those pods stay Pending",
                         pods.admitted,
                         pods.wanted.unwrap_or(pods.admitted),
-                        pod_range(&pods.claims_refused),
+                        pods.claims_refused.describe(),
                         r.message
                     ));
                     report.pods_pending = Some(pending);
@@ -547,7 +802,7 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
             }
             if let Body::Pod(p) = &obj.body {
                 if !was_existing && !p.resource_claim_templates.is_empty() {
-                    let (refusal, claim_notes) = admit_pod_claims(&obj, state, &ns, opts);
+                    let (refusal, claim_notes) = admit_pod_claims(&obj, self.state, &ns, self.opts);
                     report.notes.extend(claim_notes);
                     if let Some(r) = refusal {
                         report.notes.push(format!("the pod is created, but its ResourceClaim would be refused: {}; the pod stays Pending", r.message));
@@ -556,7 +811,7 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
                     }
                 }
             }
-            if let (Body::ResourceQuota(q), true) = (&obj.body, opts.rules.quota_request_limit_warning) {
+            if let (Body::ResourceQuota(q), true) = (&obj.body, self.opts.rules.quota_request_limit_warning) {
                 report.notes.extend(defaulting::quota_request_limit_warnings(&q.spec_hard));
             }
             if !was_existing {
@@ -567,19 +822,319 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
                     q.has_status = false;
                     report.notes.push("a new quota is enforced only once the quota controller has synced it (status.hard set), usually within seconds".into());
                 }
-                let mut stored = obj.clone();
+                let mut stored = obj;
                 stored.meta.resource_version = Some("1".into());
                 stored.meta.namespace = Some(ns.clone());
-                state.add(stored.clone(), &ns);
-                state.existing.insert(key, stored);
+                // Only the kinds admission consults go into the state's lists (no copy of the rest).
+                if matches!(
+                    stored.body,
+                    Body::ResourceQuota(_) | Body::LimitRange(_) | Body::PriorityClass { .. } | Body::StorageClass { .. } | Body::RuntimeClass { .. }
+                ) {
+                    self.state.add(stored.clone(), &ns);
+                }
+                self.state.existing.insert(key, stored);
             }
         }
-        documents.push(report);
+        self.summary.documents += 1;
+        if !report.fully_admitted() {
+            self.summary.refused += 1;
+        }
+        if report.refusal.as_ref().is_some_and(|r| !r.alternatives.is_empty()) || !report.pod_message_alternatives.is_empty() {
+            self.order_matters = true;
+        }
+        report
     }
-    let mut notes = Vec::new();
-    let order_matters = documents.iter().any(|d| d.refusal.as_ref().is_some_and(|r| !r.alternatives.is_empty()) || !d.pod_message_alternatives.is_empty());
-    if order_matters {
-        notes.push("quotas are checked in name order; when several would refuse, the API server may name another one first".into());
+
+    /// The counts and the notes about the whole run.
+    pub fn finish(mut self) -> Summary {
+        if self.order_matters {
+            self.summary.notes.push("quotas are checked in name order; when several would refuse, the API server may name another one first".into());
+        }
+        self.summary
     }
-    Report { kubernetes: VersionReport::new(&opts.rules, "default", None), documents, notes }
+}
+
+/// Checks documents in order, handing each report to `each` (with the state as charged so
+/// far) as soon as it is decided; returns the summary.
+pub fn check_each<I, F>(state: &mut ClusterState, objects: I, opts: &CheckOptions, mut each: F) -> Summary
+where
+    I: IntoIterator<Item = Object>,
+    F: FnMut(DocumentReport, &ClusterState),
+{
+    let mut checker = Checker::new(state, opts);
+    for obj in objects {
+        let report = checker.check_one(obj);
+        each(report, checker.state());
+    }
+    checker.finish()
+}
+
+/// Checks documents in order against the state and keeps every report (see [`check_each`]
+/// to handle them one at a time). The state is charged as documents are admitted (pass a
+/// clone to keep the original).
+pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> Report {
+    let mut documents = Vec::new();
+    let summary = check_each(state, objects, opts, |d, _| documents.push(d));
+    Report { kubernetes: VersionReport::new(&opts.rules, "default", None), documents, notes: summary.notes }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use super::*;
+    use crate::manifest::parse_str;
+    use crate::objects::decode;
+
+    fn objects_of(file: &str, text: &str) -> Vec<Object> {
+        parse_str(file, text).unwrap_or_else(|e| panic!("{e}\n{text}")).iter().map(|d| decode(d).unwrap_or_else(|e| panic!("{e}\n{text}"))).collect()
+    }
+
+    /// A tiny deterministic generator (xorshift64*).
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+        }
+        fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+            xs[self.below(xs.len() as u64) as usize]
+        }
+    }
+
+    /// A random namespace: 0-4 quotas over pod and claim resources, with scopes, odd units
+    /// and used values, sometimes a LimitRange, sometimes an existing pod whose name a
+    /// workload's replica will reuse.
+    fn random_case(rng: &mut Rng) -> (String, String, Option<u32>) {
+        let mut state = String::new();
+        let resources = [
+            ("pods", &["3", "7", "20", "100"][..]),
+            ("count/pods", &["5", "40"][..]),
+            ("requests.cpu", &["1", "2500m", "10", "333m"][..]),
+            ("limits.cpu", &["2", "7"][..]),
+            ("requests.memory", &["1Gi", "3000Mi", "1G", "2.5Gi"][..]),
+            ("limits.memory", &["4Gi", "10G"][..]),
+            ("persistentvolumeclaims", &["4", "30"][..]),
+            ("requests.storage", &["10Gi", "55Gi", "1Ti"][..]),
+            ("count/persistentvolumeclaims", &["6"][..]),
+            ("requests.ephemeral-storage", &["5Gi"][..]),
+        ];
+        for qi in 0..rng.below(5) {
+            let mut hard = Vec::new();
+            let mut used = Vec::new();
+            for (r, values) in resources {
+                if rng.below(3) == 0 {
+                    hard.push(format!("{r}: '{}'", rng.pick(values)));
+                    if rng.below(8) != 0 {
+                        used.push(format!("{r}: '{}'", rng.pick(&["0", "1", "100m", "512Mi", "2"])));
+                    }
+                }
+            }
+            let spec_extra = match rng.below(6) {
+                0 => "  scopes: [NotBestEffort]\n",
+                1 => "  scopes: [BestEffort]\n",
+                2 => "  scopes: [NotTerminating]\n",
+                _ => "",
+            };
+            let _ = write!(
+                state,
+                "---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q{qi}, namespace: ns}}\nspec:\n  hard: {{{h}}}\n{spec_extra}status:\n  hard: {{{h}}}\n  used: {{{u}}}\n",
+                h = hard.join(", "),
+                u = used.join(", ")
+            );
+        }
+        if rng.below(3) == 0 {
+            state.push_str("---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: ns}\nspec: {limits: [{type: Container, default: {cpu: 500m, memory: 256Mi}, defaultRequest: {cpu: 100m, memory: 128Mi}}]}\n");
+        }
+        if state.is_empty() {
+            state.push_str("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nothing, namespace: ns}\n");
+        }
+        let mut input = String::new();
+        let kind = rng.pick(&["Deployment", "StatefulSet", "Job", "ReplicationController", "ReplicaSet", "CronJob", "DaemonSet"]);
+        let replicas = rng.below(40);
+        let requests = match rng.below(5) {
+            0 => "{}".to_string(),
+            1 => format!("{{requests: {{cpu: {}}}}}", rng.pick(&["100m", "250m", "1", "333m"])),
+            2 => format!("{{requests: {{cpu: {}, memory: {}}}, limits: {{cpu: '1', memory: 1Gi}}}}", rng.pick(&["100m", "50m"]), rng.pick(&["64Mi", "200M"])),
+            3 => "{limits: {cpu: 200m, memory: 100Mi, ephemeral-storage: 1Gi}}".to_string(),
+            _ => "{requests: {ephemeral-storage: 300Mi, cpu: 10m}}".to_string(),
+        };
+        if rng.below(4) == 0 {
+            // A pod already there under the name of one of the replicas: that replica is an update.
+            let n = rng.below(replicas + 1);
+            let name = match kind {
+                "StatefulSet" => format!("w-{n}"),
+                "Deployment" => format!("w-<hash>-{n}"),
+                _ => format!("w-{n}"),
+            };
+            let _ = write!(input, "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: 10m}}}}}}]}}\n");
+        }
+        let template = format!(
+            "metadata: {{labels: {{app: w}}}}\n    spec:\n      restartPolicy: {}\n      containers: [{{name: c, image: x, resources: {requests}}}]\n",
+            if matches!(kind, "Job" | "CronJob") { "Never" } else { "Always" }
+        );
+        let _ = match kind {
+            "Deployment" | "ReplicaSet" => write!(input, "---\napiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: w}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: w}}}}\n  template:\n    {template}"),
+            "ReplicationController" => write!(input, "---\napiVersion: v1\nkind: ReplicationController\nmetadata: {{name: w}}\nspec:\n  replicas: {replicas}\n  template:\n    {template}"),
+            "DaemonSet" => write!(input, "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: w}}\nspec:\n  selector: {{matchLabels: {{app: w}}}}\n  template:\n    {template}"),
+            "Job" => write!(input, "---\napiVersion: batch/v1\nkind: Job\nmetadata: {{name: w}}\nspec:\n  parallelism: {replicas}\n  template:\n    {template}"),
+            "CronJob" => write!(
+                input,
+                "---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {{name: w}}\nspec:\n  schedule: '* * * * *'\n  jobTemplate:\n    spec:\n      parallelism: {replicas}\n      template:\n        {}",
+                template.replace("\n    ", "\n        ")
+            ),
+            _ => {
+                let mut claims = String::new();
+                for c in 0..rng.below(3) {
+                    let _ = write!(claims, "  - metadata: {{name: data{c}}}\n    spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: {}}}}}}}\n", rng.pick(&["1Gi", "5Gi", "1500Mi"]));
+                }
+                let claims = if claims.is_empty() { String::new() } else { format!("  volumeClaimTemplates:\n{claims}") };
+                write!(input, "---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: w}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: w}}}}\n{claims}  template:\n    {template}")
+            }
+        };
+        // Something after the workload sees what it left in the quotas.
+        input.push_str("---\napiVersion: v1\nkind: Pod\nmetadata: {name: after}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {cpu: 100m, memory: 64Mi}}}]}\n");
+        (state, input, (kind == "DaemonSet").then(|| rng.below(30) as u32))
+    }
+
+    fn run(state_text: &str, input: &str, nodes: Option<u32>, each_replica: bool) -> (Vec<DocumentReport>, Vec<ResourceList>) {
+        let mut state = ClusterState::from_objects(objects_of("state.yaml", state_text), "ns");
+        let opts = CheckOptions { namespace: "ns".into(), limited: vec![], nodes, ..CheckOptions::default() };
+        let mut checker = Checker::new(&mut state, &opts);
+        checker.each_replica = each_replica;
+        let docs: Vec<DocumentReport> = objects_of("input.yaml", input).into_iter().map(|o| checker.check_one(o)).collect();
+        (docs, used_in(&state, "ns"))
+    }
+
+    #[test]
+    fn replica_replay_without_a_loop_per_replica_agrees_with_the_replica_by_replica_replay() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut short = 0;
+        for case in 0..600 {
+            let (state, input, nodes) = random_case(&mut rng);
+            let fast = run(&state, &input, nodes, false);
+            let oracle = run(&state, &input, nodes, true);
+            assert_eq!(fast, oracle, "case {case}\nstate:\n{state}\ninput:\n{input}");
+            short += fast.0.iter().filter(|d| d.replicas_admitted.zip(d.replicas).is_some_and(|(a, w)| a < w)).count();
+        }
+        // The cases exercise refusals part-way through, not only workloads that fit whole.
+        assert!(short > 50, "only {short} workloads were short of replicas");
+    }
+
+    #[test]
+    fn identical_replicas_need_no_loop_per_replica() {
+        let state = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: cpu, namespace: ns}\nspec: {hard: {requests.cpu: '1000'}}\nstatus: {hard: {requests.cpu: '1000'}, used: {requests.cpu: '1'}}\n";
+        for (kind, extra, spec) in [
+            ("Deployment", "apps/v1", "replicas: 2147483647\n  selector: {}\n"),
+            ("ReplicationController", "v1", "replicas: 2147483647\n"),
+            ("Job", "batch/v1", "parallelism: 2147483647\n"),
+            ("StatefulSet", "apps/v1", "replicas: 2147483647\n  selector: {}\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {resources: {requests: {storage: 1Gi}}}\n  - metadata: {name: b}\n    spec: {resources: {requests: {storage: 1Gi}}}\n"),
+        ] {
+            let input = format!(
+                "apiVersion: {extra}\nkind: {kind}\nmetadata: {{name: w}}\nspec:\n  {spec}  template: {{spec: {{restartPolicy: Never, containers: [{{name: c, image: x, resources: {{requests: {{cpu: 1m}}}}}}]}}}}\n"
+            );
+            let (docs, used) = run(state, &input, None, false);
+            // (1000 - 1) / 0.001 = 999,000 fit; the next is refused with the server's text.
+            assert_eq!(docs[0].replicas_admitted, Some(999_000), "{kind}");
+            assert_eq!(docs[0].pod_message.as_deref(), Some("exceeded quota: cpu, requested: requests.cpu=1m, used: requests.cpu=1k, limited: requests.cpu=1k"), "{kind}");
+            assert_eq!(used[0]["requests.cpu"].to_string(), "1k");
+        }
+        let input = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  replicas: 2147483647\n  selector: {}\n  template: {spec: {containers: [{name: c, image: x}]}}\n";
+        let (docs, _) = run("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\n", input, None, false);
+        assert_eq!((docs[0].replicas, docs[0].replicas_admitted), (Some(i32::MAX), Some(i32::MAX)));
+        let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\nspec: {selector: {}, template: {spec: {containers: [{name: c, image: x}]}}}\n";
+        let (docs, _) = run("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\n", ds, Some(u32::MAX), false);
+        assert_eq!((docs[0].replicas, docs[0].replicas_admitted), (Some(i32::MAX), Some(i32::MAX)));
+        let negative = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  replicas: -5\n  selector: {}\n  template: {spec: {containers: [{name: c, image: x}]}}\n";
+        let (docs, _) = run(state, negative, None, false);
+        assert_eq!(docs.len(), 1);
+    }
+
+    #[test]
+    fn largest_multiple_within_an_allowance_is_exact() {
+        let q = |s: &str| Quantity::parse(s).unwrap();
+        for (unit, avail, cap, want) in [
+            ("1m", "999", 1_000_000_000, 999_000),
+            ("3", "10", 100, 3),
+            ("333m", "1", 100, 3),
+            ("1Gi", "1Ti", 10_000, 1024),
+            ("1.5Gi", "1Ti", 10_000, 682),
+            ("1", "0", 100, 0),
+            ("1", "-1", 100, 0),
+            ("2", "1", 100, 0),
+            ("1n", "9", i64::MAX, 9_000_000_000),
+            ("1n", "8Ei", i64::MAX, (1i64 << 62) - 1),
+            ("7", "1000", 5, 5),
+        ] {
+            assert_eq!(max_multiple(&q(unit), &q(avail), cap), want, "{unit} into {avail}");
+            assert_eq!(times(&q(unit), want), (0..want.min(2000)).fold(Quantity::zero(), |a, _| a.add(&q(unit))).add(&times(&q(unit), want - want.min(2000))));
+        }
+    }
+}
+
+/// A changed pod template of an existing workload: its rollout, simulated step by step in
+/// [`crate::rollout`] with each template's pod charged as admission would charge it.
+fn rollout_notes(obj: &Object, old: &Workload, new: &Workload, state: &ClusterState, ns: &str, opts: &CheckOptions) -> Vec<String> {
+    let kind = obj.type_info.kind.as_str();
+    let replicas = match (kind, opts.nodes) {
+        ("DaemonSet", Some(n)) => n as i32,
+        ("DaemonSet", None) => {
+            return vec!["the pod template changed: the DaemonSet replaces its pod on every node; pass --nodes N to simulate the rollout under quota".into()]
+        }
+        _ => new.replicas.unwrap_or(1).max(0),
+    };
+    let old_running = if kind == "DaemonSet" { replicas } else { old.replicas.unwrap_or(1).max(0) };
+    // What one pod of a template is charged, per quota: admitted against quotas opened wide.
+    let charge = |w: &Workload| -> Result<BTreeMap<String, ResourceList>, String> {
+        let mut scratch = state.scratch_for(ns);
+        for q in scratch.quotas.values_mut().flatten() {
+            q.quota.status_hard.values_mut().for_each(|v| *v = crate::quantity::Quantity::parse("1E").expect("valid"));
+        }
+        let before = scratch.quotas.get(ns).cloned().unwrap_or_default();
+        let mut pod = child(obj, "v1", "Pod", format!("{}-rollout", obj.meta.name), Body::Pod(w.template.clone()), &w.template_meta);
+        let (d, _) = admit(&mut pod, &mut scratch, ns, opts);
+        if let Some(r) = d.refusal {
+            return Err(r.message);
+        }
+        let after = scratch.quotas.get(ns).cloned().unwrap_or_default();
+        Ok(after
+            .iter()
+            .zip(&before)
+            .map(|(a, b)| {
+                (
+                    a.name.clone(),
+                    a.quota.status_used.iter().map(|(k, v)| (k.clone(), v.sub(&b.quota.status_used.get(k).cloned().unwrap_or_default()))).collect(),
+                )
+            })
+            .collect())
+    };
+    let (old_pod, new_pod) = match (charge(old), charge(new)) {
+        (Ok(o), Ok(n)) => (o, n),
+        (_, Err(m)) | (Err(m), _) => return vec![format!("the pod template changed: the rollout's new pods would be refused: {m}")],
+    };
+    let counters: Vec<crate::rollout::Counter> = state
+        .quotas
+        .get(ns)
+        .into_iter()
+        .flatten()
+        .filter(|q| q.quota.has_status)
+        .map(|q| crate::rollout::Counter {
+            name: q.name.clone(),
+            hard: q.quota.status_hard.clone(),
+            used: q.quota.status_used.clone(),
+            old_pod: old_pod.get(&q.name).cloned().unwrap_or_default(),
+            new_pod: new_pod.get(&q.name).cloned().unwrap_or_default(),
+        })
+        .collect();
+    let outcome = crate::rollout::simulate(new.update_strategy, old_running, replicas, counters.clone());
+    let no_surge = match new.update_strategy {
+        crate::objects::UpdateStrategy::RollingUpdate { max_unavailable, .. } if matches!(outcome, crate::rollout::Outcome::Stalls { .. }) => {
+            let s = crate::objects::UpdateStrategy::RollingUpdate { max_surge: crate::objects::IntOrPercent::Int(0), max_unavailable };
+            Some(crate::rollout::simulate(s, old_running, replicas, counters))
+        }
+        _ => None,
+    };
+    crate::rollout::describe(kind, new.update_strategy, replicas, &outcome, no_surge.as_ref())
 }

@@ -11,7 +11,6 @@
 
 use std::fmt;
 
-use serde::Deserialize;
 use serde_json::Value;
 
 /// Where a document came from: the file (`-` for stdin), the 1-based document number in the
@@ -78,36 +77,117 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// Limits of the YAML reader, so that no input can make it run long or grow without bound.
+/// The nesting depth matches what any real manifest needs many times over; alias expansion
+/// is capped in total (as kubectl's YAML reader refuses excessive aliasing), and node, event
+/// and scalar budgets scale with the input's size so a large honest file always passes.
+pub const MAX_DEPTH: usize = 128;
+/// Events an alias may replay over the whole stream (a 5,000-key anchor used 6,000 times is
+/// 30 million; real manifests replay a few hundred).
+pub const MAX_ALIAS_EVENTS: usize = 100_000;
+
+fn yaml_options(len: usize) -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_depth: MAX_DEPTH,
+            max_documents: usize::MAX,
+            max_nodes: len + 100_000,
+            max_events: 2 * len + 200_000,
+            max_total_scalar_bytes: len + (1 << 20),
+        },
+        alias_limits: serde_saphyr::alias_limits! { max_total_replayed_events: MAX_ALIAS_EVENTS },
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
+        non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::Reject,
+        legacy_octal_numbers: true,
+        with_snippet: false,
+    }
+}
+
 /// Splits a YAML or JSON stream into documents. Empty documents are skipped but still counted,
 /// so document numbers match what an editor shows between `---` separators.
+///
+/// The reader is serde-saphyr: linear in the input (serde_yaml is quadratic on deep nesting:
+/// 200 KB of `[` took 50 s) and bounded on aliases, depth and size, with line and column in
+/// its errors. A leading byte-order mark is accepted, as kubectl does.
 pub fn parse_str(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let starts = document_first_lines(text);
+    let doc_at = |line: u64| starts.partition_point(|&s| s <= line).max(1);
+    let parsed: Vec<serde_saphyr::Spanned<Value>> = serde_saphyr::from_multiple_with_options(text, yaml_options(text.len())).map_err(|e| {
+        let loc = e.location();
+        let origin = Origin { file: file.to_string(), document: loc.map(|l| doc_at(l.line())).unwrap_or(1), item: None };
+        InputError::at(&origin, None, format!("not valid YAML or JSON: {}", yaml_message(&e)))
+    })?;
+    let json = looks_like_json(text);
     let mut out = Vec::new();
-    for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
-        let origin = Origin { file: file.to_string(), document: i + 1, item: None };
-        let yaml = serde_yaml::Value::deserialize(de).map_err(|e| InputError::at(&origin, None, format!("not valid YAML or JSON: {e}")))?;
-        if yaml.is_null() {
+    for spanned in parsed {
+        let origin = Origin { file: file.to_string(), document: doc_at(spanned.referenced.line()), item: None };
+        let mut value = spanned.value;
+        if value.is_null() {
             continue;
         }
-        let mut value: Value = serde_json::to_value(&yaml).map_err(|e| InputError::at(&origin, None, format!("cannot be read as a Kubernetes object: {e}")))?;
-        normalize_floats(&mut value, looks_like_json(text));
+        normalize_floats(&mut value, json);
         if !value.is_object() {
             return Err(InputError::at(&origin, None, "a Kubernetes object must be a mapping (apiVersion, kind, metadata, ...)"));
         }
         let is_list = value.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List")) && value.get("items").is_some();
         if is_list {
-            let items = value["items"].as_array().ok_or_else(|| InputError::at(&origin, Some("items".into()), "must be a list"))?;
-            for (j, item) in items.iter().enumerate() {
+            let Value::Object(mut map) = value else { unreachable!("checked above") };
+            let Some(Value::Array(items)) = map.remove("items") else {
+                return Err(InputError::at(&origin, Some("items".into()), "must be a list"));
+            };
+            for (j, item) in items.into_iter().enumerate() {
                 let o = Origin { item: Some(j + 1), ..origin.clone() };
                 if !item.is_object() {
                     return Err(InputError::at(&o, None, "a list item must be a mapping"));
                 }
-                out.push(Document { origin: o, value: item.clone() });
+                out.push(Document { origin: o, value: item });
             }
         } else {
             out.push(Document { origin, value });
         }
     }
     Ok(out)
+}
+
+/// The reader's message in our words where its own would puzzle (budget names), with the
+/// line and column it gives.
+fn yaml_message(e: &serde_saphyr::Error) -> String {
+    let raw = e.to_string();
+    let at = e.location().map(|l| format!(" (line {}, column {})", l.line(), l.column())).unwrap_or_default();
+    if raw.contains("alias replay limit") || raw.contains("alias") && raw.contains("budget") {
+        format!("aliases expand to more than {MAX_ALIAS_EVENTS} nodes (an alias bomb?){at}")
+    } else if raw.contains("recursion limit") || raw.contains("Depth") {
+        format!("nested deeper than {MAX_DEPTH} levels{at}")
+    } else if raw.contains("ScalarBytes") || raw.contains("budget breached") {
+        format!("expands far beyond its own size through aliases{at}")
+    } else if raw.contains("non-finite float") {
+        format!("{} is not a number Kubernetes accepts (.inf and .nan are refused){at}", raw.split('`').nth(1).unwrap_or("the value"))
+    } else {
+        raw
+    }
+}
+
+/// First line of each document: a leading `---` opens document 1, each later `---` (or
+/// content after `...`) opens the next one. The reader skips null documents without saying
+/// so; these lines put the numbers back.
+fn document_first_lines(text: &str) -> Vec<u64> {
+    let (mut starts, mut open, mut ended) = (vec![1], false, false);
+    for (i, line) in text.lines().enumerate() {
+        let marker = |m: &str| line.starts_with(m) && line[3..].chars().next().is_none_or(char::is_whitespace);
+        let content = !line.trim().is_empty() && !line.starts_with('#') && (!line.starts_with('%') || open);
+        if marker("---") || (content && ended) {
+            if open || ended {
+                starts.push(i as u64 + 1);
+            }
+            (open, ended) = (true, false);
+        } else if marker("...") {
+            (open, ended) = (false, true);
+        } else if content {
+            open = true;
+        }
+    }
+    starts
 }
 
 /// Whether a stream is JSON rather than YAML (kubectl decides the same way: by the first
@@ -160,7 +240,7 @@ mod tests {
     fn documents_are_numbered_as_written_including_empty_ones() {
         let docs = parse_str("f.yaml", "---\nkind: A\n---\n# only a comment\n---\nkind: B\n").unwrap();
         let got: Vec<_> = docs.iter().map(|d| (d.origin.document, d.value["kind"].as_str().unwrap().to_string())).collect();
-        // serde_yaml counts the leading `---` as opening the first document.
+        // A leading `---` opens the first document.
         assert_eq!(got, vec![(1, "A".to_string()), (3, "B".to_string())]);
     }
 
@@ -174,6 +254,43 @@ mod tests {
         assert_eq!(yaml[0].value, serde_json::json!({"a": "1e+09", "b": 2, "c": "0.5", "d": 7}));
         let json = parse_str("f.json", r#"{"a": 1e9, "c": 0.5}"#).unwrap();
         assert_eq!(json[0].value, serde_json::json!({"a": 1000000000, "c": 0.5}));
+    }
+
+    #[test]
+    fn document_numbers_survive_markers_comments_and_ends() {
+        let cases = [
+            ("kind: A\n---\nkind: B\n", vec![1, 2]),
+            ("---\n---\nkind: A\n---\n", vec![2]),
+            ("# c\nkind: A\n...\nkind: B\n", vec![1, 2]),
+            ("%YAML 1.2\n---\nkind: A\n---\n\n---\nkind: B\n", vec![1, 3]),
+            ("\u{feff}kind: A\n", vec![1]),
+        ];
+        for (text, want) in cases {
+            let got: Vec<usize> = parse_str("f", text).unwrap().iter().map(|d| d.origin.document).collect();
+            assert_eq!(got, want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn hostile_yaml_is_refused_with_a_reason() {
+        let keys: String = (0..500).map(|i| format!("  k{i}: v\n")).collect();
+        let refs: String = (0..500).map(|i| format!("r{i}: *a\n")).collect();
+        let cases = [
+            (format!("kind: A\n---\nbase: &a\n{keys}{refs}"), "f, document 2: not valid YAML or JSON: aliases expand to more than 100000 nodes"),
+            ("[".repeat(10_000), "f, document 1: not valid YAML or JSON: nested deeper than 128 levels"),
+            ("a: .inf\n".to_string(), "f, document 1: not valid YAML or JSON: .inf is not a number Kubernetes accepts"),
+            ("a: 1\na: 2\n".to_string(), "f, document 1: not valid YAML or JSON: duplicate mapping key"),
+        ];
+        for (text, want) in cases {
+            let err = parse_str("f", &text).unwrap_err().to_string();
+            assert!(err.starts_with(want), "{err:?} should start with {want:?}");
+        }
+    }
+
+    #[test]
+    fn merge_keys_merge() {
+        let docs = parse_str("f", "base: &b {x: 1, y: 2}\nv:\n  <<: *b\n  y: 3\n").unwrap();
+        assert_eq!(docs[0].value["v"], serde_json::json!({"x": 1, "y": 3}));
     }
 
     #[test]

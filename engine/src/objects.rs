@@ -219,6 +219,47 @@ pub struct Workload {
     pub volume_claim_templates: Vec<(String, Pvc)>,
     /// `spec.template` path prefix for messages (`spec.template`, `spec.jobTemplate.spec.template`).
     pub template_path: String,
+    /// How the controller replaces pods when the template changes.
+    pub update_strategy: UpdateStrategy,
+    /// `container=image` of every container: an image change rolls the pods out too.
+    pub images: Vec<String>,
+    /// The pod counts as written (`spec.replicas`, `spec.parallelism`, `spec.completions`),
+    /// with their paths, for the server's validation (none may be negative).
+    pub counts: Vec<(String, i64)>,
+}
+
+/// An `IntOrString` of a rollout: a count or a percentage of the replicas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntOrPercent {
+    Int(i32),
+    Percent(i32),
+}
+
+impl IntOrPercent {
+    fn from_k8s(v: &Option<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>, default: IntOrPercent) -> IntOrPercent {
+        use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+        match v {
+            Some(IntOrString::Int(i)) => IntOrPercent::Int(*i),
+            Some(IntOrString::String(s)) => s.trim_end_matches('%').parse().map(IntOrPercent::Percent).unwrap_or(default),
+            None => default,
+        }
+    }
+}
+
+/// A workload's update strategy, with the server's defaults filled in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UpdateStrategy {
+    /// Pods are not replaced on a template change (ReplicaSet, Job, ...).
+    #[default]
+    None,
+    /// Deployment or DaemonSet RollingUpdate.
+    RollingUpdate { max_surge: IntOrPercent, max_unavailable: IntOrPercent },
+    /// Deployment Recreate: every old pod goes before the first new one.
+    Recreate,
+    /// StatefulSet RollingUpdate: one pod at a time, highest ordinal first, down to `partition`.
+    Ordered { partition: i32 },
+    /// StatefulSet or DaemonSet OnDelete: nothing happens until pods are deleted.
+    OnDelete,
 }
 
 /// What kind of object this is, with the fields quota needs.
@@ -360,8 +401,27 @@ type FieldResult<T> = Result<T, (String, String)>;
 fn typed<T: DeserializeOwned>(value: &Value) -> FieldResult<T> {
     serde_path_to_error::deserialize::<_, T>(value.clone()).map_err(|e| {
         let path = e.path().to_string();
-        (if path == "." { String::new() } else { path }, e.into_inner().to_string())
+        (if path == "." { String::new() } else { path }, type_message(&e.into_inner().to_string()))
     })
+}
+
+/// serde's "invalid type" in the words of a field that wants a whole number: a YAML float
+/// reaches the decoder as kubectl sends it (text such as `1.5`), JSON as a number.
+fn type_message(raw: &str) -> String {
+    let integer =
+        [", expected i32", ", expected i64", ", expected u32", ", expected u64", ", expected i16", ", expected u16", ", expected u8", ", expected i8"];
+    if let Some(rest) = raw.strip_prefix("invalid type: ") {
+        if let Some(got) = integer.iter().find_map(|suffix| rest.strip_suffix(suffix)) {
+            let shown = got.strip_prefix("string ").or_else(|| got.strip_prefix("floating point ")).unwrap_or(got).trim_matches(['"', '`']);
+            return format!("must be an integer, got {shown}");
+        }
+    }
+    if let Some(rest) = raw.strip_prefix("invalid value: integer `") {
+        if let Some((n, _)) = rest.split_once('`') {
+            return format!("{n} is out of range for this integer field");
+        }
+    }
+    raw.to_string()
 }
 
 fn quantity(q: &K8sQuantity, path: &str) -> FieldResult<Quantity> {
@@ -635,10 +695,30 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
             typed(v.get("metadata").unwrap_or(&Value::Null)).map_err(|(p, e)| (format!("metadata{}{p}", if p.is_empty() { "" } else { "." }), e))?;
         Ok(meta(&m))
     };
-    let workload = |replicas: Option<i32>, t: &core::PodTemplateSpec, path: &str, claims: Vec<(String, Pvc)>| -> FieldResult<Body> {
+    let strategied = |replicas: Option<i32>, t: &core::PodTemplateSpec, path: &str, claims: Vec<(String, Pvc)>, update_strategy| -> FieldResult<Body> {
         let (template, template_meta) = workload_template(t, path)?;
-        Ok(Body::Workload(Box::new(Workload { replicas, template, template_meta, volume_claim_templates: claims, template_path: path.into() })))
+        let spec_path = path.strip_suffix(".template").unwrap_or("spec");
+        let spec = if spec_path == "spec" { v.get("spec") } else { v.get("spec").and_then(|s| s.get("jobTemplate")).and_then(|j| j.get("spec")) };
+        let counts = ["replicas", "parallelism", "completions"].iter().filter_map(|f| Some((format!("{spec_path}.{f}"), spec?.get(*f)?.as_i64()?))).collect();
+        let images = t
+            .spec
+            .as_ref()
+            .into_iter()
+            .flat_map(|s| s.init_containers.iter().flatten().chain(s.containers.iter()))
+            .map(|c| format!("{}={}", c.name, c.image.clone().unwrap_or_default()))
+            .collect();
+        Ok(Body::Workload(Box::new(Workload {
+            replicas,
+            template,
+            template_meta,
+            volume_claim_templates: claims,
+            template_path: path.into(),
+            counts,
+            update_strategy,
+            images,
+        })))
     };
+    let workload = |replicas, t: &core::PodTemplateSpec, path: &str, claims| strategied(replicas, t, path, claims, UpdateStrategy::None);
     Ok(match (decode_group.as_str(), ti.kind.as_str()) {
         ("", "Pod") => {
             let p: core::Pod = typed(v)?;
@@ -706,7 +786,17 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         ("apps", "Deployment") => {
             let d: apps::Deployment = typed(v)?;
             let spec = d.spec.clone().unwrap_or_default();
-            (meta(&d.metadata), workload(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", vec![])?)
+            let st = spec.strategy.clone().unwrap_or_default();
+            let strategy = if st.type_.as_deref() == Some("Recreate") {
+                UpdateStrategy::Recreate
+            } else {
+                let ru = st.rolling_update.unwrap_or_default();
+                UpdateStrategy::RollingUpdate {
+                    max_surge: IntOrPercent::from_k8s(&ru.max_surge, IntOrPercent::Percent(25)),
+                    max_unavailable: IntOrPercent::from_k8s(&ru.max_unavailable, IntOrPercent::Percent(25)),
+                }
+            };
+            (meta(&d.metadata), strategied(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", vec![], strategy)?)
         }
         ("apps", "ReplicaSet") => {
             let d: apps::ReplicaSet = typed(v)?;
@@ -724,12 +814,28 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
                 .enumerate()
                 .map(|(i, c)| Ok((c.metadata.name.clone().unwrap_or_default(), pvc(&c.spec, &None, &format!("spec.volumeClaimTemplates[{i}].spec"))?)))
                 .collect::<FieldResult<Vec<_>>>()?;
-            (meta(&d.metadata), workload(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", claims)?)
+            let st = spec.update_strategy.clone().unwrap_or_default();
+            let strategy = if st.type_.as_deref() == Some("OnDelete") {
+                UpdateStrategy::OnDelete
+            } else {
+                UpdateStrategy::Ordered { partition: st.rolling_update.and_then(|r| r.partition).unwrap_or(0) }
+            };
+            (meta(&d.metadata), strategied(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", claims, strategy)?)
         }
         ("apps", "DaemonSet") => {
             let d: apps::DaemonSet = typed(v)?;
             let spec = d.spec.clone().unwrap_or_default();
-            (meta(&d.metadata), workload(None, &spec.template, "spec.template", vec![])?)
+            let st = spec.update_strategy.clone().unwrap_or_default();
+            let strategy = if st.type_.as_deref() == Some("OnDelete") {
+                UpdateStrategy::OnDelete
+            } else {
+                let ru = st.rolling_update.unwrap_or_default();
+                UpdateStrategy::RollingUpdate {
+                    max_surge: IntOrPercent::from_k8s(&ru.max_surge, IntOrPercent::Int(0)),
+                    max_unavailable: IntOrPercent::from_k8s(&ru.max_unavailable, IntOrPercent::Int(1)),
+                }
+            };
+            (meta(&d.metadata), strategied(None, &spec.template, "spec.template", vec![], strategy)?)
         }
         ("batch", "Job") => {
             let j: batch::Job = typed(v)?;

@@ -98,6 +98,29 @@ fn deployment_of_gpu_pods_with_a_claim_template_under_a_device_class_quota() {
 }
 
 #[test]
+fn many_replicas_with_claims_agree_with_the_small_case() {
+    // The same shape at a size where identical replicas are counted, not replayed one by one:
+    // 400 pods fit, the device-class quota admits the claims of the first 20.
+    let state = docs(&[quota("pods", "", "pods=400/0"), quota("gpu", "", &format!("{DEVICES}=20/0"))]);
+    let input =
+        docs(&[template("gpu-tmpl", "{name: r, exactly: {deviceClassName: gpu}}"), workload("Deployment", "train", "replicas: 500", &gpu_pod("gpu-tmpl"))]);
+    let reports = check_version("1.34", &state, &input);
+    let d = &reports[1];
+    let mut t = Table::default();
+    t.row("pods", summary(d), pods_stop(400, 500, exceeded("pods", "pods", "1", "400", "400")));
+    t.row("pending", format!("{:?}", d.pods_pending), "Some(380)");
+    t.row(
+        "per-replica note",
+        d.notes.iter().find(|n| n.contains("claims of")).cloned().unwrap_or_default(),
+        format!(
+            "400 of 500 pods admitted; the claims of pods 21\u{2013}400 would be refused: {}; those pods stay Pending",
+            exceeded("gpu", DEVICES, "1", "20", "20")
+        ),
+    );
+    t.done();
+}
+
+#[test]
 fn claims_from_templates_only_where_dra_is_on() {
     // Before 1.34 spec.resourceClaims is dropped with the DRA gate off: no claim is created.
     let state = docs(&[quota("gpu", "", &format!("{DEVICES}=1/0"))]);

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use clap::{Args, ValueEnum};
-use kubectl_quota_engine::check::{self, CheckOptions, ClusterState};
+use kubectl_quota_engine::check::{CheckOptions, ClusterState};
 use kubectl_quota_engine::objects::Object;
 use kubectl_quota_engine::report;
 use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, OLDEST};
@@ -14,7 +14,7 @@ use crate::error::Fatal;
 use crate::global::GlobalFlags;
 use crate::input::{decode_all, load_limited, load_paths};
 use crate::live;
-use crate::render::check::{write_report, Output};
+use crate::render::check::{Output, ReportWriter};
 
 pub const CHECK_HELP: &str = "\
 Examples:
@@ -56,7 +56,7 @@ pub struct CheckArgs {
     #[arg(long = "admission-config", value_name = "FILE")]
     pub admission_config: Option<String>,
     /// Schedulable node count, to check a DaemonSet's pods.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(i32::MAX)))]
     pub nodes: Option<u32>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value = "text")]
@@ -89,23 +89,48 @@ fn load_candidates(args: &CheckArgs) -> Result<Vec<Object>, Fatal> {
     decode_all(&docs)
 }
 
-fn print_report(report: &check::Report, args: &CheckArgs) -> i32 {
-    let output = match args.output {
+fn output_of(args: &CheckArgs) -> Output {
+    match args.output {
         OutputFormat::Text => Output::Text,
         OutputFormat::Json => Output::Json,
         OutputFormat::Yaml => Output::Yaml,
-    };
+    }
+}
+
+/// Decides the documents in order and writes each one's report as soon as it is decided, then
+/// the run's notes (`notes` and those `more_notes` derives from the charged state); returns the
+/// exit status.
+fn check_and_print(
+    state: &mut ClusterState,
+    objs: Vec<Object>,
+    opts: &CheckOptions,
+    kubernetes: &VersionReport,
+    args: &CheckArgs,
+    notes: Vec<String>,
+    more_notes: impl FnOnce(&ClusterState) -> Vec<String>,
+) -> i32 {
     let stdout = std::io::stdout();
-    let mut w = std::io::BufWriter::new(stdout.lock());
-    // A closed pipe (`| head`) is not an error of the check.
-    let _ = write_report(report, output, args.quiet, &mut w).and_then(|_| std::io::Write::flush(&mut w));
-    report.exit_code()
+    let mut writer = ReportWriter::new(std::io::BufWriter::new(stdout.lock()), output_of(args), args.quiet, kubernetes);
+    // A closed pipe (`| head`) is not an error of the check: stop writing, finish deciding.
+    let mut failed = false;
+    let mut summary = report::check_explained(state, objs, opts, |d| {
+        if !failed && writer.document(&d).is_err() {
+            failed = true;
+        }
+    });
+    summary.notes.extend(more_notes(state));
+    summary.notes.extend(notes);
+    if !failed {
+        let _ = writer.finish(&summary.notes).and_then(|mut w| std::io::Write::flush(&mut w));
+    }
+    summary.exit_code()
 }
 
 fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
     let state_docs = load_paths(&args.state, false)?;
     let mut state = ClusterState::from_objects(decode_all(&state_docs)?, &namespace);
+    drop(state_docs);
     let limited = load_limited(args.admission_config.as_deref())?;
     let objs = load_candidates(args)?;
     let (version, source) = match version_flag(args)? {
@@ -114,16 +139,18 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     };
     let rules = Rules::for_version(version);
     let opts = CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes, rules };
-    let mut report = check::check(&mut state, objs, &opts);
-    report.kubernetes = VersionReport::new(&rules, source, None);
-    report::explain(&mut report, &state);
-    if g.namespace.is_none() && state.quotas.get(&namespace).is_none_or(|q| q.is_empty()) {
-        let others = state.quota_namespaces();
-        if !others.is_empty() {
-            report.notes.push(format!("the state has no quota in namespace {namespace:?}, only in {}: pass -n to check there", others.join(", ")));
+    let kubernetes = VersionReport::new(&rules, source, None);
+    let unnamed = g.namespace.is_none();
+    Ok(check_and_print(&mut state, objs, &opts, &kubernetes, args, vec![], |state| {
+        let mut notes = vec![];
+        if unnamed && state.quotas.get(&namespace).is_none_or(|q| q.is_empty()) {
+            let others = state.quota_namespaces();
+            if !others.is_empty() {
+                notes.push(format!("the state has no quota in namespace {namespace:?}, only in {}: pass -n to check there", others.join(", ")));
+            }
         }
-    }
-    Ok(print_report(&report, args))
+        notes
+    }))
 }
 
 async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
@@ -159,11 +186,8 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
         }
     };
     let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules };
-    let mut report = check::check(&mut state, objs, &opts);
-    report.kubernetes = VersionReport::new(&rules, source, server_version);
-    report::explain(&mut report, &state);
-    report.notes.extend(notes);
-    Ok(print_report(&report, args))
+    let kubernetes = VersionReport::new(&rules, source, server_version);
+    Ok(check_and_print(&mut state, objs, &opts, &kubernetes, args, notes, |_| vec![]))
 }
 
 /// Runs `check`: offline when `--state` is given, against the live cluster otherwise.

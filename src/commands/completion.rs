@@ -114,6 +114,10 @@ pub fn render(candidates: &[String], files: bool) -> String {
     out
 }
 
+/// How long completion may wait for the cluster: a person is waiting at the prompt, and a
+/// server that never answers must not hold the shell.
+const COMPLETION_DEADLINE: std::time::Duration = std::time::Duration::from_millis(1500);
+
 /// `kubectl-quota __complete WORDS...`: candidates for kubectl's plugin completion. Cluster
 /// lookups that fail just offer nothing.
 pub async fn run_protocol(root: &clap::Command, words: &[String]) -> i32 {
@@ -124,27 +128,31 @@ pub async fn run_protocol(root: &clap::Command, words: &[String]) -> i32 {
         Plan::Words(w) => (w, false),
         Plan::Files => (vec![], true),
         Plan::Contexts => {
-            let kc = match &kube.kubeconfig {
-                Some(p) => kube::config::Kubeconfig::read_from(p).ok(),
-                None => kube::config::Kubeconfig::read().ok(),
-            };
+            let kc = live::load_kubeconfig(kube.kubeconfig.as_deref()).ok().flatten();
             (kc.map(|k| k.contexts.into_iter().map(|c| c.name).collect()).unwrap_or_default(), false)
         }
-        Plan::Namespaces => match live::connect(&kube, None).await {
-            Ok(conn) => (live::namespace_names(&conn).await, false),
-            Err(_) => (vec![], false),
-        },
-        Plan::Quotas { namespace } => {
-            let names = match live::connect(&kube, namespace.as_deref()).await {
-                Ok(conn) => live::quotas(&conn, Some(&conn.namespace)).await.map(|q| q.into_iter().map(|o| o.meta.name).collect()).unwrap_or_default(),
-                Err(_) => vec![],
+        Plan::Namespaces => {
+            let names = async {
+                match live::connect(&kube, None).await {
+                    Ok(conn) => live::namespace_names(&conn).await,
+                    Err(_) => vec![],
+                }
             };
-            (names, false)
+            (tokio::time::timeout(COMPLETION_DEADLINE, names).await.unwrap_or_default(), false)
+        }
+        Plan::Quotas { namespace } => {
+            let names = async {
+                match live::connect(&kube, namespace.as_deref()).await {
+                    Ok(conn) => live::quotas(&conn, Some(&conn.namespace)).await.map(|q| q.into_iter().map(|o| o.meta.name).collect()).unwrap_or_default(),
+                    Err(_) => vec![],
+                }
+            };
+            (tokio::time::timeout(COMPLETION_DEADLINE, names).await.unwrap_or_default(), false)
         }
     };
     let typed = words.last().map(String::as_str).unwrap_or("");
     let items: Vec<String> = items.into_iter().filter(|i| i.starts_with(typed)).collect();
-    print!("{}", render(&items, files));
+    let _ = crate::error::print_out(&render(&items, files));
     0
 }
 
@@ -170,7 +178,7 @@ mod tests {
     #[test]
     fn completion_plans() {
         let cases: Vec<(Vec<&str>, Plan)> = vec![
-            (vec![""], words(&["check", "create", "describe", "version", "completion"])),
+            (vec![""], words(&["check", "create", "describe", "plan", "snapshot", "why", "version", "completion"])),
             (vec!["c"], words(&["check", "create", "completion"])),
             (vec!["check", "-f", ""], Plan::Files),
             (vec!["check", "--state", "st"], Plan::Files),

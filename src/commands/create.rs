@@ -107,10 +107,14 @@ pub fn parse_hard(s: &str) -> Result<BTreeMap<String, K8sQuantity>, String> {
         if kv.len() != 2 {
             return Err(format!("Invalid argument syntax {part}, expected <resource>=<value>"));
         }
+        // kubectl parses with resource.ParseQuantity, which does not trim: `cpu=1 ` is refused.
+        if kv[1].trim() != kv[1] {
+            return Err(format!("--hard {}: {:?}: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'", kv[0], kv[1]));
+        }
         let q = Quantity::parse(kv[1]).map_err(|e| format!("--hard {}: {e}", kv[0]))?;
-        // Kept as written (the server canonicalizes when it stores).
-        let _ = q;
-        out.insert(kv[0].to_string(), K8sQuantity(kv[1].to_string()));
+        // kubectl sends, and the server stores, the canonical form (`1024Mi` -> `1Gi`,
+        // `10.0` -> `10`, digits past nano rounded up), so that is what -o yaml shows.
+        out.insert(kv[0].to_string(), K8sQuantity(q.to_canonical()));
     }
     Ok(out)
 }
@@ -188,7 +192,7 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
         return Err(Fatal::input(validation::render_server_message(&args.name, &errors)));
     }
     for w in warnings(&quota) {
-        eprintln!("Warning: {w}");
+        crate::error::print_err(&format!("Warning: {}\n", crate::render::escape::escape(&w)));
     }
     let (created, suffix) = match args.dry_run {
         DryRun::Client => (quota, " (dry run)"),
@@ -196,16 +200,20 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
             let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
             quota.metadata.namespace = Some(conn.namespace.clone());
             let server_dry = mode == DryRun::Server;
-            let created = live::create_quota(&conn, &conn.namespace, &quota, server_dry).await.map_err(|e| Fatal(format!("failed to create quota: {e}"), 1))?;
+            let created = live::create_quota(&conn, &conn.namespace, &quota, server_dry)
+                .await
+                .map_err(|(e, unreachable)| Fatal(format!("failed to create quota: {e}"), if unreachable { 2 } else { 1 }))?;
             (created, if server_dry { " (server dry run)" } else { "" })
         }
     };
-    match args.output {
-        Some(CreateOutput::Yaml) => print!("{}", serde_yaml::to_string(&created).map_err(|e| Fatal::input(e.to_string()))?),
-        Some(CreateOutput::Json) => println!("{}", serde_json::to_string_pretty(&created).map_err(|e| Fatal::input(e.to_string()))?),
-        Some(CreateOutput::Name) => println!("resourcequota/{}", args.name),
-        None => println!("resourcequota/{} created{suffix}", args.name),
-    }
+    let name = crate::render::escape::escape(&args.name);
+    let text = match args.output {
+        Some(CreateOutput::Yaml) => serde_yaml::to_string(&created).map_err(|e| Fatal::input(e.to_string()))?,
+        Some(CreateOutput::Json) => format!("{}\n", serde_json::to_string_pretty(&created).map_err(|e| Fatal::input(e.to_string()))?),
+        Some(CreateOutput::Name) => format!("resourcequota/{name}\n"),
+        None => format!("resourcequota/{name} created{suffix}\n"),
+    };
+    crate::error::print_out(&text)?;
     Ok(0)
 }
 

@@ -69,7 +69,7 @@ pub async fn run(g: &GlobalFlags, args: &DescribeArgs) -> Result<i32, Fatal> {
     let (objs, namespace) = if args.state.is_empty() {
         let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
         let ns = (!args.all_namespaces).then_some(conn.namespace.as_str());
-        (live::quotas(&conn, ns).await.map_err(|e| Fatal(e.to_string(), 1))?, conn.namespace.clone())
+        (live::quotas(&conn, ns).await.map_err(|e| Fatal(e.to_string(), if e.unreachable { 2 } else { 1 }))?, conn.namespace.clone())
     } else {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
         let objs = decode_all(&load_paths(&args.state, false)?)?
@@ -106,13 +106,15 @@ fn describe_objects(args: &DescribeArgs, objs: &[Object], namespace: &str) -> Re
             views.sort_by(|a, b| a.namespace.cmp(&b.namespace).then(b.max_percent().cmp(&a.max_percent())).then(a.name.cmp(&b.name)))
         }
     }
-    match args.output {
-        DescribeOutput::Json => println!("{}", serde_json::to_string_pretty(&views).map_err(|e| Fatal::input(e.to_string()))?),
-        DescribeOutput::Yaml => print!("{}", serde_yaml::to_string(&views).map_err(|e| Fatal::input(e.to_string()))?),
+    let text = match args.output {
+        DescribeOutput::Json => format!("{}\n", serde_json::to_string_pretty(&views).map_err(|e| Fatal::input(e.to_string()))?),
+        DescribeOutput::Yaml => serde_yaml::to_string(&views).map_err(|e| Fatal::input(e.to_string()))?,
         DescribeOutput::Text | DescribeOutput::Wide if views.is_empty() => {
-            println!("No resource quota{}.", if args.all_namespaces { String::new() } else { format!(" in namespace {namespace}") })
+            let ns = crate::render::escape::escape(namespace);
+            format!("No resource quota{}.\n", if args.all_namespaces { String::new() } else { format!(" in namespace {ns}") })
         }
-        DescribeOutput::Text | DescribeOutput::Wide => print!("{}", render_text(&views, args.output == DescribeOutput::Wide)),
-    }
+        DescribeOutput::Text | DescribeOutput::Wide => render_text(&views, args.output == DescribeOutput::Wide),
+    };
+    crate::error::print_out(&text)?;
     Ok(0)
 }

@@ -5,4 +5,7 @@ pub mod check;
 pub mod completion;
 pub mod create;
 pub mod describe;
+pub mod plan;
+pub mod snapshot;
 pub mod version;
+pub mod why;

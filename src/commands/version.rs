@@ -4,6 +4,6 @@ use crate::error::Fatal;
 
 /// Prints the plugin's version.
 pub fn run() -> Result<i32, Fatal> {
-    println!("kubectl-quota {}", env!("CARGO_PKG_VERSION"));
+    crate::error::print_out(&format!("kubectl-quota {}\n", env!("CARGO_PKG_VERSION")))?;
     Ok(0)
 }

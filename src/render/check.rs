@@ -10,6 +10,9 @@ use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 
 use kubectl_quota_engine::admission::{QuotaReport, QuotaVerdict, RefusalReason};
 use kubectl_quota_engine::check::{DocumentReport, Report};
+use kubectl_quota_engine::version::VersionReport;
+
+use super::escape::{escape as esc, escape_lines};
 
 /// Output format of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,21 +29,157 @@ pub fn render(report: &Report, output: Output, quiet: bool) -> String {
     String::from_utf8(out).expect("reports are UTF-8")
 }
 
-/// Writes a report as it is rendered (JSON and YAML are streamed, not built in memory first).
+/// Writes a whole report (the same bytes as [`ReportWriter`] fed document by document).
 pub fn write_report<W: std::io::Write>(report: &Report, output: Output, quiet: bool, w: &mut W) -> std::io::Result<()> {
-    match output {
-        Output::Json => {
-            serde_json::to_writer_pretty(&mut *w, report)?;
-            w.write_all(b"\n")
+    let mut writer = ReportWriter::new(w, output, quiet, &report.kubernetes);
+    for d in &report.documents {
+        writer.document(d)?;
+    }
+    writer.finish(&report.notes)?;
+    Ok(())
+}
+
+/// Writes a report as its documents are decided: each document is rendered when it arrives
+/// and can be dropped right after, so memory does not grow with the number of documents.
+/// JSON and YAML come out byte for byte as the whole [`Report`] serialized at once.
+pub struct ReportWriter<W: std::io::Write> {
+    w: W,
+    output: Output,
+    quiet: bool,
+    documents: usize,
+    refused: usize,
+    /// Reused for each document's JSON before it is indented into the array.
+    buf: Vec<u8>,
+    /// The release whose rules were applied: the report's first field.
+    kubernetes: VersionReport,
+}
+
+/// The `kubernetes` field of a report, serialized as its first field.
+#[derive(serde::Serialize)]
+struct Kubernetes<'a> {
+    kubernetes: &'a VersionReport,
+}
+
+/// The `notes` of a report, serialized as the report's last field.
+#[derive(serde::Serialize)]
+struct Notes<'a> {
+    notes: &'a [String],
+}
+
+impl<W: std::io::Write> ReportWriter<W> {
+    pub fn new(w: W, output: Output, quiet: bool, kubernetes: &VersionReport) -> Self {
+        ReportWriter { w, output, quiet, documents: 0, refused: 0, buf: Vec::new(), kubernetes: kubernetes.clone() }
+    }
+
+    /// JSON and YAML: the report's fields before `documents`.
+    fn header(&mut self) -> std::io::Result<()> {
+        match self.output {
+            Output::Json => {
+                self.w.write_all(b"{\n  \"kubernetes\": ")?;
+                self.buf.clear();
+                serde_json::to_writer_pretty(&mut self.buf, &self.kubernetes)?;
+                for (i, line) in self.buf.split(|b| *b == b'\n').enumerate() {
+                    if i > 0 {
+                        self.w.write_all(b"\n  ")?;
+                    }
+                    self.w.write_all(line)?;
+                }
+                self.w.write_all(b",\n")
+            }
+            Output::Yaml => serde_yaml::to_writer(&mut self.w, &Kubernetes { kubernetes: &self.kubernetes }).map_err(std::io::Error::other),
+            Output::Text => Ok(()),
         }
-        Output::Yaml => serde_yaml::to_writer(&mut *w, report).map_err(std::io::Error::other),
-        Output::Text => w.write_all(render_text(report, quiet).as_bytes()),
+    }
+
+    /// Writes one document.
+    pub fn document(&mut self, d: &DocumentReport) -> std::io::Result<()> {
+        let first = self.documents == 0;
+        if first {
+            self.header()?;
+        }
+        self.documents += 1;
+        if !d.fully_admitted() {
+            self.refused += 1;
+        }
+        match self.output {
+            Output::Json => {
+                // serde_json's pretty printer, indented two levels deeper by hand: in pretty
+                // JSON every line break is structural (strings escape theirs).
+                self.buf.clear();
+                serde_json::to_writer_pretty(&mut self.buf, d)?;
+                self.w.write_all(if first { b"  \"documents\": [\n    " } else { b",\n    " })?;
+                for (i, line) in self.buf.split(|b| *b == b'\n').enumerate() {
+                    if i > 0 {
+                        self.w.write_all(b"\n    ")?;
+                    }
+                    self.w.write_all(line)?;
+                }
+                Ok(())
+            }
+            Output::Yaml => {
+                if first {
+                    self.w.write_all(b"documents:\n")?;
+                }
+                serde_yaml::to_writer(&mut self.w, std::slice::from_ref(d)).map_err(std::io::Error::other)
+            }
+            Output::Text => {
+                if self.quiet && d.fully_admitted() {
+                    return Ok(());
+                }
+                let mut out = String::new();
+                if self.quiet {
+                    let _ = writeln!(out, "{}", verdict_line(d));
+                } else {
+                    document_block(&mut out, d);
+                }
+                self.w.write_all(out.as_bytes())
+            }
+        }
+    }
+
+    /// Writes what follows the documents (the run's notes; the count line in text) and
+    /// returns the writer.
+    pub fn finish(mut self, notes: &[String]) -> std::io::Result<W> {
+        if self.documents == 0 {
+            self.header()?;
+        }
+        match self.output {
+            Output::Json => {
+                self.w.write_all(if self.documents == 0 { b"  \"documents\": [],\n  \"notes\": " } else { b"\n  ],\n  \"notes\": " })?;
+                self.buf.clear();
+                serde_json::to_writer_pretty(&mut self.buf, notes)?;
+                for (i, line) in self.buf.split(|b| *b == b'\n').enumerate() {
+                    if i > 0 {
+                        self.w.write_all(b"\n  ")?;
+                    }
+                    self.w.write_all(line)?;
+                }
+                self.w.write_all(b"\n}\n")?;
+            }
+            Output::Yaml => {
+                if self.documents == 0 {
+                    self.w.write_all(b"documents: []\n")?;
+                }
+                serde_yaml::to_writer(&mut self.w, &Notes { notes }).map_err(std::io::Error::other)?;
+            }
+            Output::Text => {
+                if !self.quiet {
+                    let mut out = String::new();
+                    for n in notes {
+                        let _ = writeln!(out, "note: {}", esc(n));
+                    }
+                    let _ = writeln!(out, "{} document(s) checked, {} would be refused (in whole or in part)", self.documents, self.refused);
+                    self.w.write_all(out.as_bytes())?;
+                }
+            }
+        }
+        Ok(self.w)
     }
 }
 
 /// The one-line verdict for a document.
 pub fn verdict_line(d: &DocumentReport) -> String {
-    let who = format!("{}/{}", d.kind.to_lowercase(), d.name);
+    let who = format!("{}/{}", esc(&d.kind.to_lowercase()), esc(&d.name));
     let Some(r) = &d.refusal else {
         let mut s = format!("{who}: {}", "admitted".green());
         if let (Some(w), Some(a)) = (d.replicas, d.replicas_admitted) {
@@ -48,7 +187,7 @@ pub fn verdict_line(d: &DocumentReport) -> String {
             if a < w {
                 let _ = write!(s, "; {}", fit.red().bold());
                 if let Some(m) = &d.pod_message {
-                    let _ = write!(s, " ({m})");
+                    let _ = write!(s, " ({})", esc(m));
                 }
             } else {
                 let _ = write!(s, "; {fit}");
@@ -66,20 +205,28 @@ pub fn verdict_line(d: &DocumentReport) -> String {
                         .filter(|row| row.exceeded)
                         .map(|row| {
                             let used = row.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "0".into());
-                            format!("{} {} + used {used} > hard {}", row.resource, row.requested, row.hard)
+                            format!("{} {} + used {used} > hard {}", esc(&row.resource), row.requested, row.hard)
                         })
                         .collect()
                 })
                 .unwrap_or_default();
-            format!("refused by quota {}: {}", r.quota.as_deref().unwrap_or("?"), parts.join("; "))
+            format!("refused by quota {}: {}", esc(r.quota.as_deref().unwrap_or("?")), parts.join("; "))
         }
         RefusalReason::MustSpecify => {
             let msg = r.message.split_once(": must specify ").map(|(_, m)| m).unwrap_or(&r.message);
-            format!("refused by quota {}: must specify {msg}", r.quota.as_deref().unwrap_or("?"))
+            format!("refused by quota {}: must specify {}", esc(r.quota.as_deref().unwrap_or("?")), esc(msg))
         }
-        RefusalReason::Invalid => format!("invalid: {}", r.message.lines().next().unwrap_or_default()),
-        RefusalReason::Admission => format!("refused before quota: {}", r.message),
-        _ => format!("refused: {}", r.message),
+        RefusalReason::Invalid => {
+            // Several errors come as `... is invalid: ` and a `* error` line each: name the first.
+            let mut lines = r.message.lines();
+            let first = lines.next().unwrap_or_default();
+            match lines.next() {
+                Some(next) if first.ends_with(": ") => format!("invalid: {}{}", esc(first), esc(next.trim_start_matches("* "))),
+                _ => format!("invalid: {}", esc(first)),
+            }
+        }
+        RefusalReason::Admission => format!("refused before quota: {}", esc(&r.message)),
+        _ => format!("refused: {}", esc(&r.message)),
     };
     format!("{who}: {}", why.red().bold())
 }
@@ -96,9 +243,9 @@ fn verdict_word(q: &QuotaReport) -> String {
 }
 
 fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
-    let _ = writeln!(out, "{indent}quota {}: {} — {}", q.name.bold(), verdict_word(q), q.why);
+    let _ = writeln!(out, "{indent}quota {}: {} — {}", esc(&q.name).bold(), verdict_word(q), esc(&q.why));
     for (res, containers) in &q.missing {
-        let _ = writeln!(out, "{indent}  missing {res} on container(s) {}", containers.join(", "));
+        let _ = writeln!(out, "{indent}  missing {} on container(s) {}", esc(res), esc(&containers.join(", ")));
     }
     if q.resources.is_empty() {
         return;
@@ -109,7 +256,7 @@ fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
     for row in &q.resources {
         let used = row.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "?".into());
         let mark = if row.exceeded { "exceeded".red().bold().to_string() } else { String::new() };
-        t.add_row(vec![row.resource.clone(), row.requested.to_string(), used, row.hard.to_string(), row.after.to_string(), mark]);
+        t.add_row(vec![esc(&row.resource).into_owned(), row.requested.to_string(), used, row.hard.to_string(), row.after.to_string(), mark]);
     }
     for i in 1..5 {
         if let Some(c) = t.column_mut(i) {
@@ -126,65 +273,87 @@ fn quota_blocks(out: &mut String, quotas: &[QuotaReport], indent: &str, what: &s
     for q in quotas.iter().filter(|q| !q.unrelated) {
         quota_block(out, q, indent);
     }
-    let unrelated: Vec<&str> = quotas.iter().filter(|q| q.unrelated).map(|q| q.name.as_str()).collect();
+    let unrelated: Vec<String> = quotas.iter().filter(|q| q.unrelated).map(|q| esc(&q.name).into_owned()).collect();
     if !unrelated.is_empty() {
-        let _ = writeln!(out, "{indent}{}", format!("quotas limiting nothing {what} consume: {}", unrelated.join(", ")).dimmed());
+        let _ = writeln!(out, "{indent}{}", format!("quotas limiting nothing {} consume: {}", esc(what), unrelated.join(", ")).dimmed());
     }
 }
 
 fn document_block(out: &mut String, d: &DocumentReport) {
     let _ = writeln!(out, "{}", verdict_line(d));
-    let _ = writeln!(out, "  from {}{}", d.source, d.namespace.as_ref().map(|n| format!(", namespace {n}")).unwrap_or_default());
+    let _ = writeln!(out, "  from {}{}", esc(&d.source.to_string()), d.namespace.as_ref().map(|n| format!(", namespace {}", esc(n))).unwrap_or_default());
     if let Some(e) = &d.server_error {
-        let _ = writeln!(out, "  server: {e}");
+        // A validation message lists its errors on lines of their own (names in it are quoted,
+        // so every line break is the message's own).
+        let invalid = d.refusal.as_ref().is_some_and(|r| r.reason == RefusalReason::Invalid);
+        let shown = if invalid { escape_lines(e).replace('\n', "\n    ") } else { esc(e).into_owned() };
+        let _ = writeln!(out, "  server: {shown}");
     }
     for a in d.refusal.iter().flat_map(|r| &r.alternatives) {
-        let _ = writeln!(out, "  or, as the server checks quotas in no fixed order: {a}");
+        let _ = writeln!(out, "  or, as the server checks quotas in no fixed order: {}", esc(a));
     }
     for m in &d.mutations {
-        let _ = writeln!(out, "  before quota: {m}");
+        let _ = writeln!(out, "  before quota: {}", esc(m));
     }
     let gr = d.quotas.first().map(|_| format!("{}s", d.kind.to_lowercase())).unwrap_or_default();
     quota_blocks(out, &d.quotas, "  ", &gr);
     if let Some(p) = &d.pods {
         let state = if p.allowed { "admitted".green().to_string() } else { "refused".red().bold().to_string() };
-        let _ = writeln!(out, "  pods (explained for {}: {state}):", p.pod);
+        let _ = writeln!(out, "  pods (explained for {}: {state}):", esc(&p.pod));
         if let Some(m) = &d.pod_message {
-            let _ = writeln!(out, "    server: {m}");
+            let _ = writeln!(out, "    server: {}", esc(m));
         }
         for a in &d.pod_message_alternatives {
-            let _ = writeln!(out, "    or, as the server checks quotas in no fixed order: {a}");
+            let _ = writeln!(out, "    or, as the server checks quotas in no fixed order: {}", esc(a));
         }
         for m in &p.mutations {
-            let _ = writeln!(out, "    before quota: {m}");
+            let _ = writeln!(out, "    before quota: {}", esc(m));
         }
         quota_blocks(out, &p.quotas, "    ", "pods");
     } else if let Some(m) = &d.pod_message {
-        let _ = writeln!(out, "  pods: {m}");
+        let _ = writeln!(out, "  pods: {}", esc(m));
     }
     for n in &d.notes {
-        let _ = writeln!(out, "  note: {n}");
+        let _ = writeln!(out, "  note: {}", esc(n));
     }
     for h in &d.hints {
-        let _ = writeln!(out, "  {} {h}", "hint:".cyan());
+        let _ = writeln!(out, "  {} {}", "hint:".cyan(), esc(h));
     }
 }
 
-fn render_text(report: &Report, quiet: bool) -> String {
-    let mut out = String::new();
-    for d in report.documents.iter().filter(|d| !quiet || !d.fully_admitted()) {
-        if quiet {
-            let _ = writeln!(out, "{}", verdict_line(d));
-        } else {
-            document_block(&mut out, d);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kubectl_quota_engine::check::{check, CheckOptions, ClusterState};
+    use kubectl_quota_engine::{manifest, objects, report};
+
+    fn objects_of(file: &str, text: &str) -> Vec<objects::Object> {
+        manifest::parse_str(file, text).unwrap().iter().map(|d| objects::decode(d).unwrap()).collect()
+    }
+
+    const STATE: &str = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q, namespace: ns}\nspec: {hard: {requests.cpu: '1', pods: '3'}}\nstatus: {hard: {requests.cpu: '1', pods: '3'}, used: {requests.cpu: '0', pods: '0'}}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: r, namespace: ns}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}\n";
+    const PODS: &str = "apiVersion: v1\nkind: Pod\nmetadata: {name: \"a\\nb\"}\nspec: {containers: [{name: app, image: x, resources: {requests: {cpu: 600m}}}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: {containers: [{name: app, image: x, resources: {requests: {cpu: 600m}}}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: c}\nspec: {containers: [{name: app, image: x}]}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 5, selector: {}, template: {spec: {containers: [{name: app, image: x, resources: {requests: {cpu: 100m}}}]}}}\n";
+
+    fn report_of(pods: &str) -> Report {
+        let mut state = ClusterState::from_objects(objects_of("state.yaml", STATE), "ns");
+        let opts = CheckOptions { namespace: "ns".into(), ..CheckOptions::default() };
+        let mut r = check(&mut state, objects_of("pods.yaml", pods), &opts);
+        report::explain(&mut r, &state);
+        r
+    }
+
+    #[test]
+    fn streamed_json_and_yaml_are_the_whole_report_serialized_at_once() {
+        for pods in [PODS, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"] {
+            let mut r = report_of(pods);
+            for notes in [vec![], vec!["one".to_string(), "two \"quoted\"\nline".to_string()]] {
+                r.notes = notes;
+                assert_eq!(render(&r, Output::Json, false), serde_json::to_string_pretty(&r).unwrap() + "\n");
+                assert_eq!(render(&r, Output::Yaml, false), serde_yaml::to_string(&r).unwrap());
+            }
+            r.documents.clear();
+            assert_eq!(render(&r, Output::Json, false), serde_json::to_string_pretty(&r).unwrap() + "\n");
+            assert_eq!(render(&r, Output::Yaml, false), serde_yaml::to_string(&r).unwrap());
         }
     }
-    if !quiet {
-        for n in &report.notes {
-            let _ = writeln!(out, "note: {n}");
-        }
-        let refused = report.documents.iter().filter(|d| !d.fully_admitted()).count();
-        let _ = writeln!(out, "{} document(s) checked, {} would be refused (in whole or in part)", report.documents.len(), refused);
-    }
-    out
 }

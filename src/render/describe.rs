@@ -6,6 +6,8 @@ use std::fmt::Write;
 use colored::Colorize;
 use kubectl_quota_engine::report::quota_view::QuotaView;
 
+use super::escape::escape as esc;
+
 fn bar(p: Option<u64>) -> String {
     const WIDTH: u64 = 20;
     let Some(p) = p else { return String::new() };
@@ -41,25 +43,26 @@ pub fn render_text(views: &[QuotaView], wide: bool) -> String {
             out.push('\n');
         }
         if grouped && last_ns != Some(v.namespace.as_str()) {
-            let _ = writeln!(out, "{}", format!("=== namespace {} ===", v.namespace).bold());
+            let _ = writeln!(out, "{}", format!("=== namespace {} ===", esc(&v.namespace)).bold());
             last_ns = Some(&v.namespace);
         }
-        let _ = writeln!(out, "Name:       {}", v.name.bold());
-        let _ = writeln!(out, "Namespace:  {}", v.namespace);
+        let _ = writeln!(out, "Name:       {}", esc(&v.name).bold());
+        let _ = writeln!(out, "Namespace:  {}", esc(&v.namespace));
         if !v.scopes.is_empty() {
-            let _ = writeln!(out, "Scopes:     {}", v.scopes.join("; "));
+            let _ = writeln!(out, "Scopes:     {}", esc(&v.scopes.join("; ")));
         }
         if !v.synced {
             let _ = writeln!(out, "Status:     {}", "not synced: the quota controller has not set status.hard, so nothing is enforced yet".yellow());
         }
         if !v.pending.is_empty() {
-            let _ = writeln!(out, "Pending:    {} (in spec.hard, not enforced until synced)", v.pending.join(", "));
+            let _ = writeln!(out, "Pending:    {} (in spec.hard, not enforced until synced)", esc(&v.pending.join(", ")));
         }
         if !v.never_charged.is_empty() {
             let _ = writeln!(
                 out,
                 "Warning:    {}",
-                format!("scoped, so {} is never charged (scopes match only pods, and claims for VolumeAttributesClass)", v.never_charged.join(", ")).yellow()
+                format!("scoped, so {} is never charged (scopes match only pods, and claims for VolumeAttributesClass)", esc(&v.never_charged.join(", ")))
+                    .yellow()
             );
         }
         if v.rows.is_empty() {
@@ -68,7 +71,8 @@ pub fn render_text(views: &[QuotaView], wide: bool) -> String {
         let used: Vec<String> = v.rows.iter().map(|r| r.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "unknown".into())).collect();
         let hard: Vec<String> = v.rows.iter().map(|r| r.hard.to_string()).collect();
         let pct: Vec<String> = v.rows.iter().map(|r| percent_text(r.percent)).collect();
-        let w_res = v.rows.iter().map(|r| r.resource.len()).max().unwrap_or(0).max(8);
+        let resources: Vec<String> = v.rows.iter().map(|r| esc(&r.resource).into_owned()).collect();
+        let w_res = resources.iter().map(String::len).max().unwrap_or(0).max(8);
         let w_used = used.iter().map(String::len).max().unwrap_or(0).max(4);
         let w_hard = hard.iter().map(String::len).max().unwrap_or(0).max(4);
         let w_pct = pct.iter().map(String::len).max().unwrap_or(0).max(4);
@@ -87,7 +91,7 @@ pub fn render_text(views: &[QuotaView], wide: bool) -> String {
                 Some(p) if p >= 80 => pct_cell.yellow().to_string(),
                 _ => pct_cell,
             };
-            let mut line = format!("{}  {}  {}  {}  {}", pad(&r.resource, w_res), pad(&used[i], w_used), pad(&hard[i], w_hard), pct_cell, bar(r.percent));
+            let mut line = format!("{}  {}  {}  {}  {}", pad(&resources[i], w_res), pad(&used[i], w_used), pad(&hard[i], w_hard), pct_cell, bar(r.percent));
             if wide {
                 if let Some(s) = &r.spec_hard {
                     let _ = write!(line, "  spec.hard {s} (not synced)");

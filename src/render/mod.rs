@@ -2,3 +2,6 @@
 
 pub mod check;
 pub mod describe;
+pub mod escape;
+pub mod plan;
+pub mod why;

@@ -7,7 +7,8 @@
 pub mod hints;
 pub mod quota_view;
 
-use crate::check::{ClusterState, Report};
+use crate::check::{self, CheckOptions, ClusterState, DocumentReport, Report, Summary};
+use crate::objects::Object;
 
 /// Fills every document's hints from the report and the state after the check.
 ///
@@ -27,4 +28,18 @@ pub fn explain(report: &mut Report, state: &ClusterState) {
     for d in report.documents.iter_mut() {
         d.hints = hints::for_document(d, state);
     }
+}
+
+/// [`check::check_each`] with each document's hints filled as soon as it is decided (from the
+/// state as charged up to that document), so a report can be rendered and dropped document by
+/// document.
+pub fn check_explained<I, F>(state: &mut ClusterState, objects: I, opts: &CheckOptions, mut each: F) -> Summary
+where
+    I: IntoIterator<Item = Object>,
+    F: FnMut(DocumentReport),
+{
+    check::check_each(state, objects, opts, |mut d, st| {
+        d.hints = hints::for_document(&d, st);
+        each(d)
+    })
 }

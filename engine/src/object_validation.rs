@@ -1,0 +1,146 @@
+//! What the API server validates on any object before admission, as far as a check can see
+//! it: the name (per kind), `generateName`, the namespace, labels and annotations, and the
+//! counts a controller turns into pods (replicas, parallelism, completions) must not be
+//! negative. A failure is the server's 422 answer, with its message; quota is never asked.
+//!
+//! Between pipeline steps 2 and 7: it reads decoded [`Object`]s and the vocabulary's name
+//! rules; [`crate::check`] steps it before admission.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::objects::{Body, Object};
+use crate::resource_names::{dns1123_label_errors, regex_error};
+use crate::validation::{go_quote, validate_quota_metadata, FieldError};
+
+/// The name rule a kind's `metadata.name` follows on the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameRule {
+    /// `NameIsDNSSubdomain`: most kinds.
+    Subdomain,
+    /// `NameIsDNSLabel`: Namespace.
+    Label,
+    /// `NameIsDNS1035Label`: Service (its name becomes a DNS label that must not start
+    /// with a digit).
+    Dns1035Label,
+}
+
+/// Kinds whose validation we know (core, apps, batch and the cluster objects the check
+/// reads). Others (RBAC roles allow `:` in names, custom resources have their own schemas)
+/// are left to the server.
+pub fn name_rule(group: &str, kind: &str) -> Option<NameRule> {
+    match (group, kind) {
+        ("", "Namespace") => Some(NameRule::Label),
+        ("", "Service") => Some(NameRule::Dns1035Label),
+        (
+            "",
+            "Pod"
+            | "ConfigMap"
+            | "Secret"
+            | "PersistentVolumeClaim"
+            | "ReplicationController"
+            | "ResourceQuota"
+            | "LimitRange"
+            | "ServiceAccount"
+            | "Endpoints",
+        )
+        | ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet")
+        | ("batch", "Job" | "CronJob")
+        | ("scheduling.k8s.io", "PriorityClass")
+        | ("storage.k8s.io", "StorageClass")
+        | ("node.k8s.io", "RuntimeClass") => Some(NameRule::Subdomain),
+        _ => None,
+    }
+}
+
+const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_ERR_MSG: &str =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+
+/// `IsDNS1035Label`: at most 63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`.
+pub fn dns1035_label_errors(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push("must be no more than 63 characters".to_string());
+    }
+    let b = value.as_bytes();
+    let ok = match (b.first(), b.last()) {
+        (Some(f), Some(l)) => {
+            f.is_ascii_lowercase()
+                && (l.is_ascii_lowercase() || l.is_ascii_digit())
+                && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        }
+        _ => false,
+    };
+    if !ok {
+        errs.push(regex_error(DNS1035_LABEL_ERR_MSG, DNS1035_LABEL_FMT, &["my-name", "abc-123"]));
+    }
+    errs
+}
+
+/// The server's field errors for `obj`, in its order (metadata, then spec); empty when it
+/// would pass validation. ResourceQuotas have their own, fuller validation
+/// ([`crate::validation::validate_resource_quota`]).
+pub fn validate_object(obj: &Object) -> Vec<FieldError> {
+    let Some(rule) = name_rule(&obj.type_info.group, &obj.type_info.kind) else { return vec![] };
+    let m = &obj.meta;
+    let generated = m.generate_name.is_some() && m.name.ends_with("<generated>");
+    let meta = ObjectMeta {
+        name: (!generated).then(|| m.name.clone()),
+        generate_name: m.generate_name.clone(),
+        namespace: m.namespace.clone(),
+        labels: (!m.labels.is_empty()).then(|| m.labels.clone()),
+        annotations: (!m.annotations.is_empty()).then(|| m.annotations.clone()),
+        ..Default::default()
+    };
+    let mut errs = validate_quota_metadata(&meta);
+    if rule != NameRule::Subdomain {
+        // Same checks, but the name follows a stricter rule than the subdomain one above.
+        errs.retain(|e| e.field != "metadata.name");
+        let name_errors = |name: &str| match rule {
+            NameRule::Label => dns1123_label_errors(name),
+            _ => dns1035_label_errors(name),
+        };
+        let mut name_errs: Vec<FieldError> = Vec::new();
+        if !generated {
+            for msg in name_errors(&m.name) {
+                name_errs.push(FieldError::invalid("metadata.name", go_quote(&m.name), msg));
+            }
+        }
+        errs.splice(0..0, name_errs);
+    }
+    if let Body::Workload(w) = &obj.body {
+        for (field, value) in &w.counts {
+            if *value < 0 {
+                errs.push(FieldError::invalid(field.clone(), value.to_string(), "must be greater than or equal to 0"));
+            }
+        }
+    }
+    errs
+}
+
+/// The refusal as kubectl prints the server's 422: `The Pod "Foo_Bar" is invalid: <error>`,
+/// or one `\n* <error>` line per error when there are several.
+pub fn render_invalid(kind: &str, name: &str, errors: &[FieldError]) -> String {
+    let mut seen = BTreeMap::new();
+    let errors: Vec<&FieldError> = errors.iter().filter(|e| seen.insert(e.to_string(), ()).is_none()).collect();
+    match errors.as_slice() {
+        [] => String::new(),
+        [one] => format!("The {kind} {} is invalid: {one}", go_quote(name)),
+        many => {
+            let mut s = format!("The {kind} {} is invalid: ", go_quote(name));
+            for e in many {
+                s.push_str("\n* ");
+                s.push_str(&e.to_string());
+            }
+            s
+        }
+    }
+}
+
+/// [`validate_object`] rendered, or `None` when the object is valid.
+pub fn invalid_message(obj: &Object) -> Option<String> {
+    let errors = validate_object(obj);
+    (!errors.is_empty()).then(|| render_invalid(&obj.type_info.kind, &obj.meta.name, &errors))
+}

@@ -1,0 +1,290 @@
+//! Printing a quantity: the canonical string (`q.String()`: the original text when parse kept
+//! it, else Go's `CanonicalizeBytes`), and the text Go's `encoding/json` writes for a float64.
+
+use std::cmp::Ordering;
+
+use super::arith::Mag;
+use super::{Format, Quantity};
+
+impl Quantity {
+    /// The canonical string (`q.String()`).
+    pub fn to_canonical(&self) -> String {
+        match &self.cached {
+            Some(c) => c.text.clone(),
+            None => self.canonicalize(),
+        }
+    }
+
+    /// Go's `CanonicalizeBytes` (the printed form when no original string is kept).
+    fn canonicalize(&self) -> String {
+        if self.nanos.is_zero() {
+            return "0".to_string();
+        }
+        let sign = if self.neg { "-" } else { "" };
+        let mut format = self.format;
+        if format == Format::BinarySI {
+            let (units, frac) = self.nanos.divmod_small(1_000_000_000);
+            if frac != 0 || units.cmp_mag(&Mag::from_u128(1024)) == Ordering::Less {
+                // Below 1024 or fractional: printed as DecimalSI.
+                format = Format::DecimalSI;
+            } else {
+                let mut n = units;
+                let mut times = 0u32;
+                loop {
+                    let (q, r) = n.divmod_small(1024);
+                    if r != 0 || q.is_zero() {
+                        break;
+                    }
+                    n = q;
+                    times += 1;
+                }
+                let suffix = match times {
+                    0 => Some(""),
+                    1 => Some("Ki"),
+                    2 => Some("Mi"),
+                    3 => Some("Gi"),
+                    4 => Some("Ti"),
+                    5 => Some("Pi"),
+                    6 => Some("Ei"),
+                    _ => None,
+                };
+                match suffix {
+                    Some(suffix) => return format!("{sign}{}{suffix}", n.to_decimal()),
+                    // Beyond Ei (upstream #140459): the decimal-exponent form.
+                    None => format = Format::DecimalExponent,
+                }
+            }
+        }
+        let digits = self.nanos.to_decimal();
+        let trimmed = digits.trim_end_matches('0');
+        let mut exponent = (digits.len() - trimmed.len()) as i64 - 9;
+        let mut mantissa = trimmed.to_string();
+        while exponent.rem_euclid(3) != 0 {
+            mantissa.push('0');
+            exponent -= 1;
+        }
+        let si_suffix = match exponent {
+            -9 => Some("n"),
+            -6 => Some("u"),
+            -3 => Some("m"),
+            0 => Some(""),
+            3 => Some("k"),
+            6 => Some("M"),
+            9 => Some("G"),
+            12 => Some("T"),
+            15 => Some("P"),
+            18 => Some("E"),
+            _ => None,
+        };
+        match (format, si_suffix) {
+            (Format::DecimalSI, Some(suffix)) => format!("{sign}{mantissa}{suffix}"),
+            // DecimalExponent, or DecimalSI beyond E (upstream #140459): `e<exp>`.
+            _ if exponent == 0 => format!("{sign}{mantissa}"),
+            _ => format!("{sign}{mantissa}e{exponent}"),
+        }
+    }
+}
+
+/// The text Go's `encoding/json` writes for a float64 (formatting only, no float arithmetic).
+pub(super) fn go_json_float(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    let sci = format!("{v:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let exp: i64 = exp.parse().unwrap_or(0);
+    let is_zero = mantissa.trim_start_matches('-').bytes().all(|b| b == b'0' || b == b'.');
+    if is_zero || (-6..21).contains(&exp) {
+        format!("{v}")
+    } else if exp < 0 {
+        format!("{mantissa}e-{}", -exp)
+    } else {
+        format!("{mantissa}e+{exp}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quantity::tests::q;
+
+    #[test]
+    fn canonical_form_of_parsed_strings() {
+        let cases: &[(&str, &str)] = &[
+            // The examples of the spec (section 7.2), one row each.
+            ("1000", "1k"),
+            ("0.5", "500m"),
+            ("1.5", "1500m"),
+            ("1500", "1500"),
+            ("15000", "15k"),
+            ("1.5e3", "1500"),
+            ("15e3", "15e3"),
+            ("1000000", "1M"),
+            ("0.1m", "100u"),
+            ("1e-3", "1e-3"),
+            ("0.001", "1m"),
+            ("1.5Gi", "1536Mi"),
+            ("1024Mi", "1Gi"),
+            ("0.5Ki", "512"),
+            ("1.1Ki", "1126400m"),
+            ("1000Mi", "1000Mi"),
+            ("500m", "500m"),
+            ("1G", "1G"),
+            ("2", "2"),
+            ("10Gi", "10Gi"),
+            ("0.0000000001", "1n"),
+            // Zero in all its spellings.
+            ("0", "0"),
+            ("-0", "0"),
+            ("+0", "0"),
+            ("00", "0"),
+            ("0.0", "0"),
+            ("0m", "0"),
+            ("0Ki", "0"),
+            ("0Ei", "0"),
+            ("0e5", "0"),
+            ("0.000000000000", "0"),
+            // Signs and odd number shapes: canonical-looking originals are kept verbatim.
+            ("+1", "+1"),
+            ("-1", "-1"),
+            ("1.", "1."),
+            ("5.", "5."),
+            (".5", "500m"),
+            ("-.5", "-500m"),
+            ("01", "01"),
+            ("1.500k", "1.500k"),
+            ("1.000k", "1k"),
+            ("1.5k", "1500"),
+            ("-1.5", "-1500m"),
+            ("-1500", "-1500"),
+            ("-15000", "-15k"),
+            // Decimal SI.
+            ("100m", "100m"),
+            ("1000m", "1"),
+            ("1500m", "1500m"),
+            ("0.5m", "500u"),
+            ("1u", "1u"),
+            ("1n", "1n"),
+            ("1000n", "1u"),
+            ("1000000n", "1m"),
+            ("0.1n", "1n"),
+            ("1.5n", "2n"),
+            ("-1.5n", "-2n"),
+            ("1.0000000001", "1000000001n"),
+            ("1.000000001", "1.000000001"),
+            ("1.0000000000", "1"),
+            ("1k", "1k"),
+            ("1M", "1M"),
+            ("1T", "1T"),
+            ("1P", "1P"),
+            ("1E", "1E"),
+            ("10E", "10E"),
+            ("100E", "100E"),
+            ("1.5E", "1500P"),
+            ("123456789E", "123456789E"),
+            ("1000k", "1M"),
+            ("1000G", "1T"),
+            ("12345678", "12345678"),
+            ("123456789012345678", "123456789012345678"),
+            ("1234567890123456789", "1234567890123456789"),
+            ("12345678901234567890", "12345678901234567890"),
+            ("12345678901234567890000", "12345678901234567890k"),
+            // Beyond E: exponent form (upstream #140459; older servers dropped the suffix).
+            ("1000E", "1e21"),
+            ("1000000E", "1e24"),
+            ("12000E", "12e21"),
+            ("5000E", "5e21"),
+            ("10000E", "10e21"),
+            ("-1000E", "-1e21"),
+            ("1000000000000000000000", "1e21"),
+            // Decimal exponent.
+            ("1e3", "1e3"),
+            ("1E3", "1E3"),
+            ("1e0", "1e0"),
+            ("10e0", "10e0"),
+            ("1000e0", "1e3"),
+            ("12e6", "12e6"),
+            ("12e5", "1200e3"),
+            ("1e-9", "1e-9"),
+            ("1e-10", "1e-9"),
+            ("1.5e-9", "2e-9"),
+            ("1e+3", "1e+3"),
+            ("1e21", "1e21"),
+            ("1e999", "1e999"),
+            ("0.5e3", "500"),
+            ("5e-1", "500e-3"),
+            ("-1e3", "-1e3"),
+            ("1e-2000000000", "1e-9"),
+            ("1e-2147483647", "1e-9"),
+            // Binary SI.
+            ("1Ki", "1Ki"),
+            ("8Gi", "8Gi"),
+            ("16Gi", "16Gi"),
+            ("2048Ki", "2Mi"),
+            ("1023Ki", "1023Ki"),
+            ("1025Ki", "1025Ki"),
+            ("1.5Ki", "1536"),
+            ("0.5Gi", "512Mi"),
+            ("1Ti", "1Ti"),
+            ("1Pi", "1Pi"),
+            ("1Ei", "1Ei"),
+            ("7Ei", "7Ei"),
+            ("8Ei", "9223372036854775807"),
+            ("-8Ei", "-9223372036854775807"),
+            ("100000000000000000000Ki", "9223372036854775807"),
+            ("-1Ki", "-1Ki"),
+            ("-1.5Gi", "-1536Mi"),
+            ("-0.5Ki", "-512"),
+            ("0.0001Ki", "102400u"),
+            ("0.000000000001Ki", "2n"),
+            ("1.Ki", "1.Ki"),
+            ("1024Ki", "1Mi"),
+            ("1048576Ki", "1Gi"),
+            ("1073741824", "1073741824"),
+            // Whitespace around is trimmed.
+            ("  1Gi  ", "1Gi"),
+            ("\t500m\n", "500m"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(q(input).to_canonical(), *want, "canonical form of {input:?}");
+            assert_eq!(q(input).to_string(), *want, "Display of {input:?}");
+        }
+    }
+
+    #[test]
+    fn binary_beyond_ei_prints_in_exponent_form() {
+        let two_pow_70 = (0..1024).fold(Quantity::zero(), |acc, _| acc.add(&q("1Ei")));
+        assert_eq!(two_pow_70.format(), Format::BinarySI);
+        assert_eq!(two_pow_70.to_canonical(), "1180591620717411303424");
+        let ten_pow_70 = q("1Ki").add(&q("1e70")).sub(&q("1Ki"));
+        assert_eq!(ten_pow_70.format(), Format::BinarySI);
+        assert_eq!(ten_pow_70.to_canonical(), "10e69");
+        assert_eq!(ten_pow_70.neg().to_canonical(), "-10e69");
+        let twenty_pow = ten_pow_70.add(&ten_pow_70);
+        assert_eq!(twenty_pow.to_canonical(), "20e69");
+        assert_eq!(Quantity::from_int(2000, Format::BinarySI).to_canonical(), "2000");
+        assert_eq!(Quantity::from_int(-2000, Format::BinarySI).to_canonical(), "-2000");
+        assert_eq!(Quantity::from_int(1 << 60, Format::BinarySI).to_canonical(), "1Ei");
+    }
+
+    #[test]
+    fn go_json_float_text() {
+        let cases: &[(f64, &str)] = &[
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (1.0, "1"),
+            (1.5, "1.5"),
+            (0.1, "0.1"),
+            (1e-6, "0.000001"),
+            (1e-7, "1e-7"),
+            (1.5e-10, "1.5e-10"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (-1e21, "-1e+21"),
+            (1.2345e100, "1.2345e+100"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(go_json_float(*v), *want);
+        }
+    }
+}

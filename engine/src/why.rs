@@ -1,0 +1,280 @@
+//! `why`: why a workload's pods are missing. From what the plugin read (the workload, the
+//! ReplicaSets or Jobs it owns, their events) and the cluster state, this says how many pods
+//! are waiting, what the server said when the controller tried (FailedCreate events and
+//! ReplicaFailure conditions), replays the next pod against the current quotas, and names the
+//! smallest change that would let it in.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::admission::{QuotaVerdict, RefusalReason};
+use crate::check::{self, CheckOptions, ClusterState, DocumentReport};
+use crate::objects::{type_info, Body, Meta, Object};
+use crate::quantity::Quantity;
+use crate::version::Rules;
+
+/// An event of the workload or of an object it owns, as read from `core/v1` events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    /// `replicaset/web-5d4f8`, the object the event is about.
+    pub object: String,
+    pub reason: String,
+    pub message: String,
+    pub count: i32,
+    /// RFC 3339; events sort by it.
+    pub last_seen: String,
+}
+
+/// How the workload stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Verdict {
+    /// Pods are missing and a quota refuses the next one.
+    BlockedByQuota,
+    /// Pods are missing for another reason the server reported.
+    BlockedOther,
+    /// Pods are missing but nothing says why (yet).
+    Unknown,
+    /// Every pod the workload wants exists.
+    NotBlocked,
+}
+
+/// The answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WhyReport {
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+    pub verdict: Verdict,
+    /// Pods the workload wants now, pods that exist, and the difference.
+    pub wanted: i32,
+    pub current: i32,
+    pub waiting: i32,
+    /// The quota that refuses the next pod.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quota: Option<String>,
+    /// What the server said when the controller last tried (event or condition).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_message: Option<String>,
+    /// Where that message comes from (`event FailedCreate on replicaset/web-5d4f8, 7 times`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_message_from: Option<String>,
+    /// The replay of the next pod against the current state: the message the server would
+    /// give now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay_message: Option<String>,
+    /// The replay in full (per quota rows), as `check` reports a pod.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<DocumentReport>,
+    /// The smallest changes that would let the waiting pods in, most direct first.
+    pub changes: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+fn int(v: &Value, path: &[&str]) -> Option<i64> {
+    path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_i64)
+}
+
+/// (wanted, current) pods from the workload's spec and status and its children.
+fn counts(kind: &str, raw: &Value, children: &[Value]) -> (i32, i32) {
+    let spec_replicas = int(raw, &["spec", "replicas"]).unwrap_or(1);
+    let status = |k: &str| int(raw, &["status", k]).unwrap_or(0);
+    let (w, c) = match kind {
+        "Deployment" | "ReplicaSet" | "ReplicationController" | "StatefulSet" => (spec_replicas, status("replicas")),
+        "DaemonSet" => (status("desiredNumberScheduled"), status("currentNumberScheduled")),
+        "Job" => {
+            let parallelism = int(raw, &["spec", "parallelism"]).unwrap_or(1);
+            let left = int(raw, &["spec", "completions"]).map(|c| c - status("succeeded")).unwrap_or(parallelism);
+            (parallelism.min(left).max(0), status("active"))
+        }
+        "CronJob" => children
+            .iter()
+            .filter(|j| j["status"].get("completionTime").is_none())
+            .map(|j| (int(j, &["spec", "parallelism"]).unwrap_or(1), int(j, &["status", "active"]).unwrap_or(0)))
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)),
+        _ => (0, 0),
+    };
+    (w as i32, c as i32)
+}
+
+/// `ReplicaFailure` conditions of the workload and its children (message, where).
+fn failure_conditions(raw: &Value, children: &[Value]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for o in std::iter::once(raw).chain(children) {
+        let who = format!("{}/{}", o["kind"].as_str().unwrap_or("").to_lowercase(), o["metadata"]["name"].as_str().unwrap_or(""));
+        for c in o["status"]["conditions"].as_array().into_iter().flatten() {
+            if c["type"] == "ReplicaFailure" && c["status"] == "True" {
+                out.push((c["message"].as_str().unwrap_or("").to_string(), format!("condition ReplicaFailure on {who}")));
+            }
+        }
+    }
+    out
+}
+
+/// A message the quota admission plugin writes.
+pub fn is_quota_message(m: &str) -> bool {
+    m.contains("exceeded quota: ")
+        || m.contains("failed quota: ")
+        || m.contains("insufficient quota to ")
+        || m.contains("status unknown for quota")
+        || m.contains("error matching scopes of quota")
+}
+
+/// The most waiting pods whose total need is added up.
+const MAX_SUMMED: i32 = 10_000;
+
+fn times(q: &Quantity, n: i32) -> Quantity {
+    (0..n).fold(Quantity::zero(), |acc, _| acc.add(q))
+}
+
+/// The container field a quota resource reads.
+fn container_field(resource: &str) -> Option<(&'static str, String)> {
+    match resource.split_once('.') {
+        Some(("requests", r)) => Some(("requests", r.to_string())),
+        Some(("limits", r)) => Some(("limits", r.to_string())),
+        None if matches!(resource, "cpu" | "memory" | "ephemeral-storage") => Some(("requests", resource.to_string())),
+        _ => None,
+    }
+}
+
+/// Changes that would admit the pods the replay refused: raise the quota (for the next pod
+/// and for all waiting), or lower a container's value into what is left.
+fn changes_for(doc: &DocumentReport, pod: &crate::objects::Pod, waiting: i32) -> Vec<String> {
+    let mut out = Vec::new();
+    for q in doc.quotas.iter().filter(|q| q.verdict == QuotaVerdict::Exceeded) {
+        for row in q.resources.iter().filter(|r| r.exceeded) {
+            let used = row.used.clone().unwrap_or_default();
+            let next = row.after.sub(&row.hard);
+            let all = used.add(&times(&row.requested, waiting.clamp(1, MAX_SUMMED))).sub(&row.hard);
+            let mut s = format!("raise quota {}'s {} by {next} (to {}) to admit the next pod", q.name, row.resource, row.hard.add(&next));
+            if waiting > 1 && waiting <= MAX_SUMMED {
+                s.push_str(&format!(", or by {all} (to {}) for all {waiting} waiting", row.hard.add(&all)));
+            }
+            out.push(s);
+            let room = row.hard.sub(&used);
+            let Some((side, name)) = container_field(&row.resource) else { continue };
+            if room.sign() <= 0 {
+                out.push(format!("quota {} has no {} left ({} used of {}): only raising it or freeing usage helps", q.name, row.resource, used, row.hard));
+                continue;
+            }
+            // The container that sets the most of it gives up the difference.
+            let cut = row.requested.sub(&room);
+            let biggest = pod
+                .containers
+                .iter()
+                .filter_map(|c| {
+                    let list = if side == "requests" { &c.requests } else { &c.limits };
+                    list.get(&name).map(|v| (c.name.clone(), v.clone()))
+                })
+                .max_by(|a, b| a.1.cmp(&b.1));
+            if let Some((container, value)) = biggest {
+                let lowered = value.sub(&cut);
+                if lowered.sign() > 0 {
+                    out.push(format!("or lower container {container}'s {side}.{name} from {value} to {lowered} (quota {} has {room} left)", q.name));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Explains a workload. `raw` is the workload as read (spec and status), `children` the
+/// ReplicaSets or Jobs it owns, `events` their events and its own; `rules` those of the
+/// server's release.
+pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Event], state: &ClusterState, rules: Rules) -> WhyReport {
+    let kind = workload.type_info.kind.clone();
+    let ns = workload.meta.namespace.clone().unwrap_or_default();
+    let (wanted, current) = counts(&kind, raw, children);
+    // A Deployment mid-rollout can have all its pods (old ones) while its new ReplicaSet
+    // cannot create its own: those are waiting too.
+    let rolling: i32 = if kind == "Deployment" {
+        children.iter().map(|rs| (int(rs, &["spec", "replicas"]).unwrap_or(0) - int(rs, &["status", "replicas"]).unwrap_or(0)).max(0) as i32).sum()
+    } else {
+        0
+    };
+    let waiting = (wanted - current).max(0).max(rolling);
+    let mut r = WhyReport {
+        kind: kind.clone(),
+        name: workload.meta.name.clone(),
+        namespace: ns.clone(),
+        verdict: Verdict::NotBlocked,
+        wanted,
+        current,
+        waiting,
+        quota: None,
+        server_message: None,
+        server_message_from: None,
+        replay_message: None,
+        replay: None,
+        changes: vec![],
+        notes: vec![],
+    };
+    // The server's last word: the newest FailedCreate event, else a ReplicaFailure condition.
+    let mut failed: Vec<&Event> = events.iter().filter(|e| e.reason == "FailedCreate").collect();
+    failed.sort_by(|a, b| a.last_seen.cmp(&b.last_seen));
+    if let Some(e) = failed.last() {
+        r.server_message = Some(e.message.clone());
+        let n = if e.count > 1 { format!(", {} times", e.count) } else { String::new() };
+        r.server_message_from = Some(format!("event FailedCreate on {}{n}", e.object));
+    } else if let Some((m, from)) = failure_conditions(raw, children).pop() {
+        r.server_message = Some(m);
+        r.server_message_from = Some(from);
+    }
+    if rolling > 0 && wanted <= current {
+        r.notes.push(format!("a rollout is under way: its new ReplicaSet is missing {rolling} pod(s) while the old pods still run"));
+    }
+    let Body::Workload(w) = &workload.body else {
+        r.notes.push(format!("{kind} does not create pods"));
+        return r;
+    };
+    if kind == "DaemonSet" && wanted == 0 {
+        r.notes.push("the DaemonSet wants no pod: no node is eligible (or none is registered)".into());
+    }
+    // Replay the next pod against the current usage, as its controller would create it.
+    let pod = Object {
+        origin: workload.origin.clone(),
+        type_info: type_info("v1", "Pod"),
+        meta: Meta { name: format!("{}-next", workload.meta.name), generate_name: None, namespace: Some(ns.clone()), ..w.template_meta.clone() },
+        body: Body::Pod(w.template.clone()),
+    };
+    let mut scratch = state.clone();
+    let opts = CheckOptions { namespace: ns.clone(), rules, ..Default::default() };
+    let mut report = check::check(&mut scratch, vec![pod], &opts);
+    crate::report::explain(&mut report, state);
+    let doc = report.documents.remove(0);
+    r.replay_message = doc.server_error.clone();
+    if waiting == 0 {
+        r.verdict = Verdict::NotBlocked;
+        if !doc.allowed {
+            r.notes.push("every pod exists, but a new one (a scale-up or a rollout) would be refused now: see the replay".into());
+        }
+        r.replay = Some(doc);
+        return r;
+    }
+    let server_says_quota = r.server_message.as_deref().is_some_and(is_quota_message);
+    if !doc.allowed && doc.refusal.as_ref().is_some_and(|x| x.reason != RefusalReason::Admission && x.reason != RefusalReason::Invalid) {
+        r.verdict = Verdict::BlockedByQuota;
+        r.quota = doc.refusal.as_ref().and_then(|x| x.quota.clone());
+        r.changes = changes_for(&doc, &w.template, waiting);
+        r.changes.extend(doc.hints.iter().filter(|h| !h.starts_with("headroom")).cloned());
+    } else if server_says_quota {
+        // The server refused on quota, but the pod fits now: usage went down since.
+        r.verdict = Verdict::BlockedByQuota;
+        r.notes.push("the next pod fits the quotas now: the controller will create it at its next retry (usage went down since the event)".into());
+    } else if !doc.allowed {
+        r.verdict = Verdict::BlockedOther;
+        r.changes.extend(doc.hints.iter().cloned());
+    } else if r.server_message.is_some() {
+        r.verdict = Verdict::BlockedOther;
+    } else {
+        r.verdict = Verdict::Unknown;
+        r.notes.push(
+            "no FailedCreate event or ReplicaFailure condition says why: the controller may not have tried yet, or events have expired (1 hour by default)"
+                .into(),
+        );
+    }
+    r.replay = Some(doc);
+    r
+}

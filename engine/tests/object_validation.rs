@@ -1,0 +1,89 @@
+//! Rule table, validation before admission: what the API server refuses with 422 before quota
+//! is asked (names per kind, generateName, namespace, negative pod counts). Messages are the
+//! server's as kubectl prints them (apimachinery's `IsDNS1123Subdomain`, `IsDNS1123Label`,
+//! `IsDNS1035Label` texts; `ValidateNonnegativeField`'s "must be greater than or equal to 0").
+
+use kubectl_quota_engine::manifest::parse_str;
+use kubectl_quota_engine::object_validation::invalid_message;
+use kubectl_quota_engine::objects::decode;
+
+const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const LABEL: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const DNS1035: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+fn verdict(yaml: &str) -> Option<String> {
+    let docs = parse_str("t.yaml", yaml).expect("test manifest parses");
+    invalid_message(&decode(&docs[0]).expect("test manifest decodes"))
+}
+
+fn obj(api: &str, kind: &str, meta: &str, spec: &str) -> String {
+    format!("apiVersion: {api}\nkind: {kind}\nmetadata: {meta}\n{spec}")
+}
+
+const POD_SPEC: &str = "spec: {containers: [{name: a, image: b}]}\n";
+
+fn deploy(spec: &str) -> String {
+    obj("apps/v1", "Deployment", "{name: web}", &format!("spec: {{{spec}selector: {{}}, template: {{{POD_SPEC}}}}}\n"))
+}
+
+#[test]
+fn names_and_counts_are_validated_before_quota() {
+    let rows: Vec<(&str, String, Option<String>)> = vec![
+        ("a valid pod passes", obj("v1", "Pod", "{name: web}", POD_SPEC), None),
+        (
+            "pod name with capitals and underscore",
+            obj("v1", "Pod", "{name: Foo_Bar}", POD_SPEC),
+            Some(format!("The Pod \"Foo_Bar\" is invalid: metadata.name: Invalid value: \"Foo_Bar\": {SUBDOMAIN}")),
+        ),
+        (
+            "a newline in a name is quoted, not printed",
+            obj("v1", "Pod", "{name: \"a\\nb\"}", POD_SPEC),
+            Some(format!("The Pod \"a\\nb\" is invalid: metadata.name: Invalid value: \"a\\nb\": {SUBDOMAIN}")),
+        ),
+        ("dots are fine in a subdomain", obj("v1", "ConfigMap", "{name: a.b}", ""), None),
+        (
+            "a service name is a DNS-1035 label",
+            obj("v1", "Service", "{name: 1web}", "spec: {ports: [{port: 80}]}\n"),
+            Some(format!("The Service \"1web\" is invalid: metadata.name: Invalid value: \"1web\": {DNS1035}")),
+        ),
+        (
+            "a namespace name is an RFC 1123 label",
+            obj("v1", "Namespace", "{name: a.b}", ""),
+            Some(format!("The Namespace \"a.b\" is invalid: metadata.name: Invalid value: \"a.b\": {LABEL}")),
+        ),
+        (
+            "namespace of an object",
+            obj("v1", "Pod", "{name: web, namespace: Team_A}", POD_SPEC),
+            Some(format!("The Pod \"web\" is invalid: metadata.namespace: Invalid value: \"Team_A\": {LABEL}")),
+        ),
+        ("generateName ending in a dash", obj("v1", "Pod", "{generateName: web-}", POD_SPEC), None),
+        ("unknown kinds are left to the server", obj("rbac.authorization.k8s.io/v1", "ClusterRole", "{name: \"system:Odd\"}", ""), None),
+        ("zero replicas", deploy("replicas: 0, "), None),
+        (
+            "negative replicas",
+            deploy("replicas: -5, "),
+            Some("The Deployment \"web\" is invalid: spec.replicas: Invalid value: -5: must be greater than or equal to 0".into()),
+        ),
+        (
+            "negative job parallelism and completions",
+            obj("batch/v1", "Job", "{name: j}", &format!("spec: {{parallelism: -1, completions: -2, template: {{{POD_SPEC}}}}}\n")),
+            Some(
+                "The Job \"j\" is invalid: \n* spec.parallelism: Invalid value: -1: must be greater than or equal to 0\n* spec.completions: Invalid value: -2: must be greater than or equal to 0"
+                    .into(),
+            ),
+        ),
+        (
+            "a cronjob's job template",
+            obj("batch/v1", "CronJob", "{name: c}", &format!("spec: {{schedule: '* * * * *', jobTemplate: {{spec: {{parallelism: -3, template: {{{POD_SPEC}}}}}}}}}\n")),
+            Some("The CronJob \"c\" is invalid: spec.jobTemplate.spec.parallelism: Invalid value: -3: must be greater than or equal to 0".into()),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (what, yaml, want) in rows {
+        let got = verdict(&yaml);
+        if got != want {
+            failures.push(format!("{what}:\n  got  {got:?}\n  want {want:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,0 +1,82 @@
+//! Rule table, `why`: from a workload's status and events and the quota state, the verdict, the
+//! pods waiting and the smallest change. The messages are the server's (§ exceeded quota).
+
+mod support;
+
+use kubectl_quota_engine::why::{self, Event, Verdict};
+use support::*;
+
+fn explain(state: &[String], workload: &str, status: serde_json::Value, events: &[Event]) -> why::WhyReport {
+    let cluster = ClusterState::from_objects(decode("state.yaml", &cluster(state)), NS);
+    let mut obj = decode("w.yaml", workload).remove(0);
+    obj.meta.namespace = Some(NS.into());
+    let mut raw = manifest::parse_str("w.yaml", workload).unwrap().remove(0).value;
+    raw["status"] = status;
+    why::explain(&obj, &raw, &[], events, &cluster, kubectl_quota_engine::version::Rules::newest())
+}
+
+fn failed(message: &str) -> Event {
+    Event { object: "replicaset/web-1".into(), reason: "FailedCreate".into(), message: message.into(), count: 3, last_seen: "2026-01-01T00:00:00Z".into() }
+}
+
+/// (what, state, workload status, events, verdict, waiting, changes).
+type Row<'a> = (&'a str, Vec<String>, serde_json::Value, Vec<Event>, Verdict, i32, Vec<&'a str>);
+
+#[test]
+fn why_names_the_quota_the_waiting_pods_and_the_smallest_change() {
+    let cpu = pod("p").app("app", "requests: {cpu: 300m}");
+    let web = workload("Deployment", "web", "replicas: 5", &cpu);
+    let quota_msg =
+        "Error creating: pods \"web-1-x\" is forbidden: exceeded quota: q, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1";
+    let rows: Vec<Row> = vec![
+        (
+            "stuck on cpu: raise by the next pod's need or all waiting, or lower the request into what is left",
+            vec![quota("q", "", "requests.cpu=1/900m")],
+            serde_json::json!({"replicas": 3}),
+            vec![failed(quota_msg)],
+            Verdict::BlockedByQuota,
+            2,
+            vec![
+                "raise quota q's requests.cpu by 200m (to 1200m) to admit the next pod, or by 500m (to 1500m) for all 2 waiting",
+                "or lower container app's requests.cpu from 300m to 100m (quota q has 100m left)",
+            ],
+        ),
+        (
+            "quota full: only raising helps",
+            vec![quota("q", "", "requests.cpu=900m/900m")],
+            serde_json::json!({"replicas": 3}),
+            vec![failed(quota_msg)],
+            Verdict::BlockedByQuota,
+            2,
+            vec![
+                "raise quota q's requests.cpu by 300m (to 1200m) to admit the next pod, or by 600m (to 1500m) for all 2 waiting",
+                "quota q has no requests.cpu left (900m used of 900m): only raising it or freeing usage helps",
+            ],
+        ),
+        ("every pod exists", vec![quota("q", "", "requests.cpu=4/1500m")], serde_json::json!({"replicas": 5}), vec![], Verdict::NotBlocked, 0, vec![]),
+        (
+            "missing for another reason the server gave",
+            vec![quota("q", "", "requests.cpu=4/900m")],
+            serde_json::json!({"replicas": 3}),
+            vec![failed("Error creating: pods \"web-1-x\" is forbidden: error looking up service account ns/robot: serviceaccount \"robot\" not found")],
+            Verdict::BlockedOther,
+            2,
+            vec![],
+        ),
+        ("missing and nothing says why", vec![quota("q", "", "requests.cpu=4/900m")], serde_json::json!({"replicas": 3}), vec![], Verdict::Unknown, 2, vec![]),
+    ];
+    let mut t = Table::default();
+    for (what, state, status, events, verdict, waiting, changes) in rows {
+        let r = explain(&state, &web, status, &events);
+        t.row(what, format!("{:?} {} {:?}", r.verdict, r.waiting, r.changes), format!("{verdict:?} {waiting} {changes:?}"));
+    }
+    t.done();
+}
+
+#[test]
+fn a_pod_without_the_request_a_quota_requires_is_told_what_to_add() {
+    let web = workload("Deployment", "web", "replicas: 2", &pod("p"));
+    let r = explain(&[quota("q", "", "requests.cpu=4/0")], &web, serde_json::json!({"replicas": 0}), &[]);
+    assert_eq!(r.verdict, Verdict::BlockedByQuota);
+    assert!(r.changes.iter().any(|c| c.starts_with("add resources.requests.cpu to container(s) app")), "{:?}", r.changes);
+}

@@ -1,0 +1,101 @@
+//! `kubectl quota plan`: the quota these manifests need. Flags -> the state (files or the live
+//! cluster, as `check`) -> [`kubectl_quota_engine::plan`] -> [`crate::render::plan`].
+
+use std::collections::BTreeSet;
+
+use clap::{Args, ValueEnum};
+use kubectl_quota_engine::check::{CheckOptions, ClusterState};
+use kubectl_quota_engine::plan;
+use kubectl_quota_engine::version::Rules;
+
+use crate::error::Fatal;
+use crate::global::GlobalFlags;
+use crate::input::{decode_all, load_limited, load_paths};
+use crate::live;
+use crate::render::plan::{render_json, render_text, render_yaml};
+
+pub const PLAN_HELP: &str = "\
+Examples:
+  # How much more quota does this release need in team-a? (reads the cluster; never writes)
+  kubectl quota plan -f deploy/ -n team-a
+
+  # Offline, against a snapshot
+  kubectl quota plan -f deploy/ --state state.yaml -n team-a
+
+  # The ResourceQuotas sized to admit the release, ready to apply
+  kubectl quota plan -f deploy/ -n team-a -o yaml | kubectl apply -f -
+
+Every replica of a workload counts (and a StatefulSet's claims); an existing workload only
+counts the replicas it adds. A namespace without quota gets a proposed one, <namespace>-plan.
+Exit status: 0 everything fits, 1 a quota must grow (or something else blocks), 2 bad input.";
+
+/// Output formats of `plan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlanOutput {
+    Text,
+    Json,
+    Yaml,
+}
+
+/// `kubectl quota plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Manifests of the release: files, directories, or - for standard input (repeatable).
+    #[arg(short = 'f', long = "filename", required = true, value_name = "FILE")]
+    pub filename: Vec<String>,
+    /// Process directories given with -f recursively.
+    #[arg(short = 'R', long)]
+    pub recursive: bool,
+    /// Offline mode: the cluster's objects from files (e.g. `kubectl quota snapshot`).
+    #[arg(long, value_name = "FILE")]
+    pub state: Vec<String>,
+    /// The API server's admission configuration (ResourceQuota limitedResources).
+    #[arg(long = "admission-config", value_name = "FILE")]
+    pub admission_config: Option<String>,
+    /// Schedulable node count, to count a DaemonSet's pods.
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u32>,
+    /// Output: text, JSON, or YAML ResourceQuota manifests sized to admit the release.
+    #[arg(short = 'o', long, value_enum, default_value = "text")]
+    pub output: PlanOutput,
+}
+
+fn print(p: &plan::Plan, args: &PlanArgs) -> i32 {
+    let text = match args.output {
+        PlanOutput::Text => render_text(p),
+        PlanOutput::Json => render_json(p),
+        PlanOutput::Yaml => render_yaml(p),
+    };
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    p.exit_code()
+}
+
+/// Runs `plan`: offline when `--state` is given, against the live cluster otherwise.
+pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
+    let limited = load_limited(args.admission_config.as_deref())?;
+    let docs = load_paths(&args.filename, args.recursive)?;
+    if docs.is_empty() {
+        return Err(Fatal::input(format!("no objects found in {}", args.filename.join(", "))));
+    }
+    let mut objs = decode_all(&docs)?;
+    if !args.state.is_empty() {
+        let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
+        let state = ClusterState::from_objects(decode_all(&load_paths(&args.state, false)?)?, &namespace);
+        let opts = CheckOptions { namespace, limited, nodes: args.nodes, rules: Rules::newest() };
+        return Ok(print(&plan::plan(&state, objs, &opts), args));
+    }
+    let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
+    let namespaces: BTreeSet<String> = objs.iter().map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone())).collect();
+    let (mut state, mut notes) = live::cluster_state(&conn, &namespaces).await.map_err(|e| Fatal::input(e.to_string()))?;
+    notes.extend(live::resolve_and_existing(&conn, &mut objs, &mut state).await);
+    // The server's own release decides the rules, as for `check`.
+    let rules = match live::server_version(&conn).await {
+        Ok((_, v)) => Rules::for_version(v),
+        Err(_) => Rules::newest(),
+    };
+    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules };
+    let mut p = plan::plan(&state, objs, &opts);
+    p.notes.extend(notes);
+    Ok(print(&p, args))
+}

@@ -1,0 +1,64 @@
+//! Control characters in user-controlled text, made visible before they reach a terminal.
+//!
+//! kubectl escapes terminal output through cli-runtime's `printers.EscapeTerminal`, which
+//! shows ESC as `^[` and a carriage return as `\r` so that names cannot move the cursor,
+//! recolour or retitle the terminal. We follow it for those two and go further for the rest,
+//! because a name with a newline would otherwise forge a line of our report (a verdict line
+//! saying "admitted"): `\n` and `\t` are shown as such, every other C0 control, DEL and the
+//! C1 controls (U+0080 to U+009F, where a lone CSI lives) as `\u{..}`-style `\u009b`.
+//! Text only: JSON and YAML encoders escape on their own.
+
+use std::borrow::Cow;
+
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+}
+
+/// `s` with every control character replaced by a visible form (see the module comment).
+pub fn escape(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(needs_escape) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\x1b' => out.push_str("^["),
+            '\r' => out.push_str("\\r"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Escapes each line of a multi-line message on its own, keeping the line breaks that our
+/// own code put there (error lists) but nothing a line could smuggle in.
+pub fn escape_lines(s: &str) -> String {
+    s.split('\n').map(|l| escape(l).into_owned()).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_become_visible() {
+        let cases = [
+            ("web", "web"),
+            ("a\x1b[31mred", "a^[[31mred"),
+            ("title\x1b]0;owned\x07", "title^[]0;owned\\u0007"),
+            ("x\ny: admitted", "x\\ny: admitted"),
+            ("cr\rover", "cr\\rover"),
+            ("tab\there", "tab\\there"),
+            ("csi\u{9b}31m", "csi\\u009b31m"),
+            ("del\x7f", "del\\u007f"),
+            ("ünïcode ✓", "ünïcode ✓"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(escape(input), want, "{input:?}");
+        }
+        assert_eq!(escape_lines("one\x1b\ntwo\r"), "one^[\ntwo\\r");
+    }
+}

@@ -1,0 +1,104 @@
+//! `plan`'s output: per namespace and quota, what the manifests add, what is used, the hard
+//! limit and the headroom missing (text); the plan as JSON; or the ResourceQuota manifests
+//! sized to admit the manifests (YAML, ready for `kubectl apply -f -`).
+
+use std::fmt::Write;
+
+use colored::Colorize;
+use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
+use kubectl_quota_engine::plan::Plan;
+
+/// Control characters shown as escapes, so a name cannot drive the terminal.
+pub fn clean(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
+/// The plan for people.
+pub fn render_text(plan: &Plan) -> String {
+    let mut out = String::new();
+    let mut namespace: Option<&str> = None;
+    for q in &plan.quotas {
+        if namespace != Some(q.namespace.as_str()) {
+            if namespace.is_some() {
+                out.push('\n');
+            }
+            let _ = writeln!(out, "Namespace {}", clean(&q.namespace).bold());
+            namespace = Some(&q.namespace);
+        }
+        let verdict = if q.proposed {
+            "proposed: the namespace has no quota".yellow().to_string()
+        } else if q.must_grow {
+            "must grow".red().bold().to_string()
+        } else {
+            "fits".green().to_string()
+        };
+        let _ = writeln!(out, "  quota {}: {verdict}", clean(&q.name));
+        let mut t = Table::new();
+        t.load_style(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
+        t.set_header(vec!["RESOURCE", "REQUESTED", "USED", "HARD", "NEEDED", "MISSING"]);
+        for r in &q.resources {
+            let hard = r.hard.as_ref().map(|h| h.to_string()).unwrap_or_else(|| "-".into());
+            let missing = r.missing.as_ref().map(|m| format!("+{m}").red().bold().to_string()).unwrap_or_default();
+            t.add_row(vec![clean(&r.resource), r.requested.to_string(), r.used.to_string(), hard, r.needed.to_string(), missing]);
+        }
+        for i in 1..6 {
+            if let Some(c) = t.column_mut(i) {
+                c.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        for line in t.to_string().lines() {
+            let _ = writeln!(out, "    {}", line.trim_end());
+        }
+    }
+    if plan.quotas.is_empty() {
+        let _ = writeln!(out, "No quota would be charged for these manifests.");
+    }
+    if !plan.blocked.is_empty() {
+        let _ = writeln!(out, "\n{}", "Not a matter of headroom:".red().bold());
+        for b in &plan.blocked {
+            let ns = b.namespace.as_deref().map(|n| format!(" (namespace {})", clean(n))).unwrap_or_default();
+            let _ = writeln!(out, "  {}/{}{ns}: {}", b.kind.to_lowercase(), clean(&b.name), clean(&b.message));
+        }
+    }
+    let grow: Vec<String> = plan
+        .quotas
+        .iter()
+        .filter(|q| q.must_grow)
+        .map(|q| {
+            let adds: Vec<String> = q.resources.iter().filter_map(|r| r.missing.as_ref().map(|m| format!("{} +{m}", r.resource))).collect();
+            format!("{}/{} ({})", clean(&q.namespace), clean(&q.name), clean(&adds.join(", ")))
+        })
+        .collect();
+    out.push('\n');
+    if grow.is_empty() {
+        let _ = writeln!(out, "{}", "Everything fits the quotas as they are.".green());
+    } else {
+        let _ = writeln!(
+            out,
+            "{} {}",
+            format!("{} must grow:", if grow.len() == 1 { "1 quota".to_string() } else { format!("{} quotas", grow.len()) }).red().bold(),
+            grow.join("; ")
+        );
+        let _ = writeln!(out, "The quotas sized to admit them: add -o yaml (and pipe to `kubectl apply -f -` to raise them).");
+    }
+    for n in &plan.notes {
+        let _ = writeln!(out, "note: {}", clean(n));
+    }
+    out
+}
+
+/// The quota manifests: raised existing quotas and proposed new ones, as one YAML stream.
+/// Quotas that already fit are left out (nothing to change).
+pub fn render_yaml(plan: &Plan) -> String {
+    let mut out = String::new();
+    for q in plan.quotas.iter().filter(|q| q.must_grow || q.proposed) {
+        out.push_str("---\n");
+        out.push_str(&serde_yaml::to_string(&q.manifest).unwrap_or_default());
+    }
+    out
+}
+
+/// The plan as JSON.
+pub fn render_json(plan: &Plan) -> String {
+    serde_json::to_string_pretty(plan).unwrap_or_default() + "\n"
+}

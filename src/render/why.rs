@@ -1,0 +1,96 @@
+//! `why`'s answer: the verdict in one line, what the server said, the replay of the next pod,
+//! and the smallest changes that would let the waiting pods in.
+
+use std::fmt::Write;
+
+use colored::Colorize;
+use kubectl_quota_engine::why::{Verdict, WhyReport};
+
+use crate::render::plan::clean;
+
+/// The answer for people.
+pub fn render_text(r: &WhyReport) -> String {
+    let mut out = String::new();
+    let who = format!("{}/{}", r.kind.to_lowercase(), clean(&r.name));
+    let pods = format!("{} of {} pods exist", r.current, r.wanted);
+    let line = match r.verdict {
+        Verdict::NotBlocked => format!("{who}: {}; {pods}", "not blocked".green()),
+        Verdict::BlockedByQuota => {
+            let q = r.quota.as_deref().map(|q| format!(" {}", clean(q))).unwrap_or_default();
+            format!("{who}: {}; {pods}, {} waiting", format!("blocked by quota{q}").red().bold(), r.waiting)
+        }
+        Verdict::BlockedOther => format!("{who}: {}; {pods}, {} waiting", "blocked (not by quota)".yellow().bold(), r.waiting),
+        Verdict::Unknown => format!("{who}: {}; {pods}, {} waiting", "pods missing, cause not reported".yellow(), r.waiting),
+    };
+    let _ = writeln!(out, "{line}");
+    if let (Some(m), Some(from)) = (&r.server_message, &r.server_message_from) {
+        let _ = writeln!(out, "\nThe server said ({}):\n  {}", clean(from), clean(m));
+    }
+    if let Some(m) = &r.replay_message {
+        let _ = writeln!(out, "\nReplaying the next pod against the quotas now:\n  {}", clean(m));
+        if let Some(doc) = &r.replay {
+            for q in doc.quotas.iter().filter(|q| q.applies) {
+                for row in q.resources.iter().filter(|x| x.exceeded) {
+                    let used = row.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "?".into());
+                    let _ = writeln!(out, "  quota {}: {} {} + used {} > hard {}", clean(&q.name), clean(&row.resource), row.requested, used, row.hard);
+                }
+            }
+        }
+    } else if r.replay.as_ref().is_some_and(|d| d.allowed) && r.waiting > 0 {
+        let _ = writeln!(out, "\nReplaying the next pod against the quotas now: {}", "admitted".green());
+    }
+    if !r.changes.is_empty() {
+        let _ = writeln!(out, "\nSmallest changes that let them in:");
+        for c in &r.changes {
+            let _ = writeln!(out, "  - {}", clean(c));
+        }
+    }
+    for n in &r.notes {
+        let _ = writeln!(out, "note: {}", clean(n));
+    }
+    out
+}
+
+/// The answer as JSON.
+pub fn render_json(r: &WhyReport) -> String {
+    serde_json::to_string_pretty(r).unwrap_or_default() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kubectl_quota_engine::check::ClusterState;
+    use kubectl_quota_engine::manifest::parse_str;
+    use kubectl_quota_engine::objects::decode;
+    use kubectl_quota_engine::why::{explain, Event};
+
+    /// Compares with tests/golden/NAME.txt (`UPDATE_GOLDEN=1` rewrites it).
+    fn golden(name: &str, got: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.txt"));
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(&path, got).unwrap();
+        }
+        assert_eq!(got, std::fs::read_to_string(&path).unwrap(), "{name}");
+    }
+
+    /// A Deployment of 5 stuck at 3 on requests.cpu, as the lab cluster's controller left it.
+    #[test]
+    fn why_output_for_a_deployment_stuck_on_quota() {
+        colored::control::set_override(false);
+        let state = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: team-a}\nspec: {hard: {requests.cpu: '1', pods: '10'}}\nstatus: {hard: {requests.cpu: '1', pods: '10'}, used: {requests.cpu: 900m, pods: '3'}}\n";
+        let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: team-a}\nspec:\n  replicas: 5\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 300m}}}]}\nstatus: {replicas: 3}\n";
+        let docs = parse_str("state.yaml", state).unwrap();
+        let cluster = ClusterState::from_objects(docs.iter().map(|d| decode(d).unwrap()), "team-a");
+        let w = &parse_str("web.yaml", web).unwrap()[0];
+        let event = Event {
+            object: "replicaset/web-6cf5f9fd8d".into(),
+            reason: "FailedCreate".into(),
+            message: "Error creating: pods \"web-6cf5f9fd8d-7lfml\" is forbidden: exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1".into(),
+            count: 2,
+            last_seen: "2026-11-22T23:32:08Z".into(),
+        };
+        let r = explain(&decode(w).unwrap(), &w.value, &[], &[event], &cluster, kubectl_quota_engine::version::Rules::newest());
+        golden("why-stuck", &render_text(&r));
+        golden("why-stuck-json", &render_json(&r));
+    }
+}

@@ -1,0 +1,332 @@
+//! Hostile and broken input, at the binary: one reproducer per problem found by trying the
+//! plugin as a hostile user would. Big inputs are generated here, never committed. Each case
+//! must end with a clear message or a correct answer; how long they take and how much memory
+//! they use in a release build is in bench/RESULTS.md ("Hostile input").
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
+    c.env("NO_COLOR", "1").env_remove("KUBECONFIG").env("HOME", "/nonexistent").env_remove("KUBECTL_QUOTA_MAX_INPUT_BYTES");
+    c
+}
+
+/// A scratch directory of this test's own.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kq-hostile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).to_string()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited, not killed by a signal")
+}
+
+const STATE: &str = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q, namespace: default}\nspec: {hard: {pods: '10'}}\nstatus: {hard: {pods: '10'}, used: {pods: '0'}}\n";
+const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: a, image: b}]}\n";
+
+/// `check -f <manifest> --state <STATE>` on generated text.
+fn check_text(name: &str, manifest: impl AsRef<[u8]>) -> Output {
+    let d = scratch(name);
+    let m = write(&d, "m.yaml", manifest);
+    let s = write(&d, "state.yaml", STATE);
+    bin().args(["check", "-f", &m, "--state", &s]).output().unwrap()
+}
+
+fn assert_refused_input(o: &Output, needle: &str) {
+    let err = text(&o.stderr);
+    assert_eq!(code(o), 2, "stderr: {err}");
+    assert!(err.contains(needle), "{needle:?} not in {err:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn alias_bombs_are_refused_not_expanded() {
+    // A 62 KB anchor of 5,000 keys referenced 6,000 times (4.7 GB expanded).
+    let keys: String = (0..5000).map(|i| format!("  k{i}: v\n")).collect();
+    let refs: String = (0..6000).map(|i| format!("r{i}: *a\n")).collect();
+    assert_refused_input(&check_text("bomb-keys", format!("base: &a\n{keys}{refs}")), "alias");
+    // A 1 MB string referenced 2,000 times (3.9 GB).
+    let s = format!("s: &a {}\nl: [{}]\n", "x".repeat(1 << 20), vec!["*a"; 2000].join(", "));
+    assert_refused_input(&check_text("bomb-string", s), "through aliases");
+    // Billion laughs.
+    let mut laughs = String::from("a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for (i, c) in "bcdefghi".chars().enumerate() {
+        let prev = (b'a' + i as u8) as char;
+        laughs.push_str(&format!("{c}: &{c} [{}]\n", vec![format!("*{prev}"); 9].join(", ")));
+    }
+    assert_refused_input(&check_text("laughs", laughs), "alias");
+}
+
+#[test]
+fn deep_nesting_is_refused_quickly() {
+    assert_refused_input(&check_text("brackets", "[".repeat(1 << 20)), "nested deeper than 128");
+    assert_refused_input(&check_text("braces", "{a: ".repeat(100_000)), "nested deeper than 128");
+    assert_refused_input(&check_text("dashes", "- ".repeat(200_000)), "document 1");
+}
+
+#[test]
+fn endless_inputs_stop_at_the_cap() {
+    let d = scratch("zero");
+    let s = write(&d, "state.yaml", STATE);
+    let m = write(&d, "m.yaml", POD);
+    let cases: Vec<(Vec<&str>, bool)> = vec![
+        (vec!["check", "-f", "/dev/zero", "--state", &s], false),
+        (vec!["check", "-f", "-", "--state", &s], true),
+        (vec!["check", "-f", &m, "--state", "/dev/zero"], false),
+        (vec!["check", "-f", &m, "--state", &s, "--admission-config", "/dev/zero"], false),
+        (vec!["describe", "--state", "/dev/zero"], false),
+    ];
+    for (args, stdin) in cases {
+        let mut c = bin();
+        c.args(&args);
+        if stdin {
+            c.stdin(std::fs::File::open("/dev/zero").unwrap());
+        }
+        let o = c.output().unwrap();
+        assert_refused_input(&o, "larger than 67108864 bytes (set KUBECTL_QUOTA_MAX_INPUT_BYTES");
+    }
+    // The cap can be raised or lowered.
+    let o = bin().args(["check", "-f", &m, "--state", &s]).env("KUBECTL_QUOTA_MAX_INPUT_BYTES", "10").output().unwrap();
+    assert_refused_input(&o, "larger than 10 bytes");
+}
+
+#[test]
+fn a_token_file_of_dev_zero_is_refused() {
+    let d = scratch("token");
+    let kc = "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {tokenFile: /dev/zero}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n";
+    let k = write(&d, "kubeconfig", kc);
+    let o = bin().args(["describe", "--kubeconfig", &k]).output().unwrap();
+    assert_refused_input(&o, "tokenFile /dev/zero");
+}
+
+/// A fake API server on loopback, serving each connection with `serve` on its own thread.
+/// It stops by itself: it accepts at most `connections` connections.
+fn fake_server(connections: usize, serve: fn(std::net::TcpStream)) -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for s in l.incoming().take(connections).flatten() {
+            std::thread::spawn(move || serve(s));
+        }
+    });
+    format!("http://{addr}")
+}
+
+fn kubeconfig_for(dir: &Path, server: &str) -> String {
+    let kc = format!(
+        "apiVersion: v1\nkind: Config\nclusters: [{{name: c, cluster: {{server: '{server}'}}}}]\nusers: [{{name: u, user: {{token: t}}}}]\ncontexts: [{{name: x, context: {{cluster: c, user: u, namespace: default}}}}]\ncurrent-context: x\n"
+    );
+    write(dir, "kubeconfig", kc)
+}
+
+fn read_request(s: &mut std::net::TcpStream) {
+    let mut buf = [0u8; 4096];
+    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+    let _ = s.read(&mut buf);
+}
+
+#[test]
+fn an_endless_list_ends_at_the_body_cap() {
+    let server = fake_server(4, |mut s| {
+        read_request(&mut s);
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+        let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, " ".repeat(64 * 1024));
+        // At most 256 MiB, then the server gives up on its own.
+        for _ in 0..4096 {
+            if s.write_all(chunk.as_bytes()).is_err() {
+                return;
+            }
+        }
+    });
+    let d = scratch("endless");
+    let k = kubeconfig_for(&d, &server);
+    let o = bin().args(["describe", "--kubeconfig", &k]).env("KUBECTL_QUOTA_MAX_INPUT_BYTES", "1048576").output().unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.contains(&server) && err.contains("length limit exceeded"), "{err}");
+}
+
+#[test]
+fn request_timeout_bounds_the_whole_request() {
+    // Headers at once, then a body that trickles forever: each read is quick, the whole is not.
+    let server = fake_server(4, |mut s| {
+        read_request(&mut s);
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+        for _ in 0..100 {
+            if s.write_all(b"1\r\n \r\n").is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    let d = scratch("trickle");
+    let k = kubeconfig_for(&d, &server);
+    let o = bin().args(["describe", "--kubeconfig", &k, "--request-timeout", "1s"]).output().unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.contains("no complete answer within --request-timeout (1s)"), "{err}");
+}
+
+#[test]
+fn completion_gives_a_silent_server_a_short_deadline() {
+    let server = fake_server(4, |mut s| {
+        read_request(&mut s);
+        std::thread::sleep(Duration::from_secs(10));
+    });
+    let d = scratch("completion");
+    let k = kubeconfig_for(&d, &server);
+    let start = std::time::Instant::now();
+    let o = bin().args(["__complete", "--kubeconfig", &k, "describe", ""]).output().unwrap();
+    // Generous: the deadline is 1.5 s; 30 s (the old behaviour) would fail this.
+    assert!(start.elapsed() < Duration::from_secs(8), "{:?}", start.elapsed());
+    assert_eq!(code(&o), 0);
+}
+
+#[test]
+fn connection_errors_name_the_server_and_exit_2_everywhere() {
+    let d = scratch("refused");
+    let k = kubeconfig_for(&d, "https://127.0.0.1:1");
+    let m = write(&d, "m.yaml", POD);
+    for args in [vec!["describe"], vec!["create", "q", "--hard", "pods=1"], vec!["check", "-f", &m]] {
+        let o = bin().args(&args).args(["--kubeconfig", &k]).output().unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains("https://127.0.0.1:1") && err.to_lowercase().contains("connection refused"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn kubeconfig_list_skips_missing_files() {
+    let d = scratch("kclist");
+    let k = kubeconfig_for(&d, "https://127.0.0.1:1");
+    let missing = d.join("missing").display().to_string();
+    let o = bin().args(["describe"]).env("KUBECONFIG", format!("{k}:{missing}")).output().unwrap();
+    let err = text(&o.stderr);
+    // It got as far as the server: the missing file was skipped.
+    assert!(err.contains("https://127.0.0.1:1"), "{err}");
+    // Completion reads the same list.
+    let o = bin().args(["__complete", "describe", "--context", ""]).env("KUBECONFIG", format!("{k}:{missing}")).output().unwrap();
+    assert_eq!(text(&o.stdout), "x\n:4\n");
+}
+
+#[test]
+fn huge_request_timeouts_are_an_error() {
+    let o = bin().args(["describe", "--request-timeout", "18446744073709551615h", "--kubeconfig", "/nonexistent"]).output().unwrap();
+    assert_refused_input(&o, "longer than the maximum of 8760h");
+}
+
+#[test]
+fn control_characters_cannot_forge_output() {
+    let evil_pod = POD.replace("{name: web}", "{name: \"web\\npod/evil: admitted\\e]0;title\\a\"}");
+    let o = check_text("inject-check", &evil_pod);
+    let out = text(&o.stdout);
+    assert_eq!(code(&o), 1, "an invalid name is refused: {out}");
+    assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+    assert!(!out.lines().any(|l| l.starts_with("pod/evil")), "{out}");
+
+    let d = scratch("inject-describe");
+    let s = write(&d, "state.yaml", STATE.replace("{name: q, ", "{name: \"q\\n=== namespace forged ===\\e[2J\", "));
+    let o = bin().args(["describe", "--state", &s]).output().unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(code(&o), 0);
+    assert!(!out.contains('\x1b') && !out.lines().any(|l| l.starts_with("===")), "{out}");
+    assert!(out.contains("q\\n=== namespace forged ===^[[2J"), "{out}");
+
+    // Error messages too (a file name is user input).
+    let o = bin().args(["check", "-f", "/nonexistent/\x1b[31mred", "--state", &s]).output().unwrap();
+    let err = text(&o.stderr);
+    assert!(!err.contains('\x1b') && err.contains("^[[31mred"), "{err:?}");
+}
+
+#[test]
+fn invalid_objects_get_the_servers_422() {
+    let o = check_text("invalid-name", POD.replace("{name: web}", "{name: Foo_Bar}"));
+    assert_eq!(code(&o), 1);
+    assert!(text(&o.stdout).contains("The Pod \"Foo_Bar\" is invalid: metadata.name: Invalid value: \"Foo_Bar\": a lowercase RFC 1123 subdomain"));
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: -5, selector: {}, template: {spec: {containers: [{name: a, image: b}]}}}\n";
+    let o = check_text("negative", deploy);
+    let out = text(&o.stdout);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(out.contains("spec.replicas: Invalid value: -5: must be greater than or equal to 0") && !out.contains("of -5 replicas"), "{out}");
+}
+
+#[test]
+fn a_closed_pipe_ends_output_quietly() {
+    let d = scratch("pipe");
+    let state: String = (0..3000).map(|i| STATE.replace("{name: q,", &format!("{{name: q{i},")) + "---\n").collect();
+    let s = write(&d, "state.yaml", state);
+    let m = write(&d, "m.yaml", POD);
+    for args in [vec!["describe", "-A", "--state", &s], vec!["check", "-f", &m, "--state", &s]] {
+        let mut child = bin().args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut head = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+        // stdout is dropped here: the pipe is closed, as `| head` does.
+        let o = child.wait_with_output().unwrap();
+        let err = text(&o.stderr);
+        assert!(matches!(code(&o), 0 | 1), "{args:?}: {:?} {err}", o.status);
+        assert!(!err.contains("panicked") && err.is_empty(), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn recursive_walks_do_not_follow_directory_links() {
+    let d = scratch("links");
+    write(&d, "pod.yaml", POD);
+    let s = write(&d, "state.txt", STATE);
+    std::os::unix::fs::symlink(".", d.join("a")).unwrap();
+    std::os::unix::fs::symlink(".", d.join("b")).unwrap();
+    let o = bin().args(["check", "-R", "-f", &d.display().to_string(), "--state", &s, "-o", "json"]).output().unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    assert_eq!(out.matches("\"kind\": \"Pod\"").count(), 1, "{out}");
+}
+
+#[test]
+fn encodings_and_yaml_features_kubectl_accepts() {
+    let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain(POD.encode_utf16().flat_map(u16::to_le_bytes)).collect();
+    let utf16be: Vec<u8> = [0xFE, 0xFF].into_iter().chain(POD.encode_utf16().flat_map(u16::to_be_bytes)).collect();
+    let merged = "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n  - &base {name: a, image: b}\n  - <<: *base\n    name: c\n";
+    for (what, bytes) in
+        [("utf8-bom", [&[0xEF, 0xBB, 0xBF][..], POD.as_bytes()].concat()), ("utf16le", utf16), ("utf16be", utf16be), ("merge-key", merged.as_bytes().to_vec())]
+    {
+        let o = check_text(what, bytes);
+        assert_eq!(code(&o), 0, "{what}: {}", text(&o.stderr));
+    }
+}
+
+#[test]
+fn numbers_kubernetes_refuses_get_precise_messages() {
+    let deploy = |replicas: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{replicas: {replicas}, selector: {{}}, template: {{spec: {{containers: [{{name: a, image: b}}]}}}}}}\n")
+    };
+    assert_refused_input(&check_text("inf", deploy(".inf")), "m.yaml, document 1: not valid YAML or JSON: .inf is not a number Kubernetes accepts");
+    assert_refused_input(&check_text("nan", deploy(".nan")), ".nan is not a number Kubernetes accepts");
+    assert_refused_input(&check_text("fraction", deploy("1.5")), "m.yaml, document 1: spec.replicas: must be an integer, got 1.5");
+    assert_refused_input(&check_text("too-big", deploy("3000000000")), "spec.replicas: 3000000000 is out of range");
+}
+
+#[test]
+fn create_prints_quantities_as_the_server_stores_them() {
+    let o = bin().args(["create", "q", "--hard", "cpu=0.1111111111111,memory=1024Mi,pods=10.0", "--dry-run=client", "-o", "yaml"]).output().unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    assert!(out.contains("cpu: 111111112n") && out.contains("memory: 1Gi") && out.contains("pods: '10'"), "{out}");
+    let o = bin().args(["create", "q", "--hard", "cpu=1 ", "--dry-run=client", "-o", "yaml"]).output().unwrap();
+    assert_refused_input(&o, "quantities must match the regular expression");
+}

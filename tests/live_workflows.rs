@@ -1,0 +1,493 @@
+//! Live tests of the workflows beyond one manifest (`snapshot`, `plan`, `why`, rollouts)
+//! against a real kube-apiserver and kube-controller-manager (tests/cluster/lab.sh). No mock:
+//! the pods, events and quota usage come from the real controllers.
+//!
+//! `KUBECTL_QUOTA_LAB` names the lab's state directory. Without it the tests say so loudly and
+//! skip, except under CI=true, where they fail. Each test works in its own namespace.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
+use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+use serde_json::Value;
+
+fn lab() -> Option<PathBuf> {
+    match std::env::var("KUBECTL_QUOTA_LAB") {
+        Ok(dir) => Some(Path::new(&dir).join("kubeconfig")),
+        Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("live tests need the lab cluster under CI: run them through tests/run-all.sh")
+        }
+        Err(_) => {
+            eprintln!("\n*** SKIPPED: live tests need a real cluster; run tests/run-all.sh (as root on Debian) to build and start one ***\n");
+            None
+        }
+    }
+}
+
+async fn client(kubeconfig: &Path) -> Client {
+    let kc = Kubeconfig::read_from(kubeconfig).unwrap();
+    let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default()).await.unwrap();
+    Client::try_from(config).unwrap()
+}
+
+/// Runs the plugin binary.
+fn plugin(kubeconfig: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).to_string()
+}
+
+/// A fresh namespace whose default service account has its token (pods are refused until then).
+async fn new_namespace(c: &Client, prefix: &str) -> String {
+    let name = format!("{prefix}-{}", std::process::id() % 100000);
+    let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
+    let api = Api::<Namespace>::all(c.clone());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match api.create(&PostParams::default(), &ns).await {
+            Ok(_) => break,
+            Err(_) if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(500)).await,
+            Err(e) => panic!("cannot create namespace {name}: {e}"),
+        }
+    }
+    let sas = Api::<k8s_openapi::api::core::v1::ServiceAccount>::namespaced(c.clone(), &name);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(Some(sa)) = sas.get_opt("default").await {
+            if sa.secrets.is_some_and(|s| !s.is_empty()) {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    name
+}
+
+async fn drop_namespace(c: &Client, name: &str) {
+    let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
+}
+
+/// Creates every object of a YAML text in `ns`. Err carries the server's message.
+async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {
+    for doc in kubectl_quota_engine::manifest::parse_str("t.yaml", yaml).unwrap() {
+        let v = doc.value;
+        let av = v["apiVersion"].as_str().unwrap().to_string();
+        let kind = v["kind"].as_str().unwrap().to_string();
+        let (g, ver) = av.rsplit_once('/').map(|(g, v)| (g.to_string(), v.to_string())).unwrap_or((String::new(), av.clone()));
+        let (ar, _) = kube::discovery::pinned_kind(c, &GroupVersionKind::gvk(&g, &ver, &kind)).await.map_err(|e| e.to_string())?;
+        let api: Api<DynamicObject> = Api::namespaced_with(c.clone(), ns, &ar);
+        let obj: DynamicObject = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        api.create(&PostParams::default(), &obj).await.map_err(|e| match e {
+            kube::Error::Api(s) => s.message.clone(),
+            other => other.to_string(),
+        })?;
+    }
+    Ok(())
+}
+
+/// Waits until quota `name` in `ns` reports `used[resource] == want` (the quota controller's
+/// count of what the real controllers created).
+async fn wait_used(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
+    let api = Api::<ResourceQuota>::namespaced(c.clone(), ns);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let q = api.get_opt(name).await.unwrap();
+        let used = q.and_then(|q| q.status).and_then(|s| s.used).and_then(|u| u.get(resource).map(|q| q.0.clone()));
+        if used.as_deref() == Some(want) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "quota {ns}/{name} never reached {resource}={want} (last {used:?})");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Writes a file named after the test.
+fn temp_file(tag: &str, content: &str) -> PathBuf {
+    let f = std::env::temp_dir().join(format!("kq-wf-{tag}-{}.yaml", std::process::id()));
+    std::fs::write(&f, content).unwrap();
+    f
+}
+
+/// The parts of check's JSON report that decide: per document the verdict, the messages, the
+/// replicas and the usage.
+fn verdicts(json: &str) -> Vec<Value> {
+    let v: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("not JSON ({e}): {json}"));
+    v["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            serde_json::json!({
+                "kind": d["kind"], "name": d["name"], "allowed": d["allowed"], "message": d["message"],
+                "replicas": d["replicas"], "replicasAdmitted": d["replicasAdmitted"], "podMessage": d["podMessage"],
+                "usage": d["usage"], "quotas": d["quotas"], "mutations": d["mutations"],
+            })
+        })
+        .collect()
+}
+
+const SNAPSHOT_STATE: &str = "\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: compute}
+spec: {hard: {requests.cpu: '1', pods: '6'}}
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults}
+spec: {limits: [{type: Container, defaultRequest: {cpu: 100m, memory: 64Mi}}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 200m}}}]}
+";
+
+/// The release checked against the namespace: the existing Deployment scaled from 2 to 4 (an
+/// update: only 2 more pods), a new pod that takes the LimitRange's default, and a second
+/// Deployment of which only one pod fits.
+const SNAPSHOT_RELEASE: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 200m}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: batch}
+spec: {containers: [{name: app, image: busybox}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 100m}}}]}
+";
+
+#[tokio::test]
+async fn offline_check_on_a_snapshot_agrees_with_the_live_check() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = new_namespace(&c, "kq-snapshot").await;
+    apply(&c, &ns, SNAPSHOT_STATE).await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "2").await;
+    wait_used(&c, &ns, "compute", "requests.cpu", "400m").await;
+
+    let out = plugin(&kc, &["snapshot", "-n", &ns]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let snapshot = text(&out.stdout);
+    // The snapshot is a List in a stable order: reading it twice gives the same text.
+    let again = plugin(&kc, &["snapshot", "-n", &ns]);
+    assert_eq!(text(&again.stdout), snapshot, "two snapshots of an unchanged namespace differ");
+    for needle in ["kind: List", "kind: ResourceQuota", "kind: LimitRange", "kind: PriorityClass", "kind: Deployment", "kind: ReplicaSet", "kind: Pod"] {
+        assert!(snapshot.contains(needle), "{needle} missing from the snapshot:\n{snapshot}");
+    }
+    assert!(!snapshot.contains("managedFields") && !snapshot.contains("resourceVersion"), "server-set metadata kept:\n{snapshot}");
+    let state = temp_file("snapshot-state", &snapshot);
+    let release = temp_file("snapshot-release", SNAPSHOT_RELEASE);
+
+    let live = plugin(&kc, &["check", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let offline = plugin(&kc, &["check", "-f", release.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    assert_eq!(live.status.code(), offline.status.code(), "live:\n{}\noffline:\n{}", text(&live.stdout), text(&offline.stdout));
+    let (l, o) = (verdicts(&text(&live.stdout)), verdicts(&text(&offline.stdout)));
+    assert_eq!(
+        l,
+        o,
+        "live and offline checks disagree:\nlive {}\noffline {}",
+        serde_json::to_string_pretty(&l).unwrap(),
+        serde_json::to_string_pretty(&o).unwrap()
+    );
+    // What they agree on: web scales to 4 (an update, so only 2 new pods are charged: 800m),
+    // the pod takes the LimitRange's 100m, api gets 1 of its 2 pods before pods=6 is reached.
+    let docs = &l;
+    assert_eq!(
+        (docs[0]["replicasAdmitted"].as_i64(), docs[1]["allowed"].as_bool(), docs[2]["replicasAdmitted"].as_i64()),
+        (Some(4), Some(true), Some(1)),
+        "{docs:?}"
+    );
+    let _ = std::fs::remove_file(state);
+    let _ = std::fs::remove_file(release);
+    drop_namespace(&c, &ns).await;
+}
+
+const PLAN_STATE: &str = "\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: compute}
+spec: {hard: {requests.cpu: '1', pods: '3'}}
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: storage}
+spec: {hard: {requests.storage: 5Gi, persistentvolumeclaims: '10'}}
+";
+
+/// The release: 4 web pods of 300m, a StatefulSet of 2 with a 2Gi claim each and 100m pods.
+const PLAN_RELEASE: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 300m}}}]}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 2
+  serviceName: db
+  # No scheduler in the lab: pods stay Pending, so OrderedReady would stop at db-0.
+  podManagementPolicy: Parallel
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: postgres, resources: {requests: {cpu: 100m}}}]}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 3Gi}}}
+";
+
+#[tokio::test]
+async fn the_planned_quota_admits_the_release_on_the_real_cluster() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = new_namespace(&c, "kq-plan").await;
+    apply(&c, &ns, PLAN_STATE).await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "0").await;
+    wait_used(&c, &ns, "storage", "persistentvolumeclaims", "0").await;
+    let release = temp_file("plan-release", PLAN_RELEASE);
+
+    // The plan: compute needs 1400m and 6 pods, storage 6Gi.
+    let out = plugin(&kc, &["plan", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}\n{}", text(&out.stdout), text(&out.stderr));
+    let plan: Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    let needed = |quota: &str, r: &str| {
+        plan["quotas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["name"] == quota)
+            .and_then(|q| q["resources"].as_array().unwrap().iter().find(|x| x["resource"] == r).map(|x| x["needed"].as_str().unwrap().to_string()))
+    };
+    assert_eq!(needed("compute", "requests.cpu").as_deref(), Some("1400m"), "{plan}");
+    assert_eq!(needed("compute", "pods").as_deref(), Some("6"), "{plan}");
+    assert_eq!(needed("storage", "requests.storage").as_deref(), Some("6Gi"), "{plan}");
+
+    // Raise the quotas to the planned manifests, for real.
+    let out = plugin(&kc, &["plan", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "yaml"]);
+    let api = Api::<ResourceQuota>::namespaced(c.clone(), &ns);
+    for doc in kubectl_quota_engine::manifest::parse_str("plan.yaml", &text(&out.stdout)).unwrap() {
+        let name = doc.value["metadata"]["name"].as_str().unwrap().to_string();
+        let patch = serde_json::json!({"spec": {"hard": doc.value["spec"]["hard"]}});
+        api.patch(&name, &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await.unwrap();
+    }
+    wait_used_hard(&c, &ns, "compute", "requests.cpu", "1400m").await;
+    wait_used_hard(&c, &ns, "storage", "requests.storage", "6Gi").await;
+    // Now the plan says everything fits...
+    let out = plugin(&kc, &["plan", "-f", release.to_str().unwrap(), "-n", &ns]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    // ...and the real controllers create every pod and claim.
+    apply(&c, &ns, PLAN_RELEASE).await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "6").await;
+    wait_used(&c, &ns, "compute", "requests.cpu", "1400m").await;
+    wait_used(&c, &ns, "storage", "requests.storage", "6Gi").await;
+    let _ = std::fs::remove_file(release);
+    drop_namespace(&c, &ns).await;
+}
+
+/// Waits until quota `name`'s status.hard[resource] is `want` (the controller synced a change).
+async fn wait_used_hard(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
+    let api = Api::<ResourceQuota>::namespaced(c.clone(), ns);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let q = api.get_opt(name).await.unwrap();
+        let hard = q.and_then(|q| q.status).and_then(|s| s.hard).and_then(|h| h.get(resource).map(|q| q.0.clone()));
+        if hard.as_deref() == Some(want) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "quota {ns}/{name} status.hard never became {resource}={want} (last {hard:?})");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+const WHY_DEPLOYMENT: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 300m}}}]}
+";
+
+#[tokio::test]
+async fn why_names_the_quota_that_keeps_a_real_deployment_short() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = new_namespace(&c, "kq-why").await;
+    apply(&c, &ns, "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute}\nspec: {hard: {requests.cpu: '1', pods: '10'}}\n").await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "0").await;
+    apply(&c, &ns, WHY_DEPLOYMENT).await.unwrap();
+    wait_used(&c, &ns, "compute", "requests.cpu", "900m").await;
+    // Wait for the real ReplicaSet controller's FailedCreate event.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let report = loop {
+        let out = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        if v["serverMessage"].is_string() {
+            assert_eq!(out.status.code(), Some(1));
+            break v;
+        }
+        assert!(Instant::now() < deadline, "no FailedCreate event seen: {v}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert_eq!(report["verdict"], "blockedByQuota", "{report}");
+    assert_eq!(report["quota"], "compute", "{report}");
+    assert_eq!((report["wanted"].as_i64(), report["current"].as_i64(), report["waiting"].as_i64()), (Some(5), Some(3), Some(2)), "{report}");
+    let server = report["serverMessage"].as_str().unwrap();
+    assert!(server.contains("exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1"), "{server}");
+    // The replay gives the server's own words.
+    let replay = report["replayMessage"].as_str().unwrap();
+    assert!(
+        replay.ends_with("is forbidden: exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1"),
+        "{replay}"
+    );
+    let changes: Vec<&str> = report["changes"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert!(
+        changes[0].starts_with("raise quota compute's requests.cpu by 200m (to 1200m)") && changes[0].contains("by 500m (to 1500m) for all 2 waiting"),
+        "{changes:?}"
+    );
+
+    // Raise the quota by what `why` said, for real: the controller creates the two pods.
+    let api = Api::<ResourceQuota>::namespaced(c.clone(), &ns);
+    let patch = serde_json::json!({"spec": {"hard": {"requests.cpu": "1500m"}}});
+    api.patch("compute", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "5").await;
+    // Once the Deployment's status catches up, nothing is missing.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+        if v["verdict"] == "notBlocked" {
+            assert_eq!(out.status.code(), Some(0));
+            break;
+        }
+        assert!(Instant::now() < deadline, "still blocked after raising the quota: {v}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    drop_namespace(&c, &ns).await;
+}
+
+const ROLLOUT_V1: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 5
+  strategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: 'web:1', resources: {requests: {cpu: 700m}}}]}
+";
+
+#[tokio::test]
+async fn a_real_rollout_stalls_where_check_predicted() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = new_namespace(&c, "kq-rollout").await;
+    apply(&c, &ns, "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute}\nspec: {hard: {requests.cpu: '4', pods: '20'}}\n").await.unwrap();
+    wait_used(&c, &ns, "compute", "pods", "0").await;
+    apply(&c, &ns, ROLLOUT_V1).await.unwrap();
+    wait_used(&c, &ns, "compute", "requests.cpu", "3500m").await;
+
+    // The release: web:2 with 800m. check predicts the surge pod is refused at once.
+    let v2 = ROLLOUT_V1.replace("web:1", "web:2").replace("cpu: 700m", "cpu: 800m");
+    let release = temp_file("rollout-v2", &v2);
+    let out = plugin(&kc, &["check", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let report: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    let notes: Vec<&str> = report["documents"][0]["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let predicted = "the rollout stalls with 0 of 5 new pods (5 old left): quota compute refuses a surge pod: requests.cpu 800m + used 3500m > hard 4";
+    assert!(notes.contains(&predicted), "{notes:#?}");
+    let unblock =
+        "to unblock it: set maxSurge to 0 and maxUnavailable to 1 (old pods then go before new ones come), or add 700m more requests.cpu in quota compute";
+    assert!(notes.contains(&unblock), "{notes:#?}");
+
+    // The rollout, for real: the Deployment controller scales a new ReplicaSet to 1 (the
+    // surge), the ReplicaSet controller's pod is refused by quota, and with maxUnavailable 0
+    // no old pod may go. (The lab has no kubelet, so pods never become ready: a stall that
+    // waits on readiness cannot be told apart; this one is quota's alone.)
+    let patch: Value = serde_json::from_str(&serde_json::to_string(&kubectl_quota_engine::manifest::parse_str("v2", &v2).unwrap()[0].value).unwrap()).unwrap();
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(c.clone(), &ns, &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("apps", "v1", "Deployment"), "deployments"));
+    api.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&serde_json::json!({"spec": {"template": patch["spec"]["template"]}})))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let why = loop {
+        let out = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        if v["serverMessage"].as_str().is_some_and(|m| m.contains("exceeded quota")) {
+            break v;
+        }
+        assert!(Instant::now() < deadline, "the real rollout never hit the quota: {v}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let server = why["serverMessage"].as_str().unwrap();
+    assert!(server.contains("exceeded quota: compute, requested: requests.cpu=800m, used: requests.cpu=3500m, limited: requests.cpu=4"), "{server}");
+    // `why` sees the rollout's missing pod although all 5 (old) pods exist.
+    assert_eq!((why["verdict"].as_str(), why["waiting"].as_i64()), (Some("blockedByQuota"), Some(1)), "{why}");
+    // Where it stalls: 5 old pods, no new one, as predicted.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let rs: Api<DynamicObject> =
+        Api::namespaced_with(c.clone(), &ns, &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("apps", "v1", "ReplicaSet"), "replicasets"));
+    let mut by_image: Vec<(String, i64)> = rs
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|r| {
+            let image = r.data["spec"]["template"]["spec"]["containers"][0]["image"].as_str().unwrap_or("").to_string();
+            (image, r.data["status"]["replicas"].as_i64().unwrap_or(0))
+        })
+        .collect();
+    by_image.sort();
+    assert_eq!(by_image, vec![("web:1".to_string(), 5), ("web:2".to_string(), 0)], "old and new pods after the stall");
+    wait_used(&c, &ns, "compute", "pods", "5").await;
+    let _ = std::fs::remove_file(release);
+    drop_namespace(&c, &ns).await;
+}
