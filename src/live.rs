@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::global::KubeFlags;
 use k8s_openapi::api::core::v1::{LimitRange, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaimTemplate};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, PostParams};
@@ -307,6 +308,13 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     let pcs = tokio::spawn(list_all(Api::<PriorityClass>::all(c.clone()), "list priorityclasses".into(), sv.clone(), t));
     let scs = tokio::spawn(list_all(Api::<StorageClass>::all(c.clone()), "list storageclasses".into(), sv.clone(), t));
     let rcs = tokio::spawn(list_all(Api::<RuntimeClass>::all(c.clone()), "list runtimeclasses".into(), sv.clone(), t));
+    // DRA (resource.k8s.io/v1, 1.34+): DeviceClasses, and the claim templates pods name.
+    let dcs = tokio::spawn(list_all(Api::<DeviceClass>::all(c.clone()), "list deviceclasses.resource.k8s.io".into(), sv.clone(), t));
+    let mut tmpl_tasks = Vec::new();
+    for ns in namespaces {
+        let what = format!("list resourceclaimtemplates.resource.k8s.io in namespace {ns:?}");
+        tmpl_tasks.push(tokio::spawn(list_all(Api::<ResourceClaimTemplate>::namespaced(c.clone(), ns), what, sv.clone(), t)));
+    }
 
     fn joined<T>(r: Result<Result<Vec<T>, ReadError>, tokio::task::JoinError>) -> Result<Vec<T>, ReadError> {
         r.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }))
@@ -345,6 +353,22 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
         }
         Err(e) if e.message.contains("could not find the requested resource") || e.message.contains("404") => {}
         Err(e) => notes.push(format!("{e}; RuntimeClass overhead is not added to pods")),
+    }
+    let not_served = |e: &ReadError| e.message.contains("could not find the requested resource") || e.message.contains("404");
+    match joined(dcs.await) {
+        Ok(items) => {
+            state.device_classes = Some(BTreeMap::new());
+            to_objects(&items, "cluster").into_iter().for_each(|o| state.add(o, &conn.namespace));
+        }
+        Err(e) if not_served(&e) => {}
+        Err(e) => notes.push(format!("{e}; DRA extended resource names are not resolved")),
+    }
+    for t in tmpl_tasks {
+        match joined(t.await) {
+            Ok(items) => to_objects(&items, "cluster").into_iter().for_each(|o| state.add(o, &conn.namespace)),
+            Err(e) if not_served(&e) => {}
+            Err(e) => notes.push(format!("{e}; claims that pods create from templates are not checked")),
+        }
     }
     Ok((state, notes))
 }
@@ -643,7 +667,6 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
     Ok(Some(WorkloadRead { object, children, events }))
 }
 
-/// Namespace names (for completion); empty when they cannot be listed.
 /// `GET /version`: the server's gitVersion and its release.
 pub async fn server_version(conn: &Conn) -> Result<(String, KubeVersion), String> {
     let info = conn.client.apiserver_version().await.map_err(|e| e.to_string())?;
@@ -651,6 +674,7 @@ pub async fn server_version(conn: &Conn) -> Result<(String, KubeVersion), String
     Ok((info.git_version, v))
 }
 
+/// Namespace names (for completion); empty when they cannot be listed.
 pub async fn namespace_names(conn: &Conn) -> Vec<String> {
     let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
     list_all(api, "list namespaces".into(), conn.server.clone(), conn.timeout)

@@ -50,13 +50,6 @@ impl ClusterState {
                     let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
                     quotas.entry(ns).or_default().push(NamedQuota { name: o.meta.name, quota: *q });
                 }
-                // Pods (a resize), claims and claim templates are looked up by name later.
-                Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_) => {
-                    let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
-                    let mut o = o;
-                    o.meta.resource_version.get_or_insert_with(|| "1".into());
-                    s.existing.insert((ns, o.type_info.group_resource(), o.meta.name.clone()), o);
-                }
                 _ => s.add(o, default_namespace),
             }
         }
@@ -96,8 +89,13 @@ impl ClusterState {
         let name = o.meta.name.clone();
         // A workload, pod or claim of the state (a snapshot) exists: creating it again is an
         // update, as a live check finds out by reading it.
-        if matches!(o.body, Body::Workload(_) | Body::Pod(_) | Body::PersistentVolumeClaim(_)) {
+        // Claim templates are looked up by name for the claims pods create; a stored pod is
+        // the old object of a resize (which needs a resourceVersion to be charged by delta).
+        if matches!(o.body, Body::Workload(_) | Body::Pod(_) | Body::PersistentVolumeClaim(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_)) {
             let mut e = o;
+            if matches!(e.body, Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_)) {
+                e.meta.resource_version.get_or_insert_with(|| "1".into());
+            }
             e.meta.namespace = Some(ns.clone());
             self.existing.insert((ns, e.type_info.group_resource(), name), e);
             return;
@@ -703,7 +701,10 @@ impl<'a> Checker<'a> {
                 let mut raw = q.raw.clone();
                 raw.status = None;
                 let errors = crate::validation::validate_resource_quota(&raw);
-                (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors))
+                (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors)).or_else(|| {
+                    version::unsupported_scope(&self.opts.rules, &q.scopes, q.scope_selector.as_deref())
+                        .map(|e| format!("ResourceQuota {:?} is invalid: {e}", obj.meta.name))
+                })
             }
             // Names, namespaces, labels and negative pod counts, as the server checks them.
             _ => crate::object_validation::invalid_message(&obj),

@@ -164,7 +164,7 @@ rules! {
     dra_admin_access_counted: v(36), None,
         "admin-access device requests count toward the device-class quota (KEP-5018 GA 1.36); before, they are not charged";
     dra_extended_resources: v(36), None,
-        "pods' DRA extended resources are charged as `requests.deviceclass.resource.kubernetes.io/<class>` and as the DeviceClass's extendedResourceName (KEP-5004: beta on by default 1.36)";
+        "pods' implicit DRA extended resources (`deviceclass.resource.kubernetes.io/<class>`) are charged as `requests.deviceclass.resource.kubernetes.io/<class>` (KEP-5004: beta on by default 1.36); a DeviceClass's own extendedResourceName is charged as any extended resource";
 }
 
 impl Rules {
@@ -183,6 +183,20 @@ impl Default for Rules {
     fn default() -> Rules {
         Rules::newest()
     }
+}
+
+/// README's table of version-dependent rules (`engine/tests/versions.rs` keeps README in sync).
+pub fn markdown_table() -> String {
+    let mut out = String::from("| rule (JSON `kubernetes.rules`) | applies | what changes |\n|---|---|---|\n");
+    for r in RULES {
+        let when = match r.until {
+            Some(u) => format!("{} to {u}", r.since),
+            None if r.since == OLDEST => format!("{} and later", r.since),
+            None => format!("from {}", r.since),
+        };
+        out.push_str(&format!("| `{}` | {when} | {} |\n", camel(r.name), r.what.replace('|', "\\|")));
+    }
+    out
 }
 
 fn camel(snake: &str) -> String {
@@ -220,6 +234,26 @@ impl VersionReport {
     pub fn new(rules: &Rules, source: &str, server_version: Option<String>) -> VersionReport {
         VersionReport { version: rules.version.to_string(), source: source.into(), server_version, rules: rules.applied() }
     }
+}
+
+/// A quota scope the release does not know yet, as its validation words it
+/// (`spec.scopes[0]: Unsupported value: ...`), or `None`.
+pub fn unsupported_scope(rules: &Rules, scopes: &[String], selector: Option<&[crate::objects::ScopeRequirement]>) -> Option<String> {
+    let mut supported = vec!["BestEffort", "NotBestEffort", "NotTerminating", "PriorityClass", "Terminating"];
+    if rules.cross_namespace_pod_affinity_scope {
+        supported.push("CrossNamespacePodAffinity");
+    }
+    if rules.volume_attributes_class_scope {
+        supported.push("VolumeAttributesClass");
+    }
+    supported.sort();
+    let listed = supported.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ");
+    let bad = |name: &str| !supported.contains(&name);
+    if let Some((i, s)) = scopes.iter().enumerate().find(|(_, s)| bad(s)) {
+        return Some(format!("spec.scopes[{i}]: Unsupported value: {s:?}: supported values: {listed}"));
+    }
+    let (i, r) = selector?.iter().enumerate().find(|(_, r)| bad(&r.scope_name))?;
+    Some(format!("spec.scopeSelector.matchExpressions[{i}].scopeName: Unsupported value: {:?}: supported values: {listed}", r.scope_name))
 }
 
 /// Where an object's API version stands on a release.

@@ -198,6 +198,26 @@ fn resource_claims_are_served_and_charged_from_1_34() {
 }
 
 #[test]
+fn scopes_a_release_lacks_are_refused_by_quota_validation() {
+    let mut t = Table::default();
+    let cross = unsynced_quota("q", "scopes: [CrossNamespacePodAffinity]", "pods=2");
+    let vac = unsynced_quota("q", &sel("VolumeAttributesClass", "In", &["gold"]), "requests.storage=1Gi");
+    t.row(
+        "CrossNamespacePodAffinity on 1.20",
+        summary(&one_as("1.20", "", &cross)),
+        "ResourceQuota \"q\" is invalid: spec.scopes[0]: Unsupported value: \"CrossNamespacePodAffinity\": supported values: \"BestEffort\", \"NotBestEffort\", \"NotTerminating\", \"PriorityClass\", \"Terminating\"",
+    );
+    t.row("CrossNamespacePodAffinity on 1.21", summary(&one_as("1.21", "", &cross)), OK);
+    t.row(
+        "VolumeAttributesClass on 1.33",
+        summary(&one_as("1.33", "", &vac)),
+        "ResourceQuota \"q\" is invalid: spec.scopeSelector.matchExpressions[0].scopeName: Unsupported value: \"VolumeAttributesClass\": supported values: \"BestEffort\", \"CrossNamespacePodAffinity\", \"NotBestEffort\", \"NotTerminating\", \"PriorityClass\", \"Terminating\"",
+    );
+    t.row("VolumeAttributesClass on 1.34", summary(&one_as("1.34", "", &vac)), OK);
+    t.done();
+}
+
+#[test]
 fn quota_request_above_limit_warns_from_1_35() {
     // k/k#134389.
     let q = unsynced_quota("q", "", "requests.cpu=4 limits.cpu=2");
@@ -215,4 +235,20 @@ fn versions_parse_as_providers_print_them() {
         t.row(s, v(s).to_string(), want);
     }
     t.done();
+}
+
+#[test]
+fn readme_lists_every_version_rule() {
+    // README's "What check emulates" carries the table of version.rs; UPDATE_README=1 rewrites it.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (begin, end) = ("<!-- version rules: generated from engine/src/version.rs -->\n", "<!-- end of version rules -->");
+    let start = readme.find(begin).expect("README lacks the version rules marker") + begin.len();
+    let stop = start + readme[start..].find(end).expect("README lacks the end marker");
+    let table = kubectl_quota_engine::version::markdown_table();
+    if std::env::var("UPDATE_README").is_ok() {
+        std::fs::write(&path, format!("{}{table}{}", &readme[..start], &readme[stop..])).unwrap();
+        return;
+    }
+    assert_eq!(&readme[start..stop], table, "README's version table is stale: UPDATE_README=1 cargo test -p kubectl-quota-engine --test versions");
 }
