@@ -373,12 +373,16 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     Ok((state, notes))
 }
 
+/// GETs that `check` keeps in flight at once to tell creates from updates.
+const GETS_IN_FLIGHT: usize = 32;
+
 /// Resolves each document's kind through discovery (fixing guessed plurals and scope) and
 /// loads the objects that already exist, so that creating them again is checked as an update.
 pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut ClusterState) -> Vec<String> {
     let mut notes = Vec::new();
     let mut resolved: BTreeMap<(String, String), Option<ApiResource>> = BTreeMap::new();
-    for obj in objs.iter_mut() {
+    let mut gets = Vec::new();
+    for (i, obj) in objs.iter_mut().enumerate() {
         let key = (obj.type_info.api_version.clone(), obj.type_info.kind.clone());
         if !resolved.contains_key(&key) {
             let (group, version) = match key.0.rsplit_once('/') {
@@ -412,8 +416,29 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
             continue;
         }
         let ns = obj.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone());
-        let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), &ns, ar);
-        match within(conn.timeout, api.get_opt(&obj.meta.name)).await {
+        gets.push((i, ns, ar.clone(), obj.meta.name.clone()));
+    }
+    // One concurrent round of GETs (a bounded number in flight), handled in document order.
+    let mut found = Vec::with_capacity(gets.len());
+    let mut running = tokio::task::JoinSet::new();
+    for (i, ns, ar, name) in gets {
+        if running.len() >= GETS_IN_FLIGHT {
+            found.extend(running.join_next().await.and_then(Result::ok));
+        }
+        let (client, timeout) = (conn.client.clone(), conn.timeout);
+        running.spawn(async move {
+            let api: Api<DynamicObject> = Api::namespaced_with(client, &ns, &ar);
+            let got = within(timeout, api.get_opt(&name)).await;
+            (i, ns, got)
+        });
+    }
+    while let Some(r) = running.join_next().await {
+        found.extend(r.ok());
+    }
+    found.sort_by_key(|(i, _, _)| *i);
+    for (i, ns, got) in found {
+        let obj = &objs[i];
+        match got {
             Ok(Some(existing)) => {
                 let Ok(value) = serde_json::to_value(&existing) else { continue };
                 let doc = Document { origin: Origin { file: "cluster".into(), document: 1, item: None }, value };
