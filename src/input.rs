@@ -138,6 +138,15 @@ pub fn decode_all(docs: &[Document]) -> Result<Vec<objects::Object>, Fatal> {
     }
 }
 
+/// The manifests a command acts on (`-f`), decoded: at least one object, or an error.
+pub fn load_manifests(paths: &[String], recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
+    let docs = load_paths(paths, recursive)?;
+    if docs.is_empty() {
+        return Err(Fatal::input(format!("no objects found in {}", paths.join(", "))));
+    }
+    decode_all(&docs)
+}
+
 /// The `limitedResources` of an admission configuration file (none without one).
 pub fn load_limited(path: Option<&str>) -> Result<Vec<LimitedResource>, Fatal> {
     match path {

@@ -12,7 +12,7 @@ use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, O
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{decode_all, load_limited, load_paths};
+use crate::input::{decode_all, load_limited, load_manifests, load_paths};
 use crate::live;
 use crate::render::check::{Output, ReportWriter};
 
@@ -81,14 +81,6 @@ fn version_flag(args: &CheckArgs) -> Result<Option<KubeVersion>, Fatal> {
 }
 
 /// The manifests to check, decoded (at least one object).
-fn load_candidates(args: &CheckArgs) -> Result<Vec<Object>, Fatal> {
-    let docs = load_paths(&args.filename, args.recursive)?;
-    if docs.is_empty() {
-        return Err(Fatal::input(format!("no objects found in {}", args.filename.join(", "))));
-    }
-    decode_all(&docs)
-}
-
 fn output_of(args: &CheckArgs) -> Output {
     match args.output {
         OutputFormat::Text => Output::Text,
@@ -138,7 +130,7 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let mut state = ClusterState::from_objects(decode_all(&state_docs)?, &namespace);
     drop(state_docs);
     let limited = load_limited(args.admission_config.as_deref())?;
-    let objs = load_candidates(args)?;
+    let objs = load_manifests(&args.filename, args.recursive)?;
     let (version, source) = match version_flag(args)? {
         Some(v) => (v, "flag"),
         None => (NEWEST, "default"),
@@ -162,7 +154,7 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
 async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let flag = version_flag(args)?;
     let limited = load_limited(args.admission_config.as_deref())?;
-    let mut objs = load_candidates(args)?;
+    let mut objs = load_manifests(&args.filename, args.recursive)?;
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
     let namespaces: BTreeSet<String> = objs.iter().map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone())).collect();
     let (mut state, mut notes) = live::cluster_state(&conn, &namespaces).await.map_err(|e| {

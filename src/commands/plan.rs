@@ -10,7 +10,7 @@ use kubectl_quota_engine::version::Rules;
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{decode_all, load_limited, load_paths};
+use crate::input::{decode_all, load_limited, load_manifests, load_paths};
 use crate::live;
 use crate::render::plan::{render_json, render_text, render_yaml};
 
@@ -74,11 +74,7 @@ fn print(p: &plan::Plan, args: &PlanArgs) -> i32 {
 /// Runs `plan`: offline when `--state` is given, against the live cluster otherwise.
 pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
     let limited = load_limited(args.admission_config.as_deref())?;
-    let docs = load_paths(&args.filename, args.recursive)?;
-    if docs.is_empty() {
-        return Err(Fatal::input(format!("no objects found in {}", args.filename.join(", "))));
-    }
-    let mut objs = decode_all(&docs)?;
+    let mut objs = load_manifests(&args.filename, args.recursive)?;
     if !args.state.is_empty() {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
         let state = ClusterState::from_objects(decode_all(&load_paths(&args.state, false)?)?, &namespace);
