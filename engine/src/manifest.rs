@@ -110,7 +110,43 @@ fn yaml_options(len: usize) -> serde_saphyr::Options {
 /// 200 KB of `[` took 50 s) and bounded on aliases, depth and size, with line and column in
 /// its errors. A leading byte-order mark is accepted, as kubectl does.
 pub fn parse_str(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
+    let mut out = Vec::new();
+    parse_each(file, text, |d| {
+        out.push(d);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// [`parse_str`], handing each document to `each` as soon as it is read, so that a caller
+/// which turns documents into something smaller never holds the whole stream as JSON values.
+/// `each` may stop the parse by returning an error.
+///
+/// A stream of plain `---`-separated documents is read one document at a time (YAML does not
+/// let an anchor, a scalar or a collection cross a `---` line at the start of a line). A stream
+/// with directives (`%`), explicit ends (`...`), or anchors in more than a few documents is
+/// read whole, so the alias budget stays one budget for the whole stream; so is any stream a
+/// document of which fails, so that errors are the whole stream's (line numbers included).
+pub fn parse_each(file: &str, text: &str, mut each: impl FnMut(Document) -> Result<(), InputError>) -> Result<(), InputError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let json = looks_like_json(text);
+    if let Some(chunks) = plain_documents(text) {
+        let mut handed_out = 0;
+        for (number, chunk) in chunks {
+            match serde_saphyr::from_str_with_options::<Value>(chunk, yaml_options(chunk.len())) {
+                Ok(value) => emit(file, number, value, json, &mut each)?,
+                // The whole stream's parse names the error, with the whole text's line numbers.
+                Err(_) => return parse_whole(file, text, json, |d| if d.origin.document <= handed_out { Ok(()) } else { each(d) }),
+            }
+            handed_out = number;
+        }
+        return Ok(());
+    }
+    parse_whole(file, text, json, each)
+}
+
+/// The whole stream in one parse (one alias budget, line numbers of the whole text).
+fn parse_whole(file: &str, text: &str, json: bool, mut each: impl FnMut(Document) -> Result<(), InputError>) -> Result<(), InputError> {
     let starts = document_first_lines(text);
     let doc_at = |line: u64| starts.partition_point(|&s| s <= line).max(1);
     let parsed: Vec<serde_saphyr::Spanned<Value>> = serde_saphyr::from_multiple_with_options(text, yaml_options(text.len())).map_err(|e| {
@@ -118,36 +154,74 @@ pub fn parse_str(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
         let origin = Origin { file: file.to_string(), document: loc.map(|l| doc_at(l.line())).unwrap_or(1), item: None };
         InputError::at(&origin, None, format!("not valid YAML or JSON: {}", yaml_message(&e)))
     })?;
-    let json = looks_like_json(text);
-    let mut out = Vec::new();
     for spanned in parsed {
-        let origin = Origin { file: file.to_string(), document: doc_at(spanned.referenced.line()), item: None };
-        let mut value = spanned.value;
-        if value.is_null() {
-            continue;
-        }
-        normalize_floats(&mut value, json);
-        if !value.is_object() {
-            return Err(InputError::at(&origin, None, "a Kubernetes object must be a mapping (apiVersion, kind, metadata, ...)"));
-        }
-        let is_list = value.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List")) && value.get("items").is_some();
-        if is_list {
-            let Value::Object(mut map) = value else { unreachable!("checked above") };
-            let Some(Value::Array(items)) = map.remove("items") else {
-                return Err(InputError::at(&origin, Some("items".into()), "must be a list"));
-            };
-            for (j, item) in items.into_iter().enumerate() {
-                let o = Origin { item: Some(j + 1), ..origin.clone() };
-                if !item.is_object() {
-                    return Err(InputError::at(&o, None, "a list item must be a mapping"));
-                }
-                out.push(Document { origin: o, value: item });
-            }
-        } else {
-            out.push(Document { origin, value });
-        }
+        emit(file, doc_at(spanned.referenced.line()), spanned.value, json, &mut each)?;
     }
-    Ok(out)
+    Ok(())
+}
+
+/// Anchors in more documents than this make [`parse_each`] read the stream whole: each
+/// document read alone would get the whole alias budget.
+const MAX_DOCUMENTS_WITH_ANCHORS: usize = 8;
+
+/// A stream cut at its `---` lines, as (document number, text) — `None` when the stream has
+/// directives or `...` ends (read whole then). Document numbers follow
+/// `document_first_lines`: text before the first `---` is a document only when it has
+/// content; every `---` opens one.
+fn plain_documents<'a>(text: &'a str) -> Option<Vec<(usize, &'a str)>> {
+    let mut chunks: Vec<(usize, &str)> = Vec::new();
+    let (mut start, mut offset, mut content, mut first) = (0usize, 0usize, false, true);
+    let close = |start: usize, end: usize, content: bool, first: bool, chunks: &mut Vec<(usize, &'a str)>| {
+        if content || !first {
+            chunks.push((chunks.len() + 1, &text[start..end]));
+        }
+    };
+    for line in text.split_inclusive('\n') {
+        let marker = |m: &str| line.starts_with(m) && line[3..].chars().next().is_none_or(char::is_whitespace);
+        if line.starts_with('%') || marker("...") {
+            return None;
+        }
+        if marker("---") {
+            close(start, offset, content, first, &mut chunks);
+            (start, first, content) = (offset, false, false);
+        } else if !content {
+            let t = line.trim();
+            content = !t.is_empty() && !t.starts_with('#');
+        }
+        offset += line.len();
+    }
+    close(start, offset, content, first, &mut chunks);
+    let anchored = chunks.iter().filter(|(_, c)| c.contains('&')).count();
+    (anchored <= MAX_DOCUMENTS_WITH_ANCHORS).then_some(chunks)
+}
+
+/// One parsed document: floats as kubectl sends them, a mapping required, a `kind: List`
+/// expanded into its items.
+fn emit(file: &str, document: usize, mut value: Value, json: bool, each: &mut impl FnMut(Document) -> Result<(), InputError>) -> Result<(), InputError> {
+    let origin = Origin { file: file.to_string(), document, item: None };
+    if value.is_null() {
+        return Ok(());
+    }
+    normalize_floats(&mut value, json);
+    if !value.is_object() {
+        return Err(InputError::at(&origin, None, "a Kubernetes object must be a mapping (apiVersion, kind, metadata, ...)"));
+    }
+    let is_list = value.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List")) && value.get("items").is_some();
+    if !is_list {
+        return each(Document { origin, value });
+    }
+    let Value::Object(mut map) = value else { unreachable!("checked above") };
+    let Some(Value::Array(items)) = map.remove("items") else {
+        return Err(InputError::at(&origin, Some("items".into()), "must be a list"));
+    };
+    for (j, item) in items.into_iter().enumerate() {
+        let o = Origin { item: Some(j + 1), ..origin.clone() };
+        if !item.is_object() {
+            return Err(InputError::at(&o, None, "a list item must be a mapping"));
+        }
+        each(Document { origin: o, value: item })?;
+    }
+    Ok(())
 }
 
 /// The reader's message in our words where its own would puzzle (budget names), with the
@@ -284,6 +358,33 @@ mod tests {
         for (text, want) in cases {
             let err = parse_str("f", &text).unwrap_err().to_string();
             assert!(err.starts_with(want), "{err:?} should start with {want:?}");
+        }
+    }
+
+    #[test]
+    fn reading_document_by_document_gives_what_reading_the_whole_stream_gives() {
+        let whole = |text: &str| {
+            let mut out = Vec::new();
+            parse_whole("f", text, looks_like_json(text), |d| {
+                out.push(d);
+                Ok(())
+            })
+            .map(|()| out)
+        };
+        let anchored: String = (0..12).map(|i| format!("---\nkind: A\nmetadata: {{name: &n{i} x{i}}}\nspec: *n{i}\n")).collect();
+        let cases = [
+            "kind: A\n---\nkind: B\n".to_string(),
+            "# header\n---\nkind: A\n---\n---\n# c\n---\nkind: B\nitems: [{kind: C}]\n".to_string(),
+            "---\nkind: List\nitems: [{kind: A}, {kind: B}]\n--- {kind: C}\n".to_string(),
+            "kind: A\ndata: |\n  ---\n  not a marker\n---\nkind: B\n".to_string(),
+            "kind: A\n---\nkind: [unclosed\n---\nkind: C\n".to_string(),
+            "kind: A\n---\n- a list\n".to_string(),
+            anchored,
+        ];
+        for text in cases {
+            let each = parse_str("f", &text).map(|d| d.iter().map(|d| (d.origin.clone(), d.value.clone())).collect::<Vec<_>>()).map_err(|e| e.to_string());
+            let all = whole(&text).map(|d| d.iter().map(|d| (d.origin.clone(), d.value.clone())).collect::<Vec<_>>()).map_err(|e| e.to_string());
+            assert_eq!(each, all, "{text:?}");
         }
     }
 
