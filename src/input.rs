@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use kubectl_quota_engine::admission::LimitedResource;
-use kubectl_quota_engine::manifest::{parse_str, Document, InputError};
+use kubectl_quota_engine::manifest::{parse_each, Document, InputError};
 use kubectl_quota_engine::{admission_config, objects};
 
 use crate::error::Fatal;
@@ -90,14 +90,13 @@ fn manifest_files_in(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Res
 }
 
 /// Reads every path (`-` is stdin; a directory contributes its manifest files in name order)
-/// and returns all documents in order.
-pub fn load_paths<S: AsRef<str>>(paths: &[S], recursive: bool) -> Result<Vec<Document>, InputError> {
-    let mut docs = Vec::new();
+/// and hands each document to `each` in order, as soon as it is read.
+fn for_each_document<S: AsRef<str>>(paths: &[S], recursive: bool, mut each: impl FnMut(Document) -> Result<(), InputError>) -> Result<(), InputError> {
     for p in paths {
         let p = p.as_ref();
         if p == "-" {
             let text = read_capped(std::io::stdin().lock(), "standard input").map_err(|e| InputError::file("-", e))?;
-            docs.extend(parse_str("-", &text)?);
+            parse_each("-", &text, &mut each)?;
             continue;
         }
         let path = Path::new(p);
@@ -115,36 +114,72 @@ pub fn load_paths<S: AsRef<str>>(paths: &[S], recursive: bool) -> Result<Vec<Doc
         for f in files {
             let shown = f.display().to_string();
             let text = read_file(&f).map_err(|e| InputError::file(&shown, e))?;
-            docs.extend(parse_str(&shown, &text)?);
+            parse_each(&shown, &text, &mut each)?;
         }
     }
+    Ok(())
+}
+
+/// Reads every path (see [`for_each_document`]) and returns all documents in order.
+pub fn load_paths<S: AsRef<str>>(paths: &[S], recursive: bool) -> Result<Vec<Document>, InputError> {
+    let mut docs = Vec::new();
+    for_each_document(paths, recursive, |d| {
+        docs.push(d);
+        Ok(())
+    })?;
     Ok(docs)
 }
 
 /// Decodes documents into objects; every document's error is reported, not just the first.
 pub fn decode_all(docs: &[Document]) -> Result<Vec<objects::Object>, Fatal> {
-    let mut objs = Vec::new();
-    let mut errors = Vec::new();
-    for d in docs {
+    let mut decoder = Decoder::default();
+    docs.iter().for_each(|d| decoder.add(d));
+    decoder.finish()
+}
+
+/// Objects decoded one document at a time, with every document's error kept.
+#[derive(Default)]
+struct Decoder {
+    objects: Vec<objects::Object>,
+    errors: Vec<String>,
+}
+
+impl Decoder {
+    fn add(&mut self, d: &Document) {
         match objects::decode(d) {
-            Ok(o) => objs.push(o),
-            Err(e) => errors.push(e.to_string()),
+            Ok(o) => self.objects.push(o),
+            Err(e) => self.errors.push(e.to_string()),
         }
     }
-    if errors.is_empty() {
-        Ok(objs)
-    } else {
-        Err(Fatal::input(errors.join("\nerror: ")))
+
+    fn finish(self) -> Result<Vec<objects::Object>, Fatal> {
+        if self.errors.is_empty() {
+            Ok(self.objects)
+        } else {
+            Err(Fatal::input(self.errors.join("\nerror: ")))
+        }
     }
+}
+
+/// Reads and decodes every path: each document is decoded as soon as it is read and its JSON
+/// dropped, so a large input is held only as the (much smaller) decoded objects. Every
+/// document's decoding error is reported, not just the first.
+pub fn load_objects<S: AsRef<str>>(paths: &[S], recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
+    let mut decoder = Decoder::default();
+    for_each_document(paths, recursive, |d| {
+        decoder.add(&d);
+        Ok(())
+    })?;
+    decoder.finish()
 }
 
 /// The manifests a command acts on (`-f`), decoded: at least one object, or an error.
 pub fn load_manifests(paths: &[String], recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
-    let docs = load_paths(paths, recursive)?;
-    if docs.is_empty() {
+    let objs = load_objects(paths, recursive)?;
+    if objs.is_empty() {
         return Err(Fatal::input(format!("no objects found in {}", paths.join(", "))));
     }
-    decode_all(&docs)
+    Ok(objs)
 }
 
 /// The `limitedResources` of an admission configuration file (none without one).

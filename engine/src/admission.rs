@@ -38,6 +38,18 @@ pub struct LimitedResource {
     pub match_scopes: Vec<ScopeRequirement>,
 }
 
+/// How much explanation admission builds. The decision, the message and the charged usage
+/// are the same either way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Detail {
+    /// Every quota: whether it applies and why, scope by scope, and a row per resource.
+    #[default]
+    Full,
+    /// Only the quotas that refuse, with their rows (what a verdict line names): thousands
+    /// of quotas that do not apply cost a scope test each, not a sentence each.
+    Refusals,
+}
+
 /// Why an object is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -184,9 +196,28 @@ fn first_of(mut refusals: Vec<Refusal>) -> Option<Refusal> {
 
 /// Per quota, what the first loop of CheckRequest found.
 struct Examined {
-    report: QuotaReport,
+    verdict: QuotaVerdict,
+    /// The explanation so far (`None` with [`Detail::Refusals`]).
+    report: Option<QuotaReport>,
     restricted: Vec<String>,
+    missing: BTreeMap<String, BTreeSet<String>>,
     interesting: bool,
+}
+
+/// A quota's scopes against the object: every expression with its reason, or only whether
+/// all of them select it.
+enum Scoped {
+    Outcomes(Vec<ScopeOutcome>),
+    Matched(bool),
+}
+
+impl Scoped {
+    fn matched(&self) -> bool {
+        match self {
+            Scoped::Outcomes(o) => o.iter().all(|o| o.matched),
+            Scoped::Matched(m) => *m,
+        }
+    }
 }
 
 /// The must-specify findings for every resource any quota of the namespace restricts,
@@ -210,75 +241,100 @@ impl Missing<'_> {
     }
 }
 
-fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, outcomes: Vec<ScopeOutcome>, missing: &mut Missing) -> Examined {
-    let hard_names: Vec<String> = q.quota.status_hard.keys().cloned().collect();
-    let restricted = ev.matching_resources(&hard_names);
-    let scope_ok = outcomes.iter().all(|o| o.matched);
-    let mut report = QuotaReport {
+fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, missing: &mut Missing) -> Examined {
+    let scope_ok = scoped.matched();
+    let outcomes = match scoped {
+        Scoped::Outcomes(o) => Some(o),
+        Scoped::Matched(_) => None,
+    };
+    let explain = outcomes.is_some();
+    let mut ex = Examined { verdict: QuotaVerdict::NotApplicable, report: None, restricted: vec![], missing: BTreeMap::new(), interesting: false };
+    if !explain && (!scope_ok || !q.quota.has_status) {
+        // Nothing to explain, and not a quota this object is charged to.
+        return ex;
+    }
+    ex.restricted = ev.matching_resources(q.quota.status_hard.keys());
+    let mut report = outcomes.map(|scopes| QuotaReport {
         name: q.name.clone(),
         applies: false,
         unrelated: false,
         verdict: QuotaVerdict::NotApplicable,
         why: String::new(),
-        scopes: outcomes.clone(),
+        scopes,
         resources: vec![],
         missing: BTreeMap::new(),
-    };
-    let gr = obj.type_info.group_resource();
+    });
+    let gr = || obj.type_info.group_resource();
     if !q.quota.has_status {
-        report.verdict = QuotaVerdict::NotEnforced;
-        report.why = "not enforced until the quota controller syncs it (the quota has no status.hard yet)".into();
-        return Examined { report, restricted, interesting: false };
-    }
-    if restricted.is_empty() {
-        report.unrelated = true;
-        let tracked: Vec<&str> = hard_names.iter().map(String::as_str).collect();
-        report.why = format!("limits nothing {gr} consume (hard: {})", if tracked.is_empty() { "none".to_string() } else { tracked.join(", ") });
-        return Examined { report, restricted, interesting: false };
-    }
-    if !scope_ok {
-        let excluded: Vec<&str> = outcomes.iter().filter(|o| !o.matched).map(|o| o.reason.as_str()).collect();
-        report.why = excluded.join("; ");
-        return Examined { report, restricted, interesting: false };
-    }
-    report.applies = true;
-    report.why = if outcomes.is_empty() {
-        format!("applies: no scopes, and it limits {}", restricted.join(", "))
+        ex.verdict = QuotaVerdict::NotEnforced;
+        if let Some(r) = &mut report {
+            r.why = "not enforced until the quota controller syncs it (the quota has no status.hard yet)".into();
+        }
+    } else if ex.restricted.is_empty() {
+        if let Some(r) = &mut report {
+            r.unrelated = true;
+            let tracked: Vec<&str> = q.quota.status_hard.keys().map(String::as_str).collect();
+            r.why = format!("limits nothing {} consume (hard: {})", gr(), if tracked.is_empty() { "none".to_string() } else { tracked.join(", ") });
+        }
+    } else if !scope_ok {
+        if let Some(r) = &mut report {
+            let excluded: Vec<&str> = r.scopes.iter().filter(|o| !o.matched).map(|o| o.reason.as_str()).collect();
+            r.why = excluded.join("; ");
+        }
     } else {
-        let matched: Vec<&str> = outcomes.iter().map(|o| o.reason.as_str()).collect();
-        format!("applies: {}", matched.join("; "))
-    };
-    let missing = missing.for_quota(obj, ev, &restricted);
-    if !missing.is_empty() {
-        report.verdict = QuotaVerdict::MustSpecify;
-        report.missing = missing.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect();
-    } else if restricted.iter().any(|r| !q.quota.status_used.contains_key(r)) {
-        report.verdict = QuotaVerdict::StatusUnknown;
-    } else {
-        report.verdict = QuotaVerdict::Fits;
+        ex.interesting = true;
+        ex.missing = missing.for_quota(obj, ev, &ex.restricted);
+        ex.verdict = if !ex.missing.is_empty() {
+            QuotaVerdict::MustSpecify
+        } else if ex.restricted.iter().any(|r| !q.quota.status_used.contains_key(r)) {
+            QuotaVerdict::StatusUnknown
+        } else {
+            QuotaVerdict::Fits
+        };
+        if let Some(r) = &mut report {
+            r.applies = true;
+            r.why = if r.scopes.is_empty() {
+                format!("applies: no scopes, and it limits {}", ex.restricted.join(", "))
+            } else {
+                let matched: Vec<&str> = r.scopes.iter().map(|o| o.reason.as_str()).collect();
+                format!("applies: {}", matched.join("; "))
+            };
+            r.missing = ex.missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect();
+        }
     }
-    Examined { report, restricted, interesting: true }
+    if let Some(r) = &mut report {
+        r.verdict = ex.verdict;
+    }
+    ex.report = report;
+    ex
 }
 
-/// Fills the per-resource rows of an applying quota and says whether `delta` exceeds it
-/// (`quota.Mask` of the delta to the quota's hard names, added to used, compared with hard;
-/// per resource, without building the intermediate lists).
-fn charge(q: &NamedQuota, restricted: &[String], delta: &ResourceList, report: &mut QuotaReport) -> BTreeSet<String> {
+/// The resources whose used plus `delta` would pass hard (`quota.Mask` of the delta to the
+/// quota's hard names, added to used, compared with hard; per resource, without building the
+/// intermediate lists).
+fn exceeded_by(q: &NamedQuota, delta: &ResourceList) -> BTreeSet<String> {
     let hard = &q.quota.status_hard;
     let used = &q.quota.status_used;
     let mut exceeded = BTreeSet::new();
     for (r, req) in delta {
         if let Some(h) = hard.get(r) {
-            let after = match used.get(r) {
-                Some(u) => u.add(req),
-                None => req.clone(),
+            let over = match used.get(r) {
+                Some(u) => &u.add(req) > h,
+                None => req > h,
             };
-            if &after > h {
+            if over {
                 exceeded.insert(r.clone());
             }
         }
     }
-    report.resources = restricted
+    exceeded
+}
+
+/// The per-resource rows of an applying quota: requested, used, hard and after.
+fn rows(q: &NamedQuota, restricted: &[String], delta: &ResourceList, exceeded: &BTreeSet<String>) -> Vec<ResourceRow> {
+    let hard = &q.quota.status_hard;
+    let used = &q.quota.status_used;
+    restricted
         .iter()
         .map(|r| {
             let req = delta.get(r).filter(|_| hard.contains_key(r)).cloned().unwrap_or_else(Quantity::zero);
@@ -289,11 +345,7 @@ fn charge(q: &NamedQuota, restricted: &[String], delta: &ResourceList, report: &
             };
             ResourceRow { resource: r.clone(), requested: req, used, hard: hard[r].clone(), after, exceeded: exceeded.contains(r) }
         })
-        .collect();
-    if !exceeded.is_empty() && report.verdict == QuotaVerdict::Fits {
-        report.verdict = QuotaVerdict::Exceeded;
-    }
-    exceeded
+        .collect()
 }
 
 /// Replays ResourceQuota admission of `obj` against `quotas` (in order). On success the
@@ -305,6 +357,19 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
 
 /// [`check_request`] as the release of `rules` answers (its evaluators and message formats).
 pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Object>, limited: &[LimitedResource], rules: &Rules) -> Decision {
+    check_request_detailed(quotas, obj, old, limited, rules, Detail::Full)
+}
+
+/// [`check_request_with`], explaining as much as `detail` asks: with [`Detail::Refusals`],
+/// `Decision::quotas` holds only the quotas that refuse.
+pub fn check_request_detailed(
+    quotas: &mut [NamedQuota],
+    obj: &Object,
+    old: Option<&Object>,
+    limited: &[LimitedResource],
+    rules: &Rules,
+    detail: Detail,
+) -> Decision {
     let ev = Evaluator::for_object_with(obj, rules);
     let op = if old.is_some() { Operation::Update } else { Operation::Create };
     if let Evaluator::Ignored(why) = ev {
@@ -351,39 +416,44 @@ pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&
     let mut restricted_set: BTreeSet<String> = BTreeSet::new();
     let mut missing = Missing { quotas, all: None };
     for q in quotas.iter() {
-        let selectors = q.quota.selectors();
-        let outcomes = match scopes::match_all(&ev, obj, &selectors) {
-            Ok(o) => o,
+        // Per-expression outcomes are needed to explain, and to know which limited scopes
+        // some quota covers.
+        let scoped = if detail == Detail::Refusals && limited_scopes.is_empty() {
+            scopes::quota_selects(&ev, obj, &q.quota).map(Scoped::Matched)
+        } else {
+            let selectors = q.quota.selectors();
+            scopes::match_all(&ev, obj, &selectors).map(|outcomes| {
+                restricted_scopes.extend(selectors.iter().zip(&outcomes).filter(|(_, o)| o.matched).map(|(s, _)| s.clone()));
+                Scoped::Outcomes(outcomes)
+            })
+        };
+        let scoped = match scoped {
+            Ok(s) => s,
             Err(e) => {
                 loop_errors.push(refusal(RefusalReason::ScopeError, Some(&q.name), vec![], format!("error matching scopes of quota {}, err: {e}", q.name)));
-                examined.push(Examined {
-                    report: QuotaReport {
-                        name: q.name.clone(),
-                        applies: false,
-                        unrelated: false,
-                        verdict: QuotaVerdict::NotApplicable,
-                        why: e,
-                        scopes: vec![],
-                        resources: vec![],
-                        missing: BTreeMap::new(),
-                    },
-                    restricted: vec![],
-                    interesting: false,
+                let report = (detail == Detail::Full).then(|| QuotaReport {
+                    name: q.name.clone(),
+                    applies: false,
+                    unrelated: false,
+                    verdict: QuotaVerdict::NotApplicable,
+                    why: e,
+                    scopes: vec![],
+                    resources: vec![],
+                    missing: BTreeMap::new(),
                 });
+                examined.push(Examined { verdict: QuotaVerdict::NotApplicable, report, restricted: vec![], missing: BTreeMap::new(), interesting: false });
                 continue;
             }
         };
-        restricted_scopes.extend(selectors.iter().zip(&outcomes).filter(|(_, o)| o.matched).map(|(s, _)| s.clone()));
-        let ex = examine(q, obj, &ev, outcomes, &mut missing);
+        let ex = examine(q, obj, &ev, scoped, &mut missing);
         if ex.interesting {
-            match ex.report.verdict {
+            match ex.verdict {
                 QuotaVerdict::MustSpecify => {
-                    let missing: BTreeMap<String, BTreeSet<String>> = ex.report.missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect();
                     loop_errors.push(refusal(
                         RefusalReason::MustSpecify,
                         Some(&q.name),
-                        missing.keys().cloned().collect(),
-                        format!("failed quota: {}: {}", q.name, usage::must_specify_message_for(&missing, rules)),
+                        ex.missing.keys().cloned().collect(),
+                        format!("failed quota: {}: {}", q.name, usage::must_specify_message_for(&ex.missing, rules)),
                     ));
                 }
                 QuotaVerdict::StatusUnknown => {
@@ -396,8 +466,6 @@ pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&
                 }
                 _ => {}
             }
-        }
-        if ex.interesting {
             restricted_set.extend(ex.restricted.iter().cloned());
         }
         examined.push(ex);
@@ -423,13 +491,15 @@ pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&
             _ => Cow::Borrowed(&plain_delta),
         }));
     }
-    let mut reports: Vec<QuotaReport> = Vec::with_capacity(quotas.len());
+    let mut reports: Vec<QuotaReport> = Vec::with_capacity(if detail == Detail::Full { quotas.len() } else { 0 });
     let mut exceeded_errors: Vec<Refusal> = Vec::new();
     for ((q, ex), d) in quotas.iter().zip(examined).zip(&deltas) {
+        let mut verdict = ex.verdict;
         let mut report = ex.report;
         if let Some(delta) = d {
-            let exceeded = charge(q, &ex.restricted, delta, &mut report);
-            if !exceeded.is_empty() && report.verdict == QuotaVerdict::Exceeded {
+            let exceeded = exceeded_by(q, delta);
+            if !exceeded.is_empty() && verdict == QuotaVerdict::Fits {
+                verdict = QuotaVerdict::Exceeded;
                 let requested = resources::mask(delta, q.quota.status_hard.keys());
                 exceeded_errors.push(refusal(
                     RefusalReason::ExceededQuota,
@@ -444,8 +514,26 @@ pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&
                     ),
                 ));
             }
+            let refuses = matches!(verdict, QuotaVerdict::Exceeded | QuotaVerdict::MustSpecify | QuotaVerdict::StatusUnknown);
+            if report.is_none() && refuses {
+                // Refusals only: the refusing quota, with what names the refusal.
+                report = Some(QuotaReport {
+                    name: q.name.clone(),
+                    applies: true,
+                    unrelated: false,
+                    verdict,
+                    why: String::new(),
+                    scopes: vec![],
+                    resources: vec![],
+                    missing: ex.missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect(),
+                });
+            }
+            if let Some(r) = &mut report {
+                r.verdict = verdict;
+                r.resources = rows(q, &ex.restricted, delta, &exceeded);
+            }
         }
-        reports.push(report);
+        reports.extend(report);
     }
     let shown_usage = match &old_usage {
         Some(prev) => resources::remove_zeros(&resources::subtract_non_negative(&input_usage, prev)),

@@ -124,77 +124,102 @@ fn valid_label_value(v: &str) -> bool {
                 && v.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())))
 }
 
-/// Label-selector semantics on the single key of a class-name scope: `name` empty means the
-/// label is absent. Errors carry the server's texts.
-fn match_class_name(req: &ScopeRequirement, field: &str, name: &str) -> Result<ScopeOutcome, String> {
-    let shown = if name.is_empty() { format!("{field} is empty") } else { format!("{field}={name}") };
-    if let Some(bad) = req.values.iter().find(|v| !valid_label_value(v)) {
-        return Err(format!(
-            "error on matching scope {}: failed to parse and convert selector: values[0][{}]: Invalid value: {bad:?}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'",
-            go_format(std::slice::from_ref(req)),
-            req.scope_name
-        ));
-    }
-    let matched = match req.operator.as_str() {
-        "Exists" => !name.is_empty(),
-        "DoesNotExist" => name.is_empty(),
-        "In" => !name.is_empty() && req.values.iter().any(|v| v == name),
-        "NotIn" => name.is_empty() || !req.values.iter().any(|v| v == name),
-        other => {
-            return Err(format!(
-                "error on matching scope {}: failed to parse and convert selector: {other:?} is not a valid pod selector operator",
-                go_format(std::slice::from_ref(req))
-            ))
-        }
-    };
-    Ok(outcome(req, matched, shown))
+/// The error for a selector the server cannot turn into a label selector.
+fn selector_error(scope_name: &str, operator: &str, values: &[String], why: String) -> String {
+    let req = ScopeRequirement { scope_name: scope_name.into(), operator: operator.into(), values: values.to_vec() };
+    format!("error on matching scope {}: failed to parse and convert selector: {why}", go_format(std::slice::from_ref(&req)))
 }
 
-/// `podMatchesScopeFunc`: whether the selector selects the pod, and why.
-pub fn match_pod(req: &ScopeRequirement, pod: &Pod) -> Result<ScopeOutcome, String> {
-    let terminating = pod.active_deadline_seconds.is_some_and(|s| s >= 0);
-    let deadline = match pod.active_deadline_seconds {
-        Some(s) => format!("spec.activeDeadlineSeconds={s}"),
-        None => "spec.activeDeadlineSeconds is not set".to_string(),
-    };
-    Ok(match req.scope_name.as_str() {
-        "Terminating" => outcome(req, terminating, deadline),
-        "NotTerminating" => outcome(req, !terminating, deadline),
-        "BestEffort" | "NotBestEffort" => {
-            let qos = pod_qos(pod);
-            let best = qos == QosClass::BestEffort;
-            let matched = if req.scope_name == "BestEffort" { best } else { !best };
-            outcome(req, matched, format!("pod QoS class is {}", qos.as_str()))
-        }
-        "PriorityClass" => match_class_name(req, "priorityClassName", &pod.priority_class_name)?,
-        "CrossNamespacePodAffinity" => {
-            let why = if pod.cross_namespace_affinity {
-                "a pod (anti-)affinity term names other namespaces"
-            } else {
-                "no pod (anti-)affinity term names other namespaces"
-            };
-            outcome(req, pod.cross_namespace_affinity, why.into())
-        }
-        other => outcome(req, false, format!("{other:?} is not a scope pods can match")),
+/// Label-selector semantics on the single key of a class-name scope: `name` empty means the
+/// label is absent. Errors carry the server's texts.
+fn class_name_selects(scope_name: &str, operator: &str, values: &[String], name: &str) -> Result<bool, String> {
+    if let Some(bad) = values.iter().find(|v| !valid_label_value(v)) {
+        let why = format!(
+            "values[0][{scope_name}]: Invalid value: {bad:?}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'"
+        );
+        return Err(selector_error(scope_name, operator, values, why));
+    }
+    Ok(match operator {
+        "Exists" => !name.is_empty(),
+        "DoesNotExist" => name.is_empty(),
+        "In" => !name.is_empty() && values.iter().any(|v| v == name),
+        "NotIn" => name.is_empty() || !values.iter().any(|v| v == name),
+        other => return Err(selector_error(scope_name, operator, values, format!("{other:?} is not a valid pod selector operator"))),
     })
 }
 
-/// PVC scopes: only VolumeAttributesClass; a claim may reference several class names (spec,
-/// status, pending modification) and matches when any of them satisfies the expression.
+fn match_class_name(req: &ScopeRequirement, field: &str, name: &str) -> Result<ScopeOutcome, String> {
+    let matched = class_name_selects(&req.scope_name, &req.operator, &req.values, name)?;
+    let shown = if name.is_empty() { format!("{field} is empty") } else { format!("{field}={name}") };
+    Ok(outcome(req, matched, shown))
+}
+
+/// `podMatchesScopeFunc`: whether the selector selects the pod.
+fn pod_selects(scope_name: &str, operator: &str, values: &[String], pod: &Pod) -> Result<bool, String> {
+    Ok(match scope_name {
+        "Terminating" => pod.active_deadline_seconds.is_some_and(|s| s >= 0),
+        "NotTerminating" => !pod.active_deadline_seconds.is_some_and(|s| s >= 0),
+        "BestEffort" => pod_qos(pod) == QosClass::BestEffort,
+        "NotBestEffort" => pod_qos(pod) != QosClass::BestEffort,
+        "PriorityClass" => class_name_selects(scope_name, operator, values, &pod.priority_class_name)?,
+        "CrossNamespacePodAffinity" => pod.cross_namespace_affinity,
+        _ => false,
+    })
+}
+
+/// [`pod_selects`], and why.
+pub fn match_pod(req: &ScopeRequirement, pod: &Pod) -> Result<ScopeOutcome, String> {
+    if req.scope_name == "PriorityClass" {
+        return match_class_name(req, "priorityClassName", &pod.priority_class_name);
+    }
+    let matched = pod_selects(&req.scope_name, &req.operator, &req.values, pod)?;
+    let why = match req.scope_name.as_str() {
+        "Terminating" | "NotTerminating" => match pod.active_deadline_seconds {
+            Some(s) => format!("spec.activeDeadlineSeconds={s}"),
+            None => "spec.activeDeadlineSeconds is not set".to_string(),
+        },
+        "BestEffort" | "NotBestEffort" => format!("pod QoS class is {}", pod_qos(pod).as_str()),
+        "CrossNamespacePodAffinity" if pod.cross_namespace_affinity => "a pod (anti-)affinity term names other namespaces".into(),
+        "CrossNamespacePodAffinity" => "no pod (anti-)affinity term names other namespaces".into(),
+        other => format!("{other:?} is not a scope pods can match"),
+    };
+    Ok(outcome(req, matched, why))
+}
+
+/// The class names a claim may be matched by (spec, status, pending modification).
+fn pvc_class_names(pvc: &Pvc) -> impl Iterator<Item = &String> {
+    [&pvc.volume_attributes_class_name, &pvc.current_volume_attributes_class_name, &pvc.target_volume_attributes_class_name].into_iter().flatten()
+}
+
+/// PVC scopes: only VolumeAttributesClass; a claim may reference several class names and
+/// matches when any of them satisfies the expression.
+fn pvc_selects(scope_name: &str, operator: &str, values: &[String], pvc: &Pvc) -> Result<bool, String> {
+    if scope_name != "VolumeAttributesClass" {
+        return Ok(false);
+    }
+    if operator == "Exists" || pvc_class_names(pvc).next().is_none() {
+        return class_name_selects(scope_name, operator, values, pvc_class_names(pvc).next().map(String::as_str).unwrap_or(""));
+    }
+    for n in pvc_class_names(pvc) {
+        if class_name_selects(scope_name, operator, values, n)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// [`pvc_selects`], and why (naming the class name that decided).
 pub fn match_pvc(req: &ScopeRequirement, pvc: &Pvc) -> Result<ScopeOutcome, String> {
     if req.scope_name != "VolumeAttributesClass" {
         return Ok(outcome(req, false, "(persistentvolumeclaims are tracked only by VolumeAttributesClass scopes)".into()));
     }
-    let names: Vec<&String> = [&pvc.volume_attributes_class_name, &pvc.current_volume_attributes_class_name, &pvc.target_volume_attributes_class_name]
-        .into_iter()
-        .flatten()
-        .collect();
-    if req.operator == "Exists" || names.is_empty() {
-        return match_class_name(req, "volumeAttributesClassName", names.first().map(|s| s.as_str()).unwrap_or(""));
+    let field = "volumeAttributesClassName";
+    if req.operator == "Exists" || pvc_class_names(pvc).next().is_none() {
+        return match_class_name(req, field, pvc_class_names(pvc).next().map(String::as_str).unwrap_or(""));
     }
     let mut last = None;
-    for n in names {
-        let o = match_class_name(req, "volumeAttributesClassName", n)?;
+    for n in pvc_class_names(pvc) {
+        let o = match_class_name(req, field, n)?;
         if o.matched {
             return Ok(o);
         }
@@ -220,6 +245,26 @@ pub fn match_all(ev: &Evaluator, obj: &Object, selectors: &[ScopeRequirement]) -
             _ => Ok(match_unscoped(s, &obj.type_info.group_resource())),
         })
         .collect()
+}
+
+/// Whether every scope and selector expression of a quota selects the object: the decision
+/// [`match_all`] explains, without the explanation (and without copying the selectors).
+/// Like [`match_all`], an expression the server cannot evaluate is an error even when an
+/// earlier one already excludes the object.
+pub fn quota_selects(ev: &Evaluator, obj: &Object, quota: &ResourceQuota) -> Result<bool, String> {
+    let one = |name: &str, op: &str, values: &[String]| match (&obj.body, ev) {
+        (Body::Pod(p), Evaluator::Pod { .. }) => pod_selects(name, op, values, p),
+        (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => pvc_selects(name, op, values, p),
+        _ => Ok(false),
+    };
+    let mut all = true;
+    for scope in &quota.scopes {
+        all &= one(scope, "Exists", &[])?;
+    }
+    for req in quota.scope_selector.iter().flatten() {
+        all &= one(&req.scope_name, &req.operator, &req.values)?;
+    }
+    Ok(all)
 }
 
 /// Whether a scoped quota can charge `name`: scopes only ever match pods, and claims through

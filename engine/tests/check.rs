@@ -202,3 +202,25 @@ fn objects_created_earlier_in_the_input_affect_later_documents() {
     let d = check_all("", &docs(&[unsynced_quota("new", "", "pods=0"), pod("p").yaml()])).remove(1);
     assert_eq!(verdict(&d, "new"), Some(QuotaVerdict::NotEnforced));
 }
+
+#[test]
+fn objects_of_earlier_documents_are_remembered_as_far_as_later_ones_name_them() {
+    // Only a key is kept for an admitted object no later document names again; a pod that a
+    // later workload's replica names is kept whole: that replica updates it (§5 step h).
+    let sts = workload("StatefulSet", "db", "replicas: 3, serviceName: db", &pod("p"));
+    let rows = vec![
+        ("a replica's pod created earlier is updated, not charged again", docs(&[pod("db-1").yaml(), sts.clone()]), vec![OK.to_string(), pods_fit(3)]),
+        (
+            "an unrelated earlier pod is charged once",
+            docs(&[pod("other").yaml(), sts]),
+            vec![OK.to_string(), pods_stop(2, 3, exceeded("q", "pods", "1", "3", "3"))],
+        ),
+        ("a document naming an earlier one again is an update", docs(&[pod("a").yaml(), pod("a").yaml(), pod("b").yaml()]), vec![OK.to_string(); 3]),
+    ];
+    let mut t = Table::default();
+    for (what, input, want) in rows {
+        let got: Vec<String> = check_all(&cluster(&[quota("q", "", "pods=3/0")]), &input).iter().map(summary).collect();
+        t.row(what, got.join(" | "), want.join(" | "));
+    }
+    t.done();
+}

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use clap::{Args, ValueEnum};
+use kubectl_quota_engine::admission::Detail;
 use kubectl_quota_engine::check::{CheckOptions, ClusterState};
 use kubectl_quota_engine::objects::Object;
 use kubectl_quota_engine::report;
@@ -12,7 +13,7 @@ use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, O
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{decode_all, load_limited, load_manifests, load_paths};
+use crate::input::{load_limited, load_manifests, load_objects};
 use crate::live;
 use crate::render::check::{Output, ReportWriter};
 
@@ -89,6 +90,16 @@ fn output_of(args: &CheckArgs) -> Output {
     }
 }
 
+/// How much the engine explains: `--quiet` text prints a verdict line per refused document,
+/// which names only the refusing quota; every other output shows every quota.
+fn detail_of(args: &CheckArgs) -> Detail {
+    if args.quiet && args.output == OutputFormat::Text {
+        Detail::Refusals
+    } else {
+        Detail::Full
+    }
+}
+
 /// Decides the documents in order and writes each one's report as soon as it is decided, then
 /// the run's notes (`notes` and those `more_notes` derives from the charged state); returns the
 /// exit status.
@@ -110,7 +121,8 @@ fn check_and_print(
             failed = true;
         }
     };
-    // `--quiet` text shows verdict lines only: no hints to compute.
+    // `--quiet` text shows verdict lines only: no hints to compute, and only the refusing
+    // quotas explained (see `quiet_detail`).
     let mut summary = if args.quiet && args.output == OutputFormat::Text {
         kubectl_quota_engine::check::check_each(state, objs, opts, |d, _| write(d))
     } else {
@@ -126,9 +138,7 @@ fn check_and_print(
 
 fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
-    let state_docs = load_paths(&args.state, false)?;
-    let mut state = ClusterState::from_objects(decode_all(&state_docs)?, &namespace);
-    drop(state_docs);
+    let mut state = ClusterState::from_objects(load_objects(&args.state, false)?, &namespace);
     let limited = load_limited(args.admission_config.as_deref())?;
     let objs = load_manifests(&args.filename, args.recursive)?;
     let (version, source) = match version_flag(args)? {
@@ -136,7 +146,7 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
         None => (NEWEST, "default"),
     };
     let rules = Rules::for_version(version);
-    let opts = CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes, rules };
+    let opts = CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes, rules, detail: detail_of(args) };
     let kubernetes = VersionReport::new(&rules, source, None);
     let unnamed = g.namespace.is_none();
     Ok(check_and_print(&mut state, objs, &opts, &kubernetes, args, vec![], |state| {
@@ -183,7 +193,7 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
             (Rules::newest(), "default", None)
         }
     };
-    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules };
+    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules, detail: detail_of(args) };
     let kubernetes = VersionReport::new(&rules, source, server_version);
     Ok(check_and_print(&mut state, objs, &opts, &kubernetes, args, notes, |_| vec![]))
 }

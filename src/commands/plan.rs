@@ -10,7 +10,7 @@ use kubectl_quota_engine::version::Rules;
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{decode_all, load_limited, load_manifests, load_paths};
+use crate::input::{load_limited, load_manifests, load_objects};
 use crate::live;
 use crate::render::plan::{render_json, render_text, render_yaml};
 
@@ -77,8 +77,8 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
     let mut objs = load_manifests(&args.filename, args.recursive)?;
     if !args.state.is_empty() {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
-        let state = ClusterState::from_objects(decode_all(&load_paths(&args.state, false)?)?, &namespace);
-        let opts = CheckOptions { namespace, limited, nodes: args.nodes, rules: Rules::newest() };
+        let state = ClusterState::from_objects(load_objects(&args.state, false)?, &namespace);
+        let opts = CheckOptions { namespace, limited, nodes: args.nodes, rules: Rules::newest(), ..CheckOptions::default() };
         return Ok(print(&plan::plan(&state, objs, &opts), args));
     }
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
@@ -90,7 +90,7 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
         Ok((_, v)) => Rules::for_version(v),
         Err(_) => Rules::newest(),
     };
-    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules };
+    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules, ..CheckOptions::default() };
     let mut p = plan::plan(&state, objs, &opts);
     p.notes.extend(notes);
     Ok(print(&p, args))

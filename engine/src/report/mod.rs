@@ -33,9 +33,8 @@ pub fn explain(report: &mut Report, state: &ClusterState) {
 /// [`check::check_each`] with each document's hints filled as soon as it is decided (from the
 /// state as charged up to that document), so a report can be rendered and dropped document by
 /// document.
-pub fn check_explained<I, F>(state: &mut ClusterState, objects: I, opts: &CheckOptions, mut each: F) -> Summary
+pub fn check_explained<F>(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions, mut each: F) -> Summary
 where
-    I: IntoIterator<Item = Object>,
     F: FnMut(DocumentReport),
 {
     check::check_each(state, objects, opts, |mut d, st| {
