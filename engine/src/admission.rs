@@ -197,8 +197,9 @@ fn first_of(mut refusals: Vec<Refusal>) -> Option<Refusal> {
 /// Per quota, what the first loop of CheckRequest found.
 struct Examined {
     verdict: QuotaVerdict,
-    /// The explanation so far (`None` with [`Detail::Refusals`]).
-    report: Option<QuotaReport>,
+    /// The explanation so far (`None` with [`Detail::Refusals`]); boxed, so that the list of
+    /// examined quotas stays small.
+    report: Option<Box<QuotaReport>>,
     restricted: Vec<String>,
     missing: BTreeMap<String, BTreeSet<String>>,
     interesting: bool,
@@ -254,15 +255,17 @@ fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, missing
         return ex;
     }
     ex.restricted = ev.matching_resources(q.quota.status_hard.keys());
-    let mut report = outcomes.map(|scopes| QuotaReport {
-        name: q.name.clone(),
-        applies: false,
-        unrelated: false,
-        verdict: QuotaVerdict::NotApplicable,
-        why: String::new(),
-        scopes,
-        resources: vec![],
-        missing: BTreeMap::new(),
+    let mut report = outcomes.map(|scopes| {
+        Box::new(QuotaReport {
+            name: q.name.clone(),
+            applies: false,
+            unrelated: false,
+            verdict: QuotaVerdict::NotApplicable,
+            why: String::new(),
+            scopes,
+            resources: vec![],
+            missing: BTreeMap::new(),
+        })
     });
     let gr = || obj.type_info.group_resource();
     if !q.quota.has_status {
@@ -410,16 +413,17 @@ pub fn check_request_detailed(
     }
 
     // Every quota, in order: scopes, match, constraints, usage stats.
-    let mut examined: Vec<Examined> = Vec::new();
+    let mut examined: Vec<Examined> = Vec::with_capacity(quotas.len());
     let mut loop_errors: Vec<Refusal> = Vec::new();
     let mut restricted_scopes: Vec<ScopeRequirement> = Vec::new();
     let mut restricted_set: BTreeSet<String> = BTreeSet::new();
     let mut missing = Missing { quotas, all: None };
+    let selecting = scopes::Selecting::new(&ev, obj);
     for q in quotas.iter() {
         // Per-expression outcomes are needed to explain, and to know which limited scopes
         // some quota covers.
         let scoped = if detail == Detail::Refusals && limited_scopes.is_empty() {
-            scopes::quota_selects(&ev, obj, &q.quota).map(Scoped::Matched)
+            selecting.quota(&q.quota).map(Scoped::Matched)
         } else {
             let selectors = q.quota.selectors();
             scopes::match_all(&ev, obj, &selectors).map(|outcomes| {
@@ -431,15 +435,17 @@ pub fn check_request_detailed(
             Ok(s) => s,
             Err(e) => {
                 loop_errors.push(refusal(RefusalReason::ScopeError, Some(&q.name), vec![], format!("error matching scopes of quota {}, err: {e}", q.name)));
-                let report = (detail == Detail::Full).then(|| QuotaReport {
-                    name: q.name.clone(),
-                    applies: false,
-                    unrelated: false,
-                    verdict: QuotaVerdict::NotApplicable,
-                    why: e,
-                    scopes: vec![],
-                    resources: vec![],
-                    missing: BTreeMap::new(),
+                let report = (detail == Detail::Full).then(|| {
+                    Box::new(QuotaReport {
+                        name: q.name.clone(),
+                        applies: false,
+                        unrelated: false,
+                        verdict: QuotaVerdict::NotApplicable,
+                        why: e,
+                        scopes: vec![],
+                        resources: vec![],
+                        missing: BTreeMap::new(),
+                    })
                 });
                 examined.push(Examined { verdict: QuotaVerdict::NotApplicable, report, restricted: vec![], missing: BTreeMap::new(), interesting: false });
                 continue;
@@ -517,7 +523,7 @@ pub fn check_request_detailed(
             let refuses = matches!(verdict, QuotaVerdict::Exceeded | QuotaVerdict::MustSpecify | QuotaVerdict::StatusUnknown);
             if report.is_none() && refuses {
                 // Refusals only: the refusing quota, with what names the refusal.
-                report = Some(QuotaReport {
+                report = Some(Box::new(QuotaReport {
                     name: q.name.clone(),
                     applies: true,
                     unrelated: false,
@@ -526,14 +532,14 @@ pub fn check_request_detailed(
                     scopes: vec![],
                     resources: vec![],
                     missing: ex.missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect(),
-                });
+                }));
             }
             if let Some(r) = &mut report {
                 r.verdict = verdict;
                 r.resources = rows(q, &ex.restricted, delta, &exceeded);
             }
         }
-        reports.extend(report);
+        reports.extend(report.map(|r| *r));
     }
     let shown_usage = match &old_usage {
         Some(prev) => resources::remove_zeros(&resources::subtract_non_negative(&input_usage, prev)),

@@ -5,7 +5,7 @@
 //! its controllers create (a Deployment's ReplicaSet, then its pods one at a time; a
 //! StatefulSet's claims and pods, ...), so the report says how many replicas fit.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -684,14 +684,15 @@ pub struct Checker<'a> {
     /// documents are known in advance: an admitted object whose key is not among them is
     /// kept as its key only (see [`ClusterState::seen`]).
     repeated: Option<BTreeSet<(String, String, String)>>,
-    /// (namespace, group-resource, name prefix) of the pods and claims the input's workloads
-    /// create: an existing object of such a name is updated, not created, by its replica.
-    generated: Vec<(String, String, String)>,
+    /// Name prefixes of the pods and claims the input's workloads create, per (namespace,
+    /// group-resource): an existing object of such a name is updated, not created, by its
+    /// replica.
+    generated: HashMap<(String, String), HashSet<String>>,
 }
 
 impl<'a> Checker<'a> {
     pub fn new(state: &'a mut ClusterState, opts: &'a CheckOptions) -> Checker<'a> {
-        Checker { state, opts, summary: Summary::default(), order_matters: false, each_replica: false, repeated: None, generated: vec![] }
+        Checker { state, opts, summary: Summary::default(), order_matters: false, each_replica: false, repeated: None, generated: HashMap::new() }
     }
 
     /// Tells the checker every document it will be given (in any order), so that objects no
@@ -706,9 +707,9 @@ impl<'a> Checker<'a> {
             }
             if let Body::Workload(w) = &o.body {
                 let ns = o.meta.namespace.clone().unwrap_or_else(|| self.opts.namespace.clone());
-                self.generated.push((ns.clone(), "pods".into(), format!("{}-", o.meta.name)));
+                self.generated.entry((ns.clone(), "pods".into())).or_default().insert(format!("{}-", o.meta.name));
                 for (claim, _) in &w.volume_claim_templates {
-                    self.generated.push((ns.clone(), "persistentvolumeclaims".into(), format!("{claim}-{}-", o.meta.name)));
+                    self.generated.entry((ns.clone(), "persistentvolumeclaims".into())).or_default().insert(format!("{claim}-{}-", o.meta.name));
                 }
             }
         }
@@ -722,7 +723,10 @@ impl<'a> Checker<'a> {
         // Claim templates are looked up by the pods that name them.
         matches!(body, Body::ResourceClaimTemplate(_))
             || repeated.contains(key)
-            || self.generated.iter().any(|(ns, resource, prefix)| *ns == key.0 && *resource == key.1 && key.2.starts_with(prefix.as_str()))
+            || self.generated.get(&(key.0.clone(), key.1.clone())).is_some_and(|prefixes| {
+                // Every prefix ends in `-`: look up the name's prefixes up to each of its dashes.
+                key.2.match_indices('-').any(|(i, _)| prefixes.contains(&key.2[..=i]))
+            })
     }
 
     fn key_of(&self, o: &Object) -> (String, String, String) {

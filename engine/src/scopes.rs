@@ -158,7 +158,7 @@ fn match_class_name(req: &ScopeRequirement, field: &str, name: &str) -> Result<S
 fn pod_selects(scope_name: &str, operator: &str, values: &[String], pod: &Pod) -> Result<bool, String> {
     Ok(match scope_name {
         "Terminating" => pod.active_deadline_seconds.is_some_and(|s| s >= 0),
-        "NotTerminating" => !pod.active_deadline_seconds.is_some_and(|s| s >= 0),
+        "NotTerminating" => pod.active_deadline_seconds.is_none_or(|s| s < 0),
         "BestEffort" => pod_qos(pod) == QosClass::BestEffort,
         "NotBestEffort" => pod_qos(pod) != QosClass::BestEffort,
         "PriorityClass" => class_name_selects(scope_name, operator, values, &pod.priority_class_name)?,
@@ -247,24 +247,44 @@ pub fn match_all(ev: &Evaluator, obj: &Object, selectors: &[ScopeRequirement]) -
         .collect()
 }
 
-/// Whether every scope and selector expression of a quota selects the object: the decision
-/// [`match_all`] explains, without the explanation (and without copying the selectors).
-/// Like [`match_all`], an expression the server cannot evaluate is an error even when an
-/// earlier one already excludes the object.
-pub fn quota_selects(ev: &Evaluator, obj: &Object, quota: &ResourceQuota) -> Result<bool, String> {
-    let one = |name: &str, op: &str, values: &[String]| match (&obj.body, ev) {
-        (Body::Pod(p), Evaluator::Pod { .. }) => pod_selects(name, op, values, p),
-        (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => pvc_selects(name, op, values, p),
-        _ => Ok(false),
-    };
-    let mut all = true;
-    for scope in &quota.scopes {
-        all &= one(scope, "Exists", &[])?;
+/// One object, tested against the scopes of many quotas: whether every scope and selector
+/// expression of a quota selects it, the decision [`match_all`] explains, without the
+/// explanation, without copying selectors, and with the pod's QoS class worked out once.
+pub struct Selecting<'a> {
+    ev: &'a Evaluator,
+    obj: &'a Object,
+    qos: std::cell::OnceCell<QosClass>,
+}
+
+impl<'a> Selecting<'a> {
+    pub fn new(ev: &'a Evaluator, obj: &'a Object) -> Self {
+        Selecting { ev, obj, qos: std::cell::OnceCell::new() }
     }
-    for req in quota.scope_selector.iter().flatten() {
-        all &= one(&req.scope_name, &req.operator, &req.values)?;
+
+    fn one(&self, name: &str, op: &str, values: &[String]) -> Result<bool, String> {
+        match (&self.obj.body, self.ev) {
+            (Body::Pod(p), Evaluator::Pod { .. }) => match name {
+                "BestEffort" => Ok(*self.qos.get_or_init(|| pod_qos(p)) == QosClass::BestEffort),
+                "NotBestEffort" => Ok(*self.qos.get_or_init(|| pod_qos(p)) != QosClass::BestEffort),
+                _ => pod_selects(name, op, values, p),
+            },
+            (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => pvc_selects(name, op, values, p),
+            _ => Ok(false),
+        }
     }
-    Ok(all)
+
+    /// Like [`match_all`], an expression the server cannot evaluate is an error even when an
+    /// earlier one already excludes the object.
+    pub fn quota(&self, quota: &ResourceQuota) -> Result<bool, String> {
+        let mut all = true;
+        for scope in &quota.scopes {
+            all &= self.one(scope, "Exists", &[])?;
+        }
+        for req in quota.scope_selector.iter().flatten() {
+            all &= self.one(&req.scope_name, &req.operator, &req.values)?;
+        }
+        Ok(all)
+    }
 }
 
 /// Whether a scoped quota can charge `name`: scopes only ever match pods, and claims through
