@@ -112,7 +112,9 @@ pub fn go_format(reqs: &[ScopeRequirement]) -> String {
 
 fn outcome(req: &ScopeRequirement, matched: bool, why: String) -> ScopeOutcome {
     let verb = if matched { "matched" } else { "excluded" };
-    ScopeOutcome { selector: describe(req), matched, reason: format!("{} {verb} {why}", describe(req)) }
+    let selector = describe(req);
+    let reason = format!("{selector} {verb} {why}");
+    ScopeOutcome { selector, matched, reason }
 }
 
 /// A label value as the label selector parser requires (63 characters, alphanumeric ends).

@@ -4,6 +4,8 @@
 
 use std::cmp::Ordering;
 
+use smallvec::SmallVec;
+
 use super::{Quantity, MAX_DIGITS};
 
 impl Quantity {
@@ -164,13 +166,17 @@ fn ceil_shift_right(m: &Mag, shift: usize) -> Mag {
     r
 }
 
+/// Limbs of a [`Mag`]: four (128 bits, nanos up to about 3.4e29, i.e. every quantity a
+/// cluster really uses) live inline, so adding and copying quantities allocates nothing.
+type Limbs = SmallVec<[u32; 4]>;
+
 /// A non-negative big integer: little-endian base-2^32 limbs, no zero limb at the top.
 #[derive(Clone, Default, PartialEq, Eq)]
-pub(super) struct Mag(Vec<u32>);
+pub(super) struct Mag(Limbs);
 
 impl Mag {
     pub(super) fn from_u128(mut v: u128) -> Mag {
-        let mut limbs = Vec::new();
+        let mut limbs = Limbs::new();
         while v != 0 {
             limbs.push(v as u32);
             v >>= 32;
@@ -217,7 +223,7 @@ impl Mag {
     }
     fn add(&self, other: &Mag) -> Mag {
         let (long, short) = if self.0.len() >= other.0.len() { (self, other) } else { (other, self) };
-        let mut out = Vec::with_capacity(long.0.len() + 1);
+        let mut out = Limbs::with_capacity(long.0.len() + 1);
         let mut carry = 0u64;
         for (i, &l) in long.0.iter().enumerate() {
             let t = u64::from(l) + u64::from(short.0.get(i).copied().unwrap_or(0)) + carry;
@@ -231,7 +237,7 @@ impl Mag {
     }
     /// `self - other`; requires `self >= other`.
     fn sub(&self, other: &Mag) -> Mag {
-        let mut out = Vec::with_capacity(self.0.len());
+        let mut out = Limbs::with_capacity(self.0.len());
         let mut borrow = 0i64;
         for (i, &l) in self.0.iter().enumerate() {
             let mut t = i64::from(l) - i64::from(other.0.get(i).copied().unwrap_or(0)) - borrow;
@@ -282,7 +288,7 @@ impl Mag {
     /// `(self / d, self % d)`; `d` must be non-zero.
     pub(super) fn divmod_small(&self, d: u32) -> (Mag, u32) {
         let d = u64::from(d.max(1));
-        let mut out = vec![0u32; self.0.len()];
+        let mut out = Limbs::from_elem(0u32, self.0.len());
         let mut rem = 0u64;
         for (i, &l) in self.0.iter().enumerate().rev() {
             let cur = (rem << 32) | u64::from(l);

@@ -60,6 +60,7 @@ mod tests;
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use arith::Mag;
 use format::go_json_float;
@@ -116,7 +117,8 @@ pub struct Quantity {
     /// `|value| * 10^9`, exact.
     nanos: Mag,
     format: Format,
-    cached: Option<Cached>,
+    /// The text the value was written as, shared by copies.
+    cached: Option<Arc<Cached>>,
 }
 
 impl Default for Quantity {

@@ -3,6 +3,7 @@
 //! which ties them together.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use super::arith::{within_limit, Mag};
 use super::{Cached, Format, Quantity, QuantityError, MAX_DIGITS, NANOS_PER_UNIT};
@@ -23,7 +24,7 @@ impl Quantity {
             return Err(QuantityError::FormatWrong);
         }
         if s == "0" {
-            return Ok(Quantity { cached: Some(Cached { text: s.to_string(), scale: 0 }), ..Quantity::zero() });
+            return Ok(Quantity { cached: Some(Arc::new(Cached { text: s.to_string(), scale: 0 })), ..Quantity::zero() });
         }
         let sc = scan(s.as_bytes())?;
         let (binary_exp, exponent, mut format) = interpret(sc.suffix).ok_or(QuantityError::Suffix)?;
@@ -83,7 +84,7 @@ impl Quantity {
             }
         };
         let neg = !sc.positive && !nanos.is_zero();
-        Ok(Quantity { neg, nanos, format, cached: cached_scale.map(|scale| Cached { text: s.to_string(), scale }) })
+        Ok(Quantity { neg, nanos, format, cached: cached_scale.map(|scale| Arc::new(Cached { text: s.to_string(), scale })) })
     }
 }
 
