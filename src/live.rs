@@ -14,6 +14,7 @@ use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaimTemplate};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, PostParams};
+use kube::Resource;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use kubectl_quota_engine::check::ClusterState;
@@ -21,9 +22,9 @@ use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects::{self, Object};
 use kubectl_quota_engine::version::KubeVersion;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
 
 /// A connection and the namespace commands default to.
+#[derive(Clone)]
 pub struct Conn {
     pub client: Client,
     pub namespace: String,
@@ -268,52 +269,222 @@ where
     Ok(out)
 }
 
-/// Turns API objects into library objects through the file decoder.
-fn to_objects<K: Serialize>(items: &[K], source: &str) -> Vec<Object> {
-    items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, item)| {
-            let value = serde_json::to_value(item).ok()?;
-            let doc = Document { origin: Origin { file: source.into(), document: i + 1, item: None }, value };
-            objects::decode(&doc).ok()
+/// One LIST page as read by [`list_objects`]: the items as JSON without
+/// `metadata.managedFields` (server bookkeeping nothing here reads, often most of an item's
+/// bytes), and the continue token.
+struct SlimPage {
+    items: Vec<serde_json::Map<String, serde_json::Value>>,
+    next: Option<String>,
+}
+
+impl<'de> serde::Deserialize<'de> for SlimPage {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+        use serde_json::{Map, Value};
+        use std::fmt;
+
+        /// An object (a map) in which the key `skip` is dropped unread; under the key
+        /// `nested`, the same with `nested_skip`.
+        struct Slim {
+            skip: Option<&'static str>,
+            nested: Option<(&'static str, &'static str)>,
+        }
+        impl<'de> DeserializeSeed<'de> for Slim {
+            type Value = Map<String, Value>;
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                d.deserialize_map(self)
+            }
+        }
+        impl<'de> Visitor<'de> for Slim {
+            type Value = Map<String, Value>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                let mut out = Map::new();
+                while let Some(k) = m.next_key::<String>()? {
+                    if self.skip == Some(k.as_str()) {
+                        m.next_value::<IgnoredAny>()?;
+                    } else if let Some((_, skip)) = self.nested.filter(|(key, _)| *key == k) {
+                        out.insert(k, Value::Object(m.next_value_seed(Slim { skip: Some(skip), nested: None })?));
+                    } else {
+                        out.insert(k, m.next_value()?);
+                    }
+                }
+                Ok(out)
+            }
+        }
+        struct Items;
+        impl<'de> DeserializeSeed<'de> for Items {
+            type Value = Vec<Map<String, Value>>;
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                d.deserialize_seq(self)
+            }
+        }
+        impl<'de> Visitor<'de> for Items {
+            type Value = Vec<Map<String, Value>>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of objects")
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(s.size_hint().unwrap_or(0));
+                while let Some(item) = s.next_element_seed(Slim { skip: None, nested: Some(("metadata", "managedFields")) })? {
+                    out.push(item);
+                }
+                Ok(out)
+            }
+        }
+        #[derive(serde::Deserialize, Default)]
+        struct ListMeta {
+            #[serde(rename = "continue")]
+            next: Option<String>,
+        }
+        struct PageVisitor;
+        impl<'de> Visitor<'de> for PageVisitor {
+            type Value = SlimPage;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<SlimPage, A::Error> {
+                let mut page = SlimPage { items: Vec::new(), next: None };
+                while let Some(k) = m.next_key::<String>()? {
+                    match k.as_str() {
+                        "items" => page.items = m.next_value_seed(Items)?,
+                        "metadata" => page.next = m.next_value::<Option<ListMeta>>()?.unwrap_or_default().next,
+                        _ => {
+                            m.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(page)
+            }
+        }
+        d.deserialize_map(PageVisitor)
+    }
+}
+
+/// Lists every object of `K` (in `namespace`, or all), a page at a time, straight into library
+/// objects through the file decoder (see [`for_each_object`]).
+pub async fn list_objects<K>(conn: &Conn, namespace: Option<&str>, what: String) -> Result<Vec<Object>, ReadError>
+where
+    K: kube::Resource<DynamicType = ()>,
+{
+    let mut out = Vec::new();
+    for_each_object::<K>(conn, namespace, what, |o| out.push(o)).await?;
+    Ok(out)
+}
+
+/// Hands every object of `K` (in `namespace`, or all) to `each`, decoded by the file decoder.
+/// Each page is read as plain JSON without managedFields and decoded before the next is
+/// requested, so neither the API types nor the whole list is ever held. Objects are numbered
+/// in list order, as documents of the source `cluster`; items that do not decode are skipped.
+pub async fn for_each_object<K>(conn: &Conn, namespace: Option<&str>, what: String, mut each: impl FnMut(Object)) -> Result<(), ReadError>
+where
+    K: kube::Resource<DynamicType = ()>,
+{
+    let (api_version, kind) = (K::api_version(&()), K::kind(&()));
+    let mut n = 0;
+    list_pages(conn, K::url_path(&(), namespace), what, |mut item| {
+        n += 1;
+        item.insert("apiVersion".into(), api_version.as_ref().into());
+        item.insert("kind".into(), kind.as_ref().into());
+        let doc = Document { origin: Origin { file: "cluster".into(), document: n, item: None }, value: serde_json::Value::Object(item) };
+        if let Ok(o) = objects::decode(&doc) {
+            each(o);
+        }
+    })
+    .await
+}
+
+/// The paginated LIST of `url_path`, each item handed to `each` (as [`SlimPage`] reads it),
+/// in list order; `--request-timeout` bounds each page. The next page is asked for as soon as
+/// its continue token has arrived (it precedes the items), so the server prepares it while
+/// this one is parsed (on a blocking thread) and handed out: at most two pages are held.
+async fn list_pages(conn: &Conn, url_path: String, what: String, mut each: impl FnMut(serde_json::Map<String, serde_json::Value>)) -> Result<(), ReadError> {
+    let request = kube::core::Request::new(url_path);
+    let fetch = |token: Option<&str>| {
+        let mut lp = ListParams::default().limit(page_size());
+        if let Some(c) = token {
+            lp = lp.continue_token(c);
+        }
+        let req = request.list(&lp);
+        let (client, timeout) = (conn.client.clone(), conn.timeout);
+        tokio::spawn(async move {
+            let req = req.map_err(|e| RequestError::Kube(kube::Error::BuildRequest(e)))?;
+            within(timeout, client.request_text(req)).await
         })
-        .collect()
+    };
+    let failed = |e: String| ReadError { what: what.clone(), forbidden: false, unreachable: false, message: e };
+    let mut next = Some(fetch(None));
+    while let Some(task) = next.take() {
+        let text = task.await.map_err(|e| failed(e.to_string()))?.map_err(|e| read_error(&conn.server, what.clone(), e))?;
+        let early = continue_token(&text);
+        if let Some(c) = &early {
+            next = Some(fetch(Some(c)));
+        }
+        let page = tokio::task::spawn_blocking(move || serde_json::from_str::<SlimPage>(&text))
+            .await
+            .map_err(|e| failed(e.to_string()))?
+            .map_err(|e| read_error(&conn.server, what.clone(), RequestError::Kube(kube::Error::SerdeError(e))))?;
+        if early.is_none() {
+            next = page.next.as_deref().filter(|c| !c.is_empty()).map(|c| fetch(Some(c)));
+        }
+        page.items.into_iter().for_each(&mut each);
+    }
+    Ok(())
+}
+
+/// The continue token of a LIST page from its text, when the list's metadata precedes its
+/// items (as the API server writes it); `None` otherwise, or when there is none.
+fn continue_token(text: &str) -> Option<String> {
+    let head = &text[..text.find("\"items\":")?];
+    let start = head.find("\"continue\":\"")? + "\"continue\":\"".len();
+    let token = &head[start..start + head[start..].find('"')?];
+    (!token.is_empty() && !token.contains('\\')).then(|| token.to_string())
 }
 
 /// Lists the quotas of `namespace` (or every namespace), paginated.
 pub async fn quotas(conn: &Conn, namespace: Option<&str>) -> Result<Vec<Object>, ReadError> {
-    let (api, what) = match namespace {
-        Some(ns) => (Api::<ResourceQuota>::namespaced(conn.client.clone(), ns), format!("list resourcequotas in namespace {ns:?}")),
-        None => (Api::<ResourceQuota>::all(conn.client.clone()), "list resourcequotas in all namespaces".to_string()),
+    let mut out = Vec::new();
+    for_each_quota(conn, namespace, |o| out.push(o)).await?;
+    Ok(out)
+}
+
+/// Hands each quota of `namespace` (or every namespace) to `each` as its page arrives.
+pub async fn for_each_quota(conn: &Conn, namespace: Option<&str>, each: impl FnMut(Object)) -> Result<(), ReadError> {
+    let what = match namespace {
+        Some(ns) => format!("list resourcequotas in namespace {ns:?}"),
+        None => "list resourcequotas in all namespaces".to_string(),
     };
-    let items = list_all(api, what, conn.server.clone(), conn.timeout).await?;
-    Ok(to_objects(&items, "cluster"))
+    for_each_object::<ResourceQuota>(conn, namespace, what, each).await
 }
 
 /// What a live check reads: quotas and LimitRanges of each namespace, PriorityClasses,
 /// StorageClasses and RuntimeClasses, all at once. A forbidden quota list is fatal; the
 /// others degrade to notes saying what the check could not emulate.
 pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result<(ClusterState, Vec<String>), ReadError> {
-    let c = &conn.client;
-    let (sv, t) = (conn.server.clone(), conn.timeout);
+    // Every LIST at once; each decodes its pages straight into library objects.
+    fn spawn_list<K: kube::Resource<DynamicType = ()>>(conn: &Conn, ns: Option<&str>, what: String) -> tokio::task::JoinHandle<Result<Vec<Object>, ReadError>> {
+        let (conn, ns) = (conn.clone(), ns.map(str::to_string));
+        tokio::spawn(async move { list_objects::<K>(&conn, ns.as_deref(), what).await })
+    }
     let mut quota_tasks = Vec::new();
     let mut lr_tasks = Vec::new();
     for ns in namespaces {
-        let what = format!("list resourcequotas in namespace {ns:?}");
-        quota_tasks.push(tokio::spawn(list_all(Api::<ResourceQuota>::namespaced(c.clone(), ns), what, sv.clone(), t)));
-        let what = format!("list limitranges in namespace {ns:?}");
-        lr_tasks.push(tokio::spawn(list_all(Api::<LimitRange>::namespaced(c.clone(), ns), what, sv.clone(), t)));
+        quota_tasks.push(spawn_list::<ResourceQuota>(conn, Some(ns), format!("list resourcequotas in namespace {ns:?}")));
+        lr_tasks.push(spawn_list::<LimitRange>(conn, Some(ns), format!("list limitranges in namespace {ns:?}")));
     }
-    let pcs = tokio::spawn(list_all(Api::<PriorityClass>::all(c.clone()), "list priorityclasses".into(), sv.clone(), t));
-    let scs = tokio::spawn(list_all(Api::<StorageClass>::all(c.clone()), "list storageclasses".into(), sv.clone(), t));
-    let rcs = tokio::spawn(list_all(Api::<RuntimeClass>::all(c.clone()), "list runtimeclasses".into(), sv.clone(), t));
+    let pcs = spawn_list::<PriorityClass>(conn, None, "list priorityclasses".into());
+    let scs = spawn_list::<StorageClass>(conn, None, "list storageclasses".into());
+    let rcs = spawn_list::<RuntimeClass>(conn, None, "list runtimeclasses".into());
     // DRA (resource.k8s.io/v1, 1.34+): DeviceClasses, and the claim templates pods name.
-    let dcs = tokio::spawn(list_all(Api::<DeviceClass>::all(c.clone()), "list deviceclasses.resource.k8s.io".into(), sv.clone(), t));
+    let dcs = spawn_list::<DeviceClass>(conn, None, "list deviceclasses.resource.k8s.io".into());
     let mut tmpl_tasks = Vec::new();
     for ns in namespaces {
-        let what = format!("list resourceclaimtemplates.resource.k8s.io in namespace {ns:?}");
-        tmpl_tasks.push(tokio::spawn(list_all(Api::<ResourceClaimTemplate>::namespaced(c.clone(), ns), what, sv.clone(), t)));
+        tmpl_tasks.push(spawn_list::<ResourceClaimTemplate>(conn, Some(ns), format!("list resourceclaimtemplates.resource.k8s.io in namespace {ns:?}")));
     }
 
     fn joined<T>(r: Result<Result<Vec<T>, ReadError>, tokio::task::JoinError>) -> Result<Vec<T>, ReadError> {
@@ -322,34 +493,34 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     let mut state = ClusterState::default();
     let mut notes = Vec::new();
     for t in quota_tasks {
-        for o in to_objects(&joined(t.await)?, "cluster") {
+        for o in joined(t.await)? {
             state.add(o, &conn.namespace);
         }
     }
     for t in lr_tasks {
         match joined(t.await) {
-            Ok(items) => to_objects(&items, "cluster").into_iter().for_each(|o| state.add(o, &conn.namespace)),
+            Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
             Err(e) => notes.push(format!("{e}; LimitRange defaults are not applied")),
         }
     }
     match joined(pcs.await) {
         Ok(items) => {
             state.priority_classes = Some(BTreeMap::new());
-            to_objects(&items, "cluster").into_iter().for_each(|o| state.add(o, &conn.namespace));
+            items.into_iter().for_each(|o| state.add(o, &conn.namespace));
         }
         Err(e) => notes.push(format!("{e}; the global default PriorityClass and unknown class names are not checked")),
     }
     match joined(scs.await) {
         Ok(items) => {
             state.storage_classes = Some(Vec::new());
-            to_objects(&items, "cluster").into_iter().for_each(|o| state.add(o, &conn.namespace));
+            items.into_iter().for_each(|o| state.add(o, &conn.namespace));
         }
         Err(e) => notes.push(format!("{e}; the default StorageClass is not applied to claims without a class")),
     }
     match joined(rcs.await) {
         Ok(items) => {
             state.runtime_classes = Some(BTreeMap::new());
-            to_objects(&items, "cluster").into_iter().for_each(|o| state.add(o, &conn.namespace));
+            items.into_iter().for_each(|o| state.add(o, &conn.namespace));
         }
         Err(e) if e.message.contains("could not find the requested resource") || e.message.contains("404") => {}
         Err(e) => notes.push(format!("{e}; RuntimeClass overhead is not added to pods")),
@@ -358,14 +529,14 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     match joined(dcs.await) {
         Ok(items) => {
             state.device_classes = Some(BTreeMap::new());
-            to_objects(&items, "cluster").into_iter().for_each(|o| state.add(o, &conn.namespace));
+            items.into_iter().for_each(|o| state.add(o, &conn.namespace));
         }
         Err(e) if not_served(&e) => {}
         Err(e) => notes.push(format!("{e}; DRA extended resource names are not resolved")),
     }
     for t in tmpl_tasks {
         match joined(t.await) {
-            Ok(items) => to_objects(&items, "cluster").into_iter().for_each(|o| state.add(o, &conn.namespace)),
+            Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
             Err(e) if not_served(&e) => {}
             Err(e) => notes.push(format!("{e}; claims that pods create from templates are not checked")),
         }
@@ -418,29 +589,41 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
         let ns = obj.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone());
         gets.push((i, ns, ar.clone(), obj.meta.name.clone()));
     }
-    // One concurrent round of GETs (a bounded number in flight), handled in document order.
-    let mut found = Vec::with_capacity(gets.len());
-    let mut running = tokio::task::JoinSet::new();
+    // One concurrent round (a bounded number in flight), handled in document order: a GET per
+    // object, or one LIST of the namespace's objects of a kind when more than LIST_FROM
+    // documents name it (1,000 pods are one request, not 1,000).
+    let mut groups: BTreeMap<(String, String, String), (ApiResource, Vec<(usize, String)>)> = BTreeMap::new();
     for (i, ns, ar, name) in gets {
-        if running.len() >= GETS_IN_FLIGHT {
-            found.extend(running.join_next().await.and_then(Result::ok));
+        groups.entry((ns, ar.api_version.clone(), ar.plural.clone())).or_insert_with(|| (ar, Vec::new())).1.push((i, name));
+    }
+    type Got = (usize, String, Result<Option<serde_json::Value>, String>);
+    let mut found: Vec<Got> = Vec::new();
+    let mut running: tokio::task::JoinSet<Vec<Got>> = tokio::task::JoinSet::new();
+    for ((ns, _, _), (ar, docs)) in groups {
+        if docs.len() > LIST_FROM {
+            let conn = conn.clone();
+            running.spawn(async move { existing_by_list(&conn, &ns, &ar, docs).await });
+            continue;
         }
-        let (client, timeout) = (conn.client.clone(), conn.timeout);
-        running.spawn(async move {
-            let api: Api<DynamicObject> = Api::namespaced_with(client, &ns, &ar);
-            let got = within(timeout, api.get_opt(&name)).await;
-            (i, ns, got)
-        });
+        for (i, name) in docs {
+            if running.len() >= GETS_IN_FLIGHT {
+                found.extend(running.join_next().await.and_then(Result::ok).into_iter().flatten());
+            }
+            let (conn, ns, ar) = (conn.clone(), ns.clone(), ar.clone());
+            running.spawn(async move {
+                let got = existing_by_get(&conn, &ns, &ar, &name).await;
+                vec![(i, ns, got)]
+            });
+        }
     }
     while let Some(r) = running.join_next().await {
-        found.extend(r.ok());
+        found.extend(r.into_iter().flatten());
     }
     found.sort_by_key(|(i, _, _)| *i);
     for (i, ns, got) in found {
         let obj = &objs[i];
         match got {
-            Ok(Some(existing)) => {
-                let Ok(value) = serde_json::to_value(&existing) else { continue };
+            Ok(Some(value)) => {
                 let doc = Document { origin: Origin { file: "cluster".into(), document: 1, item: None }, value };
                 if let Ok(mut o) = objects::decode(&doc) {
                     o.type_info = obj.type_info.clone();
@@ -449,15 +632,52 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
                 }
             }
             Ok(None) => {}
-            Err(e) => notes.push(format!(
-                "cannot read {} {:?} to tell a create from an update: {}",
-                obj.type_info.group_resource(),
-                obj.meta.name,
-                transport_message(&conn.server, &e)
-            )),
+            Err(e) => notes.push(format!("cannot read {} {:?} to tell a create from an update: {e}", obj.type_info.group_resource(), obj.meta.name)),
         }
     }
     notes
+}
+
+/// Documents of one namespace and kind above which `resolve_and_existing` LISTs the kind
+/// instead of GETting each object.
+const LIST_FROM: usize = 16;
+
+/// The object `name` as the server has it (`None`: it does not exist), as JSON with its
+/// apiVersion and kind; `Err`: why it could not be read.
+async fn existing_by_get(conn: &Conn, ns: &str, ar: &ApiResource, name: &str) -> Result<Option<serde_json::Value>, String> {
+    let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), ns, ar);
+    match within(conn.timeout, api.get_opt(name)).await {
+        Ok(Some(o)) => Ok(serde_json::to_value(&o).ok()),
+        Ok(None) => Ok(None),
+        Err(e) => Err(transport_message(&conn.server, &e)),
+    }
+}
+
+/// [`existing_by_get`] for many objects of one kind in one namespace, from one paginated
+/// LIST (items without managedFields). When the LIST fails (a user who may GET but not LIST),
+/// the objects are read one by one.
+async fn existing_by_list(conn: &Conn, ns: &str, ar: &ApiResource, docs: Vec<(usize, String)>) -> Vec<(usize, String, Result<Option<serde_json::Value>, String>)> {
+    let mut wanted: BTreeMap<&str, Option<serde_json::Value>> = docs.iter().map(|(_, name)| (name.as_str(), None)).collect();
+    let what = format!("list {} in namespace {ns:?}", ar.plural);
+    let listed = list_pages(conn, DynamicObject::url_path(ar, Some(ns)), what, |mut item| {
+        let Some(slot) = item.get("metadata").and_then(|m| m.get("name")).and_then(serde_json::Value::as_str).and_then(|n| wanted.get_mut(n)) else {
+            return;
+        };
+        item.insert("apiVersion".into(), ar.api_version.as_str().into());
+        item.insert("kind".into(), ar.kind.as_str().into());
+        *slot = Some(serde_json::Value::Object(item));
+    })
+    .await;
+    if listed.is_err() {
+        let mut out = Vec::with_capacity(docs.len());
+        for (i, name) in docs {
+            let got = existing_by_get(conn, ns, ar, &name).await;
+            out.push((i, ns.to_string(), got));
+        }
+        return out;
+    }
+    // (A name twice in the documents gets the same object twice, as two GETs would.)
+    docs.iter().map(|(i, name)| (*i, ns.to_string(), Ok(wanted.get(name.as_str()).cloned().flatten()))).collect()
 }
 
 /// A kind `snapshot` saves: where it is served and whether it lives in a namespace.
@@ -722,6 +942,21 @@ pub async fn create_quota(conn: &Conn, namespace: &str, quota: &ResourceQuota, d
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_continue_token_is_read_before_its_items() {
+        let cases = [
+            (r#"{"kind":"ResourceQuotaList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"eyJ2IjoibWV0YSJ9","remainingItemCount":3},"items":[]}"#, Some("eyJ2IjoibWV0YSJ9")),
+            (r#"{"kind":"ResourceQuotaList","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"continue"}}]}"#, None),
+            (r#"{"items":[{"metadata":{"continue":"x"}}],"metadata":{"continue":"y"}}"#, None),
+            (r#"{"metadata":{"continue":""},"items":[]}"#, None),
+            (r#"{"metadata":{"continue":"a\"b"},"items":[]}"#, None),
+            ("not json", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(continue_token(text).as_deref(), want, "{text}");
+        }
+    }
 
     #[test]
     fn request_timeout_accepts_kubectl_forms() {

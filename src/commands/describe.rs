@@ -2,6 +2,8 @@
 //! `--state` files) -> the engine's views -> text, JSON or YAML.
 
 use clap::{Args, ValueEnum};
+use std::io::Write;
+
 use kubectl_quota_engine::objects::{Body, Object};
 use kubectl_quota_engine::report::quota_view::{self, QuotaView};
 
@@ -9,7 +11,7 @@ use crate::error::Fatal;
 use crate::global::GlobalFlags;
 use crate::input::{decode_all, load_paths};
 use crate::live;
-use crate::render::describe::render_text;
+use crate::render::describe::write_text;
 
 pub const DESCRIBE_HELP: &str = "\
 Examples:
@@ -66,34 +68,43 @@ pub struct DescribeArgs {
 
 /// Runs `describe`: one paginated LIST live, or the quotas of `--state` files.
 pub async fn run(g: &GlobalFlags, args: &DescribeArgs) -> Result<i32, Fatal> {
-    let (objs, namespace) = if args.state.is_empty() {
+    let (views, namespace) = if args.state.is_empty() {
         let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
         let ns = (!args.all_namespaces).then_some(conn.namespace.as_str());
-        (live::quotas(&conn, ns).await.map_err(|e| Fatal(e.to_string(), if e.unreachable { 2 } else { 1 }))?, conn.namespace.clone())
+        // Each quota becomes its view as its page arrives: the objects are never all held.
+        let mut views = Vec::new();
+        live::for_each_quota(&conn, ns, |o| views.extend(view_of(args, &o, &conn.namespace)))
+            .await
+            .map_err(|e| Fatal(e.to_string(), if e.unreachable { 2 } else { 1 }))?;
+        (views, conn.namespace.clone())
     } else {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
-        let objs = decode_all(&load_paths(&args.state, false)?)?
+        let views = decode_all(&load_paths(&args.state, false)?)?
             .into_iter()
             .map(|mut o| {
                 o.meta.namespace.get_or_insert_with(|| namespace.clone());
                 o
             })
             .filter(|o| args.all_namespaces || o.meta.namespace.as_deref() == Some(namespace.as_str()))
+            .filter_map(|o| view_of(args, &o, &namespace))
             .collect();
-        (objs, namespace)
+        (views, namespace)
     };
-    describe_objects(args, &objs, &namespace)
+    describe_views(args, views, &namespace)
 }
 
-fn describe_objects(args: &DescribeArgs, objs: &[Object], namespace: &str) -> Result<i32, Fatal> {
-    let mut views: Vec<QuotaView> = objs
-        .iter()
-        .filter(|o| args.name.as_ref().is_none_or(|n| *n == o.meta.name))
-        .filter_map(|o| match &o.body {
-            Body::ResourceQuota(q) => Some(quota_view::view(o.meta.namespace.as_deref().unwrap_or(namespace), &o.meta.name, q)),
-            _ => None,
-        })
-        .collect();
+/// The view of a quota `describe` shows (`None`: not a quota, or not the one asked for).
+fn view_of(args: &DescribeArgs, o: &Object, namespace: &str) -> Option<QuotaView> {
+    if args.name.as_ref().is_some_and(|n| *n != o.meta.name) {
+        return None;
+    }
+    match &o.body {
+        Body::ResourceQuota(q) => Some(quota_view::view(o.meta.namespace.as_deref().unwrap_or(namespace), &o.meta.name, q)),
+        _ => None,
+    }
+}
+
+fn describe_views(args: &DescribeArgs, mut views: Vec<QuotaView>, namespace: &str) -> Result<i32, Fatal> {
     if let (Some(name), true) = (&args.name, views.is_empty()) {
         return Err(Fatal(format!("resourcequotas {name:?} not found in namespace {namespace:?}"), 1));
     }
@@ -106,15 +117,32 @@ fn describe_objects(args: &DescribeArgs, objs: &[Object], namespace: &str) -> Re
             views.sort_by(|a, b| a.namespace.cmp(&b.namespace).then(b.max_percent().cmp(&a.max_percent())).then(a.name.cmp(&b.name)))
         }
     }
-    let text = match args.output {
-        DescribeOutput::Json => format!("{}\n", serde_json::to_string_pretty(&views).map_err(|e| Fatal::input(e.to_string()))?),
-        DescribeOutput::Yaml => serde_yaml::to_string(&views).map_err(|e| Fatal::input(e.to_string()))?,
+    // Written straight to standard output, never built as one string.
+    write_out(|w| match args.output {
+        DescribeOutput::Json => {
+            serde_json::to_writer_pretty(&mut *w, &views).map_err(std::io::Error::from)?;
+            w.write_all(b"\n")
+        }
+        DescribeOutput::Yaml => w.write_all(serde_yaml::to_string(&views).map_err(std::io::Error::other)?.as_bytes()),
         DescribeOutput::Text | DescribeOutput::Wide if views.is_empty() => {
             let ns = crate::render::escape::escape(namespace);
-            format!("No resource quota{}.\n", if args.all_namespaces { String::new() } else { format!(" in namespace {ns}") })
+            write!(w, "No resource quota{}.\n", if args.all_namespaces { String::new() } else { format!(" in namespace {ns}") })
         }
-        DescribeOutput::Text | DescribeOutput::Wide => render_text(&views, args.output == DescribeOutput::Wide),
-    };
-    crate::error::print_out(&text)?;
+        DescribeOutput::Text | DescribeOutput::Wide => write_text(w, &views, args.output == DescribeOutput::Wide),
+    })?;
+    // The process ends right after: freeing thousands of views one allocation at a time
+    // would only add to its run time.
+    std::mem::forget(views);
     Ok(0)
+}
+
+/// Runs `f` on buffered standard output. As `error::print_out`: a closed pipe ends output
+/// quietly (the reader has seen enough); any other write error is fatal.
+fn write_out(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Fatal> {
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    match f(&mut out).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Fatal::input(format!("cannot write to standard output: {e}"))),
+    }
 }

@@ -35,11 +35,20 @@ fn pad(s: &str, w: usize) -> String {
 
 /// Renders quota views as text. `wide` adds the spec column for unsynced changes.
 pub fn render_text(views: &[QuotaView], wide: bool) -> String {
+    let mut out = Vec::new();
+    write_text(&mut out, views, wide).expect("writing to memory");
+    String::from_utf8(out).expect("text is UTF-8")
+}
+
+/// Writes quota views as text to `w`, one quota at a time (the same bytes as [`render_text`]).
+pub fn write_text(w: &mut dyn std::io::Write, views: &[QuotaView], wide: bool) -> std::io::Result<()> {
     let mut out = String::new();
     let mut last_ns: Option<&str> = None;
     let grouped = views.iter().any(|v| v.namespace != views[0].namespace);
-    for v in views {
-        if !out.is_empty() {
+    for (n, v) in views.iter().enumerate() {
+        if n > 0 {
+            w.write_all(out.as_bytes())?;
+            out.clear();
             out.push('\n');
         }
         if grouped && last_ns != Some(v.namespace.as_str()) {
@@ -100,7 +109,7 @@ pub fn render_text(views: &[QuotaView], wide: bool) -> String {
             let _ = writeln!(out, "{}", line.trim_end());
         }
     }
-    out
+    w.write_all(out.as_bytes())
 }
 
 #[cfg(test)]

@@ -250,7 +250,9 @@ start() {
   # shellcheck disable=SC2016 # expanded by the inner bash
   setsid bash -c 'echo $$ >"$0"; exec "$@"' "$LAB_DIR/$name.pid" "$@" \
     </dev/null >"$LAB_DIR/$name.log" 2>&1 8>&- 9>&- &
-  local i; for i in $(seq 50); do [[ -s $LAB_DIR/$name.pid ]] && return 0; sleep 0.1; done
+  # Wait for the exec too, not only the pid file: until then /proc/PID/cmdline still names the
+  # wrapper, and pid_of (hence wait_for) would take a busy machine's slow exec for an exit.
+  local i; for i in $(seq 100); do pid_of "$name" >/dev/null && return 0; sleep 0.1; done
   die "$name did not start"
 }
 
