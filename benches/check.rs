@@ -365,6 +365,18 @@ fn bench_pipeline(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
+    // What `--quiet` asks of the engine: the same decisions, only the refusing quotas explained.
+    g.bench_function("decode_check_refusals_1000_pods", |b| {
+        let lean = CheckOptions { detail: kubectl_quota_engine::admission::Detail::Refusals, ..opts() };
+        b.iter_batched(
+            || base.clone(),
+            |mut st| {
+                let objs = decode_all(&pod_docs);
+                check::check(&mut st, objs, &lean)
+            },
+            BatchSize::LargeInput,
+        )
+    });
     g.bench_function("render_json_1000_pods", |b| {
         let report = check::check(&mut base.clone(), pods.clone(), &opts());
         b.iter(|| kubectl_quota::render::check::render(black_box(&report), kubectl_quota::render::check::Output::Json, false))
