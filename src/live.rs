@@ -14,8 +14,8 @@ use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaimTemplate};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, PostParams};
-use kube::Resource;
 use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::Resource;
 use kube::{Client, Config};
 use kubectl_quota_engine::check::ClusterState;
 use kubectl_quota_engine::manifest::{Document, Origin};
@@ -656,7 +656,12 @@ async fn existing_by_get(conn: &Conn, ns: &str, ar: &ApiResource, name: &str) ->
 /// [`existing_by_get`] for many objects of one kind in one namespace, from one paginated
 /// LIST (items without managedFields). When the LIST fails (a user who may GET but not LIST),
 /// the objects are read one by one.
-async fn existing_by_list(conn: &Conn, ns: &str, ar: &ApiResource, docs: Vec<(usize, String)>) -> Vec<(usize, String, Result<Option<serde_json::Value>, String>)> {
+async fn existing_by_list(
+    conn: &Conn,
+    ns: &str,
+    ar: &ApiResource,
+    docs: Vec<(usize, String)>,
+) -> Vec<(usize, String, Result<Option<serde_json::Value>, String>)> {
     let mut wanted: BTreeMap<&str, Option<serde_json::Value>> = docs.iter().map(|(_, name)| (name.as_str(), None)).collect();
     let what = format!("list {} in namespace {ns:?}", ar.plural);
     let listed = list_pages(conn, DynamicObject::url_path(ar, Some(ns)), what, |mut item| {
@@ -946,7 +951,10 @@ mod tests {
     #[test]
     fn a_page_continue_token_is_read_before_its_items() {
         let cases = [
-            (r#"{"kind":"ResourceQuotaList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"eyJ2IjoibWV0YSJ9","remainingItemCount":3},"items":[]}"#, Some("eyJ2IjoibWV0YSJ9")),
+            (
+                r#"{"kind":"ResourceQuotaList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"eyJ2IjoibWV0YSJ9","remainingItemCount":3},"items":[]}"#,
+                Some("eyJ2IjoibWV0YSJ9"),
+            ),
             (r#"{"kind":"ResourceQuotaList","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"continue"}}]}"#, None),
             (r#"{"items":[{"metadata":{"continue":"x"}}],"metadata":{"continue":"y"}}"#, None),
             (r#"{"metadata":{"continue":""},"items":[]}"#, None),

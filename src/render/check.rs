@@ -250,22 +250,62 @@ fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
     if q.resources.is_empty() {
         return;
     }
+    const HEADER: [&str; 6] = ["RESOURCE", "REQUESTED", "USED", "HARD", "AFTER", ""];
+    let rows: Vec<[String; 6]> = q
+        .resources
+        .iter()
+        .map(|row| {
+            let used = row.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "?".into());
+            let mark = if row.exceeded { "exceeded".red().bold().to_string() } else { String::new() };
+            [esc(&row.resource).into_owned(), row.requested.to_string(), used, row.hard.to_string(), row.after.to_string(), mark]
+        })
+        .collect();
+    for line in resource_table(&HEADER, &rows).lines() {
+        let _ = writeln!(out, "{indent}  {}", line.trim_end());
+    }
+}
+
+/// The rows of a quota as a borderless table: the resource left-aligned, the quantities
+/// right-aligned, the mark last. Laid out by hand when every cell before the mark is plain
+/// ASCII (one column per byte: the common case, and a thousand times per large report);
+/// otherwise comfy-table measures display widths.
+fn resource_table(header: &[&str; 6], rows: &[[String; 6]]) -> String {
+    let plain = rows.iter().all(|r| r[..5].iter().all(|c| c.bytes().all(|b| (b' '..=b'~').contains(&b))));
+    if !plain {
+        return comfy_resource_table(header, rows);
+    }
+    let mut widths = [0usize; 5];
+    for (i, w) in widths.iter_mut().enumerate() {
+        *w = rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0);
+    }
+    let mut s = String::new();
+    let mut line = |cells: [&str; 6]| {
+        for (i, c) in cells[..5].iter().enumerate() {
+            let _ = if i == 0 { write!(s, " {c:<w$} ", w = widths[i]) } else { write!(s, " {c:>w$} ", w = widths[i]) };
+        }
+        let _ = writeln!(s, " {}", cells[5]);
+    };
+    line(*header);
+    for r in rows {
+        line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]);
+    }
+    s
+}
+
+/// [`resource_table`] laid out by comfy-table (display widths of any text).
+fn comfy_resource_table(header: &[&str; 6], rows: &[[String; 6]]) -> String {
     let mut t = Table::new();
     t.load_style(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
-    t.set_header(vec!["RESOURCE", "REQUESTED", "USED", "HARD", "AFTER", ""]);
-    for row in &q.resources {
-        let used = row.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "?".into());
-        let mark = if row.exceeded { "exceeded".red().bold().to_string() } else { String::new() };
-        t.add_row(vec![esc(&row.resource).into_owned(), row.requested.to_string(), used, row.hard.to_string(), row.after.to_string(), mark]);
+    t.set_header(header.to_vec());
+    for r in rows {
+        t.add_row(r.to_vec());
     }
     for i in 1..5 {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    for line in t.to_string().lines() {
-        let _ = writeln!(out, "{indent}  {}", line.trim_end());
-    }
+    t.to_string()
 }
 
 /// Quota explanations: unrelated quotas (limiting nothing the object consumes) on one line.
@@ -340,6 +380,22 @@ mod tests {
         let mut r = check(&mut state, objects_of("pods.yaml", pods), &opts);
         report::explain(&mut r, &state);
         r
+    }
+
+    #[test]
+    fn resource_tables_laid_out_by_hand_match_comfy_table() {
+        let header = ["RESOURCE", "REQUESTED", "USED", "HARD", "AFTER", ""];
+        let row = |c: [&str; 6]| c.map(str::to_string);
+        let cases = vec![
+            vec![row(["requests.cpu", "400m", "0", "1", "400m", ""])],
+            vec![row(["pods", "1", "?", "100000", "1", "exceeded"]), row(["requests.nvidia.com/gpu", "12", "3", "4", "15", "exceeded"])],
+            vec![row(["a", "1", "2", "3", "4", ""]), row(["limits.memory", "1Gi", "1023Mi", "100Ti", "100Ti", ""])],
+            vec![],
+        ];
+        for rows in cases {
+            let trimmed = |t: String| t.lines().map(|l| l.trim_end().to_string()).collect::<Vec<_>>();
+            assert_eq!(trimmed(resource_table(&header, &rows)), trimmed(comfy_resource_table(&header, &rows)), "{rows:?}");
+        }
     }
 
     #[test]
