@@ -592,7 +592,9 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
     // One concurrent round (a bounded number in flight), handled in document order: a GET per
     // object, or one LIST of the namespace's objects of a kind when more than LIST_FROM
     // documents name it (1,000 pods are one request, not 1,000).
-    let mut groups: BTreeMap<(String, String, String), (ApiResource, Vec<(usize, String)>)> = BTreeMap::new();
+    // (namespace, apiVersion, plural) -> the kind, and (document index, name) of each object.
+    type Groups = BTreeMap<(String, String, String), (ApiResource, Vec<(usize, String)>)>;
+    let mut groups: Groups = BTreeMap::new();
     for (i, ns, ar, name) in gets {
         groups.entry((ns, ar.api_version.clone(), ar.plural.clone())).or_insert_with(|| (ar, Vec::new())).1.push((i, name));
     }

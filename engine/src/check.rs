@@ -938,6 +938,71 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
     Report { kubernetes: VersionReport::new(&opts.rules, "default", None), documents, notes: summary.notes }
 }
 
+/// A changed pod template of an existing workload: its rollout, simulated step by step in
+/// [`crate::rollout`] with each template's pod charged as admission would charge it.
+fn rollout_notes(obj: &Object, old: &Workload, new: &Workload, state: &ClusterState, ns: &str, opts: &CheckOptions) -> Vec<String> {
+    let kind = obj.type_info.kind.as_str();
+    let replicas = match (kind, opts.nodes) {
+        ("DaemonSet", Some(n)) => n as i32,
+        ("DaemonSet", None) => {
+            return vec!["the pod template changed: the DaemonSet replaces its pod on every node; pass --nodes N to simulate the rollout under quota".into()]
+        }
+        _ => new.replicas.unwrap_or(1).max(0),
+    };
+    let old_running = if kind == "DaemonSet" { replicas } else { old.replicas.unwrap_or(1).max(0) };
+    // What one pod of a template is charged, per quota: admitted against quotas opened wide.
+    let charge = |w: &Workload| -> Result<BTreeMap<String, ResourceList>, String> {
+        let mut scratch = state.scratch_for(ns);
+        for q in scratch.quotas.values_mut().flatten() {
+            q.quota.status_hard.values_mut().for_each(|v| *v = crate::quantity::Quantity::parse("1E").expect("valid"));
+        }
+        let before = scratch.quotas.get(ns).cloned().unwrap_or_default();
+        let mut pod = child(obj, "v1", "Pod", format!("{}-rollout", obj.meta.name), Body::Pod(w.template.clone()), &w.template_meta);
+        let (d, _) = admit(&mut pod, &mut scratch, ns, opts);
+        if let Some(r) = d.refusal {
+            return Err(r.message);
+        }
+        let after = scratch.quotas.get(ns).cloned().unwrap_or_default();
+        Ok(after
+            .iter()
+            .zip(&before)
+            .map(|(a, b)| {
+                (
+                    a.name.clone(),
+                    a.quota.status_used.iter().map(|(k, v)| (k.clone(), v.sub(&b.quota.status_used.get(k).cloned().unwrap_or_default()))).collect(),
+                )
+            })
+            .collect())
+    };
+    let (old_pod, new_pod) = match (charge(old), charge(new)) {
+        (Ok(o), Ok(n)) => (o, n),
+        (_, Err(m)) | (Err(m), _) => return vec![format!("the pod template changed: the rollout's new pods would be refused: {m}")],
+    };
+    let counters: Vec<crate::rollout::Counter> = state
+        .quotas
+        .get(ns)
+        .into_iter()
+        .flatten()
+        .filter(|q| q.quota.has_status)
+        .map(|q| crate::rollout::Counter {
+            name: q.name.clone(),
+            hard: q.quota.status_hard.clone(),
+            used: q.quota.status_used.clone(),
+            old_pod: old_pod.get(&q.name).cloned().unwrap_or_default(),
+            new_pod: new_pod.get(&q.name).cloned().unwrap_or_default(),
+        })
+        .collect();
+    let outcome = crate::rollout::simulate(new.update_strategy, old_running, replicas, counters.clone());
+    let no_surge = match new.update_strategy {
+        crate::objects::UpdateStrategy::RollingUpdate { max_unavailable, .. } if matches!(outcome, crate::rollout::Outcome::Stalls { .. }) => {
+            let s = crate::objects::UpdateStrategy::RollingUpdate { max_surge: crate::objects::IntOrPercent::Int(0), max_unavailable };
+            Some(crate::rollout::simulate(s, old_running, replicas, counters))
+        }
+        _ => None,
+    };
+    crate::rollout::describe(kind, new.update_strategy, replicas, &outcome, no_surge.as_ref())
+}
+
 #[cfg(test)]
 mod tests {
     use std::fmt::Write as _;
@@ -1163,69 +1228,4 @@ mod tests {
             assert_eq!(times(&q(unit), want), (0..want.min(2000)).fold(Quantity::zero(), |a, _| a.add(&q(unit))).add(&times(&q(unit), want - want.min(2000))));
         }
     }
-}
-
-/// A changed pod template of an existing workload: its rollout, simulated step by step in
-/// [`crate::rollout`] with each template's pod charged as admission would charge it.
-fn rollout_notes(obj: &Object, old: &Workload, new: &Workload, state: &ClusterState, ns: &str, opts: &CheckOptions) -> Vec<String> {
-    let kind = obj.type_info.kind.as_str();
-    let replicas = match (kind, opts.nodes) {
-        ("DaemonSet", Some(n)) => n as i32,
-        ("DaemonSet", None) => {
-            return vec!["the pod template changed: the DaemonSet replaces its pod on every node; pass --nodes N to simulate the rollout under quota".into()]
-        }
-        _ => new.replicas.unwrap_or(1).max(0),
-    };
-    let old_running = if kind == "DaemonSet" { replicas } else { old.replicas.unwrap_or(1).max(0) };
-    // What one pod of a template is charged, per quota: admitted against quotas opened wide.
-    let charge = |w: &Workload| -> Result<BTreeMap<String, ResourceList>, String> {
-        let mut scratch = state.scratch_for(ns);
-        for q in scratch.quotas.values_mut().flatten() {
-            q.quota.status_hard.values_mut().for_each(|v| *v = crate::quantity::Quantity::parse("1E").expect("valid"));
-        }
-        let before = scratch.quotas.get(ns).cloned().unwrap_or_default();
-        let mut pod = child(obj, "v1", "Pod", format!("{}-rollout", obj.meta.name), Body::Pod(w.template.clone()), &w.template_meta);
-        let (d, _) = admit(&mut pod, &mut scratch, ns, opts);
-        if let Some(r) = d.refusal {
-            return Err(r.message);
-        }
-        let after = scratch.quotas.get(ns).cloned().unwrap_or_default();
-        Ok(after
-            .iter()
-            .zip(&before)
-            .map(|(a, b)| {
-                (
-                    a.name.clone(),
-                    a.quota.status_used.iter().map(|(k, v)| (k.clone(), v.sub(&b.quota.status_used.get(k).cloned().unwrap_or_default()))).collect(),
-                )
-            })
-            .collect())
-    };
-    let (old_pod, new_pod) = match (charge(old), charge(new)) {
-        (Ok(o), Ok(n)) => (o, n),
-        (_, Err(m)) | (Err(m), _) => return vec![format!("the pod template changed: the rollout's new pods would be refused: {m}")],
-    };
-    let counters: Vec<crate::rollout::Counter> = state
-        .quotas
-        .get(ns)
-        .into_iter()
-        .flatten()
-        .filter(|q| q.quota.has_status)
-        .map(|q| crate::rollout::Counter {
-            name: q.name.clone(),
-            hard: q.quota.status_hard.clone(),
-            used: q.quota.status_used.clone(),
-            old_pod: old_pod.get(&q.name).cloned().unwrap_or_default(),
-            new_pod: new_pod.get(&q.name).cloned().unwrap_or_default(),
-        })
-        .collect();
-    let outcome = crate::rollout::simulate(new.update_strategy, old_running, replicas, counters.clone());
-    let no_surge = match new.update_strategy {
-        crate::objects::UpdateStrategy::RollingUpdate { max_unavailable, .. } if matches!(outcome, crate::rollout::Outcome::Stalls { .. }) => {
-            let s = crate::objects::UpdateStrategy::RollingUpdate { max_surge: crate::objects::IntOrPercent::Int(0), max_unavailable };
-            Some(crate::rollout::simulate(s, old_running, replicas, counters))
-        }
-        _ => None,
-    };
-    crate::rollout::describe(kind, new.update_strategy, replicas, &outcome, no_surge.as_ref())
 }
