@@ -120,23 +120,6 @@ fn for_each_document<S: AsRef<str>>(paths: &[S], recursive: bool, mut each: impl
     Ok(())
 }
 
-/// Reads every path (see [`for_each_document`]) and returns all documents in order.
-pub fn load_paths<S: AsRef<str>>(paths: &[S], recursive: bool) -> Result<Vec<Document>, InputError> {
-    let mut docs = Vec::new();
-    for_each_document(paths, recursive, |d| {
-        docs.push(d);
-        Ok(())
-    })?;
-    Ok(docs)
-}
-
-/// Decodes documents into objects; every document's error is reported, not just the first.
-pub fn decode_all(docs: &[Document]) -> Result<Vec<objects::Object>, Fatal> {
-    let mut decoder = Decoder::default();
-    docs.iter().for_each(|d| decoder.add(d));
-    decoder.finish()
-}
-
 /// Objects decoded one document at a time, with every document's error kept.
 #[derive(Default)]
 struct Decoder {

@@ -399,7 +399,7 @@ pub fn type_info(api_version: &str, kind: &str) -> TypeInfo {
 type FieldResult<T> = Result<T, (String, String)>;
 
 fn typed<T: DeserializeOwned>(value: &Value) -> FieldResult<T> {
-    serde_path_to_error::deserialize::<_, T>(value.clone()).map_err(|e| {
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
         let path = e.path().to_string();
         (if path == "." { String::new() } else { path }, type_message(&e.into_inner().to_string()))
     })

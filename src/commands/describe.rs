@@ -9,7 +9,7 @@ use kubectl_quota_engine::report::quota_view::{self, QuotaView};
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{decode_all, load_paths};
+use crate::input::load_objects;
 use crate::live;
 use crate::render::describe::write_text;
 
@@ -79,7 +79,7 @@ pub async fn run(g: &GlobalFlags, args: &DescribeArgs) -> Result<i32, Fatal> {
         (views, conn.namespace.clone())
     } else {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
-        let views = decode_all(&load_paths(&args.state, false)?)?
+        let views = load_objects(&args.state, false)?
             .into_iter()
             .map(|mut o| {
                 o.meta.namespace.get_or_insert_with(|| namespace.clone());
