@@ -221,20 +221,16 @@ impl Scoped {
     }
 }
 
-/// The must-specify findings for every resource any quota of the namespace restricts,
-/// computed once per object; each quota keeps the resources it restricts.
-struct Missing<'a> {
-    quotas: &'a [NamedQuota],
+/// The must-specify findings of one object for every resource a constraint can name,
+/// computed once (on the first applying quota); each quota keeps the resources it restricts.
+#[derive(Default)]
+struct Missing {
     all: Option<BTreeMap<String, BTreeSet<String>>>,
 }
 
-impl Missing<'_> {
+impl Missing {
     fn for_quota(&mut self, obj: &Object, ev: &Evaluator, restricted: &[String]) -> BTreeMap<String, BTreeSet<String>> {
-        let quotas = self.quotas;
-        let all = self.all.get_or_insert_with(|| {
-            let names: BTreeSet<&String> = quotas.iter().flat_map(|q| q.quota.status_hard.keys()).collect();
-            ev.constraints(obj, &ev.matching_resources(names))
-        });
+        let all = self.all.get_or_insert_with(|| ev.constraints(obj, &usage::constrained_resources()));
         if all.is_empty() {
             return BTreeMap::new();
         }
@@ -417,7 +413,7 @@ pub fn check_request_detailed(
     let mut loop_errors: Vec<Refusal> = Vec::new();
     let mut restricted_scopes: Vec<ScopeRequirement> = Vec::new();
     let mut restricted_set: BTreeSet<String> = BTreeSet::new();
-    let mut missing = Missing { quotas, all: None };
+    let mut missing = Missing::default();
     let selecting = scopes::Selecting::new(&ev, obj);
     for q in quotas.iter() {
         // Per-expression outcomes are needed to explain, and to know which limited scopes

@@ -119,11 +119,13 @@ fn outcome(req: &ScopeRequirement, matched: bool, why: String) -> ScopeOutcome {
 
 /// A label value as the label selector parser requires (63 characters, alphanumeric ends).
 fn valid_label_value(v: &str) -> bool {
-    v.len() <= 63
-        && (v.is_empty()
-            || (v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
-                && v.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-                && v.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())))
+    // Byte by byte: any byte of a non-ASCII character fails, as the character would.
+    let b = v.as_bytes();
+    b.len() <= 63
+        && (b.is_empty()
+            || (b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+                && b[0].is_ascii_alphanumeric()
+                && b[b.len() - 1].is_ascii_alphanumeric()))
 }
 
 /// The error for a selector the server cannot turn into a label selector.
@@ -266,6 +268,8 @@ impl<'a> Selecting<'a> {
     fn one(&self, name: &str, op: &str, values: &[String]) -> Result<bool, String> {
         match (&self.obj.body, self.ev) {
             (Body::Pod(p), Evaluator::Pod { .. }) => match name {
+                // The scope of most selectors first.
+                "PriorityClass" => class_name_selects(name, op, values, &p.priority_class_name),
                 "BestEffort" => Ok(*self.qos.get_or_init(|| pod_qos(p)) == QosClass::BestEffort),
                 "NotBestEffort" => Ok(*self.qos.get_or_init(|| pod_qos(p)) != QosClass::BestEffort),
                 _ => pod_selects(name, op, values, p),

@@ -60,6 +60,13 @@ const POD_RESOURCES: &[&str] = &[
 /// Quota names a container must declare when a matching quota limits them ("must specify").
 const POD_VALIDATION_SET: &[&str] = &["cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"];
 
+/// Every resource a "must specify" constraint can name. What a container lacks for one of
+/// them does not depend on the others, so an object's findings for all of them, computed
+/// once, serve every quota.
+pub fn constrained_resources() -> Vec<String> {
+    POD_VALIDATION_SET.iter().map(|s| s.to_string()).collect()
+}
+
 const PVC_RESOURCES: &[&str] = &["count/persistentvolumeclaims", "persistentvolumeclaims", "requests.storage"];
 const STORAGE_CLASS_SUFFIX: &str = ".storageclass.storage.k8s.io/";
 const SERVICE_RESOURCES: &[&str] = &["count/services", "services", "services.nodeports", "services.loadbalancers"];
