@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use common::live::{client, lab_dir, plugin, text};
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use kube::Client;
@@ -80,6 +81,25 @@ async fn wait_used(c: &Client, ns: &str, name: &str, resource: &str, want: &str)
             return;
         }
         assert!(Instant::now() < deadline, "quota {ns}/{name} never reached {resource}={want} (last {used:?})");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Waits until the deployment controller has written its last status for `name`: the
+/// generation observed and every replica created from the current template. (Its pods never
+/// become ready on the lab, which has no nodes, so nothing changes after that until the
+/// progress deadline, minutes later.)
+async fn wait_deployment_settled(c: &Client, ns: &str, name: &str) {
+    let api = Api::<Deployment>::namespaced(c.clone(), ns);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let d = api.get(name).await.unwrap();
+        let wanted = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+        let status = d.status.clone().unwrap_or_default();
+        if status.observed_generation == d.metadata.generation && status.replicas == Some(wanted) && status.updated_replicas == Some(wanted) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "deployment {ns}/{name} never settled (last status {status:?})");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -169,6 +189,8 @@ async fn offline_check_on_a_snapshot_agrees_with_the_live_check() {
     apply(&c, &ns, SNAPSHOT_STATE).await.unwrap();
     wait_used(&c, &ns, "compute", "pods", "2").await;
     wait_used(&c, &ns, "compute", "requests.cpu", "400m").await;
+    // Two snapshots must agree only once nothing changes the namespace any more.
+    wait_deployment_settled(&c, &ns, "web").await;
 
     let out = plugin(&kc, &["snapshot", "-n", &ns]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
