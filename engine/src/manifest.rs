@@ -177,16 +177,14 @@ fn plain_documents<'a>(text: &'a str) -> Option<Vec<(usize, &'a str)>> {
         }
     };
     for line in text.split_inclusive('\n') {
-        let marker = |m: &str| line.starts_with(m) && line[3..].chars().next().is_none_or(char::is_whitespace);
-        if line.starts_with('%') || marker("...") {
+        if line.starts_with('%') || is_marker(line, "...") {
             return None;
         }
-        if marker("---") {
+        if is_marker(line, "---") {
             close(start, offset, content, first, &mut chunks);
             (start, first, content) = (offset, false, false);
-        } else if !content {
-            let t = line.trim();
-            content = !t.is_empty() && !t.starts_with('#');
+        } else {
+            content |= has_content(line);
         }
         offset += line.len();
     }
@@ -242,20 +240,30 @@ fn yaml_message(e: &serde_saphyr::Error) -> String {
     }
 }
 
+/// A document marker (`---` or `...`) at the start of a line, alone or before white space.
+fn is_marker(line: &str, marker: &str) -> bool {
+    line.starts_with(marker) && line[marker.len()..].chars().next().is_none_or(char::is_whitespace)
+}
+
+/// Whether a line counts as content for numbering documents: not blank and not a comment
+/// starting the line (directives are the caller's to judge).
+fn has_content(line: &str) -> bool {
+    !line.trim().is_empty() && !line.starts_with('#')
+}
+
 /// First line of each document: a leading `---` opens document 1, each later `---` (or
 /// content after `...`) opens the next one. The reader skips null documents without saying
 /// so; these lines put the numbers back.
 fn document_first_lines(text: &str) -> Vec<u64> {
     let (mut starts, mut open, mut ended) = (vec![1], false, false);
     for (i, line) in text.lines().enumerate() {
-        let marker = |m: &str| line.starts_with(m) && line[3..].chars().next().is_none_or(char::is_whitespace);
-        let content = !line.trim().is_empty() && !line.starts_with('#') && (!line.starts_with('%') || open);
-        if marker("---") || (content && ended) {
+        let content = has_content(line) && (!line.starts_with('%') || open);
+        if is_marker(line, "---") || (content && ended) {
             if open || ended {
                 starts.push(i as u64 + 1);
             }
             (open, ended) = (true, false);
-        } else if marker("...") {
+        } else if is_marker(line, "...") {
             (open, ended) = (false, true);
         } else if content {
             open = true;
@@ -379,6 +387,7 @@ mod tests {
             "kind: A\ndata: |\n  ---\n  not a marker\n---\nkind: B\n".to_string(),
             "kind: A\n---\nkind: [unclosed\n---\nkind: C\n".to_string(),
             "kind: A\n---\n- a list\n".to_string(),
+            "  # an indented comment\n---\nkind: A\n".to_string(),
             anchored,
         ];
         for text in cases {
