@@ -14,6 +14,8 @@
 //! assert_eq!(m.reason, "PriorityClass In [high] matched priorityClassName=high");
 //! ```
 
+use std::cell::OnceCell;
+
 use crate::objects::{Body, Object, Pod, Pvc, ResourceQuota, ScopeRequirement};
 use crate::quantity::Quantity;
 use crate::usage::Evaluator;
@@ -158,14 +160,16 @@ fn match_class_name(req: &ScopeRequirement, field: &str, name: &str) -> Result<S
     Ok(outcome(req, matched, shown))
 }
 
-/// `podMatchesScopeFunc`: whether the selector selects the pod.
-fn pod_selects(scope_name: &str, operator: &str, values: &[String], pod: &Pod) -> Result<bool, String> {
+/// `podMatchesScopeFunc`: whether the selector selects the pod. `qos` holds the pod's QoS
+/// class once worked out, for the next selector. PriorityClass, the scope of most selectors,
+/// is tested first.
+fn pod_selects(scope_name: &str, operator: &str, values: &[String], pod: &Pod, qos: &OnceCell<QosClass>) -> Result<bool, String> {
     Ok(match scope_name {
+        "PriorityClass" => class_name_selects(scope_name, operator, values, &pod.priority_class_name)?,
         "Terminating" => pod.active_deadline_seconds.is_some_and(|s| s >= 0),
         "NotTerminating" => pod.active_deadline_seconds.is_none_or(|s| s < 0),
-        "BestEffort" => pod_qos(pod) == QosClass::BestEffort,
-        "NotBestEffort" => pod_qos(pod) != QosClass::BestEffort,
-        "PriorityClass" => class_name_selects(scope_name, operator, values, &pod.priority_class_name)?,
+        "BestEffort" => *qos.get_or_init(|| pod_qos(pod)) == QosClass::BestEffort,
+        "NotBestEffort" => *qos.get_or_init(|| pod_qos(pod)) != QosClass::BestEffort,
         "CrossNamespacePodAffinity" => pod.cross_namespace_affinity,
         _ => false,
     })
@@ -176,7 +180,7 @@ pub fn match_pod(req: &ScopeRequirement, pod: &Pod) -> Result<ScopeOutcome, Stri
     if req.scope_name == "PriorityClass" {
         return match_class_name(req, "priorityClassName", &pod.priority_class_name);
     }
-    let matched = pod_selects(&req.scope_name, &req.operator, &req.values, pod)?;
+    let matched = pod_selects(&req.scope_name, &req.operator, &req.values, pod, &OnceCell::new())?;
     let why = match req.scope_name.as_str() {
         "Terminating" | "NotTerminating" => match pod.active_deadline_seconds {
             Some(s) => format!("spec.activeDeadlineSeconds={s}"),
@@ -257,23 +261,17 @@ pub fn match_all(ev: &Evaluator, obj: &Object, selectors: &[ScopeRequirement]) -
 pub struct Selecting<'a> {
     ev: &'a Evaluator,
     obj: &'a Object,
-    qos: std::cell::OnceCell<QosClass>,
+    qos: OnceCell<QosClass>,
 }
 
 impl<'a> Selecting<'a> {
     pub fn new(ev: &'a Evaluator, obj: &'a Object) -> Self {
-        Selecting { ev, obj, qos: std::cell::OnceCell::new() }
+        Selecting { ev, obj, qos: OnceCell::new() }
     }
 
     fn one(&self, name: &str, op: &str, values: &[String]) -> Result<bool, String> {
         match (&self.obj.body, self.ev) {
-            (Body::Pod(p), Evaluator::Pod { .. }) => match name {
-                // The scope of most selectors first.
-                "PriorityClass" => class_name_selects(name, op, values, &p.priority_class_name),
-                "BestEffort" => Ok(*self.qos.get_or_init(|| pod_qos(p)) == QosClass::BestEffort),
-                "NotBestEffort" => Ok(*self.qos.get_or_init(|| pod_qos(p)) != QosClass::BestEffort),
-                _ => pod_selects(name, op, values, p),
-            },
+            (Body::Pod(p), Evaluator::Pod { .. }) => pod_selects(name, op, values, p, &self.qos),
             (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => pvc_selects(name, op, values, p),
             _ => Ok(false),
         }
