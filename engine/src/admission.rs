@@ -151,6 +151,27 @@ pub struct QuotaReport {
     pub missing: BTreeMap<String, Vec<String>>,
 }
 
+impl QuotaReport {
+    /// A quota that does not apply (yet): no reason, scopes, rows or missing resources.
+    fn blank(name: &str) -> Self {
+        QuotaReport {
+            name: name.to_string(),
+            applies: false,
+            unrelated: false,
+            verdict: QuotaVerdict::NotApplicable,
+            why: String::new(),
+            scopes: vec![],
+            resources: vec![],
+            missing: BTreeMap::new(),
+        }
+    }
+}
+
+/// Must-specify findings as a report lists them: resource -> containers.
+fn listed(missing: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, Vec<String>> {
+    missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect()
+}
+
 /// The outcome of admitting one object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -251,18 +272,7 @@ fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, missing
         return ex;
     }
     ex.restricted = ev.matching_resources(q.quota.status_hard.keys());
-    let mut report = outcomes.map(|scopes| {
-        Box::new(QuotaReport {
-            name: q.name.clone(),
-            applies: false,
-            unrelated: false,
-            verdict: QuotaVerdict::NotApplicable,
-            why: String::new(),
-            scopes,
-            resources: vec![],
-            missing: BTreeMap::new(),
-        })
-    });
+    let mut report = outcomes.map(|scopes| Box::new(QuotaReport { scopes, ..QuotaReport::blank(&q.name) }));
     let gr = || obj.type_info.group_resource();
     if !q.quota.has_status {
         ex.verdict = QuotaVerdict::NotEnforced;
@@ -298,7 +308,7 @@ fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, missing
                 let matched: Vec<&str> = r.scopes.iter().map(|o| o.reason.as_str()).collect();
                 format!("applies: {}", matched.join("; "))
             };
-            r.missing = ex.missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect();
+            r.missing = listed(&ex.missing);
         }
     }
     if let Some(r) = &mut report {
@@ -431,18 +441,7 @@ pub fn check_request_detailed(
             Ok(s) => s,
             Err(e) => {
                 loop_errors.push(refusal(RefusalReason::ScopeError, Some(&q.name), vec![], format!("error matching scopes of quota {}, err: {e}", q.name)));
-                let report = (detail == Detail::Full).then(|| {
-                    Box::new(QuotaReport {
-                        name: q.name.clone(),
-                        applies: false,
-                        unrelated: false,
-                        verdict: QuotaVerdict::NotApplicable,
-                        why: e,
-                        scopes: vec![],
-                        resources: vec![],
-                        missing: BTreeMap::new(),
-                    })
-                });
+                let report = (detail == Detail::Full).then(|| Box::new(QuotaReport { why: e, ..QuotaReport::blank(&q.name) }));
                 examined.push(Examined { verdict: QuotaVerdict::NotApplicable, report, restricted: vec![], missing: BTreeMap::new(), interesting: false });
                 continue;
             }
@@ -519,16 +518,7 @@ pub fn check_request_detailed(
             let refuses = matches!(verdict, QuotaVerdict::Exceeded | QuotaVerdict::MustSpecify | QuotaVerdict::StatusUnknown);
             if report.is_none() && refuses {
                 // Refusals only: the refusing quota, with what names the refusal.
-                report = Some(Box::new(QuotaReport {
-                    name: q.name.clone(),
-                    applies: true,
-                    unrelated: false,
-                    verdict,
-                    why: String::new(),
-                    scopes: vec![],
-                    resources: vec![],
-                    missing: ex.missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect(),
-                }));
+                report = Some(Box::new(QuotaReport { applies: true, missing: listed(&ex.missing), ..QuotaReport::blank(&q.name) }));
             }
             if let Some(r) = &mut report {
                 r.verdict = verdict;
