@@ -629,15 +629,11 @@ fn existing_replicas(state: &ClusterState, ns: &str, obj: &Object, w: &Workload,
     let mut out = BTreeSet::new();
     let mut scan = |resource: &str, prefix: &str, offset: i64| {
         let start = (ns.to_string(), resource.to_string(), prefix.to_string());
-        let existing = state.existing.range(start.clone()..).map(|(k, _)| k);
-        for keys in [existing.collect::<Vec<_>>(), state.seen.range(start..).collect()] {
-            for (n, r, name) in keys {
-                if n != ns || r != resource || !name.starts_with(prefix) {
-                    break;
-                }
-                if let Ok(v) = name[prefix.len()..].parse::<i64>() {
-                    out.insert(v - offset);
-                }
+        let here = |(n, r, name): &&(String, String, String)| n == ns && r == resource && name.starts_with(prefix);
+        let existing = state.existing.range(start.clone()..).map(|(k, _)| k).take_while(here);
+        for (_, _, name) in existing.chain(state.seen.range(start..).take_while(here)) {
+            if let Ok(v) = name[prefix.len()..].parse::<i64>() {
+                out.insert(v - offset);
             }
         }
     };
@@ -684,10 +680,10 @@ pub struct Checker<'a> {
     /// documents are known in advance: an admitted object whose key is not among them is
     /// kept as its key only (see [`ClusterState::seen`]).
     repeated: Option<BTreeSet<(String, String, String)>>,
-    /// Name prefixes of the pods and claims the input's workloads create, per (namespace,
-    /// group-resource): an existing object of such a name is updated, not created, by its
+    /// Name prefixes of the pods and claims the input's workloads create, per group-resource
+    /// and namespace: an existing object of such a name is updated, not created, by its
     /// replica.
-    generated: HashMap<(String, String), HashSet<String>>,
+    generated: HashMap<&'static str, HashMap<String, HashSet<String>>>,
 }
 
 impl<'a> Checker<'a> {
@@ -702,15 +698,15 @@ impl<'a> Checker<'a> {
         let mut repeated = BTreeSet::new();
         for o in objects {
             let key = self.key_of(o);
+            if let Body::Workload(w) = &o.body {
+                let mut prefix = |resource: &'static str, p: String| self.generated.entry(resource).or_default().entry(key.0.clone()).or_default().insert(p);
+                prefix("pods", format!("{}-", o.meta.name));
+                for (claim, _) in &w.volume_claim_templates {
+                    prefix("persistentvolumeclaims", format!("{claim}-{}-", o.meta.name));
+                }
+            }
             if let Some(k) = once.replace(key) {
                 repeated.insert(k);
-            }
-            if let Body::Workload(w) = &o.body {
-                let ns = o.meta.namespace.clone().unwrap_or_else(|| self.opts.namespace.clone());
-                self.generated.entry((ns.clone(), "pods".into())).or_default().insert(format!("{}-", o.meta.name));
-                for (claim, _) in &w.volume_claim_templates {
-                    self.generated.entry((ns.clone(), "persistentvolumeclaims".into())).or_default().insert(format!("{claim}-{}-", o.meta.name));
-                }
             }
         }
         self.repeated = Some(repeated);
@@ -723,14 +719,20 @@ impl<'a> Checker<'a> {
         // Claim templates are looked up by the pods that name them.
         matches!(body, Body::ResourceClaimTemplate(_))
             || repeated.contains(key)
-            || self.generated.get(&(key.0.clone(), key.1.clone())).is_some_and(|prefixes| {
+            || self.generated.get(key.1.as_str()).and_then(|by_ns| by_ns.get(&key.0)).is_some_and(|prefixes| {
                 // Every prefix ends in `-`: look up the name's prefixes up to each of its dashes.
                 key.2.match_indices('-').any(|(i, _)| prefixes.contains(&key.2[..=i]))
             })
     }
 
+    /// The namespace an object is created in: its own, or the check's.
+    fn namespace_of(&self, o: &Object) -> String {
+        o.meta.namespace.clone().unwrap_or_else(|| self.opts.namespace.clone())
+    }
+
+    /// The key (namespace, group-resource, name) an object is stored under.
     fn key_of(&self, o: &Object) -> (String, String, String) {
-        (o.meta.namespace.clone().unwrap_or_else(|| self.opts.namespace.clone()), o.type_info.group_resource(), o.meta.name.clone())
+        (self.namespace_of(o), o.type_info.group_resource(), o.meta.name.clone())
     }
 
     /// The state as charged by the documents checked so far.
@@ -740,7 +742,7 @@ impl<'a> Checker<'a> {
 
     /// Decides one document (the next one in order).
     pub fn check_one(&mut self, mut obj: Object) -> DocumentReport {
-        let ns = obj.meta.namespace.clone().unwrap_or_else(|| self.opts.namespace.clone());
+        let ns = self.namespace_of(&obj);
         let mut notes = Vec::new();
         let served = version::served(&self.opts.rules, &obj.type_info.api_version, &obj.type_info.kind);
         if obj.type_info.guessed {
@@ -801,7 +803,7 @@ impl<'a> Checker<'a> {
             notes,
             hints: vec![],
         };
-        let key = (ns.clone(), obj.type_info.group_resource(), obj.meta.name.clone());
+        let key = self.key_of(&obj);
         let existing = self.state.existing.get(&key).cloned();
         let was_existing = existing.is_some();
         if was_existing {

@@ -121,9 +121,8 @@ fn check_and_print(
             failed = true;
         }
     };
-    // `--quiet` text shows verdict lines only: no hints to compute, and only the refusing
-    // quotas explained (see `quiet_detail`).
-    let mut summary = if args.quiet && args.output == OutputFormat::Text {
+    // What shows verdict lines only (see `detail_of`) needs no hints either.
+    let mut summary = if opts.detail == Detail::Refusals {
         kubectl_quota_engine::check::check_each(state, objs, opts, |d, _| write(d))
     } else {
         report::check_explained(state, objs, opts, write)
