@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
+use smallvec::SmallVec;
 
 use crate::objects::{Object, ResourceQuota, ScopeRequirement};
 use crate::quantity::Quantity;
@@ -216,12 +217,13 @@ fn first_of(mut refusals: Vec<Refusal>) -> Option<Refusal> {
 }
 
 /// Per quota, what the first loop of CheckRequest found.
-struct Examined {
+struct Examined<'q> {
     verdict: QuotaVerdict,
     /// The explanation so far (`None` with [`Detail::Refusals`]); boxed, so that the list of
     /// examined quotas stays small.
     report: Option<Box<QuotaReport>>,
-    restricted: Vec<String>,
+    /// The quota's resources this object is charged for, borrowed from the quota.
+    restricted: Vec<&'q str>,
     missing: BTreeMap<String, BTreeSet<String>>,
     interesting: bool,
 }
@@ -250,16 +252,16 @@ struct Missing {
 }
 
 impl Missing {
-    fn for_quota(&mut self, obj: &Object, ev: &Evaluator, restricted: &[String]) -> BTreeMap<String, BTreeSet<String>> {
+    fn for_quota(&mut self, obj: &Object, ev: &Evaluator, restricted: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
         let all = self.all.get_or_insert_with(|| ev.constraints(obj, &usage::constrained_resources()));
         if all.is_empty() {
             return BTreeMap::new();
         }
-        restricted.iter().filter_map(|r| all.get(r).map(|c| (r.clone(), c.clone()))).collect()
+        restricted.iter().filter_map(|r| all.get(*r).map(|c| (r.to_string(), c.clone()))).collect()
     }
 }
 
-fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, missing: &mut Missing) -> Examined {
+fn examine<'q>(q: &'q NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, missing: &mut Missing) -> Examined<'q> {
     let scope_ok = scoped.matched();
     let outcomes = match scoped {
         Scoped::Outcomes(o) => Some(o),
@@ -271,7 +273,7 @@ fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, missing
         // Nothing to explain, and not a quota this object is charged to.
         return ex;
     }
-    ex.restricted = ev.matching_resources(q.quota.status_hard.keys());
+    ex.restricted = q.quota.status_hard.keys().filter(|n| ev.tracks(n)).map(String::as_str).collect();
     let mut report = outcomes.map(|scopes| Box::new(QuotaReport { scopes, ..QuotaReport::blank(&q.name) }));
     let gr = || obj.type_info.group_resource();
     if !q.quota.has_status {
@@ -295,7 +297,7 @@ fn examine(q: &NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, missing
         ex.missing = missing.for_quota(obj, ev, &ex.restricted);
         ex.verdict = if !ex.missing.is_empty() {
             QuotaVerdict::MustSpecify
-        } else if ex.restricted.iter().any(|r| !q.quota.status_used.contains_key(r)) {
+        } else if ex.restricted.iter().any(|r| !q.quota.status_used.contains_key(*r)) {
             QuotaVerdict::StatusUnknown
         } else {
             QuotaVerdict::Fits
@@ -340,19 +342,19 @@ fn exceeded_by(q: &NamedQuota, delta: &ResourceList) -> BTreeSet<String> {
 }
 
 /// The per-resource rows of an applying quota: requested, used, hard and after.
-fn rows(q: &NamedQuota, restricted: &[String], delta: &ResourceList, exceeded: &BTreeSet<String>) -> Vec<ResourceRow> {
+fn rows(q: &NamedQuota, restricted: &[&str], delta: &ResourceList, exceeded: &BTreeSet<String>) -> Vec<ResourceRow> {
     let hard = &q.quota.status_hard;
     let used = &q.quota.status_used;
     restricted
         .iter()
-        .map(|r| {
+        .map(|&r| {
             let req = delta.get(r).filter(|_| hard.contains_key(r)).cloned().unwrap_or_else(Quantity::zero);
             let used = used.get(r).cloned();
             let after = match &used {
                 Some(u) => u.add(&req),
                 None => req.clone(),
             };
-            ResourceRow { resource: r.clone(), requested: req, used, hard: hard[r].clone(), after, exceeded: exceeded.contains(r) }
+            ResourceRow { resource: r.to_string(), requested: req, used, hard: hard[r].clone(), after, exceeded: exceeded.contains(r) }
         })
         .collect()
 }
@@ -419,10 +421,13 @@ pub fn check_request_detailed(
     }
 
     // Every quota, in order: scopes, match, constraints, usage stats.
-    let mut examined: Vec<Examined> = Vec::with_capacity(quotas.len());
+    // Inline for the usual number of quotas: a list this size on the heap is a large
+    // allocation, which makes the allocator consolidate its free lists on every object.
+    let mut examined: SmallVec<[Examined; 24]> = SmallVec::with_capacity(quotas.len());
     let mut loop_errors: Vec<Refusal> = Vec::new();
     let mut restricted_scopes: Vec<ScopeRequirement> = Vec::new();
-    let mut restricted_set: BTreeSet<String> = BTreeSet::new();
+    // What some applying quota restricts: needed only to find limited resources no quota covers.
+    let mut restricted_set: BTreeSet<&str> = BTreeSet::new();
     let mut missing = Missing::default();
     let selecting = scopes::Selecting::new(&ev, obj);
     for q in quotas.iter() {
@@ -461,13 +466,15 @@ pub fn check_request_detailed(
                     loop_errors.push(refusal(
                         RefusalReason::StatusUnknown,
                         Some(&q.name),
-                        ex.restricted.clone(),
+                        ex.restricted.iter().map(|r| r.to_string()).collect(),
                         format!("status unknown for quota: {}, resources: {}", q.name, resources::pretty_print_names(&ex.restricted)),
                     ));
                 }
                 _ => {}
             }
-            restricted_set.extend(ex.restricted.iter().cloned());
+            if !limited_names.is_empty() {
+                restricted_set.extend(ex.restricted.iter().copied());
+            }
         }
         examined.push(ex);
     }
@@ -550,7 +557,7 @@ pub fn check_request_detailed(
     if nothing_to_charge {
         return Decision::allow(shown_usage, reports);
     }
-    let uncovered: Vec<String> = limited_names.difference(&restricted_set).cloned().collect();
+    let uncovered: Vec<String> = limited_names.iter().filter(|n| !restricted_set.contains(n.as_str())).cloned().collect();
     if !uncovered.is_empty() {
         let r = refusal(RefusalReason::InsufficientQuotaToConsume, None, uncovered.clone(), format!("insufficient quota to consume: {}", uncovered.join(",")));
         return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };

@@ -24,14 +24,20 @@ pub type ResourceList = BTreeMap<String, Quantity>;
 /// (the left value is the receiver, so a zero left side takes the right side's format).
 pub fn add(a: &ResourceList, b: &ResourceList) -> ResourceList {
     let mut out = a.clone();
-    for (k, v) in b {
-        let sum = match out.get(k) {
-            Some(existing) => existing.add(v),
-            None => v.clone(),
-        };
-        out.insert(k.clone(), sum);
-    }
+    add_into(&mut out, b);
     out
+}
+
+/// [`add`] in place: `into += b`, allocating only for names new to `into`.
+pub fn add_into(into: &mut ResourceList, b: &ResourceList) {
+    for (k, v) in b {
+        match into.get_mut(k) {
+            Some(existing) => *existing = existing.add(v),
+            None => {
+                into.insert(k.clone(), v.clone());
+            }
+        }
+    }
 }
 
 /// `quota.SubtractWithNonNegativeResult`: `a - b` per key of `a`, clamped at zero.
@@ -97,11 +103,11 @@ pub fn pretty_print(list: &ResourceList) -> String {
 }
 
 /// The server's `prettyPrintResourceNames`: names sorted, joined with `,`.
-pub fn pretty_print_names<'a, I: IntoIterator<Item = &'a String>>(names: I) -> String {
-    let mut v: Vec<&String> = names.into_iter().collect();
-    v.sort();
-    v.dedup();
-    v.into_iter().map(String::as_str).collect::<Vec<_>>().join(",")
+pub fn pretty_print_names<S: AsRef<str>, I: IntoIterator<Item = S>>(names: I) -> String {
+    let mut v: Vec<S> = names.into_iter().collect();
+    v.sort_by(|a, b| a.as_ref().cmp(b.as_ref()));
+    v.dedup_by(|a, b| a.as_ref() == b.as_ref());
+    v.iter().map(AsRef::as_ref).collect::<Vec<&str>>().join(",")
 }
 
 #[cfg(test)]

@@ -204,10 +204,6 @@ impl Evaluator {
 }
 
 /// The usage names a set of requests and limits produce (`podComputeUsageHelper`).
-fn compute_usage(requests: &ResourceList, limits: &ResourceList) -> ResourceList {
-    compute_usage_for(requests, limits, false)
-}
-
 fn compute_usage_for(requests: &ResourceList, limits: &ResourceList, dra_extended: bool) -> ResourceList {
     let mut out = ResourceList::new();
     out.insert("pods".into(), Quantity::from_int(1, Format::DecimalSI));
@@ -234,9 +230,10 @@ fn compute_usage_for(requests: &ResourceList, limits: &ResourceList, dra_extende
 /// Per-resource max: `list[k] = max(list[k], v)`.
 fn max_into(list: &mut ResourceList, other: &ResourceList) {
     for (k, v) in other {
-        match list.get(k) {
-            Some(cur) if cur >= v => {}
-            _ => {
+        match list.get_mut(k) {
+            Some(cur) if &*cur >= v => {}
+            Some(cur) => *cur = v.clone(),
+            None => {
                 list.insert(k.clone(), v.clone());
             }
         }
@@ -249,19 +246,20 @@ fn max_into(list: &mut ResourceList, other: &ResourceList) {
 pub fn aggregate(pod: &Pod, pick: impl Fn(&crate::objects::Container) -> &ResourceList) -> ResourceList {
     let mut sum = ResourceList::new();
     for c in &pod.containers {
-        sum = resources::add(&sum, pick(c));
+        resources::add_into(&mut sum, pick(c));
     }
     let mut sidecars = ResourceList::new();
     let mut init_max = ResourceList::new();
     for c in &pod.init_containers {
-        let phase = if c.sidecar {
-            sum = resources::add(&sum, pick(c));
-            sidecars = resources::add(&sidecars, pick(c));
-            sidecars.clone()
+        if c.sidecar {
+            resources::add_into(&mut sum, pick(c));
+            resources::add_into(&mut sidecars, pick(c));
+            max_into(&mut init_max, &sidecars);
+        } else if sidecars.is_empty() {
+            max_into(&mut init_max, pick(c));
         } else {
-            resources::add(pick(c), &sidecars)
-        };
-        max_into(&mut init_max, &phase);
+            max_into(&mut init_max, &resources::add(pick(c), &sidecars));
+        }
     }
     max_into(&mut sum, &init_max);
     sum
@@ -388,14 +386,23 @@ fn pod_missing(pod: &Pod, restricted: &[String]) -> BTreeMap<String, BTreeSet<St
         return missing;
     }
     for c in pod.containers.iter().chain(pod.init_containers.iter()) {
-        let have = compute_usage(&c.requests, &c.limits);
         for r in &required {
-            if !have.contains_key(*r) {
+            if !container_charges(c, r) {
                 missing.entry((*r).clone()).or_default().insert(c.name.clone());
             }
         }
     }
     missing
+}
+
+/// Whether a container's own usage (`compute_usage` of its requests and limits) has the
+/// validation resource `r`: `cpu` and `requests.cpu` come from a request, `limits.cpu` from
+/// a limit.
+fn container_charges(c: &crate::objects::Container, r: &str) -> bool {
+    match r.strip_prefix("limits.") {
+        Some(base) => c.limits.contains_key(base),
+        None => c.requests.contains_key(r.strip_prefix("requests.").unwrap_or(r)),
+    }
 }
 
 /// The must-specify text of the release of `rules`: containers named per resource since
