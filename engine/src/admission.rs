@@ -437,7 +437,7 @@ pub fn check_request_detailed(
             selecting.quota(&q.quota).map(Scoped::Matched)
         } else {
             let selectors = q.quota.selectors();
-            scopes::match_all(&ev, obj, &selectors).map(|outcomes| {
+            selecting.explain(&selectors).map(|outcomes| {
                 restricted_scopes.extend(selectors.iter().zip(&outcomes).filter(|(_, o)| o.matched).map(|(s, _)| s.clone()));
                 Scoped::Outcomes(outcomes)
             })

@@ -187,13 +187,16 @@ pub struct ResourceQuota {
 impl ResourceQuota {
     /// Scopes as selectors (`Exists`) followed by the scope selector's expressions, the order
     /// the server evaluates them in.
-    pub fn selectors(&self) -> Vec<ScopeRequirement> {
+    /// Borrowed when the quota has no plain scopes (most quotas): no copy per object checked.
+    pub fn selectors(&self) -> std::borrow::Cow<'_, [ScopeRequirement]> {
+        let selector = self.scope_selector.as_deref().unwrap_or_default();
+        if self.scopes.is_empty() {
+            return std::borrow::Cow::Borrowed(selector);
+        }
         let mut out: Vec<ScopeRequirement> =
             self.scopes.iter().map(|s| ScopeRequirement { scope_name: s.clone(), operator: "Exists".into(), values: vec![] }).collect();
-        if let Some(sel) = &self.scope_selector {
-            out.extend(sel.iter().cloned());
-        }
-        out
+        out.extend(selector.iter().cloned());
+        std::borrow::Cow::Owned(out)
     }
 }
 

@@ -177,16 +177,21 @@ fn pod_selects(scope_name: &str, operator: &str, values: &[String], pod: &Pod, q
 
 /// [`pod_selects`], and why.
 pub fn match_pod(req: &ScopeRequirement, pod: &Pod) -> Result<ScopeOutcome, String> {
+    match_pod_with(req, pod, &OnceCell::new())
+}
+
+/// [`match_pod`], with the pod's QoS class kept in `qos` once worked out.
+fn match_pod_with(req: &ScopeRequirement, pod: &Pod, qos: &OnceCell<QosClass>) -> Result<ScopeOutcome, String> {
     if req.scope_name == "PriorityClass" {
         return match_class_name(req, "priorityClassName", &pod.priority_class_name);
     }
-    let matched = pod_selects(&req.scope_name, &req.operator, &req.values, pod, &OnceCell::new())?;
+    let matched = pod_selects(&req.scope_name, &req.operator, &req.values, pod, qos)?;
     let why = match req.scope_name.as_str() {
         "Terminating" | "NotTerminating" => match pod.active_deadline_seconds {
             Some(s) => format!("spec.activeDeadlineSeconds={s}"),
             None => "spec.activeDeadlineSeconds is not set".to_string(),
         },
-        "BestEffort" | "NotBestEffort" => format!("pod QoS class is {}", pod_qos(pod).as_str()),
+        "BestEffort" | "NotBestEffort" => format!("pod QoS class is {}", qos.get_or_init(|| pod_qos(pod)).as_str()),
         "CrossNamespacePodAffinity" if pod.cross_namespace_affinity => "a pod (anti-)affinity term names other namespaces".into(),
         "CrossNamespacePodAffinity" => "no pod (anti-)affinity term names other namespaces".into(),
         other => format!("{other:?} is not a scope pods can match"),
@@ -245,14 +250,7 @@ pub fn match_unscoped(req: &ScopeRequirement, resource: &str) -> ScopeOutcome {
 /// quota to apply): pods and claims by their fields, anything else matches no scope.
 /// Errors carry the server's text.
 pub fn match_all(ev: &Evaluator, obj: &Object, selectors: &[ScopeRequirement]) -> Result<Vec<ScopeOutcome>, String> {
-    selectors
-        .iter()
-        .map(|s| match (&obj.body, ev) {
-            (Body::Pod(p), Evaluator::Pod { .. }) => match_pod(s, p),
-            (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => match_pvc(s, p),
-            _ => Ok(match_unscoped(s, &obj.type_info.group_resource())),
-        })
-        .collect()
+    Selecting::new(ev, obj).explain(selectors)
 }
 
 /// One object, tested against the scopes of many quotas: whether every scope and selector
@@ -267,6 +265,18 @@ pub struct Selecting<'a> {
 impl<'a> Selecting<'a> {
     pub fn new(ev: &'a Evaluator, obj: &'a Object) -> Self {
         Selecting { ev, obj, qos: OnceCell::new() }
+    }
+
+    /// [`match_all`] for this object: every expression with its reason.
+    pub fn explain(&self, selectors: &[ScopeRequirement]) -> Result<Vec<ScopeOutcome>, String> {
+        selectors
+            .iter()
+            .map(|s| match (&self.obj.body, self.ev) {
+                (Body::Pod(p), Evaluator::Pod { .. }) => match_pod_with(s, p, &self.qos),
+                (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => match_pvc(s, p),
+                _ => Ok(match_unscoped(s, &self.obj.type_info.group_resource())),
+            })
+            .collect()
     }
 
     fn one(&self, name: &str, op: &str, values: &[String]) -> Result<bool, String> {
@@ -304,7 +314,7 @@ fn scoped_quota_can_charge(name: &str, scope_names: &[String]) -> bool {
 
 /// Resources a scoped quota lists but can never charge (none when it has no scope).
 pub fn never_charged(q: &ResourceQuota) -> Vec<String> {
-    let scope_names: Vec<String> = q.selectors().into_iter().map(|s| s.scope_name).collect();
+    let scope_names: Vec<String> = q.selectors().iter().map(|s| s.scope_name.clone()).collect();
     if scope_names.is_empty() {
         return vec![];
     }

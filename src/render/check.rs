@@ -260,36 +260,40 @@ fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
             [esc(&row.resource).into_owned(), row.requested.to_string(), used, row.hard.to_string(), row.after.to_string(), mark]
         })
         .collect();
-    for line in resource_table(&HEADER, &rows).lines() {
-        let _ = writeln!(out, "{indent}  {}", line.trim_end());
-    }
+    resource_table(out, &format!("{indent}  "), &HEADER, &rows);
 }
 
 /// The rows of a quota as a borderless table: the resource left-aligned, the quantities
 /// right-aligned, the mark last. Laid out by hand when every cell before the mark is plain
 /// ASCII (one column per byte: the common case, and a thousand times per large report);
 /// otherwise comfy-table measures display widths.
-fn resource_table(header: &[&str; 6], rows: &[[String; 6]]) -> String {
+/// Each line goes to `out` after `indent`, without trailing blanks.
+fn resource_table(out: &mut String, indent: &str, header: &[&str; 6], rows: &[[String; 6]]) {
     let plain = rows.iter().all(|r| r[..5].iter().all(|c| c.bytes().all(|b| (b' '..=b'~').contains(&b))));
     if !plain {
-        return comfy_resource_table(header, rows);
+        for line in comfy_resource_table(header, rows).lines() {
+            let _ = writeln!(out, "{indent}{}", line.trim_end());
+        }
+        return;
     }
     let mut widths = [0usize; 5];
     for (i, w) in widths.iter_mut().enumerate() {
         *w = rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0);
     }
-    let mut s = String::new();
     let mut line = |cells: [&str; 6]| {
+        out.push_str(indent);
         for (i, c) in cells[..5].iter().enumerate() {
-            let _ = if i == 0 { write!(s, " {c:<w$} ", w = widths[i]) } else { write!(s, " {c:>w$} ", w = widths[i]) };
+            let _ = if i == 0 { write!(out, " {c:<w$} ", w = widths[i]) } else { write!(out, " {c:>w$} ", w = widths[i]) };
         }
-        let _ = writeln!(s, " {}", cells[5]);
+        out.push(' ');
+        out.push_str(cells[5]);
+        out.truncate(out.trim_end_matches(' ').len());
+        out.push('\n');
     };
     line(*header);
     for r in rows {
         line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]);
     }
-    s
 }
 
 /// [`resource_table`] laid out by comfy-table (display widths of any text).
@@ -394,7 +398,9 @@ mod tests {
         ];
         for rows in cases {
             let trimmed = |t: String| t.lines().map(|l| l.trim_end().to_string()).collect::<Vec<_>>();
-            assert_eq!(trimmed(resource_table(&header, &rows)), trimmed(comfy_resource_table(&header, &rows)), "{rows:?}");
+            let mut by_hand = String::new();
+            resource_table(&mut by_hand, "", &header, &rows);
+            assert_eq!(trimmed(by_hand), trimmed(comfy_resource_table(&header, &rows)), "{rows:?}");
         }
     }
 

@@ -212,7 +212,7 @@ impl Mag {
             Some(&top) => (self.0.len() as u64 - 1) * 32 + u64::from(32 - top.leading_zeros()),
         }
     }
-    fn to_u128(&self) -> Option<u128> {
+    pub(super) fn to_u128(&self) -> Option<u128> {
         if self.0.len() > 4 {
             return None;
         }

@@ -23,36 +23,45 @@ impl Quantity {
         let sign = if self.neg { "-" } else { "" };
         let mut format = self.format;
         if format == Format::BinarySI {
-            let (units, frac) = self.nanos.divmod_small(1_000_000_000);
-            if frac != 0 || units.cmp_mag(&Mag::from_u128(1024)) == Ordering::Less {
-                // Below 1024 or fractional: printed as DecimalSI.
-                format = Format::DecimalSI;
-            } else {
-                let mut n = units;
-                let mut times = 0u32;
-                loop {
-                    let (q, r) = n.divmod_small(1024);
-                    if r != 0 || q.is_zero() {
-                        break;
-                    }
-                    n = q;
-                    times += 1;
+            // Whole units as a power of 1024 times the rest: in native integers when the
+            // value fits (nearly always), else limb by limb.
+            let binary = match self.nanos.to_u128() {
+                Some(nanos) => {
+                    let (mut n, frac) = (nanos / 1_000_000_000, nanos % 1_000_000_000);
+                    (frac == 0 && n >= 1024).then(|| {
+                        let mut times = 0u32;
+                        while n % 1024 == 0 && n >= 1024 {
+                            n /= 1024;
+                            times += 1;
+                        }
+                        (n.to_string(), times)
+                    })
                 }
-                let suffix = match times {
-                    0 => Some(""),
-                    1 => Some("Ki"),
-                    2 => Some("Mi"),
-                    3 => Some("Gi"),
-                    4 => Some("Ti"),
-                    5 => Some("Pi"),
-                    6 => Some("Ei"),
-                    _ => None,
-                };
-                match suffix {
-                    Some(suffix) => return format!("{sign}{}{suffix}", n.to_decimal()),
+                None => {
+                    let (units, frac) = self.nanos.divmod_small(1_000_000_000);
+                    (frac == 0 && units.cmp_mag(&Mag::from_u128(1024)) != Ordering::Less).then(|| {
+                        let mut n = units;
+                        let mut times = 0u32;
+                        loop {
+                            let (q, r) = n.divmod_small(1024);
+                            if r != 0 || q.is_zero() {
+                                break;
+                            }
+                            n = q;
+                            times += 1;
+                        }
+                        (n.to_decimal(), times)
+                    })
+                }
+            };
+            match binary {
+                // Below 1024 or fractional: printed as DecimalSI.
+                None => format = Format::DecimalSI,
+                Some((n, times)) => match ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"].get(times as usize) {
+                    Some(suffix) => return format!("{sign}{n}{suffix}"),
                     // Beyond Ei (upstream #140459): the decimal-exponent form.
                     None => format = Format::DecimalExponent,
-                }
+                },
             }
         }
         let digits = self.nanos.to_decimal();

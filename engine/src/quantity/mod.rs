@@ -171,7 +171,10 @@ impl Quantity {
 
 impl fmt::Display for Quantity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_canonical())
+        match &self.cached {
+            Some(c) => f.write_str(&c.text),
+            None => f.write_str(&self.to_canonical()),
+        }
     }
 }
 
