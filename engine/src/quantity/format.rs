@@ -2,6 +2,7 @@
 //! it, else Go's `CanonicalizeBytes`), and the text Go's `encoding/json` writes for a float64.
 
 use std::cmp::Ordering;
+use std::fmt;
 
 use super::arith::Mag;
 use super::{Format, Quantity};
@@ -11,11 +12,21 @@ impl Quantity {
     pub fn to_canonical(&self) -> String {
         match &self.cached {
             Some(c) => c.text.clone(),
-            None => self.canonicalize(),
+            None => self.to_string(),
         }
     }
 
-    /// Go's `CanonicalizeBytes` (the printed form when no original string is kept).
+    /// Writes the canonical string: the kept text, or Go's `CanonicalizeBytes` worked out in
+    /// native integers when the magnitude fits 128 bits (every real quantity), else limb by limb.
+    pub(super) fn write_canonical(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        match (&self.cached, self.nanos.to_u128()) {
+            (Some(c), _) => f.write_str(&c.text),
+            (None, Some(nanos)) => write_canonical_u128(self.neg, nanos, self.format, f),
+            (None, None) => f.write_str(&self.canonicalize()),
+        }
+    }
+
+    /// Go's `CanonicalizeBytes` (the printed form when no original string is kept), on limbs.
     fn canonicalize(&self) -> String {
         if self.nanos.is_zero() {
             return "0".to_string();
@@ -23,45 +34,36 @@ impl Quantity {
         let sign = if self.neg { "-" } else { "" };
         let mut format = self.format;
         if format == Format::BinarySI {
-            // Whole units as a power of 1024 times the rest: in native integers when the
-            // value fits (nearly always), else limb by limb.
-            let binary = match self.nanos.to_u128() {
-                Some(nanos) => {
-                    let (mut n, frac) = (nanos / 1_000_000_000, nanos % 1_000_000_000);
-                    (frac == 0 && n >= 1024).then(|| {
-                        let mut times = 0u32;
-                        while n % 1024 == 0 && n >= 1024 {
-                            n /= 1024;
-                            times += 1;
-                        }
-                        (n.to_string(), times)
-                    })
-                }
-                None => {
-                    let (units, frac) = self.nanos.divmod_small(1_000_000_000);
-                    (frac == 0 && units.cmp_mag(&Mag::from_u128(1024)) != Ordering::Less).then(|| {
-                        let mut n = units;
-                        let mut times = 0u32;
-                        loop {
-                            let (q, r) = n.divmod_small(1024);
-                            if r != 0 || q.is_zero() {
-                                break;
-                            }
-                            n = q;
-                            times += 1;
-                        }
-                        (n.to_decimal(), times)
-                    })
-                }
-            };
-            match binary {
+            let (units, frac) = self.nanos.divmod_small(1_000_000_000);
+            if frac != 0 || units.cmp_mag(&Mag::from_u128(1024)) == Ordering::Less {
                 // Below 1024 or fractional: printed as DecimalSI.
-                None => format = Format::DecimalSI,
-                Some((n, times)) => match ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"].get(times as usize) {
-                    Some(suffix) => return format!("{sign}{n}{suffix}"),
+                format = Format::DecimalSI;
+            } else {
+                let mut n = units;
+                let mut times = 0u32;
+                loop {
+                    let (q, r) = n.divmod_small(1024);
+                    if r != 0 || q.is_zero() {
+                        break;
+                    }
+                    n = q;
+                    times += 1;
+                }
+                let suffix = match times {
+                    0 => Some(""),
+                    1 => Some("Ki"),
+                    2 => Some("Mi"),
+                    3 => Some("Gi"),
+                    4 => Some("Ti"),
+                    5 => Some("Pi"),
+                    6 => Some("Ei"),
+                    _ => None,
+                };
+                match suffix {
+                    Some(suffix) => return format!("{sign}{}{suffix}", n.to_decimal()),
                     // Beyond Ei (upstream #140459): the decimal-exponent form.
                     None => format = Format::DecimalExponent,
-                },
+                }
             }
         }
         let digits = self.nanos.to_decimal();
@@ -94,6 +96,70 @@ impl Quantity {
     }
 }
 
+const BINARY_SUFFIXES: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+
+/// [`Quantity::canonicalize`] for a magnitude of `nanos` (not zero unless the value is),
+/// without allocating: the same steps in `u128`.
+fn write_canonical_u128(neg: bool, nanos: u128, mut format: Format, f: &mut impl fmt::Write) -> fmt::Result {
+    if nanos == 0 {
+        return f.write_str("0");
+    }
+    let sign = if neg { "-" } else { "" };
+    if format == Format::BinarySI {
+        let (mut units, frac) = (nanos / 1_000_000_000, nanos % 1_000_000_000);
+        if frac != 0 || units < 1024 {
+            format = Format::DecimalSI;
+        } else {
+            let mut times = 0;
+            while units & 1023 == 0 && units >= 1024 {
+                units >>= 10;
+                times += 1;
+            }
+            match BINARY_SUFFIXES.get(times) {
+                Some(suffix) => return write!(f, "{sign}{units}{suffix}"),
+                None => format = Format::DecimalExponent,
+            }
+        }
+    }
+    // Trailing zeros become the exponent, rounded down to a multiple of three.
+    let (mut mantissa, mut zeros) = (nanos, 0i64);
+    while mantissa > u128::from(u64::MAX) && mantissa % 10 == 0 {
+        mantissa /= 10;
+        zeros += 1;
+    }
+    if let Ok(mut small) = u64::try_from(mantissa) {
+        // 64-bit division is several times cheaper than 128-bit.
+        while small % 10 == 0 {
+            small /= 10;
+            zeros += 1;
+        }
+        mantissa = u128::from(small);
+    }
+    let mut exponent = zeros - 9;
+    while exponent.rem_euclid(3) != 0 {
+        mantissa *= 10;
+        exponent -= 1;
+    }
+    let si_suffix = match exponent {
+        -9 => Some("n"),
+        -6 => Some("u"),
+        -3 => Some("m"),
+        0 => Some(""),
+        3 => Some("k"),
+        6 => Some("M"),
+        9 => Some("G"),
+        12 => Some("T"),
+        15 => Some("P"),
+        18 => Some("E"),
+        _ => None,
+    };
+    match (format, si_suffix) {
+        (Format::DecimalSI, Some(suffix)) => write!(f, "{sign}{mantissa}{suffix}"),
+        _ if exponent == 0 => write!(f, "{sign}{mantissa}"),
+        _ => write!(f, "{sign}{mantissa}e{exponent}"),
+    }
+}
+
 /// The text Go's `encoding/json` writes for a float64 (formatting only, no float arithmetic).
 pub(super) fn go_json_float(v: f64) -> String {
     if !v.is_finite() {
@@ -116,6 +182,34 @@ pub(super) fn go_json_float(v: f64) -> String {
 mod tests {
     use super::*;
     use crate::quantity::tests::q;
+
+    #[test]
+    fn native_printing_matches_printing_on_limbs() {
+        // Powers of ten and of 1024, their neighbours and products, in every format and sign.
+        let mut magnitudes: Vec<u128> = vec![1, 7, 999, 1000, 1023, 1024, 1025];
+        for i in 0..39 {
+            let p = 10u128.pow(i);
+            magnitudes.extend([Some(p), p.checked_mul(3), p.checked_mul(1024), Some(p - 1)].into_iter().flatten());
+        }
+        for i in 0..13 {
+            let units = 1024u128.pow(i).checked_mul(1_000_000_000);
+            magnitudes.extend([units, units.and_then(|u| u.checked_mul(5)), units.map(|u| u + 1)].into_iter().flatten());
+        }
+        magnitudes.push(u128::MAX);
+        let mut x = 0x9e37_79b9_7f4a_7c15_u128;
+        for _ in 0..2000 {
+            x = x.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(1442695040888963407);
+            magnitudes.push(x >> (x % 120));
+        }
+        for &m in &magnitudes {
+            for format in [Format::DecimalSI, Format::BinarySI, Format::DecimalExponent] {
+                for neg in [false, true] {
+                    let quantity = Quantity { neg: neg && m != 0, nanos: Mag::from_u128(m), format, cached: None };
+                    assert_eq!(quantity.to_string(), quantity.canonicalize(), "{m} nanos, {format:?}, negative: {neg}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn canonical_form_of_parsed_strings() {

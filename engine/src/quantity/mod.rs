@@ -171,10 +171,7 @@ impl Quantity {
 
 impl fmt::Display for Quantity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.cached {
-            Some(c) => f.write_str(&c.text),
-            None => f.write_str(&self.to_canonical()),
-        }
+        self.write_canonical(f)
     }
 }
 
