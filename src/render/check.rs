@@ -48,10 +48,71 @@ pub struct ReportWriter<W: std::io::Write> {
     quiet: bool,
     documents: usize,
     refused: usize,
-    /// Reused for each document's JSON before it is indented into the array.
-    buf: Vec<u8>,
     /// The release whose rules were applied: the report's first field.
     kubernetes: VersionReport,
+}
+
+/// serde_json's pretty printer (two spaces a level), starting `depth` levels deep: a value
+/// nested in the report is written straight to the output, indented as if the whole report
+/// were printed at once.
+struct NestedPretty {
+    depth: usize,
+    has_value: bool,
+}
+
+impl NestedPretty {
+    fn line<W: ?Sized + std::io::Write>(&self, w: &mut W, start: &[u8]) -> std::io::Result<()> {
+        w.write_all(start)?;
+        (0..self.depth).try_for_each(|_| w.write_all(b"  "))
+    }
+}
+
+impl serde_json::ser::Formatter for NestedPretty {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"[")
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.line(w, b"\n")?;
+        }
+        w.write_all(b"]")
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        self.line(w, if first { b"\n" } else { b",\n" })
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.line(w, b"\n")?;
+        }
+        w.write_all(b"}")
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        self.line(w, if first { b"\n" } else { b",\n" })
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+fn write_nested_json<W: std::io::Write, T: serde::Serialize + ?Sized>(w: &mut W, value: &T, depth: usize) -> std::io::Result<()> {
+    value.serialize(&mut serde_json::Serializer::with_formatter(w, NestedPretty { depth, has_value: false })).map_err(std::io::Error::from)
 }
 
 /// The `kubernetes` field of a report, serialized as its first field.
@@ -68,7 +129,7 @@ struct Notes<'a> {
 
 impl<W: std::io::Write> ReportWriter<W> {
     pub fn new(w: W, output: Output, quiet: bool, kubernetes: &VersionReport) -> Self {
-        ReportWriter { w, output, quiet, documents: 0, refused: 0, buf: Vec::new(), kubernetes: kubernetes.clone() }
+        ReportWriter { w, output, quiet, documents: 0, refused: 0, kubernetes: kubernetes.clone() }
     }
 
     /// JSON and YAML: the report's fields before `documents`.
@@ -76,14 +137,7 @@ impl<W: std::io::Write> ReportWriter<W> {
         match self.output {
             Output::Json => {
                 self.w.write_all(b"{\n  \"kubernetes\": ")?;
-                self.buf.clear();
-                serde_json::to_writer_pretty(&mut self.buf, &self.kubernetes)?;
-                for (i, line) in self.buf.split(|b| *b == b'\n').enumerate() {
-                    if i > 0 {
-                        self.w.write_all(b"\n  ")?;
-                    }
-                    self.w.write_all(line)?;
-                }
+                write_nested_json(&mut self.w, &self.kubernetes, 1)?;
                 self.w.write_all(b",\n")
             }
             Output::Yaml => serde_yaml::to_writer(&mut self.w, &Kubernetes { kubernetes: &self.kubernetes }).map_err(std::io::Error::other),
@@ -103,18 +157,8 @@ impl<W: std::io::Write> ReportWriter<W> {
         }
         match self.output {
             Output::Json => {
-                // serde_json's pretty printer, indented two levels deeper by hand: in pretty
-                // JSON every line break is structural (strings escape theirs).
-                self.buf.clear();
-                serde_json::to_writer_pretty(&mut self.buf, d)?;
                 self.w.write_all(if first { b"  \"documents\": [\n    " } else { b",\n    " })?;
-                for (i, line) in self.buf.split(|b| *b == b'\n').enumerate() {
-                    if i > 0 {
-                        self.w.write_all(b"\n    ")?;
-                    }
-                    self.w.write_all(line)?;
-                }
-                Ok(())
+                write_nested_json(&mut self.w, d, 2)
             }
             Output::Yaml => {
                 if first {
@@ -146,14 +190,7 @@ impl<W: std::io::Write> ReportWriter<W> {
         match self.output {
             Output::Json => {
                 self.w.write_all(if self.documents == 0 { b"  \"documents\": [],\n  \"notes\": " } else { b"\n  ],\n  \"notes\": " })?;
-                self.buf.clear();
-                serde_json::to_writer_pretty(&mut self.buf, notes)?;
-                for (i, line) in self.buf.split(|b| *b == b'\n').enumerate() {
-                    if i > 0 {
-                        self.w.write_all(b"\n  ")?;
-                    }
-                    self.w.write_all(line)?;
-                }
+                write_nested_json(&mut self.w, notes, 1)?;
                 self.w.write_all(b"\n}\n")?;
             }
             Output::Yaml => {
