@@ -339,8 +339,8 @@ fn quoted(text: &str) -> Option<(String, usize)> {
 const NOT_STRINGS: [&str; 9] = ["true", "false", "yes", "no", "on", "off", "y", "n", "null"];
 
 /// A plain scalar this reader is sure of: text starting with a letter or `/` that is not a
-/// boolean or null word, a whole number without a leading zero, or digits followed by letters
-/// that cannot be an exponent, radix or unit of a number (`100m`, `64Mi`).
+/// boolean or null word, a whole number without a leading zero, or a number (whole, or with
+/// a fraction) followed by letters that cannot start an exponent (`100m`, `64Mi`, `1.5Gi`).
 fn scalar(s: &str) -> Option<Value> {
     let bytes = s.as_bytes();
     let first = *bytes.first()?;
@@ -353,15 +353,25 @@ fn scalar(s: &str) -> Option<Value> {
     if s == "0" {
         return Some(Value::from(0));
     }
-    if !(b'1'..=b'9').contains(&first) {
+    if !first.is_ascii_digit() {
         return None;
     }
     let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
-    let suffix = &bytes[digits..];
+    let mut suffix = &bytes[digits..];
     if suffix.is_empty() {
-        return s.parse::<i64>().ok().filter(|_| digits <= 18).map(Value::from);
+        return s.parse::<i64>().ok().filter(|_| first != b'0' && digits <= 18).map(Value::from);
     }
-    let unit = suffix.iter().all(u8::is_ascii_alphabetic) && !matches!(suffix[0], b'e' | b'E');
+    // `1.5Gi`: a fraction is fine before a unit (without one it is a float).
+    if let Some(fraction) = suffix.strip_prefix(b".") {
+        let decimals = fraction.iter().take_while(|b| b.is_ascii_digit()).count();
+        if decimals == 0 {
+            return None;
+        }
+        suffix = &fraction[decimals..];
+    } else if first == b'0' {
+        return None; // `0x1F`, `0o17`, `0b101`
+    }
+    let unit = !suffix.is_empty() && suffix.iter().all(u8::is_ascii_alphabetic) && !matches!(suffix[0], b'e' | b'E');
     unit.then(|| Value::String(s.to_string()))
 }
 
@@ -397,7 +407,7 @@ mod tests {
             "  kind: Pod\n  spec: {}\n",
             "a:\n-\n- b\n-   c: d\n    e: f\n",
             "true: 1\ny: 2\n0: 3\n1e3: 4\n",
-            "a: 922337203685477580\nb: 0\nc: 1Ki\n",
+            "a: 922337203685477580\nb: 0\nc: 1Ki\nd: 1.5Gi\ne: 0.25Gi\n",
             "",
             "# only a comment\n",
         ];
@@ -420,6 +430,9 @@ mod tests {
             "a: b\r\n",
             "a: é\n",
             "a: 1.5\n",
+            "a: 0.5\n",
+            "a: 1.5e3\n",
+            "a: 0.x\n",
             "a: 1e3\n",
             "a: 0755\n",
             "a: 08\n",
@@ -532,7 +545,7 @@ mod tests {
         "k:",
     ];
     const COMMON_KEYS: usize = 10;
-    const COMMON_SCALARS: usize = 12;
+    const COMMON_SCALARS: usize = 14;
     const SCALARS: &[&str] = &[
         "v",
         "100m",
@@ -546,6 +559,18 @@ mod tests {
         "a:b",
         "'it''s'",
         "\"it's\"",
+        "1.5Gi",
+        "0.5Gi",
+        "1.5",
+        "0.5",
+        "1.5e3",
+        "1.5E3Mi",
+        "1.5Ei",
+        "0.",
+        "1.Gi",
+        "00.5Gi",
+        "0x1F.5",
+        "1.5.5Gi",
         "10Ei",
         "1.5Gi",
         "1e3",
