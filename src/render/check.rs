@@ -61,46 +61,48 @@ struct NestedPretty {
 }
 
 impl NestedPretty {
-    fn line<W: ?Sized + std::io::Write>(&self, w: &mut W, start: &[u8]) -> std::io::Result<()> {
-        w.write_all(start)?;
+    /// A line break (after a comma for every entry but the first) and the indentation.
+    fn entry<W: ?Sized + std::io::Write>(&self, w: &mut W, first: bool) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
         (0..self.depth).try_for_each(|_| w.write_all(b"  "))
+    }
+    fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(bracket)
+    }
+    /// The closing bracket goes on a line of its own unless the collection is empty.
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.entry(w, true)?;
+        }
+        w.write_all(bracket)
     }
 }
 
 impl serde_json::ser::Formatter for NestedPretty {
     fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"[")
+        self.open(w, b"[")
     }
     fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            self.line(w, b"\n")?;
-        }
-        w.write_all(b"]")
+        self.close(w, b"]")
     }
     fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-        self.line(w, if first { b"\n" } else { b",\n" })
+        self.entry(w, first)
     }
     fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
         self.has_value = true;
         Ok(())
     }
     fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"{")
+        self.open(w, b"{")
     }
     fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            self.line(w, b"\n")?;
-        }
-        w.write_all(b"}")
+        self.close(w, b"}")
     }
     fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-        self.line(w, if first { b"\n" } else { b",\n" })
+        self.entry(w, first)
     }
     fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         w.write_all(b": ")

@@ -49,17 +49,7 @@ impl Quantity {
                     n = q;
                     times += 1;
                 }
-                let suffix = match times {
-                    0 => Some(""),
-                    1 => Some("Ki"),
-                    2 => Some("Mi"),
-                    3 => Some("Gi"),
-                    4 => Some("Ti"),
-                    5 => Some("Pi"),
-                    6 => Some("Ei"),
-                    _ => None,
-                };
-                match suffix {
+                match BINARY_SUFFIXES.get(times as usize) {
                     Some(suffix) => return format!("{sign}{}{suffix}", n.to_decimal()),
                     // Beyond Ei (upstream #140459): the decimal-exponent form.
                     None => format = Format::DecimalExponent,
@@ -74,25 +64,32 @@ impl Quantity {
             mantissa.push('0');
             exponent -= 1;
         }
-        let si_suffix = match exponent {
-            -9 => Some("n"),
-            -6 => Some("u"),
-            -3 => Some("m"),
-            0 => Some(""),
-            3 => Some("k"),
-            6 => Some("M"),
-            9 => Some("G"),
-            12 => Some("T"),
-            15 => Some("P"),
-            18 => Some("E"),
-            _ => None,
-        };
-        match (format, si_suffix) {
-            (Format::DecimalSI, Some(suffix)) => format!("{sign}{mantissa}{suffix}"),
-            // DecimalExponent, or DecimalSI beyond E (upstream #140459): `e<exp>`.
-            _ if exponent == 0 => format!("{sign}{mantissa}"),
-            _ => format!("{sign}{mantissa}e{exponent}"),
-        }
+        let mut out = String::new();
+        let _ = write_decimal(&mut out, sign, mantissa, exponent, format);
+        out
+    }
+}
+
+/// `mantissa * 10^exponent` (the exponent a multiple of three) with its SI suffix, or in
+/// exponent form for DecimalExponent and for DecimalSI beyond E (upstream #140459).
+fn write_decimal(f: &mut impl fmt::Write, sign: &str, mantissa: impl fmt::Display, exponent: i64, format: Format) -> fmt::Result {
+    let si_suffix = match exponent {
+        -9 => Some("n"),
+        -6 => Some("u"),
+        -3 => Some("m"),
+        0 => Some(""),
+        3 => Some("k"),
+        6 => Some("M"),
+        9 => Some("G"),
+        12 => Some("T"),
+        15 => Some("P"),
+        18 => Some("E"),
+        _ => None,
+    };
+    match (format, si_suffix) {
+        (Format::DecimalSI, Some(suffix)) => write!(f, "{sign}{mantissa}{suffix}"),
+        _ if exponent == 0 => write!(f, "{sign}{mantissa}"),
+        _ => write!(f, "{sign}{mantissa}e{exponent}"),
     }
 }
 
@@ -140,24 +137,7 @@ fn write_canonical_u128(neg: bool, nanos: u128, mut format: Format, f: &mut impl
         mantissa *= 10;
         exponent -= 1;
     }
-    let si_suffix = match exponent {
-        -9 => Some("n"),
-        -6 => Some("u"),
-        -3 => Some("m"),
-        0 => Some(""),
-        3 => Some("k"),
-        6 => Some("M"),
-        9 => Some("G"),
-        12 => Some("T"),
-        15 => Some("P"),
-        18 => Some("E"),
-        _ => None,
-    };
-    match (format, si_suffix) {
-        (Format::DecimalSI, Some(suffix)) => write!(f, "{sign}{mantissa}{suffix}"),
-        _ if exponent == 0 => write!(f, "{sign}{mantissa}"),
-        _ => write!(f, "{sign}{mantissa}e{exponent}"),
-    }
+    write_decimal(f, sign, mantissa, exponent, format)
 }
 
 /// The text Go's `encoding/json` writes for a float64 (formatting only, no float arithmetic).
