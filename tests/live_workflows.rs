@@ -86,15 +86,15 @@ async fn wait_used(c: &Client, ns: &str, name: &str, resource: &str, want: &str)
 }
 
 /// Waits until the deployment controller has written its last status for `name`: the
-/// generation observed and every replica created from the current template. (Its pods never
-/// become ready on the lab, which has no nodes, so nothing changes after that until the
-/// progress deadline, minutes later.)
-async fn wait_deployment_settled(c: &Client, ns: &str, name: &str) {
+/// generation observed and `replicas` pods (every replica when `None`) created from the
+/// current template. (Its pods never become ready on the lab, which has no nodes, so nothing
+/// changes after that until the progress deadline, minutes later.)
+async fn wait_deployment_settled(c: &Client, ns: &str, name: &str, replicas: Option<i32>) {
     let api = Api::<Deployment>::namespaced(c.clone(), ns);
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         let d = api.get(name).await.unwrap();
-        let wanted = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+        let wanted = replicas.or_else(|| d.spec.as_ref().and_then(|s| s.replicas)).unwrap_or(1);
         let status = d.status.clone().unwrap_or_default();
         if status.observed_generation == d.metadata.generation && status.replicas == Some(wanted) && status.updated_replicas == Some(wanted) {
             return;
@@ -190,7 +190,7 @@ async fn offline_check_on_a_snapshot_agrees_with_the_live_check() {
     wait_used(&c, &ns, "compute", "pods", "2").await;
     wait_used(&c, &ns, "compute", "requests.cpu", "400m").await;
     // Two snapshots must agree only once nothing changes the namespace any more.
-    wait_deployment_settled(&c, &ns, "web").await;
+    wait_deployment_settled(&c, &ns, "web", None).await;
 
     let out = plugin(&kc, &["snapshot", "-n", &ns]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -354,6 +354,9 @@ async fn why_names_the_quota_that_keeps_a_real_deployment_short() {
     wait_used(&c, &ns, "compute", "pods", "0").await;
     apply(&c, &ns, WHY_DEPLOYMENT).await.unwrap();
     wait_used(&c, &ns, "compute", "requests.cpu", "900m").await;
+    // `why` counts current pods from the Deployment's status, which the deployment controller
+    // writes after the ReplicaSet's: wait for it to report the three pods quota admitted.
+    wait_deployment_settled(&c, &ns, "web", Some(3)).await;
     // Wait for the real ReplicaSet controller's FailedCreate event.
     let deadline = Instant::now() + Duration::from_secs(60);
     let report = loop {
