@@ -319,10 +319,20 @@ fn resource_table(out: &mut String, indent: &str, header: &[&str; 6], rows: &[[S
     for (i, w) in widths.iter_mut().enumerate() {
         *w = rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0);
     }
+    let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
     let mut line = |cells: [&str; 6]| {
         out.push_str(indent);
+        // The resource left-aligned, the quantities right-aligned (ASCII: a byte a column).
         for (i, c) in cells[..5].iter().enumerate() {
-            let _ = if i == 0 { write!(out, " {c:<w$} ", w = widths[i]) } else { write!(out, " {c:>w$} ", w = widths[i]) };
+            out.push(' ');
+            if i > 0 {
+                pad(out, widths[i] - c.len());
+            }
+            out.push_str(c);
+            if i == 0 {
+                pad(out, widths[i] - c.len());
+            }
+            out.push(' ');
         }
         out.push(' ');
         out.push_str(cells[5]);
