@@ -253,7 +253,7 @@ struct Missing {
 
 impl Missing {
     fn for_quota(&mut self, obj: &Object, ev: &Evaluator, restricted: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
-        let all = self.all.get_or_insert_with(|| ev.constraints(obj, &usage::constrained_resources()));
+        let all = self.all.get_or_insert_with(|| ev.constraints(obj, usage::constrained_resources()));
         if all.is_empty() {
             return BTreeMap::new();
         }
@@ -273,7 +273,7 @@ fn examine<'q>(q: &'q NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, 
         // Nothing to explain, and not a quota this object is charged to.
         return ex;
     }
-    ex.restricted = q.quota.status_hard.keys().filter(|n| ev.tracks(n)).map(String::as_str).collect();
+    ex.restricted = ev.matching_resources(q.quota.status_hard.keys());
     let mut report = outcomes.map(|scopes| Box::new(QuotaReport { scopes, ..QuotaReport::blank(&q.name) }));
     let gr = || obj.type_info.group_resource();
     if !q.quota.has_status {

@@ -402,8 +402,8 @@ pub fn type_info(api_version: &str, kind: &str) -> TypeInfo {
 type FieldResult<T> = Result<T, (String, String)>;
 
 /// A document as a k8s-openapi type; on failure, the field path and what is wrong with it.
-/// Tracking the path costs a third of decoding, so it is done only to explain a failure: the
-/// second, tracked pass meets the same first error.
+/// Tracking the path costs every document (8% of a `--quiet` check of 10,000 documents), so
+/// it is done only to explain a failure: the second, tracked pass meets the same first error.
 fn typed<T: DeserializeOwned>(value: &Value) -> FieldResult<T> {
     if let Ok(t) = T::deserialize(value) {
         return Ok(t);

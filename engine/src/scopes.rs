@@ -253,9 +253,10 @@ pub fn match_all(ev: &Evaluator, obj: &Object, selectors: &[ScopeRequirement]) -
     Selecting::new(ev, obj).explain(selectors)
 }
 
-/// One object, tested against the scopes of many quotas: whether every scope and selector
-/// expression of a quota selects it, the decision [`match_all`] explains, without the
-/// explanation, without copying selectors, and with the pod's QoS class worked out once.
+/// One object, tested against the scopes of many quotas, with the pod's QoS class worked out
+/// once: [`Selecting::quota`] answers whether every scope and selector expression of a quota
+/// selects it (no explanation, no copied selectors); [`Selecting::explain`] gives each
+/// expression's outcome with its reason.
 pub struct Selecting<'a> {
     ev: &'a Evaluator,
     obj: &'a Object,

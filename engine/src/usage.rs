@@ -63,8 +63,8 @@ const POD_VALIDATION_SET: &[&str] = &["cpu", "memory", "requests.cpu", "requests
 /// Every resource a "must specify" constraint can name. What a container lacks for one of
 /// them does not depend on the others, so an object's findings for all of them, computed
 /// once, serve every quota.
-pub fn constrained_resources() -> Vec<String> {
-    POD_VALIDATION_SET.iter().map(|s| s.to_string()).collect()
+pub fn constrained_resources() -> &'static [&'static str] {
+    POD_VALIDATION_SET
 }
 
 const PVC_RESOURCES: &[&str] = &["count/persistentvolumeclaims", "persistentvolumeclaims", "requests.storage"];
@@ -156,9 +156,10 @@ impl Evaluator {
         }
     }
 
-    /// `MatchingResources`: the quota resource names (of `names`) this evaluator charges.
-    pub fn matching_resources<'a, I: IntoIterator<Item = &'a String>>(&self, names: I) -> Vec<String> {
-        names.into_iter().filter(|n| self.tracks(n)).cloned().collect()
+    /// `MatchingResources`: the quota resource names (of `names`) this evaluator charges,
+    /// borrowed from `names`.
+    pub fn matching_resources<'a, I: IntoIterator<Item = &'a String>>(&self, names: I) -> Vec<&'a str> {
+        names.into_iter().filter(|n| self.tracks(n)).map(String::as_str).collect()
     }
 
     /// Whether this evaluator charges the quota resource `n`.
@@ -195,7 +196,7 @@ impl Evaluator {
 
     /// `Constraints`: the "must specify" rule for pods. Returns, per missing resource, the
     /// containers that lack it.
-    pub fn constraints(&self, obj: &Object, restricted: &[String]) -> BTreeMap<String, BTreeSet<String>> {
+    pub fn constraints(&self, obj: &Object, restricted: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
         match (&obj.body, self) {
             (Body::Pod(p), Evaluator::Pod { .. }) => pod_missing(p, restricted),
             _ => BTreeMap::new(),
@@ -376,26 +377,26 @@ pub fn with_status_resources(pod: &Pod) -> Pod {
     out
 }
 
-fn pod_missing(pod: &Pod, restricted: &[String]) -> BTreeMap<String, BTreeSet<String>> {
+fn pod_missing(pod: &Pod, restricted: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
     let mut missing: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     if pod_level_resources_set(pod) {
         return missing;
     }
-    let required: Vec<&String> = restricted.iter().filter(|r| POD_VALIDATION_SET.contains(&r.as_str())).collect();
+    let required: Vec<&str> = restricted.iter().copied().filter(|r| POD_VALIDATION_SET.contains(r)).collect();
     if required.is_empty() {
         return missing;
     }
     for c in pod.containers.iter().chain(pod.init_containers.iter()) {
         for r in &required {
             if !container_charges(c, r) {
-                missing.entry((*r).clone()).or_default().insert(c.name.clone());
+                missing.entry(r.to_string()).or_default().insert(c.name.clone());
             }
         }
     }
     missing
 }
 
-/// Whether a container's own usage (`compute_usage` of its requests and limits) has the
+/// Whether a container's own usage (`compute_usage_for` its requests and limits) has the
 /// validation resource `r`: `cpu` and `requests.cpu` come from a request, `limits.cpu` from
 /// a limit.
 fn container_charges(c: &crate::objects::Container, r: &str) -> bool {
@@ -614,7 +615,7 @@ mod tests {
             init_containers: vec![c("init", &[], &[])],
             ..Pod::default()
         };
-        let restricted: Vec<String> = ["requests.cpu", "limits.memory", "pods", "requests.ephemeral-storage"].iter().map(|s| s.to_string()).collect();
+        let restricted = ["requests.cpu", "limits.memory", "pods", "requests.ephemeral-storage"];
         // No API defaulting here: web's cpu limit is not copied into its requests.
         let missing = pod_missing(&pod, &restricted);
         assert_eq!(must_specify_message(&missing), "must specify limits.memory for: app,init; requests.cpu for: init,web");

@@ -302,11 +302,11 @@ fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
     resource_table(out, &format!("{indent}  "), &HEADER, &rows);
 }
 
-/// The rows of a quota as a borderless table: the resource left-aligned, the quantities
-/// right-aligned, the mark last. Laid out by hand when every cell before the mark is plain
-/// ASCII (one column per byte: the common case, and a thousand times per large report);
-/// otherwise comfy-table measures display widths.
-/// Each line goes to `out` after `indent`, without trailing blanks.
+/// The rows of a quota as a borderless table written to `out`, each line after `indent` and
+/// without trailing blanks: the resource left-aligned, the quantities right-aligned, the mark
+/// last. Laid out by hand when every cell before the mark is plain ASCII (one column per byte:
+/// the common case, and a thousand times per large report); otherwise comfy-table measures
+/// display widths.
 fn resource_table(out: &mut String, indent: &str, header: &[&str; 6], rows: &[[String; 6]]) {
     let plain = rows.iter().all(|r| r[..5].iter().all(|c| c.bytes().all(|b| (b' '..=b'~').contains(&b))));
     if !plain {
@@ -321,8 +321,8 @@ fn resource_table(out: &mut String, indent: &str, header: &[&str; 6], rows: &[[S
     }
     let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
     let mut line = |cells: [&str; 6]| {
+        let start = out.len();
         out.push_str(indent);
-        // The resource left-aligned, the quantities right-aligned (ASCII: a byte a column).
         for (i, c) in cells[..5].iter().enumerate() {
             out.push(' ');
             if i > 0 {
@@ -336,7 +336,8 @@ fn resource_table(out: &mut String, indent: &str, header: &[&str; 6], rows: &[[S
         }
         out.push(' ');
         out.push_str(cells[5]);
-        out.truncate(out.trim_end_matches(' ').len());
+        let end = start + out[start..].trim_end_matches(' ').len();
+        out.truncate(end);
         out.push('\n');
     };
     line(*header);

@@ -108,9 +108,10 @@ fn yaml_options(len: usize) -> serde_saphyr::Options {
 /// Splits a YAML or JSON stream into documents. Empty documents are skipped but still counted,
 /// so document numbers match what an editor shows between `---` separators.
 ///
-/// The reader is serde-saphyr: linear in the input (serde_yaml is quadratic on deep nesting:
-/// 200 KB of `[` took 50 s) and bounded on aliases, depth and size, with line and column in
-/// its errors. A leading byte-order mark is accepted, as kubectl does.
+/// A document in plain YAML is read by [`plain::read`]; any other, and any error, by
+/// serde-saphyr: linear in the input (serde_yaml is quadratic on deep nesting: 200 KB of `[`
+/// took 50 s) and bounded on aliases, depth and size, with line and column in its errors. A
+/// leading byte-order mark is accepted, as kubectl does.
 pub fn parse_str(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
     let mut out = Vec::new();
     parse_each(file, text, |d| {

@@ -70,22 +70,24 @@ impl<'a> Reader<'a> {
         self.lines.get(self.at).copied()
     }
 
-    /// The block node whose first line is the current one, at `indent`.
-    fn node(&mut self, indent: usize) -> Option<Value> {
+    /// `read` one level deeper, or `None` past [`MAX_DEPTH`].
+    fn deeper(&mut self, read: impl FnOnce(&mut Self) -> Option<Value>) -> Option<Value> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return None;
-        }
-        let line = self.peek()?;
-        let value = if is_item(line.text) {
-            self.sequence(indent)
-        } else if entry(line.text).is_some() {
-            self.mapping(indent)
-        } else {
-            None // a scalar on a line of its own may go on over several lines
-        };
+        let value = if self.depth > MAX_DEPTH { None } else { read(self) };
         self.depth -= 1;
         value
+    }
+
+    /// The block node whose first line is the current one, at `indent`.
+    fn node(&mut self, indent: usize) -> Option<Value> {
+        let line = self.peek()?;
+        if is_item(line.text) {
+            self.deeper(|r| r.sequence(indent))
+        } else if entry(line.text).is_some() {
+            self.deeper(|r| r.mapping(indent))
+        } else {
+            None // a scalar on a line of its own may go on over several lines
+        }
     }
 
     /// A block mapping whose entries start at `indent`.
@@ -120,10 +122,7 @@ impl<'a> Reader<'a> {
                 // `- key: value`: a mapping whose first entry shares the item's line.
                 let column = indent + 1 + (after.len() - rest.len());
                 self.lines[self.at] = Line { indent: column, text: rest };
-                self.depth += 1;
-                let map = if self.depth > MAX_DEPTH { None } else { self.mapping(column) };
-                self.depth -= 1;
-                map?
+                self.deeper(|r| r.mapping(column))?
             } else {
                 self.at += 1;
                 self.inline(indent, rest)?
@@ -140,12 +139,7 @@ impl<'a> Reader<'a> {
     fn nested(&mut self, indent: usize, is_key: bool) -> Option<Value> {
         match self.peek() {
             Some(next) if next.indent > indent => self.node(next.indent),
-            Some(next) if is_key && next.indent == indent && is_item(next.text) => {
-                self.depth += 1;
-                let seq = if self.depth > MAX_DEPTH { None } else { self.sequence(indent) };
-                self.depth -= 1;
-                seq
-            }
+            Some(next) if is_key && next.indent == indent && is_item(next.text) => self.deeper(|r| r.sequence(indent)),
             _ => Some(Value::Null),
         }
     }
