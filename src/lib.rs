@@ -1,9 +1,10 @@
 //! The `kubectl-quota` plugin: the command line on top of [`kubectl_quota_engine`].
 //!
-//! Arrows point one way: `main` -> [`cli`] -> [`commands`] -> ([`input`], [`live`],
+//! Arrows point one way: `main` -> [`app`] -> [`cli`] -> [`commands`] -> ([`input`], [`live`],
 //! [`render`], [`global`]) -> the engine. [`live`] is the one module that talks to a cluster; [`input`]
 //! the one that reads files; [`error`] holds the exit-status rule every subcommand shares.
 
+pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod error;

@@ -1,49 +1,5 @@
-//! `kubectl-quota`: parses the command line and dispatches to a subcommand.
+//! `kubectl-quota`: the program is [`kubectl_quota::app`]; this file only starts it.
 
-use std::io::IsTerminal;
-use std::process::ExitCode;
-
-use clap::{CommandFactory, Parser};
-use kubectl_quota::cli::{Cli, Command};
-use kubectl_quota::commands::{check, completion, create, describe, plan, snapshot, version, why};
-use kubectl_quota::error::{print_err, Fatal};
-use kubectl_quota::render::escape::escape_lines;
-
-async fn dispatch(cli: &Cli) -> Result<i32, Fatal> {
-    match &cli.command {
-        Command::Check(args) => check::run(&cli.global, args).await,
-        Command::Create(args) => create::run(&cli.global, args).await,
-        Command::Describe(args) => describe::run(&cli.global, args).await,
-        Command::Plan(args) => plan::run(&cli.global, args).await,
-        Command::Snapshot(args) => snapshot::run(&cli.global, args).await,
-        Command::Why(args) => why::run(&cli.global, args).await,
-        Command::Version => version::run(),
-        Command::Completion { shell } => completion::run(Cli::command(), *shell),
-    }
-}
-
-fn main() -> ExitCode {
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    colored::control::set_override(color);
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(r) => r,
-        Err(e) => {
-            print_err(&format!("error: cannot start: {e}\n"));
-            return ExitCode::from(2);
-        }
-    };
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("__complete") {
-        return ExitCode::from(runtime.block_on(completion::run_protocol(&Cli::command(), &args[2..])) as u8);
-    }
-    let cli = Cli::parse();
-    match runtime.block_on(dispatch(&cli)) {
-        Ok(code) => ExitCode::from(code as u8),
-        Err(Fatal(msg, code)) => {
-            // Messages quote names and files from the input: nothing in them reaches the
-            // terminal as a control sequence.
-            print_err(&format!("error: {}\n", escape_lines(&msg)));
-            ExitCode::from(code)
-        }
-    }
+fn main() -> std::process::ExitCode {
+    kubectl_quota::app::main()
 }
