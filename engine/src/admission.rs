@@ -289,8 +289,7 @@ fn examine<'q>(q: &'q NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, 
         }
     } else if !scope_ok {
         if let Some(r) = &mut report {
-            let excluded: Vec<&str> = r.scopes.iter().filter(|o| !o.matched).map(|o| o.reason.as_str()).collect();
-            r.why = excluded.join("; ");
+            r.why = joined("", "; ", r.scopes.iter().filter(|o| !o.matched).map(|o| o.reason.as_str()));
         }
     } else {
         ex.interesting = true;
@@ -305,10 +304,9 @@ fn examine<'q>(q: &'q NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, 
         if let Some(r) = &mut report {
             r.applies = true;
             r.why = if r.scopes.is_empty() {
-                format!("applies: no scopes, and it limits {}", ex.restricted.join(", "))
+                joined("applies: no scopes, and it limits ", ", ", ex.restricted.iter().copied())
             } else {
-                let matched: Vec<&str> = r.scopes.iter().map(|o| o.reason.as_str()).collect();
-                format!("applies: {}", matched.join("; "))
+                joined("applies: ", "; ", r.scopes.iter().map(|o| o.reason.as_str()))
             };
             r.missing = listed(&ex.missing);
         }
@@ -318,6 +316,20 @@ fn examine<'q>(q: &'q NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, 
     }
     ex.report = report;
     ex
+}
+
+/// `prefix` and then `parts` separated by `sep`, in one string.
+fn joined<'a>(prefix: &str, sep: &str, parts: impl Iterator<Item = &'a str> + Clone) -> String {
+    let len = parts.clone().map(|p| p.len() + sep.len()).sum::<usize>();
+    let mut out = String::with_capacity(prefix.len() + len);
+    out.push_str(prefix);
+    for (i, p) in parts.enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(p);
+    }
+    out
 }
 
 /// The resources whose used plus `delta` would pass hard (`quota.Mask` of the delta to the

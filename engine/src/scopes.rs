@@ -112,10 +112,14 @@ pub fn go_format(reqs: &[ScopeRequirement]) -> String {
     format!("[{}]", parts.join(" "))
 }
 
-fn outcome(req: &ScopeRequirement, matched: bool, why: String) -> ScopeOutcome {
+/// An outcome whose reason is the expression, the verdict and `why`, written straight into
+/// the one string.
+fn outcome(req: &ScopeRequirement, matched: bool, why: std::fmt::Arguments<'_>) -> ScopeOutcome {
+    use std::fmt::Write;
     let verb = if matched { "matched" } else { "excluded" };
     let selector = describe(req);
-    let reason = format!("{selector} {verb} {why}");
+    let mut reason = String::with_capacity(selector.len() + 48);
+    let _ = write!(reason, "{selector} {verb} {why}");
     ScopeOutcome { selector, matched, reason }
 }
 
@@ -156,8 +160,7 @@ fn class_name_selects(scope_name: &str, operator: &str, values: &[String], name:
 
 fn match_class_name(req: &ScopeRequirement, field: &str, name: &str) -> Result<ScopeOutcome, String> {
     let matched = class_name_selects(&req.scope_name, &req.operator, &req.values, name)?;
-    let shown = if name.is_empty() { format!("{field} is empty") } else { format!("{field}={name}") };
-    Ok(outcome(req, matched, shown))
+    Ok(if name.is_empty() { outcome(req, matched, format_args!("{field} is empty")) } else { outcome(req, matched, format_args!("{field}={name}")) })
 }
 
 /// `podMatchesScopeFunc`: whether the selector selects the pod. `qos` holds the pod's QoS
@@ -186,17 +189,16 @@ fn match_pod_with(req: &ScopeRequirement, pod: &Pod, qos: &OnceCell<QosClass>) -
         return match_class_name(req, "priorityClassName", &pod.priority_class_name);
     }
     let matched = pod_selects(&req.scope_name, &req.operator, &req.values, pod, qos)?;
-    let why = match req.scope_name.as_str() {
+    Ok(match req.scope_name.as_str() {
         "Terminating" | "NotTerminating" => match pod.active_deadline_seconds {
-            Some(s) => format!("spec.activeDeadlineSeconds={s}"),
-            None => "spec.activeDeadlineSeconds is not set".to_string(),
+            Some(s) => outcome(req, matched, format_args!("spec.activeDeadlineSeconds={s}")),
+            None => outcome(req, matched, format_args!("spec.activeDeadlineSeconds is not set")),
         },
-        "BestEffort" | "NotBestEffort" => format!("pod QoS class is {}", qos.get_or_init(|| pod_qos(pod)).as_str()),
-        "CrossNamespacePodAffinity" if pod.cross_namespace_affinity => "a pod (anti-)affinity term names other namespaces".into(),
-        "CrossNamespacePodAffinity" => "no pod (anti-)affinity term names other namespaces".into(),
-        other => format!("{other:?} is not a scope pods can match"),
-    };
-    Ok(outcome(req, matched, why))
+        "BestEffort" | "NotBestEffort" => outcome(req, matched, format_args!("pod QoS class is {}", qos.get_or_init(|| pod_qos(pod)).as_str())),
+        "CrossNamespacePodAffinity" if pod.cross_namespace_affinity => outcome(req, matched, format_args!("a pod (anti-)affinity term names other namespaces")),
+        "CrossNamespacePodAffinity" => outcome(req, matched, format_args!("no pod (anti-)affinity term names other namespaces")),
+        other => outcome(req, matched, format_args!("{other:?} is not a scope pods can match")),
+    })
 }
 
 /// The class names a claim may be matched by (spec, status, pending modification).
@@ -224,7 +226,7 @@ fn pvc_selects(scope_name: &str, operator: &str, values: &[String], pvc: &Pvc) -
 /// [`pvc_selects`], and why (naming the class name that decided).
 pub fn match_pvc(req: &ScopeRequirement, pvc: &Pvc) -> Result<ScopeOutcome, String> {
     if req.scope_name != "VolumeAttributesClass" {
-        return Ok(outcome(req, false, "(persistentvolumeclaims are tracked only by VolumeAttributesClass scopes)".into()));
+        return Ok(outcome(req, false, format_args!("(persistentvolumeclaims are tracked only by VolumeAttributesClass scopes)")));
     }
     let field = "volumeAttributesClassName";
     if req.operator == "Exists" || pvc_class_names(pvc).next().is_none() {
@@ -243,7 +245,7 @@ pub fn match_pvc(req: &ScopeRequirement, pvc: &Pvc) -> Result<ScopeOutcome, Stri
 
 /// For objects whose evaluator supports no scopes (services, counted objects).
 pub fn match_unscoped(req: &ScopeRequirement, resource: &str) -> ScopeOutcome {
-    outcome(req, false, format!("({resource} are never tracked by scoped quotas)"))
+    outcome(req, false, format_args!("({resource} are never tracked by scoped quotas)"))
 }
 
 /// Matches every selector against an object as its evaluator sees it (all must match for the
@@ -304,9 +306,15 @@ impl<'a> Selecting<'a> {
 
 /// Whether a scoped quota can charge `name`: scopes only ever match pods, and claims through
 /// the VolumeAttributesClass scope.
-fn scoped_quota_can_charge(name: &str, scope_names: &[String]) -> bool {
-    let vac = scope_names.iter().filter(|s| *s == "VolumeAttributesClass").count();
-    if vac == scope_names.len() {
+/// `(VolumeAttributesClass scopes, all scopes)` of a quota: plain scopes and selector
+/// expressions, counted without copying them.
+fn scope_counts(q: &ResourceQuota) -> (usize, usize) {
+    let names = q.scopes.iter().map(String::as_str).chain(q.scope_selector.iter().flatten().map(|r| r.scope_name.as_str()));
+    names.fold((0, 0), |(vac, all), n| (vac + usize::from(n == "VolumeAttributesClass"), all + 1))
+}
+
+fn scoped_quota_can_charge(name: &str, (vac, all): (usize, usize)) -> bool {
+    if vac == all {
         Evaluator::PersistentVolumeClaim.tracks(name)
     } else {
         vac == 0 && Evaluator::POD.tracks(name)
@@ -315,11 +323,11 @@ fn scoped_quota_can_charge(name: &str, scope_names: &[String]) -> bool {
 
 /// Resources a scoped quota lists but can never charge (none when it has no scope).
 pub fn never_charged(q: &ResourceQuota) -> Vec<String> {
-    let scope_names: Vec<String> = q.selectors().iter().map(|s| s.scope_name.clone()).collect();
-    if scope_names.is_empty() {
+    let counts = scope_counts(q);
+    if counts.1 == 0 {
         return vec![];
     }
-    q.spec_hard.keys().filter(|k| !scoped_quota_can_charge(k, &scope_names)).cloned().collect()
+    q.spec_hard.keys().filter(|k| !scoped_quota_can_charge(k, counts)).cloned().collect()
 }
 
 #[cfg(test)]
