@@ -3,13 +3,16 @@
 //! Text: one verdict line per document, then per quota whether it applies and why, a table
 //! of requested / used / hard / after, and the server's exact message.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use colored::Colorize;
 use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
+use smallvec::SmallVec;
 
 use kubectl_quota_engine::admission::{QuotaReport, QuotaVerdict, RefusalReason};
 use kubectl_quota_engine::check::{DocumentReport, Report};
+use kubectl_quota_engine::quantity::Quantity;
 use kubectl_quota_engine::version::VersionReport;
 
 use super::escape::{escape as esc, escape_lines};
@@ -270,19 +273,30 @@ pub fn verdict_line(d: &DocumentReport) -> String {
     format!("{who}: {}", why.red().bold())
 }
 
-fn verdict_word(q: &QuotaReport) -> String {
+/// `text` styled by `style` when colours are on; borrowed as it is when they are off (the
+/// usual case when the report goes to a file or a pipe), so that nothing is allocated.
+fn paint<'a>(text: &'a str, style: impl FnOnce(&'a str) -> colored::ColoredString) -> Cow<'a, str> {
+    if colored::control::SHOULD_COLORIZE.should_colorize() {
+        Cow::Owned(style(text).to_string())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+fn verdict_word(q: &QuotaReport) -> Cow<'static, str> {
     match q.verdict {
-        QuotaVerdict::Fits => "fits".green().to_string(),
-        QuotaVerdict::Exceeded => "exceeded".red().bold().to_string(),
-        QuotaVerdict::MustSpecify => "must specify".red().bold().to_string(),
-        QuotaVerdict::StatusUnknown => "usage unknown".red().to_string(),
-        QuotaVerdict::NotEnforced => "not enforced".yellow().to_string(),
-        QuotaVerdict::NotApplicable => "does not apply".dimmed().to_string(),
+        QuotaVerdict::Fits => paint("fits", |s| s.green()),
+        QuotaVerdict::Exceeded => paint("exceeded", |s| s.red().bold()),
+        QuotaVerdict::MustSpecify => paint("must specify", |s| s.red().bold()),
+        QuotaVerdict::StatusUnknown => paint("usage unknown", |s| s.red()),
+        QuotaVerdict::NotEnforced => paint("not enforced", |s| s.yellow()),
+        QuotaVerdict::NotApplicable => paint("does not apply", |s| s.dimmed()),
     }
 }
 
 fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
-    let _ = writeln!(out, "{indent}quota {}: {} — {}", esc(&q.name).bold(), verdict_word(q), esc(&q.why));
+    let name = esc(&q.name);
+    let _ = writeln!(out, "{indent}quota {}: {} — {}", paint(&name, |s| s.bold()), verdict_word(q), esc(&q.why));
     for (res, containers) in &q.missing {
         let _ = writeln!(out, "{indent}  missing {} on container(s) {}", esc(res), esc(&containers.join(", ")));
     }
@@ -290,28 +304,49 @@ fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
         return;
     }
     const HEADER: [&str; 6] = ["RESOURCE", "REQUESTED", "USED", "HARD", "AFTER", ""];
-    let rows: Vec<[String; 6]> = q
-        .resources
-        .iter()
-        .map(|row| {
-            let used = row.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "?".into());
-            let mark = if row.exceeded { "exceeded".red().bold().to_string() } else { String::new() };
-            [esc(&row.resource).into_owned(), row.requested.to_string(), used, row.hard.to_string(), row.after.to_string(), mark]
-        })
-        .collect();
-    resource_table(out, &format!("{indent}  "), &HEADER, &rows);
+    // Every cell is written once into one buffer; the rows are spans of it.
+    let mut text = String::with_capacity(q.resources.len() * 48);
+    let mut spans: SmallVec<[[(usize, usize); 6]; 8]> = SmallVec::new();
+    for row in &q.resources {
+        let mark = if row.exceeded { paint("exceeded", |s| s.red().bold()) } else { Cow::Borrowed("") };
+        spans.push([
+            span(&mut text, |t| t.push_str(&esc(&row.resource))),
+            span(&mut text, |t| quantity(t, &row.requested)),
+            span(&mut text, |t| match &row.used {
+                Some(u) => quantity(t, u),
+                None => t.push('?'),
+            }),
+            span(&mut text, |t| quantity(t, &row.hard)),
+            span(&mut text, |t| quantity(t, &row.after)),
+            span(&mut text, |t| t.push_str(&mark)),
+        ]);
+    }
+    let rows: SmallVec<[[&str; 6]; 8]> = spans.iter().map(|r| r.map(|(a, b)| &text[a..b])).collect();
+    resource_table(out, indent, &HEADER, &rows);
 }
 
-/// The rows of a quota as a borderless table written to `out`, each line after `indent` and
-/// without trailing blanks: the resource left-aligned, the quantities right-aligned, the mark
-/// last. Laid out by hand when every cell before the mark is plain ASCII (one column per byte:
-/// the common case, and a thousand times per large report); otherwise comfy-table measures
-/// display widths.
-fn resource_table(out: &mut String, indent: &str, header: &[&str; 6], rows: &[[String; 6]]) {
+/// Where `write` put its text in `text`.
+fn span(text: &mut String, write: impl FnOnce(&mut String)) -> (usize, usize) {
+    let start = text.len();
+    write(text);
+    (start, text.len())
+}
+
+/// A quantity's canonical text, appended.
+fn quantity(text: &mut String, q: &Quantity) {
+    let _ = q.write_canonical(text);
+}
+
+/// The rows of a quota as a borderless table written to `out`, each line two spaces after
+/// `indent` and without trailing blanks: the resource left-aligned, the quantities
+/// right-aligned, the mark last. Laid out by hand when every cell before the mark is plain
+/// ASCII (one column per byte: the common case, and a thousand times per large report);
+/// otherwise comfy-table measures display widths.
+fn resource_table(out: &mut String, indent: &str, header: &[&str; 6], rows: &[[&str; 6]]) {
     let plain = rows.iter().all(|r| r[..5].iter().all(|c| c.bytes().all(|b| (b' '..=b'~').contains(&b))));
     if !plain {
         for line in comfy_resource_table(header, rows).lines() {
-            let _ = writeln!(out, "{indent}{}", line.trim_end());
+            let _ = writeln!(out, "{indent}  {}", line.trim_end());
         }
         return;
     }
@@ -319,10 +354,18 @@ fn resource_table(out: &mut String, indent: &str, header: &[&str; 6], rows: &[[S
     for (i, w) in widths.iter_mut().enumerate() {
         *w = rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0);
     }
-    let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
-    let mut line = |cells: [&str; 6]| {
+    let pad = |out: &mut String, mut n: usize| {
+        const SPACES: &str = "                                ";
+        while n > 0 {
+            let k = n.min(SPACES.len());
+            out.push_str(&SPACES[..k]);
+            n -= k;
+        }
+    };
+    let mut line = |cells: &[&str; 6]| {
         let start = out.len();
         out.push_str(indent);
+        out.push_str("  ");
         for (i, c) in cells[..5].iter().enumerate() {
             out.push(' ');
             if i > 0 {
@@ -340,14 +383,14 @@ fn resource_table(out: &mut String, indent: &str, header: &[&str; 6], rows: &[[S
         out.truncate(end);
         out.push('\n');
     };
-    line(*header);
+    line(header);
     for r in rows {
-        line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]);
+        line(r);
     }
 }
 
 /// [`resource_table`] laid out by comfy-table (display widths of any text).
-fn comfy_resource_table(header: &[&str; 6], rows: &[[String; 6]]) -> String {
+fn comfy_resource_table(header: &[&str; 6], rows: &[[&str; 6]]) -> String {
     let mut t = Table::new();
     t.load_style(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
     t.set_header(header.to_vec());
@@ -439,18 +482,18 @@ mod tests {
     #[test]
     fn resource_tables_laid_out_by_hand_match_comfy_table() {
         let header = ["RESOURCE", "REQUESTED", "USED", "HARD", "AFTER", ""];
-        let row = |c: [&str; 6]| c.map(str::to_string);
-        let cases = vec![
-            vec![row(["requests.cpu", "400m", "0", "1", "400m", ""])],
-            vec![row(["pods", "1", "?", "100000", "1", "exceeded"]), row(["requests.nvidia.com/gpu", "12", "3", "4", "15", "exceeded"])],
-            vec![row(["a", "1", "2", "3", "4", ""]), row(["limits.memory", "1Gi", "1023Mi", "100Ti", "100Ti", ""])],
+        let cases: Vec<Vec<[&str; 6]>> = vec![
+            vec![["requests.cpu", "400m", "0", "1", "400m", ""]],
+            vec![["pods", "1", "?", "100000", "1", "exceeded"], ["requests.nvidia.com/gpu", "12", "3", "4", "15", "exceeded"]],
+            vec![["a", "1", "2", "3", "4", ""], ["limits.memory", "1Gi", "1023Mi", "100Ti", "100Ti", ""]],
             vec![],
         ];
         for rows in cases {
-            let trimmed = |t: String| t.lines().map(|l| l.trim_end().to_string()).collect::<Vec<_>>();
             let mut by_hand = String::new();
             resource_table(&mut by_hand, "", &header, &rows);
-            assert_eq!(trimmed(by_hand), trimmed(comfy_resource_table(&header, &rows)), "{rows:?}");
+            let by_hand: Vec<&str> = by_hand.lines().map(|l| l.strip_prefix("  ").expect("two spaces before each line")).collect();
+            let comfy = comfy_resource_table(&header, &rows);
+            assert_eq!(by_hand, comfy.lines().map(str::trim_end).collect::<Vec<_>>(), "{rows:?}");
         }
     }
 

@@ -16,7 +16,8 @@ fn needs_escape(c: char) -> bool {
 
 /// `s` with every control character replaced by a visible form (see the module comment).
 pub fn escape(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(needs_escape) {
+    // Printable ASCII, byte by byte (nearly every name): nothing to look at char by char.
+    if s.bytes().all(|b| (b' '..=b'~').contains(&b)) || !s.chars().any(needs_escape) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);

@@ -16,9 +16,29 @@ impl Quantity {
         }
     }
 
+    /// The canonical string without allocating: the kept text borrowed, or the text written
+    /// into an inline buffer (on the heap only past 128-bit magnitudes). What renderers use
+    /// for every quantity they print.
+    ///
+    /// ```
+    /// use kubectl_quota_engine::quantity::Quantity;
+    /// assert_eq!(&*Quantity::parse("1536Mi").unwrap().canonical(), "1536Mi");
+    /// assert_eq!(&*Quantity::parse("1536Mi").unwrap().add(&Quantity::parse("512Mi").unwrap()).canonical(), "2Gi");
+    /// ```
+    pub fn canonical(&self) -> Canonical<'_> {
+        if let Some(c) = &self.cached {
+            return Canonical::Kept(&c.text);
+        }
+        let mut inline = Inline { buf: [0; INLINE], len: 0 };
+        match self.write_canonical(&mut inline) {
+            Ok(()) => Canonical::Inline(inline),
+            Err(_) => Canonical::Heap(self.to_string()),
+        }
+    }
+
     /// Writes the canonical string: the kept text, or Go's `CanonicalizeBytes` worked out in
     /// native integers when the magnitude fits 128 bits (every real quantity), else limb by limb.
-    pub(super) fn write_canonical(&self, f: &mut impl fmt::Write) -> fmt::Result {
+    pub fn write_canonical(&self, f: &mut impl fmt::Write) -> fmt::Result {
         match (&self.cached, self.nanos.to_u128()) {
             (Some(c), _) => f.write_str(&c.text),
             (None, Some(nanos)) => write_canonical_u128(self.neg, nanos, self.format, f),
@@ -65,14 +85,57 @@ impl Quantity {
             exponent -= 1;
         }
         let mut out = String::new();
-        let _ = write_decimal(&mut out, sign, mantissa, exponent, format);
+        let _ = write_decimal(&mut out, sign, &mantissa, exponent, format);
         out
+    }
+}
+
+/// Bytes of inline text: a 128-bit magnitude has 39 digits, plus sign, point and suffix.
+const INLINE: usize = 48;
+
+/// Text written into a fixed buffer; writing past its end fails (and the caller allocates).
+#[derive(Clone, Copy)]
+pub struct Inline {
+    buf: [u8; INLINE],
+    len: u8,
+}
+
+impl fmt::Write for Inline {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let start = usize::from(self.len);
+        let end = start + s.len();
+        if end > INLINE {
+            return Err(fmt::Error);
+        }
+        self.buf[start..end].copy_from_slice(s.as_bytes());
+        self.len = end as u8;
+        Ok(())
+    }
+}
+
+/// A quantity's canonical string, from [`Quantity::canonical`]: dereferences to `str`.
+pub enum Canonical<'a> {
+    /// The text the quantity was written as.
+    Kept(&'a str),
+    Inline(Inline),
+    Heap(String),
+}
+
+impl std::ops::Deref for Canonical<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            Canonical::Kept(s) => s,
+            // Only whole `&str`s are ever copied in, so the bytes are UTF-8.
+            Canonical::Inline(i) => std::str::from_utf8(&i.buf[..usize::from(i.len)]).unwrap_or_default(),
+            Canonical::Heap(s) => s,
+        }
     }
 }
 
 /// `mantissa * 10^exponent` (the exponent a multiple of three) with its SI suffix, or in
 /// exponent form for DecimalExponent and for DecimalSI beyond E (upstream #140459).
-fn write_decimal(f: &mut impl fmt::Write, sign: &str, mantissa: impl fmt::Display, exponent: i64, format: Format) -> fmt::Result {
+fn write_decimal(f: &mut impl fmt::Write, sign: &str, mantissa: &str, exponent: i64, format: Format) -> fmt::Result {
     let si_suffix = match exponent {
         -9 => Some("n"),
         -6 => Some("u"),
@@ -86,10 +149,12 @@ fn write_decimal(f: &mut impl fmt::Write, sign: &str, mantissa: impl fmt::Displa
         18 => Some("E"),
         _ => None,
     };
+    f.write_str(sign)?;
+    f.write_str(mantissa)?;
     match (format, si_suffix) {
-        (Format::DecimalSI, Some(suffix)) => write!(f, "{sign}{mantissa}{suffix}"),
-        _ if exponent == 0 => write!(f, "{sign}{mantissa}"),
-        _ => write!(f, "{sign}{mantissa}e{exponent}"),
+        (Format::DecimalSI, Some(suffix)) => f.write_str(suffix),
+        _ if exponent == 0 => Ok(()),
+        _ => write!(f, "e{exponent}"),
     }
 }
 
@@ -102,24 +167,35 @@ fn write_canonical_u128(neg: bool, nanos: u128, mut format: Format, f: &mut impl
         return f.write_str("0");
     }
     let sign = if neg { "-" } else { "" };
+    // Digits by itoa: quantities are printed a million times in a large report.
+    let mut digits = itoa::Buffer::new();
+    // Whole units and the fraction: one 128-bit division, and none below 2^64.
+    let (units, frac) = match u64::try_from(nanos) {
+        Ok(n) => (u128::from(n / 1_000_000_000), n % 1_000_000_000),
+        Err(_) => (nanos / 1_000_000_000, (nanos % 1_000_000_000) as u64),
+    };
     if format == Format::BinarySI {
-        let (mut units, frac) = (nanos / 1_000_000_000, nanos % 1_000_000_000);
         if frac != 0 || units < 1024 {
             format = Format::DecimalSI;
         } else {
+            let mut units = units;
             let mut times = 0;
             while units & 1023 == 0 && units >= 1024 {
                 units >>= 10;
                 times += 1;
             }
             match BINARY_SUFFIXES.get(times) {
-                Some(suffix) => return write!(f, "{sign}{units}{suffix}"),
+                Some(suffix) => {
+                    f.write_str(sign)?;
+                    f.write_str(digits.format(units))?;
+                    return f.write_str(suffix);
+                }
                 None => format = Format::DecimalExponent,
             }
         }
     }
     // Trailing zeros become the exponent, rounded down to a multiple of three.
-    let (mut mantissa, mut zeros) = (nanos, 0i64);
+    let (mut mantissa, mut zeros) = if frac == 0 { (units, 9i64) } else { (nanos, 0i64) };
     while mantissa > u128::from(u64::MAX) && mantissa % 10 == 0 {
         mantissa /= 10;
         zeros += 1;
@@ -137,7 +213,7 @@ fn write_canonical_u128(neg: bool, nanos: u128, mut format: Format, f: &mut impl
         mantissa *= 10;
         exponent -= 1;
     }
-    write_decimal(f, sign, mantissa, exponent, format)
+    write_decimal(f, sign, digits.format(mantissa), exponent, format)
 }
 
 /// The text Go's `encoding/json` writes for a float64 (formatting only, no float arithmetic).
@@ -186,6 +262,7 @@ mod tests {
                 for neg in [false, true] {
                     let quantity = Quantity { neg: neg && m != 0, nanos: Mag::from_u128(m), format, cached: None };
                     assert_eq!(quantity.to_string(), quantity.canonicalize(), "{m} nanos, {format:?}, negative: {neg}");
+                    assert_eq!(&*quantity.canonical(), quantity.canonicalize(), "{m} nanos, {format:?}, negative: {neg}");
                 }
             }
         }
@@ -331,6 +408,7 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(q(input).to_canonical(), *want, "canonical form of {input:?}");
             assert_eq!(q(input).to_string(), *want, "Display of {input:?}");
+            assert_eq!(&*q(input).canonical(), *want, "canonical() of {input:?}");
         }
     }
 
@@ -343,6 +421,7 @@ mod tests {
         assert_eq!(ten_pow_70.format(), Format::BinarySI);
         assert_eq!(ten_pow_70.to_canonical(), "10e69");
         assert_eq!(ten_pow_70.neg().to_canonical(), "-10e69");
+        assert_eq!(&*ten_pow_70.neg().canonical(), "-10e69");
         let twenty_pow = ten_pow_70.add(&ten_pow_70);
         assert_eq!(twenty_pow.to_canonical(), "20e69");
         assert_eq!(Quantity::from_int(2000, Format::BinarySI).to_canonical(), "2000");

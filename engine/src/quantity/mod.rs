@@ -53,6 +53,7 @@
 
 mod arith;
 mod format;
+pub use format::{Canonical, Inline};
 mod parse;
 #[cfg(test)]
 mod tests;
@@ -214,7 +215,7 @@ impl Ord for Quantity {
 
 impl serde::Serialize for Quantity {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_canonical())
+        s.serialize_str(&self.canonical())
     }
 }
 
