@@ -66,8 +66,16 @@ struct NestedPretty {
 impl NestedPretty {
     /// A line break (after a comma for every entry but the first) and the indentation.
     fn entry<W: ?Sized + std::io::Write>(&self, w: &mut W, first: bool) -> std::io::Result<()> {
-        w.write_all(if first { b"\n" } else { b",\n" })?;
-        (0..self.depth).try_for_each(|_| w.write_all(b"  "))
+        // The comma, the line break and the indentation in one write for the usual depths.
+        const BREAK: &[u8; 66] = b",\n                                                                ";
+        let line = &BREAK[usize::from(first)..];
+        match line.get(..line.len() - 64 + 2 * self.depth) {
+            Some(all) => w.write_all(all),
+            None => {
+                w.write_all(&line[..line.len() - 64])?;
+                (0..self.depth).try_for_each(|_| w.write_all(b"  "))
+            }
+        }
     }
     fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
         self.depth += 1;

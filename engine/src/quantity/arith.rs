@@ -150,10 +150,20 @@ fn ceil_shift_right(m: &Mag, shift: usize) -> Mag {
         if shift > 38 {
             return Mag::from_u128(if v == 0 { 0 } else { 1 });
         }
+        // 64-bit division where the value allows: several times cheaper than 128-bit.
+        if let (Ok(v), true) = (u64::try_from(v), shift <= 19) {
+            let p = 10u64.pow(shift as u32);
+            return Mag::from_u128(u128::from(v / p + u64::from(v % p != 0)));
+        }
         let p = 10u128.pow(shift as u32);
         let (q, r) = (v / p, v % p);
         return Mag::from_u128(if r == 0 { q } else { q + 1 });
     }
+    ceil_shift_right_on_digits(m, shift)
+}
+
+/// [`ceil_shift_right`] for any magnitude, on its decimal digits.
+fn ceil_shift_right_on_digits(m: &Mag, shift: usize) -> Mag {
     let s = m.to_decimal();
     if shift >= s.len() {
         return Mag::from_u128(1);
@@ -545,6 +555,23 @@ mod tests {
             assert_eq!(q(input).milli_value(), *milli, "MilliValue() of {input:?}");
             assert_eq!(q(input).scaled_value(0), *value);
             assert_eq!(q(input).scaled_value(-3), *milli);
+        }
+    }
+
+    #[test]
+    fn native_ceil_shift_matches_shifting_digits() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u128;
+        let mut values: Vec<u128> = vec![1, 9, 10, 11, 999_999, 1_000_000, 1_000_001, u128::from(u64::MAX), u128::from(u64::MAX) + 1, u128::MAX];
+        for _ in 0..3000 {
+            x = x.wrapping_mul(0x2545_f491_4f6c_dd1d).wrapping_add(1442695040888963407);
+            values.push(x >> (x % 127));
+        }
+        // Zero never reaches it (scaled_value answers zero first).
+        for v in values.into_iter().filter(|&v| v != 0) {
+            for shift in [1, 3, 6, 9, 12, 18, 19, 20, 25, 38, 39] {
+                let m = Mag::from_u128(v);
+                assert_eq!(ceil_shift_right(&m, shift).to_u128(), ceil_shift_right_on_digits(&m, shift).to_u128(), "{v} shifted {shift}");
+            }
         }
     }
 
