@@ -284,7 +284,7 @@ fn engine_agrees_with_upstream_code() {
         let qs = quotas(&mut rng, &usage);
         let ev = Evaluator::for_object_with(&obj, &rules);
         let hard_names: Vec<String> = qs.iter().flat_map(|q| q["status"]["hard"].as_object().unwrap().keys().cloned()).collect();
-        let matching: Vec<&str> = ev.matching_resources(&hard_names);
+        let matching: Vec<&str> = ev.matching_resources(&hard_names).into_vec();
         lines.push(
             json!({"id": PODS + i, "op": "check", "namespace": "ns", "name": "web", "quotas": qs, "usage": usage_json(&usage), "matchingResources": matching})
                 .to_string(),

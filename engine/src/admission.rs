@@ -17,6 +17,7 @@ use smallvec::SmallVec;
 
 use crate::objects::{Object, ResourceQuota, ScopeRequirement};
 use crate::quantity::Quantity;
+use crate::resource_names::interned;
 use crate::resources::{self, ResourceList};
 use crate::scopes::{self, ScopeOutcome};
 use crate::usage::{self, Evaluator, Operation};
@@ -125,7 +126,8 @@ pub enum QuotaVerdict {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceRow {
-    pub resource: String,
+    /// The resource name (standard names shared, not copied: see [`interned`]).
+    pub resource: Cow<'static, str>,
     pub requested: Quantity,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub used: Option<Quantity>,
@@ -223,7 +225,7 @@ struct Examined<'q> {
     /// examined quotas stays small.
     report: Option<Box<QuotaReport>>,
     /// The quota's resources this object is charged for, borrowed from the quota.
-    restricted: Vec<&'q str>,
+    restricted: SmallVec<[&'q str; 8]>,
     missing: BTreeMap<String, BTreeSet<String>>,
     interesting: bool,
 }
@@ -268,7 +270,7 @@ fn examine<'q>(q: &'q NamedQuota, obj: &Object, ev: &Evaluator, scoped: Scoped, 
         Scoped::Matched(_) => None,
     };
     let explain = outcomes.is_some();
-    let mut ex = Examined { verdict: QuotaVerdict::NotApplicable, report: None, restricted: vec![], missing: BTreeMap::new(), interesting: false };
+    let mut ex = Examined { verdict: QuotaVerdict::NotApplicable, report: None, restricted: SmallVec::new(), missing: BTreeMap::new(), interesting: false };
     if !explain && (!scope_ok || !q.quota.has_status) {
         // Nothing to explain, and not a quota this object is charged to.
         return ex;
@@ -366,7 +368,7 @@ fn rows(q: &NamedQuota, restricted: &[&str], delta: &ResourceList, exceeded: &BT
                 Some(u) => u.add(&req),
                 None => req.clone(),
             };
-            ResourceRow { resource: r.to_string(), requested: req, used, hard: hard[r].clone(), after, exceeded: exceeded.contains(r) }
+            ResourceRow { resource: interned(r), requested: req, used, hard: hard[r].clone(), after, exceeded: exceeded.contains(r) }
         })
         .collect()
 }
@@ -459,7 +461,13 @@ pub fn check_request_detailed(
             Err(e) => {
                 loop_errors.push(refusal(RefusalReason::ScopeError, Some(&q.name), vec![], format!("error matching scopes of quota {}, err: {e}", q.name)));
                 let report = (detail == Detail::Full).then(|| Box::new(QuotaReport { why: e, ..QuotaReport::blank(&q.name) }));
-                examined.push(Examined { verdict: QuotaVerdict::NotApplicable, report, restricted: vec![], missing: BTreeMap::new(), interesting: false });
+                examined.push(Examined {
+                    verdict: QuotaVerdict::NotApplicable,
+                    report,
+                    restricted: SmallVec::new(),
+                    missing: BTreeMap::new(),
+                    interesting: false,
+                });
                 continue;
             }
         };

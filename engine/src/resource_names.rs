@@ -42,6 +42,38 @@ pub const STANDARD_QUOTA_RESOURCES: &[&str] = &[
     "services.loadbalancers",
 ];
 
+/// Object-count names nearly every namespace's quotas use (`count/<resource>.<group>`).
+const COMMON_COUNTS: &[&str] = &[
+    "count/pods",
+    "count/services",
+    "count/secrets",
+    "count/configmaps",
+    "count/persistentvolumeclaims",
+    "count/deployments.apps",
+    "count/replicasets.apps",
+    "count/statefulsets.apps",
+    "count/daemonsets.apps",
+    "count/jobs.batch",
+    "count/cronjobs.batch",
+];
+
+/// `name` as a shared constant when it is a standard quota resource or a common object
+/// count, else a copy: reports name a resource per row, for every applying quota of every
+/// document, and most of those names are these.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use kubectl_quota_engine::resource_names::interned;
+/// assert!(matches!(interned("requests.cpu"), Cow::Borrowed("requests.cpu")));
+/// assert!(matches!(interned("requests.nvidia.com/gpu"), Cow::Owned(_)));
+/// ```
+pub fn interned(name: &str) -> std::borrow::Cow<'static, str> {
+    match STANDARD_QUOTA_RESOURCES.iter().chain(COMMON_COUNTS).find(|n| **n == name) {
+        Some(n) => std::borrow::Cow::Borrowed(n),
+        None => std::borrow::Cow::Owned(name.to_string()),
+    }
+}
+
 /// The resource names the API server knows at all (`standardResources`), without the
 /// huge-page families. Unlike [`STANDARD_QUOTA_RESOURCES`] it contains `storage`.
 pub const STANDARD_RESOURCES: &[&str] = &[

@@ -158,7 +158,7 @@ impl Evaluator {
 
     /// `MatchingResources`: the quota resource names (of `names`) this evaluator charges,
     /// borrowed from `names`.
-    pub fn matching_resources<'a, I: IntoIterator<Item = &'a String>>(&self, names: I) -> Vec<&'a str> {
+    pub fn matching_resources<'a, I: IntoIterator<Item = &'a String>>(&self, names: I) -> smallvec::SmallVec<[&'a str; 8]> {
         names.into_iter().filter(|n| self.tracks(n)).map(String::as_str).collect()
     }
 
@@ -603,7 +603,7 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         assert_eq!(
-            Evaluator::POD.matching_resources(&names),
+            Evaluator::POD.matching_resources(&names).into_vec(),
             vec!["pods", "count/pods", "requests.cpu", "limits.memory", "hugepages-1Gi", "requests.hugepages-2Mi", "requests.nvidia.com/gpu"]
         );
     }
