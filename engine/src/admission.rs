@@ -357,18 +357,21 @@ fn exceeded_by(q: &NamedQuota, delta: &ResourceList) -> BTreeSet<String> {
 
 /// The per-resource rows of an applying quota: requested, used, hard and after.
 fn rows(q: &NamedQuota, restricted: &[&str], delta: &ResourceList, exceeded: &BTreeSet<String>) -> Vec<ResourceRow> {
-    let hard = &q.quota.status_hard;
     let used = &q.quota.status_used;
+    // `restricted` is borrowed from the hard names, in their order: walked along with them
+    // instead of looking each up.
+    let mut hard = q.quota.status_hard.iter();
     restricted
         .iter()
-        .map(|&r| {
-            let req = delta.get(r).filter(|_| hard.contains_key(r)).cloned().unwrap_or_else(Quantity::zero);
+        .filter_map(|&r| {
+            let (_, hard) = hard.find(|(k, _)| k.as_str() == r)?;
+            let req = delta.get(r).cloned().unwrap_or_else(Quantity::zero);
             let used = used.get(r).cloned();
             let after = match &used {
                 Some(u) => u.add(&req),
                 None => req.clone(),
             };
-            ResourceRow { resource: interned(r), requested: req, used, hard: hard[r].clone(), after, exceeded: exceeded.contains(r) }
+            Some(ResourceRow { resource: interned(r), requested: req, used, hard: hard.clone(), after, exceeded: exceeded.contains(r) })
         })
         .collect()
 }
@@ -452,7 +455,10 @@ pub fn check_request_detailed(
         } else {
             let selectors = q.quota.selectors();
             selecting.explain(&selectors).map(|outcomes| {
-                restricted_scopes.extend(selectors.iter().zip(&outcomes).filter(|(_, o)| o.matched).map(|(s, _)| s.clone()));
+                // Only a limited scope needs to know which scopes some quota covers.
+                if !limited_scopes.is_empty() {
+                    restricted_scopes.extend(selectors.iter().zip(&outcomes).filter(|(_, o)| o.matched).map(|(s, _)| s.clone()));
+                }
                 Scoped::Outcomes(outcomes)
             })
         };

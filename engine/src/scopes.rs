@@ -14,6 +14,7 @@
 //! assert_eq!(m.reason, "PriorityClass In [high] matched priorityClassName=high");
 //! ```
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 
 use crate::objects::{Body, Object, Pod, Pvc, ResourceQuota, ScopeRequirement};
@@ -87,21 +88,27 @@ pub fn pod_qos(pod: &Pod) -> QosClass {
 #[serde(rename_all = "camelCase")]
 pub struct ScopeOutcome {
     /// The expression in words (`PriorityClass In [high]`, `NotBestEffort`).
-    pub selector: String,
+    pub selector: Cow<'static, str>,
     pub matched: bool,
     /// Why, naming the field that decided (`matched priorityClassName=high`).
     pub reason: String,
 }
 
-/// A selector expression in words: a plain scope prints as its name.
-pub fn describe(req: &ScopeRequirement) -> String {
-    let plain = matches!(req.scope_name.as_str(), "Terminating" | "NotTerminating" | "BestEffort" | "NotBestEffort" | "CrossNamespacePodAffinity");
-    if req.operator == "Exists" && req.values.is_empty() && plain {
-        req.scope_name.clone()
-    } else if req.values.is_empty() {
-        format!("{} {}", req.scope_name, req.operator)
-    } else {
-        format!("{} {} [{}]", req.scope_name, req.operator, req.values.join(", "))
+/// A selector expression in words: a plain scope prints as its name (shared, not copied).
+pub fn describe(req: &ScopeRequirement) -> Cow<'static, str> {
+    use std::fmt::Write;
+    let plain = ["Terminating", "NotTerminating", "BestEffort", "NotBestEffort", "CrossNamespacePodAffinity"];
+    match plain.iter().find(|p| **p == req.scope_name) {
+        Some(name) if req.operator == "Exists" && req.values.is_empty() => Cow::Borrowed(name),
+        _ if req.values.is_empty() => Cow::Owned(format!("{} {}", req.scope_name, req.operator)),
+        _ => {
+            let mut out = format!("{} {} [", req.scope_name, req.operator);
+            for (i, v) in req.values.iter().enumerate() {
+                let _ = write!(out, "{}{v}", if i == 0 { "" } else { ", " });
+            }
+            out.push(']');
+            Cow::Owned(out)
+        }
     }
 }
 

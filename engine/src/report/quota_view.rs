@@ -73,7 +73,7 @@ pub fn percent(used: &Quantity, hard: &Quantity) -> Option<u64> {
 
 /// Builds the view of one quota.
 pub fn view(namespace: &str, name: &str, q: &ResourceQuota) -> QuotaView {
-    let scopes = q.selectors().iter().map(describe_selector).collect();
+    let scopes = q.selectors().iter().map(|s| describe_selector(s).into_owned()).collect();
     let rows = q
         .status_hard
         .iter()
