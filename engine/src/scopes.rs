@@ -19,6 +19,7 @@ use std::cell::OnceCell;
 
 use crate::objects::{Body, Object, Pod, Pvc, ResourceQuota, ScopeRequirement};
 use crate::quantity::Quantity;
+use crate::resource_names::QuotaScope;
 use crate::usage::Evaluator;
 
 /// A pod's quality-of-service class, as Kubernetes computes it.
@@ -97,9 +98,9 @@ pub struct ScopeOutcome {
 /// A selector expression in words: a plain scope prints as its name (shared, not copied).
 pub fn describe(req: &ScopeRequirement) -> Cow<'static, str> {
     use std::fmt::Write;
-    let plain = ["Terminating", "NotTerminating", "BestEffort", "NotBestEffort", "CrossNamespacePodAffinity"];
-    match plain.iter().find(|p| **p == req.scope_name) {
-        Some(name) if req.operator == "Exists" && req.values.is_empty() => Cow::Borrowed(name),
+    let plain = QuotaScope::parse(&req.scope_name).filter(|s| s.requires_exists_operator());
+    match plain {
+        Some(scope) if req.operator == "Exists" && req.values.is_empty() => Cow::Borrowed(scope.as_str()),
         _ if req.values.is_empty() => Cow::Owned(format!("{} {}", req.scope_name, req.operator)),
         _ => {
             let mut out = format!("{} {} [", req.scope_name, req.operator);
