@@ -15,7 +15,7 @@ use kubectl_quota_engine::check::{DocumentReport, Report};
 use kubectl_quota_engine::quantity::Quantity;
 use kubectl_quota_engine::version::VersionReport;
 
-use super::escape::{escape as esc, escape_lines};
+use super::escape::{escape as esc, escape_lines, printable_ascii};
 
 /// Output format of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -351,7 +351,7 @@ fn quantity(text: &mut String, q: &Quantity) {
 /// ASCII (one column per byte: the common case, and a thousand times per large report);
 /// otherwise comfy-table measures display widths.
 fn resource_table(out: &mut String, indent: &str, header: &[&str; 6], rows: &[[&str; 6]]) {
-    let plain = rows.iter().all(|r| r[..5].iter().all(|c| c.bytes().all(|b| (b' '..=b'~').contains(&b))));
+    let plain = rows.iter().all(|r| r[..5].iter().all(|c| printable_ascii(c)));
     if !plain {
         for line in comfy_resource_table(header, rows).lines() {
             let _ = writeln!(out, "{indent}  {}", line.trim_end());

@@ -14,10 +14,15 @@ fn needs_escape(c: char) -> bool {
     c.is_control()
 }
 
+/// Whether `s` is printable ASCII only: nothing to escape, and one column per byte.
+pub fn printable_ascii(s: &str) -> bool {
+    s.bytes().all(|b| (b' '..=b'~').contains(&b))
+}
+
 /// `s` with every control character replaced by a visible form (see the module comment).
 pub fn escape(s: &str) -> Cow<'_, str> {
     // Printable ASCII, byte by byte (nearly every name): nothing to look at char by char.
-    if s.bytes().all(|b| (b' '..=b'~').contains(&b)) || !s.chars().any(needs_escape) {
+    if printable_ascii(s) || !s.chars().any(needs_escape) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
