@@ -3,10 +3,11 @@
 //! engine decides, [`crate::render::check`] writes the report.
 
 use std::collections::BTreeSet;
+use std::sync::mpsc;
 
 use clap::{Args, ValueEnum};
 use kubectl_quota_engine::admission::Detail;
-use kubectl_quota_engine::check::{CheckOptions, ClusterState};
+use kubectl_quota_engine::check::{CheckOptions, ClusterState, DocumentReport, Summary};
 use kubectl_quota_engine::objects::Object;
 use kubectl_quota_engine::report;
 use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, OLDEST};
@@ -112,27 +113,109 @@ fn check_and_print(
     notes: Vec<String>,
     more_notes: impl FnOnce(&ClusterState) -> Vec<String>,
 ) -> i32 {
+    let decide = |each: &mut dyn FnMut(DocumentReport)| {
+        // What shows verdict lines only (see `detail_of`) needs no hints either.
+        let mut summary = if opts.detail == Detail::Refusals {
+            kubectl_quota_engine::check::check_each(state, objs, opts, |d, _| each(d))
+        } else {
+            report::check_explained(state, objs, opts, each)
+        };
+        summary.notes.extend(more_notes(state));
+        summary.notes.extend(notes);
+        summary
+    };
+    let (output, quiet) = (output_of(args), args.quiet);
+    let summary = if opts.detail == Detail::Refusals {
+        // Verdict lines only: printing them costs less than handing reports to another thread.
+        print_here(decide, output, quiet, kubernetes)
+    } else {
+        print_beside(decide, output, quiet, kubernetes)
+    };
+    summary.exit_code()
+}
+
+/// Writes each report on this thread as soon as it is decided.
+fn print_here(decide: impl FnOnce(&mut dyn FnMut(DocumentReport)) -> Summary, output: Output, quiet: bool, kubernetes: &VersionReport) -> Summary {
     let stdout = std::io::stdout();
-    let mut writer = ReportWriter::new(std::io::BufWriter::new(stdout.lock()), output_of(args), args.quiet, kubernetes);
+    let mut writer = ReportWriter::new(std::io::BufWriter::new(stdout.lock()), output, quiet, kubernetes);
     // A closed pipe (`| head`) is not an error of the check: stop writing, finish deciding.
     let mut failed = false;
-    let mut write = |d: kubectl_quota_engine::check::DocumentReport| {
-        if !failed && writer.document(&d).is_err() {
-            failed = true;
-        }
-    };
-    // What shows verdict lines only (see `detail_of`) needs no hints either.
-    let mut summary = if opts.detail == Detail::Refusals {
-        kubectl_quota_engine::check::check_each(state, objs, opts, |d, _| write(d))
-    } else {
-        report::check_explained(state, objs, opts, write)
-    };
-    summary.notes.extend(more_notes(state));
-    summary.notes.extend(notes);
+    let summary = decide(&mut |d| failed = failed || writer.document(&d).is_err());
     if !failed {
         let _ = writer.finish(&summary.notes).and_then(|mut w| std::io::Write::flush(&mut w));
     }
-    summary.exit_code()
+    summary
+}
+
+/// Writes the reports on a second thread while the next documents are decided.
+///
+/// Deciding is sequential (each document is charged to the quotas before the next), but
+/// rendering a decided document's report is not. Reports cross in small batches, a few at a
+/// time, so memory stays flat and neither thread waits on the other for every document; the
+/// output is the same bytes in the same order as [`print_here`]'s. Batches come back to be
+/// dropped where they were built: frees across threads make the allocator's arenas contend.
+fn print_beside(decide: impl FnOnce(&mut dyn FnMut(DocumentReport)) -> Summary, output: Output, quiet: bool, kubernetes: &VersionReport) -> Summary {
+    std::thread::scope(|scope| {
+        let (send, receive) = mpsc::sync_channel::<Batch>(BATCHES_IN_FLIGHT);
+        let (give_back, returned) = mpsc::channel::<Batch>();
+        let printer = scope.spawn(move || print_batches(receive, give_back, output, quiet, kubernetes));
+        let mut batch = Batch::default();
+        // When the printer has stopped (a closed pipe), sending fails: deciding goes on.
+        let summary = decide(&mut |d| {
+            batch.documents.push(d);
+            if batch.documents.len() == BATCH {
+                // Every batch the printer is done with is dropped here; one is kept for reuse.
+                let next = returned.try_iter().map(Batch::emptied).last().unwrap_or_default();
+                let _ = send.send(std::mem::replace(&mut batch, next));
+            }
+        });
+        batch.notes = Some(summary.notes.clone());
+        let _ = send.send(batch);
+        drop(send);
+        // The printer only writes; a panic there is a bug, and shows as one.
+        if let Err(panic) = printer.join() {
+            std::panic::resume_unwind(panic);
+        }
+        summary
+    })
+}
+
+/// Reports per batch handed to the printer.
+const BATCH: usize = 32;
+/// How many full batches may wait for the printer.
+const BATCHES_IN_FLIGHT: usize = 4;
+
+/// Decided reports on their way to the printer; the last batch carries the run's notes.
+#[derive(Default)]
+struct Batch {
+    documents: Vec<DocumentReport>,
+    notes: Option<Vec<String>>,
+}
+
+impl Batch {
+    /// The batch's reports dropped (on the deciding thread, which allocated them); the list kept.
+    fn emptied(mut self) -> Batch {
+        self.documents.clear();
+        self
+    }
+}
+
+/// The printer: writes each batch of reports as it arrives, then the notes. A closed pipe
+/// (`| head`) is not an error of the check: the printer stops writing and receiving, and
+/// deciding finishes on its own.
+fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>, output: Output, quiet: bool, kubernetes: &VersionReport) {
+    let stdout = std::io::stdout();
+    let mut writer = ReportWriter::new(std::io::BufWriter::new(stdout.lock()), output, quiet, kubernetes);
+    for batch in receive {
+        if batch.documents.iter().any(|d| writer.document(d).is_err()) {
+            return;
+        }
+        if let Some(notes) = &batch.notes {
+            let _ = writer.finish(notes).and_then(|mut w| std::io::Write::flush(&mut w));
+            return;
+        }
+        let _ = give_back.send(batch);
+    }
 }
 
 fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
