@@ -433,47 +433,51 @@ fn type_message(raw: &str) -> String {
     raw.to_string()
 }
 
-fn quantity(q: &K8sQuantity, path: &str) -> FieldResult<Quantity> {
+/// A field's path, written out only when there is an error to name it in.
+type Path<'a> = &'a dyn std::fmt::Display;
+
+fn quantity(q: &K8sQuantity, path: Path<'_>) -> FieldResult<Quantity> {
     Quantity::parse(&q.0).map_err(|e| (path.to_string(), format!("invalid quantity {:?}: {e}", q.0)))
 }
 
 /// Parses a resource list, rounding every value up to milli as the API server's defaulting
 /// (`SetDefaults_ResourceList`) does when `round_to_milli`.
-pub fn resource_list(list: &Option<BTreeMap<String, K8sQuantity>>, path: &str, round_to_milli: bool) -> FieldResult<ResourceList> {
+pub fn resource_list(list: &Option<BTreeMap<String, K8sQuantity>>, path: Path<'_>, round_to_milli: bool) -> FieldResult<ResourceList> {
     let mut out = ResourceList::new();
     for (k, v) in list.iter().flatten() {
-        let q = quantity(v, &format!("{path}.{k}"))?;
+        let q = quantity(v, &format_args!("{path}.{k}"))?;
         out.insert(k.clone(), if round_to_milli { q.round_up(-3) } else { q });
     }
     Ok(out)
 }
 
-fn meta(m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Meta {
-    let name = match (&m.name, &m.generate_name) {
-        (Some(n), _) if !n.is_empty() => n.clone(),
+/// An object's metadata, taken over from the decoded object (nothing copied).
+fn meta(m: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Meta {
+    let name = match (m.name, &m.generate_name) {
+        (Some(n), _) if !n.is_empty() => n,
         (_, Some(g)) => format!("{g}<generated>"),
         _ => String::new(),
     };
     Meta {
         name,
-        generate_name: m.generate_name.clone(),
-        namespace: m.namespace.clone().filter(|n| !n.is_empty()),
-        labels: m.labels.clone().unwrap_or_default(),
-        annotations: m.annotations.clone().unwrap_or_default(),
-        resource_version: m.resource_version.clone().filter(|v| !v.is_empty()),
-        creation_timestamp: m.creation_timestamp.as_ref().map(|t| t.0.to_string()),
+        generate_name: m.generate_name,
+        namespace: m.namespace.filter(|n| !n.is_empty()),
+        labels: m.labels.unwrap_or_default(),
+        annotations: m.annotations.unwrap_or_default(),
+        resource_version: m.resource_version.filter(|v| !v.is_empty()),
+        creation_timestamp: m.creation_timestamp.map(|t| t.0.to_string()),
     }
 }
 
-fn container(c: &core::Container, path: &str) -> FieldResult<Container> {
+fn container(c: &core::Container, path: Path<'_>) -> FieldResult<Container> {
     if c.name.is_empty() {
         return Err((format!("{path}.name"), "Required value: every container needs a name".into()));
     }
-    let r = c.resources.clone().unwrap_or_default();
+    let (requests, limits) = c.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
     Ok(Container {
         name: c.name.clone(),
-        requests: resource_list(&r.requests, &format!("{path}.resources.requests"), true)?,
-        limits: resource_list(&r.limits, &format!("{path}.resources.limits"), true)?,
+        requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
+        limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
         sidecar: c.restart_policy.as_deref() == Some("Always"),
     })
 }
@@ -497,21 +501,21 @@ fn cross_namespace_affinity(a: &Option<core::Affinity>) -> bool {
 
 /// The quota-relevant parts of a pod spec; `path` is the JSON path of the spec.
 pub fn pod_spec(spec: &core::PodSpec, path: &str) -> FieldResult<Pod> {
-    let containers = spec.containers.iter().enumerate().map(|(i, c)| container(c, &format!("{path}.containers[{i}]"))).collect::<FieldResult<Vec<_>>>()?;
+    let containers = spec.containers.iter().enumerate().map(|(i, c)| container(c, &format_args!("{path}.containers[{i}]"))).collect::<FieldResult<Vec<_>>>()?;
     let init_containers = spec
         .init_containers
         .iter()
         .flatten()
         .enumerate()
-        .map(|(i, c)| container(c, &format!("{path}.initContainers[{i}]")))
+        .map(|(i, c)| container(c, &format_args!("{path}.initContainers[{i}]")))
         .collect::<FieldResult<Vec<_>>>()?;
-    let pr = spec.resources.clone().unwrap_or_default();
+    let (requests, limits) = spec.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
     Ok(Pod {
         containers,
         init_containers,
-        overhead: resource_list(&spec.overhead, &format!("{path}.overhead"), true)?,
-        pod_requests: resource_list(&pr.requests, &format!("{path}.resources.requests"), true)?,
-        pod_limits: resource_list(&pr.limits, &format!("{path}.resources.limits"), true)?,
+        overhead: resource_list(&spec.overhead, &format_args!("{path}.overhead"), true)?,
+        pod_requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
+        pod_limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
         priority_class_name: spec.priority_class_name.clone().unwrap_or_default(),
         active_deadline_seconds: spec.active_deadline_seconds,
         runtime_class_name: spec.runtime_class_name.clone().filter(|s| !s.is_empty()),
@@ -535,13 +539,13 @@ fn pod_status(status: &core::PodStatus, path: &str) -> FieldResult<(BTreeMap<Str
     for (field, list) in [("containerStatuses", &status.container_statuses), ("initContainerStatuses", &status.init_container_statuses)] {
         for (i, cs) in list.iter().flatten().enumerate() {
             let p = format!("{path}.{field}[{i}]");
-            let r = cs.resources.clone().unwrap_or_default();
+            let (requests, limits) = cs.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
             out.insert(
                 cs.name.clone(),
                 ContainerStatusResources {
-                    requests: resource_list(&r.requests, &format!("{p}.resources.requests"), true)?,
-                    limits: resource_list(&r.limits, &format!("{p}.resources.limits"), true)?,
-                    allocated: resource_list(&cs.allocated_resources, &format!("{p}.allocatedResources"), true)?,
+                    requests: resource_list(requests, &format_args!("{p}.resources.requests"), true)?,
+                    limits: resource_list(limits, &format_args!("{p}.resources.limits"), true)?,
+                    allocated: resource_list(&cs.allocated_resources, &format_args!("{p}.allocatedResources"), true)?,
                     has_resources: cs.resources.is_some(),
                 },
             );
@@ -607,9 +611,9 @@ fn claim_spec(spec: &Value, path: &str) -> FieldResult<Claim> {
 
 fn pvc(spec: &Option<core::PersistentVolumeClaimSpec>, status: &Option<core::PersistentVolumeClaimStatus>, path: &str) -> FieldResult<Pvc> {
     let spec = spec.clone().unwrap_or_default();
-    let requests = resource_list(&spec.resources.as_ref().and_then(|r| r.requests.clone()), &format!("{path}.resources.requests"), true)?;
+    let requests = resource_list(spec.resources.as_ref().map_or(&None, |r| &r.requests), &format_args!("{path}.resources.requests"), true)?;
     let status = status.clone().unwrap_or_default();
-    let allocated = resource_list(&status.allocated_resources, "status.allocatedResources", true)?;
+    let allocated = resource_list(&status.allocated_resources, &"status.allocatedResources", true)?;
     Ok(Pvc {
         storage_class_name: spec.storage_class_name.clone(),
         storage_request: requests.get("storage").cloned(),
@@ -629,10 +633,10 @@ fn pvc(spec: &Option<core::PersistentVolumeClaimSpec>, status: &Option<core::Per
 fn limit_range_item(item: &core::LimitRangeItem, path: &str) -> FieldResult<LimitRangeItem> {
     let mut out = LimitRangeItem {
         type_: item.type_.clone(),
-        default: resource_list(&item.default, &format!("{path}.default"), true)?,
-        default_request: resource_list(&item.default_request, &format!("{path}.defaultRequest"), true)?,
-        max: resource_list(&item.max, &format!("{path}.max"), true)?,
-        min: resource_list(&item.min, &format!("{path}.min"), true)?,
+        default: resource_list(&item.default, &format_args!("{path}.default"), true)?,
+        default_request: resource_list(&item.default_request, &format_args!("{path}.defaultRequest"), true)?,
+        max: resource_list(&item.max, &format_args!("{path}.max"), true)?,
+        min: resource_list(&item.min, &format_args!("{path}.min"), true)?,
     };
     if out.type_ == "Container" {
         for (k, v) in &out.max {
@@ -652,7 +656,7 @@ fn quota(rq: core::ResourceQuota) -> FieldResult<ResourceQuota> {
     let spec = rq.spec.clone().unwrap_or_default();
     let status = rq.status.clone().unwrap_or_default();
     Ok(ResourceQuota {
-        spec_hard: resource_list(&spec.hard, "spec.hard", true)?,
+        spec_hard: resource_list(&spec.hard, &"spec.hard", true)?,
         scopes: spec.scopes.clone().unwrap_or_default(),
         scope_selector: spec.scope_selector.as_ref().map(|s| {
             s.match_expressions
@@ -662,8 +666,8 @@ fn quota(rq: core::ResourceQuota) -> FieldResult<ResourceQuota> {
                 .collect()
         }),
         has_status: status.hard.is_some(),
-        status_hard: resource_list(&status.hard, "status.hard", true)?,
-        status_used: resource_list(&status.used, "status.used", true)?,
+        status_hard: resource_list(&status.hard, &"status.hard", true)?,
+        status_used: resource_list(&status.used, &"status.used", true)?,
         raw: rq,
     })
 }
@@ -671,7 +675,7 @@ fn quota(rq: core::ResourceQuota) -> FieldResult<ResourceQuota> {
 fn workload_template(t: &core::PodTemplateSpec, path: &str) -> FieldResult<(Pod, Meta)> {
     let spec = t.spec.as_ref().ok_or_else(|| (format!("{path}.spec"), "Required value".to_string()))?;
     let pod = pod_spec(spec, &format!("{path}.spec"))?;
-    Ok((pod, t.metadata.as_ref().map(meta).unwrap_or_default()))
+    Ok((pod, t.metadata.clone().map(meta).unwrap_or_default()))
 }
 
 /// The group whose current version decodes an object of an older group version:
@@ -682,10 +686,10 @@ fn older_version_shape(ti: &TypeInfo, v: &Value) -> (String, Option<Value>) {
     let group =
         if ti.group == "extensions" && matches!(ti.kind.as_str(), "Deployment" | "DaemonSet" | "ReplicaSet") { "apps".to_string() } else { ti.group.clone() };
     let typed_groups = ["apps", "batch", "scheduling.k8s.io", "node.k8s.io"];
-    let current = format!("{group}/v1");
-    if !typed_groups.contains(&group.as_str()) || ti.api_version == current {
+    if !typed_groups.contains(&group.as_str()) || ti.api_version.strip_prefix(group.as_str()) == Some("/v1") {
         return (group, None);
     }
+    let current = format!("{group}/v1");
     // Decoded with the current version's type: same fields for what quota reads.
     let mut v = v.clone();
     v["apiVersion"] = Value::String(current);
@@ -702,7 +706,7 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
     let generic_meta = || -> FieldResult<Meta> {
         let m: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
             typed(v.get("metadata").unwrap_or(&Value::Null)).map_err(|(p, e)| (format!("metadata{}{p}", if p.is_empty() { "" } else { "." }), e))?;
-        Ok(meta(&m))
+        Ok(meta(m))
     };
     let strategied = |replicas: Option<i32>, t: &core::PodTemplateSpec, path: &str, claims: Vec<(String, Pvc)>, update_strategy| -> FieldResult<Body> {
         let (template, template_meta) = workload_template(t, path)?;
@@ -738,25 +742,26 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
             if let Some(st) = &p.status {
                 (pod.container_statuses, pod.resize_infeasible) = pod_status(st, "status")?;
             }
-            (meta(&p.metadata), Body::Pod(pod))
+            (meta(p.metadata), Body::Pod(pod))
         }
         ("", "PersistentVolumeClaim") => {
             let p: core::PersistentVolumeClaim = typed(v)?;
-            (meta(&p.metadata), Body::PersistentVolumeClaim(pvc(&p.spec, &p.status, "spec")?))
+            (meta(p.metadata), Body::PersistentVolumeClaim(pvc(&p.spec, &p.status, "spec")?))
         }
         ("", "Service") => {
             let s: core::Service = typed(v)?;
-            let spec = s.spec.clone().unwrap_or_default();
+            let spec = s.spec.unwrap_or_default();
             let svc = Service {
                 type_: spec.type_.clone().unwrap_or_else(|| "ClusterIP".into()),
                 node_ports: spec.ports.iter().flatten().map(|p| p.node_port).collect(),
                 allocate_load_balancer_node_ports: spec.allocate_load_balancer_node_ports,
             };
-            (meta(&s.metadata), Body::Service(svc))
+            (meta(s.metadata), Body::Service(svc))
         }
         ("", "ResourceQuota") => {
             let rq: core::ResourceQuota = typed(v)?;
-            let m = meta(&rq.metadata);
+            // The raw quota, metadata included, is kept for validation.
+            let m = meta(rq.metadata.clone());
             (m, Body::ResourceQuota(Box::new(quota(rq)?)))
         }
         ("", "LimitRange") => {
@@ -768,17 +773,17 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
                 .enumerate()
                 .map(|(i, item)| limit_range_item(item, &format!("spec.limits[{i}]")))
                 .collect::<FieldResult<Vec<_>>>()?;
-            (meta(&lr.metadata), Body::LimitRange(items))
+            (meta(lr.metadata), Body::LimitRange(items))
         }
         ("", "ReplicationController") => {
             let rc: core::ReplicationController = typed(v)?;
-            let spec = rc.spec.clone().unwrap_or_default();
+            let spec = rc.spec.unwrap_or_default();
             let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
-            (meta(&rc.metadata), workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![])?)
+            (meta(rc.metadata), workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![])?)
         }
         ("scheduling.k8s.io", "PriorityClass") => {
             let pc: k8s_openapi::api::scheduling::v1::PriorityClass = typed(v)?;
-            (meta(&pc.metadata), Body::PriorityClass { global_default: pc.global_default.unwrap_or(false), value: pc.value })
+            (meta(pc.metadata), Body::PriorityClass { global_default: pc.global_default.unwrap_or(false), value: pc.value })
         }
         ("storage.k8s.io", "StorageClass") => {
             let m = generic_meta()?;
@@ -789,13 +794,13 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         }
         ("node.k8s.io", "RuntimeClass") => {
             let rc: k8s_openapi::api::node::v1::RuntimeClass = typed(v)?;
-            let overhead = resource_list(&rc.overhead.as_ref().and_then(|o| o.pod_fixed.clone()), "overhead.podFixed", true)?;
-            (meta(&rc.metadata), Body::RuntimeClass { overhead })
+            let overhead = resource_list(rc.overhead.as_ref().map_or(&None, |o| &o.pod_fixed), &"overhead.podFixed", true)?;
+            (meta(rc.metadata), Body::RuntimeClass { overhead })
         }
         ("apps", "Deployment") => {
             let d: apps::Deployment = typed(v)?;
-            let spec = d.spec.clone().unwrap_or_default();
-            let st = spec.strategy.clone().unwrap_or_default();
+            let spec = d.spec.unwrap_or_default();
+            let st = spec.strategy.unwrap_or_default();
             let strategy = if st.type_.as_deref() == Some("Recreate") {
                 UpdateStrategy::Recreate
             } else {
@@ -805,17 +810,17 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
                     max_unavailable: IntOrPercent::from_k8s(&ru.max_unavailable, IntOrPercent::Percent(25)),
                 }
             };
-            (meta(&d.metadata), strategied(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", vec![], strategy)?)
+            (meta(d.metadata), strategied(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", vec![], strategy)?)
         }
         ("apps", "ReplicaSet") => {
             let d: apps::ReplicaSet = typed(v)?;
-            let spec = d.spec.clone().unwrap_or_default();
+            let spec = d.spec.unwrap_or_default();
             let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
-            (meta(&d.metadata), workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![])?)
+            (meta(d.metadata), workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![])?)
         }
         ("apps", "StatefulSet") => {
             let d: apps::StatefulSet = typed(v)?;
-            let spec = d.spec.clone().unwrap_or_default();
+            let spec = d.spec.unwrap_or_default();
             let claims = spec
                 .volume_claim_templates
                 .iter()
@@ -823,18 +828,18 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
                 .enumerate()
                 .map(|(i, c)| Ok((c.metadata.name.clone().unwrap_or_default(), pvc(&c.spec, &None, &format!("spec.volumeClaimTemplates[{i}].spec"))?)))
                 .collect::<FieldResult<Vec<_>>>()?;
-            let st = spec.update_strategy.clone().unwrap_or_default();
+            let st = spec.update_strategy.unwrap_or_default();
             let strategy = if st.type_.as_deref() == Some("OnDelete") {
                 UpdateStrategy::OnDelete
             } else {
                 UpdateStrategy::Ordered { partition: st.rolling_update.and_then(|r| r.partition).unwrap_or(0) }
             };
-            (meta(&d.metadata), strategied(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", claims, strategy)?)
+            (meta(d.metadata), strategied(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", claims, strategy)?)
         }
         ("apps", "DaemonSet") => {
             let d: apps::DaemonSet = typed(v)?;
-            let spec = d.spec.clone().unwrap_or_default();
-            let st = spec.update_strategy.clone().unwrap_or_default();
+            let spec = d.spec.unwrap_or_default();
+            let st = spec.update_strategy.unwrap_or_default();
             let strategy = if st.type_.as_deref() == Some("OnDelete") {
                 UpdateStrategy::OnDelete
             } else {
@@ -844,18 +849,18 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
                     max_unavailable: IntOrPercent::from_k8s(&ru.max_unavailable, IntOrPercent::Int(1)),
                 }
             };
-            (meta(&d.metadata), strategied(None, &spec.template, "spec.template", vec![], strategy)?)
+            (meta(d.metadata), strategied(None, &spec.template, "spec.template", vec![], strategy)?)
         }
         ("batch", "Job") => {
             let j: batch::Job = typed(v)?;
-            let spec = j.spec.clone().unwrap_or_default();
-            (meta(&j.metadata), workload(Some(job_pods(&spec)), &spec.template, "spec.template", vec![])?)
+            let spec = j.spec.unwrap_or_default();
+            (meta(j.metadata), workload(Some(job_pods(&spec)), &spec.template, "spec.template", vec![])?)
         }
         ("batch", "CronJob") => {
             let c: batch::CronJob = typed(v)?;
-            let spec = c.spec.clone().unwrap_or_default();
+            let spec = c.spec.unwrap_or_default();
             let job = spec.job_template.spec.clone().unwrap_or_default();
-            (meta(&c.metadata), workload(Some(job_pods(&job)), &job.template, "spec.jobTemplate.spec.template", vec![])?)
+            (meta(c.metadata), workload(Some(job_pods(&job)), &job.template, "spec.jobTemplate.spec.template", vec![])?)
         }
         ("resource.k8s.io", "ResourceClaim") => {
             let spec = v.get("spec").cloned().unwrap_or(Value::Null);
