@@ -38,22 +38,23 @@ impl Quantity {
                 let fast = 18 - (num_len + denom_len) >= 0 && scale >= -9;
                 if fast {
                     let first_is_zero = sc.num.first() == Some(&b'0');
-                    let ends_000 = if sc.denom.len() >= 3 {
-                        sc.denom.ends_with(b"000")
-                    } else {
-                        let mut shifted = sc.num.to_vec();
-                        shifted.extend_from_slice(sc.denom);
-                        shifted.ends_with(b"000")
-                    };
+                    // Whether the digits, fraction included, end in `000`.
+                    let last = sc.num.iter().chain(sc.denom).rev().take(3);
+                    let ends_000 = sc.num.len() + sc.denom.len() >= 3 && last.into_iter().all(|&d| d == b'0');
                     if scale % 3 == 0 && !ends_000 && !first_is_zero {
                         cached_scale = Some(scale);
                     }
                 } else if !sc.has_digits {
                     return Err(QuantityError::Numeric);
                 }
-                let mut digits = sc.num.to_vec();
-                digits.extend_from_slice(sc.denom);
-                digits_to_nanos(&digits, scale)?
+                match small_nanos(sc.num, sc.denom, scale) {
+                    Some(nanos) => nanos,
+                    None => {
+                        let mut digits = sc.num.to_vec();
+                        digits.extend_from_slice(sc.denom);
+                        digits_to_nanos(&digits, scale)?
+                    }
+                }
             }
             Format::BinarySI => {
                 let fast = denom_len == 0 && 14 - num_len - i64::from(binary_exp) * 3 / 10 >= 0;
@@ -67,9 +68,13 @@ impl Quantity {
                     return Err(QuantityError::Numeric);
                 }
                 let cap = Mag::from_u128(BINARY_CAP_NANOS);
+                let whole = (sc.denom.is_empty()).then(|| small_integer(sc.num)).flatten();
                 let nanos = if sc.num.len() > 19 {
                     // At least 10^19 * 1024 > 2^63-1: capped like Go.
                     cap.clone()
+                } else if let Some(n) = whole.and_then(|n| n.checked_mul(1u128 << binary_exp)?.checked_mul(NANOS_PER_UNIT)) {
+                    // A whole number of units: exact in 128 bits.
+                    Mag::from_u128(n)
                 } else {
                     let mut digits = sc.num.to_vec();
                     digits.extend_from_slice(sc.denom);
@@ -221,6 +226,35 @@ fn mul_digits_small(d: &[u8], m: u64) -> Vec<u8> {
     out
 }
 
+/// Up to 19 ASCII digits as a number (`None` when longer: they may not fit 64 bits).
+fn small_integer(digits: &[u8]) -> Option<u128> {
+    (digits.len() <= 19).then(|| digits.iter().fold(0u128, |acc, &d| acc * 10 + u128::from(d - b'0')))
+}
+
+/// [`digits_to_nanos`] of the digits `num` then `denom`, in 128-bit arithmetic, when they
+/// are at most 19 and the result needs no more than 10^19 times them (`None` otherwise: the
+/// general path decides). The common quantities (`100m`, `2`, `1.5`) take this path.
+fn small_nanos(num: &[u8], denom: &[u8], scale: i64) -> Option<Mag> {
+    let len = num.len() + denom.len();
+    if len > 19 {
+        return None;
+    }
+    let shift = scale + 9;
+    if (0..=19).contains(&shift) {
+        let value = small_integer(num)? * 10u128.pow(denom.len() as u32) + small_integer(denom)?;
+        return Some(Mag::from_u128(value * 10u128.pow(shift as u32)));
+    }
+    // Below a nano: the digits dropped round the kept ones up.
+    let drop = usize::try_from(-shift).ok()?;
+    if drop >= len {
+        return None;
+    }
+    let digits = num.iter().chain(denom);
+    let kept = digits.clone().take(len - drop).fold(0u128, |acc, &d| acc * 10 + u128::from(d - b'0'));
+    let round = digits.skip(len - drop).any(|&d| d != b'0');
+    Some(Mag::from_u128(kept + u128::from(round)))
+}
+
 /// `digits * 10^scale`, rounded up (away from zero) to a whole number of nanos.
 fn digits_to_nanos(digits: &[u8], scale: i64) -> Result<Mag, QuantityError> {
     let d = strip_leading_zeros(digits);
@@ -259,6 +293,33 @@ fn digits_to_nanos(digits: &[u8], scale: i64) -> Result<Mag, QuantityError> {
 mod tests {
     use super::*;
     use crate::quantity::tests::q;
+
+    #[test]
+    fn small_quantities_in_128_bits_match_the_digit_path() {
+        // A fixed-seed generator: digit strings up to 19 long, split anywhere, every scale
+        // around the 128-bit path's edges.
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut checked = 0;
+        for _ in 0..20_000 {
+            let len = next(20) as usize;
+            let digits: Vec<u8> = (0..len).map(|_| b'0' + if next(4) == 0 { 0 } else { next(10) as u8 }).collect();
+            let split = next(len as u64 + 1) as usize;
+            let scale = next(50) as i64 - 35;
+            let (num, denom) = digits.split_at(split);
+            if let Some(fast) = small_nanos(num, denom, scale) {
+                let slow = digits_to_nanos(&digits, scale).expect("small values are in range");
+                assert!(fast == slow, "{:?}.{:?} scale {scale}", String::from_utf8_lossy(num), String::from_utf8_lossy(denom));
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "only {checked} cases took the 128-bit path");
+    }
 
     #[test]
     fn parse_remembers_format() {
