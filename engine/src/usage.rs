@@ -204,17 +204,20 @@ impl Evaluator {
     }
 }
 
-/// The usage names a set of requests and limits produce (`podComputeUsageHelper`).
-fn compute_usage_for(requests: &ResourceList, limits: &ResourceList, dra_extended: bool) -> ResourceList {
-    let mut out = ResourceList::new();
+/// The usage names a set of requests and limits produce (`podComputeUsageHelper`), added to
+/// `out`.
+fn compute_usage_into(out: &mut ResourceList, requests: &ResourceList, limits: &ResourceList, dra_extended: bool) {
     out.insert("pods".into(), Quantity::from_int(1, Format::DecimalSI));
-    for base in ["cpu", "memory", "ephemeral-storage"] {
+    // The standard names spelled out: no formatting per pod.
+    const BASES: [(&str, &str, &str); 3] =
+        [("cpu", "requests.cpu", "limits.cpu"), ("memory", "requests.memory", "limits.memory"), ("ephemeral-storage", "requests.ephemeral-storage", "limits.ephemeral-storage")];
+    for (base, requested, limited) in BASES {
         if let Some(r) = requests.get(base) {
             out.insert(base.into(), r.clone());
-            out.insert(format!("requests.{base}"), r.clone());
+            out.insert(requested.into(), r.clone());
         }
         if let Some(l) = limits.get(base) {
-            out.insert(format!("limits.{base}"), l.clone());
+            out.insert(limited.into(), l.clone());
         }
     }
     for (k, v) in requests {
@@ -225,7 +228,6 @@ fn compute_usage_for(requests: &ResourceList, limits: &ResourceList, dra_extende
             out.insert(format!("requests.{k}"), v.clone());
         }
     }
-    out
 }
 
 /// Per-resource max: `list[k] = max(list[k], v)`.
@@ -283,7 +285,8 @@ pub fn pod_requests(pod: &Pod) -> ResourceList {
             reqs.insert(k.clone(), v.clone());
         }
     }
-    resources::add(&reqs, &pod.overhead)
+    resources::add_into(&mut reqs, &pod.overhead);
+    reqs
 }
 
 /// `PodLimits`: aggregate container limits, overridden by pod-level limits; overhead is added
@@ -335,7 +338,7 @@ fn pod_usage_for(pod: &Pod, dra_extended: bool, use_status_resources: bool) -> R
     } else {
         pod
     };
-    out.extend(compute_usage_for(&pod_requests(pod), &pod_limits(pod), dra_extended));
+    compute_usage_into(&mut out, &pod_requests(pod), &pod_limits(pod), dra_extended);
     out
 }
 
@@ -396,7 +399,7 @@ fn pod_missing(pod: &Pod, restricted: &[&str]) -> BTreeMap<String, BTreeSet<Stri
     missing
 }
 
-/// Whether a container's own usage (`compute_usage_for` its requests and limits) has the
+/// Whether a container's own usage (`compute_usage_into` its requests and limits) has the
 /// validation resource `r`: `cpu` and `requests.cpu` come from a request, `limits.cpu` from
 /// a limit.
 fn container_charges(c: &crate::objects::Container, r: &str) -> bool {
