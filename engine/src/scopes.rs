@@ -97,17 +97,26 @@ pub struct ScopeOutcome {
 
 /// A selector expression in words: a plain scope prints as its name (shared, not copied).
 pub fn describe(req: &ScopeRequirement) -> Cow<'static, str> {
-    use std::fmt::Write;
     let plain = QuotaScope::parse(&req.scope_name).filter(|s| s.requires_exists_operator());
     match plain {
         Some(scope) if req.operator == "Exists" && req.values.is_empty() => Cow::Borrowed(scope.as_str()),
-        _ if req.values.is_empty() => Cow::Owned(format!("{} {}", req.scope_name, req.operator)),
         _ => {
-            let mut out = format!("{} {} [", req.scope_name, req.operator);
-            for (i, v) in req.values.iter().enumerate() {
-                let _ = write!(out, "{}{v}", if i == 0 { "" } else { ", " });
+            // `<scope> <operator>`, then ` [a, b]` when there are values: pieces, not formatting.
+            let values = req.values.iter().map(|v| v.len() + 2).sum::<usize>();
+            let mut out = String::with_capacity(req.scope_name.len() + req.operator.len() + values + 3);
+            out.push_str(&req.scope_name);
+            out.push(' ');
+            out.push_str(&req.operator);
+            if !req.values.is_empty() {
+                out.push_str(" [");
+                for (i, v) in req.values.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(v);
+                }
+                out.push(']');
             }
-            out.push(']');
             Cow::Owned(out)
         }
     }
@@ -120,14 +129,15 @@ pub fn go_format(reqs: &[ScopeRequirement]) -> String {
     format!("[{}]", parts.join(" "))
 }
 
-/// An outcome whose reason is the expression, the verdict and `why`, written straight into
-/// the one string.
-fn outcome(req: &ScopeRequirement, matched: bool, why: std::fmt::Arguments<'_>) -> ScopeOutcome {
-    use std::fmt::Write;
+/// An outcome whose reason is the expression, the verdict and `why` (its pieces, in order),
+/// written straight into the one string.
+fn outcome(req: &ScopeRequirement, matched: bool, why: &[&str]) -> ScopeOutcome {
     let verb = if matched { "matched" } else { "excluded" };
     let selector = describe(req);
-    let mut reason = String::with_capacity(selector.len() + 48);
-    let _ = write!(reason, "{selector} {verb} {why}");
+    let mut reason = String::with_capacity(selector.len() + verb.len() + 2 + why.iter().map(|w| w.len()).sum::<usize>());
+    for piece in [&*selector, " ", verb, " "].iter().chain(why) {
+        reason.push_str(piece);
+    }
     ScopeOutcome { selector, matched, reason }
 }
 
@@ -168,7 +178,7 @@ fn class_name_selects(scope_name: &str, operator: &str, values: &[String], name:
 
 fn match_class_name(req: &ScopeRequirement, field: &str, name: &str) -> Result<ScopeOutcome, String> {
     let matched = class_name_selects(&req.scope_name, &req.operator, &req.values, name)?;
-    Ok(if name.is_empty() { outcome(req, matched, format_args!("{field} is empty")) } else { outcome(req, matched, format_args!("{field}={name}")) })
+    Ok(if name.is_empty() { outcome(req, matched, &[field, " is empty"]) } else { outcome(req, matched, &[field, "=", name]) })
 }
 
 /// `podMatchesScopeFunc`: whether the selector selects the pod. `qos` holds the pod's QoS
@@ -199,13 +209,13 @@ fn match_pod_with(req: &ScopeRequirement, pod: &Pod, qos: &OnceCell<QosClass>) -
     let matched = pod_selects(&req.scope_name, &req.operator, &req.values, pod, qos)?;
     Ok(match req.scope_name.as_str() {
         "Terminating" | "NotTerminating" => match pod.active_deadline_seconds {
-            Some(s) => outcome(req, matched, format_args!("spec.activeDeadlineSeconds={s}")),
-            None => outcome(req, matched, format_args!("spec.activeDeadlineSeconds is not set")),
+            Some(s) => outcome(req, matched, &["spec.activeDeadlineSeconds=", itoa::Buffer::new().format(s)]),
+            None => outcome(req, matched, &["spec.activeDeadlineSeconds is not set"]),
         },
-        "BestEffort" | "NotBestEffort" => outcome(req, matched, format_args!("pod QoS class is {}", qos.get_or_init(|| pod_qos(pod)).as_str())),
-        "CrossNamespacePodAffinity" if pod.cross_namespace_affinity => outcome(req, matched, format_args!("a pod (anti-)affinity term names other namespaces")),
-        "CrossNamespacePodAffinity" => outcome(req, matched, format_args!("no pod (anti-)affinity term names other namespaces")),
-        other => outcome(req, matched, format_args!("{other:?} is not a scope pods can match")),
+        "BestEffort" | "NotBestEffort" => outcome(req, matched, &["pod QoS class is ", qos.get_or_init(|| pod_qos(pod)).as_str()]),
+        "CrossNamespacePodAffinity" if pod.cross_namespace_affinity => outcome(req, matched, &["a pod (anti-)affinity term names other namespaces"]),
+        "CrossNamespacePodAffinity" => outcome(req, matched, &["no pod (anti-)affinity term names other namespaces"]),
+        other => outcome(req, matched, &[&format!("{other:?}"), " is not a scope pods can match"]),
     })
 }
 
@@ -234,7 +244,7 @@ fn pvc_selects(scope_name: &str, operator: &str, values: &[String], pvc: &Pvc) -
 /// [`pvc_selects`], and why (naming the class name that decided).
 pub fn match_pvc(req: &ScopeRequirement, pvc: &Pvc) -> Result<ScopeOutcome, String> {
     if req.scope_name != "VolumeAttributesClass" {
-        return Ok(outcome(req, false, format_args!("(persistentvolumeclaims are tracked only by VolumeAttributesClass scopes)")));
+        return Ok(outcome(req, false, &["(persistentvolumeclaims are tracked only by VolumeAttributesClass scopes)"]));
     }
     let field = "volumeAttributesClassName";
     if req.operator == "Exists" || pvc_class_names(pvc).next().is_none() {
@@ -253,7 +263,7 @@ pub fn match_pvc(req: &ScopeRequirement, pvc: &Pvc) -> Result<ScopeOutcome, Stri
 
 /// For objects whose evaluator supports no scopes (services, counted objects).
 pub fn match_unscoped(req: &ScopeRequirement, resource: &str) -> ScopeOutcome {
-    outcome(req, false, format_args!("({resource} are never tracked by scoped quotas)"))
+    outcome(req, false, &["(", resource, " are never tracked by scoped quotas)"])
 }
 
 /// Matches every selector against an object as its evaluator sees it (all must match for the
