@@ -506,10 +506,18 @@ pub fn check_request_detailed(
     }
 
     // The object's usage, and the delta each applying quota is charged.
-    let input_usage = ev.usage(obj);
+    let mut input_usage = ev.usage(obj);
     let old_usage = old.filter(|o| o.meta.resource_version.is_some()).map(|o| ev.usage(o));
-    // A create charges every quota the same delta: computed once, borrowed by each.
-    let plain_delta = resources::remove_zeros(&input_usage);
+    // A create charges every quota the same delta: computed once, borrowed by each. Without a
+    // stored object it is the usage itself less its zeros, taken over rather than copied; the
+    // usage is then read only for negatives, which the delta keeps.
+    let plain_delta = if old_usage.is_some() {
+        resources::remove_zeros(&input_usage)
+    } else {
+        input_usage.retain(|_, v| !v.is_zero());
+        std::mem::take(&mut input_usage)
+    };
+    let input_usage = if old_usage.is_some() { &input_usage } else { &plain_delta };
     let mut deltas: Vec<Option<Cow<ResourceList>>> = Vec::with_capacity(quotas.len());
     for (q, ex) in quotas.iter().zip(&examined) {
         if !ex.interesting {
@@ -521,7 +529,7 @@ pub fn check_request_detailed(
             _ => false,
         };
         deltas.push(Some(match &old_usage {
-            Some(prev) if old_matched => Cow::Owned(resources::remove_zeros(&resources::subtract_non_negative(&input_usage, prev))),
+            Some(prev) if old_matched => Cow::Owned(resources::remove_zeros(&resources::subtract_non_negative(input_usage, prev))),
             _ => Cow::Borrowed(&plain_delta),
         }));
     }
@@ -561,14 +569,14 @@ pub fn check_request_detailed(
         reports.extend(report.map(|r| *r));
     }
     let shown_usage = match &old_usage {
-        Some(prev) => resources::remove_zeros(&resources::subtract_non_negative(&input_usage, prev)),
+        Some(prev) => resources::remove_zeros(&resources::subtract_non_negative(input_usage, prev)),
         None => plain_delta.clone(),
     };
 
     if let Some(r) = first_of(loop_errors) {
         return Decision { allowed: false, refusal: Some(r), usage: shown_usage, quotas: reports, skipped: None };
     }
-    let negative = resources::negative_names(&input_usage);
+    let negative = resources::negative_names(input_usage);
     if !negative.is_empty() {
         let r = refusal(
             RefusalReason::NegativeUsage,
