@@ -209,8 +209,11 @@ impl Evaluator {
 fn compute_usage_into(out: &mut ResourceList, requests: &ResourceList, limits: &ResourceList, dra_extended: bool) {
     out.insert("pods".into(), Quantity::from_int(1, Format::DecimalSI));
     // The standard names spelled out: no formatting per pod.
-    const BASES: [(&str, &str, &str); 3] =
-        [("cpu", "requests.cpu", "limits.cpu"), ("memory", "requests.memory", "limits.memory"), ("ephemeral-storage", "requests.ephemeral-storage", "limits.ephemeral-storage")];
+    const BASES: [(&str, &str, &str); 3] = [
+        ("cpu", "requests.cpu", "limits.cpu"),
+        ("memory", "requests.memory", "limits.memory"),
+        ("ephemeral-storage", "requests.ephemeral-storage", "limits.ephemeral-storage"),
+    ];
     for (base, requested, limited) in BASES {
         if let Some(r) = requests.get(base) {
             out.insert(base.into(), r.clone());

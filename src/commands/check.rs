@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use kubectl_quota_engine::admission::Detail;
 use kubectl_quota_engine::check::{CheckOptions, ClusterState, DocumentReport, Summary};
 use kubectl_quota_engine::objects::Object;
-use kubectl_quota_engine::report;
+use kubectl_quota_engine::report::{self, hints, hints::StateFacts};
 use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, OLDEST};
 
 use crate::error::Fatal;
@@ -113,12 +113,12 @@ fn check_and_print(
     notes: Vec<String>,
     more_notes: impl FnOnce(&ClusterState) -> Vec<String>,
 ) -> i32 {
-    let decide = |each: &mut dyn FnMut(DocumentReport)| {
+    let decide = |each: &mut dyn FnMut(Decided)| {
         // What shows verdict lines only (see `detail_of`) needs no hints either.
         let mut summary = if opts.detail == Detail::Refusals {
-            kubectl_quota_engine::check::check_each(state, objs, opts, |d, _| each(d))
+            kubectl_quota_engine::check::check_each(state, objs, opts, |d, _| each((d, None)))
         } else {
-            report::check_explained(state, objs, opts, each)
+            report::check_with_facts(state, objs, opts, |d, facts| each((d, Some(facts))))
         };
         summary.notes.extend(more_notes(state));
         summary.notes.extend(notes);
@@ -134,13 +134,25 @@ fn check_and_print(
     summary.exit_code()
 }
 
+/// A decided document, with what its hints need from the state at that point (`None` when
+/// it gets no hints).
+type Decided = (DocumentReport, Option<StateFacts>);
+
+/// Fills a decided document's hints (from the document and the facts read with it).
+fn with_hints((mut d, facts): Decided) -> DocumentReport {
+    if let Some(facts) = facts {
+        d.hints = hints::for_document_with(&d, &facts);
+    }
+    d
+}
+
 /// Writes each report on this thread as soon as it is decided.
-fn print_here(decide: impl FnOnce(&mut dyn FnMut(DocumentReport)) -> Summary, output: Output, quiet: bool, kubernetes: &VersionReport) -> Summary {
+fn print_here(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: Output, quiet: bool, kubernetes: &VersionReport) -> Summary {
     let stdout = std::io::stdout();
     let mut writer = ReportWriter::new(std::io::BufWriter::new(stdout.lock()), output, quiet, kubernetes);
     // A closed pipe (`| head`) is not an error of the check: stop writing, finish deciding.
     let mut failed = false;
-    let summary = decide(&mut |d| failed = failed || writer.document(&d).is_err());
+    let summary = decide(&mut |d| failed = failed || writer.document(&with_hints(d)).is_err());
     if !failed {
         let _ = writer.finish(&summary.notes).and_then(|mut w| std::io::Write::flush(&mut w));
     }
@@ -150,11 +162,12 @@ fn print_here(decide: impl FnOnce(&mut dyn FnMut(DocumentReport)) -> Summary, ou
 /// Writes the reports on a second thread while the next documents are decided.
 ///
 /// Deciding is sequential (each document is charged to the quotas before the next), but
-/// rendering a decided document's report is not. Reports cross in small batches, a few at a
-/// time, so memory stays flat and neither thread waits on the other for every document; the
-/// output is the same bytes in the same order as [`print_here`]'s. Batches come back to be
-/// dropped where they were built: frees across threads make the allocator's arenas contend.
-fn print_beside(decide: impl FnOnce(&mut dyn FnMut(DocumentReport)) -> Summary, output: Output, quiet: bool, kubernetes: &VersionReport) -> Summary {
+/// working out a decided document's hints and rendering its report are not. Reports cross in
+/// small batches, a few at a time, so memory stays flat and neither thread waits on the other
+/// for every document; the output is the same bytes in the same order as [`print_here`]'s.
+/// Batches come back to be dropped where they were built (the hints excepted, which the
+/// printer built and drops): frees across threads make the allocator's arenas contend.
+fn print_beside(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: Output, quiet: bool, kubernetes: &VersionReport) -> Summary {
     std::thread::scope(|scope| {
         let (send, receive) = mpsc::sync_channel::<Batch>(BATCHES_IN_FLIGHT);
         let (give_back, returned) = mpsc::channel::<Batch>();
@@ -188,7 +201,7 @@ const BATCHES_IN_FLIGHT: usize = 4;
 /// Decided reports on their way to the printer; the last batch carries the run's notes.
 #[derive(Default)]
 struct Batch {
-    documents: Vec<DocumentReport>,
+    documents: Vec<Decided>,
     notes: Option<Vec<String>>,
 }
 
@@ -200,15 +213,22 @@ impl Batch {
     }
 }
 
-/// The printer: writes each batch of reports as it arrives, then the notes. A closed pipe
-/// (`| head`) is not an error of the check: the printer stops writing and receiving, and
-/// deciding finishes on its own.
+/// The printer: fills the hints of each batch's reports and writes them as they arrive, then
+/// the notes. A closed pipe (`| head`) is not an error of the check: the printer stops
+/// writing and receiving, and deciding finishes on its own.
 fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>, output: Output, quiet: bool, kubernetes: &VersionReport) {
     let stdout = std::io::stdout();
     let mut writer = ReportWriter::new(std::io::BufWriter::new(stdout.lock()), output, quiet, kubernetes);
-    for batch in receive {
-        if batch.documents.iter().any(|d| writer.document(d).is_err()) {
-            return;
+    for mut batch in receive {
+        for (d, facts) in &mut batch.documents {
+            if let Some(facts) = facts.take() {
+                d.hints = hints::for_document_with(d, &facts);
+            }
+            if writer.document(d).is_err() {
+                return;
+            }
+            // Dropped here, where they were built.
+            d.hints = Vec::new();
         }
         if let Some(notes) = &batch.notes {
             let _ = writer.finish(notes).and_then(|mut w| std::io::Write::flush(&mut w));

@@ -67,14 +67,51 @@ fn priority_hint(doc: &DocumentReport, quotas: &[QuotaReport]) -> Option<String>
     ))
 }
 
-/// Hints for one document of a report.
+/// What a document's hints need from the cluster's state, read as soon as the document is
+/// decided (the next document changes the state): whether its namespace has a LimitRange, and
+/// the scoped quotas its explanation mentions that list resources they can never charge.
+/// The rest of the hints come from the document alone ([`for_document_with`]), so they can be
+/// worked out later, on another thread.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StateFacts {
+    has_limit_range: bool,
+    /// Quota name and the resources it never charges, in the state's quota order.
+    never_charged: Vec<(String, Vec<String>)>,
+}
+
+/// [`StateFacts`] for `doc` from the state right after it was decided.
+pub fn state_facts(doc: &DocumentReport, state: &ClusterState) -> StateFacts {
+    let ns = doc.namespace.as_deref().unwrap_or_default();
+    let has_limit_range = state.limit_ranges.get(ns).is_some_and(|l| !l.is_empty());
+    let pod_quotas = doc.pods.as_ref().map(|p| p.quotas.as_slice()).unwrap_or(&[]);
+    // The quotas the explanation mentions, looked up by name: thousands of quotas must not
+    // cost thousands times thousands comparisons per document.
+    let mentioned: std::collections::BTreeSet<&str> = doc.quotas.iter().chain(pod_quotas).filter(|r| !r.unrelated).map(|r| r.name.as_str()).collect();
+    let never_charged = state
+        .quotas
+        .get(ns)
+        .into_iter()
+        .flatten()
+        .filter(|q| mentioned.contains(q.name.as_str()))
+        .map(|q| (q, never_charged(&q.quota)))
+        .filter(|(_, never)| !never.is_empty())
+        .map(|(q, never)| (q.name.clone(), never))
+        .collect();
+    StateFacts { has_limit_range, never_charged }
+}
+
+/// Hints for one document of a report, from the state right after it was decided.
 pub fn for_document(doc: &DocumentReport, state: &ClusterState) -> Vec<String> {
+    for_document_with(doc, &state_facts(doc, state))
+}
+
+/// Hints for one document, with what they need from the state read beforehand.
+pub fn for_document_with(doc: &DocumentReport, facts: &StateFacts) -> Vec<String> {
     let mut out = Vec::new();
-    let ns = doc.namespace.clone().unwrap_or_default();
-    let has_limit_range = state.limit_ranges.get(&ns).is_some_and(|l| !l.is_empty());
+    let ns = doc.namespace.as_deref().unwrap_or_default();
     let pod_quotas = doc.pods.as_ref().map(|p| p.quotas.as_slice()).unwrap_or(&[]);
     for q in doc.quotas.iter().chain(pod_quotas) {
-        must_specify_hints(q, has_limit_range, &mut out);
+        must_specify_hints(q, facts.has_limit_range, &mut out);
     }
     if let Some(r) = &doc.refusal {
         if r.reason == RefusalReason::InsufficientQuotaToMatchScopes {
@@ -84,18 +121,11 @@ pub fn for_document(doc: &DocumentReport, state: &ClusterState) -> Vec<String> {
             ));
         }
     }
-    // The quotas the explanation mentions, looked up by name: thousands of quotas must not
-    // cost thousands times thousands comparisons per document.
-    let mentioned: std::collections::BTreeSet<&str> = doc.quotas.iter().chain(pod_quotas).filter(|r| !r.unrelated).map(|r| r.name.as_str()).collect();
-    for q in state.quotas.get(&ns).into_iter().flatten().filter(|q| mentioned.contains(q.name.as_str())) {
-        let never = never_charged(&q.quota);
-        if !never.is_empty() {
-            out.push(format!(
-                "quota {} is scoped, so it never charges {}: only pods (and claims, for VolumeAttributesClass) are matched by scopes",
-                q.name,
-                never.join(", ")
-            ));
-        }
+    for (quota, never) in &facts.never_charged {
+        out.push(format!(
+            "quota {quota} is scoped, so it never charges {}: only pods (and claims, for VolumeAttributesClass) are matched by scopes",
+            never.join(", ")
+        ));
     }
     if doc.kind == "Pod" {
         out.extend(priority_hint(doc, &doc.quotas));

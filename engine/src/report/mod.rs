@@ -37,8 +37,21 @@ pub fn check_explained<F>(state: &mut ClusterState, objects: Vec<Object>, opts: 
 where
     F: FnMut(DocumentReport),
 {
-    check::check_each(state, objects, opts, |mut d, st| {
-        d.hints = hints::for_document(&d, st);
+    check_with_facts(state, objects, opts, |mut d, facts| {
+        d.hints = hints::for_document_with(&d, &facts);
         each(d)
+    })
+}
+
+/// [`check_explained`] with the hints left to the caller: each document comes with what its
+/// hints need from the state at that point ([`hints::StateFacts`]), and
+/// [`hints::for_document_with`] fills them later (on another thread, say) just the same.
+pub fn check_with_facts<F>(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions, mut each: F) -> Summary
+where
+    F: FnMut(DocumentReport, hints::StateFacts),
+{
+    check::check_each(state, objects, opts, |d, st| {
+        let facts = hints::state_facts(&d, st);
+        each(d, facts)
     })
 }
