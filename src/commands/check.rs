@@ -175,8 +175,9 @@ fn print_beside(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output:
         let mut batch = Batch::default();
         // When the printer has stopped (a closed pipe), sending fails: deciding goes on.
         let summary = decide(&mut |d| {
+            batch.weight += weight(&d.0);
             batch.documents.push(d);
-            if batch.documents.len() == BATCH {
+            if batch.documents.len() == BATCH || batch.weight >= BATCH_WEIGHT {
                 // Every batch the printer is done with is dropped here; one is kept for reuse.
                 let next = returned.try_iter().map(Batch::emptied).last().unwrap_or_default();
                 let _ = send.send(std::mem::replace(&mut batch, next));
@@ -193,15 +194,26 @@ fn print_beside(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output:
     })
 }
 
-/// Reports per batch handed to the printer.
+/// Reports per batch handed to the printer, at most.
 const BATCH: usize = 32;
+/// A batch is handed over once its reports explain this many quotas ([`weight`]): a report
+/// grows with the quotas it explains, and thousands of quotas must not make the reports in
+/// flight thousands of times larger.
+const BATCH_WEIGHT: usize = 1024;
 /// How many full batches may wait for the printer.
 const BATCHES_IN_FLIGHT: usize = 4;
+
+/// A report's size in quota explanations (one for the document itself).
+fn weight(d: &DocumentReport) -> usize {
+    1 + d.quotas.len() + d.pods.as_ref().map_or(0, |p| p.quotas.len())
+}
 
 /// Decided reports on their way to the printer; the last batch carries the run's notes.
 #[derive(Default)]
 struct Batch {
     documents: Vec<Decided>,
+    /// The [`weight`] of the reports in it.
+    weight: usize,
     notes: Option<Vec<String>>,
 }
 
@@ -209,6 +221,7 @@ impl Batch {
     /// The batch's reports dropped (on the deciding thread, which allocated them); the list kept.
     fn emptied(mut self) -> Batch {
         self.documents.clear();
+        self.weight = 0;
         self
     }
 }
