@@ -338,18 +338,15 @@ fn joined<'a>(prefix: &str, sep: &str, parts: impl Iterator<Item = &'a str> + Cl
 /// quota's hard names, added to used, compared with hard; per resource, without building the
 /// intermediate lists).
 fn exceeded_by(q: &NamedQuota, delta: &ResourceList) -> BTreeSet<String> {
-    let hard = &q.quota.status_hard;
     let used = &q.quota.status_used;
     let mut exceeded = BTreeSet::new();
-    for (r, req) in delta {
-        if let Some(h) = hard.get(r) {
-            let over = match used.get(r) {
-                Some(u) => &u.add(req) > h,
-                None => req > h,
-            };
-            if over {
-                exceeded.insert(r.clone());
-            }
+    for (r, req, h) in resources::common(delta, &q.quota.status_hard) {
+        let over = match used.get(r) {
+            Some(u) => &u.add(req) > h,
+            None => req > h,
+        };
+        if over {
+            exceeded.insert(r.clone());
         }
     }
     exceeded
@@ -620,14 +617,12 @@ pub fn check_request_detailed(
                 continue;
             }
             // quota.Add(used, quota.Mask(delta, hard names)), in place.
-            for (r, v) in delta.iter() {
-                if !q.quota.status_hard.contains_key(r) {
-                    continue;
-                }
-                match q.quota.status_used.get_mut(r) {
+            let quota = &mut q.quota;
+            for (r, v, _) in resources::common(delta, &quota.status_hard) {
+                match quota.status_used.get_mut(r) {
                     Some(u) => *u = u.add(v),
                     None => {
-                        q.quota.status_used.insert(r.clone(), v.clone());
+                        quota.status_used.insert(r.clone(), v.clone());
                     }
                 }
             }

@@ -20,6 +20,34 @@ use crate::quantity::Quantity;
 /// Resource name to quantity, sorted by name.
 pub type ResourceList = BTreeMap<String, Quantity>;
 
+/// The names `a` and `b` both have, with both values, in name order: one walk along the two
+/// sorted lists instead of a lookup in `b` per name of `a`.
+///
+/// ```
+/// use kubectl_quota_engine::quantity::Quantity;
+/// use kubectl_quota_engine::resources::{common, ResourceList};
+///
+/// let list = |names: &[&str]| names.iter().map(|n| (n.to_string(), Quantity::parse("1").unwrap())).collect::<ResourceList>();
+/// let (a, b) = (list(&["cpu", "memory", "pods"]), list(&["count/pods", "memory", "pods", "services"]));
+/// let names: Vec<&str> = common(&a, &b).map(|(k, _, _)| k.as_str()).collect();
+/// assert_eq!(names, ["memory", "pods"]);
+/// ```
+pub fn common<'a, A, B>(a: &'a BTreeMap<String, A>, b: &'a BTreeMap<String, B>) -> impl Iterator<Item = (&'a String, &'a A, &'a B)> {
+    let mut b = b.iter().peekable();
+    a.iter().filter_map(move |(k, va)| {
+        while let Some((kb, vb)) = b.peek() {
+            match kb.as_str().cmp(k.as_str()) {
+                std::cmp::Ordering::Less => {
+                    b.next();
+                }
+                std::cmp::Ordering::Equal => return Some((k, va, *vb)),
+                std::cmp::Ordering::Greater => return None,
+            }
+        }
+        None
+    })
+}
+
 /// `quota.Add`: the union of keys; values present on both sides are summed
 /// (the left value is the receiver, so a zero left side takes the right side's format).
 pub fn add(a: &ResourceList, b: &ResourceList) -> ResourceList {
