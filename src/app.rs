@@ -28,6 +28,7 @@ async fn dispatch(cli: &Cli) -> Result<i32, Fatal> {
 
 /// Runs `kubectl-quota` with the process's arguments and returns its exit status.
 pub fn main() -> ExitCode {
+    crate::alloc::configure();
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     colored::control::set_override(color);
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {

@@ -4,6 +4,7 @@
 //! [`render`], [`global`]) -> the engine. [`live`] is the one module that talks to a cluster; [`input`]
 //! the one that reads files; [`error`] holds the exit-status rule every subcommand shares.
 
+pub mod alloc;
 pub mod app;
 pub mod cli;
 pub mod commands;

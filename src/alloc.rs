@@ -1,0 +1,42 @@
+//! The process's allocator: mimalloc, set to give freed memory back at once.
+//!
+//! `check` decides on one thread and renders on another (see `commands::check`). With glibc's
+//! malloc, memory one thread freed went back to the other thread's arena, where it could not
+//! be reused, and the threads contended for the arenas' locks; mimalloc frees across threads
+//! cheaply. Its defaults keep freed memory committed for a while and commit whole arenas
+//! ahead of use, which raised the peak by 30–60 MB on the benchmarks (100,000 tiny pods:
+//! 199 MB); purging at once and committing on demand keeps the peak where glibc's was.
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// mimalloc 3's option numbers (`mi_option_e` in the `mimalloc.h` that the locked
+/// libmimalloc-sys builds; its Rust bindings do not name these two yet). The test below holds
+/// them to their documented defaults.
+const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Purge freed memory at once and commit arenas on demand. Called first thing in `main`.
+pub fn configure() {
+    // SAFETY: `mi_option_set` stores a value in mimalloc's option table (thread-safe, any
+    // time); 0 is a valid value for both options.
+    unsafe {
+        libmimalloc_sys::mi_option_set(PURGE_DELAY, 0);
+        libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn option_numbers_name_the_options_mimalloc_documents() {
+        // Unset, each option has the default of mimalloc's options.c: purge delay 1,000 ms,
+        // eager arena commit 2 (only where the OS overcommits). A renumbered enum would read
+        // other options here.
+        // SAFETY: `mi_option_get` reads mimalloc's option table.
+        let (delay, eager) = unsafe { (libmimalloc_sys::mi_option_get(PURGE_DELAY), libmimalloc_sys::mi_option_get(ARENA_EAGER_COMMIT)) };
+        assert!(matches!((delay, eager), (1000, 2) | (0, 0)), "purge delay {delay}, arena eager commit {eager}");
+    }
+}
