@@ -168,6 +168,26 @@ mod tests {
     }
 
     #[test]
+    fn hints_from_facts_read_at_decision_time_are_the_hints_from_the_state_then() {
+        use crate::check::{check_each, CheckOptions, ClusterState};
+        // A LimitRange, a scoped quota listing what it cannot charge, a must-specify quota, and
+        // documents that change the state as they go (a LimitRange added part way).
+        let state_text = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: scoped, namespace: ns}\nspec: {hard: {pods: '9', count/secrets: '2'}, scopes: [NotTerminating]}\nstatus: {hard: {pods: '9', count/secrets: '2'}, used: {pods: '0', count/secrets: '0'}}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: cpu, namespace: ns}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}\n";
+        let docs = "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: app, image: x}]}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: lr}\nspec: {limits: [{type: Container, max: {memory: 1Gi}}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: {containers: [{name: app, image: x}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: c}\nspec: {containers: [{name: app, image: x, resources: {requests: {cpu: 100m}}}]}\n";
+        let objects = |text: &str| parse_str("t.yaml", text).unwrap().iter().map(|d| decode(d).unwrap()).collect::<Vec<_>>();
+        let opts = CheckOptions { namespace: "ns".into(), ..CheckOptions::default() };
+        let (mut from_state, mut from_facts) = (vec![], vec![]);
+        let mut state = ClusterState::from_objects(objects(state_text), "ns");
+        check_each(&mut state, objects(docs), &opts, |d, st| from_state.push(for_document(&d, st)));
+        let mut state = ClusterState::from_objects(objects(state_text), "ns");
+        crate::report::check_with_facts(&mut state, objects(docs), &opts, |d, facts| from_facts.push(for_document_with(&d, &facts)));
+        assert_eq!(from_state, from_facts);
+        assert!(from_state.iter().flatten().any(|h| h.starts_with("quota scoped is scoped")), "{from_state:?}");
+        assert!(from_state.iter().flatten().any(|h| h.contains("give the namespace a LimitRange")), "{from_state:?}");
+        assert!(from_state.iter().flatten().any(|h| h.contains("the LimitRange there does not set it")), "{from_state:?}");
+    }
+
+    #[test]
     fn must_specify_fields() {
         assert_eq!(field_for("limits.cpu"), ("resources.limits.cpu".to_string(), "default"));
         assert_eq!(field_for("requests.memory"), ("resources.requests.memory".to_string(), "defaultRequest"));

@@ -30,22 +30,10 @@ pub fn explain(report: &mut Report, state: &ClusterState) {
     }
 }
 
-/// [`check::check_each`] with each document's hints filled as soon as it is decided (from the
-/// state as charged up to that document), so a report can be rendered and dropped document by
-/// document.
-pub fn check_explained<F>(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions, mut each: F) -> Summary
-where
-    F: FnMut(DocumentReport),
-{
-    check_with_facts(state, objects, opts, |mut d, facts| {
-        d.hints = hints::for_document_with(&d, &facts);
-        each(d)
-    })
-}
-
-/// [`check_explained`] with the hints left to the caller: each document comes with what its
-/// hints need from the state at that point ([`hints::StateFacts`]), and
-/// [`hints::for_document_with`] fills them later (on another thread, say) just the same.
+/// [`check::check_each`], each document handed over as soon as it is decided with what its
+/// hints need from the state at that point ([`hints::StateFacts`]): the state changes with the
+/// next document, and [`hints::for_document_with`] fills the hints later (on another thread,
+/// say) just as [`hints::for_document`] would have then.
 pub fn check_with_facts<F>(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions, mut each: F) -> Summary
 where
     F: FnMut(DocumentReport, hints::StateFacts),
