@@ -166,7 +166,8 @@ fn print_here(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: O
 /// small batches, a few at a time, so memory stays flat and neither thread waits on the other
 /// for every document; the output is the same bytes in the same order as [`print_here`]'s.
 /// Batches come back to be dropped where they were built (the hints excepted, which the
-/// printer built and drops), so that each thread reuses its own freed memory.
+/// printer built and drops), so that each thread reuses its own freed memory: dropping them
+/// on the printer measured 7–13 % slower, with mimalloc as with glibc's malloc (1.7×).
 fn print_beside(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: Output, quiet: bool, kubernetes: &VersionReport) -> Summary {
     std::thread::scope(|scope| {
         let (send, receive) = mpsc::sync_channel::<Batch>(BATCHES_IN_FLIGHT);
