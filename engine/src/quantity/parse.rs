@@ -226,9 +226,15 @@ fn mul_digits_small(d: &[u8], m: u64) -> Vec<u8> {
     out
 }
 
+/// ASCII digits as a number; the caller keeps them to 19 at most (below 10^19, so no
+/// overflow, with room to scale).
+fn fold_digits<'a>(digits: impl IntoIterator<Item = &'a u8>) -> u128 {
+    digits.into_iter().fold(0u128, |acc, &d| acc * 10 + u128::from(d - b'0'))
+}
+
 /// Up to 19 ASCII digits as a number (`None` when longer: they may not fit 64 bits).
 fn small_integer(digits: &[u8]) -> Option<u128> {
-    (digits.len() <= 19).then(|| digits.iter().fold(0u128, |acc, &d| acc * 10 + u128::from(d - b'0')))
+    (digits.len() <= 19).then(|| fold_digits(digits))
 }
 
 /// [`digits_to_nanos`] of the digits `num` then `denom`, in 128-bit arithmetic, when they
@@ -240,17 +246,16 @@ fn small_nanos(num: &[u8], denom: &[u8], scale: i64) -> Option<Mag> {
         return None;
     }
     let shift = scale + 9;
+    let digits = num.iter().chain(denom);
     if (0..=19).contains(&shift) {
-        let value = small_integer(num)? * 10u128.pow(denom.len() as u32) + small_integer(denom)?;
-        return Some(Mag::from_u128(value * 10u128.pow(shift as u32)));
+        return Some(Mag::from_u128(fold_digits(digits) * 10u128.pow(shift as u32)));
     }
     // Below a nano: the digits dropped round the kept ones up.
     let drop = usize::try_from(-shift).ok()?;
     if drop >= len {
         return None;
     }
-    let digits = num.iter().chain(denom);
-    let kept = digits.clone().take(len - drop).fold(0u128, |acc, &d| acc * 10 + u128::from(d - b'0'));
+    let kept = fold_digits(digits.clone().take(len - drop));
     let round = digits.skip(len - drop).any(|&d| d != b'0');
     Some(Mag::from_u128(kept + u128::from(round)))
 }
