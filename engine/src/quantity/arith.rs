@@ -181,17 +181,22 @@ fn ceil_shift_right_on_digits(m: &Mag, shift: usize) -> Mag {
 type Limbs = SmallVec<[u32; 4]>;
 
 /// A non-negative big integer: little-endian base-2^32 limbs, no zero limb at the top.
-#[derive(Clone, Default, PartialEq, Eq)]
+#[derive(Default, PartialEq, Eq)]
 pub(super) struct Mag(Limbs);
 
+impl Clone for Mag {
+    /// One copy of the limbs: the derived clone pushes them one by one.
+    fn clone(&self) -> Mag {
+        Mag(Limbs::from_slice(&self.0))
+    }
+}
+
 impl Mag {
-    pub(super) fn from_u128(mut v: u128) -> Mag {
-        let mut limbs = Limbs::new();
-        while v != 0 {
-            limbs.push(v as u32);
-            v >>= 32;
-        }
-        Mag(limbs)
+    /// Written straight into the inline limbs, without a loop of pushes.
+    pub(super) fn from_u128(v: u128) -> Mag {
+        let len = (128 - v.leading_zeros() as usize).div_ceil(32);
+        let buf = [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32];
+        Mag(Limbs::from_buf_and_len(buf, len))
     }
     fn pow10(n: usize) -> Mag {
         let mut m = Mag::from_u128(1);
@@ -222,6 +227,11 @@ impl Mag {
             Some(&top) => (self.0.len() as u64 - 1) * 32 + u64::from(32 - top.leading_zeros()),
         }
     }
+    /// The value of a magnitude of at most four limbs.
+    fn small(&self) -> u128 {
+        debug_assert!(self.0.len() <= 4);
+        self.0.iter().rev().fold(0u128, |acc, &l| (acc << 32) | u128::from(l))
+    }
     pub(super) fn to_u128(&self) -> Option<u128> {
         if self.0.len() > 4 {
             return None;
@@ -232,6 +242,14 @@ impl Mag {
         self.0.len().cmp(&other.0.len()).then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
     }
     fn add(&self, other: &Mag) -> Mag {
+        // Below 2^96 each, the sum fits in 128 bits: the common case, added in one go.
+        if self.0.len() < 4 && other.0.len() < 4 {
+            return Mag::from_u128(self.small() + other.small());
+        }
+        self.add_limbs(other)
+    }
+    /// [`Mag::add`] limb by limb, for any size.
+    fn add_limbs(&self, other: &Mag) -> Mag {
         let (long, short) = if self.0.len() >= other.0.len() { (self, other) } else { (other, self) };
         let mut out = Limbs::with_capacity(long.0.len() + 1);
         let mut carry = 0u64;
@@ -247,6 +265,13 @@ impl Mag {
     }
     /// `self - other`; requires `self >= other`.
     fn sub(&self, other: &Mag) -> Mag {
+        if self.0.len() <= 4 {
+            return Mag::from_u128(self.small() - other.small());
+        }
+        self.sub_limbs(other)
+    }
+    /// [`Mag::sub`] limb by limb, for any size.
+    fn sub_limbs(&self, other: &Mag) -> Mag {
         let mut out = Limbs::with_capacity(self.0.len());
         let mut borrow = 0i64;
         for (i, &l) in self.0.iter().enumerate() {
@@ -337,6 +362,37 @@ mod tests {
     use super::*;
     use crate::quantity::tests::q;
     use crate::quantity::Format;
+
+    /// Magnitudes around the limb boundaries (2^32, 2^64, 2^96, 2^128) and beyond.
+    fn boundary_mags() -> Vec<Mag> {
+        let mut out = vec![Mag::default()];
+        for bits in [1u32, 31, 32, 33, 63, 64, 65, 95, 96, 97, 127] {
+            let p = 1u128 << bits;
+            out.extend([p - 1, p, p + 1].map(Mag::from_u128));
+        }
+        out.push(Mag::from_u128(u128::MAX));
+        out.push(Mag::pow10(40));
+        out.push(Mag::pow10(40).add_limbs(&Mag::from_u128(u128::MAX)));
+        out
+    }
+
+    #[test]
+    fn add_and_sub_in_128_bits_equal_the_limb_by_limb_results() {
+        let mags = boundary_mags();
+        for a in &mags {
+            if let Some(v) = a.to_u128() {
+                assert!(Mag::from_u128(v) == *a, "from_u128 of {v}");
+            }
+            assert!(a.clone() == *a, "clone of {}", a.to_decimal());
+            for b in &mags {
+                assert!(a.add(b) == a.add_limbs(b), "{} + {}", a.to_decimal(), b.to_decimal());
+                let (hi, lo) = if a.cmp_mag(b) == Ordering::Less { (b, a) } else { (a, b) };
+                let fast = hi.sub(lo);
+                assert!(fast == hi.sub_limbs(lo), "{} - {}", hi.to_decimal(), lo.to_decimal());
+                assert!(fast.add(lo) == *hi, "({} - {}) + {}", hi.to_decimal(), lo.to_decimal(), lo.to_decimal());
+            }
+        }
+    }
 
     fn sum(items: &[&str]) -> Quantity {
         items.iter().fold(Quantity::zero(), |acc, s| acc.add(&q(s)))
