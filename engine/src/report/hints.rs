@@ -85,16 +85,20 @@ pub fn state_facts(doc: &DocumentReport, state: &ClusterState) -> StateFacts {
     let has_limit_range = state.limit_ranges.get(ns).is_some_and(|l| !l.is_empty());
     let pod_quotas = doc.pods.as_ref().map(|p| p.quotas.as_slice()).unwrap_or(&[]);
     // The quotas the explanation mentions, looked up by name: thousands of quotas must not
-    // cost thousands times thousands comparisons per document.
-    let mentioned: std::collections::BTreeSet<&str> = doc.quotas.iter().chain(pod_quotas).filter(|r| !r.unrelated).map(|r| r.name.as_str()).collect();
+    // cost thousands times thousands comparisons per document. Most quotas never have
+    // anything to say here, so the names are gathered only once one does.
+    let mut mentioned: Option<std::collections::BTreeSet<&str>> = None;
     let never_charged = state
         .quotas
         .get(ns)
         .into_iter()
         .flatten()
-        .filter(|q| mentioned.contains(q.name.as_str()))
         .map(|q| (q, never_charged(&q.quota)))
         .filter(|(_, never)| !never.is_empty())
+        .filter(|(q, _)| {
+            let mentioned = mentioned.get_or_insert_with(|| doc.quotas.iter().chain(pod_quotas).filter(|r| !r.unrelated).map(|r| r.name.as_str()).collect());
+            mentioned.contains(q.name.as_str())
+        })
         .map(|(q, never)| (q.name.clone(), never))
         .collect();
     StateFacts { has_limit_range, never_charged }
