@@ -138,6 +138,10 @@ fn check_and_print(
 /// it gets no hints).
 type Decided = (DocumentReport, Option<StateFacts>);
 
+/// Bytes written to the output at a time: explained reports run to hundreds of megabytes,
+/// and a small buffer makes one system call per few kilobytes of them.
+const OUTPUT_BUFFER: usize = 256 * 1024;
+
 /// Fills a decided document's hints (from the document and the facts read with it).
 fn with_hints((mut d, facts): Decided) -> DocumentReport {
     if let Some(facts) = facts {
@@ -149,7 +153,7 @@ fn with_hints((mut d, facts): Decided) -> DocumentReport {
 /// Writes each report on this thread as soon as it is decided.
 fn print_here(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: Output, quiet: bool, kubernetes: &VersionReport) -> Summary {
     let stdout = std::io::stdout();
-    let mut writer = ReportWriter::new(std::io::BufWriter::new(stdout.lock()), output, quiet, kubernetes);
+    let mut writer = ReportWriter::new(std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock()), output, quiet, kubernetes);
     // A closed pipe (`| head`) is not an error of the check: stop writing, finish deciding.
     let mut failed = false;
     let summary = decide(&mut |d| failed = failed || writer.document(&with_hints(d)).is_err());
@@ -232,7 +236,7 @@ impl Batch {
 /// writing and receiving, and deciding finishes on its own.
 fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>, output: Output, quiet: bool, kubernetes: &VersionReport) {
     let stdout = std::io::stdout();
-    let mut writer = ReportWriter::new(std::io::BufWriter::new(stdout.lock()), output, quiet, kubernetes);
+    let mut writer = ReportWriter::new(std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock()), output, quiet, kubernetes);
     for mut batch in receive {
         for (d, facts) in &mut batch.documents {
             if let Some(facts) = facts.take() {
