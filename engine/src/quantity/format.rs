@@ -187,7 +187,7 @@ fn write_canonical_u128(neg: bool, nanos: u128, mut format: Format, f: &mut impl
             match BINARY_SUFFIXES.get(times) {
                 Some(suffix) => {
                     f.write_str(sign)?;
-                    f.write_str(digits.format(units))?;
+                    f.write_str(digits_of(&mut digits, units))?;
                     return f.write_str(suffix);
                 }
                 None => format = Format::DecimalExponent,
@@ -213,7 +213,16 @@ fn write_canonical_u128(neg: bool, nanos: u128, mut format: Format, f: &mut impl
         mantissa *= 10;
         exponent -= 1;
     }
-    write_decimal(f, sign, digits.format(mantissa), exponent, format)
+    write_decimal(f, sign, digits_of(&mut digits, mantissa), exponent, format)
+}
+
+/// The decimal digits of `v`, in 64-bit arithmetic when it fits (nearly always): printing a
+/// `u128` divides in 128 bits.
+fn digits_of(buf: &mut itoa::Buffer, v: u128) -> &str {
+    match u64::try_from(v) {
+        Ok(v) => buf.format(v),
+        Err(_) => buf.format(v),
+    }
 }
 
 /// The text Go's `encoding/json` writes for a float64 (formatting only, no float arithmetic).
