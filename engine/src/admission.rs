@@ -354,23 +354,23 @@ fn exceeded_by(q: &NamedQuota, delta: &ResourceList) -> BTreeSet<String> {
 
 /// The per-resource rows of an applying quota: requested, used, hard and after.
 fn rows(q: &NamedQuota, restricted: &[&str], delta: &ResourceList, exceeded: &BTreeSet<String>) -> Vec<ResourceRow> {
-    let used = &q.quota.status_used;
-    // `restricted` is borrowed from the hard names, in their order: walked along with them
-    // instead of looking each up.
+    // `restricted` is borrowed from the hard names, in their order: the hard, used and
+    // requested lists are walked along with it instead of searched for each name.
     let mut hard = q.quota.status_hard.iter();
-    restricted
-        .iter()
-        .filter_map(|&r| {
-            let (_, hard) = hard.find(|(k, _)| k.as_str() == r)?;
-            let req = delta.get(r).cloned().unwrap_or_else(Quantity::zero);
-            let used = used.get(r).cloned();
-            let after = match &used {
-                Some(u) => u.add(&req),
-                None => req.clone(),
-            };
-            Some(ResourceRow { resource: interned(r), requested: req, used, hard: hard.clone(), after, exceeded: exceeded.contains(r) })
-        })
-        .collect()
+    let mut used = resources::Cursor::new(&q.quota.status_used);
+    let mut requested = resources::Cursor::new(delta);
+    let mut out = Vec::with_capacity(restricted.len());
+    for &r in restricted {
+        let Some((_, hard)) = hard.find(|(k, _)| std::ptr::eq(k.as_str(), r) || k.as_str() == r) else { continue };
+        let req = requested.seek(r).cloned().unwrap_or_else(Quantity::zero);
+        let used = used.seek(r).cloned();
+        let after = match &used {
+            Some(u) => u.add(&req),
+            None => req.clone(),
+        };
+        out.push(ResourceRow { resource: interned(r), requested: req, used, hard: hard.clone(), after, exceeded: exceeded.contains(r) });
+    }
+    out
 }
 
 /// Replays ResourceQuota admission of `obj` against `quotas` (in order). On success the

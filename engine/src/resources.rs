@@ -33,19 +33,44 @@ pub type ResourceList = BTreeMap<String, Quantity>;
 /// assert_eq!(names, ["memory", "pods"]);
 /// ```
 pub fn common<'a, A, B>(a: &'a BTreeMap<String, A>, b: &'a BTreeMap<String, B>) -> impl Iterator<Item = (&'a String, &'a A, &'a B)> {
-    let mut b = b.iter().peekable();
-    a.iter().filter_map(move |(k, va)| {
-        while let Some((kb, vb)) = b.peek() {
-            match kb.as_str().cmp(k.as_str()) {
+    let mut b = Cursor::new(b);
+    a.iter().filter_map(move |(k, va)| b.seek(k).map(|vb| (k, va, vb)))
+}
+
+/// Looks up names given in ascending order, walking the list once instead of searching it
+/// for each.
+///
+/// ```
+/// use kubectl_quota_engine::resources::Cursor;
+/// use std::collections::BTreeMap;
+///
+/// let list: BTreeMap<String, u32> = [("cpu".to_string(), 1), ("pods".to_string(), 2)].into();
+/// let mut at = Cursor::new(&list);
+/// assert_eq!(at.seek("count/pods"), None);
+/// assert_eq!(at.seek("pods"), Some(&2));
+/// ```
+pub struct Cursor<'a, V> {
+    rest: std::iter::Peekable<std::collections::btree_map::Iter<'a, String, V>>,
+}
+
+impl<'a, V> Cursor<'a, V> {
+    pub fn new(list: &'a BTreeMap<String, V>) -> Self {
+        Cursor { rest: list.iter().peekable() }
+    }
+
+    /// The value of `name`, which must not sort before the name sought last.
+    pub fn seek(&mut self, name: &str) -> Option<&'a V> {
+        while let Some((k, v)) = self.rest.peek() {
+            match k.as_str().cmp(name) {
                 std::cmp::Ordering::Less => {
-                    b.next();
+                    self.rest.next();
                 }
-                std::cmp::Ordering::Equal => return Some((k, va, *vb)),
+                std::cmp::Ordering::Equal => return Some(*v),
                 std::cmp::Ordering::Greater => return None,
             }
         }
         None
-    })
+    }
 }
 
 /// `quota.Add`: the union of keys; values present on both sides are summed
