@@ -12,8 +12,19 @@ impl Quantity {
     /// `q.Add(y)`: when `self` is zero the result takes `other`'s format.
     /// Saturates at the representation limit (see [`MAX_DIGITS`]).
     pub fn add(&self, other: &Quantity) -> Quantity {
+        // Below 2^96 nano units each (every quantity a cluster really uses), the signed sum is
+        // worked out in 128 bits, far from the limit.
+        if let (Some(a), Some(b)) = (self.small_signed(), other.small_signed()) {
+            let sum = a + b;
+            return self.arith_result(other, sum < 0, Mag::from_u128(sum.unsigned_abs()));
+        }
         let (neg, nanos) = signed_add(self.neg, &self.nanos, other.neg, &other.nanos);
         self.arith_result(other, neg, saturate(nanos))
+    }
+    /// The signed nano units, when the magnitude is below 2^96.
+    fn small_signed(&self) -> Option<i128> {
+        let m = &self.nanos;
+        (m.0.len() < 4).then(|| if self.neg { -(m.small() as i128) } else { m.small() as i128 })
     }
     /// `q.Sub(y)`: same format rule as `add`.
     /// Saturates at the representation limit (see [`MAX_DIGITS`]).
@@ -390,6 +401,24 @@ mod tests {
                 let fast = hi.sub(lo);
                 assert!(fast == hi.sub_limbs(lo), "{} - {}", hi.to_decimal(), lo.to_decimal());
                 assert!(fast.add(lo) == *hi, "({} - {}) + {}", hi.to_decimal(), lo.to_decimal(), lo.to_decimal());
+            }
+        }
+    }
+
+    #[test]
+    fn quantity_add_in_128_bits_equals_the_sign_magnitude_sum() {
+        let mags = boundary_mags();
+        let quantity = |neg: bool, m: &Mag| Quantity { neg: neg && !m.is_zero(), nanos: m.clone(), format: Format::DecimalSI, cached: None };
+        for a in &mags {
+            for b in &mags {
+                for (an, bn) in [(false, false), (false, true), (true, false), (true, true)] {
+                    let (x, y) = (quantity(an, a), quantity(bn, b));
+                    let (neg, nanos) = signed_add(x.neg, &x.nanos, y.neg, &y.nanos);
+                    let want = x.arith_result(&y, neg, saturate(nanos));
+                    let got = x.add(&y);
+                    assert!(got.neg == want.neg && got.nanos == want.nanos, "{x} + {y}");
+                    assert_eq!((got.format, got.to_canonical()), (want.format, want.to_canonical()), "{x} + {y}");
+                }
             }
         }
     }
