@@ -50,24 +50,29 @@ pub fn common<'a, A, B>(a: &'a BTreeMap<String, A>, b: &'a BTreeMap<String, B>) 
 /// assert_eq!(at.seek("pods"), Some(&2));
 /// ```
 pub struct Cursor<'a, V> {
-    rest: std::iter::Peekable<std::collections::btree_map::Iter<'a, String, V>>,
+    rest: std::collections::btree_map::Iter<'a, String, V>,
+    /// The first entry not passed yet.
+    at: Option<(&'a String, &'a V)>,
 }
 
 impl<'a, V> Cursor<'a, V> {
     pub fn new(list: &'a BTreeMap<String, V>) -> Self {
-        Cursor { rest: list.iter().peekable() }
+        let mut rest = list.iter();
+        let at = rest.next();
+        Cursor { rest, at }
     }
 
     /// The value of `name`, which must not sort before the name sought last.
     pub fn seek(&mut self, name: &str) -> Option<&'a V> {
-        while let Some((k, v)) = self.rest.peek() {
-            match k.as_str().cmp(name) {
-                std::cmp::Ordering::Less => {
-                    self.rest.next();
-                }
-                std::cmp::Ordering::Equal => return Some(*v),
-                std::cmp::Ordering::Greater => return None,
+        while let Some((k, v)) = self.at {
+            // Most names sought are there: equal lengths and bytes settle it without ordering.
+            if k.len() == name.len() && k.as_bytes() == name.as_bytes() {
+                return Some(v);
             }
+            if k.as_str() > name {
+                return None;
+            }
+            self.at = self.rest.next();
         }
         None
     }
@@ -169,6 +174,27 @@ mod tests {
 
     fn list(pairs: &[(&str, &str)]) -> ResourceList {
         pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect()
+    }
+
+    #[test]
+    fn cursor_finds_names_sought_in_order_as_a_lookup_would() {
+        let l = list(&[("cpu", "1"), ("limits.cpu", "2"), ("pods", "3"), ("requests.cpu", "4"), ("requests.memory", "5")]);
+        // Names in ascending order, present and absent, before, between and after the entries,
+        // with shared prefixes and equal lengths.
+        let sought: &[&[&str]] = &[
+            &["cpu", "limits.cpu", "pods", "requests.cpu", "requests.memory"],
+            &["a", "cpu", "cpuz", "limits.cpt", "limits.cpu", "memory", "requests.memory", "zzz"],
+            &["pods"],
+            &["requests.cpu", "requests.cpu", "requests.memorz"],
+            &["count/pods", "limits.memory", "requests.storage"],
+            &[],
+        ];
+        for names in sought {
+            let mut at = Cursor::new(&l);
+            for n in *names {
+                assert_eq!(at.seek(n), l.get(*n), "{n} in {names:?}");
+            }
+        }
     }
 
     #[test]
