@@ -338,10 +338,10 @@ fn joined<'a>(prefix: &str, sep: &str, parts: impl Iterator<Item = &'a str> + Cl
 /// quota's hard names, added to used, compared with hard; per resource, without building the
 /// intermediate lists).
 fn exceeded_by(q: &NamedQuota, delta: &ResourceList) -> BTreeSet<String> {
-    let used = &q.quota.status_used;
+    let mut used = resources::Cursor::new(&q.quota.status_used);
     let mut exceeded = BTreeSet::new();
     for (r, req, h) in resources::common(delta, &q.quota.status_hard) {
-        let over = match used.get(r) {
+        let over = match used.seek(r) {
             Some(u) => &u.add(req) > h,
             None => req > h,
         };
