@@ -154,7 +154,7 @@ pub fn load_objects<S: AsRef<str> + Sync>(paths: &[S], recursive: bool) -> Resul
     let mut decoder = Decoder::default();
     std::thread::scope(|scope| {
         let (send, receive) = mpsc::sync_channel::<Vec<Document>>(CHUNKS_AHEAD);
-        let reader = scope.spawn(move || {
+        let reader = std::thread::Builder::new().name("reader".into()).stack_size(READER_STACK).spawn_scoped(scope, move || {
             let mut chunk = Vec::with_capacity(CHUNK);
             for_each_document(paths, recursive, |d| {
                 chunk.push(d);
@@ -167,6 +167,13 @@ pub fn load_objects<S: AsRef<str> + Sync>(paths: &[S], recursive: bool) -> Resul
             let _ = send.send(chunk);
             Ok::<(), InputError>(())
         });
+        let Ok(reader) = reader else {
+            // No second thread to be had: read here.
+            return for_each_document(paths, recursive, |d| {
+                decoder.add(&d);
+                Ok(())
+            });
+        };
         for chunk in receive {
             chunk.iter().for_each(|d| decoder.add(d));
         }
@@ -178,6 +185,11 @@ pub fn load_objects<S: AsRef<str> + Sync>(paths: &[S], recursive: bool) -> Resul
     })?;
     decoder.finish()
 }
+
+/// The reading thread's stack: the main thread's usual 8 MiB, as the parsers' recursion
+/// (bounded by their depth limits) was measured on it; a spawned thread's 2 MiB default is
+/// too small for it in a debug build.
+const READER_STACK: usize = 8 << 20;
 
 /// Documents handed from the reading thread to the decoding one at a time.
 const CHUNK: usize = 16;
