@@ -29,6 +29,11 @@ impl Quantity {
     /// `q.Sub(y)`: same format rule as `add`.
     /// Saturates at the representation limit (see [`MAX_DIGITS`]).
     pub fn sub(&self, other: &Quantity) -> Quantity {
+        // Below 2^96 nano units each, in 128 bits, as in `add`.
+        if let (Some(a), Some(b)) = (self.small_signed(), other.small_signed()) {
+            let diff = a - b;
+            return self.arith_result(other, diff < 0, Mag::from_u128(diff.unsigned_abs()));
+        }
         let (neg, nanos) = signed_add(self.neg, &self.nanos, !other.neg, &other.nanos);
         self.arith_result(other, neg, saturate(nanos))
     }
@@ -406,7 +411,7 @@ mod tests {
     }
 
     #[test]
-    fn quantity_add_in_128_bits_equals_the_sign_magnitude_sum() {
+    fn quantity_add_and_sub_in_128_bits_equal_the_sign_magnitude_results() {
         let mags = boundary_mags();
         let quantity = |neg: bool, m: &Mag| Quantity { neg: neg && !m.is_zero(), nanos: m.clone(), format: Format::DecimalSI, cached: None };
         for a in &mags {
@@ -418,6 +423,11 @@ mod tests {
                     let got = x.add(&y);
                     assert!(got.neg == want.neg && got.nanos == want.nanos, "{x} + {y}");
                     assert_eq!((got.format, got.to_canonical()), (want.format, want.to_canonical()), "{x} + {y}");
+                    let (neg, nanos) = signed_add(x.neg, &x.nanos, !y.neg, &y.nanos);
+                    let want = x.arith_result(&y, neg, saturate(nanos));
+                    let got = x.sub(&y);
+                    assert!(got.neg == want.neg && got.nanos == want.nanos, "{x} - {y}");
+                    assert_eq!((got.format, got.to_canonical()), (want.format, want.to_canonical()), "{x} - {y}");
                 }
             }
         }
