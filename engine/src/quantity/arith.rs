@@ -249,10 +249,7 @@ impl Mag {
         self.0.iter().rev().fold(0u128, |acc, &l| (acc << 32) | u128::from(l))
     }
     pub(super) fn to_u128(&self) -> Option<u128> {
-        if self.0.len() > 4 {
-            return None;
-        }
-        Some(self.0.iter().rev().fold(0u128, |acc, &l| (acc << 32) | u128::from(l)))
+        (self.0.len() <= 4).then(|| self.small())
     }
     pub(super) fn cmp_mag(&self, other: &Mag) -> Ordering {
         self.0.len().cmp(&other.0.len()).then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
