@@ -143,11 +143,10 @@ type Decided = (DocumentReport, Option<StateFacts>);
 const OUTPUT_BUFFER: usize = 256 * 1024;
 
 /// Fills a decided document's hints (from the document and the facts read with it).
-fn with_hints((mut d, facts): Decided) -> DocumentReport {
+fn fill_hints(d: &mut DocumentReport, facts: Option<StateFacts>) {
     if let Some(facts) = facts {
-        d.hints = hints::for_document_with(&d, &facts);
+        d.hints = hints::for_document_with(d, &facts);
     }
-    d
 }
 
 /// Writes each report on this thread as soon as it is decided.
@@ -156,7 +155,12 @@ fn print_here(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: O
     let mut writer = ReportWriter::new(std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock()), output, quiet, kubernetes);
     // A closed pipe (`| head`) is not an error of the check: stop writing, finish deciding.
     let mut failed = false;
-    let summary = decide(&mut |d| failed = failed || writer.document(&with_hints(d)).is_err());
+    let summary = decide(&mut |(mut d, facts)| {
+        if !failed {
+            fill_hints(&mut d, facts);
+            failed = writer.document(&d).is_err();
+        }
+    });
     if !failed {
         let _ = writer.finish(&summary.notes).and_then(|mut w| std::io::Write::flush(&mut w));
     }
@@ -239,9 +243,7 @@ fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>,
     let mut writer = ReportWriter::new(std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock()), output, quiet, kubernetes);
     for mut batch in receive {
         for (d, facts) in &mut batch.documents {
-            if let Some(facts) = facts.take() {
-                d.hints = hints::for_document_with(d, &facts);
-            }
+            fill_hints(d, facts.take());
             if writer.document(d).is_err() {
                 return;
             }
