@@ -200,8 +200,13 @@ cmd_build() {
   rm -f "$src/vendor/github.com/modern-go/reflect2/go.mod" "$src/vendor/github.com/modern-go/reflect2/go.sum"
 
   # Kubernetes' make sets up its own GOPATH under _output; keep Go's caches in the work dir too.
-  log "make WHAT=\"cmd/kube-apiserver cmd/kube-controller-manager\" (go $(go env GOVERSION))"
-  if ! (cd "$src" && env HOME="$work/home" GOCACHE="$work/gocache" GOPATH="$work/gopath" \
+  # Debian's own Go, named explicitly: /usr/local/go (a newer Go) may come first on PATH, and
+  # Kubernetes 1.20 is built with the Go its Debian package is built with (1.19).
+  local debgo=/usr/lib/go-1.19/bin
+  [[ -x $debgo/go ]] || debgo=$(dirname "$(readlink -f /usr/bin/go)")
+  [[ -x $debgo/go ]] || die "Debian's Go (golang-go) is not installed"
+  log "make WHAT=\"cmd/kube-apiserver cmd/kube-controller-manager\" (go $("$debgo/go" env GOVERSION), $debgo)"
+  if ! (cd "$src" && env PATH="$debgo:$PATH" GOROOT= GOTOOLCHAIN=local HOME="$work/home" GOCACHE="$work/gocache" GOPATH="$work/gopath" \
           GOFLAGS= GO111MODULE= CGO_ENABLED=0 \
           make WHAT="cmd/kube-apiserver cmd/kube-controller-manager") </dev/null >>"$buildlog" 2>&1; then
     log "build FAILED; last lines of $buildlog:"
@@ -209,12 +214,12 @@ cmd_build() {
     exit 1
   fi
   local out
-  out=$src/_output/local/bin/linux/$(go env GOARCH)
+  out=$src/_output/local/bin/linux/$("$debgo/go" env GOARCH)
   mkdir -p "$BIN.tmp"
   cp "$out/kube-apiserver" "$out/kube-controller-manager" "$BIN.tmp/"
   {
     echo "kubernetes source package: $ver"
-    echo "go: $(go version)"
+    echo "go: $("$debgo/go" version)"
     echo "reflect2: $(dpkg-query -W -f='${Version}' golang-github-modern-go-reflect2-dev)"
     echo "built: $(date -u +%FT%TZ)"
     "$BIN.tmp/kube-apiserver" --version
