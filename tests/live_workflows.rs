@@ -21,7 +21,7 @@ fn lab() -> Option<PathBuf> {
     lab_dir().map(|d| d.join("kubeconfig"))
 }
 
-/// A fresh namespace whose default service account has its token (pods are refused until then).
+/// A fresh namespace whose default service account can admit pods (before 1.24: has its token).
 async fn new_namespace(c: &Client, prefix: &str) -> String {
     let name = format!("{prefix}-{}", std::process::id() % 100000);
     let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
@@ -34,16 +34,7 @@ async fn new_namespace(c: &Client, prefix: &str) -> String {
             Err(e) => panic!("cannot create namespace {name}: {e}"),
         }
     }
-    let sas = Api::<k8s_openapi::api::core::v1::ServiceAccount>::namespaced(c.clone(), &name);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        if let Ok(Some(sa)) = sas.get_opt("default").await {
-            if sa.secrets.is_some_and(|s| !s.is_empty()) {
-                break;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    common::live::wait_default_service_account(c, &name).await;
     name
 }
 

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# lab.sh - a real Kubernetes 1.20 control plane on loopback, for kubectl-quota's live tests.
+# lab.sh - a real Kubernetes control plane on loopback, for kubectl-quota's live tests.
 #
-# It runs etcd (Debian's etcd-server), kube-apiserver and kube-controller-manager, all bound to
-# 127.0.0.1. There is no scheduler and no node: pods stay Pending, which is all that quota needs.
-# The two Kubernetes binaries are built once from Debian's `kubernetes` source package and cached
-# outside the work tree, keyed by the Debian source version.
+# It runs etcd, kube-apiserver and kube-controller-manager, all bound to 127.0.0.1. There is no
+# scheduler and no node: pods stay Pending, which is all that quota needs.
+#
+# Two kinds of release (KQ_LAB_VERSION):
+#   1.20  (default) kube-apiserver + kube-controller-manager built once from Debian's `kubernetes`
+#         source package, cached keyed by the Debian source version; Debian's etcd-server.
+#   1.34, 1.35, 1.36, 1.37  all three binaries built once from the Go module proxy by
+#         tests/cluster/modern/build.sh (k8s.io/kubernetes v1.3x.y and the etcd that release
+#         names), cached in $KQ_LAB_CACHE/k8s-v1.3x.y. They run with the release's own defaults:
+#         feature gates and served API versions as a cluster of that release has them.
 #
 # Usage: tests/cluster/lab.sh COMMAND
-#   build     build (or reuse) kube-apiserver + kube-controller-manager
+#   build     build (or reuse) the binaries
 #   up        build if needed, start the cluster, print `export KUBECONFIG=...`
 #   down      stop the cluster (TERM, then KILL after KQ_LAB_STOP_TIMEOUT seconds)
 #   status    say whether it is up (exit 0 if up and healthy, 3 if not)
@@ -17,24 +23,39 @@
 #   clean     down, then remove the state directory
 #
 # Environment:
+#   KQ_LAB_VERSION           1.20 | 1.34 | 1.35 | 1.36 | 1.37                     [1.20]
 #   KQ_LAB_DIR               state: certs, tokens, kubeconfig, logs, etcd data  [/tmp/kubectl-quota-lab]
 #   KQ_LAB_PORT              kube-apiserver secure port                           [26443]
 #   KQ_LAB_ETCD_PORT         etcd client port; etcd's peer port is this + 1       [22379]
 #   KQ_LAB_ADMISSION_CONFIG  file passed as --admission-control-config-file       [unset]
 #   KQ_LAB_CACHE             where built binaries are cached                      [/var/cache/kubectl-quota-lab]
 #   KQ_LAB_BIN_DIR           use the binaries in this directory, never build      [unset]
+#                            (for 1.3x it must hold etcd too)
 #   KQ_LAB_STOP_TIMEOUT      seconds to wait after TERM before KILL               [15]
 #   KQ_LAB_START_TIMEOUT     seconds to wait for each readiness step              [120]
-#   KQ_LAB_KEEP_SRC=1        keep the unpacked source tree after a build          [unset]
+#   KQ_LAB_KEEP_SRC=1        keep the unpacked source tree after a 1.20 build     [unset]
+#
+# Several instances may run at once, each with its own KQ_LAB_DIR, KQ_LAB_PORT and
+# KQ_LAB_ETCD_PORT (the controller-manager listens on no port).
 #
 # In $KQ_LAB_DIR after `up`: kubeconfig (contexts `lab` = admin, current, namespace default;
 # `viewer` = user viewer bound to ClusterRole view; `nobody` = authenticated, no rights),
-# ca.crt, admin.token, viewer.token, nobody.token, and *.log for each process.
-# Every `up` from a stopped state starts from an empty etcd; certs and tokens are kept.
+# ca.crt, admin.token, viewer.token, nobody.token, version (the KQ_LAB_VERSION it runs), and
+# *.log for each process. Every `up` from a stopped state starts from an empty etcd; certs and
+# tokens are kept.
 #
-# Needs root (apt-get) for `build`; `up` with a warm cache needs no network.
+# Needs root (apt-get) for the 1.20 `build`; the 1.3x build needs the Go module proxy once;
+# `up` with a warm cache needs no network.
 set -euo pipefail
+# The whole script is one block, read before it runs: editing this file while a copy runs (a
+# build takes many minutes) cannot change what that copy does next.
+{
 
+VERSION=${KQ_LAB_VERSION:-1.20}
+case $VERSION in
+  1.20 | 1.34 | 1.35 | 1.36 | 1.37) ;;
+  *) printf '[lab] ERROR: KQ_LAB_VERSION=%s: want 1.20, 1.34, 1.35, 1.36 or 1.37\n' "$VERSION" >&2; exit 2 ;;
+esac
 LAB_DIR=${KQ_LAB_DIR:-/tmp/kubectl-quota-lab}
 PORT=${KQ_LAB_PORT:-26443}
 ETCD_PORT=${KQ_LAB_ETCD_PORT:-22379}
@@ -133,9 +154,30 @@ source_version() {
 # build
 # ---------------------------------------------------------------------------------------------
 
-BIN=   # set by build: the directory holding kube-apiserver and kube-controller-manager
+BIN=    # set by build: the directory holding kube-apiserver and kube-controller-manager
+ETCD=   # set by build: the etcd command
+
+modern() { [[ $VERSION != 1.20 ]]; }
 
 cmd_build() {
+  if modern; then build_modern; else build_120; fi
+}
+
+# The 1.3x releases: all three binaries from tests/cluster/modern/build.sh.
+build_modern() {
+  apt_install openssl curl ca-certificates
+  if [[ -n ${KQ_LAB_BIN_DIR:-} ]]; then
+    BIN=$KQ_LAB_BIN_DIR
+  else
+    BIN=$(KQ_LAB_CACHE=$CACHE "$HERE/modern/build.sh" "$VERSION") || die "building Kubernetes $VERSION failed"
+  fi
+  [[ -x $BIN/kube-apiserver && -x $BIN/kube-controller-manager && -x $BIN/etcd ]] ||
+    die "$BIN lacks kube-apiserver, kube-controller-manager or etcd"
+  ETCD=$BIN/etcd
+}
+
+build_120() {
+  ETCD=etcd
   # Runtime needs of `up` first: cheap, and a warm cache must not skip them on a fresh machine.
   apt_install etcd-server openssl curl ca-certificates
   if [[ -n ${KQ_LAB_BIN_DIR:-} ]]; then
@@ -424,6 +466,8 @@ cmd_up() {
     admission=(--admission-control-config-file="$adm_file")
   fi
   if healthy; then
+    [[ $(cat "$LAB_DIR/version" 2>/dev/null) == "$VERSION" ]] ||
+      die "already up with Kubernetes $(cat "$LAB_DIR/version" 2>/dev/null || echo '?'), not $VERSION; run down first"
     # The apiserver reads the admission config only at start: a different one needs a restart.
     [[ $(cat "$LAB_DIR/admission-config" 2>/dev/null) == "$adm_file" ]] ||
       die "already up with another admission config ($(cat "$LAB_DIR/admission-config" 2>/dev/null || echo none)); run down first"
@@ -449,18 +493,23 @@ cmd_up() {
   rm -rf "$LAB_DIR/etcd-data"   # every cluster starts empty
   rm -f "$LAB_DIR"/*.pid "$LAB_DIR/ready"
   printf '%s\n' "$adm_file" >"$LAB_DIR/admission-config"
+  printf '%s\n' "$VERSION" >"$LAB_DIR/version"
 
   log "starting etcd on 127.0.0.1:$ETCD_PORT"
-  start etcd etcd --name lab --data-dir "$LAB_DIR/etcd-data" \
+  start etcd "$ETCD" --name lab --data-dir "$LAB_DIR/etcd-data" \
     --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
     --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
     --initial-cluster "lab=http://127.0.0.1:$ETCD_PEER_PORT" --initial-cluster-state new
   wait_for "etcd health" curl -sf --max-time 2 "http://127.0.0.1:$ETCD_PORT/health"
 
-  log "starting kube-apiserver on $SERVER${admission:+ (admission config ${admission[0]#*=})}"
-  # --insecure-port=0 and --endpoint-reconciler-type=none: no fixed ports, no loopback endpoint noise.
+  log "starting kube-apiserver $VERSION on $SERVER${admission:+ (admission config ${admission[0]#*=})}"
+  # --insecure-port=0 (1.20; the flag is gone in 1.24+, where there is no insecure port) and
+  # --endpoint-reconciler-type=none: no fixed ports, no loopback endpoint noise. Nothing else
+  # is set: feature gates and served API versions are the release's defaults.
+  local insecure=(--insecure-port=0)
+  modern && insecure=()
   start kube-apiserver "$BIN/kube-apiserver" \
-    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$PORT" --insecure-port=0 \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$PORT" "${insecure[@]}" \
     --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
     --tls-cert-file="$LAB_DIR/apiserver.crt" --tls-private-key-file="$LAB_DIR/apiserver.key" \
     --client-ca-file="$LAB_DIR/ca.crt" --token-auth-file="$LAB_DIR/tokens.csv" \
@@ -473,10 +522,14 @@ cmd_up() {
 
   log "starting kube-controller-manager"
   # All default controllers (resourcequota, namespace, replicaset, deployment, serviceaccount,
-  # serviceaccount-token, garbagecollector, ...); no listening ports, no leader election.
+  # serviceaccount-token, garbagecollector, ...; in 1.3x also resourceclaim, as on a real
+  # cluster); no listening ports (--port, the insecure one, exists only in 1.20), no leader
+  # election.
+  local ports=(--port=0 --secure-port=0)
+  modern && ports=(--secure-port=0)
   start kube-controller-manager "$BIN/kube-controller-manager" \
     --kubeconfig="$LAB_DIR/kcm.kubeconfig" --controllers='*' \
-    --port=0 --secure-port=0 --leader-elect=false \
+    "${ports[@]}" --leader-elect=false \
     --service-account-private-key-file="$LAB_DIR/sa.key" --root-ca-file="$LAB_DIR/ca.crt" \
     --cluster-signing-cert-file="$LAB_DIR/ca.crt" --cluster-signing-key-file="$LAB_DIR/ca.key" \
     --profiling=false
@@ -494,8 +547,13 @@ cmd_up() {
     '{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"viewer-probe"},"spec":{"hard":{"pods":"1"}}}')
   [[ $code == 403 ]] || die "viewer should be forbidden to create a ResourceQuota, got HTTP $code"
 
-  # The controllers work once the service-account controllers have made `default` and its token.
-  wait_for "service account default/default with a token (controller-manager)" sa_has_token default
+  # The controllers work once the service-account controllers have made `default` (and, in
+  # 1.20, its token Secret; 1.24+ makes no token Secrets, pods get projected tokens instead).
+  if modern; then
+    wait_for "service account default/default (controller-manager)" code_is 200 GET /api/v1/namespaces/default/serviceaccounts/default
+  else
+    wait_for "service account default/default with a token (controller-manager)" sa_has_token default
+  fi
 
   touch "$LAB_DIR/ready"
   log "up in $(since "$t0")s: $SERVER ($(api GET /version | sed -n 's/.*"gitVersion": "\(.*\)".*/\1/p'))"
@@ -545,7 +603,7 @@ cmd_status() {
     if pid=$(pid_of "$c"); then echo "$c: running (pid $pid)"; any=1; else echo "$c: stopped"; fi
   done
   if healthy; then
-    echo "lab is UP at $SERVER (state $LAB_DIR)"
+    echo "lab is UP at $SERVER (state $LAB_DIR, Kubernetes $(cat "$LAB_DIR/version" 2>/dev/null || echo 1.20))"
     cmd_env
     return 0
   fi
@@ -607,7 +665,17 @@ selftest_main() {
     '{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"nope"},"spec":{"hard":{"pods":"1"}}}' >/dev/null
   expect_code 403 "nobody GET quota" GET "/api/v1/namespaces/$ns/resourcequotas/q" "$(<"$LAB_DIR/nobody.token")" >/dev/null
   log "selftest: viewer can GET/LIST but not POST; nobody cannot GET"
-  expect_code 200 "version" GET /version | tr -d '\n ' ; echo
+  out=$(expect_code 200 "version" GET /version)
+  tr -d '\n ' <<<"$out"; echo
+  grep -q "\"gitVersion\": \"v$VERSION\." <<<"$out" || die "selftest: the server is not Kubernetes $VERSION: $out"
+  if modern; then
+    # What a real cluster of a recent release serves by default: DRA's resource.k8s.io/v1 (GA
+    # in 1.34), and the controller-manager runs the resourceclaim controller.
+    expect_code 200 "resource.k8s.io/v1 served" GET /apis/resource.k8s.io/v1 >/dev/null
+    grep -q 'resourceclaim-controller' "$LAB_DIR/kube-controller-manager.log" ||
+      die "selftest: kube-controller-manager did not start the resourceclaim controller"
+    log "selftest: resource.k8s.io/v1 served, resourceclaim controller started"
+  fi
 }
 
 selftest_admission() {
@@ -681,3 +749,5 @@ case ${1:-} in
   -h | --help | help) usage ;;
   *) usage >&2; exit 2 ;;
 esac
+exit
+}

@@ -3,8 +3,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::ServiceAccount;
+use kube::api::Api;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
+use kubectl_quota_engine::version::KubeVersion;
 
 /// The test cluster's state directory (`KUBECTL_QUOTA_LAB`). Without one the live tests skip
 /// loudly, except under CI, where they fail.
@@ -18,6 +23,40 @@ pub fn lab_dir() -> Option<PathBuf> {
             eprintln!("\n*** SKIPPED: live tests need a real cluster; run tests/run-all.sh (as root on Debian) to build and start one ***\n");
             None
         }
+    }
+}
+
+/// The Kubernetes release the lab runs: `KUBECTL_QUOTA_LAB_VERSION` (tests/run-all.sh sets it),
+/// else the `version` file tests/cluster/lab.sh writes in the lab's directory, else 1.20 (labs
+/// from before there was a choice).
+pub fn lab_version() -> KubeVersion {
+    let from_env = std::env::var("KUBECTL_QUOTA_LAB_VERSION").ok();
+    let from_file = || std::env::var("KUBECTL_QUOTA_LAB").ok().and_then(|d| std::fs::read_to_string(Path::new(&d).join("version")).ok());
+    let v = from_env.or_else(from_file).unwrap_or_else(|| "1.20".to_string());
+    KubeVersion::parse(&v).unwrap_or_else(|e| panic!("KUBECTL_QUOTA_LAB_VERSION: {e}"))
+}
+
+/// Per-version fact: until 1.23 the token controller gives every service account a token
+/// Secret (listed in its `secrets`), and ServiceAccount admission refuses pods ("No API token
+/// found for service account") until it has one. 1.24+ creates no such Secret: pods get a
+/// projected token, and the service account alone is enough.
+pub fn makes_token_secrets() -> bool {
+    lab_version() < KubeVersion::new(1, 24)
+}
+
+/// Waits (up to 60 s) until the namespace's `default` service account can admit pods: it
+/// exists, and on releases that make token Secrets it has one.
+pub async fn wait_default_service_account(c: &Client, ns: &str) {
+    let sas = Api::<ServiceAccount>::namespaced(c.clone(), ns);
+    let need_token = makes_token_secrets();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(Some(sa)) = sas.get_opt("default").await {
+            if !need_token || sa.secrets.is_some_and(|s| !s.is_empty()) {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
