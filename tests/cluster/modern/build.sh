@@ -2,8 +2,9 @@
 # modern/build.sh - builds (or reuses) kube-apiserver, kube-controller-manager and etcd of a
 # recent Kubernetes release from the Go module proxy, for tests/cluster/lab.sh.
 #
-# Usage: tests/cluster/modern/build.sh MINOR      (1.34 | 1.35 | 1.36 | 1.37)
-# Prints the directory holding the three binaries on stdout; logs go to stderr.
+# Usage: tests/cluster/modern/build.sh MINOR [--modules-only]     (MINOR: 1.34 | 1.35 | 1.36 | 1.37)
+# Prints the directory holding the three binaries on stdout; logs go to stderr. With
+# --modules-only it only generates the release's Go modules (if missing) and builds nothing.
 #
 # Each release has two small Go modules of ours beside this script, committed with their
 # go.sum so that a build is reproducible:
@@ -24,6 +25,9 @@
 #   GOCACHE        Go build cache                       [/var/cache/kubectl-quota-go/build]
 #   KQ_GO          the go command                       [/usr/local/go/bin/go, else go on PATH]
 set -euo pipefail
+# The whole script is one block, read before it runs: editing this file while a copy runs (a
+# build takes many minutes) cannot change what that copy does next.
+{
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${KQ_LAB_CACHE:-/var/cache/kubectl-quota-lab}
@@ -51,20 +55,6 @@ STAGING=v0.${K8S#v1.}
 BIN=$CACHE/k8s-$K8S
 KMOD=$HERE/k8s-$K8S
 EMOD=$HERE/etcd-$ETCD
-
-complete() { [[ -x $BIN/kube-apiserver && -x $BIN/kube-controller-manager && -x $BIN/etcd && -f $BIN/BUILDINFO ]]; }
-
-if complete; then
-  log "reusing cached binaries: $BIN"
-  echo "$BIN"; exit 0
-fi
-mkdir -p "$CACHE"
-exec 8>"$CACHE/.build-k8s-$K8S.lock"
-flock 8
-if complete; then
-  log "reusing cached binaries: $BIN (built meanwhile by another run)"
-  echo "$BIN"; exit 0
-fi
 
 gomod() { (cd "$1" && GOFLAGS=-mod=mod nice -n 10 "$GO" "${@:2}"); }
 
@@ -107,6 +97,26 @@ gen_etcd() {
   rm -rf "$EMOD"; mv "$tmp" "$EMOD"
 }
 
+if [[ ${2:-} == --modules-only ]]; then
+  [[ -f $KMOD/go.mod && -f $KMOD/go.sum ]] || gen_k8s
+  [[ -f $EMOD/go.mod && -f $EMOD/go.sum ]] || gen_etcd
+  exit 0
+fi
+
+complete() { [[ -x $BIN/kube-apiserver && -x $BIN/kube-controller-manager && -x $BIN/etcd && -f $BIN/BUILDINFO ]]; }
+
+if complete; then
+  log "reusing cached binaries: $BIN"
+  echo "$BIN"; exit 0
+fi
+mkdir -p "$CACHE"
+exec 8>"$CACHE/.build-k8s-$K8S.lock"
+flock 8
+if complete; then
+  log "reusing cached binaries: $BIN (built meanwhile by another run)"
+  echo "$BIN"; exit 0
+fi
+
 [[ -f $KMOD/go.mod && -f $KMOD/go.sum ]] || gen_k8s
 [[ -f $EMOD/go.mod && -f $EMOD/go.sum ]] || gen_etcd
 
@@ -143,3 +153,5 @@ rm -rf "$BIN"; mv "$TMP" "$BIN"     # appears atomically: a half build is never 
 exec 8>&-
 log "built $BIN"
 echo "$BIN"
+exit
+}
