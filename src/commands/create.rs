@@ -22,6 +22,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use clap::{Args, ValueEnum};
 use kubectl_quota_engine::quantity::Quantity;
+use kubectl_quota_engine::resource_names::QuotaScope;
 use kubectl_quota_engine::validation;
 
 use crate::error::Fatal;
@@ -119,16 +120,63 @@ pub fn parse_hard(s: &str) -> Result<BTreeMap<String, K8sQuantity>, String> {
     Ok(out)
 }
 
+/// How `--scope-selector` is written, for its errors.
+const SCOPE_SELECTOR_FORM: &str =
+    "expected 'SCOPE OPERATOR [VALUE,...]', e.g. 'PriorityClass In high,medium' or, as `describe` prints it, 'PriorityClass In [high, medium]'";
+
 /// Parses one `--scope-selector` expression: `PriorityClass In high,medium`,
-/// `PriorityClass Exists`, `NotBestEffort Exists`.
+/// `PriorityClass Exists`, `NotBestEffort Exists`. The values may also be written as
+/// `describe` prints them, `[high, medium]`, and a scope that takes only `Exists` may stand
+/// alone (`describe` prints `NotBestEffort Exists` as `NotBestEffort`), so every line
+/// `describe` prints under Scopes reads back as the same expression.
 pub fn parse_scope_selector(s: &str) -> Result<ScopedResourceSelectorRequirement, String> {
-    let words: Vec<&str> = s.split_whitespace().collect();
-    let (scope, op, values) = match words.as_slice() {
-        [scope, op] => (*scope, *op, vec![]),
-        [scope, op, values] => (*scope, *op, values.split(',').filter(|v| !v.is_empty()).map(str::to_string).collect()),
-        _ => return Err(format!("--scope-selector {s:?}: expected 'SCOPE OPERATOR [VALUE,...]', e.g. 'PriorityClass In high,medium'")),
+    let bad = |why: &str| format!("--scope-selector {s:?}: {why}");
+    let (scope, rest) = first_word(s);
+    let (op, values) = first_word(rest);
+    let requirement = |op: &str, values: Vec<String>| ScopedResourceSelectorRequirement {
+        scope_name: scope.into(),
+        operator: op.into(),
+        values: (!values.is_empty()).then_some(values),
     };
-    Ok(ScopedResourceSelectorRequirement { scope_name: scope.into(), operator: op.into(), values: (!values.is_empty()).then_some(values) })
+    if scope.is_empty() {
+        return Err(bad(SCOPE_SELECTOR_FORM));
+    }
+    if op.is_empty() {
+        return match QuotaScope::parse(scope) {
+            Some(q) if q.requires_exists_operator() => Ok(requirement("Exists", vec![])),
+            _ => Err(bad(SCOPE_SELECTOR_FORM)),
+        };
+    }
+    let values = parse_values(values).map_err(|e| bad(&e))?;
+    Ok(requirement(op, values))
+}
+
+/// The first whitespace-separated word of `s` and what follows it.
+fn first_word(s: &str) -> (&str, &str) {
+    let s = s.trim_start();
+    let end = s.find(char::is_whitespace).unwrap_or(s.len());
+    (&s[..end], &s[end..])
+}
+
+/// A list of values: `a,b`, or in brackets as `describe` prints it, `[a,b]` or `[a, b]`.
+/// Empty items are dropped. Brackets that do not enclose the whole list are refused (a value
+/// never holds one: stored, `[high]` would be a class no pod has), and so is white space
+/// inside a value.
+fn parse_values(s: &str) -> Result<Vec<String>, String> {
+    let t = s.trim();
+    let inner = match (t.starts_with('['), t.ends_with(']')) {
+        (true, true) => &t[1..t.len() - 1],
+        (false, false) => t,
+        _ => return Err(format!("unbalanced brackets in {t:?}: write the values as a,b or [a, b]")),
+    };
+    if inner.contains(['[', ']']) {
+        return Err(format!("a value cannot contain a bracket ({t:?}): write the values as a,b or [a, b]"));
+    }
+    let values: Vec<String> = inner.split(',').map(str::trim).filter(|v| !v.is_empty()).map(str::to_string).collect();
+    if let Some(v) = values.iter().find(|v| v.contains(char::is_whitespace)) {
+        return Err(format!("{v:?} is not one value: separate values with commas"));
+    }
+    Ok(values)
 }
 
 /// Builds the quota object from flags. Errors are flag-syntax errors; the server's validation
@@ -147,7 +195,10 @@ pub fn build_quota(name: &str, namespace: Option<&str>, flags: &QuotaFlags) -> R
     };
     let mut exprs: Vec<ScopedResourceSelectorRequirement> = flags.scope_selectors.iter().map(|s| parse_scope_selector(s)).collect::<Result<_, _>>()?;
     if !flags.priority_classes.is_empty() {
-        let values: Vec<String> = flags.priority_classes.iter().flat_map(|p| p.split(',')).filter(|v| !v.is_empty()).map(str::to_string).collect();
+        let mut values = Vec::new();
+        for p in &flags.priority_classes {
+            values.extend(parse_values(p).map_err(|e| format!("--priority-class {p:?}: {e}"))?);
+        }
         exprs.push(ScopedResourceSelectorRequirement { scope_name: "PriorityClass".into(), operator: "In".into(), values: Some(values) });
     }
     Ok(ResourceQuota {
@@ -234,19 +285,114 @@ mod tests {
         assert_eq!(parse_hard("pods=10,requests.cpu=500m").unwrap().len(), 2);
     }
 
+    /// `(scope, operator, values)` of a parsed expression, for comparing.
+    fn parts(r: &ScopedResourceSelectorRequirement) -> (String, String, Option<Vec<String>>) {
+        (r.scope_name.clone(), r.operator.clone(), r.values.clone())
+    }
+
+    fn want(scope: &str, op: &str, values: &[&str]) -> (String, String, Option<Vec<String>>) {
+        (scope.into(), op.into(), (!values.is_empty()).then(|| values.iter().map(|v| v.to_string()).collect()))
+    }
+
     #[test]
-    fn scope_selector_expressions() {
+    fn scope_selector_values_are_read_bare_or_in_brackets() {
         let cases = [
-            ("PriorityClass In high,medium", ("PriorityClass", "In", Some(vec!["high", "medium"]))),
-            ("PriorityClass Exists", ("PriorityClass", "Exists", None)),
-            ("  NotBestEffort   Exists ", ("NotBestEffort", "Exists", None)),
+            ("PriorityClass In high,medium", want("PriorityClass", "In", &["high", "medium"])),
+            ("PriorityClass In high", want("PriorityClass", "In", &["high"])),
+            // As `describe` prints them.
+            ("PriorityClass In [high]", want("PriorityClass", "In", &["high"])),
+            ("PriorityClass In [high, medium]", want("PriorityClass", "In", &["high", "medium"])),
+            ("PriorityClass NotIn [high,medium]", want("PriorityClass", "NotIn", &["high", "medium"])),
+            ("PriorityClass In  [ high ,  medium ] ", want("PriorityClass", "In", &["high", "medium"])),
+            ("PriorityClass In high, medium", want("PriorityClass", "In", &["high", "medium"])),
+            ("PriorityClass In a,,b,", want("PriorityClass", "In", &["a", "b"])),
+            ("PriorityClass Exists", want("PriorityClass", "Exists", &[])),
+            ("PriorityClass In []", want("PriorityClass", "In", &[])),
+            ("  NotBestEffort   Exists ", want("NotBestEffort", "Exists", &[])),
+            // A scope that takes only Exists, alone, as `describe` prints it.
+            ("NotBestEffort", want("NotBestEffort", "Exists", &[])),
+            ("CrossNamespacePodAffinity", want("CrossNamespacePodAffinity", "Exists", &[])),
         ];
-        for (s, (scope, op, values)) in cases {
-            let r = parse_scope_selector(s).unwrap();
-            assert_eq!((r.scope_name.as_str(), r.operator.as_str()), (scope, op));
-            assert_eq!(r.values, values.map(|v| v.into_iter().map(String::from).collect::<Vec<_>>()));
+        for (s, expected) in cases {
+            let r = parse_scope_selector(s).unwrap_or_else(|e| panic!("{s:?}: {e}"));
+            assert_eq!(parts(&r), expected, "{s:?}");
         }
-        assert!(parse_scope_selector("PriorityClass").is_err());
+    }
+
+    #[test]
+    fn scope_selector_brackets_that_do_not_enclose_the_list_are_refused() {
+        let cases = [
+            ("PriorityClass In [high", "unbalanced brackets in \"[high\""),
+            ("PriorityClass In high]", "unbalanced brackets in \"high]\""),
+            ("PriorityClass In [high, medium", "unbalanced brackets"),
+            ("PriorityClass In [", "unbalanced brackets"),
+            ("PriorityClass In [[high]]", "a value cannot contain a bracket"),
+            ("PriorityClass In [high],[low]", "a value cannot contain a bracket"),
+            ("PriorityClass In hi[gh", "a value cannot contain a bracket"),
+            ("PriorityClass In [hi]gh]", "a value cannot contain a bracket"),
+            ("PriorityClass In high medium", "\"high medium\" is not one value: separate values with commas"),
+            ("PriorityClass In [high medium]", "is not one value"),
+            ("PriorityClass", "expected 'SCOPE OPERATOR [VALUE,...]'"),
+            ("", "expected 'SCOPE OPERATOR [VALUE,...]'"),
+            ("Bogus", "expected 'SCOPE OPERATOR [VALUE,...]'"),
+        ];
+        for (s, message) in cases {
+            let e = parse_scope_selector(s).expect_err(s);
+            assert!(e.starts_with(&format!("--scope-selector {s:?}: ")), "{s:?}: {e}");
+            assert!(e.contains(message), "{s:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn priority_class_values_are_read_bare_or_in_brackets() {
+        let cases: [(&[&str], Result<Vec<&str>, &str>); 5] = [
+            (&["high,medium"], Ok(vec!["high", "medium"])),
+            (&["[high, medium]"], Ok(vec!["high", "medium"])),
+            (&["high", "[low]"], Ok(vec!["high", "low"])),
+            (&["[high"], Err("--priority-class \"[high\": unbalanced brackets")),
+            (&["[a]b]"], Err("--priority-class \"[a]b]\": a value cannot contain a bracket")),
+        ];
+        for (flags, expected) in cases {
+            let f = QuotaFlags { hard: Some("pods=1".into()), priority_classes: flags.iter().map(|s| s.to_string()).collect(), ..QuotaFlags::default() };
+            match (build_quota("q", None, &f), expected) {
+                (Ok(q), Ok(values)) => {
+                    let e = &q.spec.unwrap().scope_selector.unwrap().match_expressions.unwrap()[0];
+                    assert_eq!(parts(e), want("PriorityClass", "In", &values), "{flags:?}");
+                }
+                (Err(e), Err(message)) => assert!(e.starts_with(message), "{flags:?}: {e}"),
+                (got, _) => panic!("{flags:?}: {got:?}"),
+            }
+        }
+    }
+
+    /// Every expression `describe` prints under Scopes, given back to `--scope-selector`,
+    /// makes a quota that `describe` prints the same way.
+    #[test]
+    fn what_describe_prints_reads_back_as_the_same_selector() {
+        let printed = [
+            "PriorityClass In [high]",
+            "PriorityClass In [high, medium]",
+            "PriorityClass NotIn [batch]",
+            "PriorityClass Exists",
+            "PriorityClass DoesNotExist",
+            "VolumeAttributesClass In [gold, silver]",
+            "NotBestEffort",
+            "Terminating",
+            "CrossNamespacePodAffinity",
+        ];
+        for line in printed {
+            let hard = if line.starts_with("VolumeAttributesClass") { "persistentvolumeclaims=1" } else { "pods=1" };
+            let f = QuotaFlags { hard: Some(hard.into()), scope_selectors: vec![line.into()], ..QuotaFlags::default() };
+            let q = build_quota("q", Some("ns"), &f).unwrap();
+            assert!(validation::validate_resource_quota(&q).is_empty(), "{line}: {:?}", validation::validate_resource_quota(&q));
+            let r = &q.spec.unwrap().scope_selector.unwrap().match_expressions.unwrap()[0];
+            let engine = kubectl_quota_engine::objects::ScopeRequirement {
+                scope_name: r.scope_name.clone(),
+                operator: r.operator.clone(),
+                values: r.values.clone().unwrap_or_default(),
+            };
+            assert_eq!(kubectl_quota_engine::scopes::describe(&engine), line);
+        }
     }
 
     #[test]
