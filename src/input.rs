@@ -7,8 +7,10 @@ use std::sync::{mpsc, OnceLock};
 
 use kubectl_quota_engine::admission::LimitedResource;
 use kubectl_quota_engine::manifest::{parse_each, Document, InputError};
+use kubectl_quota_engine::version::{KubeVersion, Rules, NEWEST, OLDEST};
 use kubectl_quota_engine::{admission_config, objects};
 
+use crate::commands::snapshot::{NOT_READ_ANNOTATION, SERVER_VERSION_ANNOTATION};
 use crate::error::Fatal;
 
 /// The most bytes read from any one input (manifest, standard input, `--state`,
@@ -91,12 +93,19 @@ fn manifest_files_in(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Res
 
 /// Reads every path (`-` is stdin; a directory contributes its manifest files in name order)
 /// and hands each document to `each` in order, as soon as it is read.
-fn for_each_document<S: AsRef<str>>(paths: &[S], recursive: bool, mut each: impl FnMut(Document) -> Result<(), InputError>) -> Result<(), InputError> {
+/// Each file's text goes to `text_of` once its documents are read.
+fn for_each_document<S: AsRef<str>>(
+    paths: &[S],
+    recursive: bool,
+    mut each: impl FnMut(Document) -> Result<(), InputError>,
+    mut text_of: impl FnMut(&str, &str),
+) -> Result<(), InputError> {
     for p in paths {
         let p = p.as_ref();
         if p == "-" {
             let text = read_capped(std::io::stdin().lock(), "standard input").map_err(|e| InputError::file("-", e))?;
             parse_each("-", &text, &mut each)?;
+            text_of("-", &text);
             continue;
         }
         let path = Path::new(p);
@@ -115,6 +124,7 @@ fn for_each_document<S: AsRef<str>>(paths: &[S], recursive: bool, mut each: impl
             let shown = f.display().to_string();
             let text = read_file(&f).map_err(|e| InputError::file(&shown, e))?;
             parse_each(&shown, &text, &mut each)?;
+            text_of(&shown, &text);
         }
     }
     Ok(())
@@ -151,39 +161,65 @@ impl Decoder {
 /// Reading (the YAML parse) runs on a second thread, a few documents ahead of decoding on
 /// this one: the two take about the same time, and nothing else runs before the check.
 pub fn load_objects<S: AsRef<str> + Sync>(paths: &[S], recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
+    load(paths, recursive, false).map(|(objects, _)| objects)
+}
+
+/// [`load_objects`], and what `kubectl quota snapshot` recorded in each file read (see
+/// [`Recorded`]).
+fn load<S: AsRef<str> + Sync>(paths: &[S], recursive: bool, recorded: bool) -> Result<(Vec<objects::Object>, Vec<Recorded>), Fatal> {
     let mut decoder = Decoder::default();
+    let mut found = Vec::new();
+    let record = |found: &mut Vec<Recorded>, file: &str, text: &str| {
+        if recorded {
+            found.extend(recorded_in(file, text));
+        }
+    };
     std::thread::scope(|scope| {
         let (send, receive) = mpsc::sync_channel::<Vec<Document>>(CHUNKS_AHEAD);
         let reader = std::thread::Builder::new().name("reader".into()).stack_size(READER_STACK).spawn_scoped(scope, move || {
             let mut chunk = Vec::with_capacity(CHUNK);
-            for_each_document(paths, recursive, |d| {
-                chunk.push(d);
-                if chunk.len() == CHUNK {
-                    // The decoder stops receiving only once this thread has ended.
-                    let _ = send.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
-                }
-                Ok(())
-            })?;
+            let mut found = Vec::new();
+            for_each_document(
+                paths,
+                recursive,
+                |d| {
+                    chunk.push(d);
+                    if chunk.len() == CHUNK {
+                        // The decoder stops receiving only once this thread has ended.
+                        let _ = send.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
+                    }
+                    Ok(())
+                },
+                |file, text| record(&mut found, file, text),
+            )?;
             let _ = send.send(chunk);
-            Ok::<(), InputError>(())
+            Ok::<Vec<Recorded>, InputError>(found)
         });
         let Ok(reader) = reader else {
             // No second thread to be had: read here.
-            return for_each_document(paths, recursive, |d| {
-                decoder.add(&d);
-                Ok(())
-            });
+            return for_each_document(
+                paths,
+                recursive,
+                |d| {
+                    decoder.add(&d);
+                    Ok(())
+                },
+                |file, text| record(&mut found, file, text),
+            );
         };
         for chunk in receive {
             chunk.iter().for_each(|d| decoder.add(d));
         }
         match reader.join() {
-            Ok(read) => read,
+            Ok(read) => {
+                found = read?;
+                Ok(())
+            }
             // Reading only parses; a panic there is a bug, and shows as one.
             Err(panic) => std::panic::resume_unwind(panic),
         }
     })?;
-    decoder.finish()
+    Ok((decoder.finish()?, found))
 }
 
 /// The reading thread's stack: the main thread's usual 8 MiB, as the parsers' recursion
@@ -214,4 +250,163 @@ pub fn load_limited(path: Option<&str>) -> Result<Vec<LimitedResource>, Fatal> {
         }
         None => Ok(vec![]),
     }
+}
+
+/// What `kubectl quota snapshot` recorded in a state file, in its List's annotations
+/// ([`SERVER_VERSION_ANNOTATION`], [`NOT_READ_ANNOTATION`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Recorded {
+    /// The file (`-` for standard input).
+    pub file: String,
+    /// The server's gitVersion when the snapshot was taken.
+    pub server_version: Option<String>,
+    /// Cluster-scoped kinds the snapshot could not read (`priorityclasses.scheduling.k8s.io`).
+    pub not_read: Vec<String>,
+}
+
+/// The state of an offline command (`--state`): the objects, and what snapshots recorded.
+pub struct State {
+    pub objects: Vec<objects::Object>,
+    pub recorded: Vec<Recorded>,
+}
+
+/// Reads `--state` files: their objects, and what each snapshot among them recorded.
+pub fn load_state(paths: &[String]) -> Result<State, Fatal> {
+    let (objects, recorded) = load(paths, false, true)?;
+    Ok(State { objects, recorded })
+}
+
+/// What the snapshots of one file recorded (nothing for a file `snapshot` did not write).
+///
+/// The engine's reader hands on a List's items only, so the List's own annotations are read
+/// here, from the text: only when the annotations' prefix occurs in it at all, and then only
+/// the head of a List as `snapshot` writes it (everything before its top-level `items:`),
+/// or, for any other layout, the whole text again.
+fn recorded_in(file: &str, text: &str) -> Vec<Recorded> {
+    if !text.contains(ANNOTATION_PREFIX) {
+        return vec![];
+    }
+    #[derive(serde::Deserialize)]
+    struct Head {
+        kind: Option<String>,
+        metadata: Option<HeadMeta>,
+    }
+    #[derive(serde::Deserialize)]
+    struct HeadMeta {
+        annotations: Option<std::collections::BTreeMap<String, serde_json::Value>>,
+    }
+    let yaml = |text: &str| -> Vec<Head> {
+        serde_yaml::Deserializer::from_str(text).filter_map(|d| <Option<Head> as serde::Deserialize>::deserialize(d).ok().flatten()).collect()
+    };
+    // JSON (as `snapshot -o json` writes it) is read as JSON, much faster; anything else
+    // that opens with a brace (YAML's flow style) as YAML.
+    let json = || serde_json::Deserializer::from_str(text).into_iter::<Head>().collect::<Result<Vec<Head>, _>>().ok();
+    let heads = match snapshot_head(text) {
+        Some(head) => yaml(head),
+        None if text.trim_start().starts_with('{') => json().unwrap_or_else(|| yaml(text)),
+        None => yaml(text),
+    };
+    heads
+        .into_iter()
+        .filter(|h| h.kind.as_deref().is_some_and(|k| k == "List" || k.ends_with("List")))
+        .filter_map(|h| {
+            let a = h.metadata?.annotations?;
+            let get = |k: &str| a.get(k).and_then(serde_json::Value::as_str).map(str::to_string);
+            let server_version = get(SERVER_VERSION_ANNOTATION);
+            let not_read: Vec<String> =
+                get(NOT_READ_ANNOTATION).map(|s| s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect()).unwrap_or_default();
+            (server_version.is_some() || !not_read.is_empty()).then(|| Recorded { file: file.to_string(), server_version, not_read })
+        })
+        .collect()
+}
+
+/// The prefix every annotation `snapshot` writes starts with.
+const ANNOTATION_PREFIX: &str = "kubectl-quota/";
+
+/// The head of a one-document YAML List as `snapshot` writes it, everything before its
+/// top-level `items:` key, when the annotations are all in it; `None` otherwise (the whole
+/// text must then be read).
+fn snapshot_head(text: &str) -> Option<&str> {
+    let at = if text.starts_with("items:") { 0 } else { text.find("\nitems:")? + 1 };
+    let (head, rest) = text.split_at(at);
+    // Another document, a directive or an annotation after the items: not a head alone.
+    let plain = head.lines().all(|l| !l.starts_with("---") && !l.starts_with("...") && !l.starts_with('%'));
+    (plain && head.contains(ANNOTATION_PREFIX) && !rest.contains(ANNOTATION_PREFIX)).then_some(head)
+}
+
+/// The rules an offline command answers with, and what the state's snapshots say about them.
+pub struct OfflineRules {
+    pub rules: Rules,
+    /// Where the release came from: `flag`, `snapshot` or `default`.
+    pub source: &'static str,
+    /// The version the snapshot's server reported.
+    pub server_version: Option<String>,
+    /// Worth saying: a recorded release outside the known range (its nearest is used).
+    pub notes: Vec<String>,
+    /// What the snapshots could not read: the answer is incomplete without it.
+    pub incomplete: Vec<String>,
+}
+
+/// The rules of an offline command: the release the state's snapshots recorded
+/// (`--kubernetes-version` overrides it; snapshots of different releases together are
+/// refused, naming both files), else the newest.
+pub fn offline_rules(recorded: &[Recorded], flag: Option<KubeVersion>) -> Result<OfflineRules, Fatal> {
+    let mut notes = Vec::new();
+    let mut first: Option<(&Recorded, &str, KubeVersion)> = None;
+    for r in recorded {
+        let Some(raw) = r.server_version.as_deref() else { continue };
+        let v = KubeVersion::parse(raw).map_err(|e| Fatal::input(format!("{}: annotation {SERVER_VERSION_ANNOTATION}: {e}", r.file)))?;
+        match first {
+            None => first = Some((r, raw, v)),
+            Some((f, fraw, fv)) if fv != v && flag.is_none() => {
+                return Err(Fatal::input(format!(
+                    "the snapshots were taken from different Kubernetes releases: {} records {fraw}, {} records {raw}; \
+                     check against one release at a time, or choose its rules with --kubernetes-version",
+                    f.file, r.file
+                )))
+            }
+            Some(_) => {}
+        }
+    }
+    let (rules, source, server_version) = match (flag, first) {
+        (Some(v), f) => (Rules::for_version(v), "flag", f.map(|(_, raw, _)| raw.to_string())),
+        (None, Some((r, raw, v))) => {
+            if !v.supported() {
+                notes.push(format!(
+                    "the snapshot {} was taken from Kubernetes {raw}, outside the {OLDEST} to {NEWEST} this tool knows: answering with the rules of {}",
+                    r.file,
+                    v.nearest_supported()
+                ));
+            }
+            (Rules::for_version(v), "snapshot", Some(raw.to_string()))
+        }
+        (None, None) => (Rules::newest(), "default", None),
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut incomplete = Vec::new();
+    for r in recorded {
+        for kind in &r.not_read {
+            if seen.insert(kind.as_str()) {
+                incomplete.extend(not_read_note(&r.file, kind, &rules));
+            }
+        }
+    }
+    Ok(OfflineRules { rules, source, server_version, notes, incomplete })
+}
+
+/// What an offline check answers without a kind the snapshot could not read; `None` for an
+/// API the release does not serve (nothing to miss).
+fn not_read_note(file: &str, kind: &str, rules: &Rules) -> Option<String> {
+    let (what, consequence) = match kind {
+        "priorityclasses.scheduling.k8s.io" => (
+            "PriorityClasses",
+            "the global default PriorityClass is not given to pods that name no class (so priority-class scopes see them classless), and unknown class names are not refused",
+        ),
+        "storageclasses.storage.k8s.io" => ("StorageClasses", "the default StorageClass is not given to claims without a class"),
+        "runtimeclasses.node.k8s.io" => ("RuntimeClasses", "RuntimeClass overhead is not added to pods"),
+        "deviceclasses.resource.k8s.io" if !rules.dra => return None,
+        "deviceclasses.resource.k8s.io" => ("DeviceClasses", "DRA extended resource names are not resolved"),
+        other => (other, "the check answers without them"),
+    };
+    Some(format!("{what} could not be read when the snapshot {file} was taken: {consequence}"))
 }

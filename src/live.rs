@@ -758,11 +758,30 @@ pub enum Scope<'a> {
     All,
 }
 
-/// Everything offline `check`, `plan` and `describe` consult, as API objects (apiVersion and
-/// kind set, server-set metadata trimmed; fields in name order, so apiVersion, kind, metadata,
-/// spec, status), sorted by kind order, namespace, name. Optional
-/// APIs the server does not serve are skipped with a note; any other failed read is an error.
-pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<(Vec<serde_json::Value>, Vec<String>), ReadError> {
+/// What `snapshot` read: the objects, notes for standard error, the server's version, and the
+/// cluster-scoped kinds it was not allowed to list.
+pub struct Snapshot {
+    /// API objects (apiVersion and kind set, server-set metadata trimmed; fields in name
+    /// order, so apiVersion, kind, metadata, spec, status), sorted by kind order, namespace,
+    /// name.
+    pub items: Vec<serde_json::Value>,
+    pub notes: Vec<String>,
+    /// The server's gitVersion (`v1.20.2`), when `/version` answered.
+    pub server_version: Option<String>,
+    /// Cluster-scoped kinds the user may not list, as `plural.group`
+    /// (`priorityclasses.scheduling.k8s.io`): none of them is saved.
+    pub not_read: Vec<String>,
+}
+
+/// Everything offline `check`, `plan` and `describe` consult, and the server's version.
+/// Optional APIs the server does not serve are skipped with a note, and so are cluster-scoped
+/// kinds the user may not list (the `view` ClusterRole cannot list PriorityClasses, for
+/// one), which are also recorded; any other failed read is an error, naming the server.
+pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadError> {
+    let version = {
+        let conn = conn.clone();
+        tokio::spawn(async move { server_version(&conn).await })
+    };
     let mut tasks = Vec::new();
     for k in SNAPSHOT_KINDS {
         let client = conn.client.clone();
@@ -782,7 +801,7 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<(Vec<serde_json::
                 };
                 match list_all(api, what, server.clone(), timeout).await {
                     Ok(items) => return Ok((ar.api_version.clone(), items)),
-                    Err(e) if is_not_served(&e) => last = Some(e),
+                    Err(e) if !e.forbidden && is_not_served(&e) => last = Some(e),
                     Err(e) => return Err(e),
                 }
             }
@@ -791,16 +810,28 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<(Vec<serde_json::
     }
     let mut out = Vec::new();
     let mut notes = Vec::new();
+    let mut not_read = Vec::new();
     for (k, t) in SNAPSHOT_KINDS.iter().zip(tasks) {
         let r = t.await.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }));
+        let group = if k.group.is_empty() { "core" } else { k.group };
         let (api_version, items) = match r {
             Ok(x) => x,
-            Err(e) if k.optional && is_not_served(&e) => {
-                let group = if k.group.is_empty() { "core" } else { k.group };
+            Err(e) if k.optional && !e.forbidden && is_not_served(&e) => {
                 notes.push(format!("this cluster does not serve {} ({group}): none saved", k.plural));
                 continue;
             }
-            Err(e) => return Err(e),
+            Err(e) if e.forbidden && !k.namespaced => {
+                notes.push(format!("{e}: none saved; the snapshot records it, and offline checks on it say what they answer without them"));
+                not_read.push(format!("{}.{group}", k.plural));
+                continue;
+            }
+            Err(mut e) => {
+                // An API error does not name the server by itself; a transport error does.
+                if !e.unreachable {
+                    e.what = format!("{} on {}", e.what, conn.server);
+                }
+                return Err(e);
+            }
         };
         let mut values: Vec<serde_json::Value> = items
             .into_iter()
@@ -820,7 +851,17 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<(Vec<serde_json::
         values.sort_by_key(key);
         out.extend(values);
     }
-    Ok((out, notes))
+    let server_version = match version.await.map_err(|e| e.to_string()).and_then(|r| r) {
+        Ok((raw, _)) => Some(raw),
+        Err(e) => {
+            notes.push(format!(
+                "the server's version could not be read ({e}): the snapshot records none, so offline checks on it answer with the rules of {} unless given --kubernetes-version",
+                kubectl_quota_engine::version::NEWEST
+            ));
+            None
+        }
+    };
+    Ok(Snapshot { items: out, notes, server_version, not_read })
 }
 
 /// A workload as `why` reads it: the object, what it owns (ReplicaSets of a Deployment, Jobs

@@ -2,6 +2,8 @@
 //! from the live cluster and printed as one `kind: List`, in a stable order, so a CI job can
 //! check a pull request against yesterday's cluster. Read-only.
 
+use std::collections::BTreeMap;
+
 use clap::{Args, ValueEnum};
 
 use crate::error::Fatal;
@@ -21,7 +23,9 @@ Examples:
 
 Saves ResourceQuotas (with status: their usage), LimitRanges, PriorityClasses,
 StorageClasses, RuntimeClasses, DeviceClasses (when served) and the namespace's workloads,
-pods and claims (so an update is checked as an update). Never writes to the cluster.";
+pods and claims (so an update is checked as an update), and records the server's version:
+offline checks on the snapshot answer with that release's rules. Never writes to the
+cluster.";
 
 /// Output formats of `snapshot`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -41,29 +45,72 @@ pub struct SnapshotArgs {
     pub output: SnapshotOutput,
 }
 
-/// A `kind: List`, fields in kubectl's order.
+/// The annotation of the snapshot's List that records the server's version (its
+/// gitVersion, `v1.20.2`): offline checks on the snapshot answer with that release's rules.
+pub const SERVER_VERSION_ANNOTATION: &str = "kubectl-quota/server-version";
+/// The annotation of the snapshot's List that records the cluster-scoped kinds the user could
+/// not list when it was taken (`priorityclasses.scheduling.k8s.io,...`): offline checks on the
+/// snapshot say what they answer without them.
+pub const NOT_READ_ANNOTATION: &str = "kubectl-quota/not-read";
+
+/// A `kind: List`, fields in kubectl's order. What the snapshot records about itself is in
+/// the List's own `metadata.annotations`: kubectl reads a List's items and ignores the rest,
+/// so the file stays what `kubectl apply -f` and `kubectl get -f` take.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct List {
     pub api_version: &'static str,
     pub kind: &'static str,
+    #[serde(skip_serializing_if = "ListMeta::is_empty")]
+    pub metadata: ListMeta,
     pub items: Vec<serde_json::Value>,
+}
+
+/// The List's metadata: only annotations.
+#[derive(serde::Serialize, Default)]
+pub struct ListMeta {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<&'static str, String>,
+}
+
+impl ListMeta {
+    fn is_empty(&self) -> bool {
+        self.annotations.is_empty()
+    }
 }
 
 /// Wraps objects in a `kind: List`.
 pub fn as_list(items: Vec<serde_json::Value>) -> List {
-    List { api_version: "v1", kind: "List", items }
+    List { api_version: "v1", kind: "List", metadata: ListMeta::default(), items }
+}
+
+/// The snapshot as a `kind: List`, with the server's version and the kinds not read recorded.
+pub fn snapshot_list(s: live::Snapshot) -> List {
+    let mut list = as_list(s.items);
+    if let Some(v) = s.server_version {
+        list.metadata.annotations.insert(SERVER_VERSION_ANNOTATION, v);
+    }
+    if !s.not_read.is_empty() {
+        list.metadata.annotations.insert(NOT_READ_ANNOTATION, s.not_read.join(","));
+    }
+    list
 }
 
 /// Runs `snapshot`.
 pub async fn run(g: &GlobalFlags, args: &SnapshotArgs) -> Result<i32, Fatal> {
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
     let scope = if args.all_namespaces { live::Scope::All } else { live::Scope::Namespace(&conn.namespace) };
-    let (items, notes) = live::snapshot(&conn, scope).await.map_err(|e| Fatal::input(e.to_string()))?;
-    for n in &notes {
+    let snapshot = live::snapshot(&conn, scope).await.map_err(|e| {
+        Fatal::input(if e.forbidden {
+            format!("{e}\nthe snapshot needs `list` on the namespace's quotas, LimitRanges, workloads, pods and claims (the `view` ClusterRole has it)")
+        } else {
+            e.to_string()
+        })
+    })?;
+    for n in &snapshot.notes {
         eprintln!("note: {n}");
     }
-    let list = as_list(items);
+    let list = snapshot_list(snapshot);
     let text = match args.output {
         SnapshotOutput::Yaml => serde_yaml::to_string(&list).map_err(|e| Fatal::input(e.to_string()))?,
         SnapshotOutput::Json => serde_json::to_string_pretty(&list).map_err(|e| Fatal::input(e.to_string()))? + "\n",
