@@ -1,45 +1,105 @@
 #!/usr/bin/env bash
 # Runs every test of kubectl-quota, the real-cluster ones included:
-#   1. builds (once, cached outside the work tree) and starts two real Kubernetes 1.20 control
-#      planes on loopback (tests/cluster/lab.sh): the default one, and one whose API server runs
-#      with the corpus's ResourceQuota admission configuration (limitedResources),
-#   2. runs `cargo test` with KUBECTL_QUOTA_LAB / KUBECTL_QUOTA_LAB_LIMITED pointing at them,
-#   3. stops both, whatever happened.
+#   1. builds (once, cached outside the work tree) the control planes of two Kubernetes releases
+#      (tests/cluster/lab.sh): 1.20, which the conformance corpus was recorded on, and a modern
+#      one (KQ_LAB_MODERN_VERSION, default 1.37, the newest),
+#   2. starts two 1.20 control planes on loopback: the default one, and one whose API server runs
+#      with the corpus's ResourceQuota admission configuration (limitedResources), and runs
+#      `cargo test` with KUBECTL_QUOTA_LAB / KUBECTL_QUOTA_LAB_LIMITED pointing at them,
+#   3. stops those, starts the same pair on the modern release, and runs every live test target
+#      (tests/live*.rs) again against it, with KUBECTL_QUOTA_LAB_VERSION saying which release,
+#   4. stops every cluster, whatever happened, and fails if either run failed.
 # Where the clusters cannot be provisioned (not root, no apt-get), the live tests say so and
-# skip, except under CI=true, where they fail.
+# skip, except under CI=true, where they fail. KQ_LAB_MODERN_VERSION=none skips step 3.
 set -euo pipefail
+# The whole script is one block, read before it runs: editing this file while a copy runs (a
+# build takes many minutes) cannot change what that copy does next.
+{
 cd "$(dirname "$0")/.."
 
 LAB=${KQ_LAB_DIR:-/tmp/kubectl-quota-lab}
 LIMITED=${LAB}-limited
+MODERN_VERSION=${KQ_LAB_MODERN_VERSION:-1.37}
+MODERN=${LAB}-$MODERN_VERSION
+MODERN_LIMITED=${MODERN}-limited
 ADMISSION=$PWD/tests/conformance/4000-s-limited-scope-no-quota/admission.yaml
-lab() { tests/cluster/lab.sh "$@"; }
+export KQ_LAB_VERSION=1.20
+lab() { KQ_LAB_DIR=$LAB tests/cluster/lab.sh "$@"; }
 limited() { KQ_LAB_DIR=$LIMITED KQ_LAB_PORT=27443 KQ_LAB_ETCD_PORT=23379 KQ_LAB_ADMISSION_CONFIG=$ADMISSION tests/cluster/lab.sh "$@"; }
+mlab() { KQ_LAB_VERSION=$MODERN_VERSION KQ_LAB_DIR=$MODERN KQ_LAB_PORT=26543 KQ_LAB_ETCD_PORT=22479 tests/cluster/lab.sh "$@"; }
+mlimited() {
+  KQ_LAB_VERSION=$MODERN_VERSION KQ_LAB_DIR=$MODERN_LIMITED KQ_LAB_PORT=27543 KQ_LAB_ETCD_PORT=23479 \
+    KQ_LAB_ADMISSION_CONFIG=$ADMISSION tests/cluster/lab.sh "$@"
+}
+[[ $MODERN_VERSION == none ]] && MODERN_VERSION=
 
-up=0
-cleanup() {
-  if [[ $up == 1 ]]; then
+t_start=$(date +%s)
+phase() { echo "run-all: [$(($(date +%s) - t_start))s] $*" >&2; }
+
+provision=0
+stop_labs() {
+  if [[ $provision == 1 ]]; then
     limited down >/dev/null 2>&1 || true
-    KQ_LAB_DIR=$LAB lab down >/dev/null 2>&1 || true
+    lab down >/dev/null 2>&1 || true
+    if [[ -n $MODERN_VERSION ]]; then
+      mlimited down >/dev/null 2>&1 || true
+      mlab down >/dev/null 2>&1 || true
+    fi
   fi
 }
-trap cleanup EXIT
+trap 'stop_labs; phase "done"' EXIT
+
+# no_lab WHY: a cluster did not come up. Under CI that fails the run.
+no_lab() {
+  echo "run-all: $1 (see above)" >&2
+  [[ ${CI:-} == true ]] && exit 1
+  return 0
+}
 
 if [[ ${KUBECTL_QUOTA_SKIP_LAB:-} != 1 ]]; then
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-    up=1
+    provision=1
     # Start from stopped clusters: leftovers from another checkout may run another config.
-    limited down >/dev/null 2>&1 || true
-    KQ_LAB_DIR=$LAB lab down >/dev/null 2>&1 || true
-    if KQ_LAB_DIR=$LAB lab up && limited up; then
-      export KUBECTL_QUOTA_LAB=$LAB KUBECTL_QUOTA_LAB_LIMITED=$LIMITED
+    stop_labs
+    phase "building (or reusing) Kubernetes 1.20${MODERN_VERSION:+ and $MODERN_VERSION}"
+    lab build || no_lab "Kubernetes 1.20 could not be built"
+    if [[ -n $MODERN_VERSION ]]; then
+      mlab build || { no_lab "Kubernetes $MODERN_VERSION could not be built"; MODERN_VERSION=; }
+    fi
+    phase "starting the 1.20 clusters"
+    if lab up && limited up; then
+      export KUBECTL_QUOTA_LAB=$LAB KUBECTL_QUOTA_LAB_LIMITED=$LIMITED KUBECTL_QUOTA_LAB_VERSION=1.20
     else
-      echo "run-all: the test clusters did not come up (see above)" >&2
-      [[ ${CI:-} == true ]] && exit 1
+      no_lab "the 1.20 test clusters did not come up"
     fi
   else
     echo "run-all: cannot provision the test clusters here (needs root and apt-get): live tests will skip" >&2
+    MODERN_VERSION=
   fi
+else
+  MODERN_VERSION=
 fi
 
-cargo test --locked "$@"
+status=0
+phase "cargo test (every target; live ones against Kubernetes ${KUBECTL_QUOTA_LAB_VERSION:-none})"
+cargo test --locked "$@" || status=$?
+
+if [[ -n $MODERN_VERSION ]]; then
+  limited down >/dev/null 2>&1 || true
+  lab down >/dev/null 2>&1 || true
+  unset KUBECTL_QUOTA_LAB KUBECTL_QUOTA_LAB_LIMITED KUBECTL_QUOTA_LAB_VERSION
+  phase "starting the $MODERN_VERSION clusters"
+  if mlab up && mlimited up; then
+    export KUBECTL_QUOTA_LAB=$MODERN KUBECTL_QUOTA_LAB_LIMITED=$MODERN_LIMITED KUBECTL_QUOTA_LAB_VERSION=$MODERN_VERSION
+    targets=()
+    for f in tests/live*.rs; do targets+=(--test "$(basename "$f" .rs)"); done
+    phase "cargo test ${targets[*]} against Kubernetes $MODERN_VERSION"
+    # --no-fail-fast: every live target reports, even after one of them failed.
+    cargo test --locked --no-fail-fast "${targets[@]}" "$@" || status=$?
+  else
+    no_lab "the $MODERN_VERSION test clusters did not come up"
+  fi
+fi
+exit "$status"
+exit
+}

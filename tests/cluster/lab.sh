@@ -562,13 +562,25 @@ cmd_up() {
 
 cmd_env() { echo "export KUBECONFIG=$LAB_DIR/kubeconfig"; }
 
-# stop_all: TERM all three at once (the etcd data is thrown away at the next `up`, so there is
-# nothing to shut down in order), wait up to STOP_TIMEOUT seconds, then KILL what is left.
+# stop_all: the controller-manager and the apiserver first, then etcd (a 1.3x apiserver whose
+# etcd is gone keeps retrying it instead of exiting). Each group gets TERM, up to STOP_TIMEOUT
+# seconds, then KILL. Nothing else needs order: the etcd data is thrown away at the next `up`.
 stop_all() {
+  local stopped=()
+  stop_group kube-controller-manager kube-apiserver
+  stop_group etcd
+  ((${#stopped[@]})) && log "stopped ${stopped[*]}"
+  local c; for c in "${COMPONENTS[@]}"; do rm -f "$LAB_DIR/$c.pid"; done
+  rm -f "$LAB_DIR/ready"
+}
+
+# stop_group NAME...: TERM them at once, wait, KILL what is left; appends to stop_all's `stopped`.
+stop_group() {
   local c pid pids=() names=() i
-  for c in "${COMPONENTS[@]}"; do
+  for c in "$@"; do
     if pid=$(pid_of "$c"); then kill -TERM "$pid" 2>/dev/null || true; pids+=("$pid"); names+=("$c"); fi
   done
+  ((${#pids[@]})) || return 0
   for ((i = 0; i < STOP_TIMEOUT * 10; i++)); do
     alive "${pids[@]}" || break
     sleep 0.1
@@ -580,9 +592,7 @@ stop_all() {
     fi
   done
   for ((i = 0; i < 50; i++)); do alive "${pids[@]}" || break; sleep 0.1; done
-  ((${#names[@]})) && log "stopped ${names[*]}"
-  for c in "${COMPONENTS[@]}"; do rm -f "$LAB_DIR/$c.pid"; done
-  rm -f "$LAB_DIR/ready"
+  stopped+=("${names[@]}")
 }
 
 # alive PID...: true if any of them still runs.
@@ -672,7 +682,7 @@ selftest_main() {
     # What a real cluster of a recent release serves by default: DRA's resource.k8s.io/v1 (GA
     # in 1.34), and the controller-manager runs the resourceclaim controller.
     expect_code 200 "resource.k8s.io/v1 served" GET /apis/resource.k8s.io/v1 >/dev/null
-    grep -q 'resourceclaim-controller' "$LAB_DIR/kube-controller-manager.log" ||
+    grep -q 'Starting resource claim controller' "$LAB_DIR/kube-controller-manager.log" ||
       die "selftest: kube-controller-manager did not start the resourceclaim controller"
     log "selftest: resource.k8s.io/v1 served, resourceclaim controller started"
   fi

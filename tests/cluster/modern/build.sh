@@ -146,7 +146,7 @@ build_one "$EMOD" go.etcd.io/etcd/server/v3 etcd -ldflags="-s -w"
   echo "built: $(date -u +%FT%TZ) on $(nproc) CPUs"
   echo "seconds: kube-apiserver ${secs[kube-apiserver]} kube-controller-manager ${secs[kube-controller-manager]} etcd ${secs[etcd]}"
   "$TMP/kube-apiserver" --version
-  "$TMP/etcd" --version | head -1
+  "$TMP/etcd" --version | sed -n 1p    # sed reads it all: no SIGPIPE for pipefail
 } >"$TMP/BUILDINFO"
 "$TMP/kube-apiserver" --version | grep -qx "Kubernetes $K8S" || die "kube-apiserver says $("$TMP/kube-apiserver" --version), not $K8S"
 rm -rf "$BIN"; mv "$TMP" "$BIN"     # appears atomically: a half build is never "cached"
