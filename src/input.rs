@@ -406,6 +406,8 @@ fn not_read_note(file: &str, kind: &str, rules: &Rules) -> Option<String> {
         "runtimeclasses.node.k8s.io" => ("RuntimeClasses", "RuntimeClass overhead is not added to pods"),
         "deviceclasses.resource.k8s.io" if !rules.dra => return None,
         "deviceclasses.resource.k8s.io" => ("DeviceClasses", "DRA extended resource names are not resolved"),
+        "resourceclaimtemplates.resource.k8s.io" if !rules.dra => return None,
+        "resourceclaimtemplates.resource.k8s.io" => ("ResourceClaimTemplates", "claims that pods create from templates are not checked"),
         other => (other, "the check answers without them"),
     };
     Some(format!("{what} could not be read when the snapshot {file} was taken: {consequence}"))

@@ -714,6 +714,15 @@ const SNAPSHOT_KINDS: &[SnapshotKind] = &[
         namespaced: false,
         optional: true,
     },
+    // The templates pods' claims are made from (DRA, like DeviceClasses).
+    SnapshotKind {
+        group: "resource.k8s.io",
+        versions: &["v1", "v1beta2", "v1beta1"],
+        kind: "ResourceClaimTemplate",
+        plural: "resourceclaimtemplates",
+        namespaced: true,
+        optional: true,
+    },
     SnapshotKind { group: "apps", versions: &["v1"], kind: "Deployment", plural: "deployments", namespaced: true, optional: false },
     SnapshotKind { group: "apps", versions: &["v1"], kind: "ReplicaSet", plural: "replicasets", namespaced: true, optional: false },
     SnapshotKind { group: "apps", versions: &["v1"], kind: "StatefulSet", plural: "statefulsets", namespaced: true, optional: false },
@@ -768,15 +777,16 @@ pub struct Snapshot {
     pub notes: Vec<String>,
     /// The server's gitVersion (`v1.20.2`), when `/version` answered.
     pub server_version: Option<String>,
-    /// Cluster-scoped kinds the user may not list, as `plural.group`
+    /// Cluster-scoped kinds and optional APIs the user may not list, as `plural.group`
     /// (`priorityclasses.scheduling.k8s.io`): none of them is saved.
     pub not_read: Vec<String>,
 }
 
 /// Everything offline `check`, `plan` and `describe` consult, and the server's version.
 /// Optional APIs the server does not serve are skipped with a note, and so are cluster-scoped
-/// kinds the user may not list (the `view` ClusterRole cannot list PriorityClasses, for
-/// one), which are also recorded; any other failed read is an error, naming the server.
+/// kinds and optional APIs the user may not list (the `view` ClusterRole cannot list
+/// PriorityClasses, for one), which are also recorded; any other failed read is an error,
+/// naming the server.
 pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadError> {
     let version = {
         let conn = conn.clone();
@@ -820,8 +830,10 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
                 notes.push(format!("this cluster does not serve {} ({group}): none saved", k.plural));
                 continue;
             }
-            Err(e) if e.forbidden && !k.namespaced => {
-                notes.push(format!("{e}: none saved; the snapshot records it, and offline checks on it say what they answer without them"));
+            // The authorizer answers before the API is looked up: an optional API may be
+            // forbidden on a cluster that does not even serve it.
+            Err(e) if e.forbidden && (!k.namespaced || k.optional) => {
+                notes.push(format!("{e}; none saved, and the snapshot records that they are missing"));
                 not_read.push(format!("{}.{group}", k.plural));
                 continue;
             }

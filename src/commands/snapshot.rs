@@ -22,10 +22,10 @@ Examples:
   kubectl quota check -f deploy/ --state state.yaml -n team-a
 
 Saves ResourceQuotas (with status: their usage), LimitRanges, PriorityClasses,
-StorageClasses, RuntimeClasses, DeviceClasses (when served) and the namespace's workloads,
-pods and claims (so an update is checked as an update), and records the server's version:
-offline checks on the snapshot answer with that release's rules. Never writes to the
-cluster.";
+StorageClasses, RuntimeClasses, DeviceClasses and ResourceClaimTemplates (when served) and
+the namespace's workloads, pods and claims (so an update is checked as an update), and
+records the server's version: offline checks on the snapshot answer with that release's
+rules. Never writes to the cluster.";
 
 /// Output formats of `snapshot`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
