@@ -345,7 +345,9 @@ mod tests {
 
     #[test]
     fn priority_class_values_are_read_bare_or_in_brackets() {
-        let cases: [(&[&str], Result<Vec<&str>, &str>); 5] = [
+        /// The flags given, and the values stored or the error's start.
+        type Case<'a> = (&'a [&'a str], Result<Vec<&'a str>, &'a str>);
+        let cases: [Case; 5] = [
             (&["high,medium"], Ok(vec!["high", "medium"])),
             (&["[high, medium]"], Ok(vec!["high", "medium"])),
             (&["high", "[low]"], Ok(vec!["high", "low"])),
