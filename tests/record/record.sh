@@ -90,10 +90,23 @@ git_version=$(curl -sf --cacert "$DIR/main/ca.crt" -H "Authorization: Bearer $(<
   "https://127.0.0.1:$PORT/version" | sed -n 's/.*"gitVersion": *"\([^"]*\)".*/\1/p')
 [[ $git_version == v$VERSION.* ]] || { log "the server says $git_version, not $VERSION"; exit 1; }
 OUT=${KQ_REC_OUT:-$ROOT/tests/recorded/$git_version}
-[[ $# -eq 0 ]] && rm -rf "$OUT"
+prev_meta=
+if [[ $# -eq 0 ]]; then
+  rm -rf "$OUT"
+elif [[ -f $OUT/metadata.json ]]; then
+  prev_meta=$(<"$OUT/metadata.json")
+fi
 log "recording ${#cases[@]} cases on $git_version into ${OUT#"$ROOT"/}"
 args=(--kubeconfig "$DIR/main/kubeconfig" --cluster-scoped "$ROOT/tests/conformance/cluster-scoped.yaml" --out "$OUT" --jobs "$JOBS")
 [[ -n $admission ]] && args+=(--limited-kubeconfig "$DIR/limited/kubeconfig" --admission "$admission")
 "$RECORDER" "${args[@]}" "${cases[@]}"
+if [[ -n $prev_meta ]]; then
+  # Some cases recorded again: the set's metadata stays the full run's, and says which cases
+  # were recorded later, and when.
+  now=$(jq -c '{recordedAt, cases: [.recorded // empty]}' "$OUT/metadata.json")
+  names=$(for c in "${cases[@]}"; do basename "$c"; done | jq -R . | jq -sc .)
+  jq --argjson now "$now" --argjson names "$names" --argjson total "$(find "$OUT" -mindepth 2 -name expected.json | wc -l)" \
+    '.cases = $total | .rerecorded = ((.rerecorded // []) + [{at: $now.recordedAt, cases: $names}])' <<<"$prev_meta" >"$OUT/metadata.json"
+fi
 t1=$(date +%s)
 log "done: servers up in $((t_up - t0))s, cases recorded in $((t1 - t_up))s"
