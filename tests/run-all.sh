@@ -82,7 +82,8 @@ fi
 
 status=0
 phase "cargo test (every target; live ones against Kubernetes ${KUBECTL_QUOTA_LAB_VERSION:-none})"
-cargo test --locked "$@" || status=$?
+# --no-fail-fast: a failing target (a unit test, say) must not hide the live targets' results.
+cargo test --locked --no-fail-fast "$@" || status=$?
 
 if [[ -n $MODERN_VERSION ]]; then
   limited down >/dev/null 2>&1 || true
@@ -94,7 +95,6 @@ if [[ -n $MODERN_VERSION ]]; then
     targets=()
     for f in tests/live*.rs; do targets+=(--test "$(basename "$f" .rs)"); done
     phase "cargo test ${targets[*]} against Kubernetes $MODERN_VERSION"
-    # --no-fail-fast: every live target reports, even after one of them failed.
     cargo test --locked --no-fail-fast "${targets[@]}" "$@" || status=$?
   else
     no_lab "the $MODERN_VERSION test clusters did not come up"
