@@ -8,6 +8,10 @@
 //!   malformed), an unusable environment (no kubeconfig, bad `--request-timeout`), a server
 //!   that cannot be reached or does not answer in time. `check` also exits 2 when it cannot
 //!   read the quotas, since exit 1 would claim a verdict it never reached.
+//! - **3** (`check`): nothing would be refused, but the answer is incomplete: something the
+//!   verdict depends on could not be read (RBAC, an unreachable API), or an offline state says
+//!   nothing about the namespace checked. Each gap is said on standard error. A refusal still
+//!   exits 1: it stands whatever else could have been read.
 //!
 //! A closed standard output (`... | head`) is not an error: output stops quietly and the
 //! status is the command's own, as ripgrep does.
@@ -15,6 +19,9 @@
 use std::io::Write;
 
 use kubectl_quota_engine::manifest::InputError;
+
+/// `check`'s status when nothing would be refused but the answer is incomplete.
+pub const INCOMPLETE: i32 = 3;
 
 /// An error that ends the command: the message (printed as `error: ...`) and the exit status.
 #[derive(Debug)]

@@ -549,9 +549,15 @@ const GETS_IN_FLIGHT: usize = 32;
 
 /// Resolves each document's kind through discovery (fixing guessed plurals and scope) and
 /// loads the objects that already exist, so that creating them again is checked as an update.
-pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut ClusterState) -> Vec<String> {
+///
+/// Returns what it found worth saying (kinds the cluster does not serve), and what it could
+/// not read (the answer is incomplete without it).
+pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut ClusterState) -> (Vec<String>, Vec<String>) {
     let mut notes = Vec::new();
+    let mut unread = Vec::new();
     let mut resolved: BTreeMap<(String, String), Option<ApiResource>> = BTreeMap::new();
+    // Kinds discovery could not be asked about (forbidden, unreachable): not taken as unserved.
+    let mut resolved_unknown: BTreeSet<(String, String)> = BTreeSet::new();
     let mut gets = Vec::new();
     for (i, obj) in objs.iter_mut().enumerate() {
         let key = (obj.type_info.api_version.clone(), obj.type_info.kind.clone());
@@ -566,7 +572,7 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
                     obj.type_info.namespaced = caps.scope == kube::discovery::Scope::Namespaced;
                     Some(ar)
                 }
-                Err(e) => {
+                Err(e) if discovery_has_no(&e) => {
                     notes.push(format!(
                         "{}/{} is not served by this cluster ({}): the API server would refuse it",
                         key.0,
@@ -575,10 +581,29 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
                     ));
                     None
                 }
+                Err(e) => {
+                    unread.push(format!(
+                        "cannot tell whether this cluster serves {}/{} ({}): checked with the tool's own resource name",
+                        key.0,
+                        key.1,
+                        transport_message(&conn.server, &e)
+                    ));
+                    resolved.insert(key.clone(), None);
+                    resolved_unknown.insert(key.clone());
+                    continue;
+                }
             };
             resolved.insert(key.clone(), found);
         }
-        let Some(Some(ar)) = resolved.get(&key) else { continue };
+        let ar = match resolved.get(&key) {
+            Some(Some(ar)) => ar,
+            // Discovery answered that the kind is not there: kubectl would send nothing.
+            Some(None) if !resolved_unknown.contains(&key) => {
+                obj.type_info.unserved = true;
+                continue;
+            }
+            _ => continue,
+        };
         if obj.type_info.guessed {
             obj.type_info.guessed = false;
         }
@@ -634,10 +659,61 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
                 }
             }
             Ok(None) => {}
-            Err(e) => notes.push(format!("cannot read {} {:?} to tell a create from an update: {e}", obj.type_info.group_resource(), obj.meta.name)),
+            Err(e) => unread.push(format!("cannot read {} {:?} to tell a create from an update: {e}", obj.type_info.group_resource(), obj.meta.name)),
         }
     }
-    notes
+    (notes, unread)
+}
+
+/// What a live `check` or `plan` reads before deciding: the state of the documents'
+/// namespaces, which of them exist, and the documents' kinds and existing objects.
+pub struct LiveState {
+    pub state: ClusterState,
+    /// Worth saying, and complete: kinds the cluster does not serve.
+    pub notes: Vec<String>,
+    /// What could not be read: the answer is incomplete without it.
+    pub incomplete: Vec<String>,
+}
+
+/// Reads what deciding `objs` live needs (see [`LiveState`]); `Err` when the quotas cannot be
+/// read, without which nothing can be decided.
+pub async fn live_state(conn: &Conn, objs: &mut [Object]) -> Result<LiveState, ReadError> {
+    let namespaces: BTreeSet<String> = objs.iter().map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone())).collect();
+    let (mut state, mut incomplete) = cluster_state(conn, &namespaces).await?;
+    match namespaces_existing(conn, &namespaces).await {
+        Ok(existing) => state.namespaces = Some(existing),
+        Err(e) => incomplete.push(format!("{e}; whether the namespace exists is not checked")),
+    }
+    let (notes, unread) = resolve_and_existing(conn, objs, &mut state).await;
+    incomplete.extend(unread);
+    Ok(LiveState { state, notes, incomplete })
+}
+
+/// Whether discovery answered that a kind is not served (an unknown group, version or kind),
+/// as opposed to not answering at all.
+fn discovery_has_no(e: &RequestError) -> bool {
+    match e {
+        RequestError::Kube(kube::Error::Discovery(_)) => true,
+        RequestError::Kube(kube::Error::Api(s)) => s.code == 404,
+        _ => false,
+    }
+}
+
+/// Which of `names` exist as namespaces: `Err` (why) when that cannot be read (no `get` on
+/// namespaces), in which case the check does not decide it.
+pub async fn namespaces_existing(conn: &Conn, names: &BTreeSet<String>) -> Result<BTreeSet<String>, String> {
+    let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
+    let mut out = BTreeSet::new();
+    for name in names {
+        match within(conn.timeout, api.get_opt(name)).await {
+            Ok(Some(_)) => {
+                out.insert(name.clone());
+            }
+            Ok(None) => {}
+            Err(e) => return Err(format!("cannot read namespace {name:?} ({})", transport_message(&conn.server, &e))),
+        }
+    }
+    Ok(out)
 }
 
 /// Documents of one namespace and kind above which `resolve_and_existing` LISTs the kind

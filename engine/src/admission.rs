@@ -69,6 +69,10 @@ pub enum RefusalReason {
     Invalid,
     /// The release does not serve the object's API version: kubectl finds no resource for it.
     NotServed,
+    /// The object's namespace does not exist (the server's 404 `namespaces "x" not found`).
+    NamespaceNotFound,
+    /// kubectl refuses before sending: the object names another namespace than `-n`.
+    NamespaceMismatch,
 }
 
 /// A refusal: the server's message (what follows `is forbidden: `) and what caused it.
@@ -203,8 +207,15 @@ impl Decision {
 
 fn refusal(reason: RefusalReason, quota: Option<&str>, resources: Vec<String>, message: String) -> Refusal {
     // Validation errors are 422s, and these two plain errors 500s; everything else is a 403.
-    let forbidden =
-        !matches!(reason, RefusalReason::InsufficientQuotaToMatchScopes | RefusalReason::ScopeError | RefusalReason::Invalid | RefusalReason::NotServed);
+    let forbidden = !matches!(
+        reason,
+        RefusalReason::InsufficientQuotaToMatchScopes
+            | RefusalReason::ScopeError
+            | RefusalReason::Invalid
+            | RefusalReason::NotServed
+            | RefusalReason::NamespaceNotFound
+            | RefusalReason::NamespaceMismatch
+    );
     Refusal { reason, quota: quota.map(str::to_string), resources, message, forbidden, alternatives: vec![] }
 }
 

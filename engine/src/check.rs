@@ -39,6 +39,9 @@ pub struct ClusterState {
     pub seen: BTreeSet<(String, String, String)>,
     /// DeviceClasses (name -> extendedResourceName); `None` when unknown.
     pub device_classes: Option<BTreeMap<String, Option<String>>>,
+    /// Namespaces known to exist; `None` when unknown. When known, an object in another
+    /// namespace is refused as the server refuses it (`namespaces "x" not found`).
+    pub namespaces: Option<BTreeSet<String>>,
 }
 
 impl ClusterState {
@@ -85,6 +88,7 @@ impl ClusterState {
                 .collect(),
             device_classes: self.device_classes.clone(),
             seen: BTreeSet::new(),
+            namespaces: self.namespaces.clone(),
         }
     }
 
@@ -134,6 +138,9 @@ impl ClusterState {
             Body::DeviceClass { extended_resource_name } => {
                 self.device_classes.get_or_insert_with(BTreeMap::new).insert(name, extended_resource_name);
             }
+            _ if o.type_info.kind == "Namespace" && o.type_info.group.is_empty() => {
+                self.namespaces.get_or_insert_with(BTreeSet::new).insert(name);
+            }
             _ => {}
         }
     }
@@ -157,6 +164,8 @@ pub struct CheckOptions {
     pub rules: Rules,
     /// How much each report explains (default: everything).
     pub detail: Detail,
+    /// `-n` was given: an object naming another namespace is refused, as kubectl refuses it.
+    pub enforce_namespace: bool,
 }
 
 /// The explanation of a workload's pods.
@@ -181,7 +190,11 @@ pub struct DocumentReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     pub source: Origin,
+    /// Whether the API server admits the object itself (a Deployment can be admitted while
+    /// quota refuses its pods: see `outcome`).
     pub allowed: bool,
+    /// What happens to the document as a whole, object and pods.
+    pub outcome: Outcome,
     /// The server's refusal text (after `is forbidden: ` for a 403).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -193,9 +206,17 @@ pub struct DocumentReport {
     /// Pods the workload's controller wants now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
-    /// Pods the controller would manage to create under quota.
+    /// Pods that exist, or would be created under quota: `replicasExisting` plus the new
+    /// pods that fit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replicas_admitted: Option<i32>,
+    /// For a workload that exists already: its pods that exist now (its status). Only the
+    /// pods above them are created, and charged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas_existing: Option<i32>,
+    /// A changed pod template's rollout under quota; a stall is a refusal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<crate::rollout::RolloutReport>,
     /// The first refusal the controller would meet creating pods (or their claims).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_message: Option<String>,
@@ -216,10 +237,42 @@ pub struct DocumentReport {
     pub hints: Vec<String>,
 }
 
+/// What happens to a document as a whole: the object, the pods its controllers create, and
+/// its rollout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Outcome {
+    /// The object is admitted, and so is every pod its controllers create.
+    Admitted,
+    /// The object itself is refused.
+    Refused,
+    /// The object is admitted, but quota refuses some of the pods its controllers create.
+    PodsRefused,
+    /// The pods are created, but quota refuses their ResourceClaims: they stay Pending.
+    PodsPending,
+    /// The object is admitted, but the rollout of its changed template stalls under quota.
+    RolloutStalls,
+}
+
 impl DocumentReport {
     /// Whether everything this document asks for would be created.
     pub fn fully_admitted(&self) -> bool {
-        self.allowed && self.replicas_admitted.zip(self.replicas).is_none_or(|(a, w)| a >= w) && self.pods_pending.unwrap_or(0) == 0
+        self.outcome() == Outcome::Admitted
+    }
+
+    /// The outcome, from the verdicts the report holds.
+    pub fn outcome(&self) -> Outcome {
+        if !self.allowed {
+            Outcome::Refused
+        } else if self.replicas_admitted.zip(self.replicas).is_some_and(|(a, w)| a < w) {
+            Outcome::PodsRefused
+        } else if self.pods_pending.unwrap_or(0) > 0 {
+            Outcome::PodsPending
+        } else if self.rollout.as_ref().is_some_and(|r| r.stalls()) {
+            Outcome::RolloutStalls
+        } else {
+            Outcome::Admitted
+        }
     }
 }
 
@@ -381,12 +434,21 @@ impl PodNumbers {
 /// Replays the controllers: the intermediate object (ReplicaSet, Job), then per replica the
 /// StatefulSet claims and the pod, stopping at the first refusal (all replicas are alike, so
 /// once one is refused the rest are too).
-/// `running` replicas exist already (an update of an existing workload): only the ones above
-/// them are created.
+/// `running` replicas exist already (an update of an existing workload, `existed`): only the
+/// ones above them are created, and the intermediate object is not created again.
 ///
 /// `each_replica` replays every replica in full (the slow, obviously right way, kept as the
 /// oracle the tests compare the fast path with).
-fn admit_workload_pods(obj: &Object, w: &Workload, running: i32, state: &mut ClusterState, ns: &str, opts: &CheckOptions, each_replica: bool) -> PodsOutcome {
+fn admit_workload_pods(
+    obj: &Object,
+    w: &Workload,
+    running: i32,
+    existed: bool,
+    state: &mut ClusterState,
+    ns: &str,
+    opts: &CheckOptions,
+    each_replica: bool,
+) -> PodsOutcome {
     let kind = obj.type_info.kind.as_str();
     let mut out = PodsOutcome {
         wanted: w.replicas,
@@ -418,7 +480,7 @@ fn admit_workload_pods(obj: &Object, w: &Workload, running: i32, state: &mut Clu
         "CronJob" => Some(("batch/v1", "Job", format!("{}-<schedule>", obj.meta.name))),
         _ => None,
     };
-    if let Some((av, k, name)) = intermediate.filter(|_| running == 0) {
+    if let Some((av, k, name)) = intermediate.filter(|_| !existed) {
         let mut inter = child(obj, av, k, name, Body::Other, &w.template_meta);
         let (d, _) = admit(&mut inter, state, ns, opts);
         if let Some(r) = d.refusal {
@@ -740,11 +802,36 @@ impl<'a> Checker<'a> {
         self.state
     }
 
+    /// What stops a namespaced object before admission for its namespace: kubectl refuses an
+    /// object that names another namespace than an explicit `-n`; the server refuses one whose
+    /// namespace does not exist (when the state knows which exist).
+    fn namespace_refusal(&self, obj: &Object, ns: &str) -> Option<Decision> {
+        if !obj.type_info.namespaced {
+            return None;
+        }
+        if let Some(own) = obj.meta.namespace.as_deref().filter(|own| self.opts.enforce_namespace && *own != self.opts.namespace) {
+            return Some(Decision::refused(
+                RefusalReason::NamespaceMismatch,
+                format!(
+                    "the namespace from the provided object {own:?} does not match the namespace {:?}. You must pass '--namespace={own}' to perform this operation.",
+                    self.opts.namespace
+                ),
+            ));
+        }
+        let known = self.state.namespaces.as_ref()?;
+        (!known.contains(ns)).then(|| Decision::refused(RefusalReason::NamespaceNotFound, format!("namespaces {ns:?} not found")))
+    }
+
     /// Decides one document (the next one in order).
     pub fn check_one(&mut self, mut obj: Object) -> DocumentReport {
         let ns = self.namespace_of(&obj);
         let mut notes = Vec::new();
-        let served = version::served(&self.opts.rules, &obj.type_info.api_version, &obj.type_info.kind);
+        let served = if obj.type_info.unserved {
+            // The cluster's discovery said so (a live check): its note is already in the run's notes.
+            Served::No(format!("{} {} is not served by this cluster", obj.type_info.api_version, obj.type_info.kind))
+        } else {
+            version::served(&self.opts.rules, &obj.type_info.api_version, &obj.type_info.kind)
+        };
         if obj.type_info.guessed {
             notes.push(format!(
                 "{} is not a kind this tool knows: counted as count/{} (the resource name is guessed from the kind; a live check resolves it through discovery)",
@@ -767,14 +854,16 @@ impl<'a> Checker<'a> {
             // Names, namespaces, labels and negative pod counts, as the server checks them.
             _ => crate::object_validation::invalid_message(&obj),
         };
-        let (decision, mutations) = match (&served, invalid) {
+        let namespace_refusal = self.namespace_refusal(&obj, &ns);
+        let (decision, mutations) = match (&served, namespace_refusal, invalid) {
             // kubectl finds no resource for the kind and sends nothing.
-            (Served::No(note), _) => {
+            (Served::No(note), _, _) => {
                 notes.push(note.clone());
                 (Decision::refused(RefusalReason::NotServed, version::no_matches_message(&obj.type_info.api_version, &obj.type_info.kind)), vec![])
             }
-            (_, Some(message)) => (Decision::refused(RefusalReason::Invalid, message), vec![]),
-            (_, None) => admit(&mut obj, self.state, &ns, self.opts),
+            (_, Some(refused), _) => (refused, vec![]),
+            (_, None, Some(message)) => (Decision::refused(RefusalReason::Invalid, message), vec![]),
+            (_, None, None) => admit(&mut obj, self.state, &ns, self.opts),
         };
         if let Served::Deprecated(note) = &served {
             notes.push(note.clone());
@@ -791,8 +880,11 @@ impl<'a> Checker<'a> {
             message: decision.refusal.as_ref().map(|r| r.message.clone()),
             server_error: decision.refusal.as_ref().map(|r| r.server_error(&obj)),
             refusal: decision.refusal,
+            outcome: Outcome::Admitted,
             replicas: None,
             replicas_admitted: None,
+            replicas_existing: None,
+            rollout: None,
             pod_message: None,
             pods_pending: None,
             pod_message_alternatives: vec![],
@@ -809,33 +901,58 @@ impl<'a> Checker<'a> {
         if was_existing {
             report.notes.push("an object of this name already exists: this is an update".into());
         }
-        // Replicas of an existing workload are running (and in the quotas' usage) already.
-        let running = match existing.as_ref().map(|e| &e.body) {
-            Some(Body::Workload(old)) => {
-                if let Body::Workload(new) = &obj.body {
-                    if old.template != new.template || old.images != new.images {
-                        report.notes.extend(rollout_notes(&obj, old, new, self.state, &ns, self.opts));
-                    }
+        // The pods of an existing workload that exist are in the quotas' usage already: the
+        // controller creates only the ones above them (a Deployment blocked by quota has fewer
+        // pods than replicas, and its controller keeps trying to create the rest).
+        let mut running = 0;
+        // A Job's pods that finished are not created again.
+        let mut succeeded = 0;
+        if let Some(Body::Workload(old)) = existing.as_ref().map(|e| &e.body) {
+            running = match old.current {
+                Some(n) => n,
+                None => {
+                    // A DaemonSet runs a pod per node.
+                    let nodes = self.opts.nodes.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
+                    let assumed = if obj.type_info.kind == "DaemonSet" { nodes.unwrap_or(0) } else { old.replicas.unwrap_or(1).max(0) };
+                    report.notes.push(format!(
+                        "the existing {} carries no status: its {assumed} replicas are taken to exist (a snapshot or a live check reads how many do)",
+                        obj.type_info.kind
+                    ));
+                    assumed
                 }
-                old.replicas.unwrap_or(1).max(0)
+            };
+            succeeded = old.succeeded;
+            report.replicas_existing = Some(running);
+            if let Body::Workload(new) = &obj.body {
+                if old.template != new.template || old.images != new.images {
+                    let (notes, rollout) = rollout_of(&obj, old, new, running, self.state, &ns, self.opts);
+                    report.notes.extend(notes);
+                    report.rollout = rollout;
+                }
             }
-            _ => 0,
-        };
+        }
         if report.allowed {
             if let Body::Workload(w) = &obj.body {
-                let w = w.clone();
+                let mut w = w.clone();
+                if succeeded > 0 {
+                    // A Job runs min(parallelism, completions - succeeded) pods at once.
+                    if let (Some(r), Some(c)) = (w.replicas, w.counts.iter().find(|(p, _)| p.ends_with(".completions")).map(|(_, c)| *c)) {
+                        let left = i32::try_from((c - i64::from(succeeded)).max(0)).unwrap_or(i32::MAX);
+                        w.replicas = Some(r.min(left));
+                    }
+                }
                 let cron = obj.type_info.kind == "CronJob";
                 // A CronJob's pods come later, when its schedule fires: evaluate one run
                 // without charging it to the documents that follow.
                 let pods = if cron {
                     let mut scratch = self.state.scratch_for(&ns);
-                    let o = admit_workload_pods(&obj, &w, 0, &mut scratch, &ns, self.opts, self.each_replica);
+                    let o = admit_workload_pods(&obj, &w, 0, false, &mut scratch, &ns, self.opts, self.each_replica);
                     report
                         .notes
                         .push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
                     o
                 } else {
-                    admit_workload_pods(&obj, &w, running, self.state, &ns, self.opts, self.each_replica)
+                    admit_workload_pods(&obj, &w, running, was_existing, self.state, &ns, self.opts, self.each_replica)
                 };
                 report.replicas = pods.wanted;
                 report.replicas_admitted = pods.wanted.map(|_| pods.admitted);
@@ -887,7 +1004,8 @@ impl<'a> Checker<'a> {
                 if matches!(
                     stored.body,
                     Body::ResourceQuota(_) | Body::LimitRange(_) | Body::PriorityClass { .. } | Body::StorageClass { .. } | Body::RuntimeClass { .. }
-                ) {
+                ) || (stored.type_info.kind == "Namespace" && self.state.namespaces.is_some())
+                {
                     self.state.add(stored.clone(), &ns);
                 }
                 if self.named_again(&key, &stored.body) {
@@ -897,6 +1015,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
+        report.outcome = report.outcome();
         self.summary.documents += 1;
         if !report.fully_admitted() {
             self.summary.refused += 1;
@@ -940,18 +1059,26 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
     Report { kubernetes: VersionReport::new(&opts.rules, "default", None), documents, notes: summary.notes }
 }
 
-/// A changed pod template of an existing workload: its rollout, simulated step by step in
-/// [`crate::rollout`] with each template's pod charged as admission would charge it.
-fn rollout_notes(obj: &Object, old: &Workload, new: &Workload, state: &ClusterState, ns: &str, opts: &CheckOptions) -> Vec<String> {
+/// A changed pod template of an existing workload whose `old_running` pods exist: its
+/// rollout, simulated step by step in [`crate::rollout`] with each template's pod charged as
+/// admission would charge it. The notes in words, and the report (`None` when the rollout
+/// cannot be simulated).
+fn rollout_of(
+    obj: &Object,
+    old: &Workload,
+    new: &Workload,
+    old_running: i32, state: &ClusterState, ns: &str, opts: &CheckOptions) -> (Vec<String>, Option<crate::rollout::RolloutReport>) {
     let kind = obj.type_info.kind.as_str();
     let replicas = match (kind, opts.nodes) {
         ("DaemonSet", Some(n)) => n as i32,
         ("DaemonSet", None) => {
-            return vec!["the pod template changed: the DaemonSet replaces its pod on every node; pass --nodes N to simulate the rollout under quota".into()]
+            return (
+                vec!["the pod template changed: the DaemonSet replaces its pod on every node; pass --nodes N to simulate the rollout under quota".into()],
+                None,
+            )
         }
         _ => new.replicas.unwrap_or(1).max(0),
     };
-    let old_running = if kind == "DaemonSet" { replicas } else { old.replicas.unwrap_or(1).max(0) };
     // What one pod of a template is charged, per quota: admitted against quotas opened wide.
     let charge = |w: &Workload| -> Result<BTreeMap<String, ResourceList>, String> {
         let mut scratch = state.scratch_for(ns);
@@ -978,7 +1105,7 @@ fn rollout_notes(obj: &Object, old: &Workload, new: &Workload, state: &ClusterSt
     };
     let (old_pod, new_pod) = match (charge(old), charge(new)) {
         (Ok(o), Ok(n)) => (o, n),
-        (_, Err(m)) | (Err(m), _) => return vec![format!("the pod template changed: the rollout's new pods would be refused: {m}")],
+        (_, Err(m)) | (Err(m), _) => return (vec![format!("the pod template changed: the rollout's new pods would be refused: {m}")], None),
     };
     let counters: Vec<crate::rollout::Counter> = state
         .quotas
@@ -994,6 +1121,7 @@ fn rollout_notes(obj: &Object, old: &Workload, new: &Workload, state: &ClusterSt
             new_pod: new_pod.get(&q.name).cloned().unwrap_or_default(),
         })
         .collect();
+    let counters_for_peak = counters.clone();
     let outcome = crate::rollout::simulate(new.update_strategy, old_running, replicas, counters.clone());
     let no_surge = match new.update_strategy {
         crate::objects::UpdateStrategy::RollingUpdate { max_unavailable, .. } if matches!(outcome, crate::rollout::Outcome::Stalls { .. }) => {
@@ -1002,7 +1130,17 @@ fn rollout_notes(obj: &Object, old: &Workload, new: &Workload, state: &ClusterSt
         }
         _ => None,
     };
-    crate::rollout::describe(kind, new.update_strategy, replicas, &outcome, no_surge.as_ref())
+    let mut report = crate::rollout::RolloutReport::new(new.update_strategy, old_running, replicas, &outcome);
+    // The peak with room for everything: what a quota must hold for the rollout to complete.
+    let open: Vec<crate::rollout::Counter> = counters_for_peak
+        .into_iter()
+        .map(|mut c| {
+            c.hard.values_mut().for_each(|v| *v = crate::quantity::Quantity::parse("1E").expect("valid"));
+            c
+        })
+        .collect();
+    report.peak = crate::rollout::peak_usage(new.update_strategy, old_running, replicas, open);
+    (crate::rollout::describe(kind, new.update_strategy, replicas, &outcome, no_surge.as_ref()), Some(report))
 }
 
 #[cfg(test)]

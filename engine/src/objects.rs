@@ -41,6 +41,9 @@ pub struct TypeInfo {
     pub namespaced: bool,
     /// True when the kind is unknown to us and `resource` is a guess from the kind.
     pub guessed: bool,
+    /// True when the cluster's discovery says it does not serve this kind (a live check):
+    /// kubectl finds no resource for it and sends nothing.
+    pub unserved: bool,
 }
 
 impl TypeInfo {
@@ -229,6 +232,28 @@ pub struct Workload {
     /// The pod counts as written (`spec.replicas`, `spec.parallelism`, `spec.completions`),
     /// with their paths, for the server's validation (none may be negative).
     pub counts: Vec<(String, i64)>,
+    /// The pods that exist now, as the object's status reports them (see [`pods_existing`]);
+    /// `None` when the object carries no status (a manifest, or a hand-written state).
+    pub current: Option<i32>,
+    /// A Job's pods that succeeded (`status.succeeded`): they are not run again.
+    pub succeeded: i32,
+}
+
+/// The pods a workload's status says exist: `status.replicas` of a Deployment, ReplicaSet,
+/// ReplicationController or StatefulSet, `status.active` of a Job,
+/// `status.currentNumberScheduled` of a DaemonSet. The server omits zero counts, so a status
+/// without the field means none. A CronJob's pods belong to its Jobs: `None`, as for an
+/// object without status.
+pub fn pods_existing(kind: &str, object: &Value) -> Option<i32> {
+    let status = object.get("status").filter(|s| s.is_object())?;
+    let field = match kind {
+        "Deployment" | "ReplicaSet" | "ReplicationController" | "StatefulSet" => "replicas",
+        "Job" => "active",
+        "DaemonSet" => "currentNumberScheduled",
+        _ => return None,
+    };
+    let n = status.get(field).and_then(Value::as_i64).unwrap_or(0);
+    Some(i32::try_from(n.max(0)).unwrap_or(i32::MAX))
 }
 
 /// An `IntOrString` of a rollout: a count or a percentage of the replicas.
@@ -393,9 +418,9 @@ pub fn type_info(api_version: &str, kind: &str) -> TypeInfo {
     let known = KINDS.iter().find(|(g, k, _, _)| *g == group && *k == kind);
     match known {
         Some((_, _, resource, namespaced)) => {
-            TypeInfo { api_version: api_version.into(), kind: kind.into(), group, resource: resource.to_string(), namespaced: *namespaced, guessed: false }
+            TypeInfo { api_version: api_version.into(), kind: kind.into(), group, resource: resource.to_string(), namespaced: *namespaced, guessed: false, unserved: false }
         }
-        None => TypeInfo { api_version: api_version.into(), kind: kind.into(), group, resource: guess_plural(kind), namespaced: true, guessed: true },
+        None => TypeInfo { api_version: api_version.into(), kind: kind.into(), group, resource: guess_plural(kind), namespaced: true, guessed: true, unserved: false },
     }
 }
 
@@ -729,6 +754,11 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
             counts,
             update_strategy,
             images,
+            current: pods_existing(&ti.kind, v),
+            succeeded: (ti.kind == "Job")
+                .then(|| v.get("status").and_then(|s| s.get("succeeded")).and_then(Value::as_i64))
+                .flatten()
+                .map_or(0, |n| i32::try_from(n.max(0)).unwrap_or(i32::MAX)),
         })))
     };
     let workload = |replicas, t: &core::PodTemplateSpec, path: &str, claims| strategied(replicas, t, path, claims, UpdateStrategy::None);

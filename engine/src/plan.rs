@@ -199,6 +199,19 @@ pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> 
         }
     };
     let blocked: Vec<Blocked> = report.documents.iter().filter_map(blocked).collect();
+    // A rollout counts old and new pods at once: a quota must hold its peak, not only the end.
+    let mut peaks: BTreeMap<(String, String), ResourceList> = BTreeMap::new();
+    for d in &report.documents {
+        let ns = d.namespace.clone().unwrap_or_else(|| opts.namespace.clone());
+        for (quota, peak) in d.rollout.iter().flat_map(|r| r.peak.iter()) {
+            let most = peaks.entry((ns.clone(), quota.clone())).or_default();
+            for (r, v) in peak {
+                if most.get(r).is_none_or(|m| v > m) {
+                    most.insert(r.clone(), v.clone());
+                }
+            }
+        }
+    }
 
     let mut quotas = Vec::new();
     for ns in &namespaces {
@@ -211,7 +224,12 @@ pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> 
             let original = originals.get(q.name.as_str());
             let mut resources = Vec::new();
             let mut hard_out: ResourceList = original.map(|o| o.quota.spec_hard.clone()).unwrap_or_default();
-            for (r, used_now) in &q.quota.status_used {
+            let peak = peaks.get(&(ns.clone(), q.name.clone()));
+            for (r, after) in &q.quota.status_used {
+                let used_now = match peak.and_then(|p| p.get(r)) {
+                    Some(p) if p > after => p,
+                    _ => after,
+                };
                 let used = used_before.get(r).cloned().unwrap_or_default();
                 let requested = used_now.sub(&used);
                 if requested.sign() <= 0 {

@@ -7,6 +7,8 @@
 //! Pods are taken to become ready at once (the controllers wait for readiness; quota does not
 //! care how long). Charges per pod come from the caller (the admission replay in `check`).
 
+use serde::Serialize;
+
 use crate::objects::{IntOrPercent, UpdateStrategy};
 use crate::quantity::Quantity;
 use crate::resources::ResourceList;
@@ -26,11 +28,15 @@ pub struct Counter {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     Completes,
-    /// Stalls with `new` of `wanted` new pods (and `old` old pods left); the refusal in words.
+    /// Stalls with `new` of `wanted` new pods (and `old` old pods left) at `step` (the
+    /// simulation's round, from 1); `quota` refuses `resource`; the refusal in words.
     Stalls {
         new: i32,
         wanted: i32,
         old: i32,
+        step: i32,
+        quota: String,
+        resource: String,
         refusal: String,
         missing: String,
     },
@@ -65,6 +71,15 @@ struct Refused {
 
 struct Sim {
     counters: Vec<Counter>,
+    /// Per counter, the most it has counted of each resource at any step.
+    peak: Vec<ResourceList>,
+}
+
+impl Sim {
+    fn new(counters: Vec<Counter>) -> Sim {
+        let peak = counters.iter().map(|c| c.used.clone()).collect();
+        Sim { counters, peak }
+    }
 }
 
 impl Sim {
@@ -81,11 +96,15 @@ impl Sim {
                 }
             }
         }
-        for c in &mut self.counters {
+        for (c, peak) in self.counters.iter_mut().zip(&mut self.peak) {
             for (r, q) in c.new_pod.clone() {
                 if c.hard.contains_key(&r) {
-                    let u = c.used.entry(r).or_insert_with(Quantity::zero);
+                    let u = c.used.entry(r.clone()).or_insert_with(Quantity::zero);
                     *u = u.add(&q);
+                    let p = peak.entry(r).or_insert_with(Quantity::zero);
+                    if *u > *p {
+                        *p = u.clone();
+                    }
                 }
             }
         }
@@ -110,7 +129,9 @@ fn rolling(sim: &mut Sim, old_running: i32, replicas: i32, surge: i32, unavailab
     let (surge, unavailable) = if surge == 0 && unavailable == 0 { (0, 1) } else { (surge, unavailable) };
     let (mut old, mut new) = (old_running, 0);
     let min_available = replicas - unavailable;
+    let mut step = 0;
     loop {
+        step += 1;
         let mut moved = false;
         let mut stalled = None;
         // Scale up the new pods within the surge.
@@ -140,7 +161,7 @@ fn rolling(sim: &mut Sim, old_running: i32, replicas: i32, surge: i32, unavailab
         }
         if !moved {
             return match stalled {
-                Some(r) => Err(Stall { new, wanted: replicas, old, refused: r }),
+                Some(r) => Err(Stall { new, wanted: replicas, old, step, refused: r }),
                 None => Ok(Outcome::Completes),
             };
         }
@@ -152,12 +173,23 @@ struct Stall {
     new: i32,
     wanted: i32,
     old: i32,
+    step: i32,
     refused: Box<Refused>,
 }
 
 impl From<Stall> for Outcome {
     fn from(s: Stall) -> Outcome {
-        Outcome::Stalls { new: s.new, wanted: s.wanted, old: s.old, refusal: s.refused.refusal, missing: String::new() }
+        let r = *s.refused;
+        Outcome::Stalls {
+            new: s.new,
+            wanted: s.wanted,
+            old: s.old,
+            step: s.step,
+            quota: r.quota,
+            resource: r.resource,
+            refusal: r.refusal,
+            missing: String::new(),
+        }
     }
 }
 
@@ -174,7 +206,7 @@ pub fn simulate(strategy: UpdateStrategy, old_running: i32, replicas: i32, count
     let mut added: std::collections::BTreeMap<(String, String), Quantity> = std::collections::BTreeMap::new();
     let mut raised = counters;
     for _ in 0..(2 * replicas.max(1) + 2) {
-        let mut sim = Sim { counters: raised.clone() };
+        let mut sim = Sim::new(raised.clone());
         match run_sim(&mut sim, strategy, old_running, replicas) {
             Err(stall) => {
                 let r = stall.refused;
@@ -191,14 +223,29 @@ pub fn simulate(strategy: UpdateStrategy, old_running: i32, replicas: i32, count
     }
     let missing: Vec<String> = added.iter().map(|((q, r), v)| format!("{v} more {r} in quota {q}")).collect();
     match first {
-        Outcome::Stalls { new, wanted, old, refusal, .. } => Outcome::Stalls { new, wanted, old, refusal, missing: missing.join(" and ") },
+        Outcome::Stalls { missing: _, new, wanted, old, step, quota, resource, refusal } => {
+            Outcome::Stalls { new, wanted, old, step, quota, resource, refusal, missing: missing.join(" and ") }
+        }
         other => other,
     }
 }
 
 fn run(strategy: UpdateStrategy, old_running: i32, replicas: i32, counters: Vec<Counter>) -> Outcome {
-    let mut sim = Sim { counters };
+    let mut sim = Sim::new(counters);
     run_sim(&mut sim, strategy, old_running, replicas).unwrap_or_else(Outcome::from)
+}
+
+/// Per counter (by name), the most the rollout makes it count of each resource at any step:
+/// what a quota must hold for the rollout to complete (`plan` sizes quotas to it). Counters
+/// whose hard limits have room for everything give the rollout's true peak.
+pub fn peak_usage(strategy: UpdateStrategy, old_running: i32, replicas: i32, counters: Vec<Counter>) -> Vec<(String, ResourceList)> {
+    if replicas > MAX_SIMULATED || old_running > MAX_SIMULATED {
+        return vec![];
+    }
+    let names: Vec<String> = counters.iter().map(|c| c.name.clone()).collect();
+    let mut sim = Sim::new(counters);
+    let _ = run_sim(&mut sim, strategy, old_running, replicas);
+    names.into_iter().zip(sim.peak).collect()
 }
 
 /// One run: the outcome, or where it stalled.
@@ -217,7 +264,7 @@ fn run_sim(sim: &mut Sim, strategy: UpdateStrategy, old_running: i32, replicas: 
             }
             for n in 0..replicas {
                 if let Err(r) = sim.create("a new pod") {
-                    return Err(Stall { new: n, wanted: replicas, old: 0, refused: r });
+                    return Err(Stall { new: n, wanted: replicas, old: 0, step: n + 1, refused: r });
                 }
             }
             Ok(Outcome::Completes)
@@ -228,7 +275,7 @@ fn run_sim(sim: &mut Sim, strategy: UpdateStrategy, old_running: i32, replicas: 
             for new in 0..replaced {
                 sim.delete_old();
                 if let Err(r) = sim.create("the replacement pod") {
-                    return Err(Stall { new, wanted: replaced, old: old_running - new - 1, refused: r });
+                    return Err(Stall { new, wanted: replaced, old: old_running - new - 1, step: new + 1, refused: r });
                 }
             }
             Ok(Outcome::Completes)
@@ -236,10 +283,76 @@ fn run_sim(sim: &mut Sim, strategy: UpdateStrategy, old_running: i32, replicas: 
     }
 }
 
-/// The rollout's outcome in words, for the check's notes; `with_no_surge` is the outcome of
-/// the same rollout with maxSurge 0 (for a Deployment or DaemonSet that stalls on a surge).
-pub fn describe(kind: &str, strategy: UpdateStrategy, replicas: i32, outcome: &Outcome, with_no_surge: Option<&Outcome>) -> Vec<String> {
-    let how = match strategy {
+/// A rollout as the check reports it (JSON `rollout`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RolloutReport {
+    /// How the controller replaces pods, in words (`RollingUpdate, maxSurge 1 and maxUnavailable 0 of 6`).
+    pub strategy: String,
+    /// `completes`, `stalls`, `waits` (OnDelete) or `notSimulated` (too many replicas).
+    pub outcome: &'static str,
+    /// Pods of the old template when the rollout starts (the pods that exist).
+    pub old_pods: i32,
+    /// Pods of the new template wanted.
+    pub replicas: i32,
+    /// Where it stalls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stall: Option<RolloutStall>,
+    /// Per quota, the most the rollout makes it count of each resource at any step, were the
+    /// quota's hard limits no bound ([`peak_usage`]): what `plan` sizes quotas for.
+    #[serde(skip)]
+    pub peak: Vec<(String, ResourceList)>,
+}
+
+/// Where a rollout stalls: the step, the pods on each side, the quota and resource that refuse.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RolloutStall {
+    /// The simulation's round (from 1): scale the new pods up, then the old ones down.
+    pub step: i32,
+    pub new_pods: i32,
+    pub old_pods: i32,
+    pub quota: String,
+    pub resource: String,
+    /// The refusal in words.
+    pub message: String,
+    /// The headroom that lets the rollout complete (empty when none is known).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub missing: String,
+}
+
+impl RolloutReport {
+    /// The report of a simulated rollout of `strategy` from `old_pods` pods to `replicas`.
+    pub fn new(strategy: UpdateStrategy, old_pods: i32, replicas: i32, outcome: &Outcome) -> RolloutReport {
+        let (outcome, stall) = match outcome {
+            Outcome::Completes => ("completes", None),
+            Outcome::Waits => ("waits", None),
+            Outcome::TooLarge => ("notSimulated", None),
+            Outcome::Stalls { new, old, step, quota, resource, refusal, missing, .. } => (
+                "stalls",
+                Some(RolloutStall {
+                    step: *step,
+                    new_pods: *new,
+                    old_pods: *old,
+                    quota: quota.clone(),
+                    resource: resource.clone(),
+                    message: refusal.clone(),
+                    missing: missing.clone(),
+                }),
+            ),
+        };
+        RolloutReport { strategy: strategy_words(strategy, replicas), outcome, old_pods, replicas, stall, peak: vec![] }
+    }
+
+    /// Whether the rollout stops short.
+    pub fn stalls(&self) -> bool {
+        self.stall.is_some()
+    }
+}
+
+/// A strategy in words (`None` for workloads that do not roll out).
+fn strategy_words(strategy: UpdateStrategy, replicas: i32) -> String {
+    match strategy {
         UpdateStrategy::RollingUpdate { max_surge, max_unavailable } => format!(
             "RollingUpdate, maxSurge {} and maxUnavailable {} of {replicas}",
             resolve(max_surge, replicas, true),
@@ -249,15 +362,24 @@ pub fn describe(kind: &str, strategy: UpdateStrategy, replicas: i32, outcome: &O
         UpdateStrategy::Ordered { partition } if partition > 0 => format!("RollingUpdate, one pod at a time down to partition {partition}"),
         UpdateStrategy::Ordered { .. } => "RollingUpdate, one pod at a time".into(),
         UpdateStrategy::OnDelete => "OnDelete".into(),
-        UpdateStrategy::None => return vec![],
-    };
+        UpdateStrategy::None => "none".into(),
+    }
+}
+
+/// The rollout's outcome in words, for the check's notes; `with_no_surge` is the outcome of
+/// the same rollout with maxSurge 0 (for a Deployment or DaemonSet that stalls on a surge).
+pub fn describe(kind: &str, strategy: UpdateStrategy, replicas: i32, outcome: &Outcome, with_no_surge: Option<&Outcome>) -> Vec<String> {
+    if strategy == UpdateStrategy::None {
+        return vec![];
+    }
+    let how = strategy_words(strategy, replicas);
     let mut notes =
         vec![format!("the pod template changed: the {kind} rolls out ({how}); simulated with quota charged at each step, pods taken to become ready at once")];
     match outcome {
         Outcome::Completes => notes.push("the rollout completes under the quotas".into()),
         Outcome::Waits => notes.push("OnDelete: no pod is replaced until you delete it; each deleted pod is recreated from the new template".into()),
         Outcome::TooLarge => notes.push(format!("more than {MAX_SIMULATED} replicas: the rollout is not simulated step by step")),
-        Outcome::Stalls { new, wanted, old, refusal, missing } => {
+        Outcome::Stalls { new, wanted, old, refusal, missing, .. } => {
             notes.push(format!("the rollout stalls with {new} of {wanted} new pods ({old} old left): {refusal}"));
             let mut fixes = Vec::new();
             if with_no_surge == Some(&Outcome::Completes) {
@@ -307,7 +429,16 @@ mod tests {
     #[test]
     fn rollouts_under_quota() {
         let ru = |s, u| UpdateStrategy::RollingUpdate { max_surge: IntOrPercent::Int(s), max_unavailable: IntOrPercent::Int(u) };
-        let stall = |new, wanted, old, refusal: &str, missing: &str| Outcome::Stalls { new, wanted, old, refusal: refusal.into(), missing: missing.into() };
+        let stall = |new, wanted, old, step, refusal: &str, missing: &str| Outcome::Stalls {
+            new,
+            wanted,
+            old,
+            step,
+            quota: "compute".into(),
+            resource: "requests.cpu".into(),
+            refusal: refusal.into(),
+            missing: missing.into(),
+        };
         let rows: Vec<(&str, UpdateStrategy, i32, Vec<Counter>, Outcome)> = vec![
             ("room for the surge: completes", ru(1, 0), 4, cpu_quota("3", "2", "500m", "500m"), Outcome::Completes),
             (
@@ -315,7 +446,7 @@ mod tests {
                 ru(1, 0),
                 4,
                 cpu_quota("2", "2", "500m", "500m"),
-                stall(0, 4, 4, "quota compute refuses a surge pod: requests.cpu 500m + used 2 > hard 2", "500m more requests.cpu in quota compute"),
+                stall(0, 4, 4, 1, "quota compute refuses a surge pod: requests.cpu 500m + used 2 > hard 2", "500m more requests.cpu in quota compute"),
             ),
             ("maxUnavailable frees room first: completes", ru(1, 1), 4, cpu_quota("2", "2", "500m", "500m"), Outcome::Completes),
             (
@@ -325,7 +456,7 @@ mod tests {
                 cpu_quota("2", "2", "500m", "1"),
                 // One old pod goes (maxUnavailable 1), which leaves 500m: not enough for a 1-cpu pod;
                 // completing needs room for 4 new pods of 1 cpu: 2 more.
-                stall(0, 4, 3, "quota compute refuses a new pod: requests.cpu 1 + used 1500m > hard 2", "2 more requests.cpu in quota compute"),
+                stall(0, 4, 3, 2, "quota compute refuses a new pod: requests.cpu 1 + used 1500m > hard 2", "2 more requests.cpu in quota compute"),
             ),
             ("recreate frees everything first", UpdateStrategy::Recreate, 4, cpu_quota("2", "2", "500m", "500m"), Outcome::Completes),
             ("statefulset one at a time", UpdateStrategy::Ordered { partition: 0 }, 3, cpu_quota("1500m", "1500m", "500m", "500m"), Outcome::Completes),
@@ -334,7 +465,7 @@ mod tests {
                 UpdateStrategy::Ordered { partition: 1 },
                 3,
                 cpu_quota("1500m", "1500m", "500m", "600m"),
-                stall(0, 2, 2, "quota compute refuses the replacement pod: requests.cpu 600m + used 1 > hard 1500m", "200m more requests.cpu in quota compute"),
+                stall(0, 2, 2, 1, "quota compute refuses the replacement pod: requests.cpu 600m + used 1 > hard 1500m", "200m more requests.cpu in quota compute"),
             ),
             ("ondelete waits", UpdateStrategy::OnDelete, 3, cpu_quota("1", "1", "500m", "500m"), Outcome::Waits),
         ];

@@ -14,7 +14,7 @@ use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, O
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{load_limited, load_manifests, load_objects};
+use crate::input::{load_limited, load_manifests, load_state, offline_rules};
 use crate::live;
 use crate::render::check::{Output, ReportWriter};
 
@@ -33,7 +33,9 @@ Examples:
   # Machine-readable
   kubectl quota check -f app.yaml --state state.yaml -o json
 
-Exit status: 0 everything fits, 1 something would be refused, 2 the input could not be read.";
+Exit status: 0 everything fits, 1 something would be refused (an object, a workload's pods,
+or a rollout), 2 the input could not be read, 3 nothing would be refused but the answer is
+incomplete (something it needed could not be read; said on standard error).";
 /// Output formats of `check` and `describe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
@@ -260,18 +262,22 @@ fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>,
 
 fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
-    let mut state = ClusterState::from_objects(load_objects(&args.state, false)?, &namespace);
+    let flag = version_flag(args)?;
+    let loaded = load_state(&args.state)?;
+    // A snapshot's server decides the rules; --kubernetes-version overrides it.
+    let offline = offline_rules(&loaded.recorded, flag)?;
+    let (rules, mut notes) = (offline.rules, offline.notes);
+    notes.extend(offline.incomplete.iter().cloned());
+    let mut state = ClusterState::from_objects(loaded.objects, &namespace);
     let limited = load_limited(args.admission_config.as_deref())?;
     let objs = load_manifests(&args.filename, args.recursive)?;
-    let (version, source) = match version_flag(args)? {
-        Some(v) => (v, "flag"),
-        None => (NEWEST, "default"),
-    };
-    let rules = Rules::for_version(version);
-    let opts = CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes, rules, detail: detail_of(args) };
-    let kubernetes = VersionReport::new(&rules, source, None);
+    let opts =
+        CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes, rules, detail: detail_of(args), enforce_namespace: g.namespace.is_some() };
+    let kubernetes = VersionReport::new(&rules, offline.source, offline.server_version);
     let unnamed = g.namespace.is_none();
-    Ok(check_and_print(&mut state, objs, &opts, &kubernetes, args, vec![], |state| {
+    let mut incomplete = offline.incomplete;
+    incomplete.extend(unknown_namespaces(&state, &objs, &namespace));
+    let code = check_and_print(&mut state, objs, &opts, &kubernetes, args, notes, |state| {
         let mut notes = vec![];
         if unnamed && state.quotas.get(&namespace).is_none_or(|q| q.is_empty()) {
             let others = state.quota_namespaces();
@@ -280,7 +286,46 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
             }
         }
         notes
-    }))
+    });
+    Ok(incomplete_status(code, &incomplete))
+}
+
+/// The documents' namespaces without a quota in the state: each is said on standard error
+/// (nothing limits what is checked there). One the state says nothing about at all (no quota,
+/// LimitRange, object or Namespace there) while it holds quotas of other namespaces is a gap:
+/// the state is likely a snapshot of another namespace, and the answer is incomplete.
+fn unknown_namespaces(state: &ClusterState, objs: &[Object], default: &str) -> Vec<String> {
+    let targets: BTreeSet<&str> = objs.iter().filter(|o| o.type_info.namespaced).map(|o| o.meta.namespace.as_deref().unwrap_or(default)).collect();
+    // Namespaces the manifests create themselves are known.
+    let created: BTreeSet<&str> = objs.iter().filter(|o| o.type_info.kind == "Namespace" && o.type_info.group.is_empty()).map(|o| o.meta.name.as_str()).collect();
+    let elsewhere = !state.quota_namespaces().is_empty();
+    let mut gaps = Vec::new();
+    for ns in targets.into_iter().filter(|ns| !created.contains(ns) && state.quotas.get(*ns).is_none_or(|q| q.is_empty())) {
+        let key = (ns.to_string(), String::new(), String::new());
+        let known = state.limit_ranges.contains_key(ns)
+            || state.namespaces.as_ref().is_some_and(|n| n.contains(ns))
+            || state.existing.range(key..).next().is_some_and(|(k, _)| k.0 == ns);
+        if elsewhere && !known {
+            gaps.push(format!("the state holds nothing about namespace {ns:?} (no quota, LimitRange or object there), only other namespaces' quotas: it may be a snapshot of another namespace"));
+        } else {
+            crate::error::print_err(&format!("note: namespace {} has no ResourceQuota in the state: nothing limits what is checked there\n", crate::render::escape::escape(&format!("{ns:?}"))));
+        }
+    }
+    gaps
+}
+
+/// The exit status once the answer's gaps are known: what could not be read is said on
+/// standard error (under `--quiet` too), and a check that refused nothing but is incomplete
+/// exits 3, not 0: it is not a clean pass.
+fn incomplete_status(code: i32, incomplete: &[String]) -> i32 {
+    for gap in incomplete {
+        crate::error::print_err(&format!("warning: the answer is incomplete: {}\n", crate::render::escape::escape(gap)));
+    }
+    if code == 0 && !incomplete.is_empty() {
+        crate::error::INCOMPLETE
+    } else {
+        code
+    }
 }
 
 async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
@@ -288,15 +333,14 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let limited = load_limited(args.admission_config.as_deref())?;
     let mut objs = load_manifests(&args.filename, args.recursive)?;
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
-    let namespaces: BTreeSet<String> = objs.iter().map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone())).collect();
-    let (mut state, mut notes) = live::cluster_state(&conn, &namespaces).await.map_err(|e| {
+    let live::LiveState { mut state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| {
         Fatal::input(if e.forbidden {
             format!("{e}\nthe check cannot decide anything without the quotas: it needs `list` on resourcequotas (the `view` ClusterRole has it)")
         } else {
             e.to_string()
         })
     })?;
-    notes.extend(live::resolve_and_existing(&conn, &mut objs, &mut state).await);
+    notes.extend(incomplete.iter().cloned());
     // The server's own release decides the rules; --kubernetes-version overrides it.
     let server = live::server_version(&conn).await;
     let (rules, source, server_version) = match (flag, &server) {
@@ -315,9 +359,17 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
             (Rules::newest(), "default", None)
         }
     };
-    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules, detail: detail_of(args) };
+    let opts = CheckOptions {
+        namespace: conn.namespace.clone(),
+        limited,
+        nodes: args.nodes,
+        rules,
+        detail: detail_of(args),
+        enforce_namespace: g.namespace.is_some(),
+    };
     let kubernetes = VersionReport::new(&rules, source, server_version);
-    Ok(check_and_print(&mut state, objs, &opts, &kubernetes, args, notes, |_| vec![]))
+    let code = check_and_print(&mut state, objs, &opts, &kubernetes, args, notes, |_| vec![]);
+    Ok(incomplete_status(code, &incomplete))
 }
 
 /// Runs `check`: offline when `--state` is given, against the live cluster otherwise.

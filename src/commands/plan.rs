@@ -1,8 +1,6 @@
 //! `kubectl quota plan`: the quota these manifests need. Flags -> the state (files or the live
 //! cluster, as `check`) -> [`kubectl_quota_engine::plan`] -> [`crate::render::plan`].
 
-use std::collections::BTreeSet;
-
 use clap::{Args, ValueEnum};
 use kubectl_quota_engine::check::{CheckOptions, ClusterState};
 use kubectl_quota_engine::plan;
@@ -10,7 +8,7 @@ use kubectl_quota_engine::version::Rules;
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{load_limited, load_manifests, load_objects};
+use crate::input::{load_limited, load_manifests, load_state, offline_rules};
 use crate::live;
 use crate::render::plan::{render_json, render_text, render_yaml};
 
@@ -77,20 +75,26 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
     let mut objs = load_manifests(&args.filename, args.recursive)?;
     if !args.state.is_empty() {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
-        let state = ClusterState::from_objects(load_objects(&args.state, false)?, &namespace);
-        let opts = CheckOptions { namespace, limited, nodes: args.nodes, rules: Rules::newest(), ..CheckOptions::default() };
-        return Ok(print(&plan::plan(&state, objs, &opts), args));
+        let loaded = load_state(&args.state)?;
+        // A snapshot's server decides the rules, as for `check`.
+        let offline = offline_rules(&loaded.recorded, None)?;
+        let rules = offline.rules;
+        let state = ClusterState::from_objects(loaded.objects, &namespace);
+        let opts = CheckOptions { namespace, limited, nodes: args.nodes, rules, enforce_namespace: g.namespace.is_some(), ..CheckOptions::default() };
+        let mut p = plan::plan(&state, objs, &opts);
+        p.notes.extend(offline.notes.into_iter().chain(offline.incomplete));
+        return Ok(print(&p, args));
     }
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
-    let namespaces: BTreeSet<String> = objs.iter().map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone())).collect();
-    let (mut state, mut notes) = live::cluster_state(&conn, &namespaces).await.map_err(|e| Fatal::input(e.to_string()))?;
-    notes.extend(live::resolve_and_existing(&conn, &mut objs, &mut state).await);
+    let live::LiveState { state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| Fatal::input(e.to_string()))?;
+    notes.extend(incomplete);
     // The server's own release decides the rules, as for `check`.
     let rules = match live::server_version(&conn).await {
         Ok((_, v)) => Rules::for_version(v),
         Err(_) => Rules::newest(),
     };
-    let opts = CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules, ..CheckOptions::default() };
+    let opts =
+        CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules, enforce_namespace: g.namespace.is_some(), ..CheckOptions::default() };
     let mut p = plan::plan(&state, objs, &opts);
     p.notes.extend(notes);
     Ok(print(&p, args))

@@ -11,7 +11,7 @@ use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use smallvec::SmallVec;
 
 use kubectl_quota_engine::admission::{QuotaReport, QuotaVerdict, RefusalReason};
-use kubectl_quota_engine::check::{DocumentReport, Report};
+use kubectl_quota_engine::check::{DocumentReport, Outcome, Report};
 use kubectl_quota_engine::quantity::Quantity;
 use kubectl_quota_engine::version::VersionReport;
 
@@ -231,19 +231,7 @@ impl<W: std::io::Write> ReportWriter<W> {
 pub fn verdict_line(d: &DocumentReport) -> String {
     let who = format!("{}/{}", esc(&d.kind.to_lowercase()), esc(&d.name));
     let Some(r) = &d.refusal else {
-        let mut s = format!("{who}: {}", "admitted".green());
-        if let (Some(w), Some(a)) = (d.replicas, d.replicas_admitted) {
-            let fit = format!("{a} of {w} replicas fit");
-            if a < w {
-                let _ = write!(s, "; {}", fit.red().bold());
-                if let Some(m) = &d.pod_message {
-                    let _ = write!(s, " ({})", esc(m));
-                }
-            } else {
-                let _ = write!(s, "; {fit}");
-            }
-        }
-        return s;
+        return admitted_line(&who, d);
     };
     let why = match r.reason {
         RefusalReason::ExceededQuota => {
@@ -279,6 +267,67 @@ pub fn verdict_line(d: &DocumentReport) -> String {
         _ => format!("refused: {}", esc(&r.message)),
     };
     format!("{who}: {}", why.red().bold())
+}
+
+/// The verdict of a document whose object the server admits: the object, then what happens to
+/// its pods and its rollout, in words that keep the two apart (`the Deployment is admitted, but
+/// quota refuses 4 of its 6 pods`).
+fn admitted_line(who: &str, d: &DocumentReport) -> String {
+    let kind = esc(&d.kind);
+    match d.outcome {
+        Outcome::PodsRefused => {
+            let (w, a) = (d.replicas.unwrap_or(0), d.replicas_admitted.unwrap_or(0));
+            let fits = match d.replicas_existing {
+                Some(e) => format!("{e} exist, {} more fit", a - e),
+                None => format!("{a} fit"),
+            };
+            let mut s = format!("{who}: the {kind} is admitted, but ");
+            let _ = write!(s, "{} ({fits})", format!("quota refuses {} of its {w} pods", w - a).red().bold());
+            if let Some(m) = &d.pod_message {
+                let _ = write!(s, ": {}", esc(m));
+            }
+            s
+        }
+        Outcome::PodsPending => {
+            let pending = d.pods_pending.unwrap_or(0);
+            let mut s = format!("{who}: the {kind} is admitted, but ");
+            let _ = write!(s, "{}", format!("{pending} of its pods stay Pending: quota refuses their ResourceClaims").red().bold());
+            if let Some(m) = &d.pod_message {
+                let _ = write!(s, ": {}", esc(m));
+            }
+            s
+        }
+        Outcome::RolloutStalls => {
+            let mut s = format!("{who}: the {kind} is admitted, but ");
+            match d.rollout.as_ref().and_then(|r| r.stall.as_ref().map(|st| (r, st))) {
+                Some((r, st)) => {
+                    let _ = write!(s, "{}", format!("its rollout stalls with {} of {} new pods ({} old left)", st.new_pods, r.replicas, st.old_pods).red().bold());
+                    let _ = write!(s, ": {}", esc(&st.message));
+                }
+                None => {
+                    let _ = write!(s, "{}", "its rollout stalls".red().bold());
+                }
+            }
+            s
+        }
+        _ => {
+            let mut s = format!("{who}: {}", "admitted".green());
+            if let Some(w) = d.replicas {
+                match d.replicas_existing {
+                    Some(e) if e >= w => {
+                        let _ = write!(s, "; its {w} pods exist");
+                    }
+                    Some(e) => {
+                        let _ = write!(s, "; its {w} pods fit ({e} exist, {} more fit)", w - e);
+                    }
+                    None => {
+                        let _ = write!(s, "; its {w} pods fit");
+                    }
+                }
+            }
+            s
+        }
+    }
 }
 
 /// `text` styled by `style` when colours are on; borrowed as it is when they are off (the
