@@ -105,7 +105,7 @@ if [[ -n $prev_meta ]]; then
   # were recorded later, and when.
   now=$(jq -c '{recordedAt, cases: [.recorded // empty]}' "$OUT/metadata.json")
   names=$(for c in "${cases[@]}"; do basename "$c"; done | jq -R . | jq -sc .)
-  jq --argjson now "$now" --argjson names "$names" --argjson total "$(find "$OUT" -mindepth 2 -name expected.json | wc -l)" \
+  jq --indent 1 --argjson now "$now" --argjson names "$names" --argjson total "$(find "$OUT" -mindepth 2 -name expected.json | wc -l)" \
     '.cases = $total | .rerecorded = ((.rerecorded // []) + [{at: $now.recordedAt, cases: $names}])' <<<"$prev_meta" >"$OUT/metadata.json"
 fi
 t1=$(date +%s)
