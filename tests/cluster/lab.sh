@@ -696,7 +696,8 @@ selftest_admission() {
   expect_code 201 "create namespace" POST /api/v1/namespaces "" \
     "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$ns\"}}" >/dev/null
   wait_for "service account $ns/default" code_is 200 GET "/api/v1/namespaces/$ns/serviceaccounts/default"
-  # Kubernetes 1.20 answers this with a plain error, so HTTP 500 (InternalError), not 403.
+  # Kubernetes answers this with a plain error, so HTTP 500 (InternalError), not 403: 1.20
+  # and 1.37 alike.
   out=$(expect_code 500 "pod with limited priority class" POST "/api/v1/namespaces/$ns/pods" "" "$(pod_json p1 cluster-services)")
   grep -q 'insufficient quota to match these scopes' <<<"$out" ||
     die "selftest: refused, but not with 'insufficient quota to match these scopes': $out"
