@@ -7,7 +7,8 @@
 //!     --admission FILE --cluster-scoped tests/conformance/cluster-scoped.yaml --out DIR CASE_DIR...
 //! ```
 //!
-//! Per case, in a fresh namespace (labelled as the case's optional `namespace.yaml` says):
+//! Per case, in a fresh namespace (labelled as the case's optional `namespace.yaml` says; its
+//! service account and root CA ConfigMap made by the controllers before anything else):
 //! the case's own cluster-scoped objects (`cluster-scoped.yaml`, e.g. DeviceClasses) are created
 //! first and deleted at the end; then `cluster.yaml`: ResourceQuotas (waiting until each has
 //! `status.hard` and usage for every hard key), LimitRanges, then the rest in order (refusals go
@@ -301,7 +302,7 @@ async fn new_namespace(s: &Server, name: &str, template: Option<&Value>) -> Resu
     loop {
         if let Ok(Some(sa)) = sas.get_opt("default").await {
             if s.minor >= 24 || sa.secrets.is_some_and(|x| !x.is_empty()) {
-                return Ok(());
+                break;
             }
         }
         if Instant::now() > deadline {
@@ -309,6 +310,18 @@ async fn new_namespace(s: &Server, name: &str, template: Option<&Value>) -> Resu
         }
         sleep_ms(100).await;
     }
+    // The root CA publisher's ConfigMap counts toward count/configmaps: wait for it, so that
+    // whether it is charged does not depend on who comes first.
+    let cms = Api::<k8s_openapi::api::core::v1::ConfigMap>::namespaced(s.client.clone(), name);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while cms.get_opt("kube-root-ca.crt").await?.is_none() {
+        if Instant::now() > deadline {
+            eprintln!("namespace {name}: no kube-root-ca.crt ConfigMap after 30 s; going on without");
+            break;
+        }
+        sleep_ms(100).await;
+    }
+    Ok(())
 }
 
 /// Quotas with status.hard for each spec key and usage for each hard key.
