@@ -356,11 +356,13 @@ async fn replay_for_real(c: &Client, ns: &str, candidates: &[Value], report: &Va
         let want = r["replicasAdmitted"].as_i64().unwrap_or(-1);
         let name = d["metadata"]["name"].as_str().unwrap_or("").to_string();
         let deployments = Api::<k8s_openapi::api::apps::v1::Deployment>::namespaced(c.clone(), ns);
+        // Read as JSON: which fields are optional differs between k8s-openapi's API versions.
+        let replicas_of = |d: k8s_openapi::api::apps::v1::Deployment| serde_json::to_value(d).ok().and_then(|v| v["status"]["replicas"].as_i64());
         // The controllers stop creating once quota refuses; settled = the same count for 3 s.
         let deadline = Instant::now() + Duration::from_secs(60);
         let (mut last, mut since) = (-1, Instant::now());
         let count = loop {
-            let n = deployments.get(&name).await.ok().and_then(|d| d.status).and_then(|s| s.replicas).unwrap_or(0) as i64;
+            let n = deployments.get(&name).await.ok().and_then(replicas_of).unwrap_or(0);
             if n != last {
                 (last, since) = (n, Instant::now());
             }

@@ -84,10 +84,11 @@ async fn wait_deployment_settled(c: &Client, ns: &str, name: &str, replicas: Opt
     let api = Api::<Deployment>::namespaced(c.clone(), ns);
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
-        let d = api.get(name).await.unwrap();
-        let wanted = replicas.or_else(|| d.spec.as_ref().and_then(|s| s.replicas)).unwrap_or(1);
-        let status = d.status.clone().unwrap_or_default();
-        if status.observed_generation == d.metadata.generation && status.replicas == Some(wanted) && status.updated_replicas == Some(wanted) {
+        // Read as JSON: which fields are optional differs between k8s-openapi's API versions.
+        let d = serde_json::to_value(api.get(name).await.unwrap()).unwrap();
+        let wanted = replicas.map(i64::from).or_else(|| d["spec"]["replicas"].as_i64()).unwrap_or(1);
+        let status = &d["status"];
+        if status["observedGeneration"] == d["metadata"]["generation"] && status["replicas"].as_i64() == Some(wanted) && status["updatedReplicas"].as_i64() == Some(wanted) {
             return;
         }
         assert!(Instant::now() < deadline, "deployment {ns}/{name} never settled (last status {status:?})");
