@@ -1,73 +1,129 @@
-// quota-oracle answers questions about Kubernetes quota arithmetic by calling
-// the upstream Kubernetes libraries (v0.36.x) directly, so that kubectl-quota's
-// own implementation can be compared with them.
+// quota-oracle answers ResourceQuota admission questions with upstream Kubernetes'
+// own code (k8s.io/kubernetes v1.37.2 and its staging modules v0.37.2): the quota
+// evaluators the API server registers (pods, services, persistent volume claims,
+// resource claims, object counts), upstream's API defaulting, and CheckRequest of the
+// ResourceQuota admission plugin. kubectl-quota's engine is compared with it in
+// tests/oracle.rs.
 //
-// Protocol: one JSON object per line on stdin, one JSON object per line on
-// stdout (flushed after each). See README.md in this directory.
+// Protocol: one JSON object per line on stdin, one JSON object per line on stdout
+// (flushed after each). See README.md in this directory.
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/admission"
 	quotaplugin "k8s.io/apiserver/pkg/admission/plugin/resourcequota"
+	resourcequotaapi "k8s.io/apiserver/pkg/admission/plugin/resourcequota/apis/resourcequota"
 	quota "k8s.io/apiserver/pkg/quota/v1"
-	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/apiserver/pkg/quota/v1/generic"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/batch/install"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install"
+	"k8s.io/kubernetes/pkg/features"
+	quotainstall "k8s.io/kubernetes/pkg/quota/v1/install"
+	podregistry "k8s.io/kubernetes/pkg/registry/core/pod"
 	kjson "sigs.k8s.io/json"
 )
 
 // request is the union of all operations' fields.
 type request struct {
-	Op string `json:"op"`
 	// ID, if given, is echoed back unchanged so callers can pair answers with questions.
 	ID json.RawMessage `json:"id,omitempty"`
+	Op string          `json:"op"`
 
-	// op "pod"
-	Pod               *corev1.Pod `json:"pod,omitempty"`
-	PodLevelResources bool        `json:"podLevelResources,omitempty"`
+	// op "usage" and "admit": the object (any namespaced kind; apiVersion and kind required).
+	Object json.RawMessage `json:"object,omitempty"`
+	// Resource overrides the plural guessed from the kind (only for object counts).
+	Resource string `json:"resource,omitempty"`
+	// DeviceClasses are the cluster's DeviceClasses (resource.k8s.io/v1), which decide
+	// the DRA extended resource names the resource claim evaluator charges.
+	DeviceClasses []resourcev1.DeviceClass `json:"deviceClasses,omitempty"`
 
-	// op "check"
-	Quotas    []corev1.ResourceQuota `json:"quotas,omitempty"`
-	Usage     corev1.ResourceList    `json:"usage,omitempty"`
-	Namespace string                 `json:"namespace,omitempty"`
-	// Name and GenerateName of the pod being created; they only show up in the
-	// refusal text (`pods "<name>" is forbidden: ...`). Upstream says "Unknown"
-	// when both are empty.
-	Name         string `json:"name,omitempty"`
-	GenerateName string `json:"generateName,omitempty"`
-	// MatchingResources, if given, is the set of resource names our evaluator
-	// claims to handle (MatchingResources returns the quota's names that are in
-	// it). If absent, the evaluator claims exactly the names present in Usage.
-	MatchingResources *[]corev1.ResourceName `json:"matchingResources,omitempty"`
+	// op "admit"
+	Operation        string                 `json:"operation,omitempty"` // create (default) or update
+	Subresource      string                 `json:"subresource,omitempty"`
+	OldObject        json.RawMessage        `json:"oldObject,omitempty"`
+	Namespace        string                 `json:"namespace,omitempty"`
+	Quotas           []corev1.ResourceQuota `json:"quotas,omitempty"`
+	LimitedResources []limitedResource      `json:"limitedResources,omitempty"`
 }
 
-type podAnswer struct {
-	ID       json.RawMessage   `json:"id,omitempty"`
-	Requests map[string]string `json:"requests"`
-	Limits   map[string]string `json:"limits"`
+// limitedResource is one limitedResources entry as an AdmissionConfiguration file
+// spells it (apiserver.config.k8s.io/v1 ResourceQuotaConfiguration).
+type limitedResource struct {
+	APIGroup      string                                      `json:"apiGroup,omitempty"`
+	Resource      string                                      `json:"resource"`
+	MatchContains []string                                    `json:"matchContains,omitempty"`
+	MatchScopes   []corev1.ScopedResourceSelectorRequirement `json:"matchScopes,omitempty"`
 }
 
-type checkAnswer struct {
+type usageAnswer struct {
+	ID      json.RawMessage   `json:"id,omitempty"`
+	Invalid string            `json:"invalid,omitempty"`
+	Ignored bool              `json:"ignored,omitempty"`
+	Usage   map[string]string `json:"usage"`
+}
+
+type admitAnswer struct {
 	ID      json.RawMessage     `json:"id,omitempty"`
+	Invalid string              `json:"invalid,omitempty"`
+	Ignored bool                `json:"ignored,omitempty"`
+	Handled bool                `json:"handled"`
 	Allowed bool                `json:"allowed"`
 	Message string              `json:"message"`
 	Quotas  []map[string]string `json:"quotas"`
 }
 
+type gatesAnswer struct {
+	ID    json.RawMessage `json:"id,omitempty"`
+	Gates map[string]bool `json:"gates"`
+}
+
 type errorAnswer struct {
 	ID    json.RawMessage `json:"id,omitempty"`
 	Error string          `json:"error"`
+}
+
+// reportedGates are the feature gates quota's answers depend on; "gates" reports them.
+var reportedGates = []featuregate.Feature{
+	features.DynamicResourceAllocation,
+	features.DRAExtendedResource,
+	features.DRAAdminAccess,
+	features.DRAPrioritizedList,
+	features.InPlacePodVerticalScaling,
+	features.InPlacePodLevelResourcesVerticalScaling,
+	features.PodLevelResources,
+	features.RecoverVolumeExpansionFailure,
+	features.VolumeAttributesClass,
 }
 
 func main() {
@@ -98,6 +154,21 @@ func main() {
 	}
 }
 
+func strict(data []byte, into any) error {
+	strictErrs, err := kjson.UnmarshalStrict(data, into, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+	if err != nil {
+		return err
+	}
+	if len(strictErrs) > 0 {
+		msgs := make([]string, len(strictErrs))
+		for i, e := range strictErrs {
+			msgs[i] = e.Error()
+		}
+		return errors.New(strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
 // handleLine never panics: a bad line turns into an {"error": ...} answer.
 func handleLine(line []byte) (answer any) {
 	var req request
@@ -106,131 +177,342 @@ func handleLine(line []byte) (answer any) {
 			answer = errorAnswer{ID: req.ID, Error: fmt.Sprintf("panic: %v", r)}
 		}
 	}()
-	strictErrs, err := kjson.UnmarshalStrict(line, &req, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
-	if err != nil {
+	if err := strict(line, &req); err != nil {
 		return errorAnswer{ID: req.ID, Error: "bad request: " + err.Error()}
 	}
-	if len(strictErrs) > 0 {
-		msgs := make([]string, len(strictErrs))
-		for i, e := range strictErrs {
-			msgs[i] = e.Error()
-		}
-		return errorAnswer{ID: req.ID, Error: "bad request: " + strings.Join(msgs, "; ")}
-	}
+	var ans any
+	var err error
 	switch req.Op {
-	case "pod":
-		return podOp(&req)
-	case "check":
-		return checkOp(&req)
-	case "":
-		return errorAnswer{ID: req.ID, Error: `bad request: missing "op" (want "pod" or "check")`}
-	default:
-		return errorAnswer{ID: req.ID, Error: fmt.Sprintf("bad request: unknown op %q (want \"pod\" or \"check\")", req.Op)}
-	}
-}
-
-func podOp(req *request) any {
-	if req.Pod == nil {
-		return errorAnswer{ID: req.ID, Error: `bad request: op "pod" needs "pod"`}
-	}
-	opts := resourcehelper.PodResourcesOptions{
-		UseStatusResources:    false,
-		SkipPodLevelResources: !req.PodLevelResources,
-	}
-	return podAnswer{
-		ID:       req.ID,
-		Requests: quantities(resourcehelper.PodRequests(req.Pod, opts)),
-		Limits:   quantities(resourcehelper.PodLimits(req.Pod, opts)),
-	}
-}
-
-func checkOp(req *request) any {
-	if req.Namespace == "" {
-		return errorAnswer{ID: req.ID, Error: `bad request: op "check" needs "namespace"`}
-	}
-	for i := range req.Quotas {
-		// Quotas live in the namespace they govern; fill it in when the caller left it out.
-		if req.Quotas[i].Namespace == "" {
-			req.Quotas[i].Namespace = req.Namespace
+	case "usage":
+		ans, err = usageOp(&req)
+	case "admit":
+		ans, err = admitOp(&req)
+	case "gates":
+		g := gatesAnswer{ID: req.ID, Gates: map[string]bool{}}
+		for _, f := range reportedGates {
+			g.Gates[string(f)] = utilfeature.DefaultFeatureGate.Enabled(f)
 		}
+		ans = g
+	case "":
+		err = errors.New(`bad request: missing "op" (want "usage", "admit" or "gates")`)
+	default:
+		err = fmt.Errorf(`bad request: unknown op %q (want "usage", "admit" or "gates")`, req.Op)
 	}
-	pod := &corev1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Name: req.Name, GenerateName: req.GenerateName, Namespace: req.Namespace},
-	}
-	attrs := admission.NewAttributesRecord(
-		pod, nil,
-		corev1.SchemeGroupVersion.WithKind("Pod"),
-		req.Namespace, req.Name,
-		corev1.SchemeGroupVersion.WithResource("pods"),
-		"", admission.Create, &metav1.CreateOptions{}, false, nil,
-	)
-	ev := &fixedUsageEvaluator{usage: req.Usage}
-	if req.MatchingResources != nil {
-		ev.matching = *req.MatchingResources
-	} else {
-		ev.matching = quota.ResourceNames(req.Usage)
-	}
-	updated, err := quotaplugin.CheckRequest(req.Quotas, attrs, ev, nil)
-	ans := checkAnswer{ID: req.ID, Allowed: err == nil, Quotas: []map[string]string{}}
 	if err != nil {
-		ans.Message = err.Error()
-	}
-	for i := range updated {
-		ans.Quotas = append(ans.Quotas, quantities(updated[i].Status.Used))
+		return errorAnswer{ID: req.ID, Error: err.Error()}
 	}
 	return ans
 }
 
+// decoded is an object as the API server hands it to admission: decoded from its
+// versioned JSON, defaulted, converted to the internal version (kinds the scheme does
+// not know stay unstructured).
+type decoded struct {
+	obj runtime.Object
+	gvk schema.GroupVersionKind
+	gvr schema.GroupVersionResource
+}
+
+func decodeObject(raw json.RawMessage, resourceOverride string) (*decoded, error) {
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(raw, &tm); err != nil {
+		return nil, err
+	}
+	gv, err := schema.ParseGroupVersion(tm.APIVersion)
+	if err != nil {
+		return nil, err
+	}
+	if tm.Kind == "" || tm.APIVersion == "" {
+		return nil, errors.New("the object needs apiVersion and kind")
+	}
+	gvk := gv.WithKind(tm.Kind)
+	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+	if resourceOverride != "" {
+		gvr.Resource = resourceOverride
+	}
+	d := &decoded{gvk: gvk, gvr: gvr}
+	external, err := legacyscheme.Scheme.New(gvk)
+	if err != nil {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return nil, err
+		}
+		d.obj = u
+		return d, nil
+	}
+	if err := strict(raw, external); err != nil {
+		return nil, err
+	}
+	legacyscheme.Scheme.Default(external)
+	internal, err := legacyscheme.Scheme.ConvertToVersion(external, schema.GroupVersion{Group: gv.Group, Version: runtime.APIVersionInternal})
+	if err != nil {
+		return nil, fmt.Errorf("converting to the internal version: %w", err)
+	}
+	d.obj = internal
+	return d, nil
+}
+
+// registries holds one quota registry per set of DeviceClasses (by their JSON).
+var (
+	registriesMu sync.Mutex
+	registries   = map[string]quota.Registry{}
+)
+
+var claimsGR = resourcev1.SchemeGroupVersion.WithResource("resourceclaims").GroupResource()
+
+// registryFor builds what the API server's quota admission builds at start-up:
+// install.NewQuotaConfigurationForAdmission over informers, here of a fake clientset
+// holding the DeviceClasses, and waits until the claim evaluator's DeviceClass cache
+// has seen every class.
+func registryFor(classes []resourcev1.DeviceClass) (quota.Registry, error) {
+	keyBytes, _ := json.Marshal(classes)
+	key := string(keyBytes)
+	registriesMu.Lock()
+	defer registriesMu.Unlock()
+	if r, ok := registries[key]; ok {
+		return r, nil
+	}
+	objs := make([]runtime.Object, len(classes))
+	for i := range classes {
+		objs[i] = classes[i].DeepCopy()
+	}
+	factory := informers.NewSharedInformerFactory(fake.NewSimpleClientset(objs...), 0)
+	cfg, err := quotainstall.NewQuotaConfigurationForAdmission(factory, nil)
+	if err != nil {
+		return nil, err
+	}
+	stop := make(chan struct{}) // informers live as long as the process
+	factory.Start(stop)
+	factory.WaitForCacheSync(stop)
+	reg := generic.NewRegistry(cfg.Evaluators())
+	if ev := reg.Get(claimsGR); ev != nil {
+		deadline := time.Now().Add(10 * time.Second)
+		for !claimCacheHas(ev, classes) {
+			if time.Now().After(deadline) {
+				return nil, errors.New("the DeviceClass cache did not see every class within 10s")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	registries[key] = reg
+	return reg, nil
+}
+
+// claimCacheHas asks the claim evaluator whether it claims each class's implicit
+// extended resource name (and its explicit one): it does once the class is cached.
+func claimCacheHas(ev quota.Evaluator, classes []resourcev1.DeviceClass) bool {
+	for _, c := range classes {
+		names := []corev1.ResourceName{corev1.ResourceName(corev1.ResourceImplicitExtendedClaimsPerClass + c.Name)}
+		if c.Spec.ExtendedResourceName != nil {
+			names = append(names, corev1.ResourceName(corev1.DefaultResourceRequestsPrefix+*c.Spec.ExtendedResourceName))
+		}
+		if len(ev.MatchingResources(names)) != len(names) {
+			return false
+		}
+	}
+	return true
+}
+
+// evaluatorFor is what the plugin's Evaluate does: ignored resources are not checked;
+// resources without a registered evaluator get an object-count evaluator.
+func evaluatorFor(reg quota.Registry, gr schema.GroupResource) quota.Evaluator {
+	if _, ok := quotainstall.DefaultIgnoredResources()[gr]; ok {
+		return nil
+	}
+	ev := reg.Get(gr)
+	if ev == nil {
+		ev = generic.NewObjectCountEvaluator(gr, nil, "")
+		reg.Add(ev)
+	}
+	return ev
+}
+
+// Pods go through the registry strategy before validating admission (quota) sees
+// them: PrepareForCreate (status reset to Pending, disabled fields dropped, pod-level
+// resources defaulted, QoS class) on create; PrepareForUpdate of the pod or of its
+// resize subresource (only resources taken from the new pod, status kept) on update.
+// Other kinds are handed over as decoded and defaulted.
+
+// asCreated is the object as a create through the API server stores it; a pod keeps the
+// status it was given (what the kubelet would report later).
+func asCreated(d *decoded, ns string) string {
+	pod, ok := d.obj.(*api.Pod)
+	if !ok {
+		return ""
+	}
+	status := *pod.Status.DeepCopy()
+	podregistry.Strategy.PrepareForCreate(requestContext(ns), pod)
+	invalid := podregistry.Strategy.Validate(requestContext(ns), pod).ToAggregate()
+	if status.QOSClass == "" {
+		status.QOSClass = pod.Status.QOSClass
+	}
+	if !isZeroPodStatus(status) {
+		pod.Status = status
+	}
+	if invalid != nil {
+		return invalid.Error()
+	}
+	return ""
+}
+
+func isZeroPodStatus(s api.PodStatus) bool {
+	return s.Phase == "" && len(s.ContainerStatuses) == 0 && len(s.InitContainerStatuses) == 0 && len(s.Conditions) == 0
+}
+
+func requestContext(ns string) context.Context {
+	return genericapirequest.WithNamespace(context.Background(), ns)
+}
+
+func usageOp(req *request) (any, error) {
+	if len(req.Object) == 0 {
+		return nil, errors.New(`bad request: op "usage" needs "object"`)
+	}
+	d, err := decodeObject(req.Object, req.Resource)
+	if err != nil {
+		return nil, fmt.Errorf("bad object: %w", err)
+	}
+	invalid := ""
+	if acc, err := meta.Accessor(d.obj); err == nil {
+		// As the API server fills it in from the request's path.
+		if acc.GetNamespace() == "" {
+			acc.SetNamespace(metav1.NamespaceDefault)
+		}
+		invalid = asCreated(d, acc.GetNamespace())
+	}
+	reg, err := registryFor(req.DeviceClasses)
+	if err != nil {
+		return nil, err
+	}
+	ev := evaluatorFor(reg, d.gvr.GroupResource())
+	if ev == nil {
+		return usageAnswer{ID: req.ID, Invalid: invalid, Ignored: true, Usage: map[string]string{}}, nil
+	}
+	u, err := ev.Usage(d.obj)
+	if err != nil {
+		return nil, fmt.Errorf("usage: %w", err)
+	}
+	return usageAnswer{ID: req.ID, Invalid: invalid, Usage: quantities(u)}, nil
+}
+
+func admitOp(req *request) (any, error) {
+	if len(req.Object) == 0 {
+		return nil, errors.New(`bad request: op "admit" needs "object"`)
+	}
+	d, err := decodeObject(req.Object, req.Resource)
+	if err != nil {
+		return nil, fmt.Errorf("bad object: %w", err)
+	}
+	acc, err := meta.Accessor(d.obj)
+	if err != nil {
+		return nil, err
+	}
+	ns := req.Namespace
+	if ns == "" {
+		ns = acc.GetNamespace()
+	}
+	if ns == "" {
+		return nil, errors.New(`bad request: op "admit" needs "namespace" (or metadata.namespace)`)
+	}
+	// As the API server fills it in from the request's path.
+	acc.SetNamespace(ns)
+	var op admission.Operation
+	var opts runtime.Object
+	var old runtime.Object
+	var invalid field.ErrorList
+	switch req.Operation {
+	case "", "create":
+		op, opts = admission.Create, &metav1.CreateOptions{}
+		if len(req.OldObject) != 0 {
+			return nil, errors.New(`bad request: "oldObject" is only for "operation":"update"`)
+		}
+		if pod, ok := d.obj.(*api.Pod); ok {
+			podregistry.Strategy.PrepareForCreate(requestContext(ns), pod)
+			invalid = podregistry.Strategy.Validate(requestContext(ns), pod)
+		}
+	case "update":
+		op, opts = admission.Update, &metav1.UpdateOptions{}
+		if len(req.OldObject) == 0 {
+			return nil, errors.New(`bad request: "operation":"update" needs "oldObject"`)
+		}
+		od, err := decodeObject(req.OldObject, req.Resource)
+		if err != nil {
+			return nil, fmt.Errorf("bad oldObject: %w", err)
+		}
+		if od.gvk != d.gvk {
+			return nil, fmt.Errorf("bad request: oldObject is a %s, object a %s", od.gvk, d.gvk)
+		}
+		if oacc, err := meta.Accessor(od.obj); err == nil {
+			oacc.SetNamespace(ns)
+		}
+		oldInvalid := asCreated(od, ns)
+		if pod, ok := d.obj.(*api.Pod); ok {
+			switch req.Subresource {
+			case "":
+				podregistry.Strategy.PrepareForUpdate(requestContext(ns), pod, od.obj)
+				invalid = podregistry.Strategy.ValidateUpdate(requestContext(ns), pod, od.obj)
+			case "resize":
+				podregistry.ResizeStrategy.PrepareForUpdate(requestContext(ns), pod, od.obj)
+				invalid = podregistry.ResizeStrategy.ValidateUpdate(requestContext(ns), pod, od.obj)
+			}
+		}
+		if oldInvalid != "" {
+			invalid = append(invalid, field.Invalid(field.NewPath("oldObject"), "", oldInvalid))
+		}
+		old = od.obj
+	default:
+		return nil, fmt.Errorf(`bad request: unknown operation %q (want "create" or "update")`, req.Operation)
+	}
+	for i := range req.Quotas {
+		// Quotas live in the namespace they govern; fill it in when the caller left it out.
+		if req.Quotas[i].Namespace == "" {
+			req.Quotas[i].Namespace = ns
+		}
+	}
+	limited := make([]resourcequotaapi.LimitedResource, len(req.LimitedResources))
+	for i, l := range req.LimitedResources {
+		limited[i] = resourcequotaapi.LimitedResource{APIGroup: l.APIGroup, Resource: l.Resource, MatchContains: l.MatchContains, MatchScopes: l.MatchScopes}
+	}
+	reg, err := registryFor(req.DeviceClasses)
+	if err != nil {
+		return nil, err
+	}
+	ans := admitAnswer{ID: req.ID, Quotas: []map[string]string{}}
+	if agg := invalid.ToAggregate(); agg != nil {
+		ans.Invalid = agg.Error()
+	}
+	ev := evaluatorFor(reg, d.gvr.GroupResource())
+	if ev == nil {
+		ans.Ignored, ans.Allowed = true, true
+		for i := range req.Quotas {
+			ans.Quotas = append(ans.Quotas, quantities(req.Quotas[i].Status.Used))
+		}
+		return ans, nil
+	}
+	attrs := admission.NewAttributesRecord(d.obj, old, d.gvk, ns, acc.GetName(), d.gvr, req.Subresource, op, opts, false, nil)
+	ans.Handled = ev.Handles(attrs)
+	updated, err := quotaplugin.CheckRequest(req.Quotas, attrs, ev, limited)
+	ans.Allowed = err == nil
+	if err != nil {
+		// Some refusals return the quotas unchanged, others none: say nothing either way.
+		ans.Message = err.Error()
+		updated = nil
+	}
+	for i := range updated {
+		ans.Quotas = append(ans.Quotas, quantities(updated[i].Status.Used))
+	}
+	return ans, nil
+}
+
 func quantities(list corev1.ResourceList) map[string]string {
 	m := make(map[string]string, len(list))
-	for name, q := range list {
-		m[string(name)] = q.String()
+	names := make([]string, 0, len(list))
+	for name := range list {
+		names = append(names, string(name))
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		q := list[corev1.ResourceName(name)]
+		m[name] = q.String()
 	}
 	return m
-}
-
-// fixedUsageEvaluator is the smallest quota.Evaluator that lets CheckRequest run
-// its own arithmetic and wording: the object's usage is whatever the caller said.
-type fixedUsageEvaluator struct {
-	usage    corev1.ResourceList
-	matching []corev1.ResourceName
-}
-
-var _ quota.Evaluator = &fixedUsageEvaluator{}
-
-func (e *fixedUsageEvaluator) Constraints([]corev1.ResourceName, runtime.Object) error { return nil }
-
-func (e *fixedUsageEvaluator) GroupResource() schema.GroupResource {
-	return corev1.SchemeGroupVersion.WithResource("pods").GroupResource()
-}
-
-func (e *fixedUsageEvaluator) Handles(admission.Attributes) bool { return true }
-
-func (e *fixedUsageEvaluator) Matches(*corev1.ResourceQuota, runtime.Object) (bool, error) {
-	return true, nil
-}
-
-func (e *fixedUsageEvaluator) MatchingScopes(runtime.Object, []corev1.ScopedResourceSelectorRequirement) ([]corev1.ScopedResourceSelectorRequirement, error) {
-	return []corev1.ScopedResourceSelectorRequirement{}, nil
-}
-
-func (e *fixedUsageEvaluator) UncoveredQuotaScopes(limited, matched []corev1.ScopedResourceSelectorRequirement) ([]corev1.ScopedResourceSelectorRequirement, error) {
-	return []corev1.ScopedResourceSelectorRequirement{}, nil
-}
-
-func (e *fixedUsageEvaluator) MatchingResources(input []corev1.ResourceName) []corev1.ResourceName {
-	return quota.Intersection(input, e.matching)
-}
-
-func (e *fixedUsageEvaluator) Usage(runtime.Object) (corev1.ResourceList, error) {
-	out := make(corev1.ResourceList, len(e.usage))
-	for name, q := range e.usage {
-		out[name] = q.DeepCopy()
-	}
-	return out, nil
-}
-
-func (e *fixedUsageEvaluator) UsageStats(quota.UsageStatsOptions) (quota.UsageStats, error) {
-	return quota.UsageStats{}, errors.New("quota-oracle: UsageStats is not supported")
 }
