@@ -1,0 +1,226 @@
+//! Live tests of `snapshot` against the real kube-apiserver of tests/cluster/lab.sh: what the
+//! `view` ClusterRole can snapshot, and that offline checks on a snapshot answer with the
+//! rules of the server it was taken from, as the live check on that server does.
+//!
+//! `KUBECTL_QUOTA_LAB` names the lab's state directory (its kubeconfig has the contexts `lab`,
+//! admin; `viewer`, ClusterRole view; `nobody`, no rights). Without it the tests say so loudly
+//! and skip, except under CI=true, where they fail. Each test works in its own namespace.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::live::{client, lab_dir, plugin, text};
+use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
+use kube::api::{Api, DeleteParams, PostParams};
+use kube::Client;
+use serde_json::Value;
+
+fn lab() -> Option<PathBuf> {
+    lab_dir().map(|d| d.join("kubeconfig"))
+}
+
+/// A fresh namespace with one quota, synced by the quota controller.
+async fn namespace_with_quota(c: &Client, prefix: &str, hard: Value) -> String {
+    let name = format!("{prefix}-{}", std::process::id() % 100000);
+    let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
+    let api = Api::<Namespace>::all(c.clone());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match api.create(&PostParams::default(), &ns).await {
+            Ok(_) => break,
+            Err(_) if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(500)).await,
+            Err(e) => panic!("cannot create namespace {name}: {e}"),
+        }
+    }
+    let q: ResourceQuota = serde_json::from_value(serde_json::json!({"metadata": {"name": "compute"}, "spec": {"hard": hard}})).unwrap();
+    let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &name);
+    quotas.create(&PostParams::default(), &q).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let synced = quotas.get("compute").await.ok().and_then(|q| q.status).and_then(|s| s.used).is_some();
+        if synced {
+            return name;
+        }
+        assert!(Instant::now() < deadline, "quota {name}/compute never synced");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn drop_namespace(c: &Client, name: &str) {
+    let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
+}
+
+/// Writes a file named after the test.
+fn temp_file(tag: &str, content: &str) -> PathBuf {
+    let f = std::env::temp_dir().join(format!("kq-livesnap-{tag}-{}.yaml", std::process::id()));
+    std::fs::write(&f, content).unwrap();
+    f
+}
+
+/// The server URL of the kubeconfig's first cluster.
+fn server_of(kubeconfig: &Path) -> String {
+    let kc = kube::config::Kubeconfig::read_from(kubeconfig).unwrap();
+    kc.clusters[0].cluster.as_ref().unwrap().server.clone().unwrap()
+}
+
+/// The snapshot List's own annotations.
+fn annotations(snapshot: &str) -> serde_json::Map<String, Value> {
+    let v: Value = serde_yaml::from_str(snapshot).unwrap();
+    v["metadata"]["annotations"].as_object().cloned().unwrap_or_default()
+}
+
+/// Per document, what decides: verdict, message, replicas.
+fn verdicts(report: &Value) -> Vec<Value> {
+    report["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| serde_json::json!({"kind": d["kind"], "name": d["name"], "allowed": d["allowed"], "message": d["message"], "replicasAdmitted": d["replicasAdmitted"], "usage": d["usage"]}))
+        .collect()
+}
+
+fn report(out: &std::process::Output) -> Value {
+    serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", text(&out.stdout), text(&out.stderr)))
+}
+
+#[tokio::test]
+async fn the_view_cluster_role_can_take_a_snapshot_and_it_records_what_it_could_not_read() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = namespace_with_quota(&c, "kq-snapview", serde_json::json!({"pods": "4"})).await;
+    let info = c.apiserver_version().await.unwrap();
+
+    let out = plugin(&kc, &["--context", "viewer", "snapshot", "-n", &ns]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // `view` cannot list PriorityClasses: skipped, said, recorded.
+    assert!(stderr.contains("note: cannot list priorityclasses (RBAC): "), "{stderr}");
+    assert!(stderr.contains("; none saved, and the snapshot records that they are missing"), "{stderr}");
+    let a = annotations(&stdout);
+    assert_eq!(a.get("kubectl-quota/server-version").and_then(Value::as_str), Some(info.git_version.as_str()), "{a:?}");
+    let not_read: Vec<&str> = a.get("kubectl-quota/not-read").and_then(Value::as_str).unwrap_or("").split(',').collect();
+    assert!(not_read.contains(&"priorityclasses.scheduling.k8s.io"), "{not_read:?}");
+    assert!(stdout.contains("kind: ResourceQuota") && !stdout.contains("kind: PriorityClass"), "{stdout}");
+
+    // Offline, the check says its answer is incomplete, as the viewer's live check does: the
+    // pod fits, and the exit status is 3, not 0.
+    let state = temp_file("viewer-state", &stdout);
+    let pod = temp_file("viewer-pod", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: app, image: busybox}]}\n");
+    let out = plugin(&kc, &["check", "-f", pod.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let live = plugin(&kc, &["--context", "viewer", "check", "-f", pod.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert_eq!(live.status.code(), out.status.code(), "live as viewer:\n{}", text(&live.stderr));
+    assert_eq!(verdicts(&report(&live)), verdicts(&report(&out)));
+    let notes = report(&out)["notes"].to_string();
+    assert!(notes.contains(&format!("PriorityClasses could not be read when the snapshot {} was taken", state.display())), "{notes}");
+    assert!(text(&out.stderr).contains("warning: the answer is incomplete: PriorityClasses could not be read"), "{}", text(&out.stderr));
+
+    // The admin's snapshot has them, and records nothing missing.
+    let out = plugin(&kc, &["snapshot", "-n", &ns]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("kind: PriorityClass"));
+    assert!(!annotations(&text(&out.stdout)).contains_key("kubectl-quota/not-read"), "{}", text(&out.stdout));
+
+    // Without `list` on the namespace's own kinds nothing can be saved: an error naming the
+    // server and the cause.
+    let out = plugin(&kc, &["--context", "nobody", "snapshot", "-n", &ns]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!(" on {} (RBAC): ", server_of(&kc))), "{err}");
+    assert!(err.contains("is forbidden: User \"nobody\" cannot list resource"), "{err}");
+    assert!(text(&out.stdout).is_empty());
+
+    // kubectl takes the List, annotations and all.
+    match std::process::Command::new("kubectl").arg("--kubeconfig").arg(&kc).args(["get", "-f", state.to_str().unwrap(), "-o", "name"]).output() {
+        Ok(k) => {
+            assert!(k.status.success(), "kubectl get -f on the snapshot: {}", text(&k.stderr));
+            assert_eq!(text(&k.stdout).trim(), "resourcequota/compute", "{}", text(&k.stderr));
+        }
+        Err(e) => eprintln!("note: kubectl not runnable ({e}): the snapshot was not given to kubectl"),
+    }
+    let _ = std::fs::remove_file(state);
+    let _ = std::fs::remove_file(pod);
+    drop_namespace(&c, &ns).await;
+}
+
+const CRONJOB_V1: &str = "\
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: '0 3 * * *'
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: job, image: busybox, resources: {requests: {cpu: 100m}}}]
+";
+
+const CRONJOB_V1BETA1: &str = "\
+apiVersion: batch/v1beta1
+kind: CronJob
+metadata: {name: weekly}
+spec:
+  schedule: '0 3 * * 0'
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: job, image: busybox, resources: {requests: {cpu: 100m}}}]
+";
+
+#[tokio::test]
+async fn an_offline_check_on_a_snapshot_answers_as_the_live_check_on_its_server() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = namespace_with_quota(&c, "kq-snapver", serde_json::json!({"pods": "4", "requests.cpu": "1"})).await;
+    let info = c.apiserver_version().await.unwrap();
+    let minor: u32 = info.minor.trim_end_matches('+').parse().unwrap();
+
+    let out = plugin(&kc, &["snapshot", "-n", &ns]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let state = temp_file("version-state", &text(&out.stdout));
+    let release = temp_file("version-release", &format!("{CRONJOB_V1}---\n{CRONJOB_V1BETA1}"));
+
+    let live = plugin(&kc, &["check", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let offline = plugin(&kc, &["check", "-f", release.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let (l, o) = (report(&live), report(&offline));
+    assert_eq!(live.status.code(), offline.status.code(), "live:\n{l:#}\noffline:\n{o:#}");
+    assert_eq!(verdicts(&l), verdicts(&o), "live and offline checks disagree:\nlive {l:#}\noffline {o:#}");
+    assert_eq!(l["kubernetes"]["version"], o["kubernetes"]["version"]);
+    assert_eq!((l["kubernetes"]["source"].as_str(), o["kubernetes"]["source"].as_str()), (Some("server"), Some("snapshot")));
+    assert_eq!(o["kubernetes"]["serverVersion"].as_str(), Some(info.git_version.as_str()));
+    let cronjob = &verdicts(&o)[0];
+    if minor < 21 {
+        // batch/v1 CronJob is served from 1.21: the lab's 1.20 refuses it, as kubectl would.
+        assert_eq!(live.status.code(), Some(1));
+        assert_eq!(cronjob["allowed"], false, "{cronjob}");
+        assert_eq!(cronjob["message"], "no matches for kind \"CronJob\" in version \"batch/v1\"", "{cronjob}");
+    } else {
+        assert_eq!(cronjob["allowed"], true, "{cronjob}");
+    }
+    // Before this snapshot recorded its version, the offline check answered with the newest
+    // rules, which admit it: that is what --kubernetes-version with the newest still gives.
+    let newest_release = kubectl_quota_engine::version::NEWEST.to_string();
+    let newest = plugin(
+        &kc,
+        &["check", "-f", release.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json", "--kubernetes-version", &newest_release],
+    );
+    let n = report(&newest);
+    assert_eq!((n["kubernetes"]["source"].as_str(), verdicts(&n)[0]["allowed"].as_bool()), (Some("flag"), Some(true)), "{n:#}");
+
+    // plan on the snapshot answers with the same release's rules as plan on the cluster.
+    let live_plan = plugin(&kc, &["plan", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let offline_plan = plugin(&kc, &["plan", "-f", release.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    assert_eq!(live_plan.status.code(), offline_plan.status.code(), "live:\n{}\noffline:\n{}", text(&live_plan.stdout), text(&offline_plan.stdout));
+    let (lp, op): (Value, Value) = (serde_json::from_str(&text(&live_plan.stdout)).unwrap(), serde_json::from_str(&text(&offline_plan.stdout)).unwrap());
+    assert_eq!(lp["quotas"], op["quotas"], "live plan {lp:#}\noffline plan {op:#}");
+
+    let _ = std::fs::remove_file(state);
+    let _ = std::fs::remove_file(release);
+    drop_namespace(&c, &ns).await;
+}
