@@ -17,11 +17,12 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).to_string()
 }
 
-/// Writes a file named after the test (tests run at once: each call gets its own).
+/// Writes a file named after the test (tests run at once: each call gets its own), under
+/// cargo's scratch directory for integration tests, not the system's.
 fn file(tag: &str, content: &str) -> PathBuf {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let f = std::env::temp_dir().join(format!("kq-snapver-{tag}-{}-{n}.yaml", std::process::id()));
+    let f = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("kq-snapver-{tag}-{}-{n}.yaml", std::process::id()));
     std::fs::write(&f, content).unwrap();
     f
 }
