@@ -699,15 +699,15 @@ fn discovery_has_no(e: &RequestError) -> bool {
     }
 }
 
-/// Which of `names` exist as namespaces: `Err` (why) when that cannot be read (no `get` on
-/// namespaces), in which case the check does not decide it.
-pub async fn namespaces_existing(conn: &Conn, names: &BTreeSet<String>) -> Result<BTreeSet<String>, String> {
+/// Which of `names` exist as namespaces, with their labels: `Err` (why) when that cannot be
+/// read (no `get` on namespaces), in which case the check does not decide it.
+pub async fn namespaces_existing(conn: &Conn, names: &BTreeSet<String>) -> Result<BTreeMap<String, BTreeMap<String, String>>, String> {
     let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
-    let mut out = BTreeSet::new();
+    let mut out = BTreeMap::new();
     for name in names {
         match within(conn.timeout, api.get_opt(name)).await {
-            Ok(Some(_)) => {
-                out.insert(name.clone());
+            Ok(Some(n)) => {
+                out.insert(name.clone(), n.metadata.labels.unwrap_or_default());
             }
             Ok(None) => {}
             Err(e) => return Err(format!("cannot read namespace {name:?} ({})", transport_message(&conn.server, &e))),

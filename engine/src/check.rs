@@ -39,9 +39,10 @@ pub struct ClusterState {
     pub seen: BTreeSet<(String, String, String)>,
     /// DeviceClasses (name -> extendedResourceName); `None` when unknown.
     pub device_classes: Option<BTreeMap<String, Option<String>>>,
-    /// Namespaces known to exist; `None` when unknown. When known, an object in another
-    /// namespace is refused as the server refuses it (`namespaces "x" not found`).
-    pub namespaces: Option<BTreeSet<String>>,
+    /// Namespaces known to exist, with their labels; `None` when unknown. When known, an object
+    /// in another namespace is refused as the server refuses it (`namespaces "x" not found`),
+    /// and a claim asking for admin access needs its namespace's label.
+    pub namespaces: Option<BTreeMap<String, BTreeMap<String, String>>>,
 }
 
 impl ClusterState {
@@ -100,9 +101,13 @@ impl ClusterState {
         // update, as a live check finds out by reading it.
         // Claim templates are looked up by name for the claims pods create; a stored pod is
         // the old object of a resize (which needs a resourceVersion to be charged by delta).
-        if matches!(o.body, Body::Workload(_) | Body::Pod(_) | Body::PersistentVolumeClaim(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_)) {
+        if matches!(
+            o.body,
+            Body::Workload(_) | Body::Pod(_) | Body::PersistentVolumeClaim(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_) | Body::Service(_)
+        ) {
             let mut e = o;
-            if matches!(e.body, Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_)) {
+            // The server's stored objects always have one: the update is charged by its delta.
+            if matches!(e.body, Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_) | Body::Service(_) | Body::PersistentVolumeClaim(_)) {
                 e.meta.resource_version.get_or_insert_with(|| "1".into());
             }
             e.meta.namespace = Some(ns.clone());
@@ -139,7 +144,7 @@ impl ClusterState {
                 self.device_classes.get_or_insert_with(BTreeMap::new).insert(name, extended_resource_name);
             }
             _ if o.type_info.kind == "Namespace" && o.type_info.group.is_empty() => {
-                self.namespaces.get_or_insert_with(BTreeSet::new).insert(name);
+                self.namespaces.get_or_insert_with(BTreeMap::new).insert(name, o.meta.labels);
             }
             _ => {}
         }
@@ -316,6 +321,11 @@ fn mutate(obj: &mut Object, state: &ClusterState, ns: &str, rules: &Rules) -> Re
             dropped.extend(defaulting::mutate_pod(p, &m)?);
             Ok(dropped)
         }
+        Body::Service(s) if !rules.service_lb_node_port_control => {
+            // The gate is off: the server drops the field.
+            s.allocate_load_balancer_node_ports = None;
+            Ok(vec![])
+        }
         Body::PersistentVolumeClaim(p) => {
             defaulting::clear_pvc_status(p);
             Ok(defaulting::apply_default_storage_class(p, &obj.meta.annotations, m.storage_classes))
@@ -342,6 +352,17 @@ fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptio
     } else {
         vec![]
     };
+    let invalid = match &old {
+        Some(prev) => crate::object_validation::invalid_update(prev, obj, &opts.rules),
+        None if opts.rules.dra => {
+            let labels = state.namespaces.as_ref().and_then(|n| n.get(ns));
+            crate::object_validation::admin_access_refusal(obj, labels)
+        }
+        None => None,
+    };
+    if let Some(message) = invalid {
+        return (Decision::refused(RefusalReason::Invalid, message), mutations);
+    }
     if let Body::Pod(p) = &obj.body {
         if let Err(message) = defaulting::validate_pod_requests(p, &obj.meta.name) {
             return (Decision::refused(RefusalReason::Invalid, message), mutations);
@@ -819,7 +840,7 @@ impl<'a> Checker<'a> {
             ));
         }
         let known = self.state.namespaces.as_ref()?;
-        (!known.contains(ns)).then(|| Decision::refused(RefusalReason::NamespaceNotFound, format!("namespaces {ns:?} not found")))
+        (!known.contains_key(ns)).then(|| Decision::refused(RefusalReason::NamespaceNotFound, format!("namespaces {ns:?} not found")))
     }
 
     /// Decides one document (the next one in order).
@@ -989,7 +1010,19 @@ impl<'a> Checker<'a> {
             if let (Body::ResourceQuota(q), true) = (&obj.body, self.opts.rules.quota_request_limit_warning) {
                 report.notes.extend(defaulting::quota_request_limit_warnings(&q.spec_hard));
             }
-            if !was_existing {
+            if was_existing {
+                // Later documents update what this one left: the stored object becomes this
+                // one (a workload's pods, what the replay admitted).
+                if let Some(prev) = self.state.existing.get(&key) {
+                    let mut stored = obj.clone();
+                    stored.meta.resource_version = prev.meta.resource_version.clone();
+                    stored.meta.namespace = Some(ns.clone());
+                    if let Body::Workload(w) = &mut stored.body {
+                        w.current = report.replicas_admitted.or(w.current);
+                    }
+                    self.state.existing.insert(key.clone(), stored);
+                }
+            } else {
                 if let Body::ResourceQuota(q) = &mut obj.body {
                     // A new quota has no status until the quota controller syncs it.
                     q.status_hard.clear();

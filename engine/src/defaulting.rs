@@ -81,9 +81,12 @@ pub fn validate_pod_update(old: &Pod, new: &Pod, name: &str, rules: &Rules) -> R
     if rules.pod_resize || !crate::usage::is_resize(old, new) {
         return Ok(());
     }
-    Err(format!(
-        "Pod {name:?} is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
-    ))
+    let fields = if rules.pod_update_grace_period {
+        "`spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+    } else {
+        "`spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds` or `spec.tolerations` (only additions to existing tolerations)"
+    };
+    Err(format!("Pod {name:?} is invalid: spec: Forbidden: pod updates may not change fields other than {fields}"))
 }
 
 /// The warning the API server gives (1.35+) for a quota whose `requests.X` (or bare `X`)

@@ -144,3 +144,47 @@ pub fn invalid_message(obj: &Object) -> Option<String> {
     let errors = validate_object(obj);
     (!errors.is_empty()).then(|| render_invalid(&obj.type_info.kind, &obj.meta.name, &errors))
 }
+
+/// What the server's update validation refuses before quota, for the kinds whose specs are
+/// (mostly) immutable: a PersistentVolumeClaim's spec may change only in `resources.requests`
+/// (and, from the VolumeAttributesClass GA, `volumeAttributesClassName`) and only once it is
+/// bound; a ResourceClaim's spec not at all. What is compared is what quota reads of them
+/// (the requested storage and class; the device requests). The server's message goes on with a
+/// dump of the two specs, which is not reproduced: its first line is.
+pub fn invalid_update(old: &Object, new: &Object, rules: &crate::version::Rules) -> Option<String> {
+    match (&old.body, &new.body) {
+        (Body::PersistentVolumeClaim(o), Body::PersistentVolumeClaim(n)) => {
+            let class_changed = matches!((&o.storage_class_name, &n.storage_class_name), (Some(a), Some(b)) if a != b);
+            let requests_changed = o.storage_request != n.storage_request;
+            (class_changed || (requests_changed && !o.bound)).then(|| {
+                let vac = if rules.volume_attributes_class_scope { " and volumeAttributesClassName" } else { "" };
+                format!(
+                    "PersistentVolumeClaim {:?} is invalid: spec: Forbidden: spec is immutable after creation except resources.requests{vac} for bound claims",
+                    new.meta.name
+                )
+            })
+        }
+        (Body::ResourceClaim(o), Body::ResourceClaim(n)) if o != n => {
+            Some(format!("ResourceClaim.resource.k8s.io {:?} is invalid: spec: Invalid value: null: field is immutable", new.meta.name))
+        }
+        _ => None,
+    }
+}
+
+/// The label a namespace needs for its ResourceClaims to ask for admin access to devices.
+pub const ADMIN_ACCESS_LABEL: &str = "resource.kubernetes.io/admin-access";
+
+/// A ResourceClaim asking for admin access in a namespace without [`ADMIN_ACCESS_LABEL`] set to
+/// `true`: the server's refusal. `labels` are the namespace's (`None`: unknown, not decided).
+pub fn admin_access_refusal(claim: &Object, labels: Option<&BTreeMap<String, String>>) -> Option<String> {
+    let Body::ResourceClaim(c) = &claim.body else { return None };
+    let labels = labels?;
+    if labels.get(ADMIN_ACCESS_LABEL).is_some_and(|v| v == "true") {
+        return None;
+    }
+    let i = c.requests.iter().position(|r| r.exactly.as_ref().is_some_and(|a| a.admin_access))?;
+    Some(format!(
+        "ResourceClaim.resource.k8s.io {:?} is invalid: spec.devices.requests[{i}].adminAccess: Forbidden: admin access to devices requires the `{ADMIN_ACCESS_LABEL}: true` label on the containing namespace",
+        claim.meta.name
+    ))
+}

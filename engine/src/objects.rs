@@ -154,6 +154,8 @@ pub struct Pvc {
     pub volume_attributes_class_name: Option<String>,
     pub current_volume_attributes_class_name: Option<String>,
     pub target_volume_attributes_class_name: Option<String>,
+    /// `status.phase` is `Bound`: only a bound claim's requests may change.
+    pub bound: bool,
 }
 
 /// A Service as quota sees it.
@@ -650,6 +652,7 @@ fn pvc(spec: &Option<core::PersistentVolumeClaimSpec>, status: &Option<core::Per
             .as_ref()
             .and_then(|m| m.target_volume_attributes_class_name.clone())
             .filter(|s| !s.is_empty()),
+        bound: status.phase.as_deref() == Some("Bound"),
     })
 }
 
@@ -813,7 +816,7 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         }
         ("scheduling.k8s.io", "PriorityClass") => {
             let pc: k8s_openapi::api::scheduling::v1::PriorityClass = typed(v)?;
-            (meta(pc.metadata), Body::PriorityClass { global_default: pc.global_default.unwrap_or(false), value: pc.value })
+            (meta(pc.metadata), Body::PriorityClass { global_default: pc.global_default.unwrap_or(false), value: pc.value.unwrap_or(0) })
         }
         ("storage.k8s.io", "StorageClass") => {
             let m = generic_meta()?;
@@ -829,7 +832,7 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         }
         ("apps", "Deployment") => {
             let d: apps::Deployment = typed(v)?;
-            let spec = d.spec.unwrap_or_default();
+            let spec = d.spec;
             let st = spec.strategy.unwrap_or_default();
             let strategy = if st.type_.as_deref() == Some("Recreate") {
                 UpdateStrategy::Recreate
@@ -844,13 +847,13 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         }
         ("apps", "ReplicaSet") => {
             let d: apps::ReplicaSet = typed(v)?;
-            let spec = d.spec.unwrap_or_default();
+            let spec = d.spec;
             let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
             (meta(d.metadata), workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![])?)
         }
         ("apps", "StatefulSet") => {
             let d: apps::StatefulSet = typed(v)?;
-            let spec = d.spec.unwrap_or_default();
+            let spec = d.spec;
             let claims = spec
                 .volume_claim_templates
                 .iter()
@@ -868,7 +871,7 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         }
         ("apps", "DaemonSet") => {
             let d: apps::DaemonSet = typed(v)?;
-            let spec = d.spec.unwrap_or_default();
+            let spec = d.spec;
             let st = spec.update_strategy.unwrap_or_default();
             let strategy = if st.type_.as_deref() == Some("OnDelete") {
                 UpdateStrategy::OnDelete
@@ -888,7 +891,7 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         }
         ("batch", "CronJob") => {
             let c: batch::CronJob = typed(v)?;
-            let spec = c.spec.unwrap_or_default();
+            let spec = c.spec;
             let job = spec.job_template.spec.clone().unwrap_or_default();
             (meta(c.metadata), workload(Some(job_pods(&job)), &job.template, "spec.jobTemplate.spec.template", vec![])?)
         }

@@ -31,7 +31,7 @@ pub struct KubeVersion {
 /// The oldest release whose rules the engine knows.
 pub const OLDEST: KubeVersion = KubeVersion { major: 1, minor: 20 };
 /// The newest release whose rules the engine knows (the default of an offline check).
-pub const NEWEST: KubeVersion = KubeVersion { major: 1, minor: 36 };
+pub const NEWEST: KubeVersion = KubeVersion { major: 1, minor: 37 };
 
 impl KubeVersion {
     pub const fn new(major: u32, minor: u32) -> KubeVersion {
@@ -131,6 +131,10 @@ rules! {
         "PodDisruptionBudget is served as policy/v1 (1.21)";
     discovery_v1_endpoint_slice: v(21), None,
         "EndpointSlice is served as discovery.k8s.io/v1 (1.21)";
+    pod_update_grace_period: v(22), None,
+        "a refused pod update names `spec.terminationGracePeriodSeconds` among the fields that may change (k/k#98866 lets a negative value be set to 1); before, the list ends at `spec.tolerations`";
+    service_lb_node_port_control: v(22), None,
+        "a LoadBalancer Service's `allocateLoadBalancerNodePorts: false` is honoured: its ports get no node ports and charge no `services.nodeports` (ServiceLBNodePortControl: alpha 1.20 off by default, beta on by default 1.22, GA 1.24); before, the field is dropped";
     autoscaling_v2: v(23), None,
         "HorizontalPodAutoscaler is served as autoscaling/v2 (1.23)";
     networking_v1beta1_ingress: v(20), Some(v(21)),
@@ -268,7 +272,7 @@ pub enum Served {
 }
 
 /// Whether `api_version` serves `kind` on the rules' release. Only group versions that
-/// changed between 1.20 and 1.36 are listed; anything else is taken as served.
+/// changed between 1.20 and 1.37 are listed; anything else is taken as served.
 pub fn served(rules: &Rules, api_version: &str, kind: &str) -> Served {
     let (on, releases): (bool, &str) = match (api_version, kind) {
         ("batch/v1beta1", "CronJob") => (rules.batch_v1beta1_cronjob, "1.8 to 1.24"),
@@ -358,8 +362,8 @@ mod tests {
 
     #[test]
     fn supported_range_and_clamping() {
-        assert!(KubeVersion::new(1, 20).supported() && KubeVersion::new(1, 36).supported());
-        assert!(!KubeVersion::new(1, 19).supported() && !KubeVersion::new(1, 37).supported());
+        assert!(KubeVersion::new(1, 20).supported() && KubeVersion::new(1, 37).supported());
+        assert!(!KubeVersion::new(1, 19).supported() && !KubeVersion::new(1, 38).supported());
         assert_eq!(KubeVersion::new(1, 40).nearest_supported(), NEWEST);
         assert_eq!(KubeVersion::new(1, 16).nearest_supported(), OLDEST);
     }

@@ -26,6 +26,10 @@ fn every_rule_applies_from_its_release() {
         ("batch_v1_cronjob", "1.21", None),
         ("policy_v1_pod_disruption_budget", "1.21", None),
         ("discovery_v1_endpoint_slice", "1.21", None),
+        // The release that relaxed pod update validation (k/k#98866, per upstream's tracking issue
+        // k/k#103476); the 1.20 server's message lacks the clause, 1.37's has it (tests/recorded).
+        ("pod_update_grace_period", "1.22", None),
+        ("service_lb_node_port_control", "1.22", None),
         ("autoscaling_v2", "1.23", None),
         ("networking_v1beta1_ingress", "1.20", Some("1.21")),
         ("v1beta1_rbac_storage_scheduling", "1.20", Some("1.21")),

@@ -68,8 +68,8 @@ pub struct CheckArgs {
     /// Print only what would be refused.
     #[arg(short = 'q', long)]
     pub quiet: bool,
-    /// Answer as this Kubernetes release would (1.20 to 1.36, e.g. 1.33 or v1.33.2). Offline
-    /// default: 1.36; live: the server's own version.
+    /// Answer as this Kubernetes release would (1.20 to 1.37, e.g. 1.33 or v1.33.2). Offline
+    /// default: the snapshot's release, else 1.37; live: the server's own version.
     #[arg(long = "kubernetes-version", value_name = "X.Y")]
     pub kubernetes_version: Option<String>,
 }
@@ -303,7 +303,7 @@ fn unknown_namespaces(state: &ClusterState, objs: &[Object], default: &str) -> V
     for ns in targets.into_iter().filter(|ns| !created.contains(ns) && state.quotas.get(*ns).is_none_or(|q| q.is_empty())) {
         let key = (ns.to_string(), String::new(), String::new());
         let known = state.limit_ranges.contains_key(ns)
-            || state.namespaces.as_ref().is_some_and(|n| n.contains(ns))
+            || state.namespaces.as_ref().is_some_and(|n| n.contains_key(ns))
             || state.existing.range(key..).next().is_some_and(|(k, _)| k.0 == ns);
         if elsewhere && !known {
             gaps.push(format!("the state holds nothing about namespace {ns:?} (no quota, LimitRange or object there), only other namespaces' quotas: it may be a snapshot of another namespace"));
