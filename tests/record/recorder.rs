@@ -13,7 +13,8 @@
 //! first and deleted at the end; then `cluster.yaml`: ResourceQuotas (waiting until each has
 //! `status.hard` and usage for every hard key), LimitRanges, then the rest in order (refusals go
 //! to `setup_errors`, in kubectl's words). Once the quotas' usage has settled, `state.yaml` is
-//! taken from the server: quotas, LimitRanges, ResourceClaimTemplates, and every object a
+//! taken from the server: the Namespace (when the case has a `namespace.yaml`), quotas,
+//! LimitRanges, ResourceClaimTemplates, and every object a
 //! candidate names that already exists (an update), trimmed of server-set metadata, the
 //! namespace reading `NAMESPACE`. Then every document of `candidate.yaml` is applied for real,
 //! one by one: created, or, when an object of that kind and name exists, updated (a Pod whose
@@ -505,7 +506,7 @@ async fn record_case(s: &Server, dir: &Path) -> Result<CaseOut> {
         s.create("", d).await.map_err(|e| anyhow!("{case}: cluster-scoped {}: {}", d["metadata"]["name"], e.message))?;
     }
     new_namespace(s, &ns, ns_doc.as_ref()).await?;
-    let result = record_in(s, dir, &ns).await;
+    let result = record_in(s, dir, &ns, ns_doc.is_some()).await;
     let _ = Api::<Namespace>::all(s.client.clone()).delete(&ns, &DeleteParams::default()).await;
     if !own.is_empty() {
         // Claims hold no finalizers here (no allocation): the classes can go at once.
@@ -518,7 +519,7 @@ async fn record_case(s: &Server, dir: &Path) -> Result<CaseOut> {
     result.with_context(|| case.clone())
 }
 
-async fn record_in(s: &Server, dir: &Path, ns: &str) -> Result<CaseOut> {
+async fn record_in(s: &Server, dir: &Path, ns: &str, with_namespace: bool) -> Result<CaseOut> {
     let setup = docs(&dir.join("cluster.yaml"))?;
     let candidates = docs(&dir.join("candidate.yaml"))?;
     let mut setup_errors = Vec::new();
@@ -550,8 +551,22 @@ async fn record_in(s: &Server, dir: &Path, ns: &str) -> Result<CaseOut> {
     }
     settle(s, ns).await?;
 
-    // The snapshot the offline check starts from.
+    // The snapshot the offline check starts from: when the case sets up its namespace
+    // (namespace.yaml), the Namespace itself first, named NAMESPACE.
     let mut items = Vec::new();
+    if with_namespace {
+        let live = serde_json::to_value(Api::<Namespace>::all(s.client.clone()).get(ns).await?)?;
+        let mut v = trimmed(&live, "Namespace", "v1");
+        v["metadata"]["name"] = "NAMESPACE".into();
+        if let Some(l) = v["metadata"]["labels"].as_object_mut() {
+            for val in l.values_mut() {
+                if val == ns {
+                    *val = "NAMESPACE".into();
+                }
+            }
+        }
+        items.push(v);
+    }
     for (av, kind) in [("v1", "ResourceQuota"), ("v1", "LimitRange")] {
         let api = s.api(&json!({"apiVersion": av, "kind": kind}), ns).await?;
         for o in api.list(&ListParams::default()).await?.items {
