@@ -682,6 +682,7 @@ fn engine_object(v: &Value, create: bool, rules: &Rules) -> Result<Object, Strin
             defaulting::clear_pod_status(p);
         }
         defaulting::drop_disabled_fields(p, rules);
+        defaulting::default_pod_level_limits(p, rules);
         defaulting::default_pod_api(p);
     }
     Ok(obj)

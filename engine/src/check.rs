@@ -318,6 +318,8 @@ fn mutate(obj: &mut Object, state: &ClusterState, ns: &str, rules: &Rules) -> Re
     match &mut obj.body {
         Body::Pod(p) => {
             let mut dropped = defaulting::drop_disabled_fields(p, rules);
+            // On the pod-level requests as written, before any is defaulted.
+            dropped.extend(defaulting::default_pod_level_limits(p, rules));
             dropped.extend(defaulting::mutate_pod(p, &m)?);
             Ok(dropped)
         }

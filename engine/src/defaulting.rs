@@ -89,6 +89,30 @@ pub fn validate_pod_update(old: &Pod, new: &Pod, name: &str, rules: &Rules) -> R
     Err(format!("Pod {name:?} is invalid: spec: Forbidden: pod updates may not change fields other than {fields}"))
 }
 
+/// 1.37's pod strategy (PodLevelResourcesFixDefaulting): a pod-level request as written (not
+/// one defaulted from the containers) without a pod-level limit, for a resource every container
+/// (init containers too) limits, gets the pod-level limit the larger
+/// of the request and the containers' aggregate limit. Before 1.37 the pod's limit stays the
+/// containers' aggregate.
+pub fn default_pod_level_limits(pod: &mut Pod, rules: &Rules) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !rules.pod_level_limits_defaulting || !crate::usage::pod_level_resources_set(pod) {
+        return notes;
+    }
+    let aggregate = crate::usage::aggregate(pod, |c| &c.limits);
+    for (k, request) in pod.pod_requests.clone() {
+        let supported = k == "cpu" || k == "memory" || k.starts_with("hugepages-");
+        if !supported || pod.pod_limits.contains_key(&k) || !pod.containers.iter().chain(&pod.init_containers).all(|c| c.limits.contains_key(&k)) {
+            continue;
+        }
+        let Some(limit) = aggregate.get(&k) else { continue };
+        let v = if request > *limit { request } else { limit.clone() };
+        notes.push(format!("API defaulting: pod-level limits.{k}={v}, the larger of the pod-level request and the containers' limits"));
+        pod.pod_limits.insert(k, v);
+    }
+    notes
+}
+
 /// The warning the API server gives (1.35+) for a quota whose `requests.X` (or bare `X`)
 /// exceeds its `limits.X`.
 pub fn quota_request_limit_warnings(hard: &ResourceList) -> Vec<String> {

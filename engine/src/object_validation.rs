@@ -165,10 +165,42 @@ pub fn invalid_update(old: &Object, new: &Object, rules: &crate::version::Rules)
             })
         }
         (Body::ResourceClaim(o), Body::ResourceClaim(n)) if o != n => {
-            Some(format!("ResourceClaim.resource.k8s.io {:?} is invalid: spec: Invalid value: null: field is immutable", new.meta.name))
+            let value = if rules.claim_update_value_null { "null".to_string() } else { claim_spec_value(n) };
+            Some(format!("ResourceClaim.resource.k8s.io {:?} is invalid: spec: Invalid value: {value}: field is immutable", new.meta.name))
         }
         _ => None,
     }
+}
+
+/// A claim's spec as releases before 1.37 print it in the refusal of a changed spec: the API
+/// server's internal type as JSON, Go field names in declaration order and absent fields as
+/// `null`. Selectors, tolerations, capacity, constraints and config are not kept by the engine
+/// and print as `null`; so does a `firstAvailable` list (its subrequests' names are not kept).
+fn claim_spec_value(c: &crate::objects::Claim) -> String {
+    let requests: Vec<String> = c
+        .requests
+        .iter()
+        .map(|r| {
+            let exactly = match &r.exactly {
+                Some(a) => format!(
+                    r#"{{"DeviceClassName":{},"Selectors":null,"AllocationMode":{},"Count":{},"AdminAccess":{},"Tolerations":null,"Capacity":null}}"#,
+                    go_json(&a.device_class_name),
+                    go_json(&a.allocation_mode),
+                    if a.allocation_mode == "ExactCount" { a.count.max(1) } else { a.count },
+                    if a.admin_access { "true" } else { "null" }
+                ),
+                None => "null".into(),
+            };
+            format!(r#"{{"Name":{},"Exactly":{exactly},"FirstAvailable":null}}"#, go_json(&r.name))
+        })
+        .collect();
+    let requests = if requests.is_empty() { "null".to_string() } else { format!("[{}]", requests.join(",")) };
+    format!(r#"{{"Devices":{{"Requests":{requests},"Constraints":null,"Config":null}}}}"#)
+}
+
+/// A string as Go's encoding/json writes it.
+fn go_json(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
 }
 
 /// The label a namespace needs for its ResourceClaims to ask for admin access to devices.

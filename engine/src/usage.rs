@@ -85,6 +85,8 @@ pub enum Evaluator {
     /// `requests.deviceclass.resource.kubernetes.io/<class>`.
     Pod {
         dra_extended_resources: bool,
+        /// 1.37: a resized pod is charged the largest of its spec, status and allocated totals.
+        max_of_sums: bool,
     },
     /// ResourceClaims with the DRA device quota (1.34+; before, they are only counted);
     /// admin-access requests are charged from 1.36.
@@ -104,7 +106,7 @@ pub const DRA_EXTENDED_PREFIX: &str = "deviceclass.resource.kubernetes.io/";
 
 impl Evaluator {
     /// The pod evaluator of the newest release.
-    pub const POD: Evaluator = Evaluator::Pod { dra_extended_resources: true };
+    pub const POD: Evaluator = Evaluator::Pod { dra_extended_resources: true, max_of_sums: true };
 
     /// The evaluator of the newest release.
     pub fn for_object(obj: &Object) -> Evaluator {
@@ -121,7 +123,7 @@ impl Evaluator {
             return Evaluator::Ignored("the API server never checks this resource against quota");
         }
         match &obj.body {
-            Body::Pod(_) => Evaluator::Pod { dra_extended_resources: rules.dra_extended_resources },
+            Body::Pod(_) => Evaluator::Pod { dra_extended_resources: rules.dra_extended_resources, max_of_sums: rules.resize_max_of_sums },
             Body::ResourceClaim(_) if rules.dra => Evaluator::ResourceClaim { admin_access_counted: rules.dra_admin_access_counted },
             Body::PersistentVolumeClaim(_) => Evaluator::PersistentVolumeClaim,
             Body::Service(_) => Evaluator::Service,
@@ -165,7 +167,7 @@ impl Evaluator {
     /// Whether this evaluator charges the quota resource `n`.
     pub fn tracks(&self, n: &str) -> bool {
         match self {
-            Evaluator::Pod { dra_extended_resources } => {
+            Evaluator::Pod { dra_extended_resources, .. } => {
                 POD_RESOURCES.contains(&n)
                     || (*dra_extended_resources && n.strip_prefix("requests.").is_some_and(|r| r.starts_with(DRA_EXTENDED_PREFIX)))
                     || n.starts_with("hugepages-")
@@ -185,7 +187,7 @@ impl Evaluator {
     /// `Usage`: what the object consumes.
     pub fn usage(&self, obj: &Object) -> ResourceList {
         match (&obj.body, self) {
-            (Body::Pod(p), Evaluator::Pod { dra_extended_resources }) => pod_usage_for(p, *dra_extended_resources, true),
+            (Body::Pod(p), Evaluator::Pod { dra_extended_resources, max_of_sums }) => pod_usage_for(p, *dra_extended_resources, true, *max_of_sums),
             (Body::ResourceClaim(c), Evaluator::ResourceClaim { admin_access_counted }) => crate::dra::claim_usage(c, *admin_access_counted),
             (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => pvc_usage(p, &obj.meta.annotations),
             (Body::Service(s), Evaluator::Service) => service_usage(s),
@@ -320,18 +322,23 @@ pub fn pod_is_counted(pod: &Pod) -> bool {
 /// `PodUsageFunc`: `count/pods`, then (for non-terminal pods) `pods` and compute resources
 /// (the newest rules).
 pub fn pod_usage(pod: &Pod) -> ResourceList {
-    pod_usage_for(pod, true, true)
+    pod_usage_for(pod, true, true, true)
 }
 
 /// [`pod_usage`] as the release of `rules` computes it.
 pub fn pod_usage_with(pod: &Pod, rules: &Rules) -> ResourceList {
-    pod_usage_for(pod, rules.dra_extended_resources, rules.pod_resize)
+    pod_usage_for(pod, rules.dra_extended_resources, rules.pod_resize, rules.resize_max_of_sums)
 }
 
-fn pod_usage_for(pod: &Pod, dra_extended: bool, use_status_resources: bool) -> ResourceList {
+fn pod_usage_for(pod: &Pod, dra_extended: bool, use_status_resources: bool, max_of_sums: bool) -> ResourceList {
     let mut out = ResourceList::new();
     out.insert("count/pods".into(), Quantity::from_int(1, Format::DecimalSI));
     if !pod_is_counted(pod) {
+        return out;
+    }
+    if use_status_resources && max_of_sums && !pod.container_statuses.is_empty() {
+        let (requests, limits) = max_of_views(pod);
+        compute_usage_into(&mut out, &requests, &limits, dra_extended);
         return out;
     }
     let effective;
@@ -381,6 +388,37 @@ pub fn with_status_resources(pod: &Pod) -> Pod {
     out.containers.iter_mut().for_each(apply);
     out.init_containers.iter_mut().filter(|c| c.sidecar).for_each(apply);
     out
+}
+
+/// The requests and limits quota charges a pod whose status reports resources, from 1.37: the
+/// pod's totals computed three times, from the spec, from what the node runs
+/// (`status.containerStatuses[].resources`, init containers' included) and from what the
+/// kubelet admitted (`allocatedResources`), a container without the one adding nothing; then
+/// per resource the largest of the three totals (limits: of the spec's and the node's). When the
+/// resize is Infeasible the spec's totals are left out.
+fn max_of_views(pod: &Pod) -> (ResourceList, ResourceList) {
+    // A container the status says nothing of adds nothing to that total.
+    let view = |pick: &dyn Fn(&crate::objects::ContainerStatusResources, &mut crate::objects::Container)| {
+        let mut p = pod.clone();
+        for c in p.containers.iter_mut().chain(p.init_containers.iter_mut()) {
+            c.requests = ResourceList::new();
+            c.limits = ResourceList::new();
+            if let Some(st) = pod.container_statuses.get(&c.name) {
+                pick(st, c);
+            }
+        }
+        p
+    };
+    let actual = view(&|st, c| {
+        c.requests = st.requests.clone();
+        c.limits = st.limits.clone();
+    });
+    let allocated = view(&|st, c| c.requests = st.allocated.clone());
+    let (mut requests, mut limits) = if pod.resize_infeasible { (ResourceList::new(), ResourceList::new()) } else { (pod_requests(pod), pod_limits(pod)) };
+    max_into(&mut requests, &pod_requests(&actual));
+    max_into(&mut requests, &pod_requests(&allocated));
+    max_into(&mut limits, &pod_limits(&actual));
+    (requests, limits)
 }
 
 fn pod_missing(pod: &Pod, restricted: &[&str]) -> BTreeMap<String, BTreeSet<String>> {

@@ -169,6 +169,12 @@ rules! {
         "admin-access device requests count toward the device-class quota (KEP-5018 GA 1.36); before, they are not charged";
     dra_extended_resources: v(36), None,
         "pods' implicit DRA extended resources (`deviceclass.resource.kubernetes.io/<class>`) are charged as `requests.deviceclass.resource.kubernetes.io/<class>` (KEP-5004: beta on by default 1.36); a DeviceClass's own extendedResourceName is charged as any extended resource";
+    claim_update_value_null: v(37), None,
+        "the refusal of a changed ResourceClaim spec says `Invalid value: null` (declarative validation); before, it prints the new spec";
+    pod_level_limits_defaulting: v(37), None,
+        "a pod-level request without a pod-level limit, for a resource every container limits, gets the pod-level limit the larger of the two (PodLevelResourcesFixDefaulting); before, the pod's limit is the containers' aggregate";
+    resize_max_of_sums: v(37), None,
+        "a pod whose status reports resources (in-place resize) is charged per resource the largest of three totals: from the spec, from the node's status.resources (init containers' too) and from allocatedResources; before, per container the largest of the three, summed";
 }
 
 impl Rules {

@@ -47,6 +47,11 @@ fn every_rule_applies_from_its_release() {
         ("quota_request_limit_warning", "1.35", None),
         ("dra_admin_access_counted", "1.36", None),
         ("dra_extended_resources", "1.36", None),
+        // Found by the oracle on upstream's 1.37.2 evaluators and pod strategy (tests/oracle.rs).
+        // Found by the real 1.36 and 1.37 servers (tests/recorded, case 2017).
+        ("claim_update_value_null", "1.37", None),
+        ("pod_level_limits_defaulting", "1.37", None),
+        ("resize_max_of_sums", "1.37", None),
     ];
     let got: Vec<(&str, String, Option<String>)> = RULES.iter().map(|r| (r.name, r.since.to_string(), r.until.map(|u| u.to_string()))).collect();
     let want: Vec<(&str, String, Option<String>)> = want.iter().map(|(n, s, u)| (*n, s.to_string(), u.map(str::to_string))).collect();
