@@ -1,0 +1,175 @@
+//! Live tests of honest verdicts for workloads that exist already, on a real kube-apiserver and
+//! kube-controller-manager (tests/cluster/lab.sh; tests/run-all.sh runs them against every lab
+//! release). The Deployment is blocked by the real controllers; `check`, `plan` and `why` must
+//! agree about it, live and from a snapshot of the same cluster, and say so in their exit
+//! status.
+//!
+//! `KUBECTL_QUOTA_LAB` names the lab's state directory. Without it the tests say so loudly and
+//! skip, except under CI=true, where they fail.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::live::{client, lab_dir, plugin, text};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Namespace, Pod, ResourceQuota};
+use kube::api::{Api, DeleteParams, PostParams};
+use kube::Client;
+use serde_json::Value;
+
+fn lab() -> Option<PathBuf> {
+    lab_dir().map(|d| d.join("kubeconfig"))
+}
+
+async fn new_namespace(c: &Client, prefix: &str) -> String {
+    let name = format!("{prefix}-{}", std::process::id() % 100000);
+    let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
+    Api::<Namespace>::all(c.clone()).create(&PostParams::default(), &ns).await.unwrap_or_else(|e| panic!("cannot create namespace {name}: {e}"));
+    common::live::wait_default_service_account(c, &name).await;
+    name
+}
+
+/// Waits until `check` would see what the controllers did: the quota's `used[pods]` and the
+/// Deployment's `status.replicas` both at `pods`.
+async fn wait_pods(c: &Client, ns: &str, pods: i64) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let q = serde_json::to_value(Api::<ResourceQuota>::namespaced(c.clone(), ns).get("pods").await.unwrap()).unwrap();
+        let d = serde_json::to_value(Api::<Deployment>::namespaced(c.clone(), ns).get("shop").await.unwrap()).unwrap();
+        let used = q["status"]["used"]["pods"].as_str().and_then(|s| s.parse::<i64>().ok());
+        if used == Some(pods) && d["status"]["replicas"].as_i64() == Some(pods) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "never reached {pods} pods: quota {q}, deployment status {}", d["status"]);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+fn json(out: &std::process::Output, what: &str) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {}\n{}", text(&out.stdout), text(&out.stderr)))
+}
+
+const SHOP: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shop}
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: shop}}
+  template:
+    metadata: {labels: {app: shop}}
+    spec:
+      automountServiceAccountToken: false
+      containers: [{name: app, image: shop:1, resources: {requests: {cpu: 10m}}}]
+";
+
+/// What `check`, `plan` and `why` say of the blocked Deployment, for one kubeconfig or state.
+fn answers(kubeconfig: &Path, ns: &str, manifest: &Path, state: Option<&Path>) -> (i32, Value, i32, Value) {
+    let file = manifest.to_str().unwrap();
+    let mut check_args = vec!["check", "-f", file, "-n", ns, "-o", "json"];
+    let mut plan_args = vec!["plan", "-f", file, "-n", ns, "-o", "json"];
+    if let Some(s) = state {
+        check_args.extend(["--state", s.to_str().unwrap()]);
+        plan_args.extend(["--state", s.to_str().unwrap()]);
+    }
+    let check = plugin(kubeconfig, &check_args);
+    let plan = plugin(kubeconfig, &plan_args);
+    (check.status.code().unwrap_or(-1), json(&check, "check"), plan.status.code().unwrap_or(-1), json(&plan, "plan"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deployment_blocked_by_quota_is_refused_by_check_plan_and_why_alike() {
+    let Some(kubeconfig) = lab() else { return };
+    let c = client(&kubeconfig).await;
+    let ns = new_namespace(&c, "honest").await;
+    let quota: ResourceQuota = serde_json::from_value(serde_json::json!({"metadata": {"name": "pods"}, "spec": {"hard": {"pods": "2"}}})).unwrap();
+    Api::<ResourceQuota>::namespaced(c.clone(), &ns).create(&PostParams::default(), &quota).await.unwrap();
+    // The quota controller must have synced it before the pods come.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while serde_json::to_value(Api::<ResourceQuota>::namespaced(c.clone(), &ns).get("pods").await.unwrap()).unwrap()["status"]["hard"].is_null() {
+        assert!(Instant::now() < deadline, "quota never synced");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let d: Deployment = serde_json::from_value(kubectl_quota_engine::manifest::parse_str("shop.yaml", SHOP).unwrap()[0].value.clone()).unwrap();
+    Api::<Deployment>::namespaced(c.clone(), &ns).create(&PostParams::default(), &d).await.unwrap();
+    // The real controllers create 2 pods; quota refuses the other 4 (FailedCreate).
+    wait_pods(&c, &ns, 2).await;
+
+    let manifest = std::env::temp_dir().join(format!("kq-honest-{}.yaml", std::process::id()));
+    std::fs::write(&manifest, SHOP).unwrap();
+
+    // why: 2 of 6 exist, 4 waiting, blocked by quota `pods`.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let why = loop {
+        let out = plugin(&kubeconfig, &["why", "deploy/shop", "-n", &ns, "-o", "json"]);
+        let v = json(&out, "why");
+        if v["verdict"] == "blockedByQuota" || Instant::now() > deadline {
+            break v;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert_eq!((why["wanted"].as_i64(), why["current"].as_i64(), why["waiting"].as_i64()), (Some(6), Some(2), Some(4)), "{why}");
+    assert_eq!(why["quota"], "pods", "{why}");
+
+    // Live and from a snapshot of the same cluster: the same answers.
+    let snapshot = plugin(&kubeconfig, &["snapshot", "-n", &ns]);
+    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
+    let state = std::env::temp_dir().join(format!("kq-honest-state-{}.yaml", std::process::id()));
+    std::fs::write(&state, &snapshot.stdout).unwrap();
+    for (how, state) in [("live", None), ("snapshot", Some(state.as_path()))] {
+        let (check_code, check, plan_code, plan) = answers(&kubeconfig, &ns, &manifest, state);
+        let doc = &check["documents"][0];
+        // The Deployment object is admitted (it exists: an update); 4 of its 6 pods are refused.
+        assert_eq!(check_code, 1, "{how}: check exit status\n{check:#}");
+        assert_eq!(
+            (doc["allowed"].as_bool(), doc["outcome"].as_str(), doc["replicas"].as_i64(), doc["replicasExisting"].as_i64(), doc["replicasAdmitted"].as_i64()),
+            (Some(true), Some("podsRefused"), Some(6), Some(2), Some(2)),
+            "{how}: {doc:#}"
+        );
+        let pod_message = doc["podMessage"].as_str().unwrap_or_default();
+        assert!(pod_message.starts_with("exceeded quota: pods, requested: pods=1, used: pods=2, limited: pods=2"), "{how}: {pod_message}");
+        // why's replay of the next pod says the same as check (as the server's whole error).
+        let replay = why["replayMessage"].as_str().unwrap_or_default();
+        assert!(replay.ends_with(&format!("is forbidden: {pod_message}")), "{how}: why says {replay:?}, check {pod_message:?}");
+        // plan: the quota must grow by the 4 missing pods.
+        assert_eq!(plan_code, 1, "{how}: plan exit status\n{plan:#}");
+        let row = plan["quotas"].as_array().unwrap().iter().flat_map(|q| q["resources"].as_array().unwrap().iter()).find(|r| r["resource"] == "pods").cloned();
+        let row = row.unwrap_or_else(|| panic!("{how}: plan has no pods row: {plan:#}"));
+        assert_eq!((row["needed"].as_str(), row["missing"].as_str()), (Some("6"), Some("4")), "{how}: {plan:#}");
+    }
+    let _ = Api::<Namespace>::all(c.clone()).delete(&ns, &DeleteParams::default()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_namespace_mismatch_and_a_missing_namespace_are_refused_as_kubectl_and_the_server_do() {
+    let Some(kubeconfig) = lab() else { return };
+    let c = client(&kubeconfig).await;
+    let ns = new_namespace(&c, "mismatch").await;
+    let pod = |namespace: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: {namespace}}}\nspec: {{automountServiceAccountToken: false, containers: [{{name: a, image: x}}]}}\n")
+    };
+    let file = std::env::temp_dir().join(format!("kq-mismatch-{}.yaml", std::process::id()));
+
+    // kubectl refuses before sending anything; so does check (exit 1).
+    std::fs::write(&file, pod("elsewhere")).unwrap();
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let v = json(&out, "check");
+    assert_eq!(out.status.code(), Some(1), "{v:#}");
+    let want = format!("the namespace from the provided object \"elsewhere\" does not match the namespace \"{ns}\". You must pass '--namespace=elsewhere' to perform this operation.");
+    assert_eq!(v["documents"][0]["message"].as_str(), Some(want.as_str()), "{v:#}");
+
+    // A namespace that does not exist: the server's own words, from a real (dry-run) create.
+    let missing = format!("{ns}-missing");
+    std::fs::write(&file, pod(&missing)).unwrap();
+    let p: Pod = serde_json::from_value(kubectl_quota_engine::manifest::parse_str("p.yaml", &pod(&missing)).unwrap()[0].value.clone()).unwrap();
+    let server = match Api::<Pod>::namespaced(c.clone(), &missing).create(&PostParams { dry_run: true, ..Default::default() }, &p).await {
+        Err(kube::Error::Api(s)) => s.message,
+        other => panic!("the server admitted a pod in a missing namespace: {other:?}"),
+    };
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "-o", "json"]);
+    let v = json(&out, "check");
+    assert_eq!(out.status.code(), Some(1), "{v:#}");
+    assert_eq!(v["documents"][0]["message"].as_str(), Some(server.as_str()), "{v:#}");
+    let _ = Api::<Namespace>::all(c.clone()).delete(&ns, &DeleteParams::default()).await;
+}
