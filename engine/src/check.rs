@@ -457,22 +457,22 @@ impl PodNumbers {
 /// Replays the controllers: the intermediate object (ReplicaSet, Job), then per replica the
 /// StatefulSet claims and the pod, stopping at the first refusal (all replicas are alike, so
 /// once one is refused the rest are too).
-/// `running` replicas exist already (an update of an existing workload, `existed`): only the
-/// ones above them are created, and the intermediate object is not created again.
+/// `existing` is the pods of a workload that exists already (an update): only the ones above
+/// them are created, and the intermediate object is not created again.
 ///
 /// `each_replica` replays every replica in full (the slow, obviously right way, kept as the
 /// oracle the tests compare the fast path with).
 fn admit_workload_pods(
     obj: &Object,
     w: &Workload,
-    running: i32,
-    existed: bool,
+    existing: Option<i32>,
     state: &mut ClusterState,
     ns: &str,
     opts: &CheckOptions,
     each_replica: bool,
 ) -> PodsOutcome {
     let kind = obj.type_info.kind.as_str();
+    let running = existing.unwrap_or(0);
     let mut out = PodsOutcome {
         wanted: w.replicas,
         admitted: running,
@@ -503,7 +503,7 @@ fn admit_workload_pods(
         "CronJob" => Some(("batch/v1", "Job", format!("{}-<schedule>", obj.meta.name))),
         _ => None,
     };
-    if let Some((av, k, name)) = intermediate.filter(|_| !existed) {
+    if let Some((av, k, name)) = intermediate.filter(|_| existing.is_none()) {
         let mut inter = child(obj, av, k, name, Body::Other, &w.template_meta);
         let (d, _) = admit(&mut inter, state, ns, opts);
         if let Some(r) = d.refusal {
@@ -927,11 +927,10 @@ impl<'a> Checker<'a> {
         // The pods of an existing workload that exist are in the quotas' usage already: the
         // controller creates only the ones above them (a Deployment blocked by quota has fewer
         // pods than replicas, and its controller keeps trying to create the rest).
-        let mut running = 0;
         // A Job's pods that finished are not created again.
         let mut succeeded = 0;
         if let Some(Body::Workload(old)) = existing.as_ref().map(|e| &e.body) {
-            running = match old.current {
+            let running = match old.current {
                 Some(n) => n,
                 None => {
                     // A DaemonSet runs a pod per node.
@@ -969,13 +968,13 @@ impl<'a> Checker<'a> {
                 // without charging it to the documents that follow.
                 let pods = if cron {
                     let mut scratch = self.state.scratch_for(&ns);
-                    let o = admit_workload_pods(&obj, &w, 0, false, &mut scratch, &ns, self.opts, self.each_replica);
+                    let o = admit_workload_pods(&obj, &w, None, &mut scratch, &ns, self.opts, self.each_replica);
                     report
                         .notes
                         .push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
                     o
                 } else {
-                    admit_workload_pods(&obj, &w, running, was_existing, self.state, &ns, self.opts, self.each_replica)
+                    admit_workload_pods(&obj, &w, report.replicas_existing, self.state, &ns, self.opts, self.each_replica)
                 };
                 report.replicas = pods.wanted;
                 report.replicas_admitted = pods.wanted.map(|_| pods.admitted);
@@ -1102,7 +1101,11 @@ fn rollout_of(
     obj: &Object,
     old: &Workload,
     new: &Workload,
-    old_running: i32, state: &ClusterState, ns: &str, opts: &CheckOptions) -> (Vec<String>, Option<crate::rollout::RolloutReport>) {
+    old_running: i32,
+    state: &ClusterState,
+    ns: &str,
+    opts: &CheckOptions,
+) -> (Vec<String>, Option<crate::rollout::RolloutReport>) {
     let kind = obj.type_info.kind.as_str();
     let replicas = match (kind, opts.nodes) {
         ("DaemonSet", Some(n)) => n as i32,

@@ -419,10 +419,24 @@ pub fn type_info(api_version: &str, kind: &str) -> TypeInfo {
     let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("").to_string();
     let known = KINDS.iter().find(|(g, k, _, _)| *g == group && *k == kind);
     match known {
-        Some((_, _, resource, namespaced)) => {
-            TypeInfo { api_version: api_version.into(), kind: kind.into(), group, resource: resource.to_string(), namespaced: *namespaced, guessed: false, unserved: false }
-        }
-        None => TypeInfo { api_version: api_version.into(), kind: kind.into(), group, resource: guess_plural(kind), namespaced: true, guessed: true, unserved: false },
+        Some((_, _, resource, namespaced)) => TypeInfo {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            group,
+            resource: resource.to_string(),
+            namespaced: *namespaced,
+            guessed: false,
+            unserved: false,
+        },
+        None => TypeInfo {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            group,
+            resource: guess_plural(kind),
+            namespaced: true,
+            guessed: true,
+            unserved: false,
+        },
     }
 }
 

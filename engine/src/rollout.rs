@@ -465,7 +465,14 @@ mod tests {
                 UpdateStrategy::Ordered { partition: 1 },
                 3,
                 cpu_quota("1500m", "1500m", "500m", "600m"),
-                stall(0, 2, 2, 1, "quota compute refuses the replacement pod: requests.cpu 600m + used 1 > hard 1500m", "200m more requests.cpu in quota compute"),
+                stall(
+                    0,
+                    2,
+                    2,
+                    1,
+                    "quota compute refuses the replacement pod: requests.cpu 600m + used 1 > hard 1500m",
+                    "200m more requests.cpu in quota compute",
+                ),
             ),
             ("ondelete waits", UpdateStrategy::OnDelete, 3, cpu_quota("1", "1", "500m", "500m"), Outcome::Waits),
         ];

@@ -142,8 +142,7 @@ fn an_object_in_a_namespace_that_does_not_exist_is_refused() {
         ("namespaces unknown", QUOTA.to_string(), pod("x"), vec!["Admitted -"]),
     ];
     for (what, state, input, want) in rows {
-        let got: Vec<String> =
-            check_all(&state, &input).iter().map(|d| format!("{:?} {}", d.outcome, d.message.as_deref().unwrap_or("-"))).collect();
+        let got: Vec<String> = check_all(&state, &input).iter().map(|d| format!("{:?} {}", d.outcome, d.message.as_deref().unwrap_or("-"))).collect();
         t.row(what, got.join(" | "), want.join(" | "));
     }
     t.done();
@@ -186,12 +185,12 @@ fn plan_sizes_a_quota_for_the_peak_of_a_rollout_and_for_the_missing_pods() {
     // peaks at 2900m (1 old and 4 new pods), though the end state needs only 2400m.
     let state = format!("{}---\n{}", quota_used(4), deployment(4, "500m", "status: {replicas: 4}\n"));
     let p = plan_of(&state, &deployment(4, "600m", ""));
-    t.row("rollout: cpu at the peak", needed(&p, "requests.cpu"), "2900m".to_string());
-    t.row("rollout: pods at the peak", needed(&p, "pods"), "5".to_string());
+    t.row("rollout: cpu at the peak", needed(&p, "requests.cpu"), "2900m");
+    t.row("rollout: pods at the peak", needed(&p, "pods"), "5");
     // A blocked Deployment: 2 of 6 pods exist, the quota counts 4 used (other pods): 4 more pods.
     let state = format!("{}---\n{}", quota_used(4), deployment(6, "500m", "status: {replicas: 2}\n"));
     let p = plan_of(&state, &deployment(6, "500m", ""));
-    t.row("blocked Deployment: the missing pods", needed(&p, "pods"), "8".to_string());
-    t.row("blocked Deployment: must grow", p.exit_code().to_string(), "1".to_string());
+    t.row("blocked Deployment: the missing pods", needed(&p, "pods"), "8");
+    t.row("blocked Deployment: must grow", p.exit_code().to_string(), "1");
     t.done();
 }

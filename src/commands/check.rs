@@ -297,7 +297,8 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
 fn unknown_namespaces(state: &ClusterState, objs: &[Object], default: &str) -> Vec<String> {
     let targets: BTreeSet<&str> = objs.iter().filter(|o| o.type_info.namespaced).map(|o| o.meta.namespace.as_deref().unwrap_or(default)).collect();
     // Namespaces the manifests create themselves are known.
-    let created: BTreeSet<&str> = objs.iter().filter(|o| o.type_info.kind == "Namespace" && o.type_info.group.is_empty()).map(|o| o.meta.name.as_str()).collect();
+    let created: BTreeSet<&str> =
+        objs.iter().filter(|o| o.type_info.kind == "Namespace" && o.type_info.group.is_empty()).map(|o| o.meta.name.as_str()).collect();
     let elsewhere = !state.quota_namespaces().is_empty();
     let mut gaps = Vec::new();
     for ns in targets.into_iter().filter(|ns| !created.contains(ns) && state.quotas.get(*ns).is_none_or(|q| q.is_empty())) {
@@ -308,7 +309,10 @@ fn unknown_namespaces(state: &ClusterState, objs: &[Object], default: &str) -> V
         if elsewhere && !known {
             gaps.push(format!("the state holds nothing about namespace {ns:?} (no quota, LimitRange or object there), only other namespaces' quotas: it may be a snapshot of another namespace"));
         } else {
-            crate::error::print_err(&format!("note: namespace {} has no ResourceQuota in the state: nothing limits what is checked there\n", crate::render::escape::escape(&format!("{ns:?}"))));
+            crate::error::print_err(&format!(
+                "note: namespace {} has no ResourceQuota in the state: nothing limits what is checked there\n",
+                crate::render::escape::escape(&format!("{ns:?}"))
+            ));
         }
     }
     gaps

@@ -93,8 +93,14 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
         Ok((_, v)) => Rules::for_version(v),
         Err(_) => Rules::newest(),
     };
-    let opts =
-        CheckOptions { namespace: conn.namespace.clone(), limited, nodes: args.nodes, rules, enforce_namespace: g.namespace.is_some(), ..CheckOptions::default() };
+    let opts = CheckOptions {
+        namespace: conn.namespace.clone(),
+        limited,
+        nodes: args.nodes,
+        rules,
+        enforce_namespace: g.namespace.is_some(),
+        ..CheckOptions::default()
+    };
     let mut p = plan::plan(&state, objs, &opts);
     p.notes.extend(notes);
     Ok(print(&p, args))

@@ -301,7 +301,8 @@ fn admitted_line(who: &str, d: &DocumentReport) -> String {
             let mut s = format!("{who}: the {kind} is admitted, but ");
             match d.rollout.as_ref().and_then(|r| r.stall.as_ref().map(|st| (r, st))) {
                 Some((r, st)) => {
-                    let _ = write!(s, "{}", format!("its rollout stalls with {} of {} new pods ({} old left)", st.new_pods, r.replicas, st.old_pods).red().bold());
+                    let _ =
+                        write!(s, "{}", format!("its rollout stalls with {} of {} new pods ({} old left)", st.new_pods, r.replicas, st.old_pods).red().bold());
                     let _ = write!(s, ": {}", esc(&st.message));
                 }
                 None => {
