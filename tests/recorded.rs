@@ -82,11 +82,15 @@ fn run_case(set: &Path, dir: &Path, version: &str) -> Result<bool, String> {
     }
     // compare_report derives the status from verdicts and pods created only: give it the
     // status it expects when the tool's 1 is owed to pending pods alone (checked just above).
-    let pending_only = code == 1 && want_code == 1 && want.iter().all(|w| fully(&Value::Object({
-        let mut m = w.as_object().cloned().unwrap_or_default();
-        m.remove("pods_pending");
-        m
-    })));
+    let pending_only = code == 1
+        && want_code == 1
+        && want.iter().all(|w| {
+            fully(&Value::Object({
+                let mut m = w.as_object().cloned().unwrap_or_default();
+                m.remove("pods_pending");
+                m
+            }))
+        });
     let mut via_alternative = match compare_report(dir, if pending_only { 0 } else { code }, &got) {
         Ok(v) => v,
         Err(e) => {
@@ -103,10 +107,19 @@ fn run_case(set: &Path, dir: &Path, version: &str) -> Result<bool, String> {
     };
     for (i, (w, g)) in want.iter().zip(&docs).enumerate() {
         let label = format!("document {} ({} {})", i + 1, w["kind"].as_str().unwrap_or(""), w["name"].as_str().unwrap_or(""));
-        note(compare_message(&format!("{label} message (exact)"), w["message"].as_str(), g["message"].as_str(), &g["refusal"]["alternatives"], true), &mut problems);
+        note(
+            compare_message(&format!("{label} message (exact)"), w["message"].as_str(), g["message"].as_str(), &g["refusal"]["alternatives"], true),
+            &mut problems,
+        );
         if w.get("pods_created").is_some() {
             note(
-                compare_message(&format!("{label} pod message (exact)"), w["pod_message"].as_str(), g["podMessage"].as_str(), &g["podMessageAlternatives"], true),
+                compare_message(
+                    &format!("{label} pod message (exact)"),
+                    w["pod_message"].as_str(),
+                    g["podMessage"].as_str(),
+                    &g["podMessageAlternatives"],
+                    true,
+                ),
                 &mut problems,
             );
         }
@@ -117,7 +130,13 @@ fn run_case(set: &Path, dir: &Path, version: &str) -> Result<bool, String> {
             }
             if w["pod_message"].as_str().is_none() {
                 note(
-                    compare_message(&format!("{label} claim message"), w["claim_message"].as_str(), g["podMessage"].as_str(), &g["podMessageAlternatives"], true),
+                    compare_message(
+                        &format!("{label} claim message"),
+                        w["claim_message"].as_str(),
+                        g["podMessage"].as_str(),
+                        &g["podMessageAlternatives"],
+                        true,
+                    ),
                     &mut problems,
                 );
             }

@@ -86,7 +86,8 @@ struct Args {
 }
 
 fn args() -> Result<Args> {
-    let mut a = Args { kubeconfig: PathBuf::new(), limited: None, admission: None, cluster_scoped: PathBuf::new(), out: PathBuf::new(), jobs: 4, cases: vec![] };
+    let mut a =
+        Args { kubeconfig: PathBuf::new(), limited: None, admission: None, cluster_scoped: PathBuf::new(), out: PathBuf::new(), jobs: 4, cases: vec![] };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
         let mut val = || it.next().ok_or_else(|| anyhow!("{x} needs a value"));
@@ -456,7 +457,8 @@ async fn follow_deployment(s: &Server, ns: &str, d: &Value) -> Result<(i64, Opti
     let mut since = Instant::now();
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
-        let rss: Vec<Value> = rs_api.list(&ListParams::default()).await?.items.into_iter().map(|o| serde_json::to_value(o).unwrap()).filter(|r| owned_by(r, &uid)).collect();
+        let rss: Vec<Value> =
+            rs_api.list(&ListParams::default()).await?.items.into_iter().map(|o| serde_json::to_value(o).unwrap()).filter(|r| owned_by(r, &uid)).collect();
         let rs_uids: Vec<String> = rss.iter().filter_map(|r| r["metadata"]["uid"].as_str().map(str::to_string)).collect();
         let rs_names: BTreeSet<String> = rss.iter().filter_map(|r| r["metadata"]["name"].as_str().map(str::to_string)).collect();
         let pods: Vec<Value> = pods_api
