@@ -381,7 +381,9 @@ async fn replay_for_real(c: &Client, ns: &str, candidates: &[Value], report: &Va
                 let list = events.list(&Default::default()).await.map(|l| l.items).unwrap_or_default();
                 let m = list
                     .iter()
-                    .filter(|e| e.reason.as_deref() == Some("FailedCreate") && e.involved_object.name.as_deref().is_some_and(|n| n.starts_with(&format!("{name}-"))))
+                    .filter(|e| {
+                        e.reason.as_deref() == Some("FailedCreate") && e.involved_object.name.as_deref().is_some_and(|n| n.starts_with(&format!("{name}-")))
+                    })
                     .filter_map(|e| e.message.as_deref().and_then(|m| m.split_once("is forbidden: ")).map(|(_, r)| r.to_string()))
                     .next();
                 if m.is_some() || Instant::now() > deadline {

@@ -88,7 +88,10 @@ async fn wait_deployment_settled(c: &Client, ns: &str, name: &str, replicas: Opt
         let d = serde_json::to_value(api.get(name).await.unwrap()).unwrap();
         let wanted = replicas.map(i64::from).or_else(|| d["spec"]["replicas"].as_i64()).unwrap_or(1);
         let status = &d["status"];
-        if status["observedGeneration"] == d["metadata"]["generation"] && status["replicas"].as_i64() == Some(wanted) && status["updatedReplicas"].as_i64() == Some(wanted) {
+        if status["observedGeneration"] == d["metadata"]["generation"]
+            && status["replicas"].as_i64() == Some(wanted)
+            && status["updatedReplicas"].as_i64() == Some(wanted)
+        {
             return;
         }
         assert!(Instant::now() < deadline, "deployment {ns}/{name} never settled (last status {status:?})");
