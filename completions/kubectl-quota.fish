@@ -51,7 +51,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l no
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "text\t''
 json\t''
 yaml\t''"
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l kubernetes-version -d 'Answer as this Kubernetes release would (1.20 to 1.36, e.g. 1.33 or v1.33.2). Offline default: 1.36; live: the server\'s own version' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l kubernetes-version -d 'Answer as this Kubernetes release would (1.20 to 1.37, e.g. 1.33 or v1.33.2). Offline default: the snapshot\'s release, else 1.37; live: the server\'s own version' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l cluster -d 'The name of the kubeconfig cluster to use' -r

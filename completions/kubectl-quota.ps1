@@ -54,7 +54,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Schedulable node count, to check a DaemonSet''s pods')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Answer as this Kubernetes release would (1.20 to 1.36, e.g. 1.33 or v1.33.2). Offline default: 1.36; live: the server''s own version')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Answer as this Kubernetes release would (1.20 to 1.37, e.g. 1.33 or v1.33.2). Offline default: the snapshot''s release, else 1.37; live: the server''s own version')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')

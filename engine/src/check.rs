@@ -366,7 +366,7 @@ fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptio
         return (Decision::refused(RefusalReason::Invalid, message), mutations);
     }
     if let Body::Pod(p) = &obj.body {
-        if let Err(message) = defaulting::validate_pod_requests(p, &obj.meta.name) {
+        if let Err(message) = defaulting::validate_pod_requests(p, &obj.meta.name, &opts.rules) {
             return (Decision::refused(RefusalReason::Invalid, message), mutations);
         }
         if let Some(Body::Pod(prev)) = old.as_ref().map(|o| &o.body) {

@@ -270,8 +270,8 @@ pub fn clear_pvc_status(pvc: &mut Pvc) {
 
 /// Pod field validation that mutation can break: a request above its limit (e.g. a
 /// LimitRange default limit below the container's request). The server answers 422 before
-/// quota; the text is v1.20's (`Pod "p" is invalid: ...`).
-pub fn validate_pod_requests(pod: &Pod, name: &str) -> Result<(), String> {
+/// quota (`Pod "p" is invalid: ...`; from 1.34 the limit is named: `... cpu limit of 500m`).
+pub fn validate_pod_requests(pod: &Pod, name: &str, rules: &Rules) -> Result<(), String> {
     let mut errors = Vec::new();
     let groups = [("spec.containers", &pod.containers), ("spec.initContainers", &pod.init_containers)];
     for (path, containers) in groups {
@@ -279,7 +279,8 @@ pub fn validate_pod_requests(pod: &Pod, name: &str) -> Result<(), String> {
             for (k, req) in &c.requests {
                 if let Some(lim) = c.limits.get(k) {
                     if req > lim {
-                        errors.push(format!("{path}[{i}].resources.requests: Invalid value: {:?}: must be less than or equal to {k} limit", req.to_string()));
+                        let of = if rules.request_limit_message_names_limit { format!(" of {lim}") } else { String::new() };
+                        errors.push(format!("{path}[{i}].resources.requests: Invalid value: {:?}: must be less than or equal to {k} limit{of}", req.to_string()));
                     }
                 }
             }
@@ -386,10 +387,11 @@ mod tests {
     #[test]
     fn requests_above_limits_are_invalid() {
         let ok = pod_with(&[("cpu", "1")], &[("cpu", "1")]);
-        assert!(validate_pod_requests(&ok, "p").is_ok());
+        let v120 = Rules::for_version(crate::version::KubeVersion::new(1, 20));
+        assert!(validate_pod_requests(&ok, "p", &v120).is_ok());
         let bad = pod_with(&[("cpu", "2"), ("memory", "1Gi")], &[("cpu", "500m"), ("memory", "2Gi")]);
         assert_eq!(
-            validate_pod_requests(&bad, "p").unwrap_err(),
+            validate_pod_requests(&bad, "p", &v120).unwrap_err(),
             "Pod \"p\" is invalid: spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit"
         );
     }

@@ -4,7 +4,7 @@
 //! class, `<class>.deviceclass.resource.k8s.io/devices`: an ExactCount request adds its count
 //! (0 or absent means 1), an `All` request adds 32 (the most devices an allocation result can
 //! hold), and a `firstAvailable` request adds, per class, the largest of its alternatives.
-//! Admin-access requests are charged from 1.36 only.
+//! Admin-access requests are charged from 1.35 (the real 1.35.4 server does).
 //!
 //! Pods do not carry devices themselves: a pod's `spec.resourceClaims` entry that names a
 //! ResourceClaimTemplate makes the resourceclaim controller create one claim per pod, after the
@@ -20,7 +20,7 @@
 //!     DeviceRequest { name: "a".into(), exactly: Some(ask("gpu", "ExactCount", 2)), first_available: vec![] },
 //!     DeviceRequest { name: "b".into(), exactly: None, first_available: vec![ask("gpu", "ExactCount", 1), ask("gpu", "ExactCount", 4), ask("fpga", "All", 0)] },
 //! ] };
-//! let u = claim_usage(&claim, true);
+//! let u = claim_usage(&claim, true, false);
 //! assert_eq!(u["gpu.deviceclass.resource.k8s.io/devices"].to_string(), "6");
 //! assert_eq!(u["fpga.deviceclass.resource.k8s.io/devices"].to_string(), "32");
 //! assert_eq!(u["count/resourceclaims.resource.k8s.io"].to_string(), "1");
@@ -58,7 +58,9 @@ fn devices(ask: &DeviceAsk) -> i64 {
 }
 
 /// What a claim consumes. `admin_access_counted`: whether admin-access requests are charged.
-pub fn claim_usage(claim: &Claim, admin_access_counted: bool) -> ResourceList {
+/// `extended` (1.37): each class's devices are also charged as the class's implicit extended
+/// resource, `requests.deviceclass.resource.kubernetes.io/<class>`.
+pub fn claim_usage(claim: &Claim, admin_access_counted: bool, extended: bool) -> ResourceList {
     let mut per_class: BTreeMap<String, i64> = BTreeMap::new();
     let counted = |a: &DeviceAsk| admin_access_counted || !a.admin_access;
     for r in &claim.requests {
@@ -77,6 +79,9 @@ pub fn claim_usage(claim: &Claim, admin_access_counted: bool) -> ResourceList {
     let mut out = ResourceList::new();
     out.insert(CLAIM_COUNT.into(), Quantity::from_int(1, Format::DecimalSI));
     for (class, n) in per_class {
+        if extended {
+            out.insert(format!("requests.{}{class}", crate::usage::DRA_EXTENDED_PREFIX), Quantity::from_int(n, Format::DecimalSI));
+        }
         out.insert(device_class_resource(&class), Quantity::from_int(n, Format::DecimalSI));
     }
     out
@@ -155,7 +160,7 @@ mod tests {
                 "big.deviceclass.resource.k8s.io/devices=1,count/resourceclaims.resource.k8s.io=1,small.deviceclass.resource.k8s.io/devices=4",
             ),
             (
-                "admin access is charged from 1.36",
+                "admin access is charged from 1.35",
                 vec![exactly(ask("gpu", "ExactCount", 2, true))],
                 true,
                 "count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=2",
@@ -163,7 +168,7 @@ mod tests {
             ("admin access is not charged before", vec![exactly(ask("gpu", "ExactCount", 2, true))], false, "count/resourceclaims.resource.k8s.io=1"),
         ];
         for (name, requests, admin, want) in cases {
-            assert_eq!(pretty_print(&claim_usage(&Claim { requests }, admin)), want, "{name}");
+            assert_eq!(pretty_print(&claim_usage(&Claim { requests }, admin, false)), want, "{name}");
         }
     }
 }

@@ -92,6 +92,8 @@ pub enum Evaluator {
     /// admin-access requests are charged from 1.36.
     ResourceClaim {
         admin_access_counted: bool,
+        /// 1.37: a claim is also charged `requests.deviceclass.resource.kubernetes.io/<class>`.
+        extended: bool,
     },
     PersistentVolumeClaim,
     Service,
@@ -124,7 +126,9 @@ impl Evaluator {
         }
         match &obj.body {
             Body::Pod(_) => Evaluator::Pod { dra_extended_resources: rules.dra_extended_resources, max_of_sums: rules.resize_max_of_sums },
-            Body::ResourceClaim(_) if rules.dra => Evaluator::ResourceClaim { admin_access_counted: rules.dra_admin_access_counted },
+            Body::ResourceClaim(_) if rules.dra => {
+                Evaluator::ResourceClaim { admin_access_counted: rules.dra_admin_access_counted, extended: rules.dra_claim_extended_resources }
+            }
             Body::PersistentVolumeClaim(_) => Evaluator::PersistentVolumeClaim,
             Body::Service(_) => Evaluator::Service,
             _ => {
@@ -178,7 +182,9 @@ impl Evaluator {
                 PVC_RESOURCES.contains(&n) || n.split_once(STORAGE_CLASS_SUFFIX).is_some_and(|(_, r)| r == "persistentvolumeclaims" || r == "requests.storage")
             }
             Evaluator::Service => SERVICE_RESOURCES.contains(&n),
-            Evaluator::ResourceClaim { .. } => crate::dra::tracks(n),
+            Evaluator::ResourceClaim { extended, .. } => {
+                crate::dra::tracks(n) || (*extended && n.strip_prefix("requests.").is_some_and(|r| r.len() > DRA_EXTENDED_PREFIX.len() && r.starts_with(DRA_EXTENDED_PREFIX)))
+            }
             Evaluator::Count(names) => names.iter().any(|c| c == n),
             Evaluator::Ignored(_) => false,
         }
@@ -188,7 +194,7 @@ impl Evaluator {
     pub fn usage(&self, obj: &Object) -> ResourceList {
         match (&obj.body, self) {
             (Body::Pod(p), Evaluator::Pod { dra_extended_resources, max_of_sums }) => pod_usage_for(p, *dra_extended_resources, true, *max_of_sums),
-            (Body::ResourceClaim(c), Evaluator::ResourceClaim { admin_access_counted }) => crate::dra::claim_usage(c, *admin_access_counted),
+            (Body::ResourceClaim(c), Evaluator::ResourceClaim { admin_access_counted, extended }) => crate::dra::claim_usage(c, *admin_access_counted, *extended),
             (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => pvc_usage(p, &obj.meta.annotations),
             (Body::Service(s), Evaluator::Service) => service_usage(s),
             (_, Evaluator::Count(names)) => names.iter().map(|n| (n.clone(), Quantity::from_int(1, Format::DecimalSI))).collect(),

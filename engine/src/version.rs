@@ -157,6 +157,8 @@ rules! {
         "a pod update that flips the Terminating scope (activeDeadlineSeconds set or unset) is charged; quotas the old pod did not match are charged its full usage (k/k#130060)";
     pod_resize: v(33), None,
         "in-place resize (pods/resize) is quota-checked with usage the larger of spec, status.resources and allocated resources (KEP-1287: beta on by default 1.33, GA 1.35); before, a running pod's resources cannot change";
+    request_limit_message_names_limit: v(34), None,
+        "a container request above its limit is refused naming the limit (`must be less than or equal to cpu limit of 500m`; the wording of 1.34.4 to 1.37.2's validation, found by the real 1.37 server); before, `... cpu limit`";
     volume_attributes_class_scope: v(34), None,
         "the VolumeAttributesClass quota scope on claims (added in 1.33 behind the VolumeAttributesClass gate, off by default until the GA in 1.34)";
     pod_level_resources: v(34), None,
@@ -165,10 +167,12 @@ rules! {
         "ResourceClaims are charged `count/resourceclaims.resource.k8s.io` and `<class>.deviceclass.resource.k8s.io/devices` (DRA GA in 1.34, resource.k8s.io/v1); before, resource.k8s.io is not served by default";
     quota_request_limit_warning: v(35), None,
         "a quota whose requests.X exceeds its limits.X gets a warning (k/k#134389)";
-    dra_admin_access_counted: v(36), None,
-        "admin-access device requests count toward the device-class quota (KEP-5018 GA 1.36); before, they are not charged";
-    dra_extended_resources: v(36), None,
-        "pods' implicit DRA extended resources (`deviceclass.resource.kubernetes.io/<class>`) are charged as `requests.deviceclass.resource.kubernetes.io/<class>` (KEP-5004: beta on by default 1.36); a DeviceClass's own extendedResourceName is charged as any extended resource";
+    dra_admin_access_counted: v(35), None,
+        "admin-access device requests count toward the device-class quota (the real 1.35.4 server charges them, tests/recorded; KEP-5018 GA 1.36); before, they are not charged";
+    dra_extended_resources: v(35), None,
+        "pods' implicit DRA extended resources (`deviceclass.resource.kubernetes.io/<class>`) are charged as `requests.deviceclass.resource.kubernetes.io/<class>` (the real 1.35.4 server does, tests/recorded; KEP-5004); a DeviceClass's own extendedResourceName is charged as any extended resource";
+    dra_claim_extended_resources: v(37), None,
+        "a ResourceClaim is also charged `requests.deviceclass.resource.kubernetes.io/<class>` for its devices of each class (found by the upstream 1.37.2 evaluator)";
     claim_update_value_null: v(37), None,
         "the refusal of a changed ResourceClaim spec says `Invalid value: null` (declarative validation); before, it prints the new spec";
     pod_level_limits_defaulting: v(37), None,

@@ -59,11 +59,13 @@ fn claim_devices_per_allocation_mode() {
 }
 
 #[test]
-fn admin_access_counts_from_1_36() {
+fn admin_access_counts_from_1_35() {
+    // The real 1.35.4 server charges it (tests/recorded/v1.35.4, case 2007), though KEP-5018
+    // is GA only in 1.36; 1.34 is taken from the KEP (no 1.34 recording yet).
     let admin = "{name: r, exactly: {deviceClassName: gpu, count: 2, adminAccess: true}}";
     let mut t = Table::default();
-    t.row("1.35: admin access is not charged", claim_usage("1.35", admin), format!("{OK}: count/resourceclaims.resource.k8s.io=1"));
-    t.row("1.36: admin access is charged", claim_usage("1.36", admin), format!("{OK}: count/resourceclaims.resource.k8s.io=1,{DEVICES}=2"));
+    t.row("1.34: admin access is not charged", claim_usage("1.34", admin), format!("{OK}: count/resourceclaims.resource.k8s.io=1"));
+    t.row("1.35: admin access is charged", claim_usage("1.35", admin), format!("{OK}: count/resourceclaims.resource.k8s.io=1,{DEVICES}=2"));
     t.done();
 }
 
@@ -160,19 +162,20 @@ fn an_unknown_template_is_noted() {
 }
 
 #[test]
-fn dra_extended_resources_are_charged_on_pods_from_1_36() {
+fn dra_extended_resources_are_charged_on_pods_from_1_35() {
     // KEP-5004: a container may ask for a device class by its implicit extended resource name.
+    // The real 1.35.4 server charges it (tests/recorded/v1.35.4, cases 2016 and 2019).
     let state = quota("q", "", "requests.deviceclass.resource.kubernetes.io/gpu=4/0 pods=10/0");
     let p = pod("p").app("app", "requests: {deviceclass.resource.kubernetes.io/gpu: 1}, limits: {deviceclass.resource.kubernetes.io/gpu: 1}").yaml();
     let mut t = Table::default();
     t.row(
-        "1.35: not a pod resource",
-        charged(&only(check_version("1.35", &state, &p)), &["requests.deviceclass.resource.kubernetes.io/gpu", "pods"]),
+        "1.34: not a pod resource",
+        charged(&only(check_version("1.34", &state, &p)), &["requests.deviceclass.resource.kubernetes.io/gpu", "pods"]),
         format!("{OK}: pods=1"),
     );
     t.row(
-        "1.36: charged",
-        charged(&only(check_version("1.36", &state, &p)), &["requests.deviceclass.resource.kubernetes.io/gpu", "pods"]),
+        "1.35: charged",
+        charged(&only(check_version("1.35", &state, &p)), &["requests.deviceclass.resource.kubernetes.io/gpu", "pods"]),
         format!("{OK}: pods=1,requests.deviceclass.resource.kubernetes.io/gpu=1"),
     );
     t.done();

@@ -41,14 +41,17 @@ fn every_rule_applies_from_its_release() {
         ("restartable_sidecars", "1.29", None),
         ("scope_change_on_update", "1.33", None),
         ("pod_resize", "1.33", None),
+        ("request_limit_message_names_limit", "1.34", None),
         ("volume_attributes_class_scope", "1.34", None),
         ("pod_level_resources", "1.34", None),
         ("dra", "1.34", None),
         ("quota_request_limit_warning", "1.35", None),
-        ("dra_admin_access_counted", "1.36", None),
-        ("dra_extended_resources", "1.36", None),
+        // The real 1.35.4 server already does both (tests/recorded, cases 2007, 2016, 2019).
+        ("dra_admin_access_counted", "1.35", None),
+        ("dra_extended_resources", "1.35", None),
         // Found by the oracle on upstream's 1.37.2 evaluators and pod strategy (tests/oracle.rs).
         // Found by the real 1.36 and 1.37 servers (tests/recorded, case 2017).
+        ("dra_claim_extended_resources", "1.37", None),
         ("claim_update_value_null", "1.37", None),
         ("pod_level_limits_defaulting", "1.37", None),
         ("resize_max_of_sums", "1.37", None),
