@@ -12,7 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab_dir, plugin, text};
+use common::live::{client, lab_dir, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Pod, ResourceQuota};
 use kube::api::{Api, DeleteParams, PostParams};
@@ -21,14 +21,6 @@ use serde_json::Value;
 
 fn lab() -> Option<PathBuf> {
     lab_dir().map(|d| d.join("kubeconfig"))
-}
-
-async fn new_namespace(c: &Client, prefix: &str) -> String {
-    let name = format!("{prefix}-{}", std::process::id() % 100000);
-    let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
-    Api::<Namespace>::all(c.clone()).create(&PostParams::default(), &ns).await.unwrap_or_else(|e| panic!("cannot create namespace {name}: {e}"));
-    common::live::wait_default_service_account(c, &name).await;
-    name
 }
 
 /// Waits until `check` would see what the controllers did: the quota's `used[pods]` and the

@@ -23,17 +23,7 @@ fn lab() -> Option<PathBuf> {
 
 /// A fresh namespace with one quota, synced by the quota controller.
 async fn namespace_with_quota(c: &Client, prefix: &str, hard: Value) -> String {
-    let name = format!("{prefix}-{}", std::process::id() % 100000);
-    let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
-    let api = Api::<Namespace>::all(c.clone());
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        match api.create(&PostParams::default(), &ns).await {
-            Ok(_) => break,
-            Err(_) if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(500)).await,
-            Err(e) => panic!("cannot create namespace {name}: {e}"),
-        }
-    }
+    let name = common::live::new_namespace(c, prefix).await;
     let q: ResourceQuota = serde_json::from_value(serde_json::json!({"metadata": {"name": "compute"}, "spec": {"hard": hard}})).unwrap();
     let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &name);
     quotas.create(&PostParams::default(), &q).await.unwrap();

@@ -10,7 +10,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab_dir, plugin, text};
+use common::live::{client, lab_dir, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
@@ -21,22 +21,6 @@ fn lab() -> Option<PathBuf> {
     lab_dir().map(|d| d.join("kubeconfig"))
 }
 
-/// A fresh namespace whose default service account can admit pods (before 1.24: has its token).
-async fn new_namespace(c: &Client, prefix: &str) -> String {
-    let name = format!("{prefix}-{}", std::process::id() % 100000);
-    let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
-    let api = Api::<Namespace>::all(c.clone());
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        match api.create(&PostParams::default(), &ns).await {
-            Ok(_) => break,
-            Err(_) if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(500)).await,
-            Err(e) => panic!("cannot create namespace {name}: {e}"),
-        }
-    }
-    common::live::wait_default_service_account(c, &name).await;
-    name
-}
 
 async fn drop_namespace(c: &Client, name: &str) {
     let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;

@@ -5,8 +5,8 @@ use std::process::Output;
 
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::core::v1::ServiceAccount;
-use kube::api::Api;
+use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use kube::api::{Api, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use kubectl_quota_engine::version::KubeVersion;
@@ -80,4 +80,23 @@ pub fn plugin(kubeconfig: &Path, args: &[&str]) -> Output {
 
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).to_string()
+}
+
+/// A fresh namespace named after the prefix and this process, whose default service account
+/// can admit pods (see [`wait_default_service_account`]). Creating is retried for a minute
+/// (the namespace controller may still be removing one of the same name).
+pub async fn new_namespace(c: &Client, prefix: &str) -> String {
+    let name = format!("{prefix}-{}", std::process::id() % 100000);
+    let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
+    let api = Api::<Namespace>::all(c.clone());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match api.create(&PostParams::default(), &ns).await {
+            Ok(_) => break,
+            Err(_) if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(500)).await,
+            Err(e) => panic!("cannot create namespace {name}: {e}"),
+        }
+    }
+    wait_default_service_account(c, &name).await;
+    name
 }
