@@ -21,7 +21,6 @@ fn lab() -> Option<PathBuf> {
     lab_dir().map(|d| d.join("kubeconfig"))
 }
 
-
 async fn drop_namespace(c: &Client, name: &str) {
     let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
 }

@@ -280,7 +280,8 @@ pub fn validate_pod_requests(pod: &Pod, name: &str, rules: &Rules) -> Result<(),
                 if let Some(lim) = c.limits.get(k) {
                     if req > lim {
                         let of = if rules.request_limit_message_names_limit { format!(" of {lim}") } else { String::new() };
-                        errors.push(format!("{path}[{i}].resources.requests: Invalid value: {:?}: must be less than or equal to {k} limit{of}", req.to_string()));
+                        errors
+                            .push(format!("{path}[{i}].resources.requests: Invalid value: {:?}: must be less than or equal to {k} limit{of}", req.to_string()));
                     }
                 }
             }

@@ -183,7 +183,8 @@ impl Evaluator {
             }
             Evaluator::Service => SERVICE_RESOURCES.contains(&n),
             Evaluator::ResourceClaim { extended, .. } => {
-                crate::dra::tracks(n) || (*extended && n.strip_prefix("requests.").is_some_and(|r| r.len() > DRA_EXTENDED_PREFIX.len() && r.starts_with(DRA_EXTENDED_PREFIX)))
+                crate::dra::tracks(n)
+                    || (*extended && n.strip_prefix("requests.").is_some_and(|r| r.len() > DRA_EXTENDED_PREFIX.len() && r.starts_with(DRA_EXTENDED_PREFIX)))
             }
             Evaluator::Count(names) => names.iter().any(|c| c == n),
             Evaluator::Ignored(_) => false,
@@ -194,7 +195,9 @@ impl Evaluator {
     pub fn usage(&self, obj: &Object) -> ResourceList {
         match (&obj.body, self) {
             (Body::Pod(p), Evaluator::Pod { dra_extended_resources, max_of_sums }) => pod_usage_for(p, *dra_extended_resources, true, *max_of_sums),
-            (Body::ResourceClaim(c), Evaluator::ResourceClaim { admin_access_counted, extended }) => crate::dra::claim_usage(c, *admin_access_counted, *extended),
+            (Body::ResourceClaim(c), Evaluator::ResourceClaim { admin_access_counted, extended }) => {
+                crate::dra::claim_usage(c, *admin_access_counted, *extended)
+            }
             (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => pvc_usage(p, &obj.meta.annotations),
             (Body::Service(s), Evaluator::Service) => service_usage(s),
             (_, Evaluator::Count(names)) => names.iter().map(|n| (n.clone(), Quantity::from_int(1, Format::DecimalSI))).collect(),
