@@ -163,5 +163,18 @@ async fn a_namespace_mismatch_and_a_missing_namespace_are_refused_as_kubectl_and
     let v = json(&out, "check");
     assert_eq!(out.status.code(), Some(1), "{v:#}");
     assert_eq!(v["documents"][0]["message"].as_str(), Some(server.as_str()), "{v:#}");
+
+    // The offline twins, from a snapshot of the same cluster (it records which namespaces exist).
+    let snapshot = plugin(&kubeconfig, &["snapshot", "-n", &ns]);
+    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
+    let state = std::env::temp_dir().join(format!("kq-mismatch-state-{}.yaml", std::process::id()));
+    std::fs::write(&state, &snapshot.stdout).unwrap();
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &missing, "-o", "json"]);
+    let v = json(&out, "offline check");
+    assert_eq!((out.status.code(), v["documents"][0]["message"].as_str()), (Some(1), Some(server.as_str())), "offline: {v:#}");
+    std::fs::write(&file, pod("elsewhere")).unwrap();
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let v = json(&out, "offline check");
+    assert_eq!((out.status.code(), v["documents"][0]["message"].as_str()), (Some(1), Some(want.as_str())), "offline: {v:#}");
     let _ = Api::<Namespace>::all(c.clone()).delete(&ns, &DeleteParams::default()).await;
 }
