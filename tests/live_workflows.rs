@@ -418,6 +418,16 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     let unblock =
         "to unblock it: set maxSurge to 0 and maxUnavailable to 1 (old pods then go before new ones come), or add 700m more requests.cpu in quota compute";
     assert!(notes.contains(&unblock), "{notes:#?}");
+    // A stall is a refusal: exit 1, and the rollout in structured form, from the 5 pods that exist.
+    let doc = &report["documents"][0];
+    assert_eq!(out.status.code(), Some(1), "{doc:#}");
+    assert_eq!((doc["outcome"].as_str(), doc["replicasExisting"].as_i64()), (Some("rolloutStalls"), Some(5)), "{doc:#}");
+    let stall = &doc["rollout"]["stall"];
+    assert_eq!(
+        (stall["quota"].as_str(), stall["resource"].as_str(), stall["newPods"].as_i64(), stall["oldPods"].as_i64()),
+        (Some("compute"), Some("requests.cpu"), Some(0), Some(5)),
+        "{doc:#}"
+    );
 
     // The rollout, for real: the Deployment controller scales a new ReplicaSet to 1 (the
     // surge), the ReplicaSet controller's pod is refused by quota, and with maxUnavailable 0
