@@ -176,5 +176,13 @@ async fn a_namespace_mismatch_and_a_missing_namespace_are_refused_as_kubectl_and
     let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
     let v = json(&out, "offline check");
     assert_eq!((out.status.code(), v["documents"][0]["message"].as_str()), (Some(1), Some(want.as_str())), "offline: {v:#}");
+
+    // A kind the server does not serve: kubectl finds no resource for it and sends nothing; a
+    // refusal, not a note beside a pass.
+    std::fs::write(&file, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 1}\n").unwrap();
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let v = json(&out, "check");
+    assert_eq!(out.status.code(), Some(1), "{v:#}");
+    assert_eq!(v["documents"][0]["message"].as_str(), Some("no matches for kind \"Widget\" in version \"example.com/v1\""), "{v:#}");
     let _ = Api::<Namespace>::all(c.clone()).delete(&ns, &DeleteParams::default()).await;
 }
