@@ -406,6 +406,9 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     wait_used(&c, &ns, "compute", "pods", "0").await;
     apply(&c, &ns, ROLLOUT_V1).await.unwrap();
     wait_used(&c, &ns, "compute", "requests.cpu", "3500m").await;
+    // check reads the pods that exist from the Deployment's status, which the controller may
+    // write after the quota has counted them (seen on 1.37).
+    wait_deployment_settled(&c, &ns, "web", Some(5)).await;
 
     // The release: web:2 with 800m. check predicts the surge pod is refused at once.
     let v2 = ROLLOUT_V1.replace("web:1", "web:2").replace("cpu: 700m", "cpu: 800m");
