@@ -403,7 +403,6 @@ fn not_read_note(file: &str, kind: &str, rules: &Rules) -> Option<String> {
             "the global default PriorityClass is not given to pods that name no class (so priority-class scopes see them classless), and unknown class names are not refused",
         ),
         "storageclasses.storage.k8s.io" => ("StorageClasses", "the default StorageClass is not given to claims without a class"),
-        "namespaces" => ("Namespaces", "whether a namespace exists, and its admin-access label, are not checked"),
         "runtimeclasses.node.k8s.io" => ("RuntimeClasses", "RuntimeClass overhead is not added to pods"),
         "deviceclasses.resource.k8s.io" if !rules.dra => return None,
         "deviceclasses.resource.k8s.io" => ("DeviceClasses", "DRA extended resource names are not resolved"),

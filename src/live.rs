@@ -777,9 +777,6 @@ struct SnapshotKind {
 /// What `snapshot` saves, in the order it prints them: what admission consults, then the
 /// namespace's workloads and their pods and claims.
 const SNAPSHOT_KINDS: &[SnapshotKind] = &[
-    // Which namespaces exist, with their labels (an object in another is refused; a claim's
-    // admin access needs its namespace's label): all of them, whatever the snapshot's scope.
-    SnapshotKind { group: "", versions: &["v1"], kind: "Namespace", plural: "namespaces", namespaced: false, optional: false },
     SnapshotKind { group: "", versions: &["v1"], kind: "ResourceQuota", plural: "resourcequotas", namespaced: true, optional: false },
     SnapshotKind { group: "", versions: &["v1"], kind: "LimitRange", plural: "limitranges", namespaced: true, optional: false },
     SnapshotKind { group: "scheduling.k8s.io", versions: &["v1"], kind: "PriorityClass", plural: "priorityclasses", namespaced: false, optional: false },

@@ -164,19 +164,6 @@ async fn a_namespace_mismatch_and_a_missing_namespace_are_refused_as_kubectl_and
     assert_eq!(out.status.code(), Some(1), "{v:#}");
     assert_eq!(v["documents"][0]["message"].as_str(), Some(server.as_str()), "{v:#}");
 
-    // The offline twins, from a snapshot of the same cluster (it records which namespaces exist).
-    let snapshot = plugin(&kubeconfig, &["snapshot", "-n", &ns]);
-    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
-    let state = std::env::temp_dir().join(format!("kq-mismatch-state-{}.yaml", std::process::id()));
-    std::fs::write(&state, &snapshot.stdout).unwrap();
-    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &missing, "-o", "json"]);
-    let v = json(&out, "offline check");
-    assert_eq!((out.status.code(), v["documents"][0]["message"].as_str()), (Some(1), Some(server.as_str())), "offline: {v:#}");
-    std::fs::write(&file, pod("elsewhere")).unwrap();
-    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
-    let v = json(&out, "offline check");
-    assert_eq!((out.status.code(), v["documents"][0]["message"].as_str()), (Some(1), Some(want.as_str())), "offline: {v:#}");
-
     // A kind the server does not serve: kubectl finds no resource for it and sends nothing; a
     // refusal, not a note beside a pass.
     std::fs::write(&file, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 1}\n").unwrap();

@@ -21,7 +21,7 @@ Examples:
   # Later, without a cluster (e.g. in CI on a pull request)
   kubectl quota check -f deploy/ --state state.yaml -n team-a
 
-Saves Namespaces, ResourceQuotas (with status: their usage), LimitRanges, PriorityClasses,
+Saves ResourceQuotas (with status: their usage), LimitRanges, PriorityClasses,
 StorageClasses, RuntimeClasses, DeviceClasses and ResourceClaimTemplates (when served) and
 the namespace's workloads, pods and claims (so an update is checked as an update), and
 records the server's version: offline checks on the snapshot answer with that release's
