@@ -52,21 +52,7 @@ fn run_case(dir: &Path) -> Result<bool, String> {
 fn every_recorded_case_matches_the_api_server() {
     let cases = cases();
     assert!(cases.len() >= 100, "the corpus is missing: {} cases", cases.len());
-    let mut failures = Vec::new();
-    let mut alternatives = Vec::new();
-    for c in &cases {
-        let name = c.file_name().unwrap().to_string_lossy().to_string();
-        match run_case(c) {
-            Ok(false) => {}
-            Ok(true) => alternatives.push(name),
-            Err(e) => failures.push(format!("{name}:\n    {e}")),
-        }
-    }
-    println!("conformance: {} of {} cases match", cases.len() - failures.len(), cases.len());
-    if !alternatives.is_empty() {
-        println!("matched through the server's undefined quota order (recorded answer = one of the tool's alternatives): {}", alternatives.join(", "));
-    }
-    assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    common::replay_all("conformance", &cases, run_case);
 }
 
 #[test]

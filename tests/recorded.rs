@@ -158,21 +158,7 @@ fn replay(minor: u32) {
     let version = format!("1.{minor}");
     let cases = cases(&set);
     assert!(!cases.is_empty(), "{} holds no case", set.display());
-    let mut failures = Vec::new();
-    let mut alternatives = Vec::new();
-    for c in &cases {
-        let name = c.file_name().unwrap().to_string_lossy().to_string();
-        match run_case(&set, c, &version) {
-            Ok(false) => {}
-            Ok(true) => alternatives.push(name),
-            Err(e) => failures.push(format!("{name}:\n    {e}")),
-        }
-    }
-    println!("recorded on {git_version}: {} of {} cases match", cases.len() - failures.len(), cases.len());
-    if !alternatives.is_empty() {
-        println!("matched through the server's undefined quota order: {}", alternatives.join(", "));
-    }
-    assert!(failures.is_empty(), "{} of {} cases recorded on {git_version} differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    common::replay_all(&format!("recorded on {git_version}"), &cases, |c| run_case(&set, c, &version));
 }
 
 #[test]

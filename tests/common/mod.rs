@@ -123,3 +123,24 @@ pub fn compare_report(dir: &Path, code: i32, got: &Value) -> Result<bool, String
         Err(problems.join("\n    "))
     }
 }
+
+/// Replays every case with `run` (Ok(true): matched only through the tool's alternatives),
+/// prints how many match and which needed an alternative, and fails listing every case that
+/// differs. `what` names the set (`conformance`, `recorded on v1.37.2`).
+pub fn replay_all(what: &str, cases: &[PathBuf], mut run: impl FnMut(&Path) -> Result<bool, String>) {
+    let mut failures = Vec::new();
+    let mut alternatives = Vec::new();
+    for c in cases {
+        let name = c.file_name().unwrap().to_string_lossy().to_string();
+        match run(c) {
+            Ok(false) => {}
+            Ok(true) => alternatives.push(name),
+            Err(e) => failures.push(format!("{name}:\n    {e}")),
+        }
+    }
+    println!("{what}: {} of {} cases match", cases.len() - failures.len(), cases.len());
+    if !alternatives.is_empty() {
+        println!("matched through the server's undefined quota order (recorded answer = one of the tool's alternatives): {}", alternatives.join(", "));
+    }
+    assert!(failures.is_empty(), "{} of {} cases ({what}) differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
