@@ -273,7 +273,7 @@ fn quantities_parse_format_and_add_without_panic() {
 }
 
 #[test]
-fn a_handful_through_the_binary_exit_0_1_or_2() {
+fn a_handful_through_the_binary_exit_with_a_documented_status() {
     let dir = std::env::temp_dir().join(format!("kq-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let manifests = seeds("candidate.yaml");
@@ -294,7 +294,9 @@ fn a_handful_through_the_binary_exit_0_1_or_2() {
                         .unwrap()
                 });
                 let err = String::from_utf8_lossy(&o.stderr);
-                prop_assert!(matches!(o.status.code(), Some(0..=2)), "{:?}: {}", o.status, err);
+                // 0 fits, 1 refused, 2 bad input, 3 incomplete (a mutated state may
+                // cover only other namespaces): never a crash or a signal.
+                prop_assert!(matches!(o.status.code(), Some(0..=3)), "{:?}: {}", o.status, err);
                 prop_assert!(!err.contains("panicked"), "{}", err);
             }
             Ok(())
