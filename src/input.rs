@@ -1,16 +1,18 @@
 //! Reading what the user points at: manifest files, directories and standard input, state
 //! files and the admission configuration, handed to the engine as text.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, OnceLock};
 
 use kubectl_quota_engine::admission::LimitedResource;
+use kubectl_quota_engine::check::ClusterState;
 use kubectl_quota_engine::manifest::{parse_each, Document, InputError};
 use kubectl_quota_engine::version::{KubeVersion, Rules, NEWEST, OLDEST};
 use kubectl_quota_engine::{admission_config, objects};
 
-use crate::commands::snapshot::{NOT_READ_ANNOTATION, SERVER_VERSION_ANNOTATION};
+use crate::commands::snapshot::{NAMESPACE_ANNOTATION, NOT_READ_ANNOTATION, SERVER_VERSION_ANNOTATION};
 use crate::error::Fatal;
 
 /// The most bytes read from any one input (manifest, standard input, `--state`,
@@ -253,7 +255,7 @@ pub fn load_limited(path: Option<&str>) -> Result<Vec<LimitedResource>, Fatal> {
 }
 
 /// What `kubectl quota snapshot` recorded in a state file, in its List's annotations
-/// ([`SERVER_VERSION_ANNOTATION`], [`NOT_READ_ANNOTATION`]).
+/// ([`SERVER_VERSION_ANNOTATION`], [`NOT_READ_ANNOTATION`], [`NAMESPACE_ANNOTATION`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Recorded {
     /// The file (`-` for standard input).
@@ -262,6 +264,8 @@ pub struct Recorded {
     pub server_version: Option<String>,
     /// Cluster-scoped kinds the snapshot could not read (`priorityclasses.scheduling.k8s.io`).
     pub not_read: Vec<String>,
+    /// The one namespace the snapshot covers (`None`: every namespace, or not recorded).
+    pub namespace: Option<String>,
 }
 
 /// The state of an offline command (`--state`): the objects, and what snapshots recorded.
@@ -315,7 +319,13 @@ fn recorded_in(file: &str, text: &str) -> Vec<Recorded> {
             let server_version = get(SERVER_VERSION_ANNOTATION);
             let not_read: Vec<String> =
                 get(NOT_READ_ANNOTATION).map(|s| s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect()).unwrap_or_default();
-            (server_version.is_some() || !not_read.is_empty()).then(|| Recorded { file: file.to_string(), server_version, not_read })
+            let namespace = get(NAMESPACE_ANNOTATION);
+            (server_version.is_some() || !not_read.is_empty() || namespace.is_some()).then(|| Recorded {
+                file: file.to_string(),
+                server_version,
+                not_read,
+                namespace,
+            })
         })
         .collect()
 }
@@ -394,6 +404,66 @@ pub fn offline_rules(recorded: &[Recorded], flag: Option<KubeVersion>) -> Result
     Ok(OfflineRules { rules, source, server_version, notes, incomplete })
 }
 
+/// What an offline state says of the namespaces the documents go to.
+#[derive(Debug, Default)]
+pub struct NamespacesKnown {
+    /// Gaps: namespaces outside what the state's snapshots of one namespace cover.
+    pub outside: Vec<String>,
+    /// Gaps: namespaces the state says nothing about while it holds other namespaces' quotas
+    /// (likely a snapshot of another namespace, but it may be a namespace still to fill).
+    pub unlisted: Vec<String>,
+    /// Namespaces the state knows but where no quota limits anything.
+    pub unlimited: Vec<String>,
+}
+
+/// Reads which namespaces the documents go to against what the state knows of them.
+///
+/// A snapshot of one namespace (it records that namespace) knows whether that namespace
+/// exists: a check there refuses objects in it when it does not, as the server does. Of any
+/// other namespace it knows nothing: the answer is incomplete, and nothing is refused as
+/// missing (the state then forgets which namespaces exist). A state without that record
+/// (a snapshot of every namespace, or hand-written files) knows the Namespaces it holds, if
+/// any. A namespace the state says nothing about (no quota, LimitRange, object or Namespace)
+/// while it holds quotas of other namespaces is a gap too: the state is likely a snapshot of
+/// another namespace.
+pub fn namespaces_known(state: &mut ClusterState, recorded: &[Recorded], objs: &[objects::Object], default: &str) -> NamespacesKnown {
+    let covered: BTreeMap<&str, &str> = recorded.iter().filter_map(|r| Some((r.namespace.as_deref()?, r.file.as_str()))).collect();
+    let read = !recorded.iter().any(|r| r.not_read.iter().any(|k| k == "namespaces.core"));
+    if !covered.is_empty() && read {
+        state.namespaces.get_or_insert_with(BTreeMap::new);
+    }
+    let targets: BTreeSet<&str> = objs.iter().filter(|o| o.type_info.namespaced).map(|o| o.meta.namespace.as_deref().unwrap_or(default)).collect();
+    // Namespaces the manifests create themselves are known.
+    let created: BTreeSet<&str> =
+        objs.iter().filter(|o| o.type_info.kind == "Namespace" && o.type_info.group.is_empty()).map(|o| o.meta.name.as_str()).collect();
+    let elsewhere = !state.quota_namespaces().is_empty();
+    let mut out = NamespacesKnown::default();
+    let mut outside = false;
+    for ns in targets.into_iter().filter(|ns| !created.contains(ns)) {
+        let key = (ns.to_string(), String::new(), String::new());
+        let quota = state.quotas.get(ns).is_some_and(|q| !q.is_empty());
+        let known = quota
+            || state.limit_ranges.contains_key(ns)
+            || state.namespaces.as_ref().is_some_and(|n| n.contains_key(ns))
+            || state.existing.range(key..).next().is_some_and(|(k, _)| k.0 == ns);
+        if !covered.is_empty() && !covered.contains_key(ns) && !known {
+            let of: Vec<String> = covered.iter().map(|(n, f)| format!("{f} covers namespace {n:?}")).collect();
+            out.outside.push(format!("the state says nothing of namespace {ns:?} (whether it exists, its quotas): {} only", of.join(", ")));
+            outside = true;
+        } else if !quota && elsewhere && !known {
+            out.unlisted.push(format!(
+                "the state holds nothing about namespace {ns:?} (no quota, LimitRange or object there), only other namespaces' quotas: it may be a snapshot of another namespace"
+            ));
+        } else if !quota {
+            out.unlimited.push(ns.to_string());
+        }
+    }
+    if outside {
+        state.namespaces = None;
+    }
+    out
+}
+
 /// What an offline check answers without a kind the snapshot could not read; `None` for an
 /// API the release does not serve (nothing to miss).
 fn not_read_note(file: &str, kind: &str, rules: &Rules) -> Option<String> {
@@ -403,6 +473,7 @@ fn not_read_note(file: &str, kind: &str, rules: &Rules) -> Option<String> {
             "the global default PriorityClass is not given to pods that name no class (so priority-class scopes see them classless), and unknown class names are not refused",
         ),
         "storageclasses.storage.k8s.io" => ("StorageClasses", "the default StorageClass is not given to claims without a class"),
+        "namespaces.core" => ("Namespaces", "whether a namespace exists, and its admin-access label, are not checked"),
         "runtimeclasses.node.k8s.io" => ("RuntimeClasses", "RuntimeClass overhead is not added to pods"),
         "deviceclasses.resource.k8s.io" if !rules.dra => return None,
         "deviceclasses.resource.k8s.io" => ("DeviceClasses", "DRA extended resource names are not resolved"),

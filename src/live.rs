@@ -838,6 +838,7 @@ fn is_not_served(e: &ReadError) -> bool {
 }
 
 /// Which namespaces `snapshot` reads: one, or all.
+#[derive(Clone, Copy)]
 pub enum Scope<'a> {
     Namespace(&'a str),
     All,
@@ -856,6 +857,9 @@ pub struct Snapshot {
     /// Cluster-scoped kinds and optional APIs the user may not list, as `plural.group`
     /// (`priorityclasses.scheduling.k8s.io`): none of them is saved.
     pub not_read: Vec<String>,
+    /// The one namespace a snapshot of a namespace covers (`None`: every namespace): which
+    /// namespaces exist is known for it alone.
+    pub namespace: Option<String>,
 }
 
 /// Everything offline `check`, `plan` and `describe` consult, and the server's version.
@@ -939,6 +943,26 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
         values.sort_by_key(key);
         out.extend(values);
     }
+    // Which namespaces exist, first in the List: a check of an object in another is refused
+    // offline as the server refuses it.
+    match snapshot_namespaces(conn, &scope).await {
+        Ok(namespaces) => {
+            if let (Scope::Namespace(ns), true) = (&scope, namespaces.is_empty()) {
+                notes.push(format!("namespace {ns:?} does not exist: offline checks of the snapshot refuse objects in it, as the server does"));
+            }
+            out.splice(0..0, namespaces);
+        }
+        Err(e) if e.forbidden => {
+            notes.push(format!("{e}; the snapshot records that it does not know which namespaces exist"));
+            not_read.push("namespaces.core".into());
+        }
+        Err(mut e) => {
+            if !e.unreachable {
+                e.what = format!("{} on {}", e.what, conn.server);
+            }
+            return Err(e);
+        }
+    }
     let server_version = match version.await.map_err(|e| e.to_string()).and_then(|r| r) {
         Ok((raw, _)) => Some(raw),
         Err(e) => {
@@ -949,7 +973,39 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
             None
         }
     };
-    Ok(Snapshot { items: out, notes, server_version, not_read })
+    let namespace = match scope {
+        Scope::Namespace(ns) => Some(ns.to_string()),
+        Scope::All => None,
+    };
+    Ok(Snapshot { items: out, notes, server_version, not_read, namespace })
+}
+
+/// The namespaces a snapshot covers that exist (the one it was taken of, or all of them), as
+/// Namespace objects with their name and labels only: what an offline check consults
+/// (whether a namespace exists; its admin-access label). Nothing else of theirs is kept, so
+/// two snapshots of an unchanged namespace are the same file.
+async fn snapshot_namespaces(conn: &Conn, scope: &Scope<'_>) -> Result<Vec<serde_json::Value>, ReadError> {
+    let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
+    let found = match scope {
+        Scope::Namespace(ns) => {
+            let what = format!("get namespace {ns:?}");
+            within(conn.timeout, api.get_opt(ns)).await.map_err(|e| read_error(&conn.server, what, e))?.into_iter().collect()
+        }
+        Scope::All => list_all(api, "list namespaces".into(), conn.server.clone(), conn.timeout).await?,
+    };
+    let mut out: Vec<serde_json::Value> = found
+        .into_iter()
+        .filter_map(|n| {
+            let name = n.metadata.name?;
+            let mut meta = serde_json::json!({ "name": name });
+            if let Some(labels) = n.metadata.labels.filter(|l| !l.is_empty()) {
+                meta["labels"] = serde_json::json!(labels);
+            }
+            Some(serde_json::json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": meta }))
+        })
+        .collect();
+    out.sort_by(|a, b| a["metadata"]["name"].as_str().cmp(&b["metadata"]["name"].as_str()));
+    Ok(out)
 }
 
 /// A workload as `why` reads it: the object, what it owns (ReplicaSets of a Deployment, Jobs

@@ -164,6 +164,36 @@ async fn a_namespace_mismatch_and_a_missing_namespace_are_refused_as_kubectl_and
     assert_eq!(out.status.code(), Some(1), "{v:#}");
     assert_eq!(v["documents"][0]["message"].as_str(), Some(server.as_str()), "{v:#}");
 
+    // The offline twins. A snapshot of the missing namespace, and one of every namespace,
+    // know it does not exist: the same refusal. A snapshot of another namespace knows nothing
+    // of it: incomplete (exit 3), not a pass.
+    let snapshot = |args: &[&str]| {
+        let out = plugin(&kubeconfig, &[&["snapshot"], args].concat());
+        assert_eq!(out.status.code(), Some(0), "snapshot {args:?}: {}", text(&out.stderr));
+        let state = std::env::temp_dir().join(format!("kq-mismatch-state-{}-{}.yaml", std::process::id(), args.join("")));
+        std::fs::write(&state, &out.stdout).unwrap();
+        state
+    };
+    let of_ns = snapshot(&["-n", &ns]);
+    for (what, state, exit, message) in [
+        ("a snapshot of the missing namespace", snapshot(&["-n", &missing]), 1, Some(server.as_str())),
+        ("a snapshot of every namespace", snapshot(&["-A"]), 1, Some(server.as_str())),
+        ("a snapshot of another namespace", of_ns.clone(), 3, None),
+    ] {
+        let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &missing, "-o", "json"]);
+        let v = json(&out, "offline check");
+        assert_eq!((out.status.code(), v["documents"][0]["message"].as_str()), (Some(exit), message), "{what}: {v:#}\n{}", text(&out.stderr));
+        if state != of_ns {
+            let _ = std::fs::remove_file(state);
+        }
+    }
+    // The mismatch, offline.
+    std::fs::write(&file, pod("elsewhere")).unwrap();
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "--state", of_ns.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let v = json(&out, "offline check");
+    assert_eq!((out.status.code(), v["documents"][0]["message"].as_str()), (Some(1), Some(want.as_str())), "offline: {v:#}");
+    let _ = std::fs::remove_file(&of_ns);
+
     // A kind the server does not serve: kubectl finds no resource for it and sends nothing; a
     // refusal, not a note beside a pass.
     std::fs::write(&file, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 1}\n").unwrap();

@@ -255,3 +255,68 @@ fn a_snapshot_s_claim_templates_are_what_pods_claims_are_made_from() {
     assert_eq!(out.status.code(), Some(1), "{}\n{}", text(&out.stdout), text(&out.stderr));
     assert!(text(&out.stdout).contains("note: the pod is created, but its ResourceClaim would be refused: exceeded quota: dra"), "{}", text(&out.stdout));
 }
+
+/// A snapshot with these annotations and items (YAML list entries).
+fn snapshot_of(annotations: &str, items: &str) -> String {
+    format!("apiVersion: v1\nkind: List\nmetadata:\n  annotations:\n{annotations}items:\n{items}")
+}
+
+const NAMESPACE_A: &str = "- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: team-a\n";
+const QUOTA_A: &str = "- apiVersion: v1\n  kind: ResourceQuota\n  metadata:\n    name: compute\n    namespace: team-a\n  spec:\n    hard:\n      pods: '10'\n  status:\n    hard:\n      pods: '10'\n    used:\n      pods: '0'\n";
+
+#[test]
+fn a_snapshot_knows_which_namespaces_exist_within_what_it_covers() {
+    let manifest = file("ns-pod", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n");
+    let one = "    kubectl-quota/namespace: team-a\n";
+    let cases = [
+        // (what the snapshot is, annotations, items, -n, exit, refusal message, stderr has)
+        ("of team-a, checked in team-a", one.to_string(), format!("{NAMESPACE_A}{QUOTA_A}"), "team-a", 0, None, None),
+        ("of team-a, which did not exist", one.to_string(), "  []\n".to_string(), "team-a", 1, Some("namespaces \"team-a\" not found"), None),
+        (
+            "of team-a, checked in team-b",
+            one.to_string(),
+            format!("{NAMESPACE_A}{QUOTA_A}"),
+            "team-b",
+            3,
+            None,
+            Some("the state says nothing of namespace \"team-b\" (whether it exists, its quotas): "),
+        ),
+        (
+            "of team-a, by a user who may not read namespaces",
+            format!("{one}    kubectl-quota/not-read: namespaces.core\n"),
+            QUOTA_A.to_string(),
+            "team-a",
+            3,
+            None,
+            Some("Namespaces could not be read when the snapshot"),
+        ),
+        (
+            "of every namespace, checked in one that is not there",
+            "    kubectl-quota/server-version: v1.37.2\n".into(),
+            format!("{NAMESPACE_A}{QUOTA_A}"),
+            "team-b",
+            1,
+            Some("namespaces \"team-b\" not found"),
+            None,
+        ),
+    ];
+    for (what, annotations, items, ns, exit, message, stderr) in cases {
+        let state = file("ns-scope", &snapshot_of(&annotations, &items));
+        for command in ["check", "plan"] {
+            let out = run(&[command, "-f", manifest.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", ns, "-o", "json"]);
+            let v = json(&out);
+            if command == "check" {
+                assert_eq!(out.status.code(), Some(exit), "{what}: {v:#}\n{}", text(&out.stderr));
+                assert_eq!(v["documents"][0]["message"].as_str(), message, "{what}: {v:#}");
+                if let Some(s) = stderr {
+                    assert!(text(&out.stderr).contains(s), "{what}: {}", text(&out.stderr));
+                }
+            } else if let Some(m) = message {
+                // plan cannot size a quota for a namespace that does not exist, and says why.
+                assert!(v.to_string().contains(&m.replace('"', "\\\"")), "{what}: plan: {v:#}");
+            } else if let Some(s) = stderr {
+                assert!(v["notes"].to_string().contains(&s.replace('"', "\\\"")), "{what}: plan: {v:#}");
+            }
+        }
+    }
+}

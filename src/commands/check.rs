@@ -2,7 +2,6 @@
 //! options -> run: the state comes from files (`--state`, offline) or the live cluster, the
 //! engine decides, [`crate::render::check`] writes the report.
 
-use std::collections::BTreeSet;
 use std::sync::mpsc;
 
 use clap::{Args, ValueEnum};
@@ -14,7 +13,7 @@ use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, O
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{load_limited, load_manifests, load_state, offline_rules};
+use crate::input::{load_limited, load_manifests, load_state, namespaces_known, offline_rules};
 use crate::live;
 use crate::render::check::{Output, ReportWriter};
 
@@ -276,7 +275,14 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let kubernetes = VersionReport::new(&rules, offline.source, offline.server_version);
     let unnamed = g.namespace.is_none();
     let mut incomplete = offline.incomplete;
-    incomplete.extend(unknown_namespaces(&state, &objs, &namespace));
+    let known = namespaces_known(&mut state, &loaded.recorded, &objs, &namespace);
+    incomplete.extend(known.outside.into_iter().chain(known.unlisted));
+    for ns in known.unlimited {
+        crate::error::print_err(&format!(
+            "note: namespace {} has no ResourceQuota in the state: nothing limits what is checked there\n",
+            crate::render::escape::escape(&format!("{ns:?}"))
+        ));
+    }
     let code = check_and_print(&mut state, objs, &opts, &kubernetes, args, notes, |state| {
         let mut notes = vec![];
         if unnamed && state.quotas.get(&namespace).is_none_or(|q| q.is_empty()) {
@@ -288,34 +294,6 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
         notes
     });
     Ok(incomplete_status(code, &incomplete))
-}
-
-/// The documents' namespaces without a quota in the state: each is said on standard error
-/// (nothing limits what is checked there). One the state says nothing about at all (no quota,
-/// LimitRange, object or Namespace there) while it holds quotas of other namespaces is a gap:
-/// the state is likely a snapshot of another namespace, and the answer is incomplete.
-fn unknown_namespaces(state: &ClusterState, objs: &[Object], default: &str) -> Vec<String> {
-    let targets: BTreeSet<&str> = objs.iter().filter(|o| o.type_info.namespaced).map(|o| o.meta.namespace.as_deref().unwrap_or(default)).collect();
-    // Namespaces the manifests create themselves are known.
-    let created: BTreeSet<&str> =
-        objs.iter().filter(|o| o.type_info.kind == "Namespace" && o.type_info.group.is_empty()).map(|o| o.meta.name.as_str()).collect();
-    let elsewhere = !state.quota_namespaces().is_empty();
-    let mut gaps = Vec::new();
-    for ns in targets.into_iter().filter(|ns| !created.contains(ns) && state.quotas.get(*ns).is_none_or(|q| q.is_empty())) {
-        let key = (ns.to_string(), String::new(), String::new());
-        let known = state.limit_ranges.contains_key(ns)
-            || state.namespaces.as_ref().is_some_and(|n| n.contains_key(ns))
-            || state.existing.range(key..).next().is_some_and(|(k, _)| k.0 == ns);
-        if elsewhere && !known {
-            gaps.push(format!("the state holds nothing about namespace {ns:?} (no quota, LimitRange or object there), only other namespaces' quotas: it may be a snapshot of another namespace"));
-        } else {
-            crate::error::print_err(&format!(
-                "note: namespace {} has no ResourceQuota in the state: nothing limits what is checked there\n",
-                crate::render::escape::escape(&format!("{ns:?}"))
-            ));
-        }
-    }
-    gaps
 }
 
 /// The exit status once the answer's gaps are known: what could not be read is said on

@@ -8,7 +8,7 @@ use kubectl_quota_engine::version::Rules;
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{load_limited, load_manifests, load_state, offline_rules};
+use crate::input::{load_limited, load_manifests, load_state, namespaces_known, offline_rules};
 use crate::live;
 use crate::render::plan::{render_json, render_text, render_yaml};
 
@@ -79,10 +79,13 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
         // A snapshot's server decides the rules, as for `check`.
         let offline = offline_rules(&loaded.recorded, None)?;
         let rules = offline.rules;
-        let state = ClusterState::from_objects(loaded.objects, &namespace);
+        let mut state = ClusterState::from_objects(loaded.objects, &namespace);
+        // Which namespaces exist, as check reads it; a namespace outside what the snapshot
+        // covers is a note (one merely without anything yet is what plan proposes quotas for).
+        let known = namespaces_known(&mut state, &loaded.recorded, &objs, &namespace);
         let opts = CheckOptions { namespace, limited, nodes: args.nodes, rules, enforce_namespace: g.namespace.is_some(), ..CheckOptions::default() };
         let mut p = plan::plan(&state, objs, &opts);
-        p.notes.extend(offline.notes.into_iter().chain(offline.incomplete));
+        p.notes.extend(offline.notes.into_iter().chain(offline.incomplete).chain(known.outside));
         return Ok(print(&p, args));
     }
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;

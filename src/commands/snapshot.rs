@@ -22,10 +22,11 @@ Examples:
   kubectl quota check -f deploy/ --state state.yaml -n team-a
 
 Saves ResourceQuotas (with status: their usage), LimitRanges, PriorityClasses,
-StorageClasses, RuntimeClasses, DeviceClasses and ResourceClaimTemplates (when served) and
-the namespace's workloads, pods and claims (so an update is checked as an update), and
-records the server's version: offline checks on the snapshot answer with that release's
-rules. Never writes to the cluster.";
+StorageClasses, RuntimeClasses, DeviceClasses and ResourceClaimTemplates (when served), the
+namespace's workloads, pods and claims (so an update is checked as an update), and the
+namespace itself if it exists (-A: every namespace; name and labels only), and records the
+server's version: offline checks on the snapshot answer with that release's rules, and
+refuse objects in a namespace it shows does not exist. Never writes to the cluster.";
 
 /// Output formats of `snapshot`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -52,6 +53,10 @@ pub const SERVER_VERSION_ANNOTATION: &str = "kubectl-quota/server-version";
 /// not list when it was taken (`priorityclasses.scheduling.k8s.io,...`): offline checks on the
 /// snapshot say what they answer without them.
 pub const NOT_READ_ANNOTATION: &str = "kubectl-quota/not-read";
+/// The annotation of the snapshot's List that records the namespace a snapshot of one
+/// namespace covers: which namespaces exist is known for it alone, and an offline check in
+/// another namespace says its answer is incomplete.
+pub const NAMESPACE_ANNOTATION: &str = "kubectl-quota/namespace";
 
 /// A `kind: List`, fields in kubectl's order. What the snapshot records about itself is in
 /// the List's own `metadata.annotations`: kubectl reads a List's items and ignores the rest,
@@ -92,6 +97,9 @@ pub fn snapshot_list(s: live::Snapshot) -> List {
     }
     if !s.not_read.is_empty() {
         list.metadata.annotations.insert(NOT_READ_ANNOTATION, s.not_read.join(","));
+    }
+    if let Some(ns) = s.namespace {
+        list.metadata.annotations.insert(NAMESPACE_ANNOTATION, ns);
     }
     list
 }
