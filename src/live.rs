@@ -526,19 +526,38 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
         Err(e) => notes.push(format!("{e}; RuntimeClass overhead is not added to pods")),
     }
     let not_served = |e: &ReadError| e.message.contains("could not find the requested resource") || e.message.contains("404");
+    // The authorizer answers before the API is looked up: a user who may not list DRA's kinds
+    // gets 403 even from a release that serves none (1.20). Discovery, open to every user,
+    // tells; asked once, only then.
+    let mut dra_served: Option<bool> = None;
+    let mut missed = async |e: &ReadError| {
+        if !e.forbidden {
+            return !not_served(e);
+        }
+        if dra_served.is_none() {
+            dra_served = serves(conn, "resource.k8s.io/v1", "deviceclasses").await;
+        }
+        dra_served != Some(false)
+    };
     match joined(dcs.await) {
         Ok(items) => {
             state.device_classes = Some(BTreeMap::new());
             items.into_iter().for_each(|o| state.add(o, &conn.namespace));
         }
-        Err(e) if not_served(&e) => {}
-        Err(e) => notes.push(format!("{e}; DRA extended resource names are not resolved")),
+        Err(e) => {
+            if missed(&e).await {
+                notes.push(format!("{e}; DRA extended resource names are not resolved"));
+            }
+        }
     }
     for t in tmpl_tasks {
         match joined(t.await) {
             Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
-            Err(e) if not_served(&e) => {}
-            Err(e) => notes.push(format!("{e}; claims that pods create from templates are not checked")),
+            Err(e) => {
+                if missed(&e).await {
+                    notes.push(format!("{e}; claims that pods create from templates are not checked"));
+                }
+            }
         }
     }
     Ok((state, notes))
@@ -687,6 +706,27 @@ pub async fn live_state(conn: &Conn, objs: &mut [Object]) -> Result<LiveState, R
     let (notes, unread) = resolve_and_existing(conn, objs, &mut state).await;
     incomplete.extend(unread);
     Ok(LiveState { state, notes, incomplete })
+}
+
+/// Whether the server serves `plural` in `api_version` (`resource.k8s.io/v1`), from
+/// discovery, which every authenticated user may read; `None` when discovery did not answer.
+async fn serves(conn: &Conn, api_version: &str, plural: &str) -> Option<bool> {
+    match within(conn.timeout, conn.client.list_api_group_resources(api_version)).await {
+        Ok(list) => Some(list.resources.iter().any(|r| r.name == plural)),
+        Err(e) if discovery_has_no(&e) => Some(false),
+        Err(_) => None,
+    }
+}
+
+/// Whether discovery answers that no version `snapshot` reads of `k` is served.
+async fn served_nowhere(conn: &Conn, k: &SnapshotKind) -> bool {
+    for version in k.versions {
+        let api_version = if k.group.is_empty() { version.to_string() } else { format!("{}/{version}", k.group) };
+        if serves(conn, &api_version, k.plural).await != Some(false) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Whether discovery answered that a kind is not served (an unknown group, version or kind),
@@ -904,14 +944,19 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
     for (k, t) in SNAPSHOT_KINDS.iter().zip(tasks) {
         let r = t.await.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }));
         let group = if k.group.is_empty() { "core" } else { k.group };
+        // The authorizer answers before the API is looked up: an optional API may be
+        // forbidden on a cluster that does not even serve it. Discovery tells.
+        let unserved = match &r {
+            Err(e) if k.optional && e.forbidden => served_nowhere(conn, k).await,
+            Err(e) => k.optional && is_not_served(e),
+            Ok(_) => false,
+        };
+        if unserved {
+            notes.push(format!("this cluster does not serve {} ({group}): none saved", k.plural));
+            continue;
+        }
         let (api_version, items) = match r {
             Ok(x) => x,
-            Err(e) if k.optional && !e.forbidden && is_not_served(&e) => {
-                notes.push(format!("this cluster does not serve {} ({group}): none saved", k.plural));
-                continue;
-            }
-            // The authorizer answers before the API is looked up: an optional API may be
-            // forbidden on a cluster that does not even serve it.
             Err(e) if e.forbidden && (!k.namespaced || k.optional) => {
                 notes.push(format!("{e}; none saved, and the snapshot records that they are missing"));
                 not_read.push(format!("{}.{group}", k.plural));

@@ -11,10 +11,11 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab_dir, plugin, text};
+use common::live::{client, lab_dir, lab_version, plugin, text};
 use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::Client;
+use kubectl_quota_engine::version::Rules;
 use serde_json::Value;
 
 fn lab() -> Option<PathBuf> {
@@ -93,6 +94,13 @@ async fn the_view_cluster_role_can_take_a_snapshot_and_it_records_what_it_could_
     let not_read: Vec<&str> = a.get("kubectl-quota/not-read").and_then(Value::as_str).unwrap_or("").split(',').collect();
     assert!(not_read.contains(&"priorityclasses.scheduling.k8s.io"), "{not_read:?}");
     assert!(stdout.contains("kind: ResourceQuota") && !stdout.contains("kind: PriorityClass"), "{stdout}");
+    // DeviceClasses: `view` may not list them either, but a release without DRA (1.20) serves
+    // none, and discovery says so: nothing is missing, nothing recorded.
+    let dra = Rules::for_version(lab_version()).dra;
+    assert_eq!(not_read.contains(&"deviceclasses.resource.k8s.io"), dra, "{not_read:?}");
+    if !dra {
+        assert!(stderr.contains("note: this cluster does not serve deviceclasses (resource.k8s.io): none saved"), "{stderr}");
+    }
 
     // Offline, the check says its answer is incomplete, as the viewer's live check does: the
     // pod fits, and the exit status is 3, not 0.
@@ -106,6 +114,10 @@ async fn the_view_cluster_role_can_take_a_snapshot_and_it_records_what_it_could_
     let notes = report(&out)["notes"].to_string();
     assert!(notes.contains(&format!("PriorityClasses could not be read when the snapshot {} was taken", state.display())), "{notes}");
     assert!(text(&out.stderr).contains("warning: the answer is incomplete: PriorityClasses could not be read"), "{}", text(&out.stderr));
+    // Live as viewer, on a release without DRA: no gap about DRA's kinds.
+    if !dra {
+        assert!(!text(&live.stderr).contains("resource.k8s.io"), "{}", text(&live.stderr));
+    }
 
     // The admin's snapshot has them, and records nothing missing.
     let out = plugin(&kc, &["snapshot", "-n", &ns]);
