@@ -431,6 +431,32 @@ async fn a_real_rollout_stalls_where_check_predicted() {
         (Some("compute"), Some("requests.cpu"), Some(0), Some(5)),
         "{doc:#}"
     );
+    // The offline twin from a snapshot says the same; plan, live and offline, sizes the quota
+    // for the rollout's peak (1 old and 5 new pods: 700m + 5 x 800m = 4700m, 700m more).
+    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
+    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
+    let state = temp_file("rollout-state", &text(&snapshot.stdout));
+    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
+        let args = |cmd: &'static str| [vec![cmd, "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"], extra.clone()].concat();
+        let out = plugin(&kc, &args("check"));
+        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
+        let d = &v["documents"][0];
+        assert_eq!((out.status.code(), d["outcome"].as_str()), (Some(1), Some("rolloutStalls")), "{how}: {d:#}");
+        assert_eq!(d["rollout"]["stall"], doc["rollout"]["stall"], "{how}");
+        let out = plugin(&kc, &args("plan"));
+        let plan: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: plan: {e}: {}", text(&out.stderr)));
+        assert_eq!(out.status.code(), Some(1), "{how}: plan: {plan:#}");
+        let row = plan["quotas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|q| q["resources"].as_array().unwrap().iter())
+            .find(|r| r["resource"] == "requests.cpu")
+            .cloned();
+        let row = row.unwrap_or_else(|| panic!("{how}: plan has no requests.cpu row: {plan:#}"));
+        assert_eq!((row["needed"].as_str(), row["missing"].as_str()), (Some("4700m"), Some("700m")), "{how}: {plan:#}");
+    }
+    let _ = std::fs::remove_file(state);
 
     // The rollout, for real: the Deployment controller scales a new ReplicaSet to 1 (the
     // surge), the ReplicaSet controller's pod is refused by quota, and with maxUnavailable 0
