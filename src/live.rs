@@ -541,7 +541,7 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     };
     match joined(dcs.await) {
         Ok(items) => {
-            state.device_classes = Some(BTreeMap::new());
+            state.device_classes = Some(Default::default());
             items.into_iter().for_each(|o| state.add(o, &conn.namespace));
         }
         Err(e) => {

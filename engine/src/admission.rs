@@ -395,20 +395,22 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
 
 /// [`check_request`] as the release of `rules` answers (its evaluators and message formats).
 pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Object>, limited: &[LimitedResource], rules: &Rules) -> Decision {
-    check_request_detailed(quotas, obj, old, limited, rules, Detail::Full)
+    check_request_detailed(quotas, obj, old, limited, rules, None, Detail::Full)
 }
 
-/// [`check_request_with`], explaining as much as `detail` asks: with [`Detail::Refusals`],
-/// `Decision::quotas` holds only the quotas that refuse.
+/// [`check_request_with`] in a cluster with these DeviceClasses (`None`: unknown; a claim's
+/// charges depend on them from 1.36), explaining as much as `detail` asks: with
+/// [`Detail::Refusals`], `Decision::quotas` holds only the quotas that refuse.
 pub fn check_request_detailed(
     quotas: &mut [NamedQuota],
     obj: &Object,
     old: Option<&Object>,
     limited: &[LimitedResource],
     rules: &Rules,
+    classes: Option<&crate::dra::DeviceClasses>,
     detail: Detail,
 ) -> Decision {
-    let ev = Evaluator::for_object_with(obj, rules);
+    let ev = Evaluator::for_object_in(obj, rules, classes);
     let op = if old.is_some() { Operation::Update } else { Operation::Create };
     if let Evaluator::Ignored(why) = ev {
         return Decision { skipped: Some(why.into()), ..Decision::allow(ResourceList::new(), vec![]) };

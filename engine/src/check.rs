@@ -38,7 +38,7 @@ pub struct ClusterState {
     /// hold every object of a large input.
     pub seen: BTreeSet<(String, String, String)>,
     /// DeviceClasses (name -> extendedResourceName); `None` when unknown.
-    pub device_classes: Option<BTreeMap<String, Option<String>>>,
+    pub device_classes: Option<crate::dra::DeviceClasses>,
     /// Namespaces known to exist, with their labels; `None` when unknown. When known, an object
     /// in another namespace is refused as the server refuses it (`namespaces "x" not found`),
     /// and a claim asking for admin access needs its namespace's label.
@@ -141,7 +141,7 @@ impl ClusterState {
                 self.runtime_classes.get_or_insert_with(BTreeMap::new).insert(name, overhead);
             }
             Body::DeviceClass { extended_resource_name } => {
-                self.device_classes.get_or_insert_with(BTreeMap::new).insert(name, extended_resource_name);
+                std::sync::Arc::make_mut(self.device_classes.get_or_insert_with(Default::default)).insert(name, extended_resource_name);
             }
             _ if o.type_info.kind == "Namespace" && o.type_info.group.is_empty() => {
                 self.namespaces.get_or_insert_with(BTreeMap::new).insert(name, o.meta.labels);
@@ -376,7 +376,7 @@ fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptio
         }
     }
     let quotas = state.quotas.entry(ns.to_string()).or_default();
-    let decision = check_request_detailed(quotas, obj, old.as_ref(), &opts.limited, &opts.rules, opts.detail);
+    let decision = check_request_detailed(quotas, obj, old.as_ref(), &opts.limited, &opts.rules, state.device_classes.as_ref(), opts.detail);
     (decision, mutations)
 }
 

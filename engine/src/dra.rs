@@ -20,7 +20,7 @@
 //!     DeviceRequest { name: "a".into(), exactly: Some(ask("gpu", "ExactCount", 2)), first_available: vec![] },
 //!     DeviceRequest { name: "b".into(), exactly: None, first_available: vec![ask("gpu", "ExactCount", 1), ask("gpu", "ExactCount", 4), ask("fpga", "All", 0)] },
 //! ] };
-//! let u = claim_usage(&claim, true, false);
+//! let u = claim_usage(&claim, true, false, None);
 //! assert_eq!(u["gpu.deviceclass.resource.k8s.io/devices"].to_string(), "6");
 //! assert_eq!(u["fpga.deviceclass.resource.k8s.io/devices"].to_string(), "32");
 //! assert_eq!(u["count/resourceclaims.resource.k8s.io"].to_string(), "1");
@@ -57,10 +57,46 @@ fn devices(ask: &DeviceAsk) -> i64 {
     }
 }
 
+/// The cluster's DeviceClasses as quota of claims reads them: each class's name and its
+/// `extendedResourceName`. Shared, not copied, by every claim's evaluator.
+pub type DeviceClasses = std::sync::Arc<BTreeMap<String, Option<String>>>;
+
+/// Whether the claim evaluator of 1.36+ (DRA extended resources) charges the quota name `n`
+/// beyond [`tracks`], given the cluster's DeviceClasses (`None`: unknown).
+///
+/// - `requests.deviceclass.resource.kubernetes.io/<class>`: when the class exists (unknown
+///   classes: every class is taken to exist);
+/// - `requests.<name>` for an extended resource name: when some class has that
+///   `extendedResourceName`.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use kubectl_quota_engine::dra::tracks_extended;
+///
+/// let classes = BTreeMap::from([("gpu".to_string(), Some("example.com/gpu".to_string())), ("fpga".to_string(), None)]);
+/// assert!(tracks_extended("requests.deviceclass.resource.kubernetes.io/fpga", Some(&classes)));
+/// assert!(!tracks_extended("requests.deviceclass.resource.kubernetes.io/nic", Some(&classes)));
+/// assert!(tracks_extended("requests.example.com/gpu", Some(&classes)));
+/// assert!(!tracks_extended("requests.example.com/nic", Some(&classes)));
+/// assert!(tracks_extended("requests.deviceclass.resource.kubernetes.io/nic", None));
+/// ```
+pub fn tracks_extended(n: &str, classes: Option<&BTreeMap<String, Option<String>>>) -> bool {
+    let Some(name) = n.strip_prefix("requests.") else { return false };
+    let implicit = name.strip_prefix(crate::usage::DRA_EXTENDED_PREFIX).filter(|c| !c.is_empty());
+    match classes {
+        None => implicit.is_some(),
+        Some(classes) => {
+            implicit.is_some_and(|class| classes.contains_key(class))
+                || ((!crate::resource_names::is_native_resource_name(name) || implicit.is_some()) && classes.values().any(|e| e.as_deref() == Some(name)))
+        }
+    }
+}
+
 /// What a claim consumes. `admin_access_counted`: whether admin-access requests are charged.
-/// `extended` (1.37): each class's devices are also charged as the class's implicit extended
-/// resource, `requests.deviceclass.resource.kubernetes.io/<class>`.
-pub fn claim_usage(claim: &Claim, admin_access_counted: bool, extended: bool) -> ResourceList {
+/// `extended` (1.36): each class's devices are also charged as the class's implicit extended
+/// resource, `requests.deviceclass.resource.kubernetes.io/<class>`, and as
+/// `requests.<extendedResourceName>` of a class that has one (`classes`, when known).
+pub fn claim_usage(claim: &Claim, admin_access_counted: bool, extended: bool, classes: Option<&BTreeMap<String, Option<String>>>) -> ResourceList {
     let mut per_class: BTreeMap<String, i64> = BTreeMap::new();
     let counted = |a: &DeviceAsk| admin_access_counted || !a.admin_access;
     for r in &claim.requests {
@@ -81,6 +117,9 @@ pub fn claim_usage(claim: &Claim, admin_access_counted: bool, extended: bool) ->
     for (class, n) in per_class {
         if extended {
             out.insert(format!("requests.{}{class}", crate::usage::DRA_EXTENDED_PREFIX), Quantity::from_int(n, Format::DecimalSI));
+            if let Some(Some(name)) = classes.and_then(|c| c.get(&class)) {
+                out.insert(format!("requests.{name}"), Quantity::from_int(n, Format::DecimalSI));
+            }
         }
         out.insert(device_class_resource(&class), Quantity::from_int(n, Format::DecimalSI));
     }
@@ -168,7 +207,7 @@ mod tests {
             ("admin access is not charged before", vec![exactly(ask("gpu", "ExactCount", 2, true))], false, "count/resourceclaims.resource.k8s.io=1"),
         ];
         for (name, requests, admin, want) in cases {
-            assert_eq!(pretty_print(&claim_usage(&Claim { requests }, admin, false)), want, "{name}");
+            assert_eq!(pretty_print(&claim_usage(&Claim { requests }, admin, false, None)), want, "{name}");
         }
     }
 }

@@ -92,8 +92,12 @@ pub enum Evaluator {
     /// admin-access requests are charged from 1.36.
     ResourceClaim {
         admin_access_counted: bool,
-        /// 1.37: a claim is also charged `requests.deviceclass.resource.kubernetes.io/<class>`.
+        /// 1.36: a claim is also charged `requests.deviceclass.resource.kubernetes.io/<class>`
+        /// and its classes' `requests.<extendedResourceName>`.
         extended: bool,
+        /// The cluster's DeviceClasses (`None`: unknown): with `extended`, which names a claim
+        /// is charged and which quotas cover it depend on them.
+        classes: Option<crate::dra::DeviceClasses>,
     },
     PersistentVolumeClaim,
     Service,
@@ -115,8 +119,15 @@ impl Evaluator {
         Evaluator::for_object_with(obj, &Rules::newest())
     }
 
-    /// The evaluator the release of `rules` registers for this object.
+    /// The evaluator the release of `rules` registers for this object, in a cluster whose
+    /// DeviceClasses are unknown.
     pub fn for_object_with(obj: &Object, rules: &Rules) -> Evaluator {
+        Evaluator::for_object_in(obj, rules, None)
+    }
+
+    /// The evaluator the release of `rules` registers for this object, in a cluster with
+    /// these DeviceClasses (`None`: unknown).
+    pub fn for_object_in(obj: &Object, rules: &Rules, classes: Option<&crate::dra::DeviceClasses>) -> Evaluator {
         let gr = obj.type_info.group_resource();
         if !obj.type_info.namespaced {
             return Evaluator::Ignored("cluster-scoped objects are not subject to ResourceQuota");
@@ -126,9 +137,11 @@ impl Evaluator {
         }
         match &obj.body {
             Body::Pod(_) => Evaluator::Pod { dra_extended_resources: rules.dra_extended_resources, max_of_sums: rules.resize_max_of_sums },
-            Body::ResourceClaim(_) if rules.dra => {
-                Evaluator::ResourceClaim { admin_access_counted: rules.dra_admin_access_counted, extended: rules.dra_claim_extended_resources }
-            }
+            Body::ResourceClaim(_) if rules.dra => Evaluator::ResourceClaim {
+                admin_access_counted: rules.dra_admin_access_counted,
+                extended: rules.dra_claim_extended_resources,
+                classes: classes.cloned(),
+            },
             Body::PersistentVolumeClaim(_) => Evaluator::PersistentVolumeClaim,
             Body::Service(_) => Evaluator::Service,
             _ => {
@@ -182,10 +195,7 @@ impl Evaluator {
                 PVC_RESOURCES.contains(&n) || n.split_once(STORAGE_CLASS_SUFFIX).is_some_and(|(_, r)| r == "persistentvolumeclaims" || r == "requests.storage")
             }
             Evaluator::Service => SERVICE_RESOURCES.contains(&n),
-            Evaluator::ResourceClaim { extended, .. } => {
-                crate::dra::tracks(n)
-                    || (*extended && n.strip_prefix("requests.").is_some_and(|r| r.len() > DRA_EXTENDED_PREFIX.len() && r.starts_with(DRA_EXTENDED_PREFIX)))
-            }
+            Evaluator::ResourceClaim { extended, classes, .. } => crate::dra::tracks(n) || (*extended && crate::dra::tracks_extended(n, classes.as_deref())),
             Evaluator::Count(names) => names.iter().any(|c| c == n),
             Evaluator::Ignored(_) => false,
         }
@@ -195,8 +205,8 @@ impl Evaluator {
     pub fn usage(&self, obj: &Object) -> ResourceList {
         match (&obj.body, self) {
             (Body::Pod(p), Evaluator::Pod { dra_extended_resources, max_of_sums }) => pod_usage_for(p, *dra_extended_resources, true, *max_of_sums),
-            (Body::ResourceClaim(c), Evaluator::ResourceClaim { admin_access_counted, extended }) => {
-                crate::dra::claim_usage(c, *admin_access_counted, *extended)
+            (Body::ResourceClaim(c), Evaluator::ResourceClaim { admin_access_counted, extended, classes }) => {
+                crate::dra::claim_usage(c, *admin_access_counted, *extended, classes.as_deref())
             }
             (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => pvc_usage(p, &obj.meta.annotations),
             (Body::Service(s), Evaluator::Service) => service_usage(s),

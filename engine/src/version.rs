@@ -171,8 +171,8 @@ rules! {
         "admin-access device requests count toward the device-class quota (the real 1.35.4 server charges them, tests/recorded; KEP-5018 GA 1.36); before, they are not charged";
     dra_extended_resources: v(35), None,
         "pods' implicit DRA extended resources (`deviceclass.resource.kubernetes.io/<class>`) are charged as `requests.deviceclass.resource.kubernetes.io/<class>` (the real 1.35.4 server does, tests/recorded; KEP-5004); a DeviceClass's own extendedResourceName is charged as any extended resource";
-    dra_claim_extended_resources: v(37), None,
-        "a ResourceClaim is also charged `requests.deviceclass.resource.kubernetes.io/<class>` for its devices of each class (found by the upstream 1.37.2 evaluator)";
+    dra_claim_extended_resources: v(36), None,
+        "a ResourceClaim is also charged `requests.deviceclass.resource.kubernetes.io/<class>` for its devices of each class, and `requests.<extendedResourceName>` for a class that has one; a quota on the first covers claims only when the class exists, on the second only when a class has that name (found by the upstream 1.37.2 evaluator; the real 1.36.3 server does it too and 1.35.4 does not, tests/recorded)";
     claim_update_value_null: v(37), None,
         "the refusal of a changed ResourceClaim spec says `Invalid value: null` (declarative validation); before, it prints the new spec";
     pod_level_limits_defaulting: v(37), None,

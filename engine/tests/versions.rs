@@ -51,7 +51,7 @@ fn every_rule_applies_from_its_release() {
         ("dra_extended_resources", "1.35", None),
         // Found by the oracle on upstream's 1.37.2 evaluators and pod strategy (tests/oracle.rs).
         // Found by the real 1.36 and 1.37 servers (tests/recorded, case 2017).
-        ("dra_claim_extended_resources", "1.37", None),
+        ("dra_claim_extended_resources", "1.36", None),
         ("claim_update_value_null", "1.37", None),
         ("pod_level_limits_defaulting", "1.37", None),
         ("resize_max_of_sums", "1.37", None),
