@@ -395,23 +395,38 @@ pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Objec
 
 /// [`check_request`] as the release of `rules` answers (its evaluators and message formats).
 pub fn check_request_with(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Object>, limited: &[LimitedResource], rules: &Rules) -> Decision {
-    check_request_detailed(quotas, obj, old, limited, rules, None, Detail::Full)
+    check_request_detailed(quotas, obj, old, limited, rules, &Request::default())
 }
 
-/// [`check_request_with`] in a cluster with these DeviceClasses (`None`: unknown; a claim's
-/// charges depend on them from 1.36), explaining as much as `detail` asks: with
-/// [`Detail::Refusals`], `Decision::quotas` holds only the quotas that refuse.
+/// What a request is checked with beside the objects and the release's rules.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Request<'a> {
+    /// The cluster's DeviceClasses (`None`: unknown): a claim's charges depend on them from 1.36.
+    pub classes: Option<&'a crate::dra::DeviceClasses>,
+    /// How much to explain: with [`Detail::Refusals`], `Decision::quotas` holds only the
+    /// quotas that refuse.
+    pub detail: Detail,
+    /// The update goes through the pod's `resize` subresource, even if it changes nothing
+    /// (without it, a pod update that changes resources is taken as a resize).
+    pub resize: bool,
+}
+
+/// [`check_request_with`] as `request` says.
 pub fn check_request_detailed(
     quotas: &mut [NamedQuota],
     obj: &Object,
     old: Option<&Object>,
     limited: &[LimitedResource],
     rules: &Rules,
-    classes: Option<&crate::dra::DeviceClasses>,
-    detail: Detail,
+    request: &Request,
 ) -> Decision {
+    let (classes, detail) = (request.classes, request.detail);
     let ev = Evaluator::for_object_in(obj, rules, classes);
-    let op = if old.is_some() { Operation::Update } else { Operation::Create };
+    let op = match old {
+        None => Operation::Create,
+        Some(_) if request.resize => Operation::Resize,
+        Some(_) => Operation::Update,
+    };
     if let Evaluator::Ignored(why) = ev {
         return Decision { skipped: Some(why.into()), ..Decision::allow(ResourceList::new(), vec![]) };
     }

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::Serialize;
 
-use crate::admission::{check_request_detailed, Decision, Detail, LimitedResource, NamedQuota, QuotaReport, Refusal, RefusalReason};
+use crate::admission::{check_request_detailed, Decision, Detail, LimitedResource, NamedQuota, QuotaReport, Refusal, RefusalReason, Request};
 use crate::defaulting::{self, Mutators};
 use crate::manifest::Origin;
 use crate::objects::{type_info, Body, LimitRangeItem, Meta, Object, Workload};
@@ -318,9 +318,7 @@ fn mutate(obj: &mut Object, state: &ClusterState, ns: &str, rules: &Rules) -> Re
     match &mut obj.body {
         Body::Pod(p) => {
             let mut dropped = defaulting::drop_disabled_fields(p, rules);
-            // On the pod-level requests as written, before any is defaulted.
-            dropped.extend(defaulting::default_pod_level_limits(p, rules));
-            dropped.extend(defaulting::mutate_pod(p, &m)?);
+            dropped.extend(defaulting::mutate_pod(p, &m, rules)?);
             Ok(dropped)
         }
         Body::Service(s) if !rules.service_lb_node_port_control => {
@@ -376,7 +374,8 @@ fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptio
         }
     }
     let quotas = state.quotas.entry(ns.to_string()).or_default();
-    let decision = check_request_detailed(quotas, obj, old.as_ref(), &opts.limited, &opts.rules, state.device_classes.as_ref(), opts.detail);
+    let request = Request { classes: state.device_classes.as_ref(), detail: opts.detail, resize: false };
+    let decision = check_request_detailed(quotas, obj, old.as_ref(), &opts.limited, &opts.rules, &request);
     (decision, mutations)
 }
 

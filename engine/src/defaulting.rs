@@ -89,23 +89,53 @@ pub fn validate_pod_update(old: &Pod, new: &Pod, name: &str, rules: &Rules) -> R
     Err(format!("Pod {name:?} is invalid: spec: Forbidden: pod updates may not change fields other than {fields}"))
 }
 
-/// 1.37's pod strategy (PodLevelResourcesFixDefaulting): a pod-level request as written (not
-/// one defaulted from the containers) without a pod-level limit, for a resource every container
-/// (init containers too) limits, gets the pod-level limit the larger
-/// of the request and the containers' aggregate limit. Before 1.37 the pod's limit stays the
-/// containers' aggregate.
-pub fn default_pod_level_limits(pod: &mut Pod, rules: &Rules) -> Vec<String> {
+fn pod_level_supported(k: &str) -> bool {
+    k == "cpu" || k == "memory" || k.starts_with("hugepages-")
+}
+
+/// 1.37's pod strategy (PodLevelResourcesFixDefaulting), on create after mutating admission
+/// (LimitRanger's container defaults included): a pod that sets pod-level resources gets
+/// what it leaves out completed from its containers' spec, in this order:
+/// 1. a hugepages pod-level limit from the containers' aggregate limit, where the pod sets
+///    neither a request nor a limit for it;
+/// 2. pod-level `cpu` and `memory` requests from the containers' aggregate requests, then a
+///    request from each pod-level limit still without one;
+/// 3. a pod-level limit for a request without one, for a resource every container limits:
+///    the larger of the request and the containers' aggregate limit.
+///
+/// Before 1.37 the API's defaulting ([`default_pod_api`]) does the pod-level part, only when
+/// the pod sets pod-level limits.
+pub fn default_pod_level_resources(pod: &mut Pod, rules: &Rules) -> Vec<String> {
     let mut notes = Vec::new();
-    if !rules.pod_level_limits_defaulting || !crate::usage::pod_level_resources_set(pod) {
+    if !rules.pod_level_limits_defaulting || (pod.pod_requests.is_empty() && pod.pod_limits.is_empty()) {
         return notes;
     }
-    let aggregate = crate::usage::aggregate(pod, |c| &c.limits);
+    let limits = crate::usage::aggregate(pod, |c| &c.limits);
+    for (k, v) in &limits {
+        if k.starts_with("hugepages-") && !pod.pod_requests.contains_key(k) && !pod.pod_limits.contains_key(k) {
+            notes.push(format!("API defaulting: pod-level limits.{k}={v} from the containers' limits"));
+            pod.pod_limits.insert(k.clone(), v.clone());
+        }
+    }
+    let requests = crate::usage::aggregate(pod, |c| &c.requests);
+    for k in ["cpu", "memory"] {
+        if let (Some(v), false) = (requests.get(k), pod.pod_requests.contains_key(k)) {
+            notes.push(format!("API defaulting: pod-level requests.{k}={v} from the containers' requests"));
+            pod.pod_requests.insert(k.to_string(), v.clone());
+        }
+    }
+    for (k, v) in pod.pod_limits.clone() {
+        if pod_level_supported(&k) && !pod.pod_requests.contains_key(&k) {
+            notes.push(format!("API defaulting: pod-level requests.{k}={v} copied from the pod-level limit"));
+            pod.pod_requests.insert(k, v);
+        }
+    }
     for (k, request) in pod.pod_requests.clone() {
-        let supported = k == "cpu" || k == "memory" || k.starts_with("hugepages-");
-        if !supported || pod.pod_limits.contains_key(&k) || !pod.containers.iter().chain(&pod.init_containers).all(|c| c.limits.contains_key(&k)) {
+        if !pod_level_supported(&k) || pod.pod_limits.contains_key(&k) || !pod.containers.iter().chain(&pod.init_containers).all(|c| c.limits.contains_key(&k))
+        {
             continue;
         }
-        let Some(limit) = aggregate.get(&k) else { continue };
+        let Some(limit) = limits.get(&k) else { continue };
         let v = if request > *limit { request } else { limit.clone() };
         notes.push(format!("API defaulting: pod-level limits.{k}={v}, the larger of the pod-level request and the containers' limits"));
         pod.pod_limits.insert(k, v);
@@ -133,8 +163,21 @@ pub fn quota_request_limit_warnings(hard: &ResourceList) -> Vec<String> {
 /// PriorityClasses every cluster has.
 pub const SYSTEM_PRIORITY_CLASSES: &[&str] = &["system-node-critical", "system-cluster-critical"];
 
-/// `SetDefaults_Pod`: limits copied into missing requests, per container and init container;
-/// pod-level limits into missing pod-level requests.
+/// `SetDefaults_Pod` of the release of `rules`: from 1.37 the pod-level part is left to the
+/// pod strategy ([`default_pod_level_resources`]).
+pub fn default_pod_api_for(pod: &mut Pod, rules: &Rules) -> Vec<String> {
+    if rules.pod_level_limits_defaulting {
+        let (requests, limits) = (std::mem::take(&mut pod.pod_requests), std::mem::take(&mut pod.pod_limits));
+        let notes = default_pod_api(pod);
+        (pod.pod_requests, pod.pod_limits) = (requests, limits);
+        notes
+    } else {
+        default_pod_api(pod)
+    }
+}
+
+/// `SetDefaults_Pod` before 1.37: limits copied into missing requests, per container and init
+/// container; pod-level limits into missing pod-level requests.
 pub fn default_pod_api(pod: &mut Pod) -> Vec<String> {
     let mut notes = Vec::new();
     for c in pod.containers.iter_mut().chain(pod.init_containers.iter_mut()) {
@@ -296,12 +339,14 @@ pub fn validate_pod_requests(pod: &Pod, name: &str, rules: &Rules) -> Result<(),
 
 /// Everything that happens to a pod being created before quota admission, in the server's
 /// order.
-pub fn mutate_pod(pod: &mut Pod, m: &Mutators) -> Result<Vec<String>, String> {
+pub fn mutate_pod(pod: &mut Pod, m: &Mutators, rules: &Rules) -> Result<Vec<String>, String> {
     clear_pod_status(pod);
-    let mut notes = default_pod_api(pod);
+    let mut notes = default_pod_api_for(pod, rules);
     notes.extend(apply_limit_ranges(pod, &m.limit_ranges));
     notes.extend(apply_priority(pod, m.priority_classes)?);
     notes.extend(apply_runtime_class(pod, m.runtime_classes)?);
+    // The strategy's PrepareForCreate, after mutating admission.
+    notes.extend(default_pod_level_resources(pod, rules));
     Ok(notes)
 }
 

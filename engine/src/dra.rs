@@ -4,7 +4,7 @@
 //! class, `<class>.deviceclass.resource.k8s.io/devices`: an ExactCount request adds its count
 //! (0 or absent means 1), an `All` request adds 32 (the most devices an allocation result can
 //! hold), and a `firstAvailable` request adds, per class, the largest of its alternatives.
-//! Admin-access requests are charged from 1.35 (the real 1.35.4 server does).
+//! Admin-access requests are charged too (the real 1.34.4 and 1.35.4 servers do).
 //!
 //! Pods do not carry devices themselves: a pod's `spec.resourceClaims` entry that names a
 //! ResourceClaimTemplate makes the resourceclaim controller create one claim per pod, after the

@@ -115,7 +115,13 @@ pub struct ContainerStatusResources {
     pub limits: ResourceList,
     /// `allocatedResources`: what the kubelet has admitted.
     pub allocated: ResourceList,
+    /// Whether `resources`, `resources.requests`, `resources.limits` and `allocatedResources`
+    /// are there at all (an empty map is there): a view that is there, even empty, is what
+    /// the container has; one that is not falls back to the next.
     pub has_resources: bool,
+    pub has_requests: bool,
+    pub has_limits: bool,
+    pub has_allocated: bool,
 }
 
 /// How a device request asks for devices.
@@ -581,18 +587,21 @@ fn pod_status(status: &core::PodStatus, path: &str) -> FieldResult<(BTreeMap<Str
         for (i, cs) in list.iter().flatten().enumerate() {
             let p = format!("{path}.{field}[{i}]");
             let (requests, limits) = cs.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
-            out.insert(
-                cs.name.clone(),
-                ContainerStatusResources {
-                    requests: resource_list(requests, &format_args!("{p}.resources.requests"), true)?,
-                    limits: resource_list(limits, &format_args!("{p}.resources.limits"), true)?,
-                    allocated: resource_list(&cs.allocated_resources, &format_args!("{p}.allocatedResources"), true)?,
-                    has_resources: cs.resources.is_some(),
-                },
-            );
+            let found = ContainerStatusResources {
+                requests: resource_list(requests, &format_args!("{p}.resources.requests"), true)?,
+                limits: resource_list(limits, &format_args!("{p}.resources.limits"), true)?,
+                allocated: resource_list(&cs.allocated_resources, &format_args!("{p}.allocatedResources"), true)?,
+                has_resources: cs.resources.is_some(),
+                has_requests: requests.is_some(),
+                has_limits: limits.is_some(),
+                has_allocated: cs.allocated_resources.is_some(),
+            };
+            // A name is looked up among the containers' statuses first.
+            out.entry(cs.name.clone()).or_insert(found);
         }
     }
-    let infeasible = status.conditions.iter().flatten().any(|c| c.type_ == "PodResizePending" && c.reason.as_deref() == Some("Infeasible"));
+    // The first PodResizePending condition says whether the resize is Infeasible.
+    let infeasible = status.conditions.iter().flatten().find(|c| c.type_ == "PodResizePending").is_some_and(|c| c.reason.as_deref() == Some("Infeasible"));
     Ok((out, infeasible))
 }
 

@@ -76,6 +76,8 @@ const SERVICE_RESOURCES: &[&str] = &["count/services", "services", "services.nod
 pub enum Operation {
     Create,
     Update,
+    /// An update of a pod through its `resize` subresource, whatever it changes.
+    Resize,
 }
 
 /// Which evaluator handles an object.
@@ -160,14 +162,17 @@ impl Evaluator {
         match self {
             Evaluator::Ignored(_) => false,
             Evaluator::Pod { .. } | Evaluator::Count(_) => op == Operation::Create,
-            Evaluator::PersistentVolumeClaim | Evaluator::Service | Evaluator::ResourceClaim { .. } => true,
+            // Only pods have a resize subresource.
+            Evaluator::PersistentVolumeClaim | Evaluator::Service | Evaluator::ResourceClaim { .. } => op != Operation::Resize,
         }
     }
 
-    /// `Handles` as the release of `rules` decides it: a pod update is handled when it is a
-    /// resize (`pods/resize`, 1.33+) or flips the Terminating scope (1.33+).
+    /// `Handles` as the release of `rules` decides it: a pod update is handled when it goes
+    /// through `pods/resize` (1.33+; a plain update that changes resources is taken as one) or
+    /// flips the Terminating scope (1.33+).
     pub fn handles_with(&self, op: Operation, obj: &Object, old: Option<&Object>, rules: &Rules) -> bool {
         match (self, op, &obj.body, old.map(|o| &o.body)) {
+            (Evaluator::Pod { .. }, Operation::Resize, Body::Pod(_), Some(Body::Pod(_))) => rules.pod_resize,
             (Evaluator::Pod { .. }, Operation::Update, Body::Pod(new), Some(Body::Pod(prev))) => {
                 (rules.pod_resize && is_resize(prev, new)) || (rules.scope_change_on_update && terminating(prev) != terminating(new))
             }
@@ -409,35 +414,59 @@ pub fn with_status_resources(pod: &Pod) -> Pod {
     out
 }
 
-/// The requests and limits quota charges a pod whose status reports resources, from 1.37: the
-/// pod's totals computed three times, from the spec, from what the node runs
-/// (`status.containerStatuses[].resources`, init containers' included) and from what the
-/// kubelet admitted (`allocatedResources`), a container without the one adding nothing; then
-/// per resource the largest of the three totals (limits: of the spec's and the node's). When the
-/// resize is Infeasible the spec's totals are left out.
+/// The requests and limits quota charges a pod whose status reports resources, from 1.37.
+///
+/// The containers' totals are computed in three views, then per resource the largest of them
+/// is taken (a name at zero in one view is kept):
+/// - the spec (left out when the resize is Infeasible);
+/// - what the node runs: a container's `status.resources.requests` when there (even empty),
+///   else its `allocatedResources`, else its spec (nothing when Infeasible);
+/// - what the kubelet admitted: a container's `allocatedResources` when there, else its spec
+///   (nothing when Infeasible).
+///
+/// Limits: the larger of the spec's and the node's (`status.resources.limits`, else the spec;
+/// nothing when Infeasible), or the node's alone when Infeasible. Pod-level resources (of the
+/// spec) then replace what they set, and overhead is added, as for any pod.
 fn max_of_views(pod: &Pod) -> (ResourceList, ResourceList) {
-    // A container the status says nothing of adds nothing to that total.
-    let view = |pick: &dyn Fn(&crate::objects::ContainerStatusResources, &mut crate::objects::Container)| {
-        let mut p = pod.clone();
-        for c in p.containers.iter_mut().chain(p.init_containers.iter_mut()) {
-            c.requests = ResourceList::new();
-            c.limits = ResourceList::new();
-            if let Some(st) = pod.container_statuses.get(&c.name) {
-                pick(st, c);
-            }
+    use crate::objects::{Container, ContainerStatusResources};
+    let infeasible = pod.resize_infeasible;
+    let none = ResourceList::new();
+    let status = |c: &Container| pod.container_statuses.get(&c.name);
+    // The containers' totals of one view: `pick` gives a container's list from its spec and status.
+    let total = |pick: &dyn Fn(&Container, Option<&ContainerStatusResources>) -> ResourceList| {
+        let mut view = pod.clone();
+        for c in view.containers.iter_mut().chain(view.init_containers.iter_mut()) {
+            c.requests = pick(c, status(c));
         }
-        p
+        aggregate(&view, |c| &c.requests)
     };
-    let actual = view(&|st, c| {
-        c.requests = st.requests.clone();
-        c.limits = st.limits.clone();
+    let fallback = |spec: &ResourceList| if infeasible { none.clone() } else { spec.clone() };
+    let allocated = total(&|c, st| match st {
+        Some(st) if st.has_allocated => st.allocated.clone(),
+        _ => fallback(&c.requests),
     });
-    let allocated = view(&|st, c| c.requests = st.allocated.clone());
-    let (mut requests, mut limits) = if pod.resize_infeasible { (ResourceList::new(), ResourceList::new()) } else { (pod_requests(pod), pod_limits(pod)) };
-    max_into(&mut requests, &pod_requests(&actual));
-    max_into(&mut requests, &pod_requests(&allocated));
-    max_into(&mut limits, &pod_limits(&actual));
-    (requests, limits)
+    let actual = total(&|c, st| match st {
+        Some(st) if st.has_resources && st.has_requests => st.requests.clone(),
+        Some(st) if st.has_allocated => st.allocated.clone(),
+        _ => fallback(&c.requests),
+    });
+    let actual_limits = total(&|c, st| match st {
+        Some(st) if st.has_resources && st.has_limits => st.limits.clone(),
+        _ => fallback(&c.limits),
+    });
+    let mut requests = if infeasible { ResourceList::new() } else { aggregate(pod, |c| &c.requests) };
+    max_into(&mut requests, &actual);
+    max_into(&mut requests, &allocated);
+    let mut limits = if infeasible { ResourceList::new() } else { aggregate(pod, |c| &c.limits) };
+    max_into(&mut limits, &actual_limits);
+    // Pod-level resources and overhead, on the totals as on a pod's spec.
+    let totals = |requests: ResourceList, limits: ResourceList| {
+        let mut p = pod.clone();
+        p.containers = vec![Container { requests, limits, ..Container::default() }];
+        p.init_containers = vec![];
+        (pod_requests(&p), pod_limits(&p))
+    };
+    totals(requests, limits)
 }
 
 fn pod_missing(pod: &Pod, restricted: &[&str]) -> BTreeMap<String, BTreeSet<String>> {

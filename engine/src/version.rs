@@ -167,8 +167,8 @@ rules! {
         "ResourceClaims are charged `count/resourceclaims.resource.k8s.io` and `<class>.deviceclass.resource.k8s.io/devices` (DRA GA in 1.34, resource.k8s.io/v1); before, resource.k8s.io is not served by default";
     quota_request_limit_warning: v(35), None,
         "a quota whose requests.X exceeds its limits.X gets a warning (k/k#134389)";
-    dra_admin_access_counted: v(35), None,
-        "admin-access device requests count toward the device-class quota (the real 1.35.4 server charges them, tests/recorded; KEP-5018 GA 1.36); before, they are not charged";
+    dra_admin_access_counted: v(34), None,
+        "admin-access device requests count toward the device-class quota (the real 1.34.4 and 1.35.4 servers charge them, tests/recorded; KEP-5018 GA 1.36); before 1.34 there is no DRA quota";
     dra_extended_resources: v(35), None,
         "pods' implicit DRA extended resources (`deviceclass.resource.kubernetes.io/<class>`) are charged as `requests.deviceclass.resource.kubernetes.io/<class>` (the real 1.35.4 server does, tests/recorded; KEP-5004); a DeviceClass's own extendedResourceName is charged as any extended resource";
     dra_claim_extended_resources: v(36), None,

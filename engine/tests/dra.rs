@@ -53,18 +53,19 @@ fn claim_devices_per_allocation_mode() {
             "count/resourceclaims.resource.k8s.io=1,gpu.deviceclass.resource.k8s.io/devices=3",
         ),
     ] {
-        t.row(what, claim_usage("1.36", requests), format!("{OK}: {want}"));
+        // 1.35: before claims are charged their classes' extended resource names too.
+        t.row(what, claim_usage("1.35", requests), format!("{OK}: {want}"));
     }
     t.done();
 }
 
 #[test]
-fn admin_access_counts_from_1_35() {
-    // The real 1.35.4 server charges it (tests/recorded/v1.35.4, case 2007), though KEP-5018
-    // is GA only in 1.36; 1.34 is taken from the KEP (no 1.34 recording yet).
+fn admin_access_is_charged_on_every_release_with_dra() {
+    // The real 1.34.4 and 1.35.4 servers charge it (tests/recorded, case 2007), though KEP-5018
+    // is GA only in 1.36.
     let admin = "{name: r, exactly: {deviceClassName: gpu, count: 2, adminAccess: true}}";
     let mut t = Table::default();
-    t.row("1.34: admin access is not charged", claim_usage("1.34", admin), format!("{OK}: count/resourceclaims.resource.k8s.io=1"));
+    t.row("1.34: admin access is charged", claim_usage("1.34", admin), format!("{OK}: count/resourceclaims.resource.k8s.io=1,{DEVICES}=2"));
     t.row("1.35: admin access is charged", claim_usage("1.35", admin), format!("{OK}: count/resourceclaims.resource.k8s.io=1,{DEVICES}=2"));
     t.done();
 }

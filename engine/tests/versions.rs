@@ -47,7 +47,7 @@ fn every_rule_applies_from_its_release() {
         ("dra", "1.34", None),
         ("quota_request_limit_warning", "1.35", None),
         // The real 1.35.4 server already does both (tests/recorded, cases 2007, 2016, 2019).
-        ("dra_admin_access_counted", "1.35", None),
+        ("dra_admin_access_counted", "1.34", None),
         ("dra_extended_resources", "1.35", None),
         // Found by the oracle on upstream's 1.37.2 evaluators and pod strategy (tests/oracle.rs).
         // Found by the real 1.36 and 1.37 servers (tests/recorded, case 2017).
