@@ -93,6 +93,26 @@ fn pod_level_supported(k: &str) -> bool {
     k == "cpu" || k == "memory" || k.starts_with("hugepages-")
 }
 
+/// Pod-level requests the pod leaves out: overcommittable ones (`cpu`, `memory`) from the
+/// containers' aggregate requests first, then any supported one from its pod-level limit.
+fn default_pod_level_requests(pod: &mut Pod) -> Vec<String> {
+    let mut notes = Vec::new();
+    let requests = crate::usage::aggregate(pod, |c| &c.requests);
+    for k in ["cpu", "memory"] {
+        if let (Some(v), false) = (requests.get(k), pod.pod_requests.contains_key(k)) {
+            notes.push(format!("API defaulting: pod-level requests.{k}={v} from the containers' requests"));
+            pod.pod_requests.insert(k.to_string(), v.clone());
+        }
+    }
+    for (k, v) in pod.pod_limits.clone() {
+        if pod_level_supported(&k) && !pod.pod_requests.contains_key(&k) {
+            notes.push(format!("API defaulting: pod-level requests.{k}={v} copied from the pod-level limit"));
+            pod.pod_requests.insert(k, v);
+        }
+    }
+    notes
+}
+
 /// 1.37's pod strategy (PodLevelResourcesFixDefaulting), on create after mutating admission
 /// (LimitRanger's container defaults included): a pod that sets pod-level resources gets
 /// what it leaves out completed from its containers' spec, in this order:
@@ -117,19 +137,7 @@ pub fn default_pod_level_resources(pod: &mut Pod, rules: &Rules) -> Vec<String> 
             pod.pod_limits.insert(k.clone(), v.clone());
         }
     }
-    let requests = crate::usage::aggregate(pod, |c| &c.requests);
-    for k in ["cpu", "memory"] {
-        if let (Some(v), false) = (requests.get(k), pod.pod_requests.contains_key(k)) {
-            notes.push(format!("API defaulting: pod-level requests.{k}={v} from the containers' requests"));
-            pod.pod_requests.insert(k.to_string(), v.clone());
-        }
-    }
-    for (k, v) in pod.pod_limits.clone() {
-        if pod_level_supported(&k) && !pod.pod_requests.contains_key(&k) {
-            notes.push(format!("API defaulting: pod-level requests.{k}={v} copied from the pod-level limit"));
-            pod.pod_requests.insert(k, v);
-        }
-    }
+    notes.extend(default_pod_level_requests(pod));
     for (k, request) in pod.pod_requests.clone() {
         if !pod_level_supported(&k) || pod.pod_limits.contains_key(&k) || !pod.containers.iter().chain(&pod.init_containers).all(|c| c.limits.contains_key(&k))
         {
@@ -189,23 +197,7 @@ pub fn default_pod_api(pod: &mut Pod) -> Vec<String> {
         }
     }
     if !pod.pod_limits.is_empty() {
-        // Overcommittable pod-level resources (cpu, memory) missing from pod-level requests
-        // take the containers' aggregate requests first; what no container requests takes the
-        // pod-level limit.
-        let aggregate = crate::usage::aggregate(pod, |c| &c.requests);
-        for k in ["cpu", "memory"] {
-            if let (Some(v), false) = (aggregate.get(k), pod.pod_requests.contains_key(k)) {
-                notes.push(format!("API defaulting: pod-level requests.{k}={v} from the containers' requests"));
-                pod.pod_requests.insert(k.to_string(), v.clone());
-            }
-        }
-        for (k, v) in pod.pod_limits.clone() {
-            let supported = k == "cpu" || k == "memory" || k.starts_with("hugepages-");
-            if supported && !pod.pod_requests.contains_key(&k) {
-                notes.push(format!("API defaulting: pod-level requests.{k}={v} copied from the pod-level limit"));
-                pod.pod_requests.insert(k, v);
-            }
-        }
+        notes.extend(default_pod_level_requests(pod));
     }
     notes
 }
