@@ -442,14 +442,14 @@ pub fn namespaces_known(state: &mut ClusterState, recorded: &[Recorded], objs: &
     for ns in targets.into_iter().filter(|ns| !created.contains(ns)) {
         let key = (ns.to_string(), String::new(), String::new());
         let quota = state.quotas.get(ns).is_some_and(|q| !q.is_empty());
-        let known = quota
-            || state.limit_ranges.contains_key(ns)
-            || state.namespaces.as_ref().is_some_and(|n| n.contains_key(ns))
-            || state.existing.range(key..).next().is_some_and(|(k, _)| k.0 == ns);
-        if !covered.is_empty() && !covered.contains_key(ns) && !known {
+        let listed = state.namespaces.as_ref().is_some_and(|n| n.contains_key(ns));
+        let known = quota || listed || state.limit_ranges.contains_key(ns) || state.existing.range(key..).next().is_some_and(|(k, _)| k.0 == ns);
+        let uncovered = !covered.is_empty() && !covered.contains_key(ns);
+        // Whether it exists is not known (other files may still say what is in it).
+        outside |= uncovered && !listed;
+        if uncovered && !known {
             let of: Vec<String> = covered.iter().map(|(n, f)| format!("{f} covers namespace {n:?}")).collect();
             out.outside.push(format!("the state says nothing of namespace {ns:?} (whether it exists, its quotas): {} only", of.join(", ")));
-            outside = true;
         } else if !quota && elsewhere && !known {
             out.unlisted.push(format!(
                 "the state holds nothing about namespace {ns:?} (no quota, LimitRange or object there), only other namespaces' quotas: it may be a snapshot of another namespace"

@@ -291,6 +291,15 @@ fn a_snapshot_knows_which_namespaces_exist_within_what_it_covers() {
             Some("Namespaces could not be read when the snapshot"),
         ),
         (
+            "of team-a, beside team-b's quota",
+            one.to_string(),
+            format!("{NAMESPACE_A}{QUOTA_A}{}", QUOTA_A.replace("team-a", "team-b")),
+            "team-b",
+            0,
+            None,
+            None,
+        ),
+        (
             "of every namespace, checked in one that is not there",
             "    kubectl-quota/server-version: v1.37.2\n".into(),
             format!("{NAMESPACE_A}{QUOTA_A}"),
