@@ -248,6 +248,12 @@ fn control_characters_cannot_forge_output() {
     assert!(!out.contains('\x1b') && !out.lines().any(|l| l.starts_with("===")), "{out}");
     assert!(out.contains("q\\n=== namespace forged ===^[[2J"), "{out}");
 
+    // Bidirectional overrides would reorder the line on screen: shown as escapes.
+    let s2 = write(&d, "bidi.yaml", STATE.replace("{name: q, ", "{name: \"q\\u202Eevil\\u2066x\\u2069\", "));
+    let o = bin().args(["describe", "--state", &s2]).output().unwrap();
+    let out = text(&o.stdout);
+    assert!(!out.contains('\u{202e}') && !out.contains('\u{2066}') && out.contains("q\\u202eevil\\u2066x\\u2069"), "{out}");
+
     // Error messages too (a file name is user input).
     let o = bin().args(["check", "-f", "/nonexistent/\x1b[31mred", "--state", &s]).output().unwrap();
     let err = text(&o.stderr);

@@ -6,12 +6,21 @@
 //! because a name with a newline would otherwise forge a line of our report (a verdict line
 //! saying "admitted"): `\n` and `\t` are shown as such, every other C0 control, DEL and the
 //! C1 controls (U+0080 to U+009F, where a lone CSI lives) as `\u{..}`-style `\u009b`.
+//! Unicode's bidirectional controls (embeddings, overrides, isolates and the direction marks)
+//! are shown the same way: they reorder what a terminal draws, so a name could make a line
+//! read other than it is (the "Trojan source" trick).
 //! Text only: JSON and YAML encoders escape on their own.
 
 use std::borrow::Cow;
 
 fn needs_escape(c: char) -> bool {
-    c.is_control()
+    c.is_control() || is_bidi_control(c)
+}
+
+/// ALM, LRM and RLM, the embeddings and overrides (U+202A to U+202E) and the isolates
+/// (U+2066 to U+2069).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Whether `s` is printable ASCII only: nothing to escape, and one column per byte.
@@ -61,6 +70,10 @@ mod tests {
             ("csi\u{9b}31m", "csi\\u009b31m"),
             ("del\x7f", "del\\u007f"),
             ("ünïcode ✓", "ünïcode ✓"),
+            ("admin\u{202e}nimda", "admin\\u202enimda"),
+            ("a\u{2066}b\u{2069}", "a\\u2066b\\u2069"),
+            ("rlm\u{200f}", "rlm\\u200f"),
+            ("עברית", "עברית"),
         ];
         for (input, want) in cases {
             assert_eq!(escape(input), want, "{input:?}");
