@@ -86,7 +86,10 @@ fn manifest_files_in(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Res
             if recursive {
                 manifest_files_in(&p, recursive, out)?;
             }
-        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
+        } else if p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
+            // Regular files only (a link to one too): a FIFO, socket or device named `x.yaml`
+            // in a walked directory would block the read or never end. One named on its own
+            // (`-f <(helm template ...)`) is still read.
             out.push(p);
         }
     }
