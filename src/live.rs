@@ -213,7 +213,8 @@ fn chain(e: &dyn std::error::Error) -> String {
 pub struct ReadError {
     pub what: String,
     pub forbidden: bool,
-    /// The server never answered (connection refused, TLS, timeout): exit status 2.
+    /// The server never answered (connection refused, TLS, timeout, a list that never ends):
+    /// exit status 2.
     pub unreachable: bool,
     pub message: String,
 }
@@ -251,6 +252,50 @@ fn page_size() -> u32 {
     std::env::var("KUBECTL_QUOTA_PAGE_SIZE").ok().and_then(|v| v.parse().ok()).filter(|n| *n > 0).unwrap_or(500)
 }
 
+/// Pages of one LIST beyond which it is taken never to end: 10 million objects at the
+/// default 500 a page, far beyond any cluster.
+const MAX_PAGES: usize = 20_000;
+/// Pages in a row with no item that still ask for more, beyond which a LIST is taken never
+/// to end.
+const MAX_EMPTY_PAGES: usize = 64;
+
+/// Guards one paginated LIST against a server (or proxy) that would never end it: a continue
+/// token it gave before, pages in a row with nothing in them, or more pages than any real list
+/// has. `--request-timeout` bounds each page; this bounds them all.
+#[derive(Default)]
+struct Pages {
+    /// Hashes of the tokens given so far (a token can be large; its hash is 8 bytes).
+    tokens: std::collections::HashSet<u64>,
+    pages: usize,
+    empty: usize,
+}
+
+impl Pages {
+    /// Takes the continue token a page gave: `Err` says why the list would never end.
+    fn token(&mut self, server: &str, token: &str) -> Result<(), String> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        token.hash(&mut h);
+        self.pages += 1;
+        if !self.tokens.insert(h.finish()) {
+            return Err(format!("{server} gave page {} the continue token of an earlier page: the list would never end", self.pages));
+        }
+        if self.pages >= MAX_PAGES {
+            return Err(format!("{server} still had more after {MAX_PAGES} pages: the list is taken never to end"));
+        }
+        Ok(())
+    }
+
+    /// Takes the number of items of a page that asks for more.
+    fn items(&mut self, server: &str, n: usize) -> Result<(), String> {
+        self.empty = if n == 0 { self.empty + 1 } else { 0 };
+        if self.empty > MAX_EMPTY_PAGES {
+            return Err(format!("{server} gave {} pages in a row with no item, each asking for more: the list would never end", self.empty));
+        }
+        Ok(())
+    }
+}
+
 /// Lists every object, a page at a time.
 pub async fn list_all<K>(api: Api<K>, what: String, server: String, timeout: Option<Duration>) -> Result<Vec<K>, ReadError>
 where
@@ -258,11 +303,17 @@ where
 {
     let mut lp = ListParams::default().limit(page_size());
     let mut out = Vec::new();
+    let mut pages = Pages::default();
+    let endless = |message: String| ReadError { what: what.clone(), forbidden: false, unreachable: true, message };
     loop {
         let page = within(timeout, api.list(&lp)).await.map_err(|e| read_error(&server, what.clone(), e))?;
+        let n = page.items.len();
         out.extend(page.items);
         match page.metadata.continue_ {
-            Some(c) if !c.is_empty() => lp = lp.continue_token(&c),
+            Some(c) if !c.is_empty() => {
+                pages.token(&server, &c).and_then(|()| pages.items(&server, n)).map_err(endless)?;
+                lp = lp.continue_token(&c);
+            }
             _ => break,
         }
     }
@@ -418,11 +469,14 @@ async fn list_pages(conn: &Conn, url_path: String, what: String, mut each: impl 
         })
     };
     let failed = |e: String| ReadError { what: what.clone(), forbidden: false, unreachable: false, message: e };
+    let endless = |message: String| ReadError { what: what.clone(), forbidden: false, unreachable: true, message };
+    let mut pages = Pages::default();
     let mut next = Some(fetch(None));
     while let Some(task) = next.take() {
         let text = task.await.map_err(|e| failed(e.to_string()))?.map_err(|e| read_error(&conn.server, what.clone(), e))?;
         let early = continue_token(&text);
         if let Some(c) = &early {
+            pages.token(&conn.server, c).map_err(endless)?;
             next = Some(fetch(Some(c)));
         }
         let page = tokio::task::spawn_blocking(move || serde_json::from_str::<SlimPage>(&text))
@@ -430,7 +484,13 @@ async fn list_pages(conn: &Conn, url_path: String, what: String, mut each: impl 
             .map_err(|e| failed(e.to_string()))?
             .map_err(|e| read_error(&conn.server, what.clone(), RequestError::Kube(kube::Error::SerdeError(e))))?;
         if early.is_none() {
-            next = page.next.as_deref().filter(|c| !c.is_empty()).map(|c| fetch(Some(c)));
+            if let Some(c) = page.next.as_deref().filter(|c| !c.is_empty()) {
+                pages.token(&conn.server, c).map_err(endless)?;
+                next = Some(fetch(Some(c)));
+            }
+        }
+        if next.is_some() {
+            pages.items(&conn.server, page.items.len()).map_err(endless)?;
         }
         page.items.into_iter().for_each(&mut each);
     }

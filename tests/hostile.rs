@@ -381,3 +381,57 @@ fn a_walked_directory_reads_regular_files_only() {
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout).matches("\"kind\": \"Pod\"").count(), 1, "{}", text(&o.stdout));
 }
+
+/// Answers every request on the connection (up to 500) with `body`, keeping it open.
+fn answer_always(mut s: std::net::TcpStream, body: &str) {
+    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut buf = [0u8; 8192];
+    for _ in 0..500 {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len());
+        if s.write_all(head.as_bytes()).and_then(|()| s.write_all(body.as_bytes())).is_err() {
+            return;
+        }
+    }
+}
+
+#[test]
+fn a_list_that_never_ends_is_an_error_naming_the_server() {
+    // Every page names the same next page: each request is quick, the list endless.
+    let same = fake_server(64, |s| answer_always(s, r#"{"kind":"List","apiVersion":"v1","metadata":{"continue":"again"},"items":[]}"#));
+    let d = scratch("same-token");
+    let k = kubeconfig_for(&d, &same);
+    for args in [vec!["describe"], vec!["snapshot", "-n", "default"]] {
+        let mut cmd = bin();
+        cmd.args(&args).args(["--kubeconfig", &k, "--request-timeout", "5s"]);
+        let o = output_within(cmd, Duration::from_secs(20));
+        let err = text(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(&format!("{same} gave page 2 the continue token of an earlier page: the list would never end")), "{args:?}: {err}");
+    }
+    // Every page empty, each naming a new next page.
+    let fresh = fake_server(64, |mut s| {
+        let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut buf = [0u8; 8192];
+        for i in 0..500 {
+            if !matches!(s.read(&mut buf), Ok(n) if n > 0) {
+                return;
+            }
+            let body = format!(r#"{{"kind":"List","apiVersion":"v1","metadata":{{"continue":"t{i}-{:?}"}},"items":[]}}"#, std::thread::current().id());
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len());
+            if s.write_all(head.as_bytes()).and_then(|()| s.write_all(body.as_bytes())).is_err() {
+                return;
+            }
+        }
+    });
+    let k = kubeconfig_for(&d, &fresh);
+    let mut cmd = bin();
+    cmd.args(["describe", "--kubeconfig", &k, "--request-timeout", "5s"]);
+    let o = output_within(cmd, Duration::from_secs(20));
+    let err = text(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.contains(&format!("{fresh} gave 65 pages in a row with no item, each asking for more")), "{err}");
+}
