@@ -98,12 +98,29 @@ pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, Str
     }
     let namespace = namespace.map(str::to_string).unwrap_or_else(|| config.default_namespace.clone());
     let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
+    // A server asking to be asked again (429, 503, 504) is, a bounded number of times: the
+    // client's own default honours any Retry-After and waits up to 1000 s between 15 tries,
+    // so a server answering 429 for ever held the command for ever.
+    config.default_retry = false;
+    let retry = tower::retry::RetryLayer::new(retry_policy());
     // Every response body is read through a cap, so a server streaming without end fails
     // with an error instead of filling memory.
     let limit = tower::util::MapResponseLayer::new(capped_body);
     let builder = kube::client::ClientBuilder::try_from(config).map_err(|e| format!("cannot build a client: {e}"))?;
-    let client = builder.with_layer(&limit).build();
+    // Repeating needs a service it can clone: a buffer in front of the client's own stack.
+    let client = builder.with_layer(&tower::buffer::BufferLayer::new(256)).with_layer(&retry).with_layer(&limit).build();
     Ok(Conn { client, namespace, server, timeout })
+}
+
+/// Tries after the first of a request the server asks to repeat (429, 503, 504), as many
+/// as kubectl's client makes.
+const RETRIES: u32 = 10;
+
+/// How a request the server asks to repeat is repeated: [`RETRIES`] times, 20 ms after the
+/// first answer, then twice as long each time up to 200 ms: about 1.5 s in all, whatever
+/// Retry-After says. Then the server's last answer is the error.
+fn retry_policy() -> kube::client::retry::RetryPolicy {
+    kube::client::retry::RetryPolicy::new(Duration::from_millis(20), Duration::from_millis(200), RETRIES, false).expect("valid backoff")
 }
 
 /// A response whose body stops with an error past the input cap.

@@ -435,3 +435,34 @@ fn a_list_that_never_ends_is_an_error_naming_the_server() {
     assert_eq!(code(&o), 2, "{err}");
     assert!(err.contains(&format!("{fresh} gave 65 pages in a row with no item, each asking for more")), "{err}");
 }
+
+#[test]
+fn a_server_that_always_says_retry_later_is_asked_ten_more_times_then_believed() {
+    static ASKED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let server = fake_server(64, |mut s| {
+        let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut buf = [0u8; 8192];
+        let body = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Too many requests, please try again later.","reason":"TooManyRequests","code":429}"#;
+        for _ in 0..100 {
+            if !matches!(s.read(&mut buf), Ok(n) if n > 0) {
+                return;
+            }
+            ASKED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            // Retry-After of a day: the client must not wait for it.
+            let head =
+                format!("HTTP/1.1 429 Too Many Requests\r\nRetry-After: 86400\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len());
+            if s.write_all(head.as_bytes()).and_then(|()| s.write_all(body.as_bytes())).is_err() {
+                return;
+            }
+        }
+    });
+    let d = scratch("retry-later");
+    let k = kubeconfig_for(&d, &server);
+    let mut cmd = bin();
+    cmd.args(["describe", "--kubeconfig", &k]);
+    let o = output_within(cmd, Duration::from_secs(10));
+    let err = text(&o.stderr);
+    assert_eq!(code(&o), 1, "{err}");
+    assert!(err.contains("Too many requests, please try again later."), "{err}");
+    assert_eq!(ASKED.load(std::sync::atomic::Ordering::SeqCst), 11, "the first request and ten more");
+}
