@@ -1,6 +1,8 @@
 //! Property tests: generated and mutated manifests, state files and quantities go through
 //! parse -> decode -> check -> render (the library), and a handful through the binary. None
-//! may panic, each must end within a generous bound, and the exit status is always 0, 1 or 2.
+//! may panic; each runs under a deadline that fails the test (a hang is caught, not waited
+//! for); the reports must agree with the exit status (the JSON's outcomes), and the binary's
+//! status is one the exit-code rule documents.
 //!
 //! Seeds are the conformance cases' manifests and states; mutations insert, delete and
 //! replace bytes with ones that matter to YAML and to names (indentation, anchors, quotes,
@@ -148,32 +150,82 @@ fn decode_all(file: &str, text: &str) -> Result<Vec<Object>, ()> {
     docs.iter().map(|d| decode(d).map_err(|_| ())).collect()
 }
 
-/// The library's pipeline, as `check --state` runs it; the exit status it would give.
-fn pipeline(manifest: &str, state: &str) -> i32 {
-    let Ok(state_objs) = decode_all("state.yaml", state) else { return 2 };
-    let Ok(objs) = decode_all("m.yaml", manifest) else { return 2 };
+/// The library's pipeline, as `check --state` runs it: the exit status it would give, or
+/// what is wrong with its reports (a control character in the text, JSON that does not parse
+/// or whose documents disagree with the status).
+fn pipeline(manifest: &str, state: &str) -> Result<i32, String> {
+    let Ok(state_objs) = decode_all("state.yaml", state) else { return Ok(2) };
+    let Ok(objs) = decode_all("m.yaml", manifest) else { return Ok(2) };
     if objs.is_empty() {
-        return 2;
+        return Ok(2);
     }
     let mut st = ClusterState::from_objects(state_objs, "default");
     let opts = CheckOptions { namespace: "default".into(), limited: vec![], nodes: Some(3), ..CheckOptions::default() };
     let mut r = check::check(&mut st, objs, &opts);
     report::explain(&mut r, &st);
+    let code = r.exit_code();
     for output in [Output::Text, Output::Json, Output::Yaml] {
         let text = render(&r, output, false);
-        if output == Output::Text {
-            assert!(!text.contains('\x1b'), "control characters reach the text report: {text:?}");
+        if output == Output::Text && text.contains('\x1b') {
+            return Err(format!("control characters reach the text report: {text:?}"));
+        }
+        if output == Output::Json {
+            let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("the JSON report does not parse ({e}): {text}"))?;
+            let outcomes: Vec<&str> = v["documents"].as_array().into_iter().flatten().map(|d| d["outcome"].as_str().unwrap_or("none")).collect();
+            let clean = outcomes.iter().all(|o| *o == "admitted");
+            if outcomes.is_empty() || clean != (code == 0) {
+                return Err(format!("exit status {code} but outcomes {outcomes:?}"));
+            }
         }
     }
     let _ = render(&r, Output::Text, true);
-    r.exit_code()
+    Ok(code)
 }
 
-fn bounded<T>(what: &str, f: impl FnOnce() -> T) -> T {
+/// Runs `f` on its own thread and fails the test if it has not ended within [`BOUND`]: a
+/// hang is caught, not waited for (the stuck thread is left behind; the test has failed).
+fn bounded<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    // The main thread's stack: a deep document must not overflow a smaller one.
+    std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .unwrap();
+    match rx.recv_timeout(BOUND) {
+        Ok(out) => out,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("{what} still ran after {BOUND:?}"),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("{what} panicked"),
+    }
+}
+
+/// Runs the command, killing it and failing the test if it has not ended within [`BOUND`].
+fn output_within(mut cmd: Command) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    // Read both pipes as the command runs, or a large report would block it.
+    let reader = |mut r: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut b = Vec::new();
+            let _ = r.read_to_end(&mut b);
+            b
+        })
+    };
+    let stdout = reader(Box::new(child.stdout.take().unwrap()));
+    let stderr = reader(Box::new(child.stderr.take().unwrap()));
     let start = Instant::now();
-    let out = f();
-    assert!(start.elapsed() < BOUND, "{what} took {:?}", start.elapsed());
-    out
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > BOUND {
+            let _ = child.kill();
+            panic!("{cmd:?} still ran after {BOUND:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    std::process::Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() }
 }
 
 fn runner(cases: u32) -> TestRunner {
@@ -188,9 +240,9 @@ fn mutated_manifests_never_panic_or_hang() {
     let strategy = (0..manifests.len(), 0..states.len(), edits());
     runner(400)
         .run(&strategy, |(m, s, e)| {
-            let text = apply(&manifests[m], &e);
-            let code = bounded("a mutated manifest", || pipeline(&text, &states[s]));
-            prop_assert!(matches!(code, 0..=2));
+            let (text, state) = (apply(&manifests[m], &e), states[s].clone());
+            let got = bounded("a mutated manifest", move || pipeline(&text, &state));
+            prop_assert!(got.is_ok(), "{}", got.unwrap_err());
             Ok(())
         })
         .unwrap();
@@ -204,9 +256,9 @@ fn mutated_states_never_panic_or_hang() {
     let strategy = (0..manifests.len(), 0..states.len(), edits());
     runner(300)
         .run(&strategy, |(m, s, e)| {
-            let text = apply(&states[s], &e);
-            let code = bounded("a mutated state", || pipeline(&manifests[m], &text));
-            prop_assert!(matches!(code, 0..=2));
+            let (manifest, text) = (manifests[m].clone(), apply(&states[s], &e));
+            let got = bounded("a mutated state", move || pipeline(&manifest, &text));
+            prop_assert!(got.is_ok(), "{}", got.unwrap_err());
             Ok(())
         })
         .unwrap();
@@ -248,8 +300,9 @@ fn generated_manifests_never_panic_or_hang() {
     let states = seeds("state.yaml");
     runner(300)
         .run(&(generated_manifest(), 0..states.len()), |(m, s)| {
-            let code = bounded("a generated manifest", || pipeline(&m, &states[s]));
-            prop_assert!(matches!(code, 0..=2));
+            let state = states[s].clone();
+            let got = bounded("a generated manifest", move || pipeline(&m, &state));
+            prop_assert!(got.is_ok(), "{}", got.unwrap_err());
             Ok(())
         })
         .unwrap();
@@ -285,14 +338,9 @@ fn a_handful_through_the_binary_exit_with_a_documented_status() {
             std::fs::write(dir.join("m.yaml"), &manifest).unwrap();
             std::fs::write(dir.join("s.yaml"), &state).unwrap();
             for output in ["text", "json", "yaml"] {
-                let o = bounded("the binary", || {
-                    Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
-                        .args(["check", "-f", "m.yaml", "--state", "s.yaml", "--nodes", "3", "-o", output])
-                        .current_dir(&dir)
-                        .env("NO_COLOR", "1")
-                        .output()
-                        .unwrap()
-                });
+                let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
+                cmd.args(["check", "-f", "m.yaml", "--state", "s.yaml", "--nodes", "3", "-o", output]).current_dir(&dir).env("NO_COLOR", "1");
+                let o = output_within(cmd);
                 let err = String::from_utf8_lossy(&o.stderr);
                 // 0 fits, 1 refused, 2 bad input, 3 incomplete (a mutated state may
                 // cover only other namespaces): never a crash or a signal.
