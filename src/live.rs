@@ -246,10 +246,61 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+impl ReadError {
+    /// The error naming the server it came from: an API error does not by itself (a transport
+    /// error's message already does).
+    pub fn on(mut self, server: &str) -> ReadError {
+        if !self.unreachable {
+            self.what = format!("{} on {server}", self.what);
+        }
+        self
+    }
+}
+
 fn read_error(server: &str, what: String, e: RequestError) -> ReadError {
     match e {
-        RequestError::Kube(kube::Error::Api(s)) => ReadError { what, forbidden: s.code == 403, unreachable: false, message: s.message.clone() },
+        RequestError::Kube(kube::Error::Api(s)) => ReadError { what, forbidden: s.code == 403, unreachable: false, message: status_message(&s) },
         other => ReadError { what, forbidden: false, unreachable: true, message: transport_message(server, &other) },
+    }
+}
+
+/// What an error answer says, never nothing: a Status's message (with its reason, as kubectl
+/// prints it, when that is not already in the message); a body that is a Status the client
+/// could not read, read leniently; any other body quoted (its start); none, the HTTP status.
+fn status_message(s: &kube::core::Status) -> String {
+    // The HTTP status, when the answer says it (a Status without `code` does not).
+    let http = || match http::StatusCode::from_u16(s.code) {
+        _ if s.code == 0 => "an error".to_string(),
+        Ok(c) => format!("HTTP {c}"),
+        Err(_) => format!("HTTP {}", s.code),
+    };
+    // The client's stand-in for a body that is not a Status it could read.
+    const UNREAD: &str = "Failed to parse error data";
+    if s.reason != UNREAD {
+        return match (s.message.trim(), s.reason.as_str()) {
+            ("", "") => format!("the server answered {} with no message", http()),
+            ("", reason) => format!("the server answered {} ({reason}) with no message", http()),
+            (m, _) => m.to_string(),
+        };
+    }
+    let body = s.message.trim();
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
+        let field = |k: &str| v.get(k).and_then(serde_json::Value::as_str).map(str::trim).filter(|m| !m.is_empty());
+        if let Some(m) = field("message") {
+            return match field("reason") {
+                Some(r) => format!("Error from server ({r}): {m}"),
+                None => m.to_string(),
+            };
+        }
+    }
+    match body {
+        "" => format!("the server answered {} with an empty body", http()),
+        b => {
+            let line: String = b.split_whitespace().collect::<Vec<_>>().join(" ");
+            let cut: String = line.chars().take(200).collect();
+            let more = if cut.len() < line.len() { " ..." } else { "" };
+            format!("the server answered {} with a body that is not a Status: {cut}{more}", http())
+        }
     }
 }
 
@@ -1039,13 +1090,7 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
                 not_read.push(format!("{}.{group}", k.plural));
                 continue;
             }
-            Err(mut e) => {
-                // An API error does not name the server by itself; a transport error does.
-                if !e.unreachable {
-                    e.what = format!("{} on {}", e.what, conn.server);
-                }
-                return Err(e);
-            }
+            Err(e) => return Err(e.on(&conn.server)),
         };
         let mut values: Vec<serde_json::Value> = items
             .into_iter()
@@ -1078,12 +1123,7 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
             notes.push(format!("{e}; the snapshot records that it does not know which namespaces exist"));
             not_read.push("namespaces.core".into());
         }
-        Err(mut e) => {
-            if !e.unreachable {
-                e.what = format!("{} on {}", e.what, conn.server);
-            }
-            return Err(e);
-        }
+        Err(e) => return Err(e.on(&conn.server)),
     }
     let server_version = match version.await.map_err(|e| e.to_string()).and_then(|r| r) {
         Ok((raw, _)) => Some(raw),

@@ -466,3 +466,45 @@ fn a_server_that_always_says_retry_later_is_asked_ten_more_times_then_believed()
     assert!(err.contains("Too many requests, please try again later."), "{err}");
     assert_eq!(ASKED.load(std::sync::atomic::Ordering::SeqCst), 11, "the first request and ten more");
 }
+
+#[test]
+fn a_server_s_error_answer_always_names_the_server_and_a_cause() {
+    fn answer(mut s: std::net::TcpStream, status: &str, body: &str) {
+        read_request(&mut s);
+        let head = format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+        let _ = s.write_all(head.as_bytes()).and_then(|()| s.write_all(body.as_bytes()));
+    }
+    type Serve = fn(std::net::TcpStream);
+    let cases: [(Serve, &str); 4] = [
+        (|s| answer(s, "503 Service Unavailable", ""), "the server answered HTTP 503 Service Unavailable with an empty body"),
+        (
+            |s| answer(s, "502 Bad Gateway", "<html><body>\n<h1>502 Bad Gateway</h1>\n</body></html>"),
+            "the server answered HTTP 502 Bad Gateway with a body that is not a Status: <html><body> <h1>502 Bad Gateway</h1> </body></html>",
+        ),
+        // A Status the client's types cannot read (a code as a string): read leniently.
+        (
+            |s| {
+                answer(
+                    s,
+                    "500 Internal Server Error",
+                    r#"{"kind":"Status","status":"Failure","message":"etcdserver: request timed out","reason":"InternalError","code":"500"}"#,
+                )
+            },
+            "Error from server (InternalError): etcdserver: request timed out",
+        ),
+        (|s| answer(s, "500 Internal Server Error", r#"{"foo":"bar"}"#), "the server answered an error with no message"),
+    ];
+    let d = scratch("server-errors");
+    for (serve, want) in cases {
+        let server = fake_server(1000, serve);
+        let k = kubeconfig_for(&d, &server);
+        for args in [vec!["describe"], vec!["check", "-f", "examples/app.yaml"]] {
+            let mut cmd = bin();
+            cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args(&args).args(["--kubeconfig", &k]);
+            let o = output_within(cmd, Duration::from_secs(20));
+            let err = text(&o.stderr);
+            assert!(matches!(code(&o), 1 | 2), "{args:?}: {err}");
+            assert!(err.contains(&format!("cannot list resourcequotas in namespace \"default\" on {server}: {want}")), "{args:?}: {err}");
+        }
+    }
+}

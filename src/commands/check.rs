@@ -316,6 +316,7 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let mut objs = load_manifests(&args.filename, args.recursive)?;
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
     let live::LiveState { mut state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| {
+        let e = e.on(&conn.server);
         Fatal::input(if e.forbidden {
             format!("{e}\nthe check cannot decide anything without the quotas: it needs `list` on resourcequotas (the `view` ClusterRole has it)")
         } else {

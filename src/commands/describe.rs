@@ -73,9 +73,10 @@ pub async fn run(g: &GlobalFlags, args: &DescribeArgs) -> Result<i32, Fatal> {
         let ns = (!args.all_namespaces).then_some(conn.namespace.as_str());
         // Each quota becomes its view as its page arrives: the objects are never all held.
         let mut views = Vec::new();
-        live::for_each_quota(&conn, ns, |o| views.extend(view_of(args, &o, &conn.namespace)))
-            .await
-            .map_err(|e| Fatal(e.to_string(), if e.unreachable { 2 } else { 1 }))?;
+        live::for_each_quota(&conn, ns, |o| views.extend(view_of(args, &o, &conn.namespace))).await.map_err(|e| {
+            let code = if e.unreachable { 2 } else { 1 };
+            Fatal(e.on(&conn.server).to_string(), code)
+        })?;
         (views, conn.namespace.clone())
     } else {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
