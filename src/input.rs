@@ -137,22 +137,23 @@ fn for_each_document<S: AsRef<str>>(
 
 /// Objects decoded one document at a time, with every document's error kept.
 #[derive(Default)]
-struct Decoder {
-    objects: Vec<objects::Object>,
+/// Decodes documents, handing each object to `each` and keeping every error.
+struct Decoder<F> {
+    each: F,
     errors: Vec<String>,
 }
 
-impl Decoder {
+impl<F: FnMut(objects::Object)> Decoder<F> {
     fn add(&mut self, d: &Document) {
         match objects::decode(d) {
-            Ok(o) => self.objects.push(o),
+            Ok(o) => (self.each)(o),
             Err(e) => self.errors.push(e.to_string()),
         }
     }
 
-    fn finish(self) -> Result<Vec<objects::Object>, Fatal> {
+    fn finish(self) -> Result<(), Fatal> {
         if self.errors.is_empty() {
-            Ok(self.objects)
+            Ok(())
         } else {
             Err(Fatal::input(self.errors.join("\nerror: ")))
         }
@@ -166,13 +167,22 @@ impl Decoder {
 /// Reading (the YAML parse) runs on a second thread, a few documents ahead of decoding on
 /// this one: the two take about the same time, and nothing else runs before the check.
 pub fn load_objects<S: AsRef<str> + Sync>(paths: &[S], recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
-    load(paths, recursive, false).map(|(objects, _)| objects)
+    let mut objects = Vec::new();
+    load_each(paths, recursive, false, |o| objects.push(o))?;
+    Ok(objects)
 }
 
-/// [`load_objects`], and what `kubectl quota snapshot` recorded in each file read (see
+/// [`load_objects`], each object handed to `each` as soon as it is decoded, so that none has
+/// to be held (`describe --state` keeps only what it shows of a quota). Every decoding error
+/// is still reported, once everything is read.
+pub fn for_each_object<S: AsRef<str> + Sync>(paths: &[S], recursive: bool, each: impl FnMut(objects::Object)) -> Result<(), Fatal> {
+    load_each(paths, recursive, false, each).map(|_| ())
+}
+
+/// [`for_each_object`], and what `kubectl quota snapshot` recorded in each file read (see
 /// [`Recorded`]).
-fn load<S: AsRef<str> + Sync>(paths: &[S], recursive: bool, recorded: bool) -> Result<(Vec<objects::Object>, Vec<Recorded>), Fatal> {
-    let mut decoder = Decoder::default();
+fn load_each<S: AsRef<str> + Sync>(paths: &[S], recursive: bool, recorded: bool, each: impl FnMut(objects::Object)) -> Result<Vec<Recorded>, Fatal> {
+    let mut decoder = Decoder { each, errors: Vec::new() };
     let mut found = Vec::new();
     let record = |found: &mut Vec<Recorded>, file: &str, text: &str| {
         if recorded {
@@ -224,7 +234,8 @@ fn load<S: AsRef<str> + Sync>(paths: &[S], recursive: bool, recorded: bool) -> R
             Err(panic) => std::panic::resume_unwind(panic),
         }
     })?;
-    Ok((decoder.finish()?, found))
+    decoder.finish()?;
+    Ok(found)
 }
 
 /// The reading thread's stack: the main thread's usual 8 MiB, as the parsers' recursion
@@ -279,7 +290,8 @@ pub struct State {
 
 /// Reads `--state` files: their objects, and what each snapshot among them recorded.
 pub fn load_state(paths: &[String]) -> Result<State, Fatal> {
-    let (objects, recorded) = load(paths, false, true)?;
+    let mut objects = Vec::new();
+    let recorded = load_each(paths, false, true, |o| objects.push(o))?;
     Ok(State { objects, recorded })
 }
 

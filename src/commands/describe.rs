@@ -9,7 +9,7 @@ use kubectl_quota_engine::report::quota_view::{self, QuotaView};
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::load_objects;
+use crate::input::for_each_object;
 use crate::live;
 use crate::render::describe::write_text;
 
@@ -80,15 +80,14 @@ pub async fn run(g: &GlobalFlags, args: &DescribeArgs) -> Result<i32, Fatal> {
         (views, conn.namespace.clone())
     } else {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
-        let views = load_objects(&args.state, false)?
-            .into_iter()
-            .map(|mut o| {
-                o.meta.namespace.get_or_insert_with(|| namespace.clone());
-                o
-            })
-            .filter(|o| args.all_namespaces || o.meta.namespace.as_deref() == Some(namespace.as_str()))
-            .filter_map(|o| view_of(args, &o, &namespace))
-            .collect();
+        // Each quota becomes its view as it is decoded, as live: the objects are never all held.
+        let mut views = Vec::new();
+        for_each_object(&args.state, false, |mut o| {
+            o.meta.namespace.get_or_insert_with(|| namespace.clone());
+            if args.all_namespaces || o.meta.namespace.as_deref() == Some(namespace.as_str()) {
+                views.extend(view_of(args, &o, &namespace));
+            }
+        })?;
         (views, namespace)
     };
     describe_views(args, views, &namespace)
