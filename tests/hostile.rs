@@ -163,6 +163,31 @@ fn an_endless_list_ends_at_the_body_cap() {
 }
 
 #[test]
+fn endless_lists_read_at_once_share_one_cap() {
+    // check LISTs quotas, LimitRanges and the cluster-scoped kinds at once: every one endless.
+    // The cap counts what all bodies being read hold together (bench/hostile.sh measures the
+    // memory: about the cap, not the cap per LIST).
+    let server = fake_server(64, |mut s| {
+        read_request(&mut s);
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+        let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, " ".repeat(64 * 1024));
+        for _ in 0..1024 {
+            if s.write_all(chunk.as_bytes()).is_err() {
+                return;
+            }
+        }
+    });
+    let d = scratch("endless-all");
+    let k = kubeconfig_for(&d, &server);
+    let mut cmd = bin();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args(["check", "-f", "examples/app.yaml", "--kubeconfig", &k]).env("KUBECTL_QUOTA_MAX_INPUT_BYTES", "4194304");
+    let o = output_within(cmd, Duration::from_secs(20));
+    let err = text(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.contains(&server) && err.contains("length limit exceeded"), "{err}");
+}
+
+#[test]
 fn request_timeout_bounds_the_whole_request() {
     // Headers at once, then a body that trickles forever: each read is quick, the whole is not.
     let server = fake_server(4, |mut s| {
