@@ -533,3 +533,22 @@ fn a_server_s_error_answer_always_names_the_server_and_a_cause() {
         }
     }
 }
+
+#[test]
+fn an_object_larger_than_the_server_reads_is_refused_with_its_words() {
+    // 120,000 containers: about 3.6 MB as the JSON kubectl sends, over the API server's 3 MiB.
+    let containers: String = (0..120_000).map(|i| format!("  - {{name: c{i}, image: x}}\n")).collect();
+    let d = scratch("too-large");
+    let m = write(&d, "big.yaml", format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: big}}\nspec:\n  containers:\n{containers}"));
+    let s = write(&d, "state.yaml", STATE);
+    let mut cmd = bin();
+    cmd.args(["check", "-f", &m, "--state", &s, "-o", "json"]);
+    let o = output_within(cmd, Duration::from_secs(20));
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("\"message\": \"Request entity too large: limit is 3145728\"") && out.contains("\"reason\": \"tooLarge\""),
+        "{}",
+        &out[..out.len().min(2000)]
+    );
+}

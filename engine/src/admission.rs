@@ -73,6 +73,8 @@ pub enum RefusalReason {
     NamespaceNotFound,
     /// kubectl refuses before sending: the object names another namespace than `-n`.
     NamespaceMismatch,
+    /// The object is larger than the server reads (413 `Request entity too large`).
+    TooLarge,
 }
 
 /// A refusal: the server's message (what follows `is forbidden: `) and what caused it.
@@ -215,6 +217,7 @@ fn refusal(reason: RefusalReason, quota: Option<&str>, resources: Vec<String>, m
             | RefusalReason::NotServed
             | RefusalReason::NamespaceNotFound
             | RefusalReason::NamespaceMismatch
+            | RefusalReason::TooLarge
     );
     Refusal { reason, quota: quota.map(str::to_string), resources, message, forbidden, alternatives: vec![] }
 }

@@ -828,8 +828,13 @@ impl<'a> Checker<'a> {
     /// object that names another namespace than an explicit `-n`; the server refuses one whose
     /// namespace does not exist (when the state knows which exist).
     fn namespace_refusal(&self, obj: &Object, ns: &str) -> Option<Decision> {
+        let too_large = || {
+            obj.meta
+                .too_large
+                .then(|| Decision::refused(RefusalReason::TooLarge, format!("Request entity too large: limit is {}", crate::objects::MAX_REQUEST_BODY_BYTES)))
+        };
         if !obj.type_info.namespaced {
-            return None;
+            return too_large();
         }
         if let Some(own) = obj.meta.namespace.as_deref().filter(|own| self.opts.enforce_namespace && *own != self.opts.namespace) {
             return Some(Decision::refused(
@@ -839,6 +844,10 @@ impl<'a> Checker<'a> {
                     self.opts.namespace
                 ),
             ));
+        }
+        // The server reads the body (and stops at its limit) before it looks for the namespace.
+        if let Some(refused) = too_large() {
+            return Some(refused);
         }
         let known = self.state.namespaces.as_ref()?;
         (!known.contains_key(ns)).then(|| Decision::refused(RefusalReason::NamespaceNotFound, format!("namespaces {ns:?} not found")))

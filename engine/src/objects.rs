@@ -68,6 +68,34 @@ pub struct Meta {
     pub annotations: BTreeMap<String, String>,
     pub resource_version: Option<String>,
     pub creation_timestamp: Option<String>,
+    /// The object is larger, as the JSON kubectl sends, than the API server reads
+    /// ([`MAX_REQUEST_BODY_BYTES`]): it was not decoded further than its name, and the server
+    /// refuses it before anything else looks at it.
+    pub too_large: bool,
+}
+
+/// The most bytes of a request body the API server reads (`--max-request-body-bytes`, 3 MiB
+/// by default); past it the answer is `Request entity too large: limit is 3145728` (413).
+pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// Whether the object, as compact JSON (what kubectl sends), is larger than
+/// [`MAX_REQUEST_BODY_BYTES`]; the count stops as soon as it is.
+fn larger_than_a_request(v: &Value) -> bool {
+    /// Counts bytes, failing once past the limit so that encoding stops there.
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            if self.0 > MAX_REQUEST_BODY_BYTES {
+                return Err(std::io::Error::other("too large"));
+            }
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(&mut Counter(0), v).is_err()
 }
 
 /// A container's resources.
@@ -513,6 +541,7 @@ fn meta(m: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Meta {
         annotations: m.annotations.unwrap_or_default(),
         resource_version: m.resource_version.filter(|v| !v.is_empty()),
         creation_timestamp: m.creation_timestamp.map(|t| t.0.to_string()),
+        too_large: false,
     }
 }
 
@@ -957,6 +986,13 @@ pub fn decode(doc: &Document) -> Result<Object, InputError> {
         return Err(InputError::at(&doc.origin, Some(field.into()), "Required value: every object needs apiVersion and kind"));
     };
     let ti = type_info(api_version, kind);
+    if larger_than_a_request(v) {
+        // The server reads no further than its limit: only what names the object is taken.
+        let field = |k: &str| v.get("metadata").and_then(|m| m.get(k)).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+        let name = field("name").or_else(|| field("generateName").map(|g| format!("{g}<generated>"))).unwrap_or_else(|| "<unnamed>".into());
+        let meta = Meta { name, namespace: field("namespace"), too_large: true, ..Meta::default() };
+        return Ok(Object { origin: doc.origin.clone(), type_info: ti, meta, body: Body::Other });
+    }
     let (meta, body) = body(&ti, v).map_err(|(field, msg)| InputError::at(&doc.origin, (!field.is_empty()).then_some(field), msg))?;
     if meta.name.is_empty() {
         return Err(InputError::at(&doc.origin, Some("metadata.name".into()), "Required value: name or generateName is required"));
