@@ -11,7 +11,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kubectl_quota::render::check::{render, Output};
 use kubectl_quota_engine::check::{self, CheckOptions, ClusterState};
@@ -20,6 +20,10 @@ use kubectl_quota_engine::objects::{decode, Object};
 use kubectl_quota_engine::quantity::Quantity;
 use kubectl_quota_engine::report;
 use proptest::prelude::*;
+
+#[path = "support/deadline.rs"]
+mod deadline;
+use deadline::output_within;
 use proptest::test_runner::{Config, TestRunner};
 
 /// Far above any honest case (they take milliseconds); only a hang or a blow-up reaches it.
@@ -200,34 +204,6 @@ fn bounded<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static
     }
 }
 
-/// Runs the command, killing it and failing the test if it has not ended within [`BOUND`].
-fn output_within(mut cmd: Command) -> std::process::Output {
-    use std::process::Stdio;
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    // Read both pipes as the command runs, or a large report would block it.
-    let reader = |mut r: Box<dyn std::io::Read + Send>| {
-        std::thread::spawn(move || {
-            let mut b = Vec::new();
-            let _ = r.read_to_end(&mut b);
-            b
-        })
-    };
-    let stdout = reader(Box::new(child.stdout.take().unwrap()));
-    let stderr = reader(Box::new(child.stderr.take().unwrap()));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > BOUND {
-            let _ = child.kill();
-            panic!("{cmd:?} still ran after {BOUND:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    std::process::Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() }
-}
-
 fn runner(cases: u32) -> TestRunner {
     TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() })
 }
@@ -340,7 +316,7 @@ fn a_handful_through_the_binary_exit_with_a_documented_status() {
             for output in ["text", "json", "yaml"] {
                 let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
                 cmd.args(["check", "-f", "m.yaml", "--state", "s.yaml", "--nodes", "3", "-o", output]).current_dir(&dir).env("NO_COLOR", "1");
-                let o = output_within(cmd);
+                let o = output_within(cmd, BOUND);
                 let err = String::from_utf8_lossy(&o.stderr);
                 // 0 fits, 1 refused, 2 bad input, 3 incomplete (a mutated state may
                 // cover only other namespaces): never a crash or a signal.

@@ -4,6 +4,10 @@
 //! they use in a release build is in bench/RESULTS.md ("Hostile input").
 
 use std::io::{Read, Write};
+
+#[path = "support/deadline.rs"]
+mod deadline;
+use deadline::output_within;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -141,19 +145,21 @@ fn read_request(s: &mut std::net::TcpStream) {
     let _ = s.read(&mut buf);
 }
 
+/// Answers with a body of spaces that does not end (at most 256 MiB, then gives up).
+fn serve_endless(mut s: std::net::TcpStream) {
+    read_request(&mut s);
+    let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, " ".repeat(64 * 1024));
+    for _ in 0..4096 {
+        if s.write_all(chunk.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
 #[test]
 fn an_endless_list_ends_at_the_body_cap() {
-    let server = fake_server(4, |mut s| {
-        read_request(&mut s);
-        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
-        let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, " ".repeat(64 * 1024));
-        // At most 256 MiB, then the server gives up on its own.
-        for _ in 0..4096 {
-            if s.write_all(chunk.as_bytes()).is_err() {
-                return;
-            }
-        }
-    });
+    let server = fake_server(4, serve_endless);
     let d = scratch("endless");
     let k = kubeconfig_for(&d, &server);
     let o = bin().args(["describe", "--kubeconfig", &k]).env("KUBECTL_QUOTA_MAX_INPUT_BYTES", "1048576").output().unwrap();
@@ -167,16 +173,7 @@ fn endless_lists_read_at_once_share_one_cap() {
     // check LISTs quotas, LimitRanges and the cluster-scoped kinds at once: every one endless.
     // The cap counts what all bodies being read hold together (bench/hostile.sh measures the
     // memory: about the cap, not the cap per LIST).
-    let server = fake_server(64, |mut s| {
-        read_request(&mut s);
-        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
-        let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, " ".repeat(64 * 1024));
-        for _ in 0..1024 {
-            if s.write_all(chunk.as_bytes()).is_err() {
-                return;
-            }
-        }
-    });
+    let server = fake_server(64, serve_endless);
     let d = scratch("endless-all");
     let k = kubeconfig_for(&d, &server);
     let mut cmd = bin();
@@ -362,20 +359,6 @@ fn create_prints_quantities_as_the_server_stores_them() {
     assert_refused_input(&o, "quantities must match the regular expression");
 }
 
-/// Runs the command, failing the test (and killing it) if it has not ended within `limit`.
-fn output_within(mut cmd: Command, limit: std::time::Duration) -> Output {
-    let mut child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("{cmd:?} still ran after {limit:?}");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
 #[test]
 fn a_walked_directory_reads_regular_files_only() {
     let d = scratch("fifo");
@@ -551,4 +534,22 @@ fn an_object_larger_than_the_server_reads_is_refused_with_its_words() {
         "{}",
         &out[..out.len().min(2000)]
     );
+}
+
+#[test]
+fn describe_state_over_many_namespaces_streams_and_shows_every_quota() {
+    // Each quota becomes its view as it is decoded (bench/hostile.sh measures 100,000 of them:
+    // under 1 s and 90 MB); here 20,000, under a deadline that only a hang would reach.
+    let state: String = (0..20_000).map(|i| STATE.replace("namespace: default", &format!("namespace: ns{i:05}")) + "---\n").collect();
+    let d = scratch("many-namespaces");
+    let s = write(&d, "state.yaml", state);
+    let mut cmd = bin();
+    cmd.args(["describe", "-A", "--state", &s]);
+    let o = output_within(cmd, Duration::from_secs(60));
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert_eq!(out.lines().filter(|l| l.starts_with("Namespace:")).count(), 20_000);
+    // In namespace order.
+    let first = out.find("ns00000").unwrap();
+    assert!(out.find("ns19999").is_some_and(|last| last > first));
 }
