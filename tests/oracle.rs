@@ -769,6 +769,22 @@ impl Differences {
         }
     }
 
+    /// The engine's answer to compare with the oracle's answer `a`, or `None` when there is
+    /// nothing to compare: the oracle failed (a difference), upstream's validation refuses the
+    /// object (counted in `invalid`), or the engine cannot decode it (a difference).
+    fn comparable(&mut self, label: &str, a: &Value, got: Result<Value, String>, request: &str, invalid: &mut usize) -> Option<Value> {
+        if let Some(e) = a.get("error") {
+            self.add(format!("{label}: oracle error"), format!("oracle: {e}\n    request {request}"));
+            return None;
+        }
+        if let Some(why) = a.get("invalid") {
+            *invalid += 1;
+            self.skip(why);
+            return None;
+        }
+        got.map_err(|e| self.add(format!("{label}: engine cannot decode"), format!("engine: {e}\n    request {request}"))).ok()
+    }
+
     fn add(&mut self, group: String, detail: String) {
         if let Some(d) = &mut self.dump {
             writeln!(d, "{}", json!({"group": group, "detail": detail})).unwrap();
@@ -832,22 +848,7 @@ fn engine_agrees_with_upstream_code() {
     let (mut invalid, mut invalid_admits) = (0, 0);
     for (i, ((c, a), got)) in cases.iter().zip(&usages).zip(engine_usages).enumerate() {
         let request = &usage_lines[i];
-        if let Some(e) = a.get("error") {
-            diffs.add(format!("{}: oracle error", c.label), format!("oracle: {e}\n    request {request}"));
-            continue;
-        }
-        if let Some(why) = a.get("invalid") {
-            invalid += 1;
-            diffs.skip(why);
-            continue;
-        }
-        let got = match got {
-            Ok(g) => g,
-            Err(e) => {
-                diffs.add(format!("{}: engine cannot decode", c.label), format!("engine: {e}\n    request {request}"));
-                continue;
-            }
-        };
+        let Some(got) = diffs.comparable(c.label, a, got, request, &mut invalid) else { continue };
         let want = json!({"ignored": a.get("ignored").cloned().unwrap_or(json!(false)), "usage": a["usage"]});
         if got != want {
             diffs.add(format!("{}: usage", c.label), format!("engine   {got}\n    upstream {want}\n    request {request}"));
@@ -904,22 +905,7 @@ fn engine_agrees_with_upstream_code() {
     let engine_admits = parallel_map(&admits, engine_admit);
     for ((((c, _, _), a), request), got) in admits.iter().zip(&answers).zip(&admit_lines).zip(engine_admits) {
         let label = format!("{} {:?}", c.label, c.op).to_lowercase();
-        if let Some(e) = a.get("error") {
-            diffs.add(format!("{label}: oracle error"), format!("oracle: {e}\n    request {request}"));
-            continue;
-        }
-        if let Some(why) = a.get("invalid") {
-            invalid_admits += 1;
-            diffs.skip(why);
-            continue;
-        }
-        let got = match got {
-            Ok(g) => g,
-            Err(e) => {
-                diffs.add(format!("{label}: engine cannot decode"), format!("engine: {e}\n    request {request}"));
-                continue;
-            }
-        };
+        let Some(got) = diffs.comparable(&label, a, got, request, &mut invalid_admits) else { continue };
         let want = json!({"allowed": a["allowed"], "message": a["message"], "quotas": a["quotas"]});
         if got != want {
             diffs.add(format!("{label}: {}", admit_difference(&got, &want)), format!("engine   {got}\n    upstream {want}\n    request {request}"));
