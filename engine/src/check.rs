@@ -824,10 +824,10 @@ impl<'a> Checker<'a> {
         self.state
     }
 
-    /// What stops a namespaced object before admission for its namespace: kubectl refuses an
-    /// object that names another namespace than an explicit `-n`; the server refuses one whose
-    /// namespace does not exist (when the state knows which exist).
-    fn namespace_refusal(&self, obj: &Object, ns: &str) -> Option<Decision> {
+    /// What stops an object before admission: kubectl refuses a namespaced object that names
+    /// another namespace than an explicit `-n`; the server refuses one larger than it reads, then
+    /// one whose namespace does not exist (when the state knows which exist).
+    fn early_refusal(&self, obj: &Object, ns: &str) -> Option<Decision> {
         let too_large = || {
             obj.meta
                 .too_large
@@ -885,8 +885,8 @@ impl<'a> Checker<'a> {
             // Names, namespaces, labels and negative pod counts, as the server checks them.
             _ => crate::object_validation::invalid_message(&obj),
         };
-        let namespace_refusal = self.namespace_refusal(&obj, &ns);
-        let (decision, mutations) = match (&served, namespace_refusal, invalid) {
+        let early_refusal = self.early_refusal(&obj, &ns);
+        let (decision, mutations) = match (&served, early_refusal, invalid) {
             // kubectl finds no resource for the kind and sends nothing.
             (Served::No(note), _, _) => {
                 notes.push(note.clone());

@@ -143,9 +143,10 @@ pub struct ContainerStatusResources {
     pub limits: ResourceList,
     /// `allocatedResources`: what the kubelet has admitted.
     pub allocated: ResourceList,
-    /// Whether `resources`, `resources.requests`, `resources.limits` and `allocatedResources`
-    /// are there at all (an empty map is there): a view that is there, even empty, is what
-    /// the container has; one that is not falls back to the next.
+    /// Whether `resources`, `resources.requests` (so `resources` too), `resources.limits`
+    /// (likewise) and `allocatedResources` are there at all (an empty map is there): a view
+    /// that is there, even empty, is what the container has; one that is not falls back to
+    /// the next.
     pub has_resources: bool,
     pub has_requests: bool,
     pub has_limits: bool,

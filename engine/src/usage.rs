@@ -308,7 +308,12 @@ pub fn pod_level_resources_set(pod: &Pod) -> bool {
 
 /// `PodRequests`: aggregate container requests, overridden by pod-level requests, plus overhead.
 pub fn pod_requests(pod: &Pod) -> ResourceList {
-    let mut reqs = aggregate(pod, |c| &c.requests);
+    requests_of_pod(pod, aggregate(pod, |c| &c.requests))
+}
+
+/// The pod's requests from its containers' total `reqs`: pod-level requests replace what they
+/// set, and overhead is added.
+fn requests_of_pod(pod: &Pod, mut reqs: ResourceList) -> ResourceList {
     if pod_level_resources_set(pod) {
         for (k, v) in pod.pod_requests.iter().filter(|(k, _)| pod_level_supported(k)) {
             reqs.insert(k.clone(), v.clone());
@@ -321,7 +326,12 @@ pub fn pod_requests(pod: &Pod) -> ResourceList {
 /// `PodLimits`: aggregate container limits, overridden by pod-level limits; overhead is added
 /// only to limits that exist and are non-zero.
 pub fn pod_limits(pod: &Pod) -> ResourceList {
-    let mut limits = aggregate(pod, |c| &c.limits);
+    limits_of_pod(pod, aggregate(pod, |c| &c.limits))
+}
+
+/// The pod's limits from its containers' total `limits`: pod-level limits replace what they
+/// set, and overhead is added to limits that exist and are non-zero.
+fn limits_of_pod(pod: &Pod, mut limits: ResourceList) -> ResourceList {
     if pod_level_resources_set(pod) {
         for (k, v) in pod.pod_limits.iter().filter(|(k, _)| pod_level_supported(k)) {
             limits.insert(k.clone(), v.clone());
@@ -446,12 +456,12 @@ fn max_of_views(pod: &Pod) -> (ResourceList, ResourceList) {
         _ => fallback(&c.requests),
     });
     let actual = total(&|c, st| match st {
-        Some(st) if st.has_resources && st.has_requests => st.requests.clone(),
+        Some(st) if st.has_requests => st.requests.clone(),
         Some(st) if st.has_allocated => st.allocated.clone(),
         _ => fallback(&c.requests),
     });
     let actual_limits = total(&|c, st| match st {
-        Some(st) if st.has_resources && st.has_limits => st.limits.clone(),
+        Some(st) if st.has_limits => st.limits.clone(),
         _ => fallback(&c.limits),
     });
     let mut requests = if infeasible { ResourceList::new() } else { aggregate(pod, |c| &c.requests) };
@@ -460,13 +470,7 @@ fn max_of_views(pod: &Pod) -> (ResourceList, ResourceList) {
     let mut limits = if infeasible { ResourceList::new() } else { aggregate(pod, |c| &c.limits) };
     max_into(&mut limits, &actual_limits);
     // Pod-level resources and overhead, on the totals as on a pod's spec.
-    let totals = |requests: ResourceList, limits: ResourceList| {
-        let mut p = pod.clone();
-        p.containers = vec![Container { requests, limits, ..Container::default() }];
-        p.init_containers = vec![];
-        (pod_requests(&p), pod_limits(&p))
-    };
-    totals(requests, limits)
+    (requests_of_pod(pod, requests), limits_of_pod(pod, limits))
 }
 
 fn pod_missing(pod: &Pod, restricted: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
