@@ -89,10 +89,6 @@ pub fn validate_pod_update(old: &Pod, new: &Pod, name: &str, rules: &Rules) -> R
     Err(format!("Pod {name:?} is invalid: spec: Forbidden: pod updates may not change fields other than {fields}"))
 }
 
-fn pod_level_supported(k: &str) -> bool {
-    k == "cpu" || k == "memory" || k.starts_with("hugepages-")
-}
-
 /// Pod-level requests the pod leaves out: overcommittable ones (`cpu`, `memory`) from the
 /// containers' aggregate requests first, then any supported one from its pod-level limit.
 fn default_pod_level_requests(pod: &mut Pod) -> Vec<String> {
@@ -105,7 +101,7 @@ fn default_pod_level_requests(pod: &mut Pod) -> Vec<String> {
         }
     }
     for (k, v) in pod.pod_limits.clone() {
-        if pod_level_supported(&k) && !pod.pod_requests.contains_key(&k) {
+        if crate::usage::pod_level_supported(&k) && !pod.pod_requests.contains_key(&k) {
             notes.push(format!("API defaulting: pod-level requests.{k}={v} copied from the pod-level limit"));
             pod.pod_requests.insert(k, v);
         }
@@ -139,7 +135,9 @@ pub fn default_pod_level_resources(pod: &mut Pod, rules: &Rules) -> Vec<String> 
     }
     notes.extend(default_pod_level_requests(pod));
     for (k, request) in pod.pod_requests.clone() {
-        if !pod_level_supported(&k) || pod.pod_limits.contains_key(&k) || !pod.containers.iter().chain(&pod.init_containers).all(|c| c.limits.contains_key(&k))
+        if !crate::usage::pod_level_supported(&k)
+            || pod.pod_limits.contains_key(&k)
+            || !pod.containers.iter().chain(&pod.init_containers).all(|c| c.limits.contains_key(&k))
         {
             continue;
         }
@@ -175,10 +173,7 @@ pub const SYSTEM_PRIORITY_CLASSES: &[&str] = &["system-node-critical", "system-c
 /// pod strategy ([`default_pod_level_resources`]).
 pub fn default_pod_api_for(pod: &mut Pod, rules: &Rules) -> Vec<String> {
     if rules.pod_level_limits_defaulting {
-        let (requests, limits) = (std::mem::take(&mut pod.pod_requests), std::mem::take(&mut pod.pod_limits));
-        let notes = default_pod_api(pod);
-        (pod.pod_requests, pod.pod_limits) = (requests, limits);
-        notes
+        default_container_requests(pod)
     } else {
         default_pod_api(pod)
     }
@@ -187,6 +182,15 @@ pub fn default_pod_api_for(pod: &mut Pod, rules: &Rules) -> Vec<String> {
 /// `SetDefaults_Pod` before 1.37: limits copied into missing requests, per container and init
 /// container; pod-level limits into missing pod-level requests.
 pub fn default_pod_api(pod: &mut Pod) -> Vec<String> {
+    let mut notes = default_container_requests(pod);
+    if !pod.pod_limits.is_empty() {
+        notes.extend(default_pod_level_requests(pod));
+    }
+    notes
+}
+
+/// Each container's and init container's limits copied into its missing requests.
+fn default_container_requests(pod: &mut Pod) -> Vec<String> {
     let mut notes = Vec::new();
     for c in pod.containers.iter_mut().chain(pod.init_containers.iter_mut()) {
         for (k, v) in c.limits.clone() {
@@ -195,9 +199,6 @@ pub fn default_pod_api(pod: &mut Pod) -> Vec<String> {
                 c.requests.insert(k, v);
             }
         }
-    }
-    if !pod.pod_limits.is_empty() {
-        notes.extend(default_pod_level_requests(pod));
     }
     notes
 }

@@ -297,7 +297,8 @@ pub fn aggregate(pod: &Pod, pick: impl Fn(&crate::objects::Container) -> &Resour
     sum
 }
 
-fn pod_level_supported(k: &str) -> bool {
+/// Whether pod-level resources may set `k` (cpu, memory and hugepages).
+pub(crate) fn pod_level_supported(k: &str) -> bool {
     k == "cpu" || k == "memory" || k.starts_with("hugepages-")
 }
 
