@@ -19,6 +19,10 @@
 //! let pod = Pod { containers: vec![c("app", "500m")], init_containers: vec![c("init", "1")], ..Pod::default() };
 //! assert_eq!(pod_usage(&pod)["requests.cpu"].to_string(), "1");
 //! ```
+//!
+//! Why one file of this length: the evaluators share the charge rules (request/limit
+//! pairs, extended resources, the version switches), and reading them side by side is how a
+//! difference from upstream is spotted; each evaluator is a section of its own below.
 
 use std::collections::{BTreeMap, BTreeSet};
 
