@@ -2,6 +2,5 @@
 
 pub mod check;
 pub mod describe;
-pub mod escape;
 pub mod plan;
 pub mod why;
