@@ -4,3 +4,4 @@ pub mod check;
 pub mod describe;
 pub mod plan;
 pub mod why;
+pub mod yaml;
