@@ -115,7 +115,7 @@ fn check_and_print(
     more_notes: impl FnOnce(&ClusterState) -> Vec<String>,
 ) -> i32 {
     let decide = |each: &mut dyn FnMut(Decided)| {
-        let mut summary = report::decide_each(state, objs, opts, |d| each(d));
+        let mut summary = report::decide_each(state, objs, opts, each);
         summary.notes.extend(more_notes(state));
         summary.notes.extend(notes);
         summary
