@@ -3,5 +3,6 @@
 pub mod check;
 pub mod describe;
 pub mod plan;
+pub mod table;
 pub mod why;
 pub mod yaml;
