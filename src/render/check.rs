@@ -378,7 +378,8 @@ fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
         });
     }
     // The mark is coloured after the layout, so that escape codes never count in a width.
-    t.paint(|_, j, c| if j == 5 { paint(c, |s| s.red().bold()).into_owned() } else { c.to_string() });
+    let mark = |_: usize, j: usize, c: &str| (j == 5 && colored::control::SHOULD_COLORIZE.should_colorize()).then(|| paint(c, |s| s.red().bold()).into_owned());
+    t.paint(&mark);
     t.write(out, &format!("{indent}   "));
 }
 

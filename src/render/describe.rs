@@ -79,14 +79,15 @@ pub fn write_text(w: &mut dyn std::io::Write, views: &[QuotaView], wide: bool) -
         }
         // The percentage and the bar in colour (yellow from 80%, red at 100%), after the layout.
         let percents: Vec<Option<u64>> = v.rows.iter().map(|r| r.percent).collect();
-        t.paint(move |i, j, c| match (i.checked_sub(2).and_then(|k| percents[k]), j) {
-            (Some(p), 3) if p >= 100 => c.red().bold().to_string(),
-            (Some(p), 3) if p >= 80 => c.yellow().to_string(),
-            (Some(p), 4) if p >= 100 => c.red().to_string(),
-            (Some(p), 4) if p >= 80 => c.yellow().to_string(),
-            (Some(_), 4) => c.green().to_string(),
-            _ => c.to_string(),
-        });
+        let colour = move |i: usize, j: usize, c: &str| match (i.checked_sub(2).and_then(|k| percents[k]), j) {
+            (Some(p), 3) if p >= 100 => Some(c.red().bold().to_string()),
+            (Some(p), 3) if p >= 80 => Some(c.yellow().to_string()),
+            (Some(p), 4) if p >= 100 => Some(c.red().to_string()),
+            (Some(p), 4) if p >= 80 => Some(c.yellow().to_string()),
+            (Some(_), 4) => Some(c.green().to_string()),
+            _ => None,
+        };
+        t.paint(&colour);
         t.write(&mut out, "");
     }
     w.write_all(out.as_bytes())

@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use colored::Colorize;
 use super::table::{Align::*, Table};
+use colored::Colorize;
 use kubectl_quota_engine::plan::Plan;
 
 /// Control characters made visible, as in every text output ([`crate::escape`]).
@@ -41,7 +41,8 @@ pub fn render_text(plan: &Plan) -> String {
             t.row([clean(&r.resource), r.requested.to_string(), r.used.to_string(), hard, r.needed.to_string(), missing]);
         }
         // What is missing in red, coloured after the layout.
-        t.paint(|i, j, c| if i > 0 && j == 5 { c.red().bold().to_string() } else { c.to_string() });
+        let missing = |i: usize, j: usize, c: &str| (i > 0 && j == 5).then(|| c.red().bold().to_string());
+        t.paint(&missing);
         t.write(&mut out, "     ");
     }
     if plan.quotas.is_empty() {

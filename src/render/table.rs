@@ -28,13 +28,17 @@ pub enum Align {
     Right,
 }
 
-/// Paints a cell: (row, column, text) -> the text to print in its place.
-type Paint<'a> = Box<dyn Fn(usize, usize, &str) -> String + 'a>;
+/// Paints a cell: (row, column, text) -> the text to print in its place, or `None` to print
+/// the text as it is (most cells: no copy is made of them).
+type Paint<'a> = &'a dyn Fn(usize, usize, &str) -> Option<String>;
+
+/// Columns a table may have (every table here has at most six).
+pub const MAX_COLUMNS: usize = 8;
 
 /// A table being built: its columns' alignment and its rows (the header is a row like any
 /// other). Every cell is kept in one buffer; rows are spans of it.
 pub struct Table<'a> {
-    aligns: Vec<Align>,
+    aligns: &'a [Align],
     text: String,
     /// `aligns.len()` spans per row, into `text`.
     spans: Vec<(usize, usize)>,
@@ -54,9 +58,10 @@ pub fn width(s: &str) -> usize {
 }
 
 impl<'a> Table<'a> {
-    /// A table with one column per alignment.
-    pub fn new(aligns: &[Align]) -> Table<'a> {
-        Table { aligns: aligns.to_vec(), text: String::new(), spans: Vec::new(), paint: None }
+    /// A table with one column per alignment (at most [`MAX_COLUMNS`]).
+    pub fn new(aligns: &'a [Align]) -> Table<'a> {
+        assert!(aligns.len() <= MAX_COLUMNS, "a table of {} columns", aligns.len());
+        Table { aligns, text: String::with_capacity(256), spans: Vec::with_capacity(aligns.len() * 8), paint: None }
     }
 
     /// Adds a row: its cells in column order; missing cells are empty, extra ones dropped.
@@ -86,9 +91,9 @@ impl<'a> Table<'a> {
     }
 
     /// Colours cells after they are padded: `f(row, column, cell)` returns what is printed in
-    /// the cell's place (the padding around it is kept as it is).
-    pub fn paint(&mut self, f: impl Fn(usize, usize, &str) -> String + 'a) -> &mut Self {
-        self.paint = Some(Box::new(f));
+    /// the cell's place, or `None` for the cell as it is (the padding around it is kept).
+    pub fn paint(&mut self, f: Paint<'a>) -> &mut Self {
+        self.paint = Some(f);
         self
     }
 
@@ -98,7 +103,7 @@ impl<'a> Table<'a> {
         if cols == 0 {
             return;
         }
-        let mut widths = vec![0usize; cols];
+        let mut widths = [0usize; MAX_COLUMNS];
         // A row left unfinished by `cell` is finished with empty cells.
         let whole = self.spans.len().div_ceil(cols) * cols;
         let cell = |k: usize| self.spans.get(k).map_or("", |&(a, b)| &self.text[a..b]);
@@ -109,7 +114,7 @@ impl<'a> Table<'a> {
         for i in 0..whole / cols {
             let start = out.len();
             out.push_str(indent);
-            for (j, (&w, &align)) in widths.iter().zip(&self.aligns).enumerate() {
+            for (j, (&w, &align)) in widths.iter().zip(self.aligns).enumerate() {
                 let c = cell(i * cols + j);
                 if j > 0 {
                     push_spaces(out, GAP);
@@ -118,9 +123,9 @@ impl<'a> Table<'a> {
                 if align == Align::Right {
                     push_spaces(out, fill);
                 }
-                match &self.paint {
-                    Some(p) if !c.is_empty() => out.push_str(&p(i, j, c)),
-                    _ => out.push_str(c),
+                match self.paint.as_ref().filter(|_| !c.is_empty()).and_then(|p| p(i, j, c)) {
+                    Some(painted) => out.push_str(&painted),
+                    None => out.push_str(c),
                 }
                 if align == Align::Left {
                     push_spaces(out, fill);
@@ -171,7 +176,10 @@ mod tests {
             (&lrrrl, vec![vec!["RESOURCE", "USED", "HARD", "AFTER", ""], vec!["requests.cpu", "400m", "1", "400m", ""]]),
             (&lrrrl, vec![vec!["RESOURCE", "USED", "HARD", "AFTER", ""], vec!["pods", "?", "100000", "1", "exceeded"], vec!["a", "1", "2", "3", "x"]]),
             // Wide and combining characters take their room on screen, not their bytes.
-            (&lrrrl, vec![vec!["RESOURCE", "USED", "HARD", "AFTER", ""], vec!["requests.example.com/日本", "1", "2", "3", "é"], vec!["café", "10", "2", "3", ""]]),
+            (
+                &lrrrl,
+                vec![vec!["RESOURCE", "USED", "HARD", "AFTER", ""], vec!["requests.example.com/日本", "1", "2", "3", "é"], vec!["café", "10", "2", "3", ""]],
+            ),
             (&[Align::Left, Align::Left], vec![vec!["Usage", "Spec"], vec!["██████░░░░", ""], vec!["░", "x"]]),
             (&[Align::Right], vec![]),
         ];
@@ -190,7 +198,7 @@ mod tests {
     fn paint_applies_after_padding_and_never_to_blanks() {
         let mut t = Table::new(&[Align::Left, Align::Right, Align::Left]);
         t.row(["a", "1", "x"]).row(["bbb", "100", ""]);
-        t.paint(|_, j, s| if j == 1 { format!("<{s}>") } else { s.to_string() });
+        t.paint(&|_, j, s| (j == 1).then(|| format!("<{s}>")));
         let mut out = String::new();
         t.write(&mut out, "");
         assert_eq!(out, "a      <1>  x\nbbb  <100>\n");
