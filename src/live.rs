@@ -582,7 +582,7 @@ where
         n += 1;
         item.insert("apiVersion".into(), api_version.as_ref().into());
         item.insert("kind".into(), kind.as_ref().into());
-        let doc = Document { origin: Origin { file: "cluster".into(), document: n, item: None }, value: serde_json::Value::Object(item) };
+        let doc = Document { origin: Origin::new("cluster", n), value: serde_json::Value::Object(item) };
         if let Ok(o) = objects::decode(&doc) {
             each(o);
         }
@@ -870,7 +870,7 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
         let obj = &objs[i];
         match got {
             Ok(Some(value)) => {
-                let doc = Document { origin: Origin { file: "cluster".into(), document: 1, item: None }, value };
+                let doc = Document { origin: Origin::new("cluster", 1), value };
                 if let Ok(mut o) = objects::decode(&doc) {
                     o.type_info = obj.type_info.clone();
                     o.meta.namespace = Some(ns.clone());
