@@ -67,8 +67,9 @@ pub struct Document {
 /// Input that cannot be read or evaluated: names the file, the document and the field.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputError {
-    /// `None` when the problem is with a path itself (not found, unreadable).
-    pub origin: Option<Origin>,
+    /// `None` when the problem is with a path itself (not found, unreadable). Boxed: errors
+    /// travel in every `Result` of the reader, and most results are not errors.
+    pub origin: Option<Box<Origin>>,
     pub file: String,
     /// A JSON path inside the document such as `spec.containers[0].resources.requests.cpu`.
     pub field: Option<String>,
@@ -81,7 +82,7 @@ impl InputError {
     }
 
     pub fn at(origin: &Origin, field: Option<String>, message: impl Into<String>) -> Self {
-        InputError { origin: Some(origin.clone()), file: origin.file.clone(), field, message: message.into() }
+        InputError { origin: Some(Box::new(origin.clone())), file: origin.file.clone(), field, message: message.into() }
     }
 }
 
