@@ -51,9 +51,10 @@ pub enum OutputFormat {
     Text,
     Json,
     Yaml,
-    /// JUnit XML: a test case per document and per workload's pods, a failure per refusal.
+    // JUnit XML: a test case per document and per workload's pods, a failure per refusal.
+    // (Plain comments: a doc comment here would switch clap to its long help layout.)
     Junit,
-    /// GitHub Actions annotations: an error at each refused document's first line.
+    // GitHub Actions annotations: an error at each refused document's first line.
     Github,
 }
 /// `kubectl quota check`.
@@ -78,8 +79,8 @@ pub struct CheckArgs {
     /// Schedulable node count, to check a DaemonSet's pods.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(i32::MAX)))]
     pub nodes: Option<u32>,
-    /// Output format (default: text; under GitHub Actions, GITHUB_ACTIONS=true, the text report
-    /// followed by annotations).
+    /// Output format: junit is JUnit XML, github GitHub Actions annotations (default: text;
+    /// under GitHub Actions, GITHUB_ACTIONS=true, the text report followed by annotations).
     #[arg(short = 'o', long, value_enum)]
     pub output: Option<OutputFormat>,
     /// Print only what would be refused.

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The action's check step (action.yml): `kubectl quota check` with the action's inputs (KQ_*),
+# the exit status as the step's `exit-code` output, a line in the job summary, and the job
+# failed on a refusal (on an incomplete answer too, with KQ_FAIL_ON_INCOMPLETE=true).
+set -uo pipefail
+args=(check)
+for f in ${KQ_FILES:-}; do args+=(-f "$f"); done
+[[ -n ${KQ_KUSTOMIZE:-} ]] && args+=(-k "$KQ_KUSTOMIZE")
+[[ ${KQ_RECURSIVE:-false} == true ]] && args+=(-R)
+for s in ${KQ_STATE:-}; do args+=(--state "$s"); done
+[[ -n ${KQ_NAMESPACE:-} ]] && args+=(-n "$KQ_NAMESPACE")
+[[ -n ${KQ_CONTEXT:-} ]] && args+=(--context "$KQ_CONTEXT")
+[[ -n ${KQ_KUBECONFIG:-} ]] && args+=(--kubeconfig "$KQ_KUBECONFIG")
+[[ -n ${KQ_KUBERNETES_VERSION:-} ]] && args+=(--kubernetes-version "$KQ_KUBERNETES_VERSION")
+if [[ -z ${KQ_FILES:-}${KQ_KUSTOMIZE:-} ]]; then
+  echo "::error title=kubectl quota check::give the action files or kustomize"
+  exit 2
+fi
+shown=(-o "${KQ_OUTPUT:-}")
+[[ -z ${KQ_OUTPUT:-} ]] && shown=()
+
+report=$(mktemp)
+echo "kubectl quota ${args[*]} ${shown[*]}"
+kubectl-quota "${args[@]}" "${shown[@]}" | tee "$report"
+status=${PIPESTATUS[0]}
+if [[ -n ${KQ_JUNIT_FILE:-} ]]; then
+  # A second run for the file (a live check reads the cluster again).
+  kubectl-quota "${args[@]}" -o junit >"$KQ_JUNIT_FILE" 2>/dev/null
+  echo "JUnit report: $KQ_JUNIT_FILE"
+fi
+echo "exit-code=$status" >>"${GITHUB_OUTPUT:-/dev/null}"
+case $status in
+  0) verdict="everything fits" ;;
+  1) verdict="something would be refused" ;;
+  3) verdict="nothing would be refused, but the answer is incomplete (see the log)" ;;
+  *) verdict="the check could not run (exit status $status; see the log)" ;;
+esac
+{
+  echo "### kubectl quota check: $verdict"
+  counts=$(grep -E '^[0-9]+ document\(s\) checked' "$report" | tail -n1)
+  [[ -n $counts ]] && echo "$counts"
+} >>"${GITHUB_STEP_SUMMARY:-/dev/null}"
+rm -f "$report"
+if [[ $status == 3 && ${KQ_FAIL_ON_INCOMPLETE:-false} != true ]]; then
+  exit 0
+fi
+exit "$status"
