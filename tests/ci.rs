@@ -7,12 +7,14 @@
 //! git, curl, tar) are installed by tests/run-all.sh where it can. Without one a test says so
 //! loudly and skips, except under CI=true, where it fails.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use common::ci::{run_action, serve, Reply};
 use serde_json::Value;
 
 fn root() -> &'static Path {
@@ -58,65 +60,6 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 const EXAMPLE: [&str; 6] = ["-f", "examples/app.yaml", "--state", "examples/cluster-state.yaml", "-n", "shop"];
-
-// --- a loopback HTTP server --------------------------------------------------------------
-
-/// What the test server answers for a path.
-#[derive(Clone)]
-enum Reply {
-    Body(Vec<u8>),
-    Redirect(String),
-    NotFound,
-    /// A body that never ends.
-    Endless,
-    /// Accepts the connection and never answers.
-    Silent,
-}
-
-/// Starts a real HTTP/1.1 server on a loopback port serving `routes` (one connection at a time
-/// per thread, `Connection: close`); returns its base URL. It lives as long as the test process.
-fn serve(routes: BTreeMap<String, Reply>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let routes = routes.clone();
-            std::thread::spawn(move || answer(stream, &routes));
-        }
-    });
-    base
-}
-
-fn answer(mut stream: TcpStream, routes: &BTreeMap<String, Reply>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).map_or(true, |n| n == 0) || line == "\r\n" {
-            break;
-        }
-    }
-    let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    let head = |status: &str, extra: &str| format!("HTTP/1.1 {status}\r\nConnection: close\r\n{extra}\r\n");
-    let _ = match routes.get(&path).cloned().unwrap_or(Reply::NotFound) {
-        Reply::Body(b) => stream.write_all(head("200 OK", &format!("Content-Length: {}\r\n", b.len())).as_bytes()).and_then(|_| stream.write_all(&b)),
-        Reply::Redirect(to) => stream.write_all(head("302 Found", &format!("Location: {to}\r\nContent-Length: 0\r\n")).as_bytes()),
-        Reply::NotFound => stream.write_all(head("404 Not Found", "Content-Length: 0\r\n").as_bytes()),
-        Reply::Endless => {
-            let filler = "# filler\n".repeat(1000);
-            stream.write_all(head("200 OK", "").as_bytes()).and_then(|_| loop {
-                stream.write_all(filler.as_bytes())?;
-            })
-        }
-        Reply::Silent => {
-            std::thread::sleep(std::time::Duration::from_secs(120));
-            Ok(())
-        }
-    };
-}
 
 // --- -f URL ------------------------------------------------------------------------------
 
@@ -540,70 +483,6 @@ fn the_pre_commit_hook_checks_staged_manifests_under_pre_commit() {
 }
 
 // --- the GitHub Action's steps -----------------------------------------------------------
-
-/// Runs action.yml's steps as GitHub's runner runs a composite action's: each `run:` with
-/// bash, its `env:` with `${{ inputs.* }}` filled from `inputs` (or their defaults), the
-/// runner's files (GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY) and GITHUB_PATH's lines
-/// put before PATH for the steps after. Returns each step's output and the files' contents.
-struct Run {
-    steps: Vec<Output>,
-    output: String,
-    summary: String,
-}
-
-fn run_action(dir: &Path, inputs: &[(&str, &str)], path: &str, cwd: &Path) -> Run {
-    let action: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(root().join("action.yml")).unwrap()).unwrap();
-    let defaults = action["inputs"].as_mapping().unwrap();
-    let given: BTreeMap<&str, &str> = inputs.iter().copied().collect();
-    for k in given.keys() {
-        assert!(defaults.contains_key(*k), "action.yml has no input {k}");
-    }
-    let input =
-        |name: &str| -> String { given.get(name).map(|v| v.to_string()).unwrap_or_else(|| defaults[name]["default"].as_str().unwrap_or("").to_string()) };
-    let fill = |s: &str| -> String {
-        let mut out = String::new();
-        let mut rest = s;
-        while let Some(i) = rest.find("${{") {
-            out.push_str(&rest[..i]);
-            let end = rest[i..].find("}}").unwrap() + i;
-            let expr = rest[i + 3..end].trim();
-            let name = expr.strip_prefix("inputs.").unwrap_or_else(|| panic!("an expression the test does not evaluate: {expr}"));
-            out.push_str(&input(name));
-            rest = &rest[end + 2..];
-        }
-        out.push_str(rest);
-        out
-    };
-    let files = ["GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"].map(|f| (f, dir.join(f)));
-    for (_, f) in &files {
-        std::fs::write(f, "").unwrap();
-    }
-    let runner_temp = dir.join("runner-temp");
-    std::fs::create_dir_all(&runner_temp).unwrap();
-    let mut steps = Vec::new();
-    for step in action["runs"]["steps"].as_sequence().unwrap() {
-        assert_eq!(step["shell"].as_str(), Some("bash"));
-        let added: Vec<String> = std::fs::read_to_string(&files[0].1).unwrap().lines().rev().map(str::to_string).collect();
-        let step_path = added.iter().chain(std::iter::once(&path.to_string())).cloned().collect::<Vec<_>>().join(":");
-        let mut c = Command::new("bash");
-        c.args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &fill(step["run"].as_str().unwrap())]);
-        c.current_dir(cwd).env_clear().env("PATH", &step_path).env("HOME", dir).env("GITHUB_ACTIONS", "true").env("NO_COLOR", "1");
-        c.env("GITHUB_ACTION_PATH", root()).env("RUNNER_TEMP", &runner_temp).env("RUNNER_OS", "Linux").env("RUNNER_ARCH", "X64");
-        for (k, f) in &files {
-            c.env(k, f);
-        }
-        for (k, v) in step["env"].as_mapping().into_iter().flatten() {
-            c.env(k.as_str().unwrap(), fill(v.as_str().unwrap()));
-        }
-        let out = c.output().unwrap();
-        let failed = !out.status.success();
-        steps.push(out);
-        if failed {
-            break;
-        }
-    }
-    Run { steps, output: std::fs::read_to_string(&files[1].1).unwrap(), summary: std::fs::read_to_string(&files[2].1).unwrap() }
-}
 
 #[test]
 fn the_actions_steps_install_check_and_fail_the_job_on_a_refusal() {
