@@ -582,3 +582,55 @@ fn the_actions_steps_install_check_and_fail_the_job_on_a_refusal() {
     assert!(text(&run.steps[0].stdout).contains("kubectl-quota is not on PATH"), "{}", text(&run.steps[0].stdout));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+// --- the README's recipe -----------------------------------------------------------------
+
+/// The fenced blocks of README.md's "Quota checks in CI" section, as (language, text).
+fn readme_ci_blocks() -> Vec<(String, String)> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("\n## Quota checks in CI\n").expect("the README has a CI section");
+    let end = readme[start + 1..].find("\n## ").map_or(readme.len(), |i| start + 1 + i);
+    let mut blocks = Vec::new();
+    let mut rest = &readme[start..end];
+    while let Some(i) = rest.find("\n```") {
+        let after = &rest[i + 4..];
+        let (lang, body) = after.split_once('\n').unwrap();
+        let close = body.find("\n```").unwrap();
+        blocks.push((lang.to_string(), body[..close + 1].to_string()));
+        rest = &body[close + 4..];
+    }
+    blocks
+}
+
+#[test]
+fn the_readme_recipe_uses_the_actions_real_inputs_and_shows_real_output() {
+    let action: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(root().join("action.yml")).unwrap()).unwrap();
+    let inputs = action["inputs"].as_mapping().unwrap();
+    let blocks = readme_ci_blocks();
+    let mut uses = 0;
+    for (_, body) in blocks.iter().filter(|(lang, _)| lang == "yaml") {
+        let workflow: serde_yaml::Value = serde_yaml::from_str(body).unwrap_or_else(|e| panic!("a README yaml block does not parse: {e}\n{body}"));
+        for job in workflow["jobs"].as_mapping().into_iter().flat_map(|m| m.values()) {
+            for step in job["steps"].as_sequence().unwrap() {
+                if step["uses"].as_str().is_some_and(|u| u.starts_with("kubectl-quota/kubectl-quota@")) {
+                    uses += 1;
+                    for key in step["with"].as_mapping().unwrap().keys() {
+                        assert!(inputs.contains_key(key), "the README passes {key:?}, which action.yml does not take");
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(uses, 2, "the scheduled job and the pull request's job");
+    // The console session is real output, and the refusal explained is the example's.
+    let (_, session) = blocks.iter().find(|(lang, body)| lang == "console" && body.contains("GITHUB_ACTIONS=true")).unwrap();
+    let mut lines = session.lines();
+    let command = lines.next().unwrap().strip_prefix("$ GITHUB_ACTIONS=true kubectl quota ").unwrap();
+    let shown: Vec<&str> = lines.by_ref().take_while(|l| !l.starts_with("$ echo $?")).collect();
+    let out = bin().env("GITHUB_ACTIONS", "true").args(command.split_whitespace()).output().unwrap();
+    assert_eq!(text(&out.stdout).lines().collect::<Vec<_>>(), shown);
+    assert_eq!(out.status.code().map(|c| c.to_string()).as_deref(), lines.next());
+    let (_, refusal) = blocks.iter().find(|(_, body)| body.starts_with("pod/payments-worker: refused")).unwrap();
+    let report = text(&bin().arg("check").args(EXAMPLE).output().unwrap().stdout);
+    assert!(report.contains(refusal.as_str()), "the README's refusal is not what check prints:\n{refusal}");
+}
