@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use crate::cli::{Cli, Command};
 use crate::commands::{check, completion, create, describe, plan, snapshot, version, why};
 use crate::error::{print_err, Fatal};
-use crate::render::escape::escape_lines;
+use crate::escape::escape_lines;
 use clap::{CommandFactory, Parser};
 
 async fn dispatch(cli: &Cli) -> Result<i32, Fatal> {

@@ -5,6 +5,9 @@
 //! `viewer` and `nobody`); `KUBECTL_QUOTA_LAB_LIMITED` a second instance running with the
 //! corpus's ResourceQuota admission configuration. Without them the tests say so loudly and
 //! skip, except under CI=true, where they fail.
+//!
+//! Why one file of this length: these cases share one lab and its namespaces; each
+//! section below is one command against the real server.
 
 mod common;
 

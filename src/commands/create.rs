@@ -243,7 +243,7 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
         return Err(Fatal::input(validation::render_server_message(&args.name, &errors)));
     }
     for w in warnings(&quota) {
-        crate::error::print_err(&format!("Warning: {}\n", crate::render::escape::escape(&w)));
+        crate::error::print_err(&format!("Warning: {}\n", crate::escape::escape(&w)));
     }
     let (created, suffix) = match args.dry_run {
         DryRun::Client => (quota, " (dry run)"),
@@ -257,7 +257,7 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
             (created, if server_dry { " (server dry run)" } else { "" })
         }
     };
-    let name = crate::render::escape::escape(&args.name);
+    let name = crate::escape::escape(&args.name);
     let text = match args.output {
         Some(CreateOutput::Yaml) => serde_yaml::to_string(&created).map_err(|e| Fatal::input(e.to_string()))?,
         Some(CreateOutput::Json) => format!("{}\n", serde_json::to_string_pretty(&created).map_err(|e| Fatal::input(e.to_string()))?),

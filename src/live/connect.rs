@@ -19,7 +19,7 @@ pub fn parse_duration(s: &str) -> Result<Option<Duration>, String> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (n, unit) = s.split_at(split);
-    let shown = crate::render::escape::escape(s);
+    let shown = crate::escape::escape(s);
     let too_large = || format!("invalid --request-timeout {shown:?}: longer than the maximum of 8760h");
     let n: u64 = match n.parse() {
         Ok(n) => n,

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use colored::Colorize;
 use kubectl_quota_engine::report::quota_view::QuotaView;
 
-use super::escape::escape as esc;
+use crate::escape::escape as esc;
 
 fn bar(p: Option<u64>) -> String {
     const WIDTH: u64 = 20;

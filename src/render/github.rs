@@ -11,7 +11,7 @@
 use kubectl_quota_engine::check::{DocumentReport, Outcome};
 
 use super::check::verdict_line;
-use super::escape::{escape, escape_lines};
+use crate::escape::{escape, escape_lines};
 
 /// The annotation of a document, or `None` when everything it asks for would be created.
 pub fn annotation(d: &DocumentReport) -> Option<String> {

@@ -18,7 +18,7 @@ use kubectl_quota_engine::check::{DocumentReport, Outcome};
 use kubectl_quota_engine::version::VersionReport;
 
 use super::check::{verdict_line, Output, ReportWriter};
-use super::escape::escape_lines;
+use crate::escape::escape_lines;
 
 /// The name of the suite (and of the report).
 const SUITE: &str = "kubectl quota check";

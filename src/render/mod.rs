@@ -3,7 +3,6 @@
 
 pub mod check;
 pub mod describe;
-pub mod escape;
 pub mod github;
 pub mod junit;
 pub mod output;

@@ -89,7 +89,7 @@ impl<W: std::io::Write> ReportWriter<W> {
                 // The run's notes (the state has no quota in the namespace checked, say) are
                 // warnings: they change what the verdicts mean.
                 for n in notes {
-                    w.write_all(format!("::warning title=quota check::{}\n", super::github::data(&super::escape::escape_lines(n))).as_bytes())?;
+                    w.write_all(format!("::warning title=quota check::{}\n", super::github::data(&crate::escape::escape_lines(n))).as_bytes())?;
                 }
                 Ok(w)
             }
