@@ -229,6 +229,10 @@ fn junit_cases() -> Vec<Vec<String>> {
         EXAMPLE.iter().map(|s| s.to_string()).collect(),
         ["-f", "tests/golden/rollout-app.yaml", "--state", "tests/golden/rollout-state.yaml", "-n", "shop"].iter().map(|s| s.to_string()).collect(),
     ];
+    // A workload refused itself (its pods' test case is skipped).
+    cases.push(
+        ["-f", "tests/ci/refused-workload/app.yaml", "--state", "tests/ci/refused-workload/state.yaml", "-n", "ns"].iter().map(|s| s.to_string()).collect(),
+    );
     for c in ["1000-compute-fits", "1005-compute-missing-all", "1057-deployment-replicas-partial", "1029-two-quotas-both-fail", "4000-s-limited-scope-no-quota"]
     {
         let dir = format!("tests/conformance/{c}");
@@ -274,18 +278,20 @@ fn junit_reports_are_read_by_a_junit_consumer() {
                 format!("{}/{} (namespace {})", d["kind"].as_str().unwrap().to_lowercase(), d["name"].as_str().unwrap(), d["namespace"].as_str().unwrap());
             let outcome = d["outcome"].as_str().unwrap();
             let refused = (outcome == "refused").then(|| d["message"].as_str().unwrap().to_string());
-            want.push((name.clone(), file.to_string(), line.clone(), refused));
-            let workload = d.get("replicas").is_some() || d.get("pods").is_some() || d.get("rollout").is_some();
-            if workload && outcome != "refused" {
+            want.push((name.clone(), file.to_string(), line.clone(), refused, false));
+            let kind = d["kind"].as_str().unwrap();
+            let workload = ["Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "DaemonSet", "Job", "CronJob"].contains(&kind);
+            if workload {
                 let message = match outcome {
                     "podsRefused" | "podsPending" => Some(d["podMessage"].as_str().unwrap().to_string()),
                     "rolloutStalls" => Some(d["rollout"]["stall"]["message"].as_str().unwrap().to_string()),
                     _ => None,
                 };
-                want.push((format!("{name}: pods"), file.to_string(), line, message));
+                // A refused workload's pods are skipped: none is created.
+                want.push((format!("{name}: pods"), file.to_string(), line, message, outcome == "refused"));
             }
         }
-        let got: Vec<(String, String, Option<String>, Option<String>)> = suite["cases"]
+        let got: Vec<(String, String, Option<String>, Option<String>, bool)> = suite["cases"]
             .as_array()
             .unwrap()
             .iter()
@@ -297,12 +303,14 @@ fn junit_reports_are_read_by_a_junit_consumer() {
                     c["classname"].as_str().unwrap().to_string(),
                     c["line"].as_str().map(str::to_string),
                     failures.first().map(|f| f["message"].as_str().unwrap().to_string()),
+                    c["skipped"].as_bool().unwrap(),
                 )
             })
             .collect();
         assert_eq!(got, want, "{args:?}");
         assert_eq!(suite["tests"].as_u64().unwrap() as usize, want.len());
         assert_eq!(suite["failures"].as_u64().unwrap() as usize, want.iter().filter(|w| w.3.is_some()).count());
+        assert_eq!(suite["skipped"].as_u64().unwrap() as usize, want.iter().filter(|w| w.4).count());
         let refused = documents.iter().filter(|d| d["outcome"] != "admitted").count();
         assert_eq!(suite["failures"].as_u64().unwrap() as usize, refused, "{args:?}: a failure per refused document");
     }

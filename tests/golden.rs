@@ -89,6 +89,12 @@ fn check_ci_outputs() {
     golden("check-example-github", &[&example[..], &["-o", "github"]].concat(), 1);
     let rollout = ["check", "-f", "tests/golden/rollout-app.yaml", "--state", "tests/golden/rollout-state.yaml", "-n", "shop"];
     golden("check-rollout-junit", &[&rollout[..], &["-o", "junit"]].concat(), 1);
+    // A workload refused itself: its pods' test case is skipped.
+    golden(
+        "check-refused-workload-junit",
+        &["check", "-f", "tests/ci/refused-workload/app.yaml", "--state", "tests/ci/refused-workload/state.yaml", "-n", "ns", "-o", "junit"],
+        1,
+    );
 }
 
 #[test]

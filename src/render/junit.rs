@@ -2,7 +2,7 @@
 //! Jenkins (`junit`) and most CI systems show as test results.
 //!
 //! One test case per document (the object: is it admitted?) and one more per workload (its
-//! pods and its rollout: are they all created?). A refusal is a `<failure>` whose `message`
+//! pods and its rollout: are they all created? skipped when the object itself is refused). A refusal is a `<failure>` whose `message`
 //! is the server's own message and whose text is the document's whole text report (every
 //! quota, the table, the hints). The counts of the suite come before its test cases in the
 //! XML, so the test cases are held until the end: a few hundred bytes per document, and the
@@ -30,11 +30,12 @@ pub struct JunitWriter<W: std::io::Write> {
     cases: String,
     tests: usize,
     failures: usize,
+    skipped: usize,
 }
 
 impl<W: std::io::Write> JunitWriter<W> {
     pub fn new(w: W, kubernetes: &VersionReport) -> Self {
-        JunitWriter { w, kubernetes: kubernetes.clone(), cases: String::new(), tests: 0, failures: 0 }
+        JunitWriter { w, kubernetes: kubernetes.clone(), cases: String::new(), tests: 0, failures: 0, skipped: 0 }
     }
 
     /// Adds a document's test cases.
@@ -47,30 +48,51 @@ impl<W: std::io::Write> JunitWriter<W> {
         };
         let refused = (outcome == Outcome::Refused).then(|| (d.refusal.as_ref().map(|r| format!("{:?}", r.reason)), d.message.clone()));
         self.case(d, &name, refused);
-        let workload = d.replicas.is_some() || d.pods.is_some() || d.rollout.is_some() || d.pods_pending.is_some();
-        if workload && outcome != Outcome::Refused {
+        if is_workload(d) {
+            // Every workload has its pods' test case, so that the same manifests make the same
+            // test cases from run to run (CI systems follow a test by its name): skipped when
+            // the object itself is refused, as no pod is then created at all.
+            let pods = format!("{name}: pods");
             let failure = match outcome {
+                Outcome::Refused => {
+                    self.skipped(d, &pods, &format!("the {} itself would be refused: no pod is created", d.kind));
+                    return Ok(());
+                }
                 Outcome::PodsRefused => Some((Some("PodsRefused".to_string()), d.pod_message.clone())),
                 Outcome::PodsPending => Some((Some("PodsPending".to_string()), d.pod_message.clone())),
                 Outcome::RolloutStalls => {
                     Some((Some("RolloutStalls".to_string()), d.rollout.as_ref().and_then(|r| r.stall.as_ref()).map(|s| s.message.clone())))
                 }
-                _ => None,
+                Outcome::Admitted => None,
             };
-            self.case(d, &format!("{name}: pods"), failure);
+            self.case(d, &pods, failure);
         }
         Ok(())
     }
 
-    /// One test case; `failure` is its type and the server's message when it fails.
-    fn case(&mut self, d: &DocumentReport, name: &str, failure: Option<(Option<String>, Option<String>)>) {
+    /// A test case that did not run, and why.
+    fn skipped(&mut self, d: &DocumentReport, name: &str, why: &str) {
         self.tests += 1;
+        self.skipped += 1;
+        self.open_case(d, name);
+        let _ = write!(self.cases, ">\n      <skipped message=\"{}\"/>\n    </testcase>\n", attr(why));
+    }
+
+    /// A test case's opening tag, left open.
+    fn open_case(&mut self, d: &DocumentReport, name: &str) {
         let c = &mut self.cases;
         let _ = write!(c, "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\"", attr(name), attr(&classname(d)), attr(&d.source.file));
         if let Some(line) = d.source.line {
             let _ = write!(c, " line=\"{line}\"");
         }
         c.push_str(" time=\"0\"");
+    }
+
+    /// One test case; `failure` is its type and the server's message when it fails.
+    fn case(&mut self, d: &DocumentReport, name: &str, failure: Option<(Option<String>, Option<String>)>) {
+        self.tests += 1;
+        self.open_case(d, name);
+        let c = &mut self.cases;
         let Some((kind, message)) = failure else {
             c.push_str("/>\n");
             return;
@@ -88,7 +110,7 @@ impl<W: std::io::Write> JunitWriter<W> {
         head.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let counts = format!("tests=\"{}\" failures=\"{}\" errors=\"0\"", self.tests, self.failures);
         let _ = writeln!(head, "<testsuites name=\"{SUITE}\" {counts} time=\"0\">");
-        let _ = writeln!(head, "  <testsuite name=\"{SUITE}\" {counts} skipped=\"0\" time=\"0\">");
+        let _ = writeln!(head, "  <testsuite name=\"{SUITE}\" {counts} skipped=\"{}\" time=\"0\">", self.skipped);
         head.push_str("    <properties>\n");
         let _ = writeln!(head, "      <property name=\"kubernetes.version\" value=\"{}\"/>", attr(&self.kubernetes.version));
         let _ = writeln!(head, "      <property name=\"kubernetes.source\" value=\"{}\"/>", attr(&self.kubernetes.source));
@@ -104,6 +126,13 @@ impl<W: std::io::Write> JunitWriter<W> {
         self.w.write_all(tail.as_bytes())?;
         Ok(self.w)
     }
+}
+
+/// Whether a document is a workload: something whose controllers create pods (known by its
+/// kind, so that a refused one, whose report says nothing of pods, is one too).
+fn is_workload(d: &DocumentReport) -> bool {
+    const KINDS: [&str; 7] = ["Deployment", "ReplicaSet", "ReplicationController", "StatefulSet", "DaemonSet", "Job", "CronJob"];
+    KINDS.contains(&d.kind.as_str()) || d.replicas.is_some() || d.pods.is_some() || d.rollout.is_some() || d.pods_pending.is_some()
 }
 
 /// The test case's class: where the document came from (the file, or the kustomization).

@@ -17,6 +17,7 @@ for suite in xml:
     cases = []
     for case in suite:
         failures = [{"type": r.type, "message": r.message, "text": r.text} for r in case.result if isinstance(r, junitparser.Failure)]
-        cases.append({"name": case.name, "classname": case.classname, "file": case._elem.get("file"), "line": case._elem.get("line"), "failures": failures})
-    suites.append({"name": suite.name, "tests": suite.tests, "failures": suite.failures, "errors": suite.errors, "cases": cases})
+        skipped = any(isinstance(r, junitparser.Skipped) for r in case.result)
+        cases.append({"name": case.name, "classname": case.classname, "file": case._elem.get("file"), "line": case._elem.get("line"), "failures": failures, "skipped": skipped})
+    suites.append({"name": suite.name, "tests": suite.tests, "failures": suite.failures, "errors": suite.errors, "skipped": suite.skipped, "cases": cases})
 print(json.dumps(suites))
