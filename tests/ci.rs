@@ -250,6 +250,9 @@ fn junit_cases() -> Vec<Vec<String>> {
     cases
 }
 
+/// A test case as read: name, class, line, its failure's message, and whether it was skipped.
+type JunitCase = (String, String, Option<String>, Option<String>, bool);
+
 #[test]
 fn junit_reports_are_read_by_a_junit_consumer() {
     if !have_junit_consumer() {
@@ -270,7 +273,7 @@ fn junit_reports_are_read_by_a_junit_consumer() {
         let documents = report["documents"].as_array().unwrap();
         // One test case per document, one more per workload; a failure per refusal, carrying
         // the server's message.
-        let mut want = Vec::new();
+        let mut want: Vec<JunitCase> = Vec::new();
         for d in documents {
             let file = d["source"]["file"].as_str().unwrap();
             let line = d["source"]["line"].as_u64().map(|l| l.to_string());
@@ -291,7 +294,7 @@ fn junit_reports_are_read_by_a_junit_consumer() {
                 want.push((format!("{name}: pods"), file.to_string(), line, message, outcome == "refused"));
             }
         }
-        let got: Vec<(String, String, Option<String>, Option<String>, bool)> = suite["cases"]
+        let got: Vec<JunitCase> = suite["cases"]
             .as_array()
             .unwrap()
             .iter()
