@@ -48,7 +48,15 @@ pub fn main() -> ExitCode {
         Err(Fatal(msg, code)) => {
             // Messages quote names and files from the input: nothing in them reaches the
             // terminal as a control sequence.
-            print_err(&format!("error: {}\n", escape_lines(&msg)));
+            // A server's own answer stands as kubectl prints it (`Error from server
+            // (Forbidden): ...`, `The ResourceQuota "q" is invalid: ...`); anything else is ours,
+            // after `error: `, as kubectl words its own.
+            let shown = escape_lines(&msg);
+            if crate::error::is_server_answer(&msg) {
+                print_err(&format!("{shown}\n"));
+            } else {
+                print_err(&format!("error: {shown}\n"));
+            }
             ExitCode::from(code)
         }
     }
