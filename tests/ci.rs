@@ -645,3 +645,33 @@ fn the_readme_recipe_uses_the_actions_real_inputs_and_shows_real_output() {
     let report = text(&bin().arg("check").args(EXAMPLE).output().unwrap().stdout);
     assert!(report.contains(refusal.as_str()), "the README's refusal is not what check prints:\n{refusal}");
 }
+
+#[test]
+fn hostile_names_make_valid_junit_and_one_line_annotations() {
+    if !have_junit_consumer() {
+        return;
+    }
+    let dir = scratch("hostile");
+    let names = ["a]]>b", "x<y>&\\\"z\\\"", "esc\\u001b[31mred", "nl\\nforged: admitted", "bidi\\u202eevil", "non\\uffffchar", "pct%0A%25"];
+    let docs: String = names.iter().map(|n| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: \"{n}\"}}\n")).collect();
+    let file = dir.join("hostile.yaml");
+    std::fs::write(&file, docs).unwrap();
+    let run = |o: &str| bin().args(["check", "-f"]).arg(&file).args(["--state", "examples/cluster-state.yaml", "-n", "shop", "-o", o]).output().unwrap();
+    let xml = run("junit");
+    assert_eq!(xml.status.code(), Some(1), "{}", text(&xml.stderr));
+    let report = dir.join("hostile.xml");
+    std::fs::write(&report, &xml.stdout).unwrap();
+    let read = Command::new("python3").arg(root().join("tests/ci/junit_read.py")).arg(&report).output().unwrap();
+    assert!(read.status.success(), "the consumer refused the report: {}", text(&read.stderr));
+    let suites: Value = serde_json::from_slice(&read.stdout).unwrap();
+    assert_eq!(suites[0]["failures"].as_u64(), Some(names.len() as u64));
+    let annotations = run("github");
+    let stdout = text(&annotations.stdout);
+    let errors: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::error ")).collect();
+    assert_eq!(errors.len(), names.len(), "one line each, none forged: {stdout}");
+    for line in errors {
+        assert!(!line.contains('\u{1b}') && !line.contains('\u{202e}'), "{line:?}");
+        parse_annotation(line);
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
