@@ -399,6 +399,24 @@ fn under_github_actions_the_report_comes_first_then_the_annotations() {
 }
 
 #[test]
+fn a_check_that_cannot_run_is_annotated_under_github_actions() {
+    let dir = scratch("broken");
+    let file = dir.join("broken.yaml");
+    std::fs::write(&file, "apiVersion: v1\nkind: Pod\nmetadata: {name: [unclosed\n").unwrap();
+    let out = bin().env("GITHUB_ACTIONS", "true").args(["check", "-f"]).arg(&file).args(["--state", "examples/cluster-state.yaml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    let stdout = text(&out.stdout);
+    let message = err.strip_prefix("error: ").unwrap().trim_end();
+    assert_eq!(stdout, format!("::error title=quota check could not run::{}\n", message.replace('%', "%25").replace('\n', "%0A")));
+    // Without GitHub Actions, or with another output, standard output stays empty.
+    let plain = bin().args(["check", "-f"]).arg(&file).args(["--state", "examples/cluster-state.yaml"]).output().unwrap();
+    assert_eq!(text(&plain.stdout), "");
+    assert_eq!(text(&plain.stderr), err);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn annotation_text_is_escaped_as_github_requires() {
     let dir = scratch("escaping");
     // A file name with the characters a property must escape, an object name GitHub's

@@ -385,9 +385,11 @@ pub async fn run(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
         // Reports for CI systems, which show colour codes as text.
         colored::control::set_override(false);
     }
-    if args.state.is_empty() {
-        run_live(g, args).await
-    } else {
-        run_offline(g, args)
+    let result = if args.state.is_empty() { run_live(g, args).await } else { run_offline(g, args) };
+    if let (Err(e), Output::Github | Output::TextAndGithub) = (&result, output_of(args)) {
+        // A check that could not run is annotated too: the run's page then says why (the error
+        // is still printed on standard error, as always).
+        let _ = crate::error::print_out(&crate::render::github::error_annotation(&e.0));
     }
+    result
 }

@@ -54,6 +54,11 @@ pub fn annotation(d: &DocumentReport) -> Option<String> {
     Some(format!("::error {}::{}\n", props.join(","), data(&message)))
 }
 
+/// The annotation of an error that ended the check (bad input, an unreachable server).
+pub fn error_annotation(message: &str) -> String {
+    format!("::error title=quota check could not run::{}\n", data(&escape_lines(message)))
+}
+
 /// A workflow command's data: `%`, `\r` and `\n` escaped.
 pub fn data(s: &str) -> String {
     s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
