@@ -14,7 +14,7 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::ci::{run_action, serve, Reply};
+use common::ci::{run_action, serve, yaml, Reply};
 use serde_json::Value;
 
 fn root() -> &'static Path {
@@ -633,17 +633,17 @@ fn readme_ci_blocks() -> Vec<(String, String)> {
 
 #[test]
 fn the_readme_recipe_uses_the_actions_real_inputs_and_shows_real_output() {
-    let action: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(root().join("action.yml")).unwrap()).unwrap();
-    let inputs = action["inputs"].as_mapping().unwrap();
+    let action = yaml("action.yml", &std::fs::read_to_string(root().join("action.yml")).unwrap());
+    let inputs = action["inputs"].as_object().unwrap();
     let blocks = readme_ci_blocks();
     let mut uses = 0;
     for (_, body) in blocks.iter().filter(|(lang, _)| lang == "yaml") {
-        let workflow: serde_yaml::Value = serde_yaml::from_str(body).unwrap_or_else(|e| panic!("a README yaml block does not parse: {e}\n{body}"));
-        for job in workflow["jobs"].as_mapping().into_iter().flat_map(|m| m.values()) {
-            for step in job["steps"].as_sequence().unwrap() {
+        let workflow = yaml("a README yaml block", body);
+        for job in workflow["jobs"].as_object().into_iter().flat_map(|m| m.values()) {
+            for step in job["steps"].as_array().unwrap() {
                 if step["uses"].as_str().is_some_and(|u| u.starts_with("kubectl-quota/kubectl-quota@")) {
                     uses += 1;
-                    for key in step["with"].as_mapping().unwrap().keys() {
+                    for key in step["with"].as_object().unwrap().keys() {
                         assert!(inputs.contains_key(key), "the README passes {key:?}, which action.yml does not take");
                     }
                 }

@@ -354,7 +354,7 @@ fn create_prints_quantities_as_the_server_stores_them() {
     let o = bin().args(["create", "q", "--hard", "cpu=0.1111111111111,memory=1024Mi,pods=10.0", "--dry-run=client", "-o", "yaml"]).output().unwrap();
     let out = text(&o.stdout);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
-    assert!(out.contains("cpu: 111111112n") && out.contains("memory: 1Gi") && out.contains("pods: '10'"), "{out}");
+    assert!(out.contains("cpu: 111111112n") && out.contains("memory: 1Gi") && out.contains("pods: \"10\""), "{out}");
     let o = bin().args(["create", "q", "--hard", "cpu=1 ", "--dry-run=client", "-o", "yaml"]).output().unwrap();
     assert_refused_input(&o, "quantities must match the regular expression");
 }

@@ -7,4 +7,6 @@ pub mod github;
 pub mod junit;
 pub mod output;
 pub mod plan;
+pub mod table;
 pub mod why;
+pub mod yaml;

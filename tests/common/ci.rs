@@ -11,6 +11,13 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// One YAML document, read by the engine's own reader.
+pub fn yaml(file: &str, text: &str) -> serde_json::Value {
+    let mut docs = kubectl_quota_engine::manifest::parse_str(file, text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(docs.len(), 1, "{file}: one document");
+    docs.remove(0).value
+}
+
 // --- a loopback HTTP server --------------------------------------------------------------
 
 /// What the test server answers for a path.
@@ -81,8 +88,8 @@ pub struct Run {
 }
 
 pub fn run_action(dir: &Path, inputs: &[(&str, &str)], path: &str, cwd: &Path) -> Run {
-    let action: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(root().join("action.yml")).unwrap()).unwrap();
-    let defaults = action["inputs"].as_mapping().unwrap();
+    let action = yaml("action.yml", &std::fs::read_to_string(root().join("action.yml")).unwrap());
+    let defaults = action["inputs"].as_object().unwrap();
     let given: BTreeMap<&str, &str> = inputs.iter().copied().collect();
     for k in given.keys() {
         assert!(defaults.contains_key(*k), "action.yml has no input {k}");
@@ -110,7 +117,7 @@ pub fn run_action(dir: &Path, inputs: &[(&str, &str)], path: &str, cwd: &Path) -
     let runner_temp = dir.join("runner-temp");
     std::fs::create_dir_all(&runner_temp).unwrap();
     let mut steps = Vec::new();
-    for step in action["runs"]["steps"].as_sequence().unwrap() {
+    for step in action["runs"]["steps"].as_array().unwrap() {
         assert_eq!(step["shell"].as_str(), Some("bash"));
         let added: Vec<String> = std::fs::read_to_string(&files[0].1).unwrap().lines().rev().map(str::to_string).collect();
         let step_path = added.iter().chain(std::iter::once(&path.to_string())).cloned().collect::<Vec<_>>().join(":");
@@ -121,8 +128,8 @@ pub fn run_action(dir: &Path, inputs: &[(&str, &str)], path: &str, cwd: &Path) -
         for (k, f) in &files {
             c.env(k, f);
         }
-        for (k, v) in step["env"].as_mapping().into_iter().flatten() {
-            c.env(k.as_str().unwrap(), fill(v.as_str().unwrap()));
+        for (k, v) in step["env"].as_object().into_iter().flatten() {
+            c.env(k, fill(v.as_str().unwrap()));
         }
         let out = c.output().unwrap();
         let failed = !out.status.success();
