@@ -145,8 +145,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             break
         }
         'kubectl-quota;plan' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, or - for standard input (repeatable)')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, or - for standard input (repeatable)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`)')
+            [CompletionResult]::new('--kustomize', '--kustomize', [CompletionResultType]::ParameterName, 'A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`)')
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Offline mode: the cluster''s objects from files (e.g. `kubectl quota snapshot`)')
             [CompletionResult]::new('--admission-config', '--admission-config', [CompletionResultType]::ParameterName, 'The API server''s admission configuration (ResourceQuota limitedResources)')
             [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Schedulable node count, to count a DaemonSet''s pods')

@@ -491,18 +491,9 @@ const CHUNK: usize = 16;
 /// How many chunks the reader may be ahead.
 const CHUNKS_AHEAD: usize = 4;
 
-/// The manifests a command acts on (`-f`), decoded: at least one object, or an error.
-pub fn load_manifests(paths: &[String], recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
-    let objs = load_objects(paths, recursive)?;
-    if objs.is_empty() {
-        return Err(Fatal::input(format!("no objects found in {}", paths.join(", "))));
-    }
-    Ok(objs)
-}
-
-/// The manifests `check` acts on: `-f` paths and URLs, then a kustomization's build (`-k`),
+/// The manifests a command acts on: `-f` paths and URLs, then a kustomization's build (`-k`),
 /// decoded: at least one object, or an error.
-pub fn load_check_manifests(paths: &[String], kustomization: Option<&str>, recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
+pub fn load_manifests(paths: &[String], kustomization: Option<&str>, recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
     let mut objs = Vec::new();
     load_each(paths, kustomization, recursive, false, |o| objs.push(o))?;
     if objs.is_empty() {

@@ -155,6 +155,25 @@ fn a_kustomization_is_built_as_kubectl_apply_k_builds_it() {
 }
 
 #[test]
+fn plan_takes_a_kustomization_and_a_url_too() {
+    let base = serve(BTreeMap::from([("/app.yaml".to_string(), Reply::Body(std::fs::read(root().join("examples/app.yaml")).unwrap()))]));
+    let from_url = bin().args(["plan", "-f", &format!("{base}/app.yaml"), "--state", "examples/cluster-state.yaml", "-n", "shop"]).output().unwrap();
+    let from_file = bin().args(["plan", "-f", "examples/app.yaml", "--state", "examples/cluster-state.yaml", "-n", "shop"]).output().unwrap();
+    assert_eq!(from_url.status.code(), Some(1), "{}", text(&from_url.stderr));
+    assert_eq!(text(&from_url.stdout), text(&from_file.stdout));
+    if !have_kubectl() {
+        return;
+    }
+    let out = bin().args(["plan", "-k", "tests/ci/kustomize/prod", "--state", "examples/cluster-state.yaml", "-n", "shop", "-o", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // 6 replicas of web and the worker: 7 pods, 3 more than quota compute leaves room for.
+    let compute = plan["quotas"].as_array().unwrap().iter().find(|q| q["name"] == "compute").unwrap();
+    let pods = compute["resources"].as_array().unwrap().iter().find(|r| r["resource"] == "pods").unwrap();
+    assert_eq!((pods["requested"].as_str(), pods["missing"].as_str()), (Some("7"), Some("3")), "{plan}");
+}
+
+#[test]
 fn a_kustomization_that_cannot_be_built_is_an_error_naming_why() {
     let empty = scratch("no-kustomization");
     let no_tools = scratch("no-tools");

@@ -13,7 +13,7 @@ use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, O
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{load_check_manifests, load_limited, load_state, namespaces_known, offline_rules};
+use crate::input::{load_limited, load_manifests, load_state, namespaces_known, offline_rules};
 use crate::live;
 use crate::render::output::{Output, ReportWriter};
 
@@ -276,7 +276,7 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     notes.extend(offline.incomplete.iter().cloned());
     let mut state = ClusterState::from_objects(loaded.objects, &namespace);
     let limited = load_limited(args.admission_config.as_deref())?;
-    let objs = load_check_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
+    let objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
     let opts =
         CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes, rules, detail: detail_of(args), enforce_namespace: g.namespace.is_some() };
     let kubernetes = VersionReport::new(&rules, offline.source, offline.server_version);
@@ -320,7 +320,7 @@ fn incomplete_status(code: i32, incomplete: &[String]) -> i32 {
 async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let flag = version_flag(args)?;
     let limited = load_limited(args.admission_config.as_deref())?;
-    let mut objs = load_check_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
+    let mut objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
     let live::LiveState { mut state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| {
         let e = e.on(&conn.server);
