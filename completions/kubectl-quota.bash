@@ -130,7 +130,7 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__check)
-            opts="-f -R -o -q -n -h -V --filename --recursive --state --admission-config --nodes --output --quiet --kubernetes-version --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            opts="-f -k -R -o -q -n -h -V --filename --kustomize --recursive --state --admission-config --nodes --output --quiet --kubernetes-version --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -141,6 +141,14 @@ _kubectl__quota() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kustomize)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -k)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -157,11 +165,11 @@ _kubectl__quota() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit github" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml junit github" -- "${cur}"))
                     return 0
                     ;;
                 --kubernetes-version)
@@ -546,7 +554,7 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__plan)
-            opts="-f -R -o -n -h -V --filename --recursive --state --admission-config --nodes --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            opts="-f -k -R -o -n -h -V --filename --kustomize --recursive --state --admission-config --nodes --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -557,6 +565,14 @@ _kubectl__quota() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kustomize)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -k)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

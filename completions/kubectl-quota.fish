@@ -44,13 +44,16 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "why" -d
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "version" -d 'Print the version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s f -l filename -d 'Manifests to check: files, directories, or - for standard input (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s f -l filename -d 'Manifests to check: files, directories, http(s) URLs, or - for standard input (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s k -l kustomize -d 'A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l state -d 'Offline mode: the cluster\'s objects (ResourceQuotas with status, LimitRanges, PriorityClasses, StorageClasses, RuntimeClasses) from files; no cluster is contacted' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l admission-config -d 'The API server\'s admission configuration (ResourceQuota limitedResources)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l nodes -d 'Schedulable node count, to check a DaemonSet\'s pods' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "text\t''
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s o -l output -d 'Output format: junit is JUnit XML, github GitHub Actions annotations (default: text; under GitHub Actions, GITHUB_ACTIONS=true, the text report followed by annotations)' -r -f -a "text\t''
 json\t''
-yaml\t''"
+yaml\t''
+junit\t''
+github\t''"
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l kubernetes-version -d 'Answer as this Kubernetes release would (1.20 to 1.37, e.g. 1.33 or v1.33.2). Offline default: the snapshot\'s release, else 1.37; live: the server\'s own version' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l context -d 'The name of the kubeconfig context to use' -r
@@ -122,7 +125,8 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s A -l all-namespaces -d 'Quotas of every namespace, grouped by namespace'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s V -l version -d 'Print version'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s f -l filename -d 'Manifests of the release: files, directories, or - for standard input (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s f -l filename -d 'Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s k -l kustomize -d 'A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l state -d 'Offline mode: the cluster\'s objects from files (e.g. `kubectl quota snapshot`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l admission-config -d 'The API server\'s admission configuration (ResourceQuota limitedResources)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l nodes -d 'Schedulable node count, to count a DaemonSet\'s pods' -r

@@ -47,13 +47,15 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             break
         }
         'kubectl-quota;check' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifests to check: files, directories, or - for standard input (repeatable)')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifests to check: files, directories, or - for standard input (repeatable)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifests to check: files, directories, http(s) URLs, or - for standard input (repeatable)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifests to check: files, directories, http(s) URLs, or - for standard input (repeatable)')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`)')
+            [CompletionResult]::new('--kustomize', '--kustomize', [CompletionResultType]::ParameterName, 'A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`)')
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Offline mode: the cluster''s objects (ResourceQuotas with status, LimitRanges, PriorityClasses, StorageClasses, RuntimeClasses) from files; no cluster is contacted')
             [CompletionResult]::new('--admission-config', '--admission-config', [CompletionResultType]::ParameterName, 'The API server''s admission configuration (ResourceQuota limitedResources)')
             [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Schedulable node count, to check a DaemonSet''s pods')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: junit is JUnit XML, github GitHub Actions annotations (default: text; under GitHub Actions, GITHUB_ACTIONS=true, the text report followed by annotations)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: junit is JUnit XML, github GitHub Actions annotations (default: text; under GitHub Actions, GITHUB_ACTIONS=true, the text report followed by annotations)')
             [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Answer as this Kubernetes release would (1.20 to 1.37, e.g. 1.33 or v1.33.2). Offline default: the snapshot''s release, else 1.37; live: the server''s own version')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
@@ -143,8 +145,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             break
         }
         'kubectl-quota;plan' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, or - for standard input (repeatable)')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, or - for standard input (repeatable)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)')
+            [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`)')
+            [CompletionResult]::new('--kustomize', '--kustomize', [CompletionResultType]::ParameterName, 'A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`)')
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Offline mode: the cluster''s objects from files (e.g. `kubectl quota snapshot`)')
             [CompletionResult]::new('--admission-config', '--admission-config', [CompletionResultType]::ParameterName, 'The API server''s admission configuration (ResourceQuota limitedResources)')
             [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Schedulable node count, to count a DaemonSet''s pods')

@@ -107,11 +107,12 @@ fn manifest_files_in(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Res
     Ok(())
 }
 
-/// Reads every path (`-` is stdin; a directory contributes its manifest files in name order)
-/// and hands each document to `each` in order, as soon as it is read.
-/// Each file's text goes to `text_of` once its documents are read.
+/// Reads every path (`-` is stdin; a URL is fetched; a directory contributes its manifest files
+/// in name order), then the kustomization's build, and hands each document to `each` in order,
+/// as soon as it is read. Each file's text goes to `text_of` once its documents are read.
 fn for_each_document<S: AsRef<str>>(
     paths: &[S],
+    kustomization: Option<&str>,
     recursive: bool,
     mut each: impl FnMut(Document) -> Result<(), InputError>,
     mut text_of: impl FnMut(&str, &str),
@@ -122,6 +123,12 @@ fn for_each_document<S: AsRef<str>>(
             let text = read_capped(std::io::stdin().lock(), "standard input").map_err(|e| InputError::file("-", e))?;
             parse_each("-", &text, &mut each)?;
             text_of("-", &text);
+            continue;
+        }
+        if is_url(p) {
+            let text = read_url(p).map_err(|e| InputError::file(p, e))?;
+            parse_each(p, &text, &mut each)?;
+            text_of(p, &text);
             continue;
         }
         let path = Path::new(p);
@@ -143,7 +150,224 @@ fn for_each_document<S: AsRef<str>>(
             text_of(&shown, &text);
         }
     }
+    if let Some(dir) = kustomization {
+        let (file, text) = kustomize_build(dir)?;
+        // The build's documents are numbered in its output, which its author never sees: each
+        // is named by its resource id in the kustomization instead.
+        parse_each(&file, &text, |mut d| {
+            d.origin.line = None;
+            d.origin.id = Some(resource_id(&d.value));
+            each(d)
+        })?;
+        text_of(&file, &text);
+    }
     Ok(())
+}
+
+/// Whether `-f` names a URL (kubectl reads http and https ones).
+pub fn is_url(p: &str) -> bool {
+    p.starts_with("http://") || p.starts_with("https://")
+}
+
+/// How long a URL may take, from connecting to its last byte: 30 s, or
+/// `KUBECTL_QUOTA_URL_TIMEOUT` seconds.
+fn url_timeout() -> std::time::Duration {
+    let secs = std::env::var("KUBECTL_QUOTA_URL_TIMEOUT").ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|n| *n > 0).unwrap_or(30);
+    std::time::Duration::from_secs(secs)
+}
+
+/// Redirects followed before giving up (Go's HTTP client, which kubectl uses, stops at 10).
+const MAX_REDIRECTS: usize = 10;
+
+/// The text at a URL, as kubectl reads `-f URL`: a GET following redirects, a success status
+/// required, the body capped as every other read ([`max_input_bytes`]) and the whole exchange
+/// bounded in time ([`url_timeout`]). Errors say what went wrong; the caller names the URL.
+///
+/// The request runs on a thread of its own with its own runtime: the caller may already be
+/// inside the program's (single-threaded) runtime, which cannot be blocked on again.
+pub fn read_url(url: &str) -> Result<String, String> {
+    let timeout = url_timeout();
+    let bytes = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start: {e}"))?;
+                runtime.block_on(async {
+                    match tokio::time::timeout(timeout, fetch(url)).await {
+                        Ok(r) => r,
+                        Err(_) => Err(format!("no complete answer within {} s (set KUBECTL_QUOTA_URL_TIMEOUT to wait longer)", timeout.as_secs())),
+                    }
+                })
+            })
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    decode_text(bytes).map_err(|e| format!("cannot read: {e}"))
+}
+
+/// The GET itself (see [`read_url`]).
+async fn fetch(url: &str) -> Result<Vec<u8>, String> {
+    use http_body_util::{BodyExt, Empty};
+    use hyper_util::client::legacy::Client;
+    use hyper_util::rt::TokioExecutor;
+
+    type Body = Empty<bytes::Bytes>;
+    let mut uri: http::Uri = url.parse().map_err(|e| format!("not a URL: {e}"))?;
+    let mut https: Option<Client<hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>, Body>> = None;
+    let http: Client<_, Body> = Client::builder(TokioExecutor::new()).build_http();
+    for _ in 0..=MAX_REDIRECTS {
+        let request = http::Request::get(&uri)
+            .header(http::header::USER_AGENT, concat!("kubectl-quota/", env!("CARGO_PKG_VERSION")))
+            .body(Body::new())
+            .map_err(|e| format!("not a URL: {e}"))?;
+        let sent = match uri.scheme_str() {
+            Some("https") => {
+                if https.is_none() {
+                    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+                        .with_native_roots()
+                        .map_err(|e| format!("no TLS root certificates to verify the server with: {e}"))?
+                        .https_or_http()
+                        .enable_http1()
+                        .build();
+                    https = Some(Client::builder(TokioExecutor::new()).build(connector));
+                }
+                https.as_ref().expect("built above").request(request).await
+            }
+            Some("http") => http.request(request).await,
+            _ => return Err(format!("{uri}: only http and https URLs are read")),
+        };
+        let response = sent.map_err(|e| format!("cannot read: {}", error_chain(&e)))?;
+        let status = response.status();
+        if status.is_redirection() {
+            let location = response
+                .headers()
+                .get(http::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .ok_or_else(|| format!("the server answered {status} without a Location"))?;
+            uri = redirect_target(&uri, location).ok_or_else(|| format!("the server answered {status} with an unusable Location {location:?}"))?;
+            continue;
+        }
+        if !status.is_success() {
+            return Err(format!("the server answered {status}"));
+        }
+        let cap = max_input_bytes();
+        let mut body = response.into_body();
+        let mut bytes = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| format!("cannot read: {}", error_chain(&e)))?;
+            if let Ok(data) = frame.into_data() {
+                if (bytes.len() + data.len()) as u64 > cap {
+                    return Err(format!("larger than {cap} bytes (set KUBECTL_QUOTA_MAX_INPUT_BYTES to allow more)"));
+                }
+                bytes.extend_from_slice(&data);
+            }
+        }
+        return Ok(bytes);
+    }
+    Err(format!("more than {MAX_REDIRECTS} redirects"))
+}
+
+/// Where a redirect's `Location` points, resolved against the URL that answered with it.
+fn redirect_target(from: &http::Uri, location: &str) -> Option<http::Uri> {
+    if is_url(location) {
+        return location.parse().ok();
+    }
+    let (scheme, authority) = (from.scheme_str()?, from.authority()?);
+    let path = if location.starts_with('/') {
+        location.to_string()
+    } else {
+        let base = from.path();
+        format!("{}{location}", &base[..base.rfind('/').map_or(0, |i| i + 1)])
+    };
+    format!("{scheme}://{authority}{path}").parse().ok()
+}
+
+/// An error with its causes, as one line (`client error (Connect): tcp connect error: ...`).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cause = c.source();
+    }
+    out
+}
+
+/// The names a kustomization file may have, in the order kustomize looks for them.
+const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// Builds a kustomization as `kubectl apply -k` does: `kubectl kustomize DIR` (kubectl is on
+/// PATH wherever a kubectl plugin runs), else `kustomize build DIR`. Returns the file the
+/// documents are attributed to (the kustomization file in `DIR`, or `DIR` itself when it is
+/// not a local directory: kustomize also builds remote targets) and the build's text, capped
+/// as every other read.
+fn kustomize_build(dir: &str) -> Result<(String, String), InputError> {
+    let shown = KUSTOMIZATION_FILES.iter().map(|f| Path::new(dir).join(f)).find(|p| p.is_file()).map(|p| p.display().to_string());
+    let shown = match shown {
+        Some(f) => f,
+        None if Path::new(dir).is_dir() => {
+            return Err(InputError::file(dir, format!("-k: no kustomization here ({})", KUSTOMIZATION_FILES.join(", "))));
+        }
+        None => dir.to_string(),
+    };
+    let programs: [(&str, &[&str]); 2] = [("kubectl", &["kustomize"]), ("kustomize", &["build"])];
+    for (program, args) in programs {
+        let child = std::process::Command::new(program)
+            .args(args)
+            .arg(dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(InputError::file(dir, format!("-k: cannot run {program}: {e}"))),
+        };
+        let what = format!("the output of {program} {} {dir}", args.join(" "));
+        // Standard error is read to its end beside standard output (a full pipe would stall the
+        // program), keeping its head only.
+        let stderr = child.stderr.take().map(|mut err| {
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let _ = err.by_ref().take(STDERR_CAP).read_to_end(&mut head);
+                let _ = std::io::copy(&mut err, &mut std::io::sink());
+                String::from_utf8_lossy(&head).into_owned()
+            })
+        });
+        let text = read_capped(child.stdout.take().expect("piped"), &what);
+        if text.is_err() {
+            // Too much, or unreadable: the rest is not wanted.
+            let _ = child.kill();
+        }
+        let status = child.wait().map_err(|e| InputError::file(dir, format!("-k: {program}: {e}")))?;
+        let err = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
+        let text = text.map_err(|e| InputError::file(dir, format!("-k: {e}")))?;
+        if !status.success() {
+            let said = err.trim();
+            let said = if said.is_empty() { String::new() } else { format!(": {said}") };
+            return Err(InputError::file(dir, format!("-k: {program} {} failed ({status}){said}", args.join(" "))));
+        }
+        return Ok((shown, text));
+    }
+    Err(InputError::file(dir, "-k: building a kustomization needs kubectl (`kubectl kustomize`) or kustomize on PATH; neither was found"))
+}
+
+/// What a failing kustomize may say on standard error that is shown, at most.
+const STDERR_CAP: u64 = 64 << 10;
+
+/// A resource's id in a built input: `Kind/namespace/name`, or `Kind/name` without a namespace.
+fn resource_id(v: &serde_json::Value) -> String {
+    let s = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_str).unwrap_or("").to_string();
+    let kind = s(v.get("kind"));
+    let name = s(v.pointer("/metadata/name"));
+    match v.pointer("/metadata/namespace").and_then(serde_json::Value::as_str) {
+        Some(ns) if !ns.is_empty() => format!("{kind}/{ns}/{name}"),
+        _ => format!("{kind}/{name}"),
+    }
 }
 
 /// Objects decoded one document at a time, with every document's error kept.
@@ -179,7 +403,7 @@ impl<F: FnMut(objects::Object)> Decoder<F> {
 /// this one: the two take about the same time, and nothing else runs before the check.
 pub fn load_objects<S: AsRef<str> + Sync>(paths: &[S], recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
     let mut objects = Vec::new();
-    load_each(paths, recursive, false, |o| objects.push(o))?;
+    load_each(paths, None, recursive, false, |o| objects.push(o))?;
     Ok(objects)
 }
 
@@ -187,12 +411,18 @@ pub fn load_objects<S: AsRef<str> + Sync>(paths: &[S], recursive: bool) -> Resul
 /// to be held (`describe --state` keeps only what it shows of a quota). Every decoding error
 /// is still reported, once everything is read.
 pub fn for_each_object<S: AsRef<str> + Sync>(paths: &[S], recursive: bool, each: impl FnMut(objects::Object)) -> Result<(), Fatal> {
-    load_each(paths, recursive, false, each).map(|_| ())
+    load_each(paths, None, recursive, false, each).map(|_| ())
 }
 
 /// [`for_each_object`], and what `kubectl quota snapshot` recorded in each file read (see
 /// [`Recorded`]).
-fn load_each<S: AsRef<str> + Sync>(paths: &[S], recursive: bool, recorded: bool, each: impl FnMut(objects::Object)) -> Result<Vec<Recorded>, Fatal> {
+fn load_each<S: AsRef<str> + Sync>(
+    paths: &[S],
+    kustomization: Option<&str>,
+    recursive: bool,
+    recorded: bool,
+    each: impl FnMut(objects::Object),
+) -> Result<Vec<Recorded>, Fatal> {
     let mut decoder = Decoder { each, errors: Vec::new() };
     let mut found = Vec::new();
     let record = |found: &mut Vec<Recorded>, file: &str, text: &str| {
@@ -207,6 +437,7 @@ fn load_each<S: AsRef<str> + Sync>(paths: &[S], recursive: bool, recorded: bool,
             let mut found = Vec::new();
             for_each_document(
                 paths,
+                kustomization,
                 recursive,
                 |d| {
                     chunk.push(d);
@@ -225,6 +456,7 @@ fn load_each<S: AsRef<str> + Sync>(paths: &[S], recursive: bool, recorded: bool,
             // No second thread to be had: read here.
             return for_each_document(
                 paths,
+                kustomization,
                 recursive,
                 |d| {
                     decoder.add(&d);
@@ -259,11 +491,15 @@ const CHUNK: usize = 16;
 /// How many chunks the reader may be ahead.
 const CHUNKS_AHEAD: usize = 4;
 
-/// The manifests a command acts on (`-f`), decoded: at least one object, or an error.
-pub fn load_manifests(paths: &[String], recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
-    let objs = load_objects(paths, recursive)?;
+/// The manifests a command acts on: `-f` paths and URLs, then a kustomization's build (`-k`),
+/// decoded: at least one object, or an error.
+pub fn load_manifests(paths: &[String], kustomization: Option<&str>, recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
+    let mut objs = Vec::new();
+    load_each(paths, kustomization, recursive, false, |o| objs.push(o))?;
     if objs.is_empty() {
-        return Err(Fatal::input(format!("no objects found in {}", paths.join(", "))));
+        let mut named: Vec<&str> = paths.iter().map(String::as_str).collect();
+        named.extend(kustomization);
+        return Err(Fatal::input(format!("no objects found in {}", named.join(", "))));
     }
     Ok(objs)
 }
@@ -302,7 +538,7 @@ pub struct State {
 /// Reads `--state` files: their objects, and what each snapshot among them recorded.
 pub fn load_state(paths: &[String]) -> Result<State, Fatal> {
     let mut objects = Vec::new();
-    let recorded = load_each(paths, false, true, |o| objects.push(o))?;
+    let recorded = load_each(paths, None, false, true, |o| objects.push(o))?;
     Ok(State { objects, recorded })
 }
 

@@ -6,7 +6,7 @@ use std::process::{Command, Output, Stdio};
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
-    c.env("NO_COLOR", "1").current_dir(env!("CARGO_MANIFEST_DIR"));
+    c.env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS").current_dir(env!("CARGO_MANIFEST_DIR"));
     c
 }
 

@@ -11,7 +11,14 @@ fn root() -> &'static Path {
 /// Runs the binary from the repository root (so paths in the output are relative) and
 /// compares stdout with tests/golden/NAME.txt.
 fn golden(name: &str, args: &[&str], want_code: i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-quota")).args(args).current_dir(root()).env("NO_COLOR", "1").env("COLUMNS", "100").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(want_code), "{name}: {}", String::from_utf8_lossy(&out.stderr));
     let got = String::from_utf8(out.stdout).unwrap();
     let path = root().join("tests/golden").join(format!("{name}.txt"));
@@ -71,6 +78,21 @@ fn check_text_output() {
             "--admission-config",
             "tests/conformance/4000-s-limited-scope-no-quota/admission.yaml",
         ],
+        1,
+    );
+}
+
+#[test]
+fn check_ci_outputs() {
+    let example = ["check", "-f", "examples/app.yaml", "--state", "examples/cluster-state.yaml", "-n", "shop"];
+    golden("check-example-junit", &[&example[..], &["-o", "junit"]].concat(), 1);
+    golden("check-example-github", &[&example[..], &["-o", "github"]].concat(), 1);
+    let rollout = ["check", "-f", "tests/golden/rollout-app.yaml", "--state", "tests/golden/rollout-state.yaml", "-n", "shop"];
+    golden("check-rollout-junit", &[&rollout[..], &["-o", "junit"]].concat(), 1);
+    // A workload refused itself: its pods' test case is skipped.
+    golden(
+        "check-refused-workload-junit",
+        &["check", "-f", "tests/ci/refused-workload/app.yaml", "--state", "tests/ci/refused-workload/state.yaml", "-n", "ns", "-o", "junit"],
         1,
     );
 }

@@ -693,7 +693,7 @@ fn engine_limited(v: &Value) -> Vec<LimitedResource> {
 
 /// The object as the engine sees it at admission: decoded, and defaulted as the API does.
 fn engine_object(v: &Value, create: bool, rules: &Rules) -> Result<Object, String> {
-    let doc = Document { origin: Origin { file: "generated.json".into(), document: 1, item: None }, value: v.clone() };
+    let doc = Document { origin: Origin::new("generated.json", 1), value: v.clone() };
     let mut obj = decode(&doc).map_err(|e| format!("{e:?}"))?;
     if let Body::Pod(p) = &mut obj.body {
         if create {

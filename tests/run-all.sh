@@ -84,6 +84,18 @@ else
   MODERN_VERSION=
 fi
 
+# tests/ci.rs runs the real pre-commit tool and reads JUnit reports with junitparser (validated
+# by xmlschema): installed here when missing and this machine can (root); without them those
+# tests skip, except under CI=true, where they fail.
+if ! command -v pre-commit >/dev/null || ! python3 -c 'import junitparser, xmlschema' 2>/dev/null; then
+  if [[ $(id -u) == 0 ]] && command -v pip3 >/dev/null; then
+    phase "installing pre-commit, junitparser and xmlschema (pip3)"
+    pip3 install --quiet pre-commit junitparser xmlschema || echo "run-all: pip3 could not install the CI tools" >&2
+  else
+    echo "run-all: pre-commit, junitparser or xmlschema missing and cannot be installed here: tests/ci.rs will skip them" >&2
+  fi
+fi
+
 status=0
 phase "cargo test (every target; live ones against Kubernetes ${KUBECTL_QUOTA_LAB_VERSION:-none})"
 # --no-fail-fast: a failing target (a unit test, say) must not hide the live targets' results.

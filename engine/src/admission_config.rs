@@ -67,7 +67,7 @@ struct Scope {
 }
 
 fn config(file: &str, doc: usize, v: &Value, path_prefix: &str) -> Result<Vec<LimitedResource>, InputError> {
-    let origin = crate::manifest::Origin { file: file.into(), document: doc, item: None };
+    let origin = crate::manifest::Origin::new(file, doc);
     let c: Config = serde_path_to_error::deserialize(v.clone()).map_err(|e| {
         let p = e.path().to_string();
         InputError::at(&origin, Some(format!("{path_prefix}{}", if p == "." { String::new() } else { p })), e.into_inner().to_string())

@@ -15,7 +15,7 @@ use crate::error::Fatal;
 use crate::global::GlobalFlags;
 use crate::input::{load_limited, load_manifests, load_state, namespaces_known, offline_rules};
 use crate::live;
-use crate::render::check::{Output, ReportWriter};
+use crate::render::output::{Output, ReportWriter};
 
 pub const CHECK_HELP: &str = "\
 Examples:
@@ -32,22 +32,40 @@ Examples:
   # Machine-readable
   kubectl quota check -f app.yaml --state state.yaml -o json
 
+  # A kustomization (built as `kubectl apply -k` builds it), a URL, a Helm chart
+  kubectl quota check -k overlays/prod --state state.yaml
+  kubectl quota check -f https://example.com/app.yaml --state state.yaml
+  helm template web ./chart | kubectl quota check -f - --state state.yaml -n web
+
+  # CI: JUnit XML for GitLab or Jenkins; GitHub Actions annotations (the default output
+  # under GitHub Actions is the text report followed by them)
+  kubectl quota check -f deploy/ --state state.yaml -o junit > quota.xml
+  kubectl quota check -f deploy/ --state state.yaml -o github
+
 Exit status: 0 everything fits, 1 something would be refused (an object, a workload's pods,
 or a rollout), 2 the input could not be read, 3 nothing would be refused but the answer is
 incomplete (something it needed could not be read; said on standard error).";
-/// Output formats of `check` and `describe`.
+/// Output formats of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     Text,
     Json,
     Yaml,
+    // JUnit XML: a test case per document and per workload's pods, a failure per refusal.
+    // (Plain comments: a doc comment here would switch clap to its long help layout.)
+    Junit,
+    // GitHub Actions annotations: an error at each refused document's first line.
+    Github,
 }
 /// `kubectl quota check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Manifests to check: files, directories, or - for standard input (repeatable).
-    #[arg(short = 'f', long = "filename", required = true, value_name = "FILE")]
+    /// Manifests to check: files, directories, http(s) URLs, or - for standard input (repeatable).
+    #[arg(short = 'f', long = "filename", required_unless_present = "kustomize", value_name = "FILE")]
     pub filename: Vec<String>,
+    /// A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`).
+    #[arg(short = 'k', long, value_name = "DIR", conflicts_with = "filename")]
+    pub kustomize: Option<String>,
     /// Process directories given with -f recursively.
     #[arg(short = 'R', long)]
     pub recursive: bool,
@@ -61,9 +79,10 @@ pub struct CheckArgs {
     /// Schedulable node count, to check a DaemonSet's pods.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(i32::MAX)))]
     pub nodes: Option<u32>,
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value = "text")]
-    pub output: OutputFormat,
+    /// Output format: junit is JUnit XML, github GitHub Actions annotations (default: text;
+    /// under GitHub Actions, GITHUB_ACTIONS=true, the text report followed by annotations).
+    #[arg(short = 'o', long, value_enum)]
+    pub output: Option<OutputFormat>,
     /// Print only what would be refused.
     #[arg(short = 'q', long)]
     pub quiet: bool,
@@ -83,19 +102,24 @@ fn version_flag(args: &CheckArgs) -> Result<Option<KubeVersion>, Fatal> {
     Ok(Some(v))
 }
 
-/// The manifests to check, decoded (at least one object).
+/// The output: as chosen with `-o`, else text, followed by annotations under GitHub Actions
+/// (the log keeps the report people read; the pull request shows the annotations).
 fn output_of(args: &CheckArgs) -> Output {
     match args.output {
-        OutputFormat::Text => Output::Text,
-        OutputFormat::Json => Output::Json,
-        OutputFormat::Yaml => Output::Yaml,
+        Some(OutputFormat::Text) => Output::Text,
+        Some(OutputFormat::Json) => Output::Json,
+        Some(OutputFormat::Yaml) => Output::Yaml,
+        Some(OutputFormat::Junit) => Output::Junit,
+        Some(OutputFormat::Github) => Output::Github,
+        None if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") => Output::TextAndGithub,
+        None => Output::Text,
     }
 }
 
 /// How much the engine explains: `--quiet` text prints a verdict line per refused document,
 /// which names only the refusing quota; every other output shows every quota.
 fn detail_of(args: &CheckArgs) -> Detail {
-    if args.quiet && args.output == OutputFormat::Text {
+    if args.quiet && matches!(output_of(args), Output::Text | Output::TextAndGithub) {
         Detail::Refusals
     } else {
         Detail::Full
@@ -252,7 +276,7 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     notes.extend(offline.incomplete.iter().cloned());
     let mut state = ClusterState::from_objects(loaded.objects, &namespace);
     let limited = load_limited(args.admission_config.as_deref())?;
-    let objs = load_manifests(&args.filename, args.recursive)?;
+    let objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
     let opts =
         CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes, rules, detail: detail_of(args), enforce_namespace: g.namespace.is_some() };
     let kubernetes = VersionReport::new(&rules, offline.source, offline.server_version);
@@ -296,7 +320,7 @@ fn incomplete_status(code: i32, incomplete: &[String]) -> i32 {
 async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let flag = version_flag(args)?;
     let limited = load_limited(args.admission_config.as_deref())?;
-    let mut objs = load_manifests(&args.filename, args.recursive)?;
+    let mut objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
     let live::LiveState { mut state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| {
         let e = e.on(&conn.server);
@@ -340,9 +364,15 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
 
 /// Runs `check`: offline when `--state` is given, against the live cluster otherwise.
 pub async fn run(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
-    if args.state.is_empty() {
-        run_live(g, args).await
-    } else {
-        run_offline(g, args)
+    if matches!(output_of(args), Output::Junit | Output::Github | Output::TextAndGithub) {
+        // Reports for CI systems, which show colour codes as text.
+        colored::control::set_override(false);
     }
+    let result = if args.state.is_empty() { run_live(g, args).await } else { run_offline(g, args) };
+    if let (Err(e), Output::Github | Output::TextAndGithub) = (&result, output_of(args)) {
+        // A check that could not run is annotated too: the run's page then says why (the error
+        // is still printed on standard error, as always).
+        let _ = crate::error::print_out(&crate::render::github::error_annotation(&e.0));
+    }
+    result
 }

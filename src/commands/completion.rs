@@ -46,7 +46,7 @@ pub enum Plan {
 }
 
 /// Flags whose value is a file.
-const FILE_FLAGS: &[&str] = &["-f", "--filename", "--state", "--admission-config", "--kubeconfig"];
+const FILE_FLAGS: &[&str] = &["-f", "--filename", "-k", "--kustomize", "--state", "--admission-config", "--kubeconfig"];
 
 /// Decides what to complete; `words` are the words after `kubectl quota`, the last one the
 /// (possibly empty) word being completed.
@@ -182,7 +182,8 @@ mod tests {
             (vec!["c"], words(&["check", "create", "completion"])),
             (vec!["check", "-f", ""], Plan::Files),
             (vec!["check", "--state", "st"], Plan::Files),
-            (vec!["check", "-o", ""], words(&["text", "json", "yaml"])),
+            (vec!["check", "-o", ""], words(&["text", "json", "yaml", "junit", "github"])),
+            (vec!["check", "-k", ""], Plan::Files),
             (vec!["describe", "--sort", "u"], words(&["usage"])),
             (vec!["create", "q", "--dry-run", ""], words(&["none", "client", "server"])),
             (vec!["create", "q", "--scopes", "Not"], words(&["NotTerminating", "NotBestEffort"])),

@@ -38,9 +38,12 @@ pub enum PlanOutput {
 /// `kubectl quota plan`.
 #[derive(Debug, Args)]
 pub struct PlanArgs {
-    /// Manifests of the release: files, directories, or - for standard input (repeatable).
-    #[arg(short = 'f', long = "filename", required = true, value_name = "FILE")]
+    /// Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable).
+    #[arg(short = 'f', long = "filename", required_unless_present = "kustomize", value_name = "FILE")]
     pub filename: Vec<String>,
+    /// A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`).
+    #[arg(short = 'k', long, value_name = "DIR", conflicts_with = "filename")]
+    pub kustomize: Option<String>,
     /// Process directories given with -f recursively.
     #[arg(short = 'R', long)]
     pub recursive: bool,
@@ -72,7 +75,7 @@ fn print(p: &plan::Plan, args: &PlanArgs) -> i32 {
 /// Runs `plan`: offline when `--state` is given, against the live cluster otherwise.
 pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
     let limited = load_limited(args.admission_config.as_deref())?;
-    let mut objs = load_manifests(&args.filename, args.recursive)?;
+    let mut objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
     if !args.state.is_empty() {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
         let loaded = load_state(&args.state)?;

@@ -59,7 +59,7 @@ pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
             "{kind:?} is not a workload that creates pods: use deployment, replicaset, statefulset, daemonset, job, cronjob or replicationcontroller"
         ))
     })?;
-    let doc = Document { origin: Origin { file: "cluster".into(), document: 1, item: None }, value: read.object.clone() };
+    let doc = Document { origin: Origin::new("cluster", 1), value: read.object.clone() };
     let mut obj = objects::decode(&doc).map_err(|e| Fatal::input(e.to_string()))?;
     obj.meta.namespace = Some(ns.clone());
     let (state, notes) = live::cluster_state(&conn, &BTreeSet::from([ns.clone()])).await.map_err(|e| Fatal::input(e.to_string()))?;

@@ -207,7 +207,7 @@ where
         n += 1;
         item.insert("apiVersion".into(), api_version.as_ref().into());
         item.insert("kind".into(), kind.as_ref().into());
-        let doc = Document { origin: Origin { file: "cluster".into(), document: n, item: None }, value: serde_json::Value::Object(item) };
+        let doc = Document { origin: Origin::new("cluster", n), value: serde_json::Value::Object(item) };
         if let Ok(o) = objects::decode(&doc) {
             each(o);
         }

@@ -226,7 +226,7 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
         let obj = &objs[i];
         match got {
             Ok(Some(value)) => {
-                let doc = Document { origin: Origin { file: "cluster".into(), document: 1, item: None }, value };
+                let doc = Document { origin: Origin::new("cluster", 1), value };
                 if let Ok(mut o) = objects::decode(&doc) {
                     o.type_info = obj.type_info.clone();
                     o.meta.namespace = Some(ns.clone());

@@ -2,6 +2,7 @@
 //! with a case's `expected.json`, as tests/conformance/README.md prescribes.
 #![allow(dead_code)]
 
+pub mod ci;
 pub mod live;
 
 use std::collections::BTreeSet;

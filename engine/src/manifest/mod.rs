@@ -15,19 +15,40 @@ use serde_json::Value;
 
 pub mod plain;
 
-/// Where a document came from: the file (`-` for stdin), the 1-based document number in the
-/// file, and the 1-based item number inside a `kind: List`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+/// Where a document came from: the file (`-` for stdin, or a URL), the 1-based document
+/// number in the file, the 1-based item number inside a `kind: List`, the line the document
+/// starts on, and, for what a tool built (a kustomization), the resource's id there.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Origin {
     pub file: String,
     pub document: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item: Option<usize>,
+    /// The 1-based line of the document's first content (its first key, after any `---`,
+    /// blank or comment lines): where an editor or a CI annotation should point. `None` when
+    /// the text is not the user's own (a kustomization's build).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// The resource's id (`Kind/namespace/name`, or `Kind/name`) in a built input such as a
+    /// kustomization, whose document numbers mean nothing to its author: `file` is then the
+    /// kustomization file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+impl Origin {
+    /// Document `document` of `file`, nothing more known.
+    pub fn new(file: impl Into<String>, document: usize) -> Origin {
+        Origin { file: file.into(), document, ..Origin::default() }
+    }
 }
 
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(id) = &self.id {
+            return write!(f, "{}, {id}", self.file);
+        }
         write!(f, "{}, document {}", self.file, self.document)?;
         if let Some(item) = self.item {
             write!(f, ", item {item}")?;
@@ -46,8 +67,9 @@ pub struct Document {
 /// Input that cannot be read or evaluated: names the file, the document and the field.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputError {
-    /// `None` when the problem is with a path itself (not found, unreadable).
-    pub origin: Option<Origin>,
+    /// `None` when the problem is with a path itself (not found, unreadable). Boxed: errors
+    /// travel in every `Result` of the reader, and most results are not errors.
+    pub origin: Option<Box<Origin>>,
     pub file: String,
     /// A JSON path inside the document such as `spec.containers[0].resources.requests.cpu`.
     pub field: Option<String>,
@@ -60,7 +82,7 @@ impl InputError {
     }
 
     pub fn at(origin: &Origin, field: Option<String>, message: impl Into<String>) -> Self {
-        InputError { origin: Some(origin.clone()), file: origin.file.clone(), field, message: message.into() }
+        InputError { origin: Some(Box::new(origin.clone())), file: origin.file.clone(), field, message: message.into() }
     }
 }
 
@@ -135,9 +157,9 @@ pub fn parse_each(file: &str, text: &str, mut each: impl FnMut(Document) -> Resu
     let json = looks_like_json(text);
     if let Some(chunks) = plain_documents(text) {
         let mut handed_out = 0;
-        for (number, chunk) in chunks {
+        for (number, line, chunk) in chunks {
             match plain::read(chunk).map_or_else(|| serde_saphyr::from_str_with_options::<Value>(chunk, yaml_options(chunk.len())), Ok) {
-                Ok(value) => emit(file, number, value, json, &mut each)?,
+                Ok(value) => emit(Origin { line, ..Origin::new(file, number) }, value, json, &mut each)?,
                 // The whole stream's parse names the error, with the whole text's line numbers.
                 Err(_) => return parse_whole(file, text, json, |d| if d.origin.document <= handed_out { Ok(()) } else { each(d) }),
             }
@@ -154,11 +176,12 @@ fn parse_whole(file: &str, text: &str, json: bool, mut each: impl FnMut(Document
     let doc_at = |line: u64| starts.partition_point(|&s| s <= line).max(1);
     let parsed: Vec<serde_saphyr::Spanned<Value>> = serde_saphyr::from_multiple_with_options(text, yaml_options(text.len())).map_err(|e| {
         let loc = e.location();
-        let origin = Origin { file: file.to_string(), document: loc.map(|l| doc_at(l.line())).unwrap_or(1), item: None };
+        let origin = Origin::new(file, loc.map(|l| doc_at(l.line())).unwrap_or(1));
         InputError::at(&origin, None, format!("not valid YAML or JSON: {}", yaml_message(&e)))
     })?;
     for spanned in parsed {
-        emit(file, doc_at(spanned.referenced.line()), spanned.value, json, &mut each)?;
+        let line = spanned.referenced.line();
+        emit(Origin { line: usize::try_from(line).ok().filter(|l| *l > 0), ..Origin::new(file, doc_at(line)) }, spanned.value, json, &mut each)?;
     }
     Ok(())
 }
@@ -167,39 +190,40 @@ fn parse_whole(file: &str, text: &str, json: bool, mut each: impl FnMut(Document
 /// document read alone would get the whole alias budget.
 const MAX_DOCUMENTS_WITH_ANCHORS: usize = 8;
 
-/// A stream cut at its `---` lines, as (document number, text) — `None` when the stream has
-/// directives or `...` ends (read whole then). Document numbers follow
+/// A stream cut at its `---` lines, as (document number, first content line, text) — `None`
+/// when the stream has directives or `...` ends (read whole then). Document numbers follow
 /// `document_first_lines`: text before the first `---` is a document only when it has
 /// content; every `---` opens one.
-fn plain_documents<'a>(text: &'a str) -> Option<Vec<(usize, &'a str)>> {
-    let mut chunks: Vec<(usize, &str)> = Vec::new();
-    let (mut start, mut offset, mut content, mut first) = (0usize, 0usize, false, true);
-    let close = |start: usize, end: usize, content: bool, first: bool, chunks: &mut Vec<(usize, &'a str)>| {
-        if content || !first {
-            chunks.push((chunks.len() + 1, &text[start..end]));
+fn plain_documents<'a>(text: &'a str) -> Option<Vec<(usize, Option<usize>, &'a str)>> {
+    let mut chunks: Vec<(usize, Option<usize>, &str)> = Vec::new();
+    let (mut start, mut offset, mut content, mut first) = (0usize, 0usize, None, true);
+    let close = |start: usize, end: usize, content: Option<usize>, first: bool, chunks: &mut Vec<(usize, Option<usize>, &'a str)>| {
+        if content.is_some() || !first {
+            chunks.push((chunks.len() + 1, content, &text[start..end]));
         }
     };
-    for line in text.split_inclusive('\n') {
+    for (i, line) in text.split_inclusive('\n').enumerate() {
         if line.starts_with('%') || is_marker(line, "...") {
             return None;
         }
         if is_marker(line, "---") {
             close(start, offset, content, first, &mut chunks);
-            (start, first, content) = (offset, false, false);
-        } else {
-            content |= has_content(line);
+            // `--- {kind: Pod}`: the document starts on the marker's line.
+            let rest = line[3..].trim();
+            (start, first, content) = (offset, false, (!rest.is_empty() && !rest.starts_with('#')).then_some(i + 1));
+        } else if content.is_none() && has_content(line) {
+            content = Some(i + 1);
         }
         offset += line.len();
     }
     close(start, offset, content, first, &mut chunks);
-    let anchored = chunks.iter().filter(|(_, c)| c.contains('&')).count();
+    let anchored = chunks.iter().filter(|(_, _, c)| c.contains('&')).count();
     (anchored <= MAX_DOCUMENTS_WITH_ANCHORS).then_some(chunks)
 }
 
 /// One parsed document: floats as kubectl sends them, a mapping required, a `kind: List`
 /// expanded into its items.
-fn emit(file: &str, document: usize, mut value: Value, json: bool, each: &mut impl FnMut(Document) -> Result<(), InputError>) -> Result<(), InputError> {
-    let origin = Origin { file: file.to_string(), document, item: None };
+fn emit(origin: Origin, mut value: Value, json: bool, each: &mut impl FnMut(Document) -> Result<(), InputError>) -> Result<(), InputError> {
     if value.is_null() {
         return Ok(());
     }
@@ -401,6 +425,22 @@ mod tests {
     }
 
     #[test]
+    fn documents_remember_the_line_they_start_on() {
+        let cases: [(&str, &[usize]); 6] = [
+            ("kind: A\n---\nkind: B\n", &[1, 3]),
+            ("# header\n\n---\n# about B\n\nkind: B\nspec: {}\n---\nkind: C\n", &[6, 9]),
+            ("--- {kind: A}\n--- # comment\nkind: B\n", &[1, 3]),
+            ("---\nkind: List\nitems: [{kind: A}, {kind: B}]\n", &[2, 2]),
+            ("%YAML 1.2\n---\nkind: A\n...\n---\n\nkind: B\n", &[3, 7]),
+            ("{\"kind\": \"A\"}\n", &[1]),
+        ];
+        for (text, want) in cases {
+            let lines: Vec<usize> = parse_str("f", text).unwrap().iter().map(|d| d.origin.line.expect("a line")).collect();
+            assert_eq!(lines, want, "{text:?}");
+        }
+    }
+
+    #[test]
     fn merge_keys_merge() {
         let docs = parse_str("f", "base: &b {x: 1, y: 2}\nv:\n  <<: *b\n  y: 3\n").unwrap();
         assert_eq!(docs[0].value["v"], serde_json::json!({"x": 1, "y": 3}));
@@ -410,7 +450,7 @@ mod tests {
     fn lists_expand_into_items() {
         let docs = parse_str("f.json", r#"{"kind":"List","items":[{"kind":"Pod"},{"kind":"Service"}]}"#).unwrap();
         assert_eq!(docs.len(), 2);
-        assert_eq!(docs[1].origin, Origin { file: "f.json".into(), document: 1, item: Some(2) });
+        assert_eq!(docs[1].origin, Origin { item: Some(2), line: Some(1), ..Origin::new("f.json", 1) });
     }
 
     #[test]

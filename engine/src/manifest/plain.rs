@@ -488,7 +488,7 @@ mod tests {
         let (mut documents, mut quick) = (0, 0);
         for f in &files {
             let Ok(text) = std::fs::read_to_string(f) else { continue };
-            for (_, chunk) in super::super::plain_documents(&text).unwrap_or_default() {
+            for (_, _, chunk) in super::super::plain_documents(&text).unwrap_or_default() {
                 documents += 1;
                 quick += usize::from(agrees(chunk).is_some());
             }
