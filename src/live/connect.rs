@@ -1,0 +1,186 @@
+//! Connecting as kubectl does: kubeconfig files (merged, read through the input cap),
+//! context, user, impersonation, `--request-timeout`, and the retry policy for 429/503/504.
+
+use super::body::capped_body;
+use super::Conn;
+use std::time::Duration;
+
+use crate::global::KubeFlags;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::Config;
+
+/// The longest `--request-timeout` accepted: a year. Anything longer is surely a typo, and
+/// would overflow the clock arithmetic underneath.
+const MAX_REQUEST_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// kubectl's `--request-timeout`: `0` (none), a bare number of seconds, or a number with
+/// `ms`, `s`, `m` or `h`.
+pub fn parse_duration(s: &str) -> Result<Option<Duration>, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(split);
+    let shown = crate::render::escape::escape(s);
+    let too_large = || format!("invalid --request-timeout {shown:?}: longer than the maximum of 8760h");
+    let n: u64 = match n.parse() {
+        Ok(n) => n,
+        Err(_) if !n.is_empty() => return Err(too_large()),
+        Err(_) => return Err(format!("invalid --request-timeout {shown:?}: use e.g. 30s, 1m or 0")),
+    };
+    let secs = |mul: u64| n.checked_mul(mul).map(Duration::from_secs);
+    let d = match unit {
+        "" | "s" => secs(1),
+        "ms" => Some(Duration::from_millis(n)),
+        "m" => secs(60),
+        "h" => secs(3600),
+        _ => return Err(format!("invalid --request-timeout {shown:?}: use e.g. 30s, 1m or 0")),
+    };
+    match d {
+        Some(d) if d <= MAX_REQUEST_TIMEOUT => Ok((!d.is_zero()).then_some(d)),
+        _ => Err(too_large()),
+    }
+}
+
+/// Connects as kubectl would: `--kubeconfig`, else `$KUBECONFIG` (several files merged), else
+/// `~/.kube/config`, else the in-cluster service account; then `--context`, `--cluster`,
+/// `--user`, `--as`, `--as-group`, `--request-timeout`.
+pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, String> {
+    let options = KubeConfigOptions { context: k.context.clone(), cluster: k.cluster.clone(), user: k.user.clone() };
+    let timeout = match &k.request_timeout {
+        Some(t) => parse_duration(t)?,
+        None => None,
+    };
+    let mut config = match &k.kubeconfig {
+        Some(path) => {
+            let kc = read_kubeconfig(std::path::Path::new(path))?;
+            Config::from_custom_kubeconfig(kc, &options).await.map_err(|e| format!("{path}: {e}"))?
+        }
+        None => match kubeconfig_from_env()? {
+            Some(kc) => Config::from_custom_kubeconfig(kc, &options).await.map_err(|e| format!("kubeconfig: {e}"))?,
+            None => Config::incluster().map_err(|_| "no kubeconfig found and not running in a cluster: pass --kubeconfig or set KUBECONFIG".to_string())?,
+        },
+    };
+    if let Some(u) = &k.as_user {
+        config.auth_info.impersonate = Some(u.clone());
+    }
+    if !k.as_group.is_empty() {
+        config.auth_info.impersonate_groups = Some(k.as_group.clone());
+    }
+    if let Some(d) = timeout {
+        config.connect_timeout = Some(d);
+        config.read_timeout = Some(d);
+        config.write_timeout = Some(d);
+    }
+    let namespace = namespace.map(str::to_string).unwrap_or_else(|| config.default_namespace.clone());
+    let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
+    // A server asking to be asked again (429, 503, 504) is, a bounded number of times: the
+    // client's own default honours any Retry-After and waits up to 1000 s between 15 tries,
+    // so a server answering 429 for ever held the command for ever.
+    config.default_retry = false;
+    let retry = tower::retry::RetryLayer::new(retry_policy());
+    // Every response body is read through a cap, so a server streaming without end fails
+    // with an error instead of filling memory.
+    let limit = tower::util::MapResponseLayer::new(capped_body);
+    let builder = kube::client::ClientBuilder::try_from(config).map_err(|e| format!("cannot build a client: {e}"))?;
+    // Repeating needs a service it can clone: a buffer in front of the client's own stack.
+    let client = builder.with_layer(&tower::buffer::BufferLayer::new(256)).with_layer(&retry).with_layer(&limit).build();
+    Ok(Conn { client, namespace, server, timeout })
+}
+
+/// Tries after the first of a request the server asks to repeat (429, 503, 504), as many
+/// as kubectl's client makes.
+const RETRIES: u32 = 10;
+
+/// How a request the server asks to repeat is repeated: [`RETRIES`] times, 20 ms after the
+/// first answer, then twice as long each time up to 200 ms: about 1.5 s in all, whatever
+/// Retry-After says. Then the server's last answer is the error.
+fn retry_policy() -> kube::client::retry::RetryPolicy {
+    kube::client::retry::RetryPolicy::new(Duration::from_millis(20), Duration::from_millis(200), RETRIES, false).expect("valid backoff")
+}
+
+/// A kubeconfig file read through the input cap, its token files read through it too (a
+/// `tokenFile: /dev/zero` ends with an error instead of filling memory).
+fn read_kubeconfig(path: &std::path::Path) -> Result<Kubeconfig, String> {
+    let shown = path.display().to_string();
+    crate::input::read_file(path).map_err(|e| format!("{shown}: {e}"))?;
+    let mut kc = Kubeconfig::read_from(path).map_err(|e| format!("{shown}: {e}"))?;
+    for named in kc.auth_infos.iter_mut() {
+        let Some(auth) = named.auth_info.as_mut() else { continue };
+        if auth.token.is_some() {
+            continue;
+        }
+        if let Some(file) = auth.token_file.clone() {
+            match crate::input::read_file(std::path::Path::new(&file)) {
+                Ok(token) => {
+                    auth.token = Some(token.trim().to_string().into());
+                    auth.token_file = None;
+                }
+                Err(e) if e.contains("larger than") => return Err(format!("{shown}: user {:?}: tokenFile {file}: {e}", named.name)),
+                Err(_) => {}
+            }
+        }
+    }
+    Ok(kc)
+}
+
+/// `$KUBECONFIG` as kubectl reads it: the listed files merged, the first to set a value
+/// winning; files that do not exist are skipped (kubectl ignores them too). Without the
+/// variable, `~/.kube/config` when it exists.
+fn kubeconfig_from_env() -> Result<Option<Kubeconfig>, String> {
+    let paths: Vec<std::path::PathBuf> = match std::env::var_os("KUBECONFIG") {
+        Some(v) => std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect(),
+        None => vec![],
+    };
+    let paths = if paths.is_empty() {
+        match std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".kube").join("config")) {
+            Some(p) => vec![p],
+            None => vec![],
+        }
+    } else {
+        paths
+    };
+    let mut merged: Option<Kubeconfig> = None;
+    for p in paths.iter().filter(|p| p.exists()) {
+        let kc = read_kubeconfig(p)?;
+        merged = Some(match merged {
+            Some(m) => m.merge(kc).map_err(|e| format!("{}: {e}", p.display()))?,
+            None => kc,
+        });
+    }
+    Ok(merged)
+}
+
+/// The kubeconfig kubectl would use: `--kubeconfig`, else `$KUBECONFIG` / `~/.kube/config`
+/// (read as in [`connect`]: capped, missing list entries skipped). `None` when there is none.
+pub fn load_kubeconfig(path: Option<&str>) -> Result<Option<Kubeconfig>, String> {
+    match path {
+        Some(p) => read_kubeconfig(std::path::Path::new(p)).map(Some),
+        None => kubeconfig_from_env(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_timeout_accepts_kubectl_forms() {
+        let cases = [
+            ("0", Ok(None)),
+            ("30", Ok(Some(30_000))),
+            ("30s", Ok(Some(30_000))),
+            ("500ms", Ok(Some(500))),
+            ("2m", Ok(Some(120_000))),
+            ("1h", Ok(Some(3_600_000))),
+        ];
+        for (s, want) in cases {
+            let got: Result<Option<u128>, String> = parse_duration(s).map(|d| d.map(|d| d.as_millis()));
+            assert_eq!(got, want, "{s}");
+        }
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("18446744073709551615h").unwrap_err().contains("maximum"));
+        assert!(parse_duration("99999999999999999999999").unwrap_err().contains("maximum"));
+        assert!(parse_duration("8761h").is_err());
+        assert_eq!(parse_duration("8760h").unwrap(), Some(Duration::from_secs(8760 * 3600)));
+        assert!(parse_duration("5d").is_err());
+    }
+}

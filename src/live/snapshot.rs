@@ -1,0 +1,289 @@
+//! `snapshot`: the kinds it saves, how it trims them, and the Namespaces it covers.
+
+use super::discovery::{server_version, serves};
+use super::errors::{read_error, within, ReadError};
+use super::list::list_all;
+use super::Conn;
+
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
+
+/// A kind `snapshot` saves: where it is served and whether it lives in a namespace.
+struct SnapshotKind {
+    group: &'static str,
+    versions: &'static [&'static str],
+    kind: &'static str,
+    plural: &'static str,
+    namespaced: bool,
+    /// Optional API: not served by every cluster (a note, not an error, when absent).
+    optional: bool,
+}
+
+/// What `snapshot` saves, in the order it prints them: what admission consults, then the
+/// namespace's workloads and their pods and claims.
+const SNAPSHOT_KINDS: &[SnapshotKind] = &[
+    SnapshotKind { group: "", versions: &["v1"], kind: "ResourceQuota", plural: "resourcequotas", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "LimitRange", plural: "limitranges", namespaced: true, optional: false },
+    SnapshotKind { group: "scheduling.k8s.io", versions: &["v1"], kind: "PriorityClass", plural: "priorityclasses", namespaced: false, optional: false },
+    SnapshotKind { group: "storage.k8s.io", versions: &["v1"], kind: "StorageClass", plural: "storageclasses", namespaced: false, optional: false },
+    SnapshotKind { group: "node.k8s.io", versions: &["v1", "v1beta1"], kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false, optional: true },
+    SnapshotKind {
+        group: "resource.k8s.io",
+        versions: &["v1", "v1beta2", "v1beta1"],
+        kind: "DeviceClass",
+        plural: "deviceclasses",
+        namespaced: false,
+        optional: true,
+    },
+    // The templates pods' claims are made from (DRA, like DeviceClasses).
+    SnapshotKind {
+        group: "resource.k8s.io",
+        versions: &["v1", "v1beta2", "v1beta1"],
+        kind: "ResourceClaimTemplate",
+        plural: "resourceclaimtemplates",
+        namespaced: true,
+        optional: true,
+    },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "Deployment", plural: "deployments", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "ReplicaSet", plural: "replicasets", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "StatefulSet", plural: "statefulsets", namespaced: true, optional: false },
+    SnapshotKind { group: "apps", versions: &["v1"], kind: "DaemonSet", plural: "daemonsets", namespaced: true, optional: false },
+    SnapshotKind { group: "batch", versions: &["v1"], kind: "Job", plural: "jobs", namespaced: true, optional: false },
+    SnapshotKind { group: "batch", versions: &["v1", "v1beta1"], kind: "CronJob", plural: "cronjobs", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "ReplicationController", plural: "replicationcontrollers", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "Pod", plural: "pods", namespaced: true, optional: false },
+    SnapshotKind { group: "", versions: &["v1"], kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: true, optional: false },
+];
+
+/// Server-set metadata that says nothing to admission and changes on every read. A
+/// StorageClass keeps its creationTimestamp: with several default classes the newest wins.
+fn trim_metadata(kind: &str, value: &mut serde_json::Value) {
+    let Some(meta) = value.get_mut("metadata").and_then(serde_json::Value::as_object_mut) else { return };
+    for field in ["managedFields", "uid", "resourceVersion", "generation", "selfLink"] {
+        meta.remove(field);
+    }
+    if kind != "StorageClass" {
+        meta.remove("creationTimestamp");
+    }
+    if let Some(a) = meta.get_mut("annotations").and_then(serde_json::Value::as_object_mut) {
+        a.remove("kubectl.kubernetes.io/last-applied-configuration");
+        if a.is_empty() {
+            meta.remove("annotations");
+        }
+    }
+    if let Some(refs) = meta.get_mut("ownerReferences").and_then(serde_json::Value::as_array_mut) {
+        refs.iter_mut().filter_map(serde_json::Value::as_object_mut).for_each(|r| {
+            r.remove("uid");
+        });
+    }
+}
+
+fn is_not_served(e: &ReadError) -> bool {
+    e.message.contains("could not find the requested resource") || e.message.contains("404") || e.message.contains("not found")
+}
+
+/// Which namespaces `snapshot` reads: one, or all.
+#[derive(Clone, Copy)]
+pub enum Scope<'a> {
+    Namespace(&'a str),
+    All,
+}
+
+/// What `snapshot` read: the objects, notes for standard error, the server's version, and the
+/// cluster-scoped kinds it was not allowed to list.
+pub struct Snapshot {
+    /// API objects (apiVersion and kind set, server-set metadata trimmed; fields in name
+    /// order, so apiVersion, kind, metadata, spec, status), sorted by kind order, namespace,
+    /// name.
+    pub items: Vec<serde_json::Value>,
+    pub notes: Vec<String>,
+    /// The server's gitVersion (`v1.20.2`), when `/version` answered.
+    pub server_version: Option<String>,
+    /// Cluster-scoped kinds and optional APIs the user may not list, as `plural.group`
+    /// (`priorityclasses.scheduling.k8s.io`): none of them is saved.
+    pub not_read: Vec<String>,
+    /// The one namespace a snapshot of a namespace covers (`None`: every namespace): which
+    /// namespaces exist is known for it alone.
+    pub namespace: Option<String>,
+}
+
+/// Everything offline `check`, `plan` and `describe` consult, and the server's version.
+/// Optional APIs the server does not serve are skipped with a note, and so are cluster-scoped
+/// kinds and optional APIs the user may not list (the `view` ClusterRole cannot list
+/// PriorityClasses, for one), which are also recorded; any other failed read is an error,
+/// naming the server.
+pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadError> {
+    let version = {
+        let conn = conn.clone();
+        tokio::spawn(async move { server_version(&conn).await })
+    };
+    let mut tasks = Vec::new();
+    for k in SNAPSHOT_KINDS {
+        let client = conn.client.clone();
+        let (server, timeout) = (conn.server.clone(), conn.timeout);
+        let ns = match scope {
+            Scope::Namespace(ns) => Some(ns.to_string()),
+            Scope::All => None,
+        };
+        tasks.push(tokio::spawn(async move {
+            let mut last = None;
+            for version in k.versions {
+                let gvk = GroupVersionKind::gvk(k.group, version, k.kind);
+                let ar = ApiResource::from_gvk_with_plural(&gvk, k.plural);
+                let (api, what) = match (&ns, k.namespaced) {
+                    (Some(ns), true) => (Api::<DynamicObject>::namespaced_with(client.clone(), ns, &ar), format!("list {} in namespace {ns:?}", k.plural)),
+                    _ => (Api::<DynamicObject>::all_with(client.clone(), &ar), format!("list {}", k.plural)),
+                };
+                match list_all(api, what, server.clone(), timeout).await {
+                    Ok(items) => return Ok((ar.api_version.clone(), items)),
+                    Err(e) if !e.forbidden && is_not_served(&e) => last = Some(e),
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(last.expect("every kind has a version"))
+        }));
+    }
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    let mut not_read = Vec::new();
+    for (k, t) in SNAPSHOT_KINDS.iter().zip(tasks) {
+        let r = t.await.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }));
+        let group = if k.group.is_empty() { "core" } else { k.group };
+        // The authorizer answers before the API is looked up: an optional API may be
+        // forbidden on a cluster that does not even serve it. Discovery tells.
+        let unserved = match &r {
+            Err(e) if k.optional && e.forbidden => served_nowhere(conn, k).await,
+            Err(e) => k.optional && is_not_served(e),
+            Ok(_) => false,
+        };
+        if unserved {
+            notes.push(format!("this cluster does not serve {} ({group}): none saved", k.plural));
+            continue;
+        }
+        let (api_version, items) = match r {
+            Ok(x) => x,
+            Err(e) if e.forbidden && (!k.namespaced || k.optional) => {
+                notes.push(format!("{e}; none saved, and the snapshot records that they are missing"));
+                not_read.push(format!("{}.{group}", k.plural));
+                continue;
+            }
+            Err(e) => return Err(e.on(&conn.server)),
+        };
+        let mut values: Vec<serde_json::Value> = items
+            .into_iter()
+            .filter_map(|item| {
+                let mut v = serde_json::to_value(&item).ok()?;
+                let o = v.as_object_mut()?;
+                o.insert("apiVersion".into(), api_version.clone().into());
+                o.insert("kind".into(), k.kind.into());
+                trim_metadata(k.kind, &mut v);
+                Some(v)
+            })
+            .collect();
+        let key = |v: &serde_json::Value| {
+            let m = &v["metadata"];
+            (m["namespace"].as_str().unwrap_or("").to_string(), m["name"].as_str().unwrap_or("").to_string())
+        };
+        values.sort_by_key(key);
+        out.extend(values);
+    }
+    // Which namespaces exist, first in the List: a check of an object in another is refused
+    // offline as the server refuses it.
+    match snapshot_namespaces(conn, &scope).await {
+        Ok(namespaces) => {
+            if let (Scope::Namespace(ns), true) = (&scope, namespaces.is_empty()) {
+                notes.push(format!("namespace {ns:?} does not exist: offline checks of the snapshot refuse objects in it, as the server does"));
+            }
+            out.splice(0..0, namespaces);
+        }
+        Err(e) if e.forbidden => {
+            notes.push(format!("{e}; the snapshot records that it does not know which namespaces exist"));
+            not_read.push("namespaces.core".into());
+        }
+        Err(e) => return Err(e.on(&conn.server)),
+    }
+    let server_version = match version.await.map_err(|e| e.to_string()).and_then(|r| r) {
+        Ok((raw, _)) => Some(raw),
+        Err(e) => {
+            notes.push(format!(
+                "the server's version could not be read ({e}): the snapshot records none, so offline checks on it answer with the rules of {} unless given --kubernetes-version",
+                kubectl_quota_engine::version::NEWEST
+            ));
+            None
+        }
+    };
+    let namespace = match scope {
+        Scope::Namespace(ns) => Some(ns.to_string()),
+        Scope::All => None,
+    };
+    Ok(Snapshot { items: out, notes, server_version, not_read, namespace })
+}
+
+/// The namespaces a snapshot covers that exist (the one it was taken of, or all of them), as
+/// Namespace objects with their name and labels only: what an offline check consults
+/// (whether a namespace exists; its admin-access label). Nothing else of theirs is kept, so
+/// two snapshots of an unchanged namespace are the same file.
+async fn snapshot_namespaces(conn: &Conn, scope: &Scope<'_>) -> Result<Vec<serde_json::Value>, ReadError> {
+    let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
+    let found = match scope {
+        Scope::Namespace(ns) => {
+            let what = format!("get namespace {ns:?}");
+            within(conn.timeout, api.get_opt(ns)).await.map_err(|e| read_error(&conn.server, what, e))?.into_iter().collect()
+        }
+        Scope::All => list_all(api, "list namespaces".into(), conn.server.clone(), conn.timeout).await?,
+    };
+    let mut out: Vec<serde_json::Value> = found
+        .into_iter()
+        .filter_map(|n| {
+            let name = n.metadata.name?;
+            let mut meta = serde_json::json!({ "name": name });
+            if let Some(labels) = n.metadata.labels.filter(|l| !l.is_empty()) {
+                meta["labels"] = serde_json::json!(labels);
+            }
+            Some(serde_json::json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": meta }))
+        })
+        .collect();
+    out.sort_by(|a, b| a["metadata"]["name"].as_str().cmp(&b["metadata"]["name"].as_str()));
+    Ok(out)
+}
+
+/// Whether discovery answers that no version `snapshot` reads of `k` is served.
+async fn served_nowhere(conn: &Conn, k: &SnapshotKind) -> bool {
+    for version in k.versions {
+        let api_version = if k.group.is_empty() { version.to_string() } else { format!("{}/{version}", k.group) };
+        if serves(conn, &api_version, k.plural).await != Some(false) {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshot_trims_server_set_metadata_but_keeps_what_admission_reads() {
+        let meta = serde_json::json!({
+            "name": "x", "namespace": "ns", "uid": "u", "resourceVersion": "7", "generation": 2, "creationTimestamp": "2026-01-01T00:00:00Z",
+            "managedFields": [{}], "labels": {"app": "x"},
+            "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}", "storageclass.kubernetes.io/is-default-class": "true"},
+            "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1", "uid": "u2"}]
+        });
+        let cases = [
+            (
+                "Pod",
+                serde_json::json!({"name": "x", "namespace": "ns", "labels": {"app": "x"}, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}, "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1"}]}),
+            ),
+            // The newest default StorageClass wins: its creationTimestamp stays.
+            (
+                "StorageClass",
+                serde_json::json!({"name": "x", "namespace": "ns", "creationTimestamp": "2026-01-01T00:00:00Z", "labels": {"app": "x"}, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}, "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1"}]}),
+            ),
+        ];
+        for (kind, want) in cases {
+            let mut v = serde_json::json!({"metadata": meta.clone()});
+            trim_metadata(kind, &mut v);
+            assert_eq!(v["metadata"], want, "{kind}");
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! `why`'s reads: one workload, its children and their events.
+
+use super::errors::{read_error, ReadError, RequestError};
+use super::list::list_all;
+use super::Conn;
+
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
+
+/// A workload as `why` reads it: the object, what it owns (ReplicaSets of a Deployment, Jobs
+/// of a CronJob), and the events of all of them.
+pub struct WorkloadRead {
+    pub object: serde_json::Value,
+    pub children: Vec<serde_json::Value>,
+    pub events: Vec<kubectl_quota_engine::why::Event>,
+}
+
+/// Reads a workload by kind (as kubectl spells it: `deployment`, `deploy`, `sts`, ...) and
+/// name, what it owns and their events. `Ok(None)` when the kind is not a workload.
+pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> Result<Option<WorkloadRead>, ReadError> {
+    let (group, version, kind, plural, child) = match kind.to_lowercase().as_str() {
+        "deployment" | "deployments" | "deploy" | "deployment.apps" => {
+            ("apps", "v1", "Deployment", "deployments", Some(("apps", "v1", "ReplicaSet", "replicasets")))
+        }
+        "replicaset" | "replicasets" | "rs" | "replicaset.apps" => ("apps", "v1", "ReplicaSet", "replicasets", None),
+        "statefulset" | "statefulsets" | "sts" | "statefulset.apps" => ("apps", "v1", "StatefulSet", "statefulsets", None),
+        "daemonset" | "daemonsets" | "ds" | "daemonset.apps" => ("apps", "v1", "DaemonSet", "daemonsets", None),
+        "job" | "jobs" | "job.batch" => ("batch", "v1", "Job", "jobs", None),
+        "cronjob" | "cronjobs" | "cj" | "cronjob.batch" => ("batch", "v1beta1", "CronJob", "cronjobs", Some(("batch", "v1", "Job", "jobs"))),
+        "replicationcontroller" | "replicationcontrollers" | "rc" => ("", "v1", "ReplicationController", "replicationcontrollers", None),
+        _ => return Ok(None),
+    };
+    let c = &conn.client;
+    let get = |g: &str, v: &str, k: &str, p: &str| {
+        let ar = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(g, v, k), p);
+        (Api::<DynamicObject>::namespaced_with(c.clone(), namespace, &ar), ar.api_version)
+    };
+    // CronJob is batch/v1 from Kubernetes 1.21, batch/v1beta1 before.
+    let mut versions = vec![version];
+    if kind == "CronJob" {
+        versions.insert(0, "v1");
+    }
+    let mut found = None;
+    for v in versions {
+        let (api, av) = get(group, v, kind, plural);
+        match api.get_opt(name).await {
+            Ok(Some(o)) => {
+                found = Some((o, av));
+                break;
+            }
+            Ok(None) => {}
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(e) => return Err(read_error(&conn.server, format!("get {plural} {name:?} in namespace {namespace:?}"), RequestError::Kube(e))),
+        }
+    }
+    let Some((obj, av)) = found else {
+        return Err(ReadError {
+            what: format!("get {plural} {name:?} in namespace {namespace:?}"),
+            forbidden: false,
+            unreachable: false,
+            message: "not found".into(),
+        });
+    };
+    let with_type = |o: &DynamicObject, av: &str, k: &str| {
+        let mut v = serde_json::to_value(o).unwrap_or_default();
+        if let Some(m) = v.as_object_mut() {
+            m.insert("apiVersion".into(), av.into());
+            m.insert("kind".into(), k.into());
+        }
+        v
+    };
+    let object = with_type(&obj, &av, kind);
+    let mut children = Vec::new();
+    if let Some((g, v, k, p)) = child {
+        let (api, cav) = get(g, v, k, p);
+        let items = list_all(api, format!("list {p} in namespace {namespace:?}"), conn.server.clone(), conn.timeout).await?;
+        for o in items {
+            let owned = o.metadata.owner_references.iter().flatten().any(|r| r.kind == kind && r.name == name);
+            if owned {
+                children.push(with_type(&o, &cav, k));
+            }
+        }
+    }
+    let events_api = Api::<k8s_openapi::api::core::v1::Event>::namespaced(c.clone(), namespace);
+    let mut events = Vec::new();
+    let mut involved: Vec<String> = vec![name.to_string()];
+    involved.extend(children.iter().filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string)));
+    for who in involved {
+        let lp = ListParams::default().fields(&format!("involvedObject.name={who}"));
+        let list =
+            events_api.list(&lp).await.map_err(|e| read_error(&conn.server, format!("list events in namespace {namespace:?}"), RequestError::Kube(e)))?;
+        for e in list.items {
+            let last = e.last_timestamp.as_ref().map(|t| t.0.to_string()).or_else(|| e.event_time.as_ref().map(|t| t.0.to_string())).unwrap_or_default();
+            events.push(kubectl_quota_engine::why::Event {
+                object: format!("{}/{}", e.involved_object.kind.clone().unwrap_or_default().to_lowercase(), who),
+                reason: e.reason.unwrap_or_default(),
+                message: e.message.unwrap_or_default(),
+                count: e.count.unwrap_or(1),
+                last_seen: last,
+            });
+        }
+    }
+    Ok(Some(WorkloadRead { object, children, events }))
+}
