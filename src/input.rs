@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, OnceLock};
 
 use kubectl_quota_engine::admission::LimitedResource;
+use kubectl_quota_engine::capacity::Collector;
 use kubectl_quota_engine::check::ClusterState;
 use kubectl_quota_engine::manifest::{parse_each, Document, InputError};
 use kubectl_quota_engine::version::{KubeVersion, Rules, NEWEST, OLDEST};
@@ -293,6 +294,35 @@ pub fn load_state(paths: &[String]) -> Result<State, Fatal> {
     let mut objects = Vec::new();
     let recorded = load_each(paths, false, true, |o| objects.push(o))?;
     Ok(State { objects, recorded })
+}
+
+/// Reads `--state` files for the cluster views (`capacity`, `uncovered`, `blocked`): every
+/// document is handed to the engine's collector as soon as it is read, which keeps only
+/// per-namespace sums. Every document's error is reported, as for [`for_each_object`]; the
+/// kinds a snapshot records it could not read become notes.
+pub fn collect_state(paths: &[String], collector: &mut Collector) -> Result<(), Fatal> {
+    let mut errors = Vec::new();
+    let mut recorded = Vec::new();
+    for_each_document(
+        paths,
+        false,
+        |d| {
+            if let Err(e) = collector.add(&d) {
+                errors.push(e.to_string());
+            }
+            Ok(())
+        },
+        |file, text| recorded.extend(recorded_in(file, text)),
+    )?;
+    if !errors.is_empty() {
+        return Err(Fatal::input(errors.join("\nerror: ")));
+    }
+    for r in recorded {
+        for kind in r.not_read {
+            collector.note(format!("{}: the snapshot could not read {kind}", r.file));
+        }
+    }
+    Ok(())
 }
 
 /// What the snapshots of one file recorded (nothing for a file `snapshot` did not write).

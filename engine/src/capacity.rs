@@ -880,12 +880,11 @@ pub fn parse_refusal(message: &str) -> Refusal {
         let (requested, rest) = rest.split_once(", used: ").unwrap_or((rest, ""));
         let (used, limited) = rest.split_once(", limited: ").unwrap_or((rest, ""));
         let (req, used, lim) = (pairs(requested), pairs(used), pairs(limited));
-        for (k, hard) in &lim {
-            let q = req.get(k).cloned().unwrap_or_default();
-            let u = used.get(k).cloned().unwrap_or_default();
-            if u.add(&q) > *hard {
-                r.exceeded.push((k.clone(), q, u, hard.clone()));
-            }
+        let row = |k: &String, hard: &Quantity| (k.clone(), req.get(k).cloned().unwrap_or_default(), used.get(k).cloned().unwrap_or_default(), hard.clone());
+        r.exceeded = lim.iter().map(|(k, h)| row(k, h)).filter(|(_, q, u, h)| u.add(q) > *h).collect();
+        // The server listed only what it found exceeded: trust it when its numbers do not say.
+        if r.exceeded.is_empty() {
+            r.exceeded = lim.iter().map(|(k, h)| row(k, h)).collect();
         }
     } else if let Some(rest) = message.split_once("failed quota: ").map(|x| x.1) {
         if let Some((name, what)) = rest.split_once(": must specify ") {

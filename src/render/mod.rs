@@ -1,5 +1,6 @@
 //! Rendering the engine's report data for people (text) and programs (JSON, YAML).
 
+pub mod capacity;
 pub mod check;
 pub mod describe;
 pub mod escape;

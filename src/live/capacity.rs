@@ -1,0 +1,154 @@
+//! The cluster views' reads (`capacity`, `uncovered`, `blocked`): the LISTs each needs, all
+//! at once, every page folded into the engine's [`Collector`] as it arrives, so nothing but
+//! per-namespace sums is held. A read the answer can do without (nodes for a user who may
+//! not list them, events, an optional API) becomes a note saying what is missing; a quota
+//! LIST that fails is an error.
+
+use std::sync::{Arc, Mutex};
+
+use kubectl_quota_engine::capacity::Collector;
+use kubectl_quota_engine::manifest::{Document, Origin};
+
+use super::errors::ReadError;
+use super::list::list_pages_selected;
+use super::Conn;
+
+/// Which view the reads are for: each reads only what it shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Capacity,
+    Uncovered,
+    Blocked,
+}
+
+/// One LIST: its API group versions to try (newest first), plural, kind, and whether the view
+/// can answer without it.
+struct Read {
+    group: &'static str,
+    versions: &'static [&'static str],
+    plural: &'static str,
+    kind: &'static str,
+    namespaced: bool,
+    required: bool,
+    field_selector: Option<&'static str>,
+}
+
+const fn read(group: &'static str, versions: &'static [&'static str], plural: &'static str, kind: &'static str, namespaced: bool, required: bool) -> Read {
+    Read { group, versions, plural, kind, namespaced, required, field_selector: None }
+}
+
+const DRA: &[&str] = &["v1", "v1beta2", "v1beta1"];
+const QUOTAS: Read = read("", &["v1"], "resourcequotas", "ResourceQuota", true, true);
+const NAMESPACES: Read = read("", &["v1"], "namespaces", "Namespace", false, false);
+
+fn reads(view: View) -> Vec<Read> {
+    match view {
+        View::Capacity => vec![
+            QUOTAS,
+            NAMESPACES,
+            read("", &["v1"], "nodes", "Node", false, false),
+            read("", &["v1"], "pods", "Pod", true, false),
+            read("resource.k8s.io", DRA, "resourceslices", "ResourceSlice", false, false),
+            read("resource.k8s.io", DRA, "deviceclasses", "DeviceClass", false, false),
+        ],
+        View::Uncovered => vec![QUOTAS, NAMESPACES],
+        View::Blocked => vec![
+            QUOTAS,
+            Read { field_selector: Some("reason=FailedCreate"), ..read("", &["v1"], "events", "Event", true, false) },
+            read("apps", &["v1"], "replicasets", "ReplicaSet", true, false),
+            read("apps", &["v1"], "statefulsets", "StatefulSet", true, false),
+            read("apps", &["v1"], "daemonsets", "DaemonSet", true, false),
+            read("batch", &["v1"], "jobs", "Job", true, false),
+            read("", &["v1"], "replicationcontrollers", "ReplicationController", true, false),
+        ],
+    }
+}
+
+fn url(group: &str, version: &str, plural: &str, namespace: Option<&str>) -> String {
+    let base = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{group}/{version}") };
+    match namespace {
+        Some(ns) => format!("{base}/namespaces/{ns}/{plural}"),
+        None => format!("{base}/{plural}"),
+    }
+}
+
+fn not_served(e: &ReadError) -> bool {
+    !e.forbidden
+        && !e.unreachable
+        && (e.message.contains("could not find the requested resource") || e.message.contains("404") || e.message.contains("not found"))
+}
+
+/// The most decoding problems noted per read.
+const MAX_NOTED: usize = 5;
+
+/// Reads what `view` shows into `collector`: cluster-wide, or (`blocked -n`) in `namespace`.
+/// A failed quota LIST, or a server that cannot be reached, is the error; anything else the
+/// view can do without is noted in the collector.
+pub async fn collect_view(conn: &Conn, view: View, namespace: Option<&str>, collector: Collector) -> Result<Collector, ReadError> {
+    let shared = Arc::new(Mutex::new(collector));
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, r) in reads(view).into_iter().enumerate() {
+        let (conn, shared) = (conn.clone(), shared.clone());
+        let ns = namespace.filter(|_| r.namespaced).map(str::to_string);
+        tasks.spawn(async move {
+            let mut last = None;
+            for version in r.versions {
+                let api_version = if r.group.is_empty() { version.to_string() } else { format!("{}/{version}", r.group) };
+                let what = match &ns {
+                    Some(ns) => format!("list {} in namespace {ns:?}", r.plural),
+                    None if r.namespaced => format!("list {} in all namespaces", r.plural),
+                    None => format!("list {}", r.plural),
+                };
+                let mut n = 0;
+                let mut noted = 0;
+                let result = list_pages_selected(&conn, url(r.group, version, r.plural, ns.as_deref()), r.field_selector, what, |mut item| {
+                    n += 1;
+                    item.insert("apiVersion".into(), api_version.clone().into());
+                    item.insert("kind".into(), r.kind.into());
+                    let doc = Document { origin: Origin { file: "cluster".into(), document: n, item: None }, value: serde_json::Value::Object(item) };
+                    let mut c = shared.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Err(e) = c.add(&doc) {
+                        if noted < MAX_NOTED {
+                            c.note(format!("{} {}: skipped: {e}", r.kind, doc.value["metadata"]["name"].as_str().unwrap_or("")));
+                        }
+                        noted += 1;
+                    }
+                })
+                .await;
+                match result {
+                    Ok(()) => return (i, r, Ok(())),
+                    Err(e) if not_served(&e) => last = Some(e),
+                    Err(e) => return (i, r, Err(e)),
+                }
+            }
+            (i, r, Err(last.expect("every read has a version")))
+        });
+    }
+    let mut outcomes = Vec::new();
+    while let Some(done) = tasks.join_next().await {
+        match done {
+            Ok(o) => outcomes.push(o),
+            Err(e) => return Err(ReadError { what: "read the cluster".into(), forbidden: false, unreachable: false, message: e.to_string() }),
+        }
+    }
+    outcomes.sort_by_key(|o| o.0);
+    let mut notes = Vec::new();
+    for (_, r, result) in outcomes {
+        match result {
+            Ok(()) => {}
+            Err(e) if e.unreachable || (r.required && !not_served(&e)) => return Err(e.on(&conn.server)),
+            // An optional API this cluster does not serve (DRA before 1.32): nothing to say.
+            Err(e) if not_served(&e) && !r.group.is_empty() => {}
+            Err(e) => notes.push(format!("{}; the answer goes without {}", e.on(&conn.server), r.plural)),
+        }
+    }
+    let shared = Arc::try_unwrap(shared).map_err(|_| ReadError {
+        what: "read the cluster".into(),
+        forbidden: false,
+        unreachable: false,
+        message: "a read outlived the view".into(),
+    })?;
+    let mut out = shared.into_inner().unwrap_or_else(|p| p.into_inner());
+    notes.into_iter().for_each(|n| out.note(n));
+    Ok(out)
+}
