@@ -282,6 +282,15 @@ impl Collector {
         self.notes.push(note.into());
     }
 
+    /// Says a kind was read in full, even when there was none of it (a LIST with no items):
+    /// the views then say nothing is missing.
+    pub fn mark_read(&mut self, kind: &'static str) {
+        self.seen.insert(match kind {
+            "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "ReplicationController" => "Controller",
+            k => k,
+        });
+    }
+
     /// Whether a kind was seen (a state file without Nodes says nothing about them).
     pub fn saw(&self, kind: &str) -> bool {
         self.seen.contains(kind)

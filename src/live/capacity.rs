@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use kubectl_quota_engine::capacity::Collector;
 use kubectl_quota_engine::manifest::{Document, Origin};
 
+use super::discovery::serves;
 use super::errors::ReadError;
 use super::list::list_pages_selected;
 use super::Conn;
@@ -78,6 +79,15 @@ fn not_served(e: &ReadError) -> bool {
         && (e.message.contains("could not find the requested resource") || e.message.contains("404") || e.message.contains("not found"))
 }
 
+async fn served_nowhere(conn: &Conn, r: &Read) -> bool {
+    for version in r.versions {
+        if serves(conn, &format!("{}/{version}", r.group), r.plural).await != Some(false) {
+            return false;
+        }
+    }
+    true
+}
+
 /// The most decoding problems noted per read.
 const MAX_NOTED: usize = 5;
 
@@ -135,10 +145,13 @@ pub async fn collect_view(conn: &Conn, view: View, namespace: Option<&str>, coll
     let mut notes = Vec::new();
     for (_, r, result) in outcomes {
         match result {
-            Ok(()) => {}
+            Ok(()) => shared.lock().unwrap_or_else(|p| p.into_inner()).mark_read(r.kind),
             Err(e) if e.unreachable || (r.required && !not_served(&e)) => return Err(e.on(&conn.server)),
             // An optional API this cluster does not serve (DRA before 1.32): nothing to say.
             Err(e) if not_served(&e) && !r.group.is_empty() => {}
+            // The authorizer answers before the API is looked up: discovery tells whether
+            // a forbidden optional API is served at all.
+            Err(e) if e.forbidden && !r.group.is_empty() && served_nowhere(conn, &r).await => {}
             Err(e) => notes.push(format!("{}; the answer goes without {}", e.on(&conn.server), r.plural)),
         }
     }
@@ -151,4 +164,109 @@ pub async fn collect_view(conn: &Conn, view: View, namespace: Option<&str>, coll
     let mut out = shared.into_inner().unwrap_or_else(|p| p.into_inner());
     notes.into_iter().for_each(|n| out.note(n));
     Ok(out)
+}
+
+/// What `snapshot` adds for the cluster views, beyond what checks consult: Nodes (their
+/// schedulability, Ready condition and allocatable only) and ResourceSlices with every
+/// namespace, and the `FailedCreate` events of the namespaces covered (what they say only).
+pub(super) struct ViewItems {
+    pub items: Vec<serde_json::Value>,
+    pub notes: Vec<String>,
+    /// As `plural.group`: kinds the user may not list.
+    pub not_read: Vec<String>,
+}
+
+/// Reads [`ViewItems`]: a kind the user may not list is noted and recorded; a kind not served
+/// is skipped; a server that cannot be reached is the error.
+pub(super) async fn snapshot_items(conn: &Conn, namespace: Option<&str>) -> Result<ViewItems, ReadError> {
+    let mut kinds = vec![Read { field_selector: Some("reason=FailedCreate"), ..read("", &["v1"], "events", "Event", true, false) }];
+    if namespace.is_none() {
+        kinds.insert(0, read("", &["v1"], "nodes", "Node", false, false));
+        kinds.insert(1, read("resource.k8s.io", DRA, "resourceslices", "ResourceSlice", false, false));
+    }
+    let mut out = ViewItems { items: Vec::new(), notes: Vec::new(), not_read: Vec::new() };
+    for r in kinds {
+        let ns = namespace.filter(|_| r.namespaced);
+        let mut found = Vec::new();
+        let mut result = Ok(());
+        for version in r.versions {
+            let api_version = if r.group.is_empty() { version.to_string() } else { format!("{}/{version}", r.group) };
+            let what = match ns {
+                Some(ns) => format!("list {} in namespace {ns:?}", r.plural),
+                None => format!("list {}", r.plural),
+            };
+            result = list_pages_selected(conn, url(r.group, version, r.plural, ns), r.field_selector, what, |mut item| {
+                item.insert("apiVersion".into(), api_version.clone().into());
+                item.insert("kind".into(), r.kind.into());
+                found.push(trimmed(r.kind, serde_json::Value::Object(item)));
+            })
+            .await;
+            match &result {
+                Err(e) if not_served(e) => found.clear(),
+                _ => break,
+            }
+        }
+        let group = if r.group.is_empty() { "core" } else { r.group };
+        match result {
+            Ok(()) => {
+                found.sort_by(|a, b| {
+                    let key = |v: &serde_json::Value| {
+                        (v["metadata"]["namespace"].as_str().unwrap_or("").to_string(), v["metadata"]["name"].as_str().unwrap_or("").to_string())
+                    };
+                    key(a).cmp(&key(b))
+                });
+                out.items.extend(found);
+            }
+            Err(e) if e.unreachable => return Err(e.on(&conn.server)),
+            Err(e) if not_served(&e) => {}
+            Err(e) if e.forbidden && !r.group.is_empty() && served_nowhere(conn, &r).await => {}
+            Err(e) => {
+                out.notes.push(format!("{}; none saved, and the snapshot records that they are missing", e.on(&conn.server)));
+                out.not_read.push(format!("{}.{group}", r.plural));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A Node or Event as the views read it, nothing more: a Node's images and addresses, an
+/// Event's source, would only make the snapshot larger and change on every read.
+fn trimmed(kind: &str, v: serde_json::Value) -> serde_json::Value {
+    use serde_json::{json, Map, Value};
+    let pick = |from: &Value, keys: &[&str]| -> Value {
+        let mut m = Map::new();
+        for k in keys {
+            if let Some(x) = from.get(*k).filter(|x| !x.is_null()) {
+                m.insert(k.to_string(), x.clone());
+            }
+        }
+        Value::Object(m)
+    };
+    match kind {
+        "Node" => {
+            let ready: Vec<Value> =
+                v["status"]["conditions"].as_array().into_iter().flatten().filter(|c| c["type"] == "Ready").map(|c| pick(c, &["type", "status"])).collect();
+            json!({
+                "apiVersion": v["apiVersion"], "kind": "Node",
+                "metadata": pick(&v["metadata"], &["name", "labels"]),
+                "spec": pick(&v["spec"], &["unschedulable", "taints"]),
+                "status": {"allocatable": v["status"]["allocatable"], "conditions": ready},
+            })
+        }
+        "Event" => {
+            let mut e =
+                pick(&v, &["apiVersion", "kind", "involvedObject", "reason", "message", "count", "lastTimestamp", "eventTime", "firstTimestamp", "type"]);
+            e["metadata"] = pick(&v["metadata"], &["name", "namespace"]);
+            e
+        }
+        _ => {
+            let mut v = v;
+            if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+                for f in ["uid", "resourceVersion", "generation", "creationTimestamp"] {
+                    m.remove(f);
+                }
+            }
+            v
+        }
+    }
 }
