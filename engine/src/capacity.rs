@@ -768,7 +768,8 @@ pub struct Uncovered {
     pub quotas: usize,
     /// Why it is listed, in words.
     pub reason: String,
-    /// What its pods request of the resource asked about (or pods running, without one).
+    /// What its pods request of the resource asked about (without one: how many pods run);
+    /// `None` when the pods could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub used: Option<Quantity>,
 }
@@ -795,6 +796,7 @@ impl Collector {
         let mut out = Vec::new();
         let mut looked = 0;
         let mut excluded = Vec::new();
+        let pods_read = self.seen.contains("Pod");
         for (name, ns) in self.all_namespaces() {
             if opts.excluded.contains(name) {
                 excluded.push(name.clone());
@@ -803,7 +805,12 @@ impl Collector {
             looked += 1;
             let Some(row) = &row else {
                 if ns.quotas.is_empty() {
-                    out.push(Uncovered { namespace: name.clone(), quotas: 0, reason: "no quota".into(), used: ns.pods.get("pods").cloned() });
+                    out.push(Uncovered {
+                        namespace: name.clone(),
+                        quotas: 0,
+                        reason: "no quota".into(),
+                        used: pods_read.then(|| ns.pods.get("pods").cloned().unwrap_or_default()),
+                    });
                 }
                 continue;
             };
@@ -818,7 +825,12 @@ impl Collector {
             } else {
                 format!("{} quota(s), none on {row}", ns.quotas.len())
             };
-            out.push(Uncovered { namespace: name.clone(), quotas: ns.quotas.len(), reason, used: Some(ns.pods.get(row).cloned().unwrap_or_default()) });
+            out.push(Uncovered {
+                namespace: name.clone(),
+                quotas: ns.quotas.len(),
+                reason,
+                used: pods_read.then(|| ns.pods.get(row).cloned().unwrap_or_default()),
+            });
         }
         UncoveredReport { resource: row, namespaces: looked, excluded, uncovered: out, notes: self.notes_for_views() }
     }

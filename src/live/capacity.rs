@@ -52,7 +52,7 @@ fn reads(view: View) -> Vec<Read> {
             read("resource.k8s.io", DRA, "resourceslices", "ResourceSlice", false, false),
             read("resource.k8s.io", DRA, "deviceclasses", "DeviceClass", false, false),
         ],
-        View::Uncovered => vec![QUOTAS, NAMESPACES],
+        View::Uncovered => vec![QUOTAS, NAMESPACES, read("", &["v1"], "pods", "Pod", true, false)],
         View::Blocked => vec![
             QUOTAS,
             Read { field_selector: Some("reason=FailedCreate"), ..read("", &["v1"], "events", "Event", true, false) },
