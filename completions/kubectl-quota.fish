@@ -30,7 +30,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l cluster -d 
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -s V -l version -d 'Print version'
@@ -61,7 +61,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l cl
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s R -l recursive -d 'Process directories given with -f recursively'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s q -l quiet -d 'Print only what would be refused'
@@ -83,7 +83,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l c
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -s V -l version -d 'Print version'
@@ -103,7 +103,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequot
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s V -l version -d 'Print version'
@@ -120,7 +120,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s A -l all-namespaces -d 'Quotas of every namespace, grouped by namespace'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s h -l help -d 'Print help'
@@ -138,7 +138,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l clu
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s R -l recursive -d 'Process directories given with -f recursively'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s h -l help -d 'Print help'
@@ -151,7 +151,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s h -l help -d 'Print help'
@@ -164,7 +164,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l clus
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s V -l version -d 'Print version'
@@ -222,7 +222,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l 
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -s V -l version -d 'Print version'
@@ -232,7 +232,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" 
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s V -l version -d 'Print version'

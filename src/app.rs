@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use crate::cli::{Cli, Command};
 use crate::commands::{blocked, capacity, check, completion, create, describe, plan, snapshot, uncovered, version, why};
 use crate::error::{print_err, Fatal};
-use crate::render::escape::escape_lines;
+use crate::escape::escape_lines;
 use clap::{CommandFactory, Parser};
 
 async fn dispatch(cli: &Cli) -> Result<i32, Fatal> {
@@ -51,7 +51,15 @@ pub fn main() -> ExitCode {
         Err(Fatal(msg, code)) => {
             // Messages quote names and files from the input: nothing in them reaches the
             // terminal as a control sequence.
-            print_err(&format!("error: {}\n", escape_lines(&msg)));
+            // A server's own answer stands as kubectl prints it (`Error from server
+            // (Forbidden): ...`, `The ResourceQuota "q" is invalid: ...`); anything else is ours,
+            // after `error: `, as kubectl words its own.
+            let shown = escape_lines(&msg);
+            if crate::error::is_server_answer(&msg) {
+                print_err(&format!("{shown}\n"));
+            } else {
+                print_err(&format!("error: {shown}\n"));
+            }
             ExitCode::from(code)
         }
     }

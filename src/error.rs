@@ -48,6 +48,13 @@ impl From<InputError> for Fatal {
     }
 }
 
+/// Whether an error message is a server's answer as kubectl prints it, which kubectl shows
+/// without its `error: ` prefix: `Error from server (Reason): ...`, or a refusal of invalid
+/// input, `The Kind "name" is invalid: ...`.
+pub fn is_server_answer(msg: &str) -> bool {
+    msg.starts_with("Error from server") || (msg.starts_with("The ") && msg.lines().next().is_some_and(|l| l.contains(" is invalid")))
+}
+
 /// Writes to standard output. A closed pipe ends output quietly (the reader has seen enough);
 /// any other write error is fatal.
 pub fn print_out(text: &str) -> Result<(), Fatal> {

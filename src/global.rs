@@ -3,8 +3,13 @@
 
 use clap::Args;
 
-/// Connection flags, as kubectl has them.
+/// The help heading of the flags every subcommand takes.
+pub const GLOBAL_HEADING: &str = "Global options (every command)";
+
+/// Connection flags, as kubectl has them. In every help they stand under their own heading,
+/// after the command's own flags, as kubectl keeps them apart (`kubectl options`).
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = GLOBAL_HEADING)]
 pub struct KubeFlags {
     /// Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, global = true, value_name = "FILE")]
@@ -24,13 +29,15 @@ pub struct KubeFlags {
     /// Group to impersonate for the operation (repeatable).
     #[arg(long = "as-group", global = true, value_name = "GROUP")]
     pub as_group: Vec<String>,
-    /// The length of time to wait before giving up on a single server request (e.g. 30s, 1m).
+    /// The length of time to wait before giving up on a single server request: seconds, or
+    /// numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever.
     #[arg(long = "request-timeout", global = true, value_name = "DURATION")]
     pub request_timeout: Option<String>,
 }
 
 /// The global flags: connection and namespace.
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = GLOBAL_HEADING)]
 pub struct GlobalFlags {
     #[command(flatten)]
     pub kube: KubeFlags,

@@ -13,8 +13,19 @@ use kubectl_quota_engine::manifest::{parse_each, Document, InputError};
 use kubectl_quota_engine::version::{KubeVersion, Rules, NEWEST, OLDEST};
 use kubectl_quota_engine::{admission_config, objects};
 
-use crate::commands::snapshot::{NAMESPACE_ANNOTATION, NOT_READ_ANNOTATION, SERVER_VERSION_ANNOTATION};
 use crate::error::Fatal;
+
+/// The annotation of the snapshot's List that records the server's version (its
+/// gitVersion, `v1.20.2`): offline checks on the snapshot answer with that release's rules.
+pub const SERVER_VERSION_ANNOTATION: &str = "kubectl-quota/server-version";
+/// The annotation of the snapshot's List that records the cluster-scoped kinds the user could
+/// not list when it was taken (`priorityclasses.scheduling.k8s.io,...`): offline checks on the
+/// snapshot say what they answer without them.
+pub const NOT_READ_ANNOTATION: &str = "kubectl-quota/not-read";
+/// The annotation of the snapshot's List that records the namespace a snapshot of one
+/// namespace covers: which namespaces exist is known for it alone, and an offline check in
+/// another namespace says its answer is incomplete.
+pub const NAMESPACE_ANNOTATION: &str = "kubectl-quota/namespace";
 
 /// The most bytes read from any one input (manifest, standard input, `--state`,
 /// `--admission-config`, a kubeconfig's token file) and from any one API response: 64 MiB,

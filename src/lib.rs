@@ -2,13 +2,15 @@
 //!
 //! Arrows point one way: `main` -> [`app`] -> [`cli`] -> [`commands`] -> ([`input`], [`live`],
 //! [`render`], [`global`]) -> the engine. [`live`] is the one module that talks to a cluster; [`input`]
-//! the one that reads files; [`error`] holds the exit-status rule every subcommand shares.
+//! the one that reads files; [`error`] holds the exit-status rule every subcommand shares;
+//! [`escape`] makes control characters visible in every text the plugin prints.
 
 pub mod alloc;
 pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod escape;
 pub mod global;
 pub mod input;
 pub mod live;

@@ -5,6 +5,9 @@
 //! `viewer` and `nobody`); `KUBECTL_QUOTA_LAB_LIMITED` a second instance running with the
 //! corpus's ResourceQuota admission configuration. Without them the tests say so loudly and
 //! skip, except under CI=true, where they fail.
+//!
+//! Why one file of this length: these cases share one lab and its namespaces; each
+//! section below is one command against the real server.
 
 mod common;
 
@@ -589,10 +592,16 @@ async fn read_only_user_describes_and_checks_but_cannot_create() {
     assert!(v["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("priorityclasses")), "{}", v["notes"]);
     let out = plugin(k, &["--context", "viewer", "create", "x", "-n", &ns, "--hard=pods=1"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("cannot create resource \"resourcequotas\""), "{}", text(&out.stderr));
+    // The refusal exactly as kubectl prints it: the server's Status, no prefix of ours.
+    assert!(
+        text(&out.stderr).starts_with("Error from server (Forbidden): resourcequotas is forbidden: User \"viewer\" cannot create resource \"resourcequotas\""),
+        "{}",
+        text(&out.stderr)
+    );
     let out = plugin(k, &["--context", "nobody", "check", "-n", &ns, "-f", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("cannot list resourcequotas in namespace"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(": Error from server (Forbidden): resourcequotas is forbidden: User \"nobody\""), "{}", text(&out.stderr));
     std::fs::remove_file(&f).ok();
     drop_namespace(&c, &ns).await;
 }

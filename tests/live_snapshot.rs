@@ -87,7 +87,7 @@ async fn the_view_cluster_role_can_take_a_snapshot_and_it_records_what_it_could_
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     // `view` cannot list PriorityClasses: skipped, said, recorded.
-    assert!(stderr.contains("note: cannot list priorityclasses (RBAC): "), "{stderr}");
+    assert!(stderr.contains("note: cannot list priorityclasses: Error from server (Forbidden): "), "{stderr}");
     assert!(stderr.contains("; none saved, and the snapshot records that they are missing"), "{stderr}");
     let a = annotations(&stdout);
     assert_eq!(a.get("kubectl-quota/server-version").and_then(Value::as_str), Some(info.git_version.as_str()), "{a:?}");
@@ -130,7 +130,7 @@ async fn the_view_cluster_role_can_take_a_snapshot_and_it_records_what_it_could_
     let out = plugin(&kc, &["--context", "nobody", "snapshot", "-n", &ns]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains(&format!(" on {} (RBAC): ", server_of(&kc))), "{err}");
+    assert!(err.contains(&format!(" on {}: Error from server (Forbidden): ", server_of(&kc))), "{err}");
     assert!(err.contains("is forbidden: User \"nobody\" cannot list resource"), "{err}");
     assert!(text(&out.stdout).is_empty());
 

@@ -25,6 +25,9 @@
 //! failure, so a run can be repeated. `KUBECTL_QUOTA_ORACLE_DUMP=<file>` writes every
 //! difference there, one JSON line each (the failure message shows two per group). Where the oracle cannot be built the test says so on stderr
 //! and passes, except under `CI=true`, where it fails.
+//!
+//! Why one file of this length: the generator, the comparison and the triage of an
+//! answer must agree on one model of the inputs; they are kept together on purpose.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};

@@ -78,7 +78,7 @@ pub fn drop_disabled_fields(pod: &mut Pod, rules: &Rules) -> Vec<String> {
 /// Validation of a pod update: before 1.33 a running pod's resources cannot change (no
 /// in-place resize); the server's message.
 pub fn validate_pod_update(old: &Pod, new: &Pod, name: &str, rules: &Rules) -> Result<(), String> {
-    if rules.pod_resize || !crate::usage::is_resize(old, new) {
+    if rules.pod_resize || !crate::pod_totals::is_resize(old, new) {
         return Ok(());
     }
     let fields = if rules.pod_update_grace_period {
@@ -93,7 +93,7 @@ pub fn validate_pod_update(old: &Pod, new: &Pod, name: &str, rules: &Rules) -> R
 /// containers' aggregate requests first, then any supported one from its pod-level limit.
 fn default_pod_level_requests(pod: &mut Pod) -> Vec<String> {
     let mut notes = Vec::new();
-    let requests = crate::usage::aggregate(pod, |c| &c.requests);
+    let requests = crate::pod_totals::aggregate(pod, |c| &c.requests);
     for k in ["cpu", "memory"] {
         if let (Some(v), false) = (requests.get(k), pod.pod_requests.contains_key(k)) {
             notes.push(format!("API defaulting: pod-level requests.{k}={v} from the containers' requests"));
@@ -101,7 +101,7 @@ fn default_pod_level_requests(pod: &mut Pod) -> Vec<String> {
         }
     }
     for (k, v) in pod.pod_limits.clone() {
-        if crate::usage::pod_level_supported(&k) && !pod.pod_requests.contains_key(&k) {
+        if crate::pod_totals::pod_level_supported(&k) && !pod.pod_requests.contains_key(&k) {
             notes.push(format!("API defaulting: pod-level requests.{k}={v} copied from the pod-level limit"));
             pod.pod_requests.insert(k, v);
         }
@@ -126,7 +126,7 @@ pub fn default_pod_level_resources(pod: &mut Pod, rules: &Rules) -> Vec<String> 
     if !rules.pod_level_limits_defaulting || (pod.pod_requests.is_empty() && pod.pod_limits.is_empty()) {
         return notes;
     }
-    let limits = crate::usage::aggregate(pod, |c| &c.limits);
+    let limits = crate::pod_totals::aggregate(pod, |c| &c.limits);
     for (k, v) in &limits {
         if k.starts_with("hugepages-") && !pod.pod_requests.contains_key(k) && !pod.pod_limits.contains_key(k) {
             notes.push(format!("API defaulting: pod-level limits.{k}={v} from the containers' limits"));
@@ -135,7 +135,7 @@ pub fn default_pod_level_resources(pod: &mut Pod, rules: &Rules) -> Vec<String> 
     }
     notes.extend(default_pod_level_requests(pod));
     for (k, request) in pod.pod_requests.clone() {
-        if !crate::usage::pod_level_supported(&k)
+        if !crate::pod_totals::pod_level_supported(&k)
             || pod.pod_limits.contains_key(&k)
             || !pod.containers.iter().chain(&pod.init_containers).all(|c| c.limits.contains_key(&k))
         {

@@ -28,6 +28,9 @@
 
 use std::collections::BTreeMap;
 
+/// Prefix of the extended resource names DRA gives device classes (1.36).
+pub const DRA_EXTENDED_PREFIX: &str = "deviceclass.resource.kubernetes.io/";
+
 use crate::objects::{type_info, Body, Claim, DeviceAsk, Meta, Object};
 use crate::quantity::{Format, Quantity};
 use crate::resources::ResourceList;
@@ -82,7 +85,7 @@ pub type DeviceClasses = std::sync::Arc<BTreeMap<String, Option<String>>>;
 /// ```
 pub fn tracks_extended(n: &str, classes: Option<&BTreeMap<String, Option<String>>>) -> bool {
     let Some(name) = n.strip_prefix("requests.") else { return false };
-    let implicit = name.strip_prefix(crate::usage::DRA_EXTENDED_PREFIX).filter(|c| !c.is_empty());
+    let implicit = name.strip_prefix(DRA_EXTENDED_PREFIX).filter(|c| !c.is_empty());
     match classes {
         None => implicit.is_some(),
         Some(classes) => {
@@ -116,7 +119,7 @@ pub fn claim_usage(claim: &Claim, admin_access_counted: bool, extended: bool, cl
     out.insert(CLAIM_COUNT.into(), Quantity::from_int(1, Format::DecimalSI));
     for (class, n) in per_class {
         if extended {
-            out.insert(format!("requests.{}{class}", crate::usage::DRA_EXTENDED_PREFIX), Quantity::from_int(n, Format::DecimalSI));
+            out.insert(format!("requests.{}{class}", DRA_EXTENDED_PREFIX), Quantity::from_int(n, Format::DecimalSI));
             if let Some(Some(name)) = classes.and_then(|c| c.get(&class)) {
                 out.insert(format!("requests.{name}"), Quantity::from_int(n, Format::DecimalSI));
             }

@@ -6,7 +6,8 @@
 //! Data flows one way, one module per step, each importing only from steps before it:
 //!
 //! 1. [`manifest`]: text -> JSON documents that remember where they came from;
-//! 2. [`objects`]: documents -> typed objects with exact quantities;
+//! 2. [`objects`]: documents -> typed objects with exact quantities ([`pod_totals`]: a pod's
+//!    totals, which defaulting and usage both need);
 //! 3. [`defaulting`]: what the API server changes before quota (defaults, LimitRanger,
 //!    Priority, RuntimeClass, DefaultStorageClass);
 //! 4. [`usage`]: which evaluator handles an object and what it consumes;
@@ -20,7 +21,8 @@
 //! Shared by every step: [`quantity`] (exact decimal arithmetic), [`resource_names`],
 //! [`resources`] (resource lists), [`validation`] (the server's ResourceQuota validation) and
 //! [`admission_config`] (the server's `limitedResources`); [`version`] holds every rule that
-//! depends on the Kubernetes release, and the steps read its switches.
+//! depends on the Kubernetes release, and the steps read its switches. ARCHITECTURE.md lists
+//! every arrow allowed, and a test holds the code to it.
 
 pub mod admission;
 pub mod admission_config;
@@ -32,6 +34,7 @@ pub mod manifest;
 pub mod object_validation;
 pub mod objects;
 pub mod plan;
+pub mod pod_totals;
 pub mod quantity;
 pub mod report;
 pub mod resource_names;

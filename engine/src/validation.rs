@@ -22,6 +22,9 @@
 //! - a quantity that does not parse is reported as a [`FieldErrorKind::Unparseable`] error on
 //!   its field (the server refuses the whole body while decoding, before validation; see
 //!   [`render_server_message`]).
+//!
+//! Why one file of this length: it follows the server's validation in its order, field
+//! by field, so a message can be traced to the rule that makes it; half of it is tables.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;

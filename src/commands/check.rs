@@ -280,7 +280,7 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     for ns in known.unlimited {
         crate::error::print_err(&format!(
             "note: namespace {} has no ResourceQuota in the state: nothing limits what is checked there\n",
-            crate::render::escape::escape(&format!("{ns:?}"))
+            crate::escape::escape(&format!("{ns:?}"))
         ));
     }
     let code = check_and_print(&mut state, objs, &opts, &kubernetes, args, notes, |state| {
@@ -301,7 +301,7 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
 /// exits 3, not 0: it is not a clean pass.
 fn incomplete_status(code: i32, incomplete: &[String]) -> i32 {
     for gap in incomplete {
-        crate::error::print_err(&format!("warning: the answer is incomplete: {}\n", crate::render::escape::escape(gap)));
+        crate::error::print_err(&format!("warning: the answer is incomplete: {}\n", crate::escape::escape(gap)));
     }
     if code == 0 && !incomplete.is_empty() {
         crate::error::INCOMPLETE

@@ -21,9 +21,12 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use clap::{Args, ValueEnum};
+use kubectl_quota_engine::defaulting;
 use kubectl_quota_engine::quantity::Quantity;
 use kubectl_quota_engine::resource_names::QuotaScope;
+use kubectl_quota_engine::resources::ResourceList;
 use kubectl_quota_engine::validation;
+use kubectl_quota_engine::version::Rules;
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
@@ -103,7 +106,12 @@ pub struct QuotaFlags {
 /// Parses `--hard` as kubectl does: `k=v` pairs separated by commas, values as quantities.
 pub fn parse_hard(s: &str) -> Result<BTreeMap<String, K8sQuantity>, String> {
     let mut out = BTreeMap::new();
-    for part in s.split(',').filter(|p| !p.is_empty()) {
+    // As kubectl: an empty flag is no hard limits; otherwise every comma separates a
+    // statement, so `pods=1,` has an empty one and is refused.
+    if s.is_empty() {
+        return Ok(out);
+    }
+    for part in s.split(',') {
         let kv: Vec<&str> = part.split('=').collect();
         if kv.len() != 2 {
             return Err(format!("Invalid argument syntax {part}, expected <resource>=<value>"));
@@ -208,24 +216,16 @@ pub fn build_quota(name: &str, namespace: Option<&str>, flags: &QuotaFlags) -> R
     })
 }
 
-/// Warnings newer servers return on create: a request above its limit
-/// (`ResourceQuota requests.cpu (4) should be less than limits.cpu (2)`).
-pub fn warnings(q: &ResourceQuota) -> Vec<String> {
-    let hard = q.spec.as_ref().and_then(|s| s.hard.clone()).unwrap_or_default();
-    let get = |k: &str| hard.get(k).and_then(|v| Quantity::parse(&v.0).ok());
-    let mut out = Vec::new();
-    for base in ["cpu", "memory", "storage", "ephemeral-storage"] {
-        let limit_key = format!("limits.{base}");
-        let Some(limit) = get(&limit_key) else { continue };
-        for req_key in [format!("requests.{base}"), base.to_string()] {
-            if let Some(req) = get(&req_key) {
-                if req > limit {
-                    out.push(format!("ResourceQuota {req_key} ({req}) should be less than {limit_key} ({limit})"));
-                }
-            }
-        }
+/// The warnings the API server of `rules`' release returns on creating `q` (1.35+: a request
+/// above its limit, `Warning: ResourceQuota requests.cpu (4) should be less than limits.cpu
+/// (2)`), by the engine's rule, which `check` uses too.
+pub fn warnings(q: &ResourceQuota, rules: &Rules) -> Vec<String> {
+    if !rules.quota_request_limit_warning {
+        return Vec::new();
     }
-    out
+    let hard = q.spec.as_ref().and_then(|s| s.hard.as_ref());
+    let list: ResourceList = hard.into_iter().flatten().filter_map(|(k, v)| Quantity::parse(&v.0).ok().map(|q| (k.clone(), q))).collect();
+    defaulting::quota_request_limit_warnings(&list)
 }
 
 /// Runs `create`: validates before anything is sent; `--dry-run=client` sends nothing.
@@ -242,22 +242,27 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
     if !errors.is_empty() {
         return Err(Fatal::input(validation::render_server_message(&args.name, &errors)));
     }
-    for w in warnings(&quota) {
-        crate::error::print_err(&format!("Warning: {}\n", crate::render::escape::escape(&w)));
-    }
-    let (created, suffix) = match args.dry_run {
-        DryRun::Client => (quota, " (dry run)"),
+    // The server's warnings come with its answer; a client dry run has none to ask, so it
+    // says what the current release would warn.
+    let (created, suffix, rules) = match args.dry_run {
+        DryRun::Client => (quota, " (dry run)", Rules::newest()),
         mode => {
             let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
+            let rules = live::server_version(&conn).await.map(|(_, v)| Rules::for_version(v)).unwrap_or_else(|_| Rules::newest());
             quota.metadata.namespace = Some(conn.namespace.clone());
             let server_dry = mode == DryRun::Server;
             let created = live::create_quota(&conn, &conn.namespace, &quota, server_dry)
                 .await
-                .map_err(|(e, unreachable)| Fatal(format!("failed to create quota: {e}"), if unreachable { 2 } else { 1 }))?;
-            (created, if server_dry { " (server dry run)" } else { "" })
+                // The server's refusal as kubectl prints it; a server never reached as kubectl
+                // words that (`failed to create quota: Post "https://...": ...`).
+                .map_err(|(e, unreachable)| if unreachable { Fatal(format!("failed to create quota: {e}"), 2) } else { Fatal::server(e) })?;
+            (created, if server_dry { " (server dry run)" } else { "" }, rules)
         }
     };
-    let name = crate::render::escape::escape(&args.name);
+    for w in warnings(&created, &rules) {
+        crate::error::print_err(&format!("{}\n", crate::escape::escape(&w)));
+    }
+    let name = crate::escape::escape(&args.name);
     let text = match args.output {
         Some(CreateOutput::Yaml) => serde_yaml::to_string(&created).map_err(|e| Fatal::input(e.to_string()))?,
         Some(CreateOutput::Json) => format!("{}\n", serde_json::to_string_pretty(&created).map_err(|e| Fatal::input(e.to_string()))?),
@@ -271,6 +276,7 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kubectl_quota_engine::version::KubeVersion;
 
     #[test]
     fn hard_flag_syntax_errors_use_kubectl_wording() {
@@ -278,11 +284,16 @@ mod tests {
             ("pods", "Invalid argument syntax pods, expected <resource>=<value>"),
             ("pods=1=2", "Invalid argument syntax pods=1=2, expected <resource>=<value>"),
             ("cpu=1K", "--hard cpu: unable to parse quantity's suffix"),
+            // Every comma separates a statement: a trailing or doubled one leaves an empty one.
+            ("pods=1,", "Invalid argument syntax , expected <resource>=<value>"),
+            ("pods=1,,cpu=1", "Invalid argument syntax , expected <resource>=<value>"),
+            (",pods=1", "Invalid argument syntax , expected <resource>=<value>"),
         ];
         for (flag, want) in cases {
             assert_eq!(parse_hard(flag).unwrap_err(), want);
         }
         assert_eq!(parse_hard("pods=10,requests.cpu=500m").unwrap().len(), 2);
+        assert!(parse_hard("").unwrap().is_empty());
     }
 
     /// `(scope, operator, values)` of a parsed expression, for comparing.
@@ -404,9 +415,35 @@ mod tests {
     }
 
     #[test]
-    fn request_above_limit_warns() {
-        let flags = QuotaFlags { hard: Some("requests.cpu=4,limits.cpu=2,memory=1Gi,limits.memory=2Gi".into()), ..QuotaFlags::default() };
-        let q = build_quota("q", None, &flags).unwrap();
-        assert_eq!(warnings(&q), vec!["ResourceQuota requests.cpu (4) should be less than limits.cpu (2)"]);
+    fn request_above_limit_warns_from_1_35_by_the_engines_rule() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "1.37",
+                "requests.cpu=4,limits.cpu=2,memory=1Gi,limits.memory=2Gi",
+                &["Warning: ResourceQuota requests.cpu (4) should be less than limits.cpu (2)"],
+            ),
+            ("1.35", "requests.cpu=4,limits.cpu=2", &["Warning: ResourceQuota requests.cpu (4) should be less than limits.cpu (2)"]),
+            ("1.34", "requests.cpu=4,limits.cpu=2", &[]),
+            ("1.20", "requests.cpu=4,limits.cpu=2", &[]),
+            // Every resource with a limit, not a fixed few; the bare name too.
+            (
+                "1.37",
+                "requests.hugepages-2Mi=4Mi,limits.hugepages-2Mi=2Mi",
+                &["Warning: ResourceQuota requests.hugepages-2Mi (4Mi) should be less than limits.hugepages-2Mi (2Mi)"],
+            ),
+            (
+                "1.37",
+                "requests.example.com/gpu=2,limits.example.com/gpu=1",
+                &["Warning: ResourceQuota requests.example.com/gpu (2) should be less than limits.example.com/gpu (1)"],
+            ),
+            ("1.37", "cpu=4,limits.cpu=2", &["Warning: ResourceQuota cpu (4) should be less than limits.cpu (2)"]),
+            ("1.37", "requests.cpu=2,limits.cpu=2", &[]),
+        ];
+        for (version, hard, want) in cases {
+            let flags = QuotaFlags { hard: Some(hard.to_string()), ..QuotaFlags::default() };
+            let q = build_quota("q", None, &flags).unwrap();
+            let rules = Rules::for_version(KubeVersion::parse(version).unwrap());
+            assert_eq!(warnings(&q, &rules), want.to_vec(), "{version} {hard}");
+        }
     }
 }

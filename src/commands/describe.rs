@@ -125,7 +125,7 @@ fn describe_views(args: &DescribeArgs, mut views: Vec<QuotaView>, namespace: &st
         }
         DescribeOutput::Yaml => w.write_all(serde_yaml::to_string(&views).map_err(std::io::Error::other)?.as_bytes()),
         DescribeOutput::Text | DescribeOutput::Wide if views.is_empty() => {
-            let ns = crate::render::escape::escape(namespace);
+            let ns = crate::escape::escape(namespace);
             writeln!(w, "No resource quota{}.", if args.all_namespaces { String::new() } else { format!(" in namespace {ns}") })
         }
         DescribeOutput::Text | DescribeOutput::Wide => write_text(w, &views, args.output == DescribeOutput::Wide),

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
+use crate::input::{NAMESPACE_ANNOTATION, NOT_READ_ANNOTATION, SERVER_VERSION_ANNOTATION};
 use crate::live;
 
 pub const SNAPSHOT_HELP: &str = "\
@@ -46,18 +47,6 @@ pub struct SnapshotArgs {
     #[arg(short = 'o', long, value_enum, default_value = "yaml")]
     pub output: SnapshotOutput,
 }
-
-/// The annotation of the snapshot's List that records the server's version (its
-/// gitVersion, `v1.20.2`): offline checks on the snapshot answer with that release's rules.
-pub const SERVER_VERSION_ANNOTATION: &str = "kubectl-quota/server-version";
-/// The annotation of the snapshot's List that records the cluster-scoped kinds the user could
-/// not list when it was taken (`priorityclasses.scheduling.k8s.io,...`): offline checks on the
-/// snapshot say what they answer without them.
-pub const NOT_READ_ANNOTATION: &str = "kubectl-quota/not-read";
-/// The annotation of the snapshot's List that records the namespace a snapshot of one
-/// namespace covers: which namespaces exist is known for it alone, and an offline check in
-/// another namespace says its answer is incomplete.
-pub const NAMESPACE_ANNOTATION: &str = "kubectl-quota/namespace";
 
 /// A `kind: List`, fields in kubectl's order. What the snapshot records about itself is in
 /// the List's own `metadata.annotations`: kubectl reads a List's items and ignores the rest,

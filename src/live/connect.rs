@@ -13,31 +13,65 @@ use kube::Config;
 /// would overflow the clock arithmetic underneath.
 const MAX_REQUEST_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 3600);
 
-/// kubectl's `--request-timeout`: `0` (none), a bare number of seconds, or a number with
-/// `ms`, `s`, `m` or `h`.
+/// kubectl's `--request-timeout`: `0` (none), a bare whole number of seconds, or a duration as
+/// Go writes one: numbers, each with a unit (`ns`, `us`, `µs`, `ms`, `s`, `m`, `h`), decimals
+/// allowed, such as `1m30s`, `1.5h` or `500ms`.
 pub fn parse_duration(s: &str) -> Result<Option<Duration>, String> {
     let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (n, unit) = s.split_at(split);
-    let shown = crate::render::escape::escape(s);
+    let shown = crate::escape::escape(s);
+    let invalid = || format!("invalid --request-timeout {shown:?}: use a whole number of seconds, or numbers with units (e.g. 30s, 1m30s, 500ms), or 0");
     let too_large = || format!("invalid --request-timeout {shown:?}: longer than the maximum of 8760h");
-    let n: u64 = match n.parse() {
-        Ok(n) => n,
-        Err(_) if !n.is_empty() => return Err(too_large()),
-        Err(_) => return Err(format!("invalid --request-timeout {shown:?}: use e.g. 30s, 1m or 0")),
+    // Nanoseconds, exactly; anything past the maximum stops the sum.
+    let max = MAX_REQUEST_TIMEOUT.as_nanos();
+    let nanos: u128 = if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        let secs: u128 = s.parse().map_err(|_| too_large())?;
+        secs.checked_mul(1_000_000_000).ok_or_else(too_large)?
+    } else {
+        let mut rest = s.strip_prefix('+').unwrap_or(s);
+        if rest.is_empty() {
+            return Err(invalid());
+        }
+        let mut total: u128 = 0;
+        while !rest.is_empty() {
+            let int_len = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+            let (int, after) = rest.split_at(int_len);
+            let (frac, after) = match after.strip_prefix('.') {
+                Some(a) => a.split_at(a.find(|c: char| !c.is_ascii_digit()).unwrap_or(a.len())),
+                None => ("", after),
+            };
+            if int.is_empty() && frac.is_empty() {
+                return Err(invalid());
+            }
+            let unit_len = after.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(after.len());
+            let (unit, after) = after.split_at(unit_len);
+            let per: u128 = match unit {
+                "ns" => 1,
+                "us" | "µs" | "μs" => 1_000,
+                "ms" => 1_000_000,
+                "s" => 1_000_000_000,
+                "m" => 60_000_000_000,
+                "h" => 3_600_000_000_000,
+                _ => return Err(invalid()),
+            };
+            // Digits beyond the maximum's 20 make it too large whatever the unit (a digit of
+            // a fraction beyond a nanosecond's is dropped, as Go drops it).
+            let whole: u128 = if int.is_empty() { 0 } else { int.parse().map_err(|_| too_large())? };
+            let mut part = whole.checked_mul(per).ok_or_else(too_large)?;
+            let mut scale = per;
+            for d in frac.bytes() {
+                scale /= 10;
+                part += u128::from(d - b'0') * scale;
+            }
+            total = total.checked_add(part).filter(|t| *t <= max).ok_or_else(too_large)?;
+            rest = after;
+        }
+        total
     };
-    let secs = |mul: u64| n.checked_mul(mul).map(Duration::from_secs);
-    let d = match unit {
-        "" | "s" => secs(1),
-        "ms" => Some(Duration::from_millis(n)),
-        "m" => secs(60),
-        "h" => secs(3600),
-        _ => return Err(format!("invalid --request-timeout {shown:?}: use e.g. 30s, 1m or 0")),
-    };
-    match d {
-        Some(d) if d <= MAX_REQUEST_TIMEOUT => Ok((!d.is_zero()).then_some(d)),
-        _ => Err(too_large()),
+    if nanos > max {
+        return Err(too_large());
     }
+    let d = Duration::from_nanos(nanos as u64);
+    Ok((!d.is_zero()).then_some(d))
 }
 
 /// Connects as kubectl would: `--kubeconfig`, else `$KUBECONFIG` (several files merged), else
@@ -171,6 +205,13 @@ mod tests {
             ("500ms", Ok(Some(500))),
             ("2m", Ok(Some(120_000))),
             ("1h", Ok(Some(3_600_000))),
+            ("1m30s", Ok(Some(90_000))),
+            ("1h2m3s4ms", Ok(Some(3_723_004))),
+            ("1.5h", Ok(Some(5_400_000))),
+            (".5s", Ok(Some(500))),
+            ("2500us", Ok(Some(2))),
+            ("+10s", Ok(Some(10_000))),
+            ("0s", Ok(None)),
         ];
         for (s, want) in cases {
             let got: Result<Option<u128>, String> = parse_duration(s).map(|d| d.map(|d| d.as_millis()));
@@ -181,6 +222,8 @@ mod tests {
         assert!(parse_duration("99999999999999999999999").unwrap_err().contains("maximum"));
         assert!(parse_duration("8761h").is_err());
         assert_eq!(parse_duration("8760h").unwrap(), Some(Duration::from_secs(8760 * 3600)));
-        assert!(parse_duration("5d").is_err());
+        for bad in ["5d", "-1s", "1m30", "s", "", ".s", "1..5s", "1s2"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The one write: `create`.
 
-use super::errors::{transport_message, within, RequestError};
+use super::errors::{status_message, transport_message, within, RequestError};
 use super::Conn;
 
 use k8s_openapi::api::core::v1::ResourceQuota;
@@ -12,7 +12,7 @@ pub async fn create_quota(conn: &Conn, namespace: &str, quota: &ResourceQuota, d
     let api = Api::<ResourceQuota>::namespaced(conn.client.clone(), namespace);
     let pp = PostParams { dry_run, field_manager: Some("kubectl-quota".into()) };
     within(conn.timeout, api.create(&pp, quota)).await.map_err(|e| match e {
-        RequestError::Kube(kube::Error::Api(s)) => (s.message.clone(), false),
+        RequestError::Kube(kube::Error::Api(s)) => (status_message(&s), false),
         other => (transport_message(&conn.server, &other), true),
     })
 }

@@ -51,11 +51,7 @@ pub struct ReadError {
 
 impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.forbidden {
-            write!(f, "cannot {} (RBAC): {}", self.what, self.message)
-        } else {
-            write!(f, "cannot {}: {}", self.what, self.message)
-        }
+        write!(f, "cannot {}: {}", self.what, self.message)
     }
 }
 
@@ -77,10 +73,11 @@ pub(super) fn read_error(server: &str, what: String, e: RequestError) -> ReadErr
     }
 }
 
-/// What an error answer says, never nothing: a Status's message (with its reason, as kubectl
-/// prints it, when that is not already in the message); a body that is a Status the client
-/// could not read, read leniently; any other body quoted (its start); none, the HTTP status.
-fn status_message(s: &kube::core::Status) -> String {
+/// What an error answer says, never nothing, worded as kubectl prints it: a readable Status as
+/// `Error from server (Reason): message` (see [`kubectl_line`]); a body that is a Status the
+/// client could not read, read leniently the same way; any other body quoted (its start); none,
+/// the HTTP status.
+pub(super) fn status_message(s: &kube::core::Status) -> String {
     // The HTTP status, when the answer says it (a Status without `code` does not).
     let http = || match http::StatusCode::from_u16(s.code) {
         _ if s.code == 0 => "an error".to_string(),
@@ -93,16 +90,21 @@ fn status_message(s: &kube::core::Status) -> String {
         return match (s.message.trim(), s.reason.as_str()) {
             ("", "") => format!("the server answered {} with no message", http()),
             ("", reason) => format!("the server answered {} ({reason}) with no message", http()),
-            (m, _) => m.to_string(),
+            _ => kubectl_line(s),
         };
     }
     let body = s.message.trim();
+    if let Ok(v) = serde_json::from_str::<kube::core::Status>(body) {
+        if !v.message.trim().is_empty() {
+            return kubectl_line(&v);
+        }
+    }
     if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
         let field = |k: &str| v.get(k).and_then(serde_json::Value::as_str).map(str::trim).filter(|m| !m.is_empty());
         if let Some(m) = field("message") {
             return match field("reason") {
                 Some(r) => format!("Error from server ({r}): {m}"),
-                None => m.to_string(),
+                None => format!("Error from server: {m}"),
             };
         }
     }
@@ -117,6 +119,31 @@ fn status_message(s: &kube::core::Status) -> String {
     }
 }
 
+/// A Status with a message, as kubectl prints it:
+/// - `Invalid` with details: `The Kind "name" is invalid: field: message`, one cause per
+///   line after `* ` when there are several;
+/// - `Unauthorized`: `You must be logged in to the server (message)`;
+/// - any other reason: `Error from server (Reason): message`; none: `Error from server: message`.
+pub(super) fn kubectl_line(s: &kube::core::Status) -> String {
+    let message = s.message.trim();
+    match s.reason.as_str() {
+        "Invalid" if s.details.as_ref().is_some_and(|d| !d.causes.is_empty()) => {
+            let d = s.details.as_ref().expect("checked above");
+            let head =
+                if d.kind.is_empty() && d.name.is_empty() { "The request is invalid".to_string() } else { format!("The {} {:?} is invalid", d.kind, d.name) };
+            let causes: Vec<String> =
+                d.causes.iter().map(|c| if c.field.is_empty() { c.message.clone() } else { format!("{}: {}", c.field, c.message) }).collect();
+            match causes.as_slice() {
+                [one] => format!("{head}: {one}"),
+                many => format!("{head}: \n* {}", many.join("\n* ")),
+            }
+        }
+        "Unauthorized" => format!("You must be logged in to the server ({message})"),
+        "" => format!("Error from server: {message}"),
+        reason => format!("Error from server ({reason}): {message}"),
+    }
+}
+
 /// kubectl's manner: the server, then the cause (`Get "https://10.0.0.1:6443": dial tcp ...:
 /// connect: connection refused`).
 pub(super) fn transport_message(server: &str, e: &RequestError) -> String {
@@ -124,5 +151,70 @@ pub(super) fn transport_message(server: &str, e: &RequestError) -> String {
         RequestError::Timeout(d) => format!("{server}: no complete answer within --request-timeout ({}s)", d.as_secs_f64()),
         RequestError::Kube(kube::Error::Api(s)) => s.message.clone(),
         RequestError::Kube(e) => format!("{server}: {}", chain(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(code: u16, reason: &str, message: &str, details: Option<serde_json::Value>) -> kube::core::Status {
+        let mut v = serde_json::json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code, "reason": reason, "message": message});
+        if let Some(d) = details {
+            v["details"] = d;
+        }
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn server_answers_are_worded_as_kubectl_prints_them() {
+        let invalid_one = serde_json::json!({"name": "q", "kind": "ResourceQuota", "causes": [{"reason": "FieldValueInvalid", "message": "Invalid value: \"x\": must be a standard resource for quota", "field": "spec.hard[x]"}]});
+        let invalid_two = serde_json::json!({"name": "q", "kind": "ResourceQuota", "causes": [
+            {"reason": "FieldValueInvalid", "message": "Invalid value: \"x\": a", "field": "spec.hard[x]"},
+            {"reason": "FieldValueInvalid", "message": "Invalid value: \"y\": b", "field": "spec.hard[y]"}]});
+        let cases = [
+            (
+                status(403, "Forbidden", "resourcequotas is forbidden: User \"v\" cannot list resource \"resourcequotas\"", None),
+                "Error from server (Forbidden): resourcequotas is forbidden: User \"v\" cannot list resource \"resourcequotas\"",
+            ),
+            (status(404, "NotFound", "resourcequotas \"q\" not found", None), "Error from server (NotFound): resourcequotas \"q\" not found"),
+            (
+                status(500, "InternalError", "Internal error occurred: etcdserver: request timed out", None),
+                "Error from server (InternalError): Internal error occurred: etcdserver: request timed out",
+            ),
+            (
+                status(409, "AlreadyExists", "resourcequotas \"q\" already exists", None),
+                "Error from server (AlreadyExists): resourcequotas \"q\" already exists",
+            ),
+            (
+                status(422, "Invalid", "ResourceQuota \"q\" is invalid: ...", Some(invalid_one)),
+                "The ResourceQuota \"q\" is invalid: spec.hard[x]: Invalid value: \"x\": must be a standard resource for quota",
+            ),
+            (
+                status(422, "Invalid", "ResourceQuota \"q\" is invalid: ...", Some(invalid_two)),
+                "The ResourceQuota \"q\" is invalid: \n* spec.hard[x]: Invalid value: \"x\": a\n* spec.hard[y]: Invalid value: \"y\": b",
+            ),
+            (status(401, "Unauthorized", "Unauthorized", None), "You must be logged in to the server (Unauthorized)"),
+            (status(500, "", "boom", None), "Error from server: boom"),
+            (status(503, "", "", None), "the server answered HTTP 503 Service Unavailable with no message"),
+            (status(429, "TooManyRequests", "", None), "the server answered HTTP 429 Too Many Requests (TooManyRequests) with no message"),
+        ];
+        for (s, want) in cases {
+            assert_eq!(status_message(&s), want, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn a_status_the_client_could_not_read_is_read_leniently() {
+        let unread = |body: &str| status(500, "Failed to parse error data", body, None);
+        let cases = [
+            (r#"{"kind":"Status","reason":"InternalError","message":"boom","code":"500"}"#, "Error from server (InternalError): boom"),
+            (r#"{"message":"boom"}"#, "Error from server: boom"),
+            ("<html>bad gateway</html>", "the server answered HTTP 500 Internal Server Error with a body that is not a Status: <html>bad gateway</html>"),
+            ("", "the server answered HTTP 500 Internal Server Error with an empty body"),
+        ];
+        for (body, want) in cases {
+            assert_eq!(status_message(&unread(body)), want, "{body}");
+        }
     }
 }

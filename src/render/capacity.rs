@@ -9,7 +9,7 @@ use kubectl_quota_engine::capacity::{BlockedReport, CapacityReport, Offer, Resou
 use kubectl_quota_engine::quantity::Quantity;
 
 use super::describe::{bar, percent_text};
-use super::escape::escape as esc;
+use crate::escape::escape as esc;
 
 /// Namespace names shown inline before `+N more`.
 const NAMES_SHOWN: usize = 3;
@@ -144,7 +144,7 @@ pub fn capacity_text(r: &CapacityReport) -> String {
 
 /// What could not be read, for standard error: one `note:` line each.
 pub fn notes_text(notes: &[String]) -> String {
-    notes.iter().map(|n| format!("note: {}\n", super::escape::escape_lines(n))).collect()
+    notes.iter().map(|n| format!("note: {}\n", crate::escape::escape_lines(n))).collect()
 }
 
 /// `uncovered` as text.

@@ -15,7 +15,7 @@ use kubectl_quota_engine::check::{DocumentReport, Outcome, Report};
 use kubectl_quota_engine::quantity::Quantity;
 use kubectl_quota_engine::version::VersionReport;
 
-use super::escape::{escape as esc, escape_lines, printable_ascii};
+use crate::escape::{escape as esc, escape_lines, printable_ascii};
 
 /// Output format of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use colored::Colorize;
 use kubectl_quota_engine::report::quota_view::QuotaView;
 
-use super::escape::escape as esc;
+use crate::escape::escape as esc;
 
 /// A 20-cell bar for a percentage: green, yellow from 80%, red at 100% (`capacity` draws the same).
 pub(crate) fn bar(p: Option<u64>) -> String {

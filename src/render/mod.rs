@@ -3,6 +3,5 @@
 pub mod capacity;
 pub mod check;
 pub mod describe;
-pub mod escape;
 pub mod plan;
 pub mod why;

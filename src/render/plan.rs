@@ -8,9 +8,9 @@ use colored::Colorize;
 use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use kubectl_quota_engine::plan::Plan;
 
-/// Control characters made visible, as in every text output ([`super::escape`]).
+/// Control characters made visible, as in every text output ([`crate::escape`]).
 pub fn clean(s: &str) -> String {
-    super::escape::escape(s).into_owned()
+    crate::escape::escape(s).into_owned()
 }
 
 /// The plan for people.

@@ -25,6 +25,9 @@
 //!
 //! Outputs are deterministic where the server is: no names the server made up, keys sorted,
 //! no timestamps (except in the set's `metadata.json`).
+//!
+//! Why one file of this length: the recorder is a standalone program (an example
+//! target) that replays a case folder step by step; its steps read best in one place.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,668 @@
+//! One document through the API server's steps (mutation, then quota admission), and a
+//! workload through its controllers: the objects they create, replica by replica or, for
+//! identical replicas, all at once without a loop per replica.
+
+use super::report::{CheckOptions, PodsReport};
+use super::state::ClusterState;
+use std::collections::BTreeSet;
+
+use crate::admission::{check_request_detailed, Decision, Refusal, RefusalReason, Request};
+use crate::defaulting::{self, Mutators};
+use crate::objects::{type_info, Body, Meta, Object, Workload};
+use crate::quantity::Quantity;
+use crate::resources::ResourceList;
+use crate::version::Rules;
+
+fn mutators<'a>(state: &'a ClusterState, ns: &str) -> Mutators<'a> {
+    Mutators {
+        limit_ranges: state.limit_ranges.get(ns).map(|v| v.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect()).unwrap_or_default(),
+        priority_classes: state.priority_classes.as_ref(),
+        runtime_classes: state.runtime_classes.as_ref(),
+        storage_classes: state.storage_classes.as_deref(),
+    }
+}
+
+/// Applies the mutating steps to an object about to be created. Errors are refusals by the
+/// plugin that made them.
+fn mutate(obj: &mut Object, state: &ClusterState, ns: &str, rules: &Rules) -> Result<Vec<String>, String> {
+    let m = mutators(state, ns);
+    match &mut obj.body {
+        Body::Pod(p) => {
+            let mut dropped = defaulting::drop_disabled_fields(p, rules);
+            dropped.extend(defaulting::mutate_pod(p, &m, rules)?);
+            Ok(dropped)
+        }
+        Body::Service(s) if !rules.service_lb_node_port_control => {
+            // The gate is off: the server drops the field.
+            s.allocate_load_balancer_node_ports = None;
+            Ok(vec![])
+        }
+        Body::PersistentVolumeClaim(p) => {
+            defaulting::clear_pvc_status(p);
+            Ok(defaulting::apply_default_storage_class(p, &obj.meta.annotations, m.storage_classes))
+        }
+        _ => Ok(vec![]),
+    }
+}
+
+/// Mutates and admits one object in namespace `ns`, charging the quotas when admitted.
+pub(super) fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> (Decision, Vec<String>) {
+    let key = (ns.to_string(), obj.type_info.group_resource(), obj.meta.name.clone());
+    let old = state.existing.get(&key).cloned();
+    if let (Body::Pod(new), Some(Body::Pod(prev))) = (&mut obj.body, old.as_ref().map(|o| &o.body)) {
+        // An update carries the stored status along (what the kubelet reported).
+        new.container_statuses = prev.container_statuses.clone();
+        new.resize_infeasible = prev.resize_infeasible;
+        new.phase = prev.phase.clone();
+    }
+    let mutations = if old.is_none() {
+        match mutate(obj, state, ns, &opts.rules) {
+            Ok(m) => m,
+            Err(e) => return (Decision::refused(RefusalReason::Admission, e), vec![]),
+        }
+    } else {
+        vec![]
+    };
+    let invalid = match &old {
+        Some(prev) => crate::object_validation::invalid_update(prev, obj, &opts.rules),
+        None if opts.rules.dra => {
+            let labels = state.namespaces.as_ref().and_then(|n| n.get(ns));
+            crate::object_validation::admin_access_refusal(obj, labels)
+        }
+        None => None,
+    };
+    if let Some(message) = invalid {
+        return (Decision::refused(RefusalReason::Invalid, message), mutations);
+    }
+    if let Body::Pod(p) = &obj.body {
+        if let Err(message) = defaulting::validate_pod_requests(p, &obj.meta.name, &opts.rules) {
+            return (Decision::refused(RefusalReason::Invalid, message), mutations);
+        }
+        if let Some(Body::Pod(prev)) = old.as_ref().map(|o| &o.body) {
+            if let Err(message) = defaulting::validate_pod_update(prev, p, &obj.meta.name, &opts.rules) {
+                return (Decision::refused(RefusalReason::Invalid, message), mutations);
+            }
+        }
+    }
+    let quotas = state.quotas.entry(ns.to_string()).or_default();
+    let request = Request { classes: state.device_classes.as_ref(), detail: opts.detail, resize: false };
+    let decision = check_request_detailed(quotas, obj, old.as_ref(), &opts.limited, &opts.rules, &request);
+    (decision, mutations)
+}
+
+/// A child object a controller creates.
+pub(super) fn child(parent: &Object, api_version: &str, kind: &str, name: String, body: Body, meta: &Meta) -> Object {
+    Object {
+        origin: parent.origin.clone(),
+        type_info: type_info(api_version, kind),
+        meta: Meta { name, generate_name: None, namespace: parent.meta.namespace.clone(), ..meta.clone() },
+        body,
+    }
+}
+
+/// How a workload's controller creates its pods.
+pub(super) struct PodsOutcome {
+    pub(super) wanted: Option<i32>,
+    pub(super) admitted: i32,
+    pub(super) first_refusal: Option<Refusal>,
+    pub(super) explained: Option<PodsReport>,
+    pub(super) notes: Vec<String>,
+    /// Numbers (as in their names) of created pods whose claims quota refuses: consecutive,
+    /// since once one pod's claims are refused every later pod's are too.
+    pub(super) claims_refused: PodNumbers,
+    pub(super) claim_refusal: Option<Refusal>,
+}
+
+/// DRA: the claims the resourceclaim controller creates for a pod from its templates, admitted
+/// after the pod. Returns the first refusal and notes (templates that are not there).
+pub(super) fn admit_pod_claims(pod: &Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> (Option<Refusal>, Vec<String>) {
+    let lookup = |t: &str| match state.existing.get(&(ns.to_string(), "resourceclaimtemplates.resource.k8s.io".to_string(), t.to_string())).map(|o| &o.body) {
+        Some(Body::ResourceClaimTemplate(c)) => Some(c.clone()),
+        _ => None,
+    };
+    let (claims, unknown) = crate::dra::pod_claims(pod, lookup);
+    let notes = unknown
+        .iter()
+        .map(|t| format!("ResourceClaimTemplate {t:?} is neither in the cluster nor earlier in the manifests: the pod's claim cannot be created and the pod stays Pending"))
+        .collect();
+    for mut c in claims {
+        let (d, _) = admit(&mut c, state, ns, opts);
+        if let Some(r) = d.refusal {
+            return (Some(r), notes);
+        }
+    }
+    (None, notes)
+}
+
+/// A run of consecutive pod numbers, held as its ends (a replica count can be 2^31).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct PodNumbers(Option<(i32, i32)>);
+
+impl PodNumbers {
+    fn push(&mut self, n: i32) {
+        self.push_range(n, n);
+    }
+
+    fn push_range(&mut self, first: i32, last: i32) {
+        self.0 = Some(match self.0 {
+            Some((a, _)) => (a, last),
+            None => (first, last),
+        });
+    }
+
+    pub(super) fn len(&self) -> i32 {
+        self.0.map_or(0, |(a, b)| b - a + 1)
+    }
+
+    /// "pods 3–4" / "pod 3".
+    pub(super) fn describe(&self) -> String {
+        match self.0 {
+            Some((a, b)) if a != b => format!("pods {a}\u{2013}{b}"),
+            Some((a, _)) => format!("pod {a}"),
+            None => String::new(),
+        }
+    }
+}
+
+/// Replays the controllers: the intermediate object (ReplicaSet, Job), then per replica the
+/// StatefulSet claims and the pod, stopping at the first refusal (all replicas are alike, so
+/// once one is refused the rest are too).
+/// `existing` is the pods of a workload that exists already (an update): only the ones above
+/// them are created, and the intermediate object is not created again.
+///
+/// `each_replica` replays every replica in full (the slow, obviously right way, kept as the
+/// oracle the tests compare the fast path with).
+pub(super) fn admit_workload_pods(
+    obj: &Object,
+    w: &Workload,
+    existing: Option<i32>,
+    state: &mut ClusterState,
+    ns: &str,
+    opts: &CheckOptions,
+    each_replica: bool,
+) -> PodsOutcome {
+    let kind = obj.type_info.kind.as_str();
+    let running = existing.unwrap_or(0);
+    let mut out = PodsOutcome {
+        wanted: w.replicas,
+        admitted: running,
+        first_refusal: None,
+        explained: None,
+        notes: vec![],
+        claims_refused: PodNumbers::default(),
+        claim_refusal: None,
+    };
+    let wanted = match (kind, w.replicas, opts.nodes) {
+        ("DaemonSet", _, Some(n)) => {
+            // The plugin refuses counts above i32::MAX; saturate rather than wrap if one slips by.
+            let n = i32::try_from(n).unwrap_or(i32::MAX);
+            out.wanted = Some(n);
+            n
+        }
+        ("DaemonSet", _, None) => {
+            out.notes.push("a DaemonSet runs one pod per eligible node and the node count is unknown: pass --nodes N to check its pods".into());
+            return out;
+        }
+        (_, Some(r), _) => r,
+        (_, None, _) => 1,
+    };
+    out.admitted = running.min(wanted);
+    // The intermediate object the controller creates first.
+    let intermediate = match kind {
+        "Deployment" => Some(("apps/v1", "ReplicaSet", format!("{}-<hash>", obj.meta.name))),
+        "CronJob" => Some(("batch/v1", "Job", format!("{}-<schedule>", obj.meta.name))),
+        _ => None,
+    };
+    if let Some((av, k, name)) = intermediate.filter(|_| existing.is_none()) {
+        let mut inter = child(obj, av, k, name, Body::Other, &w.template_meta);
+        let (d, _) = admit(&mut inter, state, ns, opts);
+        if let Some(r) = d.refusal {
+            out.notes.push(format!("the {k} {} would be refused, so no pod is created", inter.meta.name));
+            out.first_refusal = Some(r);
+            return out;
+        }
+    }
+    let pod_prefix = match kind {
+        "StatefulSet" => format!("{}-", obj.meta.name),
+        "Deployment" => format!("{}-<hash>-", obj.meta.name),
+        _ => format!("{}-", obj.meta.name),
+    };
+    // Replicas whose pod or claim name exists already are updates, not creates: never skipped over.
+    let blocked = existing_replicas(state, ns, obj, w, kind, &pod_prefix);
+    let mut i = running;
+    while i < wanted {
+        // Every replica asks for the same thing, so once one is admitted, the quotas' used
+        // grows by the same amount per replica: how many more fit is a division per quota,
+        // and only the replica that would be refused (or the last one) is replayed in full.
+        let before = (!each_replica && wanted - i > 2 && !blocked.contains(&i64::from(i))).then(|| used_in(state, ns));
+        for (claim, pvc) in &w.volume_claim_templates {
+            let mut c =
+                child(obj, "v1", "PersistentVolumeClaim", format!("{claim}-{}-{i}", obj.meta.name), Body::PersistentVolumeClaim(pvc.clone()), &Meta::default());
+            let (d, _) = admit(&mut c, state, ns, opts);
+            if let Some(r) = d.refusal {
+                out.first_refusal = Some(r);
+                out.notes.push(format!("claim {} for replica {i} would be refused, so that pod is not created", c.meta.name));
+                return out;
+            }
+        }
+        let name = if kind == "StatefulSet" { format!("{pod_prefix}{i}") } else { format!("{pod_prefix}{}", i + 1) };
+        let mut pod = child(obj, "v1", "Pod", name, Body::Pod(w.template.clone()), &w.template_meta);
+        let (d, mutations) = admit(&mut pod, state, ns, opts);
+        let allowed = d.allowed;
+        let report = PodsReport { pod: pod.meta.name.clone(), allowed, usage: d.usage, mutations, quotas: d.quotas };
+        out.explained = Some(report);
+        if let Some(r) = d.refusal {
+            out.first_refusal = Some(r);
+            return out;
+        }
+        // DRA: the resourceclaim controller creates the pod's claims once the pod exists. A
+        // refused claim leaves its pod Pending; pods do not charge claim quotas, so the claims
+        // of every later pod are refused alike.
+        let number = if kind == "StatefulSet" { i } else { i + 1 };
+        let mut first_claim_refusal = false;
+        if !w.template.resource_claim_templates.is_empty() {
+            if out.claim_refusal.is_some() {
+                out.claims_refused.push(number);
+            } else {
+                let (refusal, notes) = admit_pod_claims(&pod, state, ns, opts);
+                if out.notes.is_empty() {
+                    out.notes.extend(notes);
+                }
+                if let Some(r) = refusal {
+                    out.claims_refused.push(number);
+                    out.claim_refusal = Some(r);
+                    first_claim_refusal = true;
+                }
+            }
+        }
+        out.admitted += 1;
+        i += 1;
+        // The replica whose claims were first refused may have charged some of its claims:
+        // later replicas charge only their pod, so the next one is replayed in full first.
+        if let Some(before) = before.filter(|_| !first_claim_refusal) {
+            // Skip replicas i .. i+jump-1; replica i+jump is replayed in full. `before` was
+            // taken before this replica's claims templates, pod and DRA claims, so one unit is
+            // all of them (the pod alone once claims are refused: every later replica alike).
+            let mut cap = i64::from(wanted - i) - 1;
+            if let Some(next) = blocked.range(i64::from(i)..).next() {
+                cap = cap.min(next - i64::from(i));
+            }
+            let jump = identical_units_that_fit(state, ns, &before, cap);
+            if jump > 0 {
+                charge_units(state, ns, &before, jump);
+                let jump = i32::try_from(jump).expect("jump is below the replica count, an i32");
+                if out.claim_refusal.is_some() {
+                    let first = if kind == "StatefulSet" { i } else { i + 1 };
+                    out.claims_refused.push_range(first, first + jump - 1);
+                }
+                out.admitted += jump;
+                i += jump;
+            }
+        }
+    }
+    out
+}
+
+/// The used lists of the namespace's quotas, in quota order.
+fn used_in(state: &ClusterState, ns: &str) -> Vec<ResourceList> {
+    state.quotas.get(ns).map(|qs| qs.iter().map(|q| q.quota.status_used.clone()).collect()).unwrap_or_default()
+}
+
+/// Per quota and resource, what one replica (its claims and its pod) charged: `after - before`.
+/// `None` when the charge is not a plain positive growth the next replicas would repeat
+/// exactly (a quota appeared, a used value was zero afterwards so the next sum would take the
+/// other side's format, a resource has no hard limit).
+fn unit_charges(state: &ClusterState, ns: &str, before: &[ResourceList]) -> Option<Vec<Vec<(String, Quantity)>>> {
+    let quotas = state.quotas.get(ns).map(Vec::as_slice).unwrap_or_default();
+    if quotas.len() != before.len() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(quotas.len());
+    for (q, b) in quotas.iter().zip(before) {
+        let mut charges = Vec::new();
+        for (r, after) in &q.quota.status_used {
+            let unit = match b.get(r) {
+                Some(prev) => after.sub(prev),
+                None => return None,
+            };
+            match unit.sign() {
+                0 => continue,
+                s if s < 0 => return None,
+                _ => {}
+            }
+            if after.is_zero() || !q.quota.status_hard.contains_key(r) {
+                return None;
+            }
+            charges.push((r.clone(), unit));
+        }
+        if b.keys().any(|r| !q.quota.status_used.contains_key(r)) {
+            return None;
+        }
+        out.push(charges);
+    }
+    Some(out)
+}
+
+/// The largest `k <= cap` with `k * unit <= avail` (`unit > 0`), exactly, in O(log k) sums.
+fn max_multiple(unit: &Quantity, avail: &Quantity, cap: i64) -> i64 {
+    if cap <= 0 || avail.sign() < 0 || unit > avail {
+        return 0;
+    }
+    // powers[b] = unit * 2^b, while it stays within avail and 2^b within cap.
+    let mut powers = vec![unit.clone()];
+    while powers.len() < 62 && (1i64 << powers.len()) <= cap {
+        match powers[powers.len() - 1].checked_add(&powers[powers.len() - 1]) {
+            Some(next) if &next <= avail => powers.push(next),
+            _ => break,
+        }
+    }
+    let (mut k, mut acc) = (0i64, Quantity::zero());
+    for b in (0..powers.len()).rev() {
+        if k + (1i64 << b) > cap {
+            continue;
+        }
+        if let Some(t) = acc.checked_add(&powers[b]) {
+            if &t <= avail {
+                acc = t;
+                k += 1i64 << b;
+            }
+        }
+    }
+    k
+}
+
+/// `unit * n`, exactly (`n >= 0`).
+fn times(unit: &Quantity, n: i64) -> Quantity {
+    let (mut acc, mut power, mut n) = (Quantity::zero(), unit.clone(), n);
+    while n > 0 {
+        if n & 1 == 1 {
+            acc = acc.add(&power);
+        }
+        n >>= 1;
+        if n > 0 {
+            power = power.add(&power);
+        }
+    }
+    acc
+}
+
+/// How many more replicas, each charging what the last one did, every quota still admits
+/// (at most `cap`): per quota and resource the largest k with `used + k * unit <= hard`.
+fn identical_units_that_fit(state: &ClusterState, ns: &str, before: &[ResourceList], cap: i64) -> i64 {
+    if cap <= 0 {
+        return 0;
+    }
+    let Some(charges) = unit_charges(state, ns, before) else { return 0 };
+    let quotas = state.quotas.get(ns).map(Vec::as_slice).unwrap_or_default();
+    let mut k = cap;
+    for (q, charges) in quotas.iter().zip(&charges) {
+        for (r, unit) in charges {
+            let avail = q.quota.status_hard[r].sub(&q.quota.status_used[r]);
+            k = k.min(max_multiple(unit, &avail, k));
+            if k == 0 {
+                return 0;
+            }
+        }
+    }
+    k
+}
+
+/// Charges `n` more replicas, each charging what the last one did.
+fn charge_units(state: &mut ClusterState, ns: &str, before: &[ResourceList], n: i64) {
+    let Some(charges) = unit_charges(state, ns, before) else { return };
+    let Some(quotas) = state.quotas.get_mut(ns) else { return };
+    for (q, charges) in quotas.iter_mut().zip(charges) {
+        for (r, unit) in charges {
+            let used = q.quota.status_used.get_mut(&r).expect("charged resources are in used");
+            *used = used.add(&times(&unit, n));
+        }
+    }
+}
+
+/// Replica indexes whose pod or claim already exists (by name) in `ns`.
+fn existing_replicas(state: &ClusterState, ns: &str, obj: &Object, w: &Workload, kind: &str, pod_prefix: &str) -> BTreeSet<i64> {
+    let mut out = BTreeSet::new();
+    let mut scan = |resource: &str, prefix: &str, offset: i64| {
+        let start = (ns.to_string(), resource.to_string(), prefix.to_string());
+        let here = |(n, r, name): &&(String, String, String)| n == ns && r == resource && name.starts_with(prefix);
+        let existing = state.existing.range(start.clone()..).map(|(k, _)| k).take_while(here);
+        for (_, _, name) in existing.chain(state.seen.range(start..).take_while(here)) {
+            if let Ok(v) = name[prefix.len()..].parse::<i64>() {
+                out.insert(v - offset);
+            }
+        }
+    };
+    scan("pods", pod_prefix, if kind == "StatefulSet" { 0 } else { 1 });
+    for (claim, _) in &w.volume_claim_templates {
+        scan("persistentvolumeclaims", &format!("{claim}-{}-", obj.meta.name), 0);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use super::*;
+    use crate::admission::{Detail, QuotaReport, QuotaVerdict};
+    use crate::check::{Checker, DocumentReport};
+    use crate::manifest::parse_str;
+    use crate::objects::decode;
+
+    fn objects_of(file: &str, text: &str) -> Vec<Object> {
+        parse_str(file, text).unwrap_or_else(|e| panic!("{e}\n{text}")).iter().map(|d| decode(d).unwrap_or_else(|e| panic!("{e}\n{text}"))).collect()
+    }
+
+    /// A tiny deterministic generator (xorshift64*).
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+        }
+        fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+            xs[self.below(xs.len() as u64) as usize]
+        }
+    }
+
+    /// A random namespace: 0-4 quotas over pod and claim resources, with scopes, odd units
+    /// and used values, sometimes a LimitRange, sometimes an existing pod whose name a
+    /// workload's replica will reuse.
+    fn random_case(rng: &mut Rng) -> (String, String, Option<u32>) {
+        let mut state = String::new();
+        let resources = [
+            ("pods", &["3", "7", "20", "100"][..]),
+            ("count/pods", &["5", "40"][..]),
+            ("requests.cpu", &["1", "2500m", "10", "333m"][..]),
+            ("limits.cpu", &["2", "7"][..]),
+            ("requests.memory", &["1Gi", "3000Mi", "1G", "2.5Gi"][..]),
+            ("limits.memory", &["4Gi", "10G"][..]),
+            ("persistentvolumeclaims", &["4", "30"][..]),
+            ("requests.storage", &["10Gi", "55Gi", "1Ti"][..]),
+            ("count/persistentvolumeclaims", &["6"][..]),
+            ("requests.ephemeral-storage", &["5Gi"][..]),
+        ];
+        for qi in 0..rng.below(5) {
+            let mut hard = Vec::new();
+            let mut used = Vec::new();
+            for (r, values) in resources {
+                if rng.below(3) == 0 {
+                    hard.push(format!("{r}: '{}'", rng.pick(values)));
+                    if rng.below(8) != 0 {
+                        used.push(format!("{r}: '{}'", rng.pick(&["0", "1", "100m", "512Mi", "2"])));
+                    }
+                }
+            }
+            let spec_extra = match rng.below(6) {
+                0 => "  scopes: [NotBestEffort]\n",
+                1 => "  scopes: [BestEffort]\n",
+                2 => "  scopes: [NotTerminating]\n",
+                _ => "",
+            };
+            let _ = write!(
+                state,
+                "---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q{qi}, namespace: ns}}\nspec:\n  hard: {{{h}}}\n{spec_extra}status:\n  hard: {{{h}}}\n  used: {{{u}}}\n",
+                h = hard.join(", "),
+                u = used.join(", ")
+            );
+        }
+        if rng.below(3) == 0 {
+            state.push_str("---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: ns}\nspec: {limits: [{type: Container, default: {cpu: 500m, memory: 256Mi}, defaultRequest: {cpu: 100m, memory: 128Mi}}]}\n");
+        }
+        if state.is_empty() {
+            state.push_str("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nothing, namespace: ns}\n");
+        }
+        let mut input = String::new();
+        let kind = rng.pick(&["Deployment", "StatefulSet", "Job", "ReplicationController", "ReplicaSet", "CronJob", "DaemonSet"]);
+        let replicas = rng.below(40);
+        let requests = match rng.below(5) {
+            0 => "{}".to_string(),
+            1 => format!("{{requests: {{cpu: {}}}}}", rng.pick(&["100m", "250m", "1", "333m"])),
+            2 => format!("{{requests: {{cpu: {}, memory: {}}}, limits: {{cpu: '1', memory: 1Gi}}}}", rng.pick(&["100m", "50m"]), rng.pick(&["64Mi", "200M"])),
+            3 => "{limits: {cpu: 200m, memory: 100Mi, ephemeral-storage: 1Gi}}".to_string(),
+            _ => "{requests: {ephemeral-storage: 300Mi, cpu: 10m}}".to_string(),
+        };
+        if rng.below(4) == 0 {
+            // A pod already there under the name of one of the replicas: that replica is an update.
+            let n = rng.below(replicas + 1);
+            let name = match kind {
+                "StatefulSet" => format!("w-{n}"),
+                "Deployment" => format!("w-<hash>-{n}"),
+                _ => format!("w-{n}"),
+            };
+            let _ = write!(input, "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: 10m}}}}}}]}}\n");
+        }
+        let template = format!(
+            "metadata: {{labels: {{app: w}}}}\n    spec:\n      restartPolicy: {}\n      containers: [{{name: c, image: x, resources: {requests}}}]\n",
+            if matches!(kind, "Job" | "CronJob") { "Never" } else { "Always" }
+        );
+        let _ = match kind {
+            "Deployment" | "ReplicaSet" => write!(input, "---\napiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: w}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: w}}}}\n  template:\n    {template}"),
+            "ReplicationController" => write!(input, "---\napiVersion: v1\nkind: ReplicationController\nmetadata: {{name: w}}\nspec:\n  replicas: {replicas}\n  template:\n    {template}"),
+            "DaemonSet" => write!(input, "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: w}}\nspec:\n  selector: {{matchLabels: {{app: w}}}}\n  template:\n    {template}"),
+            "Job" => write!(input, "---\napiVersion: batch/v1\nkind: Job\nmetadata: {{name: w}}\nspec:\n  parallelism: {replicas}\n  template:\n    {template}"),
+            "CronJob" => write!(
+                input,
+                "---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {{name: w}}\nspec:\n  schedule: '* * * * *'\n  jobTemplate:\n    spec:\n      parallelism: {replicas}\n      template:\n        {}",
+                template.replace("\n    ", "\n        ")
+            ),
+            _ => {
+                let mut claims = String::new();
+                for c in 0..rng.below(3) {
+                    let _ = write!(claims, "  - metadata: {{name: data{c}}}\n    spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: {}}}}}}}\n", rng.pick(&["1Gi", "5Gi", "1500Mi"]));
+                }
+                let claims = if claims.is_empty() { String::new() } else { format!("  volumeClaimTemplates:\n{claims}") };
+                write!(input, "---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: w}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: w}}}}\n{claims}  template:\n    {template}")
+            }
+        };
+        // Something after the workload sees what it left in the quotas.
+        input.push_str("---\napiVersion: v1\nkind: Pod\nmetadata: {name: after}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {cpu: 100m, memory: 64Mi}}}]}\n");
+        (state, input, (kind == "DaemonSet").then(|| rng.below(30) as u32))
+    }
+
+    fn run(state_text: &str, input: &str, nodes: Option<u32>, each_replica: bool) -> (Vec<DocumentReport>, Vec<ResourceList>) {
+        run_detailed(state_text, input, nodes, each_replica, Detail::Full)
+    }
+
+    fn run_detailed(state_text: &str, input: &str, nodes: Option<u32>, each_replica: bool, detail: Detail) -> (Vec<DocumentReport>, Vec<ResourceList>) {
+        let mut state = ClusterState::from_objects(objects_of("state.yaml", state_text), "ns");
+        let opts = CheckOptions { namespace: "ns".into(), limited: vec![], nodes, detail, ..CheckOptions::default() };
+        let mut checker = Checker::new(&mut state, &opts);
+        checker.each_replica = each_replica;
+        let docs: Vec<DocumentReport> = objects_of("input.yaml", input).into_iter().map(|o| checker.check_one(o)).collect();
+        (docs, used_in(&state, "ns"))
+    }
+
+    #[test]
+    fn replica_replay_without_a_loop_per_replica_agrees_with_the_replica_by_replica_replay() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut short = 0;
+        for case in 0..600 {
+            let (state, input, nodes) = random_case(&mut rng);
+            let fast = run(&state, &input, nodes, false);
+            let oracle = run(&state, &input, nodes, true);
+            assert_eq!(fast, oracle, "case {case}\nstate:\n{state}\ninput:\n{input}");
+            short += fast.0.iter().filter(|d| d.replicas_admitted.zip(d.replicas).is_some_and(|(a, w)| a < w)).count();
+        }
+        // The cases exercise refusals part-way through, not only workloads that fit whole.
+        assert!(short > 50, "only {short} workloads were short of replicas");
+    }
+
+    #[test]
+    fn explaining_only_refusals_decides_and_charges_exactly_as_explaining_everything() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for case in 0..600 {
+            let (state, input, nodes) = random_case(&mut rng);
+            let (mut full, full_used) = run_detailed(&state, &input, nodes, false, Detail::Full);
+            let (lean, lean_used) = run_detailed(&state, &input, nodes, false, Detail::Refusals);
+            assert_eq!(full_used, lean_used, "case {case}");
+            // The lean report is the full one less the quotas that do not refuse, and less
+            // the explanations of the refusing ones (their verdicts, rows and missing kept).
+            let keep = |quotas: &mut Vec<QuotaReport>| {
+                quotas.retain(|q| matches!(q.verdict, QuotaVerdict::Exceeded | QuotaVerdict::MustSpecify | QuotaVerdict::StatusUnknown));
+                for q in quotas.iter_mut() {
+                    (q.why, q.scopes) = (String::new(), vec![]);
+                }
+            };
+            for d in &mut full {
+                keep(&mut d.quotas);
+                if let Some(p) = &mut d.pods {
+                    keep(&mut p.quotas);
+                }
+            }
+            assert_eq!(full, lean, "case {case}\nstate:\n{state}\ninput:\n{input}");
+        }
+    }
+
+    #[test]
+    fn identical_replicas_need_no_loop_per_replica() {
+        let state = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: cpu, namespace: ns}\nspec: {hard: {requests.cpu: '1000'}}\nstatus: {hard: {requests.cpu: '1000'}, used: {requests.cpu: '1'}}\n";
+        for (kind, extra, spec) in [
+            ("Deployment", "apps/v1", "replicas: 2147483647\n  selector: {}\n"),
+            ("ReplicationController", "v1", "replicas: 2147483647\n"),
+            ("Job", "batch/v1", "parallelism: 2147483647\n"),
+            ("StatefulSet", "apps/v1", "replicas: 2147483647\n  selector: {}\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {resources: {requests: {storage: 1Gi}}}\n  - metadata: {name: b}\n    spec: {resources: {requests: {storage: 1Gi}}}\n"),
+        ] {
+            let input = format!(
+                "apiVersion: {extra}\nkind: {kind}\nmetadata: {{name: w}}\nspec:\n  {spec}  template: {{spec: {{restartPolicy: Never, containers: [{{name: c, image: x, resources: {{requests: {{cpu: 1m}}}}}}]}}}}\n"
+            );
+            let (docs, used) = run(state, &input, None, false);
+            // (1000 - 1) / 0.001 = 999,000 fit; the next is refused with the server's text.
+            assert_eq!(docs[0].replicas_admitted, Some(999_000), "{kind}");
+            assert_eq!(docs[0].pod_message.as_deref(), Some("exceeded quota: cpu, requested: requests.cpu=1m, used: requests.cpu=1k, limited: requests.cpu=1k"), "{kind}");
+            assert_eq!(used[0]["requests.cpu"].to_string(), "1k");
+        }
+        let input = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  replicas: 2147483647\n  selector: {}\n  template: {spec: {containers: [{name: c, image: x}]}}\n";
+        let (docs, _) = run("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\n", input, None, false);
+        assert_eq!((docs[0].replicas, docs[0].replicas_admitted), (Some(i32::MAX), Some(i32::MAX)));
+        let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\nspec: {selector: {}, template: {spec: {containers: [{name: c, image: x}]}}}\n";
+        let (docs, _) = run("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\n", ds, Some(u32::MAX), false);
+        assert_eq!((docs[0].replicas, docs[0].replicas_admitted), (Some(i32::MAX), Some(i32::MAX)));
+        let negative = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  replicas: -5\n  selector: {}\n  template: {spec: {containers: [{name: c, image: x}]}}\n";
+        let (docs, _) = run(state, negative, None, false);
+        assert_eq!(docs.len(), 1);
+    }
+
+    #[test]
+    fn largest_multiple_within_an_allowance_is_exact() {
+        let q = |s: &str| Quantity::parse(s).unwrap();
+        for (unit, avail, cap, want) in [
+            ("1m", "999", 1_000_000_000, 999_000),
+            ("3", "10", 100, 3),
+            ("333m", "1", 100, 3),
+            ("1Gi", "1Ti", 10_000, 1024),
+            ("1.5Gi", "1Ti", 10_000, 682),
+            ("1", "0", 100, 0),
+            ("1", "-1", 100, 0),
+            ("2", "1", 100, 0),
+            ("1n", "9", i64::MAX, 9_000_000_000),
+            ("1n", "8Ei", i64::MAX, (1i64 << 62) - 1),
+            ("7", "1000", 5, 5),
+        ] {
+            assert_eq!(max_multiple(&q(unit), &q(avail), cap), want, "{unit} into {avail}");
+            assert_eq!(times(&q(unit), want), (0..want.min(2000)).fold(Quantity::zero(), |a, _| a.add(&q(unit))).add(&times(&q(unit), want - want.min(2000))));
+        }
+    }
+}

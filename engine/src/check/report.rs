@@ -1,0 +1,176 @@
+//! What a check hands out: options in, one report per document, the run's summary.
+
+use serde::Serialize;
+
+use crate::admission::{Detail, LimitedResource, QuotaReport, Refusal};
+use crate::manifest::Origin;
+use crate::resources::ResourceList;
+use crate::version::{Rules, VersionReport};
+
+/// Options of a check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// The namespace of documents that name none.
+    pub namespace: String,
+    /// `limitedResources` from the API server's admission configuration.
+    pub limited: Vec<LimitedResource>,
+    /// Schedulable nodes, for DaemonSets (`None`: unknown).
+    pub nodes: Option<u32>,
+    /// The rules of the Kubernetes release answered for (default: the newest).
+    pub rules: Rules,
+    /// How much each report explains (default: everything).
+    pub detail: Detail,
+    /// `-n` was given: an object naming another namespace is refused, as kubectl refuses it.
+    pub enforce_namespace: bool,
+}
+
+/// The explanation of a workload's pods.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodsReport {
+    /// The name of the pod the explanation is about (the first refused one, else the last one
+    /// admitted).
+    pub pod: String,
+    pub allowed: bool,
+    pub usage: ResourceList,
+    pub mutations: Vec<String>,
+    pub quotas: Vec<QuotaReport>,
+}
+
+/// The result for one document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentReport {
+    pub kind: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub source: Origin,
+    /// Whether the API server admits the object itself (a Deployment can be admitted while
+    /// quota refuses its pods: see `outcome`).
+    pub allowed: bool,
+    /// What happens to the document as a whole, object and pods.
+    pub outcome: Outcome,
+    /// The server's refusal text (after `is forbidden: ` for a 403).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The whole error the server would return.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
+    /// Pods the workload's controller wants now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    /// Pods that exist, or would be created under quota: `replicasExisting` plus the new
+    /// pods that fit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas_admitted: Option<i32>,
+    /// For a workload that exists already: its pods that exist now (its status). Only the
+    /// pods above them are created, and charged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas_existing: Option<i32>,
+    /// A changed pod template's rollout under quota; a stall is a refusal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<crate::rollout::RolloutReport>,
+    /// The first refusal the controller would meet creating pods (or their claims).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_message: Option<String>,
+    /// Pods created whose ResourceClaims quota refuses: they stay Pending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pods_pending: Option<i32>,
+    /// Other refusals the pods could meet instead (the server's quota order is not defined).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pod_message_alternatives: Vec<String>,
+    /// What the API server changes before quota sees the object.
+    pub mutations: Vec<String>,
+    pub usage: ResourceList,
+    pub quotas: Vec<QuotaReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pods: Option<PodsReport>,
+    pub notes: Vec<String>,
+    /// What the user could do about the verdict (filled by [`crate::report::explain`]).
+    pub hints: Vec<String>,
+}
+
+/// What happens to a document as a whole: the object, the pods its controllers create, and
+/// its rollout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Outcome {
+    /// The object is admitted, and so is every pod its controllers create.
+    Admitted,
+    /// The object itself is refused.
+    Refused,
+    /// The object is admitted, but quota refuses some of the pods its controllers create.
+    PodsRefused,
+    /// The pods are created, but quota refuses their ResourceClaims: they stay Pending.
+    PodsPending,
+    /// The object is admitted, but the rollout of its changed template stalls under quota.
+    RolloutStalls,
+}
+
+impl DocumentReport {
+    /// Whether everything this document asks for would be created.
+    pub fn fully_admitted(&self) -> bool {
+        self.outcome() == Outcome::Admitted
+    }
+
+    /// The outcome, from the verdicts the report holds.
+    pub fn outcome(&self) -> Outcome {
+        if !self.allowed {
+            Outcome::Refused
+        } else if self.replicas_admitted.zip(self.replicas).is_some_and(|(a, w)| a < w) {
+            Outcome::PodsRefused
+        } else if self.pods_pending.unwrap_or(0) > 0 {
+            Outcome::PodsPending
+        } else if self.rollout.as_ref().is_some_and(|r| r.stalls()) {
+            Outcome::RolloutStalls
+        } else {
+            Outcome::Admitted
+        }
+    }
+}
+
+/// The result of a check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// The Kubernetes release whose rules were applied.
+    pub kubernetes: VersionReport,
+    pub documents: Vec<DocumentReport>,
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    /// Exit status: 0 when everything fits, 1 when anything would be refused.
+    pub fn exit_code(&self) -> i32 {
+        if self.documents.iter().all(DocumentReport::fully_admitted) {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+/// What is left of a check once every document has been handed out: the counts behind the
+/// exit status and the notes about the run as a whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Documents checked.
+    pub documents: usize,
+    /// Documents not fully admitted (refused, or short of replicas).
+    pub refused: usize,
+    pub notes: Vec<String>,
+}
+
+impl Summary {
+    /// Exit status: 0 when everything fits, 1 when anything would be refused.
+    pub fn exit_code(&self) -> i32 {
+        if self.refused == 0 {
+            0
+        } else {
+            1
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! A changed template of an existing workload: its rollout, step by step, on the quotas'
+//! counters (the steps themselves are [`crate::rollout`]'s).
+
+use super::replay::{admit, child};
+use super::report::CheckOptions;
+use super::state::ClusterState;
+use std::collections::BTreeMap;
+
+use crate::objects::{Body, Object, Workload};
+use crate::resources::ResourceList;
+
+/// A changed pod template of an existing workload whose `old_running` pods exist: its
+/// rollout, simulated step by step in [`crate::rollout`] with each template's pod charged as
+/// admission would charge it. The notes in words, and the report (`None` when the rollout
+/// cannot be simulated).
+pub(super) fn rollout_of(
+    obj: &Object,
+    old: &Workload,
+    new: &Workload,
+    old_running: i32,
+    state: &ClusterState,
+    ns: &str,
+    opts: &CheckOptions,
+) -> (Vec<String>, Option<crate::rollout::RolloutReport>) {
+    let kind = obj.type_info.kind.as_str();
+    let replicas = match (kind, opts.nodes) {
+        ("DaemonSet", Some(n)) => n as i32,
+        ("DaemonSet", None) => {
+            return (
+                vec!["the pod template changed: the DaemonSet replaces its pod on every node; pass --nodes N to simulate the rollout under quota".into()],
+                None,
+            )
+        }
+        _ => new.replicas.unwrap_or(1).max(0),
+    };
+    // What one pod of a template is charged, per quota: admitted against quotas opened wide.
+    let charge = |w: &Workload| -> Result<BTreeMap<String, ResourceList>, String> {
+        let mut scratch = state.scratch_for(ns);
+        for q in scratch.quotas.values_mut().flatten() {
+            q.quota.status_hard.values_mut().for_each(|v| *v = crate::quantity::Quantity::parse("1E").expect("valid"));
+        }
+        let before = scratch.quotas.get(ns).cloned().unwrap_or_default();
+        let mut pod = child(obj, "v1", "Pod", format!("{}-rollout", obj.meta.name), Body::Pod(w.template.clone()), &w.template_meta);
+        let (d, _) = admit(&mut pod, &mut scratch, ns, opts);
+        if let Some(r) = d.refusal {
+            return Err(r.message);
+        }
+        let after = scratch.quotas.get(ns).cloned().unwrap_or_default();
+        Ok(after
+            .iter()
+            .zip(&before)
+            .map(|(a, b)| {
+                (
+                    a.name.clone(),
+                    a.quota.status_used.iter().map(|(k, v)| (k.clone(), v.sub(&b.quota.status_used.get(k).cloned().unwrap_or_default()))).collect(),
+                )
+            })
+            .collect())
+    };
+    let (old_pod, new_pod) = match (charge(old), charge(new)) {
+        (Ok(o), Ok(n)) => (o, n),
+        (_, Err(m)) | (Err(m), _) => return (vec![format!("the pod template changed: the rollout's new pods would be refused: {m}")], None),
+    };
+    let counters: Vec<crate::rollout::Counter> = state
+        .quotas
+        .get(ns)
+        .into_iter()
+        .flatten()
+        .filter(|q| q.quota.has_status)
+        .map(|q| crate::rollout::Counter {
+            name: q.name.clone(),
+            hard: q.quota.status_hard.clone(),
+            used: q.quota.status_used.clone(),
+            old_pod: old_pod.get(&q.name).cloned().unwrap_or_default(),
+            new_pod: new_pod.get(&q.name).cloned().unwrap_or_default(),
+        })
+        .collect();
+    let counters_for_peak = counters.clone();
+    let outcome = crate::rollout::simulate(new.update_strategy, old_running, replicas, counters.clone());
+    let no_surge = match new.update_strategy {
+        crate::objects::UpdateStrategy::RollingUpdate { max_unavailable, .. } if matches!(outcome, crate::rollout::Outcome::Stalls { .. }) => {
+            let s = crate::objects::UpdateStrategy::RollingUpdate { max_surge: crate::objects::IntOrPercent::Int(0), max_unavailable };
+            Some(crate::rollout::simulate(s, old_running, replicas, counters))
+        }
+        _ => None,
+    };
+    let mut report = crate::rollout::RolloutReport::new(new.update_strategy, old_running, replicas, &outcome);
+    // The peak with room for everything: what a quota must hold for the rollout to complete.
+    let open: Vec<crate::rollout::Counter> = counters_for_peak
+        .into_iter()
+        .map(|mut c| {
+            c.hard.values_mut().for_each(|v| *v = crate::quantity::Quantity::parse("1E").expect("valid"));
+            c
+        })
+        .collect();
+    report.peak = crate::rollout::peak_usage(new.update_strategy, old_running, replicas, open);
+    (crate::rollout::describe(kind, new.update_strategy, replicas, &outcome, no_surge.as_ref()), Some(report))
+}

@@ -1,0 +1,627 @@
+//! JSON documents into the typed models: through k8s-openapi's types (so structural
+//! mistakes carry their JSON path), every quantity parsed exactly, every field error named.
+
+use super::*;
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1 as core;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::manifest::{Document, InputError};
+use crate::quantity::Quantity;
+use crate::resources::ResourceList;
+
+type FieldResult<T> = Result<T, (String, String)>;
+
+/// A document as a k8s-openapi type; on failure, the field path and what is wrong with it.
+/// Tracking the path costs every document (8% of a `--quiet` check of 10,000 documents), so
+/// it is done only to explain a failure: the second, tracked pass meets the same first error.
+fn typed<T: DeserializeOwned>(value: &Value) -> FieldResult<T> {
+    if let Ok(t) = T::deserialize(value) {
+        return Ok(t);
+    }
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
+        let path = e.path().to_string();
+        (if path == "." { String::new() } else { path }, type_message(&e.into_inner().to_string()))
+    })
+}
+
+/// serde's "invalid type" in the words of a field that wants a whole number: a YAML float
+/// reaches the decoder as kubectl sends it (text such as `1.5`), JSON as a number.
+fn type_message(raw: &str) -> String {
+    let integer =
+        [", expected i32", ", expected i64", ", expected u32", ", expected u64", ", expected i16", ", expected u16", ", expected u8", ", expected i8"];
+    if let Some(rest) = raw.strip_prefix("invalid type: ") {
+        if let Some(got) = integer.iter().find_map(|suffix| rest.strip_suffix(suffix)) {
+            let shown = got.strip_prefix("string ").or_else(|| got.strip_prefix("floating point ")).unwrap_or(got).trim_matches(['"', '`']);
+            return format!("must be an integer, got {shown}");
+        }
+    }
+    if let Some(rest) = raw.strip_prefix("invalid value: integer `") {
+        if let Some((n, _)) = rest.split_once('`') {
+            return format!("{n} is out of range for this integer field");
+        }
+    }
+    raw.to_string()
+}
+
+/// A field's path, written out only when there is an error to name it in.
+type Path<'a> = &'a dyn std::fmt::Display;
+
+fn quantity(q: &K8sQuantity, path: Path<'_>) -> FieldResult<Quantity> {
+    Quantity::parse(&q.0).map_err(|e| (path.to_string(), format!("invalid quantity {:?}: {e}", q.0)))
+}
+
+/// Parses a resource list, rounding every value up to milli as the API server's defaulting
+/// (`SetDefaults_ResourceList`) does when `round_to_milli`.
+pub fn resource_list(list: &Option<BTreeMap<String, K8sQuantity>>, path: Path<'_>, round_to_milli: bool) -> FieldResult<ResourceList> {
+    let mut out = ResourceList::new();
+    for (k, v) in list.iter().flatten() {
+        let q = quantity(v, &format_args!("{path}.{k}"))?;
+        out.insert(k.clone(), if round_to_milli { q.round_up(-3) } else { q });
+    }
+    Ok(out)
+}
+
+/// An object's metadata, taken over from the decoded object (nothing copied).
+fn meta(m: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Meta {
+    let name = match (m.name, &m.generate_name) {
+        (Some(n), _) if !n.is_empty() => n,
+        (_, Some(g)) => format!("{g}<generated>"),
+        _ => String::new(),
+    };
+    Meta {
+        name,
+        generate_name: m.generate_name,
+        namespace: m.namespace.filter(|n| !n.is_empty()),
+        labels: m.labels.unwrap_or_default(),
+        annotations: m.annotations.unwrap_or_default(),
+        resource_version: m.resource_version.filter(|v| !v.is_empty()),
+        creation_timestamp: m.creation_timestamp.map(|t| t.0.to_string()),
+        too_large: false,
+    }
+}
+
+fn container(c: &core::Container, path: Path<'_>) -> FieldResult<Container> {
+    if c.name.is_empty() {
+        return Err((format!("{path}.name"), "Required value: every container needs a name".into()));
+    }
+    let (requests, limits) = c.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
+    Ok(Container {
+        name: c.name.clone(),
+        requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
+        limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
+        sidecar: c.restart_policy.as_deref() == Some("Always"),
+    })
+}
+
+fn affinity_term_is_cross_namespace(t: &core::PodAffinityTerm) -> bool {
+    t.namespaces.as_ref().is_some_and(|n| !n.is_empty()) || t.namespace_selector.is_some()
+}
+
+fn cross_namespace_affinity(a: &Option<core::Affinity>) -> bool {
+    let Some(a) = a else { return false };
+    let required = |r: &Option<Vec<core::PodAffinityTerm>>| r.iter().flatten().any(affinity_term_is_cross_namespace);
+    let preferred = |p: &Option<Vec<core::WeightedPodAffinityTerm>>| p.iter().flatten().any(|w| affinity_term_is_cross_namespace(&w.pod_affinity_term));
+    let aff = a.pod_affinity.as_ref().is_some_and(|p| {
+        required(&p.required_during_scheduling_ignored_during_execution) || preferred(&p.preferred_during_scheduling_ignored_during_execution)
+    });
+    let anti = a.pod_anti_affinity.as_ref().is_some_and(|p| {
+        required(&p.required_during_scheduling_ignored_during_execution) || preferred(&p.preferred_during_scheduling_ignored_during_execution)
+    });
+    aff || anti
+}
+
+/// The quota-relevant parts of a pod spec; `path` is the JSON path of the spec.
+pub fn pod_spec(spec: &core::PodSpec, path: &str) -> FieldResult<Pod> {
+    let containers = spec.containers.iter().enumerate().map(|(i, c)| container(c, &format_args!("{path}.containers[{i}]"))).collect::<FieldResult<Vec<_>>>()?;
+    let init_containers = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, c)| container(c, &format_args!("{path}.initContainers[{i}]")))
+        .collect::<FieldResult<Vec<_>>>()?;
+    let (requests, limits) = spec.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
+    Ok(Pod {
+        containers,
+        init_containers,
+        overhead: resource_list(&spec.overhead, &format_args!("{path}.overhead"), true)?,
+        pod_requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
+        pod_limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
+        priority_class_name: spec.priority_class_name.clone().unwrap_or_default(),
+        active_deadline_seconds: spec.active_deadline_seconds,
+        runtime_class_name: spec.runtime_class_name.clone().filter(|s| !s.is_empty()),
+        cross_namespace_affinity: cross_namespace_affinity(&spec.affinity),
+        phase: None,
+        status_qos_class: None,
+        resource_claim_templates: spec
+            .resource_claims
+            .iter()
+            .flatten()
+            .filter_map(|c| c.resource_claim_template_name.clone().filter(|t| !t.is_empty()).map(|t| (c.name.clone(), t)))
+            .collect(),
+        container_statuses: BTreeMap::new(),
+        resize_infeasible: false,
+    })
+}
+
+/// The container statuses' resources of a pod object (for in-place resize).
+fn pod_status(status: &core::PodStatus, path: &str) -> FieldResult<(BTreeMap<String, ContainerStatusResources>, bool)> {
+    let mut out = BTreeMap::new();
+    for (field, list) in [("containerStatuses", &status.container_statuses), ("initContainerStatuses", &status.init_container_statuses)] {
+        for (i, cs) in list.iter().flatten().enumerate() {
+            let p = format!("{path}.{field}[{i}]");
+            let (requests, limits) = cs.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
+            let found = ContainerStatusResources {
+                requests: resource_list(requests, &format_args!("{p}.resources.requests"), true)?,
+                limits: resource_list(limits, &format_args!("{p}.resources.limits"), true)?,
+                allocated: resource_list(&cs.allocated_resources, &format_args!("{p}.allocatedResources"), true)?,
+                has_resources: cs.resources.is_some(),
+                has_requests: requests.is_some(),
+                has_limits: limits.is_some(),
+                has_allocated: cs.allocated_resources.is_some(),
+            };
+            // A name is looked up among the containers' statuses first.
+            out.entry(cs.name.clone()).or_insert(found);
+        }
+    }
+    // The first PodResizePending condition says whether the resize is Infeasible.
+    let infeasible = status.conditions.iter().flatten().find(|c| c.type_ == "PodResizePending").is_some_and(|c| c.reason.as_deref() == Some("Infeasible"));
+    Ok((out, infeasible))
+}
+
+fn int_field(v: &Value, key: &str, path: &str) -> FieldResult<i64> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(x) => x.as_i64().ok_or_else(|| (format!("{path}.{key}"), format!("invalid value {x}: expected an integer"))),
+    }
+}
+
+fn str_field(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+fn device_ask(v: &Value, path: &str) -> FieldResult<DeviceAsk> {
+    let class = str_field(v, "deviceClassName");
+    if class.is_empty() {
+        return Err((format!("{path}.deviceClassName"), "Required value".into()));
+    }
+    let mode = str_field(v, "allocationMode");
+    let mode = if mode.is_empty() { "ExactCount".to_string() } else { mode };
+    if mode != "ExactCount" && mode != "All" {
+        return Err((format!("{path}.allocationMode"), format!("Unsupported value: {mode:?}: supported values: \"All\", \"ExactCount\"")));
+    }
+    Ok(DeviceAsk {
+        device_class_name: class,
+        allocation_mode: mode,
+        count: int_field(v, "count", path)?,
+        admin_access: v.get("adminAccess").and_then(Value::as_bool) == Some(true),
+    })
+}
+
+/// A claim spec (`spec` of a ResourceClaim, `spec.spec` of a template), in the v1 and v1beta2
+/// shape (`exactly` / `firstAvailable`) or the v1beta1 one (the ask inline in the request).
+fn claim_spec(spec: &Value, path: &str) -> FieldResult<Claim> {
+    let mut requests = Vec::new();
+    let list = spec.get("devices").and_then(|d| d.get("requests")).and_then(Value::as_array).cloned().unwrap_or_default();
+    for (i, r) in list.iter().enumerate() {
+        let p = format!("{path}.devices.requests[{i}]");
+        let first: Vec<DeviceAsk> = r
+            .get("firstAvailable")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().enumerate().map(|(j, s)| device_ask(s, &format!("{p}.firstAvailable[{j}]"))).collect::<FieldResult<Vec<_>>>())
+            .transpose()?
+            .unwrap_or_default();
+        let exactly = if let Some(e) = r.get("exactly") {
+            Some(device_ask(e, &format!("{p}.exactly"))?)
+        } else if first.is_empty() {
+            Some(device_ask(r, &p)?)
+        } else {
+            None
+        };
+        requests.push(DeviceRequest { name: str_field(r, "name"), exactly, first_available: first });
+    }
+    Ok(Claim { requests })
+}
+
+fn pvc(spec: &Option<core::PersistentVolumeClaimSpec>, status: &Option<core::PersistentVolumeClaimStatus>, path: &str) -> FieldResult<Pvc> {
+    let spec = spec.clone().unwrap_or_default();
+    let requests = resource_list(spec.resources.as_ref().map_or(&None, |r| &r.requests), &format_args!("{path}.resources.requests"), true)?;
+    let status = status.clone().unwrap_or_default();
+    let allocated = resource_list(&status.allocated_resources, &"status.allocatedResources", true)?;
+    Ok(Pvc {
+        storage_class_name: spec.storage_class_name.clone(),
+        storage_request: requests.get("storage").cloned(),
+        allocated_storage: allocated.get("storage").cloned(),
+        volume_attributes_class_name: spec.volume_attributes_class_name.clone().filter(|s| !s.is_empty()),
+        current_volume_attributes_class_name: status.current_volume_attributes_class_name.clone().filter(|s| !s.is_empty()),
+        target_volume_attributes_class_name: status
+            .modify_volume_status
+            .as_ref()
+            .and_then(|m| m.target_volume_attributes_class_name.clone())
+            .filter(|s| !s.is_empty()),
+        bound: status.phase.as_deref() == Some("Bound"),
+    })
+}
+
+/// Applies the API server's LimitRangeItem defaulting (type Container): default limit from
+/// max, default request from default limit, then from min.
+fn limit_range_item(item: &core::LimitRangeItem, path: &str) -> FieldResult<LimitRangeItem> {
+    let mut out = LimitRangeItem {
+        type_: item.type_.clone(),
+        default: resource_list(&item.default, &format_args!("{path}.default"), true)?,
+        default_request: resource_list(&item.default_request, &format_args!("{path}.defaultRequest"), true)?,
+        max: resource_list(&item.max, &format_args!("{path}.max"), true)?,
+        min: resource_list(&item.min, &format_args!("{path}.min"), true)?,
+    };
+    if out.type_ == "Container" {
+        for (k, v) in &out.max {
+            out.default.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        for (k, v) in &out.default {
+            out.default_request.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        for (k, v) in &out.min {
+            out.default_request.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn quota(rq: core::ResourceQuota) -> FieldResult<ResourceQuota> {
+    let spec = rq.spec.clone().unwrap_or_default();
+    let status = rq.status.clone().unwrap_or_default();
+    Ok(ResourceQuota {
+        spec_hard: resource_list(&spec.hard, &"spec.hard", true)?,
+        scopes: spec.scopes.clone().unwrap_or_default(),
+        scope_selector: spec.scope_selector.as_ref().map(|s| {
+            s.match_expressions
+                .iter()
+                .flatten()
+                .map(|e| ScopeRequirement { scope_name: e.scope_name.clone(), operator: e.operator.clone(), values: e.values.clone().unwrap_or_default() })
+                .collect()
+        }),
+        has_status: status.hard.is_some(),
+        status_hard: resource_list(&status.hard, &"status.hard", true)?,
+        status_used: resource_list(&status.used, &"status.used", true)?,
+        raw: rq,
+    })
+}
+
+fn workload_template(t: &core::PodTemplateSpec, path: &str) -> FieldResult<(Pod, Meta)> {
+    let spec = t.spec.as_ref().ok_or_else(|| (format!("{path}.spec"), "Required value".to_string()))?;
+    let pod = pod_spec(spec, &format!("{path}.spec"))?;
+    Ok((pod, t.metadata.clone().map(meta).unwrap_or_default()))
+}
+
+/// The group whose current version decodes an object of an older group version:
+/// `extensions/v1beta1` workloads decode as `apps/v1`. Older versions that did not require a
+/// selector get an empty one, as their defaulting derived it from the template.
+fn older_version_shape(ti: &TypeInfo, v: &Value) -> (String, Option<Value>) {
+    let old = matches!(ti.api_version.as_str(), "extensions/v1beta1" | "apps/v1beta1" | "apps/v1beta2");
+    let group =
+        if ti.group == "extensions" && matches!(ti.kind.as_str(), "Deployment" | "DaemonSet" | "ReplicaSet") { "apps".to_string() } else { ti.group.clone() };
+    let typed_groups = ["apps", "batch", "scheduling.k8s.io", "node.k8s.io"];
+    if !typed_groups.contains(&group.as_str()) || ti.api_version.strip_prefix(group.as_str()) == Some("/v1") {
+        return (group, None);
+    }
+    let current = format!("{group}/v1");
+    // Decoded with the current version's type: same fields for what quota reads.
+    let mut v = v.clone();
+    v["apiVersion"] = Value::String(current);
+    if old && v.get("spec").is_some_and(|s| s.get("selector").is_none()) {
+        v["spec"]["selector"] = serde_json::json!({});
+    }
+    (group, Some(v))
+}
+
+fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
+    use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch};
+    let (decode_group, reshaped) = older_version_shape(ti, v);
+    let v = reshaped.as_ref().unwrap_or(v);
+    let generic_meta = || -> FieldResult<Meta> {
+        let m: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
+            typed(v.get("metadata").unwrap_or(&Value::Null)).map_err(|(p, e)| (format!("metadata{}{p}", if p.is_empty() { "" } else { "." }), e))?;
+        Ok(meta(m))
+    };
+    let strategied = |replicas: Option<i32>, t: &core::PodTemplateSpec, path: &str, claims: Vec<(String, Pvc)>, update_strategy| -> FieldResult<Body> {
+        let (template, template_meta) = workload_template(t, path)?;
+        let spec_path = path.strip_suffix(".template").unwrap_or("spec");
+        let spec = if spec_path == "spec" { v.get("spec") } else { v.get("spec").and_then(|s| s.get("jobTemplate")).and_then(|j| j.get("spec")) };
+        let counts = ["replicas", "parallelism", "completions"].iter().filter_map(|f| Some((format!("{spec_path}.{f}"), spec?.get(*f)?.as_i64()?))).collect();
+        let images = t
+            .spec
+            .as_ref()
+            .into_iter()
+            .flat_map(|s| s.init_containers.iter().flatten().chain(s.containers.iter()))
+            .map(|c| format!("{}={}", c.name, c.image.clone().unwrap_or_default()))
+            .collect();
+        Ok(Body::Workload(Box::new(Workload {
+            replicas,
+            template,
+            template_meta,
+            volume_claim_templates: claims,
+            template_path: path.into(),
+            counts,
+            update_strategy,
+            images,
+            current: pods_existing(&ti.kind, v),
+            succeeded: (ti.kind == "Job")
+                .then(|| v.get("status").and_then(|s| s.get("succeeded")).and_then(Value::as_i64))
+                .flatten()
+                .map_or(0, |n| i32::try_from(n.max(0)).unwrap_or(i32::MAX)),
+        })))
+    };
+    let workload = |replicas, t: &core::PodTemplateSpec, path: &str, claims| strategied(replicas, t, path, claims, UpdateStrategy::None);
+    Ok(match (decode_group.as_str(), ti.kind.as_str()) {
+        ("", "Pod") => {
+            let p: core::Pod = typed(v)?;
+            let spec = p.spec.as_ref().ok_or_else(|| ("spec".to_string(), "Required value".to_string()))?;
+            let mut pod = pod_spec(spec, "spec")?;
+            pod.phase = p.status.as_ref().and_then(|s| s.phase.clone());
+            pod.status_qos_class = p.status.as_ref().and_then(|s| s.qos_class.clone());
+            if let Some(st) = &p.status {
+                (pod.container_statuses, pod.resize_infeasible) = pod_status(st, "status")?;
+            }
+            (meta(p.metadata), Body::Pod(pod))
+        }
+        ("", "PersistentVolumeClaim") => {
+            let p: core::PersistentVolumeClaim = typed(v)?;
+            (meta(p.metadata), Body::PersistentVolumeClaim(pvc(&p.spec, &p.status, "spec")?))
+        }
+        ("", "Service") => {
+            let s: core::Service = typed(v)?;
+            let spec = s.spec.unwrap_or_default();
+            let svc = Service {
+                type_: spec.type_.clone().unwrap_or_else(|| "ClusterIP".into()),
+                node_ports: spec.ports.iter().flatten().map(|p| p.node_port).collect(),
+                allocate_load_balancer_node_ports: spec.allocate_load_balancer_node_ports,
+            };
+            (meta(s.metadata), Body::Service(svc))
+        }
+        ("", "ResourceQuota") => {
+            let rq: core::ResourceQuota = typed(v)?;
+            // The raw quota, metadata included, is kept for validation.
+            let m = meta(rq.metadata.clone());
+            (m, Body::ResourceQuota(Box::new(quota(rq)?)))
+        }
+        ("", "LimitRange") => {
+            let lr: core::LimitRange = typed(v)?;
+            let items = lr
+                .spec
+                .iter()
+                .flat_map(|s| s.limits.iter())
+                .enumerate()
+                .map(|(i, item)| limit_range_item(item, &format!("spec.limits[{i}]")))
+                .collect::<FieldResult<Vec<_>>>()?;
+            (meta(lr.metadata), Body::LimitRange(items))
+        }
+        ("", "ReplicationController") => {
+            let rc: core::ReplicationController = typed(v)?;
+            let spec = rc.spec.unwrap_or_default();
+            let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
+            (meta(rc.metadata), workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![])?)
+        }
+        ("scheduling.k8s.io", "PriorityClass") => {
+            let pc: k8s_openapi::api::scheduling::v1::PriorityClass = typed(v)?;
+            (meta(pc.metadata), Body::PriorityClass { global_default: pc.global_default.unwrap_or(false), value: pc.value.unwrap_or(0) })
+        }
+        ("storage.k8s.io", "StorageClass") => {
+            let m = generic_meta()?;
+            let is_default = ["storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"]
+                .iter()
+                .any(|a| m.annotations.get(*a).is_some_and(|v| v == "true"));
+            (m, Body::StorageClass { is_default })
+        }
+        ("node.k8s.io", "RuntimeClass") => {
+            let rc: k8s_openapi::api::node::v1::RuntimeClass = typed(v)?;
+            let overhead = resource_list(rc.overhead.as_ref().map_or(&None, |o| &o.pod_fixed), &"overhead.podFixed", true)?;
+            (meta(rc.metadata), Body::RuntimeClass { overhead })
+        }
+        ("apps", "Deployment") => {
+            let d: apps::Deployment = typed(v)?;
+            let spec = d.spec;
+            let st = spec.strategy.unwrap_or_default();
+            let strategy = if st.type_.as_deref() == Some("Recreate") {
+                UpdateStrategy::Recreate
+            } else {
+                let ru = st.rolling_update.unwrap_or_default();
+                UpdateStrategy::RollingUpdate {
+                    max_surge: IntOrPercent::from_k8s(&ru.max_surge, IntOrPercent::Percent(25)),
+                    max_unavailable: IntOrPercent::from_k8s(&ru.max_unavailable, IntOrPercent::Percent(25)),
+                }
+            };
+            (meta(d.metadata), strategied(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", vec![], strategy)?)
+        }
+        ("apps", "ReplicaSet") => {
+            let d: apps::ReplicaSet = typed(v)?;
+            let spec = d.spec;
+            let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
+            (meta(d.metadata), workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![])?)
+        }
+        ("apps", "StatefulSet") => {
+            let d: apps::StatefulSet = typed(v)?;
+            let spec = d.spec;
+            let claims = spec
+                .volume_claim_templates
+                .iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, c)| Ok((c.metadata.name.clone().unwrap_or_default(), pvc(&c.spec, &None, &format!("spec.volumeClaimTemplates[{i}].spec"))?)))
+                .collect::<FieldResult<Vec<_>>>()?;
+            let st = spec.update_strategy.unwrap_or_default();
+            let strategy = if st.type_.as_deref() == Some("OnDelete") {
+                UpdateStrategy::OnDelete
+            } else {
+                UpdateStrategy::Ordered { partition: st.rolling_update.and_then(|r| r.partition).unwrap_or(0) }
+            };
+            (meta(d.metadata), strategied(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", claims, strategy)?)
+        }
+        ("apps", "DaemonSet") => {
+            let d: apps::DaemonSet = typed(v)?;
+            let spec = d.spec;
+            let st = spec.update_strategy.unwrap_or_default();
+            let strategy = if st.type_.as_deref() == Some("OnDelete") {
+                UpdateStrategy::OnDelete
+            } else {
+                let ru = st.rolling_update.unwrap_or_default();
+                UpdateStrategy::RollingUpdate {
+                    max_surge: IntOrPercent::from_k8s(&ru.max_surge, IntOrPercent::Int(0)),
+                    max_unavailable: IntOrPercent::from_k8s(&ru.max_unavailable, IntOrPercent::Int(1)),
+                }
+            };
+            (meta(d.metadata), strategied(None, &spec.template, "spec.template", vec![], strategy)?)
+        }
+        ("batch", "Job") => {
+            let j: batch::Job = typed(v)?;
+            let spec = j.spec.unwrap_or_default();
+            (meta(j.metadata), workload(Some(job_pods(&spec)), &spec.template, "spec.template", vec![])?)
+        }
+        ("batch", "CronJob") => {
+            let c: batch::CronJob = typed(v)?;
+            let spec = c.spec;
+            let job = spec.job_template.spec.clone().unwrap_or_default();
+            (meta(c.metadata), workload(Some(job_pods(&job)), &job.template, "spec.jobTemplate.spec.template", vec![])?)
+        }
+        ("resource.k8s.io", "ResourceClaim") => {
+            let spec = v.get("spec").cloned().unwrap_or(Value::Null);
+            (generic_meta()?, Body::ResourceClaim(claim_spec(&spec, "spec")?))
+        }
+        ("resource.k8s.io", "ResourceClaimTemplate") => {
+            let spec = v.get("spec").and_then(|s| s.get("spec")).cloned().unwrap_or(Value::Null);
+            (generic_meta()?, Body::ResourceClaimTemplate(claim_spec(&spec, "spec.spec")?))
+        }
+        ("resource.k8s.io", "DeviceClass") => {
+            let ext = v.get("spec").and_then(|s| s.get("extendedResourceName")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+            (generic_meta()?, Body::DeviceClass { extended_resource_name: ext })
+        }
+        _ => (generic_meta()?, Body::Other),
+    })
+}
+
+/// Pods a Job starts at once: parallelism (default 1), capped by completions when set;
+/// a suspended Job starts none.
+fn job_pods(spec: &k8s_openapi::api::batch::v1::JobSpec) -> i32 {
+    if spec.suspend == Some(true) {
+        return 0;
+    }
+    let parallelism = spec.parallelism.unwrap_or(1);
+    match spec.completions {
+        Some(c) => parallelism.min(c),
+        None => parallelism,
+    }
+}
+
+/// Decodes one document. Errors name the document and the field.
+pub fn decode(doc: &Document) -> Result<Object, InputError> {
+    let v = &doc.value;
+    let api_version = v.get("apiVersion").and_then(Value::as_str).filter(|s| !s.is_empty());
+    let kind = v.get("kind").and_then(Value::as_str).filter(|s| !s.is_empty());
+    let (Some(api_version), Some(kind)) = (api_version, kind) else {
+        let field = if api_version.is_none() { "apiVersion" } else { "kind" };
+        return Err(InputError::at(&doc.origin, Some(field.into()), "Required value: every object needs apiVersion and kind"));
+    };
+    let ti = type_info(api_version, kind);
+    if larger_than_a_request(v) {
+        // The server reads no further than its limit: only what names the object is taken.
+        let field = |k: &str| v.get("metadata").and_then(|m| m.get(k)).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+        let name = field("name").or_else(|| field("generateName").map(|g| format!("{g}<generated>"))).unwrap_or_else(|| "<unnamed>".into());
+        let meta = Meta { name, namespace: field("namespace"), too_large: true, ..Meta::default() };
+        return Ok(Object { origin: doc.origin.clone(), type_info: ti, meta, body: Body::Other });
+    }
+    let (meta, body) = body(&ti, v).map_err(|(field, msg)| InputError::at(&doc.origin, (!field.is_empty()).then_some(field), msg))?;
+    if meta.name.is_empty() {
+        return Err(InputError::at(&doc.origin, Some("metadata.name".into()), "Required value: name or generateName is required"));
+    }
+    Ok(Object { origin: doc.origin.clone(), type_info: ti, meta, body })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_str;
+
+    fn one(text: &str) -> Result<Object, InputError> {
+        decode(&parse_str("t.yaml", text).unwrap()[0])
+    }
+
+    #[test]
+    fn kinds_resolve_to_group_resources() {
+        let cases = [
+            ("v1", "Pod", "pods", false),
+            ("apps/v1", "Deployment", "deployments.apps", false),
+            ("batch/v1", "CronJob", "cronjobs.batch", false),
+            ("example.com/v1", "Widget", "widgets.example.com", true),
+            ("example.com/v1", "Policy", "policies.example.com", true),
+            ("example.com/v1", "Gateway", "gateways.example.com", true),
+            ("example.com/v1", "Ingress", "ingresses.example.com", true),
+        ];
+        for (av, kind, want, guessed) in cases {
+            let ti = type_info(av, kind);
+            assert_eq!((ti.group_resource().as_str(), ti.guessed), (want, guessed), "{av} {kind}");
+        }
+    }
+
+    #[test]
+    fn structural_errors_name_the_field() {
+        let cases = [
+            ("kind: Pod\nmetadata: {name: p}\n", "apiVersion"),
+            ("apiVersion: v1\nmetadata: {name: p}\n", "kind"),
+            ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "metadata.name"),
+            ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{image: x}]}\n", "spec.containers[0].name"),
+            ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, resources: {limits: {memory: 1K}}}]}\n", "spec.containers[0].resources.limits.memory"),
+            ("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec: {hard: {pods: x}}\n", "spec.hard.pods"),
+            ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {selector: {}, template: {spec: {containers: [{name: a, resources: {requests: {cpu: '1.2.3'}}}]}}}\n", "spec.template.spec.containers[0].resources.requests.cpu"),
+        ];
+        for (text, field) in cases {
+            let err = one(text).unwrap_err();
+            assert_eq!(err.field.as_deref(), Some(field), "{err}");
+        }
+    }
+
+    #[test]
+    fn quantities_are_rounded_up_to_milli_like_api_defaulting() {
+        let obj = one("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, resources: {requests: {cpu: 0.1m, memory: '1.5'}}}]}\n")
+            .unwrap();
+        let Body::Pod(p) = obj.body else { panic!() };
+        assert_eq!(p.containers[0].requests["cpu"].to_string(), "1m");
+        assert_eq!(p.containers[0].requests["memory"].to_string(), "1500m");
+    }
+
+    #[test]
+    fn limit_range_items_get_server_defaults() {
+        let obj =
+            one("apiVersion: v1\nkind: LimitRange\nmetadata: {name: l}\nspec: {limits: [{type: Container, max: {cpu: '2'}, min: {memory: 64Mi}}]}\n").unwrap();
+        let Body::LimitRange(items) = obj.body else { panic!() };
+        assert_eq!(items[0].default["cpu"].to_string(), "2");
+        assert_eq!(items[0].default_request["cpu"].to_string(), "2");
+        assert_eq!(items[0].default_request["memory"].to_string(), "64Mi");
+    }
+
+    #[test]
+    fn cross_namespace_affinity_is_detected() {
+        let base = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a}]\n";
+        let cases = [
+            ("", false),
+            ("  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: k}]}}\n", false),
+            ("  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: k, namespaces: [other]}]}}\n", true),
+            ("  affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, podAffinityTerm: {topologyKey: k, namespaceSelector: {}}}]}}\n", true),
+        ];
+        for (extra, want) in cases {
+            let Body::Pod(p) = one(&format!("{base}{extra}")).unwrap().body else { panic!() };
+            assert_eq!(p.cross_namespace_affinity, want, "{extra}");
+        }
+    }
+
+    #[test]
+    fn job_pods_follow_parallelism_and_completions() {
+        let base = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template: {spec: {containers: [{name: a}], restartPolicy: Never}}\n";
+        for (extra, want) in [("", 1), ("  parallelism: 5\n", 5), ("  parallelism: 5\n  completions: 2\n", 2), ("  suspend: true\n", 0)] {
+            let Body::Workload(w) = one(&format!("{base}{extra}")).unwrap().body else { panic!() };
+            assert_eq!(w.replicas, Some(want), "{extra}");
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! A pod's totals as the scheduler and quota add them up (step 2½, below defaulting and
+//! usage, which both need them): containers, sidecars and init phases; pod-level resources
+//! replacing what they set; overhead; and whether an update resizes the pod.
+
+use crate::objects::{Container, Pod};
+use crate::resources::{self, ResourceList};
+
+/// Per-resource max: `list[k] = max(list[k], v)`.
+pub(crate) fn max_into(list: &mut ResourceList, other: &ResourceList) {
+    for (k, v) in other {
+        match list.get_mut(k) {
+            Some(cur) if &*cur >= v => {}
+            Some(cur) => *cur = v.clone(),
+            None => {
+                list.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// Container requests (or limits) aggregated the way the scheduler and quota do: regular
+/// containers and sidecars summed; each init container's phase is itself plus the sidecars
+/// started before it; the pod needs the max of the sum and every init phase.
+pub fn aggregate(pod: &Pod, pick: impl Fn(&Container) -> &ResourceList) -> ResourceList {
+    let mut sum = ResourceList::new();
+    for c in &pod.containers {
+        resources::add_into(&mut sum, pick(c));
+    }
+    let mut sidecars = ResourceList::new();
+    let mut init_max = ResourceList::new();
+    for c in &pod.init_containers {
+        if c.sidecar {
+            resources::add_into(&mut sum, pick(c));
+            resources::add_into(&mut sidecars, pick(c));
+            max_into(&mut init_max, &sidecars);
+        } else if sidecars.is_empty() {
+            max_into(&mut init_max, pick(c));
+        } else {
+            max_into(&mut init_max, &resources::add(pick(c), &sidecars));
+        }
+    }
+    max_into(&mut sum, &init_max);
+    sum
+}
+
+/// Whether pod-level resources may set `k` (cpu, memory and hugepages).
+pub(crate) fn pod_level_supported(k: &str) -> bool {
+    k == "cpu" || k == "memory" || k.starts_with("hugepages-")
+}
+
+/// Whether pod-level resources (`spec.resources`) are set for a supported resource.
+pub fn pod_level_resources_set(pod: &Pod) -> bool {
+    pod.pod_requests.keys().chain(pod.pod_limits.keys()).any(|k| pod_level_supported(k))
+}
+
+/// `PodRequests`: aggregate container requests, overridden by pod-level requests, plus overhead.
+pub fn pod_requests(pod: &Pod) -> ResourceList {
+    requests_of_pod(pod, aggregate(pod, |c| &c.requests))
+}
+
+/// The pod's requests from its containers' total `reqs`: pod-level requests replace what they
+/// set, and overhead is added.
+pub(crate) fn requests_of_pod(pod: &Pod, mut reqs: ResourceList) -> ResourceList {
+    if pod_level_resources_set(pod) {
+        for (k, v) in pod.pod_requests.iter().filter(|(k, _)| pod_level_supported(k)) {
+            reqs.insert(k.clone(), v.clone());
+        }
+    }
+    resources::add_into(&mut reqs, &pod.overhead);
+    reqs
+}
+
+/// `PodLimits`: aggregate container limits, overridden by pod-level limits; overhead is added
+/// only to limits that exist and are non-zero.
+pub fn pod_limits(pod: &Pod) -> ResourceList {
+    limits_of_pod(pod, aggregate(pod, |c| &c.limits))
+}
+
+/// The pod's limits from its containers' total `limits`: pod-level limits replace what they
+/// set, and overhead is added to limits that exist and are non-zero.
+pub(crate) fn limits_of_pod(pod: &Pod, mut limits: ResourceList) -> ResourceList {
+    if pod_level_resources_set(pod) {
+        for (k, v) in pod.pod_limits.iter().filter(|(k, _)| pod_level_supported(k)) {
+            limits.insert(k.clone(), v.clone());
+        }
+    }
+    for (k, o) in &pod.overhead {
+        if let Some(l) = limits.get(k) {
+            if !l.is_zero() {
+                let sum = l.add(o);
+                limits.insert(k.clone(), sum);
+            }
+        }
+    }
+    limits
+}
+
+/// Whether an update of a pod changes its containers' resources (an in-place resize).
+pub fn is_resize(old: &Pod, new: &Pod) -> bool {
+    let res = |p: &Pod| -> Vec<(String, ResourceList, ResourceList)> {
+        p.containers.iter().chain(p.init_containers.iter()).map(|c| (c.name.clone(), c.requests.clone(), c.limits.clone())).collect()
+    };
+    res(old) != res(new) || old.pod_requests != new.pod_requests || old.pod_limits != new.pod_limits
+}

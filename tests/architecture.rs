@@ -1,0 +1,154 @@
+//! ARCHITECTURE.md's import table, checked against the code: every `crate::` path in
+//! `engine/src` and `src` must be an arrow the table allows, and every part must have a row.
+//!
+//! A part is a top-level module (`engine/src/check.rs` and everything under `engine/src/check/`
+//! is `check`); in the plugin, each file under `src/commands/` is a part of its own
+//! (`commands/check`), and `commands/*` is the row for all of them unless one has its own row.
+//! The plugin's use of the engine crate is the arrow `engine`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Side {
+    Engine,
+    Plugin,
+}
+
+/// The names between backticks in a table cell.
+fn ticked(cell: &str) -> Vec<String> {
+    cell.split('`').skip(1).step_by(2).map(str::to_string).collect()
+}
+
+/// The table's rows: (side, part) -> the parts it may import.
+fn allowed() -> BTreeMap<(Side, String), BTreeSet<String>> {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap();
+    let start = text.find("## What each part may import").expect("ARCHITECTURE.md has the import table");
+    let mut rows = BTreeMap::new();
+    for line in text[start..].lines().skip_while(|l| !l.starts_with('|')).take_while(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        if cells.len() != 3 || cells[0] == "part" || cells[0].starts_with("---") {
+            continue;
+        }
+        let side = if cells[0].starts_with("plugin") { Side::Plugin } else { Side::Engine };
+        let may: BTreeSet<String> = ticked(cells[2]).into_iter().collect();
+        for part in ticked(cells[0]) {
+            rows.insert((side, part), may.clone());
+        }
+    }
+    assert!(rows.len() > 20, "the import table was not found whole: {rows:?}");
+    rows
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The part a source file belongs to; `None` for the crate roots.
+fn part_of(side: Side, rel: &Path) -> Option<String> {
+    let parts: Vec<String> = rel.with_extension("").iter().map(|c| c.to_string_lossy().into_owned()).collect();
+    match (side, parts.as_slice()) {
+        (_, [root]) if root == "lib" || root == "main" => None,
+        (Side::Plugin, [dir, name]) if dir == "commands" && name == "mod" => None,
+        (Side::Plugin, [dir, name, ..]) if dir == "commands" => Some(format!("commands/{name}")),
+        (_, [first, ..]) => Some(first.clone()),
+        _ => None,
+    }
+}
+
+/// The parts a file's code names through `crate::` (comments left out), and `engine` for the
+/// plugin's uses of the engine crate.
+fn imports(side: Side, code: &str) -> BTreeSet<String> {
+    let code: String = code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    let mut out = BTreeSet::new();
+    for (i, _) in code.match_indices("crate::") {
+        if i > 0 && code[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue; // `kubectl_quota_engine::`, not `crate::`
+        }
+        let rest = &code[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            out.extend(group.split(',').map(|s| ident(s.trim())).filter(|s| !s.is_empty()));
+        } else {
+            out.insert(ident(rest));
+        }
+    }
+    if side == Side::Plugin {
+        if out.remove("commands") {
+            for (i, _) in code.match_indices("commands::") {
+                let rest = &code[i + "commands::".len()..];
+                let names: Vec<String> = match rest.strip_prefix('{') {
+                    Some(group) => group[..group.find('}').unwrap_or(group.len())].split(',').map(|s| ident(s.trim())).collect(),
+                    None => vec![ident(rest)],
+                };
+                out.extend(names.into_iter().filter(|n| !n.is_empty() && n != "self").map(|n| format!("commands/{n}")));
+            }
+        }
+        if code.contains("kubectl_quota_engine") {
+            out.insert("engine".into());
+        }
+    }
+    out
+}
+
+fn row<'a>(rows: &'a BTreeMap<(Side, String), BTreeSet<String>>, side: Side, part: &str) -> Option<&'a BTreeSet<String>> {
+    rows.get(&(side, part.to_string())).or_else(|| part.strip_prefix("commands/").and_then(|_| rows.get(&(side, "commands/*".to_string()))))
+}
+
+fn permits(may: &BTreeSet<String>, to: &str) -> bool {
+    may.contains(to) || (to.starts_with("commands/") && may.contains("commands/*"))
+}
+
+#[test]
+fn every_import_is_an_arrow_the_architecture_table_allows() {
+    let rows = allowed();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wrong = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (side, dir) in [(Side::Engine, root.join("engine/src")), (Side::Plugin, root.join("src"))] {
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        for f in files {
+            let Some(part) = part_of(side, f.strip_prefix(&dir).unwrap()) else { continue };
+            seen.insert((side, part.clone()));
+            let Some(may) = row(&rows, side, &part) else {
+                wrong.push(format!("{}: part `{part}` has no row in ARCHITECTURE.md's import table", f.display()));
+                continue;
+            };
+            for to in imports(side, &std::fs::read_to_string(&f).unwrap()) {
+                if to != part && !permits(may, &to) {
+                    wrong.push(format!("{}: `{part}` imports `{to}`, which its row does not allow", f.display()));
+                }
+            }
+        }
+    }
+    for (side, part) in rows.keys() {
+        if part != "commands/*" && !seen.contains(&(*side, part.clone())) {
+            wrong.push(format!("ARCHITECTURE.md names `{part}` ({side:?}), which is not in the code"));
+        }
+    }
+    assert!(wrong.is_empty(), "the code and ARCHITECTURE.md disagree:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_import_reader_sees_paths_groups_and_the_engine() {
+    let cases: &[(Side, &str, &[&str])] = &[
+        (Side::Engine, "use crate::objects::{Pod, Object};\nlet x = crate::usage::pod_usage(p);", &["objects", "usage"]),
+        (Side::Engine, "use crate::{quantity, resources::ResourceList};", &["quantity", "resources"]),
+        (Side::Engine, "// see crate::check\n/// [`crate::report`]\nfn f() {}", &[]),
+        (Side::Plugin, "use kubectl_quota_engine::check::Report;", &["engine"]),
+        (Side::Plugin, "use crate::commands::{self};\ncommands::check::run()", &["commands/check"]),
+    ];
+    for (side, code, want) in cases {
+        let got: Vec<String> = imports(*side, code).into_iter().collect();
+        assert_eq!(got, want.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "{code}");
+    }
+}
