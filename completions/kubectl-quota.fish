@@ -181,7 +181,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s V -l version -d 'Print version'
@@ -197,7 +197,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s V -l version -d 'Print version'
@@ -211,7 +211,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l 
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 30s, 1m)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s A -l all-namespaces -d 'Workloads of every namespace'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s h -l help -d 'Print help'
