@@ -114,6 +114,11 @@ fn check_capacity(report: &Value, how: &str, nodes: &[String; 3], widget: &str, 
 async fn capacity_uncovered_and_blocked_live_and_from_a_snapshot() {
     let Some(kubeconfig) = lab() else { return };
     let c = client(&kubeconfig).await;
+    // Nodes an earlier run left behind (it failed before its cleanup) would change the sums.
+    let nodes_api = Api::<Node>::all(c.clone());
+    for n in nodes_api.list(&kube::api::ListParams::default().labels("kq-test=capacity")).await.unwrap() {
+        let _ = nodes_api.delete(&n.metadata.name.unwrap_or_default(), &DeleteParams::default()).await;
+    }
     let id = std::process::id() % 100000;
     let widget = format!("kq{id}.example.com/widget");
     let nodes = [format!("kq-cap-ready-{id}"), format!("kq-cap-cordoned-{id}"), format!("kq-cap-tainted-{id}")];

@@ -13,6 +13,8 @@ use crate::escape::escape as esc;
 
 /// Namespace names shown inline before `+N more`.
 const NAMES_SHOWN: usize = 3;
+/// Left-out nodes named in the text before `+N more`.
+const NODES_SHOWN: usize = 5;
 
 fn names(list: &[String]) -> String {
     let mut s: Vec<String> = list.iter().take(NAMES_SHOWN).map(|n| esc(n).into_owned()).collect();
@@ -64,7 +66,10 @@ pub fn capacity_text(r: &CapacityReport) -> String {
     let mut out = String::new();
     let mut nodes = format!("{} of {} schedulable", r.nodes_counted, r.nodes);
     if !r.nodes_left_out.is_empty() {
-        let left: Vec<String> = r.nodes_left_out.iter().map(|l| format!("{} ({})", esc(&l.name), esc(&l.reasons.join(", ")))).collect();
+        let mut left: Vec<String> = r.nodes_left_out.iter().take(NODES_SHOWN).map(|l| format!("{} ({})", esc(&l.name), esc(&l.reasons.join(", ")))).collect();
+        if r.nodes_left_out.len() > NODES_SHOWN {
+            left.push(format!("+{} more (-o json lists them)", r.nodes_left_out.len() - NODES_SHOWN));
+        }
         let _ = write!(nodes, "; left out: {}", left.join("; "));
     }
     let _ = writeln!(out, "Nodes:       {nodes}");
