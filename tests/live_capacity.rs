@@ -24,6 +24,36 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::Client;
 use serde_json::{json, Value};
 
+/// Deletes what the test made, also when an assertion fails half-way.
+struct Cleanup {
+    c: Client,
+    nodes: Vec<String>,
+    namespaces: Vec<String>,
+    rbac: Vec<String>,
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let c = self.c.clone();
+        let (nodes, namespaces, rbac) = (self.nodes.clone(), self.namespaces.clone(), self.rbac.clone());
+        tokio::task::block_in_place(|| {
+            tokio::runtime::Handle::current().block_on(async move {
+                let dp = DeleteParams::default();
+                for n in &rbac {
+                    let _ = Api::<ClusterRoleBinding>::all(c.clone()).delete(n, &dp).await;
+                    let _ = Api::<ClusterRole>::all(c.clone()).delete(n, &dp).await;
+                }
+                for n in &nodes {
+                    let _ = Api::<Node>::all(c.clone()).delete(n, &dp).await;
+                }
+                for ns in &namespaces {
+                    let _ = Api::<Namespace>::all(c.clone()).delete(ns, &dp).await;
+                }
+            })
+        });
+    }
+}
+
 fn lab() -> Option<PathBuf> {
     lab_dir().map(|d| d.join("kubeconfig"))
 }
@@ -122,12 +152,14 @@ async fn capacity_uncovered_and_blocked_live_and_from_a_snapshot() {
     let id = std::process::id() % 100000;
     let widget = format!("kq{id}.example.com/widget");
     let nodes = [format!("kq-cap-ready-{id}"), format!("kq-cap-cordoned-{id}"), format!("kq-cap-tainted-{id}")];
+    let mut cleanup = Cleanup { c: c.clone(), nodes: nodes.to_vec(), namespaces: vec![], rbac: vec![] };
     make_node(&c, &nodes[0], json!({}), json!({"cpu": "4", "memory": "8Gi", "pods": "110", &widget: "3"})).await;
     make_node(&c, &nodes[1], json!({"unschedulable": true}), json!({"cpu": "4", "pods": "110"})).await;
     make_node(&c, &nodes[2], json!({"taints": [{"key": "kq-test", "value": "capacity", "effect": "NoSchedule"}]}), json!({"cpu": "4", "pods": "110"})).await;
 
     let a = new_namespace(&c, "kq-cap-a").await;
     let b = new_namespace(&c, "kq-cap-b").await;
+    cleanup.namespaces = vec![a.clone(), b.clone()];
     let quota: ResourceQuota = serde_json::from_value(
         json!({"metadata": {"name": "compute"}, "spec": {"hard": {"requests.cpu": "2", "pods": "10", format!("requests.{widget}"): "5"}}}),
     )
@@ -211,6 +243,7 @@ async fn capacity_uncovered_and_blocked_live_and_from_a_snapshot() {
     // A user who may list quotas and namespaces but not nodes, pods or events: the answer
     // says what it could not read, and exits 3.
     let user = format!("kq-cap-viewer-{id}");
+    cleanup.rbac.push(user.clone());
     let role: ClusterRole = serde_json::from_value(
         json!({"metadata": {"name": user}, "rules": [{"apiGroups": [""], "resources": ["resourcequotas", "namespaces"], "verbs": ["list", "get"]}]}),
     )
@@ -232,7 +265,7 @@ async fn capacity_uncovered_and_blocked_live_and_from_a_snapshot() {
     };
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("cannot list nodes on ") && err.contains("cannot list pods in all namespaces on ") && err.contains("(RBAC)"), "{err}");
+    assert!(err.contains("cannot list nodes on ") && err.contains("cannot list pods in all namespaces on ") && err.contains("Forbidden"), "{err}");
     assert_eq!(row(&json_of(&out, "capacity as viewer"), &format!("requests.{widget}"))["promised"], "5");
     let out = plugin(&kubeconfig, &["--as", &user, "blocked", "-A"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
@@ -241,13 +274,5 @@ async fn capacity_uncovered_and_blocked_live_and_from_a_snapshot() {
     let out = plugin(&kubeconfig, &["--as", "kq-nobody", "capacity"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
 
-    let _ = Api::<ClusterRoleBinding>::all(c.clone()).delete(&user, &DeleteParams::default()).await;
-    let _ = Api::<ClusterRole>::all(c.clone()).delete(&user, &DeleteParams::default()).await;
-    for n in &nodes {
-        let _ = Api::<Node>::all(c.clone()).delete(n, &DeleteParams::default()).await;
-    }
-    for ns in [&a, &b] {
-        let _ = Api::<Namespace>::all(c.clone()).delete(ns, &DeleteParams::default()).await;
-    }
     let _ = std::fs::remove_file(&state);
 }
