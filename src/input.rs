@@ -365,7 +365,9 @@ fn recorded_in(file: &str, text: &str) -> Vec<Recorded> {
         annotations: Option<std::collections::BTreeMap<String, serde_json::Value>>,
     }
     let yaml = |text: &str| -> Vec<Head> {
-        serde_yaml::Deserializer::from_str(text).filter_map(|d| <Option<Head> as serde::Deserialize>::deserialize(d).ok().flatten()).collect()
+        // Documents that are not mappings (or not YAML) name no head.
+        let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(text).unwrap_or_default();
+        docs.into_iter().filter_map(|d| serde_json::from_value::<Option<Head>>(d).ok().flatten()).collect()
     };
     // JSON (as `snapshot -o json` writes it) is read as JSON, much faster; anything else
     // that opens with a brace (YAML's flow style) as YAML.

@@ -135,7 +135,7 @@ fn manifest_text() -> &'static str {
 
 fn manifest() -> &'static Plugin {
     static PLUGIN: OnceLock<Plugin> = OnceLock::new();
-    PLUGIN.get_or_init(|| serde_yaml::from_str(manifest_text()).unwrap_or_else(|e| panic!("parsing {MANIFEST}: {e}")))
+    PLUGIN.get_or_init(|| serde_saphyr::from_str(manifest_text()).unwrap_or_else(|e| panic!("parsing {MANIFEST}: {e}")))
 }
 
 fn tag() -> String {

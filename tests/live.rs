@@ -740,13 +740,13 @@ async fn connection_flags_work_like_kubectl() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("User \"viewer\" cannot create"), "{}", text(&out.stderr));
     // KUBECONFIG with several files, merged: clusters and users in one, contexts in another.
-    let kc: Value = serde_yaml::from_str(&std::fs::read_to_string(k).unwrap()).unwrap();
+    let kc: Value = serde_saphyr::from_str(&std::fs::read_to_string(k).unwrap()).unwrap();
     let dir = std::env::temp_dir().join(format!("kq-kubeconfigs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let a = serde_json::json!({"apiVersion": "v1", "kind": "Config", "clusters": kc["clusters"], "users": kc["users"]});
     let b = serde_json::json!({"apiVersion": "v1", "kind": "Config", "contexts": kc["contexts"], "current-context": "lab"});
-    std::fs::write(dir.join("a.yaml"), serde_yaml::to_string(&a).unwrap()).unwrap();
-    std::fs::write(dir.join("b.yaml"), serde_yaml::to_string(&b).unwrap()).unwrap();
+    std::fs::write(dir.join("a.yaml"), serde_saphyr::to_string(&a).unwrap()).unwrap();
+    std::fs::write(dir.join("b.yaml"), serde_saphyr::to_string(&b).unwrap()).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
         .args(["describe", "-n", &ns, "-o", "json"])
         .env("KUBECONFIG", format!("{}:{}", dir.join("a.yaml").display(), dir.join("b.yaml").display()))

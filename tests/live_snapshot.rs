@@ -58,7 +58,7 @@ fn server_of(kubeconfig: &Path) -> String {
 
 /// The snapshot List's own annotations.
 fn annotations(snapshot: &str) -> serde_json::Map<String, Value> {
-    let v: Value = serde_yaml::from_str(snapshot).unwrap();
+    let v: Value = serde_saphyr::from_str(snapshot).unwrap();
     v["metadata"]["annotations"].as_object().cloned().unwrap_or_default()
 }
 

@@ -150,7 +150,7 @@ fn check_case(dir: &Path) -> Result<(), (String, Vec<String>)> {
     let expected: Expected =
         serde_json::from_str(&fs::read_to_string(dir.join("expected.json")).map_err(|e| (format!("cannot read expected.json: {e}"), vec![]))?)
             .map_err(|e| (format!("bad expected.json: {e}"), vec![]))?;
-    let rq: ResourceQuota = serde_yaml::from_str(&yaml).map_err(|e| (format!("DECODE ERROR: quota.yaml is not a k8s-openapi ResourceQuota: {e}"), vec![]))?;
+    let rq: ResourceQuota = serde_saphyr::from_str(&yaml).map_err(|e| (format!("DECODE ERROR: quota.yaml is not a k8s-openapi ResourceQuota: {e}"), vec![]))?;
     let ours = validate_resource_quota(&rq);
     let name = rq.metadata.name.clone().unwrap_or_default();
     let our_message = render_server_message(&name, &ours);

@@ -532,7 +532,7 @@ mod tests {
     use super::*;
 
     fn quota(yaml: &str) -> ResourceQuota {
-        serde_yaml::from_str(yaml).expect("test manifest decodes")
+        serde_saphyr::from_str(yaml).expect("test manifest decodes")
     }
 
     fn lines(rq: &ResourceQuota) -> Vec<String> {

@@ -264,7 +264,7 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
     }
     let name = crate::escape::escape(&args.name);
     let text = match args.output {
-        Some(CreateOutput::Yaml) => serde_yaml::to_string(&created).map_err(|e| Fatal::input(e.to_string()))?,
+        Some(CreateOutput::Yaml) => crate::render::yaml::to_string(&created).map_err(Fatal::input)?,
         Some(CreateOutput::Json) => format!("{}\n", serde_json::to_string_pretty(&created).map_err(|e| Fatal::input(e.to_string()))?),
         Some(CreateOutput::Name) => format!("resourcequota/{name}\n"),
         None => format!("resourcequota/{name} created{suffix}\n"),

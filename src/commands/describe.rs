@@ -123,7 +123,7 @@ fn describe_views(args: &DescribeArgs, mut views: Vec<QuotaView>, namespace: &st
             serde_json::to_writer_pretty(&mut *w, &views).map_err(std::io::Error::from)?;
             w.write_all(b"\n")
         }
-        DescribeOutput::Yaml => w.write_all(serde_yaml::to_string(&views).map_err(std::io::Error::other)?.as_bytes()),
+        DescribeOutput::Yaml => crate::render::yaml::to_writer(w, &views),
         DescribeOutput::Text | DescribeOutput::Wide if views.is_empty() => {
             let ns = crate::escape::escape(namespace);
             writeln!(w, "No resource quota{}.", if args.all_namespaces { String::new() } else { format!(" in namespace {ns}") })

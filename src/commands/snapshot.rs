@@ -110,7 +110,7 @@ pub async fn run(g: &GlobalFlags, args: &SnapshotArgs) -> Result<i32, Fatal> {
     }
     let list = snapshot_list(snapshot);
     let text = match args.output {
-        SnapshotOutput::Yaml => serde_yaml::to_string(&list).map_err(|e| Fatal::input(e.to_string()))?,
+        SnapshotOutput::Yaml => crate::render::yaml::to_string(&list).map_err(Fatal::input)?,
         SnapshotOutput::Json => serde_json::to_string_pretty(&list).map_err(|e| Fatal::input(e.to_string()))? + "\n",
     };
     use std::io::Write;

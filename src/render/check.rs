@@ -153,7 +153,7 @@ impl<W: std::io::Write> ReportWriter<W> {
                 write_nested_json(&mut self.w, &self.kubernetes, 1)?;
                 self.w.write_all(b",\n")
             }
-            Output::Yaml => serde_yaml::to_writer(&mut self.w, &Kubernetes { kubernetes: &self.kubernetes }).map_err(std::io::Error::other),
+            Output::Yaml => super::yaml::to_writer(&mut self.w, &Kubernetes { kubernetes: &self.kubernetes }),
             Output::Text => Ok(()),
         }
     }
@@ -177,7 +177,7 @@ impl<W: std::io::Write> ReportWriter<W> {
                 if first {
                     self.w.write_all(b"documents:\n")?;
                 }
-                serde_yaml::to_writer(&mut self.w, std::slice::from_ref(d)).map_err(std::io::Error::other)
+                super::yaml::to_writer(&mut self.w, &std::slice::from_ref(d))
             }
             Output::Text => {
                 if self.quiet && d.fully_admitted() {
@@ -210,7 +210,7 @@ impl<W: std::io::Write> ReportWriter<W> {
                 if self.documents == 0 {
                     self.w.write_all(b"documents: []\n")?;
                 }
-                serde_yaml::to_writer(&mut self.w, &Notes { notes }).map_err(std::io::Error::other)?;
+                super::yaml::to_writer(&mut self.w, &Notes { notes })?;
             }
             Output::Text => {
                 if !self.quiet {
@@ -562,11 +562,11 @@ mod tests {
             for notes in [vec![], vec!["one".to_string(), "two \"quoted\"\nline".to_string()]] {
                 r.notes = notes;
                 assert_eq!(render(&r, Output::Json, false), serde_json::to_string_pretty(&r).unwrap() + "\n");
-                assert_eq!(render(&r, Output::Yaml, false), serde_yaml::to_string(&r).unwrap());
+                assert_eq!(render(&r, Output::Yaml, false), crate::render::yaml::to_string(&r).unwrap());
             }
             r.documents.clear();
             assert_eq!(render(&r, Output::Json, false), serde_json::to_string_pretty(&r).unwrap() + "\n");
-            assert_eq!(render(&r, Output::Yaml, false), serde_yaml::to_string(&r).unwrap());
+            assert_eq!(render(&r, Output::Yaml, false), crate::render::yaml::to_string(&r).unwrap());
         }
     }
 }

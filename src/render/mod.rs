@@ -5,3 +5,4 @@ pub mod check;
 pub mod describe;
 pub mod plan;
 pub mod why;
+pub mod yaml;

@@ -93,7 +93,7 @@ pub fn render_yaml(plan: &Plan) -> String {
     let mut out = String::new();
     for q in plan.quotas.iter().filter(|q| q.must_grow || q.proposed) {
         out.push_str("---\n");
-        out.push_str(&serde_yaml::to_string(&q.manifest).unwrap_or_default());
+        out.push_str(&super::yaml::to_string(&q.manifest).unwrap_or_default());
     }
     out
 }

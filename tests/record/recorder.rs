@@ -748,7 +748,7 @@ async fn main() -> Result<()> {
                     }
                 }
                 std::fs::write(dest.join("expected.json"), pretty(&out.expected))?;
-                std::fs::write(dest.join("state.yaml"), serde_yaml::to_string(&sorted(&out.state))?)?;
+                std::fs::write(dest.join("state.yaml"), serde_saphyr::to_string(&sorted(&out.state))?)?;
                 eprintln!("recorded {case}");
                 recorded.push(case);
             }
