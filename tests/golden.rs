@@ -102,6 +102,7 @@ fn cluster_views_output() {
     let state = "examples/cluster-capacity.yaml";
     golden("capacity-example", &["capacity", "--state", state], 0);
     golden("capacity-example-json", &["capacity", "--state", state, "-o", "json"], 0);
+    golden("capacity-example-yaml", &["capacity", "--state", state, "-o", "yaml"], 0);
     golden("capacity-by-namespace", &["capacity", "--state", state, "--by", "namespace", "--resource", "cpu"], 0);
     golden("uncovered-example", &["uncovered", "--state", state], 0);
     golden("uncovered-gpu", &["uncovered", "--state", state, "--resource", "nvidia.com/gpu", "--exclude-namespaces", ""], 0);

@@ -78,7 +78,7 @@ pub async fn run(g: &GlobalFlags, args: &BlockedArgs) -> Result<i32, Fatal> {
     let text = match args.output {
         BlockedOutput::Text => blocked_text(&report),
         BlockedOutput::Json => serde_json::to_string_pretty(&report).map_err(|e| Fatal::input(e.to_string()))? + "\n",
-        BlockedOutput::Yaml => serde_yaml::to_string(&report).map_err(|e| Fatal::input(e.to_string()))?,
+        BlockedOutput::Yaml => crate::render::yaml::to_string(&report).map_err(Fatal::input)?,
     };
     print_out(&text)?;
     print_err(&notes_text(&report.notes));

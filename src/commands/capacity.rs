@@ -96,7 +96,7 @@ pub async fn run(g: &GlobalFlags, args: &CapacityArgs) -> Result<i32, Fatal> {
     let text = match args.output {
         CapacityOutput::Text => capacity_text(&report),
         CapacityOutput::Json => serde_json::to_string_pretty(&report).map_err(|e| Fatal::input(e.to_string()))? + "\n",
-        CapacityOutput::Yaml => serde_yaml::to_string(&report).map_err(|e| Fatal::input(e.to_string()))?,
+        CapacityOutput::Yaml => crate::render::yaml::to_string(&report).map_err(Fatal::input)?,
     };
     print_out(&text)?;
     print_err(&notes_text(&report.notes));

@@ -78,7 +78,7 @@ pub async fn run(g: &GlobalFlags, args: &UncoveredArgs) -> Result<i32, Fatal> {
     let text = match args.output {
         UncoveredOutput::Text => uncovered_text(&report),
         UncoveredOutput::Json => serde_json::to_string_pretty(&report).map_err(|e| Fatal::input(e.to_string()))? + "\n",
-        UncoveredOutput::Yaml => serde_yaml::to_string(&report).map_err(|e| Fatal::input(e.to_string()))?,
+        UncoveredOutput::Yaml => crate::render::yaml::to_string(&report).map_err(Fatal::input)?,
     };
     print_out(&text)?;
     print_err(&notes_text(&report.notes));
