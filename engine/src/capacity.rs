@@ -100,6 +100,7 @@ impl Default for Options {
 /// assert_eq!(row_of("limits.memory"), Some(("limits.memory".to_string(), Offer::Node("memory".into()))));
 /// assert_eq!(row_of("nvidia.com/gpu"), Some(("requests.nvidia.com/gpu".to_string(), Offer::Node("nvidia.com/gpu".into()))));
 /// assert_eq!(row_of("gpu.deviceclass.resource.k8s.io/devices").unwrap().1, Offer::DeviceClass("gpu".into()));
+/// assert_eq!(row_of("requests.deviceclass.resource.kubernetes.io/gpu").unwrap().1, Offer::DeviceClass("gpu".into()));
 /// assert_eq!(row_of("count/pods"), None);
 /// assert_eq!(row_of("requests.storage"), None);
 /// ```
@@ -109,6 +110,10 @@ pub fn row_of(name: &str) -> Option<(String, Offer)> {
         return Some((name.into(), node("pods")));
     }
     if let Some(class) = name.strip_suffix(DEVICE_CLASS_SUFFIX) {
+        return (!class.is_empty()).then(|| (name.into(), Offer::DeviceClass(class.into())));
+    }
+    // A device class requested as an extended resource (1.36): its devices all the same.
+    if let Some(class) = name.strip_prefix("requests.").and_then(|n| n.strip_prefix(crate::dra::DRA_EXTENDED_PREFIX)) {
         return (!class.is_empty()).then(|| (name.into(), Offer::DeviceClass(class.into())));
     }
     let (limits, base) = match name.split_once('.') {
