@@ -128,3 +128,34 @@ fn rollout_output() {
     golden("check-rollout", &args, 1);
     golden("check-rollout-json", &[&args[..], &["-o", "json"]].concat(), 1);
 }
+
+/// Errors the plugin finds itself, as kubectl words the same mistakes, pinned in
+/// tests/golden/errors-local.txt (standard error and exit status of each command).
+#[test]
+fn local_errors_are_worded_as_kubectl_words_them() {
+    let cases: &[&[&str]] = &[
+        &["create", "q", "--hard=pods=1,", "--dry-run=client"],
+        &["create", "q", "--hard=pods", "--dry-run=client"],
+        &["create", "q", "--hard=requests.foo=1,pods=-1", "--dry-run=client"],
+        &["create", "q", "--hard=cpu=1 ", "--dry-run=client"],
+        &["describe", "--request-timeout=soon"],
+        &["check", "-f", "tests/golden/no-such-file.yaml", "--state", "examples/cluster-state.yaml"],
+    ];
+    let mut got = String::new();
+    for args in cases {
+        let out =
+            Command::new(env!("CARGO_BIN_EXE_kubectl-quota")).args(*args).current_dir(root()).env("NO_COLOR", "1").env("COLUMNS", "100").output().unwrap();
+        let shown: Vec<String> = args.iter().map(|a| if a.contains(' ') { format!("{a:?}") } else { a.to_string() }).collect();
+        got.push_str(&format!(
+            "$ kubectl quota {}\n{}exit status {}\n\n",
+            shown.join(" "),
+            String::from_utf8_lossy(&out.stderr),
+            out.status.code().unwrap_or(-1)
+        ));
+    }
+    let path = root().join("tests/golden/errors-local.txt");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &got).unwrap();
+    }
+    assert_eq!(got, std::fs::read_to_string(&path).unwrap(), "run with UPDATE_GOLDEN=1 to rewrite {}", path.display());
+}

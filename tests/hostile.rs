@@ -359,7 +359,7 @@ fn create_prints_quantities_as_the_server_stores_them() {
     let o = bin().args(["create", "q", "--hard", "cpu=0.1111111111111,memory=1024Mi,pods=10.0", "--dry-run=client", "-o", "yaml"]).output().unwrap();
     let out = text(&o.stdout);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
-    assert!(out.contains("cpu: 111111112n") && out.contains("memory: 1Gi") && out.contains("pods: '10'"), "{out}");
+    assert!(out.contains("cpu: 111111112n") && out.contains("memory: 1Gi") && out.contains("pods: \"10\""), "{out}");
     let o = bin().args(["create", "q", "--hard", "cpu=1 ", "--dry-run=client", "-o", "yaml"]).output().unwrap();
     assert_refused_input(&o, "quantities must match the regular expression");
 }
@@ -557,4 +557,65 @@ fn describe_state_over_many_namespaces_streams_and_shows_every_quota() {
     // In namespace order.
     let first = out.find("ns00000").unwrap();
     assert!(out.find("ns19999").is_some_and(|last| last > first));
+}
+
+/// What kubectl prints for a server's refusal, pinned in tests/golden/errors-server.txt (the
+/// loopback server's address written as SERVER): the Status as kubectl shows it, after what
+/// failed and where for reads, and alone (no `error: `) for create's refusals, as kubectl
+/// prints them.
+#[test]
+fn server_refusals_are_printed_as_kubectl_prints_them() {
+    fn answer(mut s: std::net::TcpStream, status: &str, body: &str) {
+        read_request(&mut s);
+        let head = format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+        let _ = s.write_all(head.as_bytes()).and_then(|()| s.write_all(body.as_bytes()));
+    }
+    type Serve = fn(std::net::TcpStream);
+    let forbidden: Serve = |s| {
+        answer(
+            s,
+            "403 Forbidden",
+            r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"resourcequotas is forbidden: User \"dev\" cannot list resource \"resourcequotas\" in API group \"\" in the namespace \"default\"","reason":"Forbidden","details":{"kind":"resourcequotas"},"code":403}"#,
+        )
+    };
+    let exists: Serve = |s| {
+        answer(
+            s,
+            "409 Conflict",
+            r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"resourcequotas \"q\" already exists","reason":"AlreadyExists","details":{"name":"q","kind":"resourcequotas"},"code":409}"#,
+        )
+    };
+    let invalid: Serve = |s| {
+        answer(
+            s,
+            "422 Unprocessable Entity",
+            r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"ResourceQuota \"q\" is invalid: [spec.hard[pods]: Invalid value: \"5\": must be less than 3, metadata.labels: Invalid value: \"x\": bad]","reason":"Invalid","details":{"name":"q","kind":"ResourceQuota","causes":[{"reason":"FieldValueInvalid","message":"Invalid value: \"5\": must be less than 3","field":"spec.hard[pods]"},{"reason":"FieldValueInvalid","message":"Invalid value: \"x\": bad","field":"metadata.labels"}]},"code":422}"#,
+        )
+    };
+    let unauthorized: Serve = |s| {
+        answer(s, "401 Unauthorized", r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#)
+    };
+    let cases: [(&str, Serve, &[&str]); 6] = [
+        ("check, quotas forbidden", forbidden, &["check", "-f", "examples/app.yaml"]),
+        ("describe, quotas forbidden", forbidden, &["describe"]),
+        ("create, already exists", exists, &["create", "q", "--hard=pods=1"]),
+        ("create, invalid (the server's own validation)", invalid, &["create", "q", "--hard=pods=1"]),
+        ("create, not logged in", unauthorized, &["create", "q", "--hard=pods=1"]),
+        ("describe, not logged in", unauthorized, &["describe"]),
+    ];
+    let d = scratch("server-refusals");
+    let mut got = String::new();
+    for (what, serve, args) in cases {
+        let server = fake_server(1000, serve);
+        let k = kubeconfig_for(&d, &server);
+        let mut cmd = bin();
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args(args).args(["--kubeconfig", &k]);
+        let o = output_within(cmd, Duration::from_secs(20));
+        got.push_str(&format!("# {what}: kubectl quota {}\n{}exit status {}\n\n", args.join(" "), text(&o.stderr).replace(&server, "SERVER"), code(&o)));
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/errors-server.txt");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &got).unwrap();
+    }
+    assert_eq!(got, std::fs::read_to_string(&path).unwrap(), "run with UPDATE_GOLDEN=1 to rewrite {}", path.display());
 }

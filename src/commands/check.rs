@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use kubectl_quota_engine::admission::Detail;
 use kubectl_quota_engine::check::{CheckOptions, ClusterState, DocumentReport, Summary};
 use kubectl_quota_engine::objects::Object;
-use kubectl_quota_engine::report::{self, hints, hints::StateFacts};
+use kubectl_quota_engine::report::{self, Decided};
 use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, OLDEST};
 
 use crate::error::Fatal;
@@ -115,12 +115,7 @@ fn check_and_print(
     more_notes: impl FnOnce(&ClusterState) -> Vec<String>,
 ) -> i32 {
     let decide = |each: &mut dyn FnMut(Decided)| {
-        // What shows verdict lines only (see `detail_of`) needs no hints either.
-        let mut summary = if opts.detail == Detail::Refusals {
-            kubectl_quota_engine::check::check_each(state, objs, opts, |d, _| each((d, None)))
-        } else {
-            report::check_with_facts(state, objs, opts, |d, facts| each((d, Some(facts))))
-        };
+        let mut summary = report::decide_each(state, objs, opts, each);
         summary.notes.extend(more_notes(state));
         summary.notes.extend(notes);
         summary
@@ -135,20 +130,9 @@ fn check_and_print(
     summary.exit_code()
 }
 
-/// A decided document, with what its hints need from the state at that point (`None` when
-/// it gets no hints).
-type Decided = (DocumentReport, Option<StateFacts>);
-
 /// Bytes written to the output at a time: explained reports run to hundreds of megabytes,
 /// and a small buffer makes one system call per few kilobytes of them.
 const OUTPUT_BUFFER: usize = 256 * 1024;
-
-/// Fills a decided document's hints (from the document and the facts read with it).
-fn fill_hints(d: &mut DocumentReport, facts: Option<StateFacts>) {
-    if let Some(facts) = facts {
-        d.hints = hints::for_document_with(d, &facts);
-    }
-}
 
 /// Writes each report on this thread as soon as it is decided.
 fn print_here(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: Output, quiet: bool, kubernetes: &VersionReport) -> Summary {
@@ -156,10 +140,9 @@ fn print_here(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: O
     let mut writer = ReportWriter::new(std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock()), output, quiet, kubernetes);
     // A closed pipe (`| head`) is not an error of the check: stop writing, finish deciding.
     let mut failed = false;
-    let summary = decide(&mut |(mut d, facts)| {
+    let summary = decide(&mut |mut d| {
         if !failed {
-            fill_hints(&mut d, facts);
-            failed = writer.document(&d).is_err();
+            failed = writer.document(d.finish()).is_err();
         }
     });
     if !failed {
@@ -185,7 +168,7 @@ fn print_beside(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output:
         let mut batch = Batch::default();
         // When the printer has stopped (a closed pipe), sending fails: deciding goes on.
         let summary = decide(&mut |d| {
-            batch.weight += weight(&d.0);
+            batch.weight += weight(d.report());
             batch.documents.push(d);
             if batch.documents.len() == BATCH || batch.weight >= BATCH_WEIGHT {
                 // Every batch the printer is done with is dropped here; one is kept for reuse.
@@ -236,15 +219,15 @@ impl Batch {
     }
 }
 
-/// The printer: fills the hints of each batch's reports and writes them as they arrive, then
+/// The printer: finishes each batch's reports (their hints) and writes them as they arrive, then
 /// the notes. A closed pipe (`| head`) is not an error of the check: the printer stops
 /// writing and receiving, and deciding finishes on its own.
 fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>, output: Output, quiet: bool, kubernetes: &VersionReport) {
     let stdout = std::io::stdout();
     let mut writer = ReportWriter::new(std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock()), output, quiet, kubernetes);
     for mut batch in receive {
-        for (d, facts) in &mut batch.documents {
-            fill_hints(d, facts.take());
+        for d in &mut batch.documents {
+            let d = d.finish();
             if writer.document(d).is_err() {
                 return;
             }

@@ -7,15 +7,13 @@ use std::borrow::Cow;
 use std::fmt::Write;
 
 use colored::Colorize;
-use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
-use smallvec::SmallVec;
 
 use kubectl_quota_engine::admission::{QuotaReport, QuotaVerdict, RefusalReason};
 use kubectl_quota_engine::check::{DocumentReport, Outcome, Report};
 use kubectl_quota_engine::quantity::Quantity;
 use kubectl_quota_engine::version::VersionReport;
 
-use crate::escape::{escape as esc, escape_lines, printable_ascii};
+use crate::escape::{escape as esc, escape_lines};
 
 /// Output format of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -361,106 +359,32 @@ fn quota_block(out: &mut String, q: &QuotaReport, indent: &str) {
     if q.resources.is_empty() {
         return;
     }
-    const HEADER: [&str; 6] = ["RESOURCE", "REQUESTED", "USED", "HARD", "AFTER", ""];
-    // Every cell is written once into one buffer; the rows are spans of it.
-    let mut text = String::with_capacity(q.resources.len() * 48);
-    let mut spans: SmallVec<[[(usize, usize); 6]; 8]> = SmallVec::new();
+    use super::table::{Align::*, Table};
+    let mut t = Table::new(&[Left, Right, Right, Right, Right, Left]);
+    t.row(["RESOURCE", "REQUESTED", "USED", "HARD", "AFTER", ""]);
     for row in &q.resources {
-        let mark = if row.exceeded { paint("exceeded", |s| s.red().bold()) } else { Cow::Borrowed("") };
-        spans.push([
-            span(&mut text, |t| t.push_str(&esc(&row.resource))),
-            span(&mut text, |t| quantity(t, &row.requested)),
-            span(&mut text, |t| match &row.used {
-                Some(u) => quantity(t, u),
-                None => t.push('?'),
-            }),
-            span(&mut text, |t| quantity(t, &row.hard)),
-            span(&mut text, |t| quantity(t, &row.after)),
-            span(&mut text, |t| t.push_str(&mark)),
-        ]);
+        t.cell(|t| t.push_str(&esc(&row.resource)));
+        t.cell(|t| quantity(t, &row.requested));
+        t.cell(|t| match &row.used {
+            Some(u) => quantity(t, u),
+            None => t.push('?'),
+        });
+        t.cell(|t| quantity(t, &row.hard));
+        t.cell(|t| quantity(t, &row.after));
+        t.cell(|t| {
+            if row.exceeded {
+                t.push_str("exceeded")
+            }
+        });
     }
-    let rows: SmallVec<[[&str; 6]; 8]> = spans.iter().map(|r| r.map(|(a, b)| &text[a..b])).collect();
-    resource_table(out, indent, &HEADER, &rows);
-}
-
-/// Where `write` put its text in `text`.
-fn span(text: &mut String, write: impl FnOnce(&mut String)) -> (usize, usize) {
-    let start = text.len();
-    write(text);
-    (start, text.len())
+    // The mark is coloured after the layout, so that escape codes never count in a width.
+    t.paint(|_, j, c| if j == 5 { paint(c, |s| s.red().bold()).into_owned() } else { c.to_string() });
+    t.write(out, &format!("{indent}   "));
 }
 
 /// A quantity's canonical text, appended.
 fn quantity(text: &mut String, q: &Quantity) {
     let _ = q.write_canonical(text);
-}
-
-/// The rows of a quota as a borderless table written to `out`, each line two spaces after
-/// `indent` and without trailing blanks: the resource left-aligned, the quantities
-/// right-aligned, the mark last. Laid out by hand when every cell before the mark is plain
-/// ASCII (one column per byte: the common case, and a thousand times per large report);
-/// otherwise comfy-table measures display widths.
-fn resource_table(out: &mut String, indent: &str, header: &[&str; 6], rows: &[[&str; 6]]) {
-    let plain = rows.iter().all(|r| r[..5].iter().all(|c| printable_ascii(c)));
-    if !plain {
-        for line in comfy_resource_table(header, rows).lines() {
-            let _ = writeln!(out, "{indent}  {}", line.trim_end());
-        }
-        return;
-    }
-    let mut widths = [0usize; 5];
-    for (i, w) in widths.iter_mut().enumerate() {
-        *w = rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0);
-    }
-    let pad = |out: &mut String, mut n: usize| {
-        const SPACES: &str = "                                ";
-        while n > 0 {
-            let k = n.min(SPACES.len());
-            out.push_str(&SPACES[..k]);
-            n -= k;
-        }
-    };
-    let mut line = |cells: &[&str; 6]| {
-        let start = out.len();
-        out.push_str(indent);
-        out.push_str("  ");
-        for (i, c) in cells[..5].iter().enumerate() {
-            out.push(' ');
-            if i > 0 {
-                pad(out, widths[i] - c.len());
-            }
-            out.push_str(c);
-            if i == 0 {
-                pad(out, widths[i] - c.len());
-            }
-            out.push(' ');
-        }
-        out.push(' ');
-        out.push_str(cells[5]);
-        let end = start + out[start..].trim_end_matches(' ').len();
-        out.truncate(end);
-        out.push('\n');
-    };
-    line(header);
-    for r in rows {
-        line(r);
-    }
-}
-
-/// [`resource_table`] laid out by comfy-table (display widths of any text).
-fn comfy_resource_table(header: &[&str; 6], rows: &[[&str; 6]]) -> String {
-    let mut t = Table::new();
-    t.load_style(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
-    t.set_header(header.to_vec());
-    for r in rows {
-        t.add_row(r.to_vec());
-    }
-    for i in 1..5 {
-        if let Some(c) = t.column_mut(i) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    t.to_string()
 }
 
 /// Quota explanations: unrelated quotas (limiting nothing the object consumes) on one line.
@@ -535,24 +459,6 @@ mod tests {
         let mut r = check(&mut state, objects_of("pods.yaml", pods), &opts);
         report::explain(&mut r, &state);
         r
-    }
-
-    #[test]
-    fn resource_tables_laid_out_by_hand_match_comfy_table() {
-        let header = ["RESOURCE", "REQUESTED", "USED", "HARD", "AFTER", ""];
-        let cases: Vec<Vec<[&str; 6]>> = vec![
-            vec![["requests.cpu", "400m", "0", "1", "400m", ""]],
-            vec![["pods", "1", "?", "100000", "1", "exceeded"], ["requests.nvidia.com/gpu", "12", "3", "4", "15", "exceeded"]],
-            vec![["a", "1", "2", "3", "4", ""], ["limits.memory", "1Gi", "1023Mi", "100Ti", "100Ti", ""]],
-            vec![],
-        ];
-        for rows in cases {
-            let mut by_hand = String::new();
-            resource_table(&mut by_hand, "", &header, &rows);
-            let by_hand: Vec<&str> = by_hand.lines().map(|l| l.strip_prefix("  ").expect("two spaces before each line")).collect();
-            let comfy = comfy_resource_table(&header, &rows);
-            assert_eq!(by_hand, comfy.lines().map(str::trim_end).collect::<Vec<_>>(), "{rows:?}");
-        }
     }
 
     #[test]

@@ -13,12 +13,7 @@ pub(crate) fn bar(p: Option<u64>) -> String {
     const WIDTH: u64 = 20;
     let Some(p) = p else { return String::new() };
     let filled = (p.min(100) * WIDTH / 100) as usize;
-    let s = format!("{}{}", "█".repeat(filled), "░".repeat(WIDTH as usize - filled));
-    match p {
-        p if p >= 100 => s.red().to_string(),
-        p if p >= 80 => s.yellow().to_string(),
-        _ => s.green().to_string(),
-    }
+    format!("{}{}", "█".repeat(filled), "░".repeat(WIDTH as usize - filled))
 }
 
 /// `75%`, `over` (above a zero limit), `-` (none).
@@ -28,11 +23,6 @@ pub(crate) fn percent_text(p: Option<u64>) -> String {
         Some(u64::MAX) => "over".into(),
         Some(p) => format!("{p}%"),
     }
-}
-
-/// Pads plain text to a width (colors are added after padding so they do not count).
-fn pad(s: &str, w: usize) -> String {
-    format!("{s:<w$}")
 }
 
 /// Renders quota views as text. `wide` adds the spec column for unsynced changes.
@@ -79,37 +69,27 @@ pub fn write_text(w: &mut dyn std::io::Write, views: &[QuotaView], wide: bool) -
         if v.rows.is_empty() {
             continue;
         }
-        let used: Vec<String> = v.rows.iter().map(|r| r.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "unknown".into())).collect();
-        let hard: Vec<String> = v.rows.iter().map(|r| r.hard.to_string()).collect();
-        let pct: Vec<String> = v.rows.iter().map(|r| percent_text(r.percent)).collect();
-        let resources: Vec<String> = v.rows.iter().map(|r| esc(&r.resource).into_owned()).collect();
-        let w_res = resources.iter().map(String::len).max().unwrap_or(0).max(8);
-        let w_used = used.iter().map(String::len).max().unwrap_or(0).max(4);
-        let w_hard = hard.iter().map(String::len).max().unwrap_or(0).max(4);
-        let w_pct = pct.iter().map(String::len).max().unwrap_or(0).max(4);
-        let mut header = format!("{}  {}  {}  {}  ", pad("Resource", w_res), pad("Used", w_used), pad("Hard", w_hard), pad("Use%", w_pct));
-        header.push_str("Usage");
-        if wide {
-            header.push_str("                 Spec");
+        use super::table::{Align::Left, Table};
+        let columns = if wide { 6 } else { 5 };
+        let mut t = Table::new(&[Left; 6][..columns]);
+        t.row(["Resource", "Used", "Hard", "Use%", "Usage", "Spec"]);
+        t.row(["--------", "----", "----", "----", "-----", "----"]);
+        for r in &v.rows {
+            let used = r.used.as_ref().map(|u| u.to_string()).unwrap_or_else(|| "unknown".into());
+            let spec = r.spec_hard.as_ref().map(|s| format!("spec.hard {s} (not synced)")).unwrap_or_default();
+            t.row([esc(&r.resource).into_owned(), used, r.hard.to_string(), percent_text(r.percent), bar(r.percent), spec]);
         }
-        let _ = writeln!(out, "{}", header.trim_end());
-        let spec_sep = if wide { "                 ----" } else { "" };
-        let _ = writeln!(out, "{}  {}  {}  {}  -----{spec_sep}", pad("--------", w_res), pad("----", w_used), pad("----", w_hard), pad("----", w_pct));
-        for (i, r) in v.rows.iter().enumerate() {
-            let pct_cell = pad(&pct[i], w_pct);
-            let pct_cell = match r.percent {
-                Some(p) if p >= 100 => pct_cell.red().bold().to_string(),
-                Some(p) if p >= 80 => pct_cell.yellow().to_string(),
-                _ => pct_cell,
-            };
-            let mut line = format!("{}  {}  {}  {}  {}", pad(&resources[i], w_res), pad(&used[i], w_used), pad(&hard[i], w_hard), pct_cell, bar(r.percent));
-            if wide {
-                if let Some(s) = &r.spec_hard {
-                    let _ = write!(line, "  spec.hard {s} (not synced)");
-                }
-            }
-            let _ = writeln!(out, "{}", line.trim_end());
-        }
+        // The percentage and the bar in colour (yellow from 80%, red at 100%), after the layout.
+        let percents: Vec<Option<u64>> = v.rows.iter().map(|r| r.percent).collect();
+        t.paint(move |i, j, c| match (i.checked_sub(2).and_then(|k| percents[k]), j) {
+            (Some(p), 3) if p >= 100 => c.red().bold().to_string(),
+            (Some(p), 3) if p >= 80 => c.yellow().to_string(),
+            (Some(p), 4) if p >= 100 => c.red().to_string(),
+            (Some(p), 4) if p >= 80 => c.yellow().to_string(),
+            (Some(_), 4) => c.green().to_string(),
+            _ => c.to_string(),
+        });
+        t.write(&mut out, "");
     }
     w.write_all(out.as_bytes())
 }

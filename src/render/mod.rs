@@ -4,5 +4,6 @@ pub mod capacity;
 pub mod check;
 pub mod describe;
 pub mod plan;
+pub mod table;
 pub mod why;
 pub mod yaml;

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use colored::Colorize;
-use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
+use super::table::{Align::*, Table};
 use kubectl_quota_engine::plan::Plan;
 
 /// Control characters made visible, as in every text output ([`crate::escape`]).
@@ -33,22 +33,16 @@ pub fn render_text(plan: &Plan) -> String {
             "fits".green().to_string()
         };
         let _ = writeln!(out, "  quota {}: {verdict}", clean(&q.name));
-        let mut t = Table::new();
-        t.load_style(presets::NOTHING).set_content_arrangement(ContentArrangement::Disabled);
-        t.set_header(vec!["RESOURCE", "REQUESTED", "USED", "HARD", "NEEDED", "MISSING"]);
+        let mut t = Table::new(&[Left, Right, Right, Right, Right, Right]);
+        t.row(["RESOURCE", "REQUESTED", "USED", "HARD", "NEEDED", "MISSING"]);
         for r in &q.resources {
             let hard = r.hard.as_ref().map(|h| h.to_string()).unwrap_or_else(|| "-".into());
-            let missing = r.missing.as_ref().map(|m| format!("+{m}").red().bold().to_string()).unwrap_or_default();
-            t.add_row(vec![clean(&r.resource), r.requested.to_string(), r.used.to_string(), hard, r.needed.to_string(), missing]);
+            let missing = r.missing.as_ref().map(|m| format!("+{m}")).unwrap_or_default();
+            t.row([clean(&r.resource), r.requested.to_string(), r.used.to_string(), hard, r.needed.to_string(), missing]);
         }
-        for i in 1..6 {
-            if let Some(c) = t.column_mut(i) {
-                c.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-        for line in t.to_string().lines() {
-            let _ = writeln!(out, "    {}", line.trim_end());
-        }
+        // What is missing in red, coloured after the layout.
+        t.paint(|i, j, c| if i > 0 && j == 5 { c.red().bold().to_string() } else { c.to_string() });
+        t.write(&mut out, "     ");
     }
     if plan.quotas.is_empty() {
         let _ = writeln!(out, "No quota would be charged for these manifests.");

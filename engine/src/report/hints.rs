@@ -184,7 +184,7 @@ mod tests {
         let mut state = ClusterState::from_objects(objects(state_text), "ns");
         check_each(&mut state, objects(docs), &opts, |d, st| from_state.push(for_document(&d, st)));
         let mut state = ClusterState::from_objects(objects(state_text), "ns");
-        crate::report::check_with_facts(&mut state, objects(docs), &opts, |d, facts| from_facts.push(for_document_with(&d, &facts)));
+        crate::report::decide_each(&mut state, objects(docs), &opts, |mut d| from_facts.push(d.finish().hints.clone()));
         assert_eq!(from_state, from_facts);
         assert!(from_state.iter().flatten().any(|h| h.starts_with("quota scoped is scoped")), "{from_state:?}");
         assert!(from_state.iter().flatten().any(|h| h.contains("give the namespace a LimitRange")), "{from_state:?}");
