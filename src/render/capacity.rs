@@ -9,6 +9,7 @@ use kubectl_quota_engine::capacity::{BlockedReport, CapacityReport, Offer, Resou
 use kubectl_quota_engine::quantity::Quantity;
 
 use super::describe::{bar, percent_text};
+use super::table::{Align, Table};
 use crate::escape::escape as esc;
 
 /// Namespace names shown inline before `+N more`.
@@ -24,30 +25,17 @@ fn names(list: &[String]) -> String {
     s.join(", ")
 }
 
-/// Plain-text columns, padded to the widest cell; colors are added to a cell after padding.
+/// The shared table layout: a header, its dashes, the rows; `color` paints a body cell
+/// (row, column, text) after the padding.
 fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], color: impl Fn(usize, usize, String) -> String) {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let mut t = Table::new(&vec![Align::Left; header.len()]);
+    t.row(header.iter().copied());
+    t.row(header.iter().map(|h| "-".repeat(h.len())));
     for r in rows {
-        for (i, c) in r.iter().enumerate() {
-            widths[i] = widths[i].max(c.chars().count());
-        }
+        t.row(r.iter());
     }
-    let line = |cells: Vec<String>| {
-        let mut s = String::new();
-        for (i, c) in cells.into_iter().enumerate() {
-            if i > 0 {
-                s.push_str("  ");
-            }
-            s.push_str(&c);
-        }
-        s.trim_end().to_string()
-    };
-    let pad = |s: &str, w: usize| format!("{s}{}", " ".repeat(w.saturating_sub(s.chars().count())));
-    let _ = writeln!(out, "{}", line(header.iter().enumerate().map(|(i, h)| pad(h, widths[i])).collect()));
-    let _ = writeln!(out, "{}", line(header.iter().enumerate().map(|(i, h)| pad(&"-".repeat(h.chars().count()), widths[i])).collect()));
-    for (n, r) in rows.iter().enumerate() {
-        let _ = writeln!(out, "{}", line(r.iter().enumerate().map(|(i, c)| color(n, i, pad(c, widths[i]))).collect()));
-    }
+    t.paint(move |i, j, c| if i < 2 { c.to_string() } else { color(i - 2, j, c.to_string()) });
+    t.write(out, "");
 }
 
 fn offered(r: &ResourceRow) -> String {
@@ -91,20 +79,20 @@ pub fn capacity_text(r: &CapacityReport) -> String {
                     percent_text(x.promised_percent),
                     x.used.to_string(),
                     percent_text(x.used_percent),
-                    String::new(),
+                    bar(x.used_percent),
                     if x.unbounded.is_empty() { "none".into() } else { format!("{}: {}", x.unbounded.len(), names(&x.unbounded)) },
                 ]
             })
             .collect();
-        table(&mut out, &["Resource", "Allocatable", "Promised", "Promised%", "Used", "Used%", "Usage               ", "Unbounded"], &rows, |n, i, cell| {
+        table(&mut out, &["Resource", "Allocatable", "Promised", "Promised%", "Used", "Used%", "Usage", "Unbounded"], &rows, |n, i, cell| {
             let x = offered_rows[n];
-            match i {
-                3 => match x.promised_percent {
-                    Some(p) if p > 100 => cell.red().bold().to_string(),
-                    Some(p) if p >= 80 => cell.yellow().to_string(),
-                    _ => cell,
-                },
-                6 if x.used_percent.is_some() => bar(x.used_percent) + &cell[..cell.len().saturating_sub(20)],
+            // Promised% red when overcommitted; the bar as describe colours it.
+            match (i, x.promised_percent, x.used_percent) {
+                (3, Some(p), _) if p > 100 => cell.red().bold().to_string(),
+                (3, Some(p), _) if p >= 80 => cell.yellow().to_string(),
+                (6, _, Some(p)) if p >= 100 => cell.red().to_string(),
+                (6, _, Some(p)) if p >= 80 => cell.yellow().to_string(),
+                (6, _, Some(_)) => cell.green().to_string(),
                 _ => cell,
             }
         });
