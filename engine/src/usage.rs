@@ -91,7 +91,7 @@ pub enum Operation {
 /// Which evaluator handles an object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Evaluator {
-    /// Pods; with DRA extended resources (1.36) it also charges
+    /// Pods; with DRA extended resources (1.35) it also charges
     /// `requests.deviceclass.resource.kubernetes.io/<class>`.
     Pod {
         dra_extended_resources: bool,
@@ -99,7 +99,7 @@ pub enum Evaluator {
         max_of_sums: bool,
     },
     /// ResourceClaims with the DRA device quota (1.34+; before, they are only counted);
-    /// admin-access requests are charged from 1.36.
+    /// admin-access requests are charged from 1.34 as well.
     ResourceClaim {
         admin_access_counted: bool,
         /// 1.36: a claim is also charged `requests.deviceclass.resource.kubernetes.io/<class>`

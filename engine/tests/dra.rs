@@ -2,8 +2,9 @@
 //! created from ResourceClaimTemplates per pod (a workload's pods included), pods left Pending
 //! when quota refuses their claims, and DRA extended resources on pods (1.36).
 //!
-//! Rules from modern-quota.md (KEP-4381 device quota, KEP-5018 admin access, KEP-5004
-//! extended resources).
+//! Rules from docs/semantics.md §4.2 (ResourceClaims) and §1.1-§1.2 (DRA extended resources on
+//! pods), after KEP-4381 (device quota), KEP-5018 (admin access) and KEP-5004 (extended
+//! resources); the releases are those of `version.rs`, checked against the recorded servers.
 
 mod support;
 

@@ -1,7 +1,7 @@
 //! Rule tables, step `scopes`: Which quotas select an object: scopes and scope selectors (§3).
 //!
 //! One test per behaviour; each row is (what, input, expected). Expected values come from the
-//! semantics reference (quota-semantics.md, cited as §n) or from the upstream source named in a
+//! quota semantics in `docs/semantics.md` (cited as §n) or from the upstream source named in a
 //! comment, never from what the tool prints. How state and input are written: `support/mod.rs`.
 
 mod support;

@@ -16,7 +16,7 @@ fn workloads_in_the_state_make_the_manifest_an_update() {
         ("existing deployment scaled up: only added pods", vec![quota("q", "", "pods=5/2"), web("replicas: 2")], web("replicas: 4"), pods_fit(4)),
         // The same deployment unknown to the state would need 4 new pods: 3 fit.
         ("unknown deployment: every pod is new", vec![quota("q", "", "pods=5/2")], web("replicas: 4"), pods_stop(3, 4, exceeded("q", "pods", "1", "5", "5"))),
-        // An existing pod re-sent is an update: pods are not charged again (§ updates).
+        // An existing pod re-sent is an update: pods are not charged again (docs/semantics.md §1.6, §5 step e).
         ("existing pod: an update", vec![quota("q", "", "pods=1/1"), p.yaml()], p.yaml(), OK.to_string()),
     ];
     for (what, state, input, want) in rows {

@@ -1,7 +1,7 @@
 //! Rule tables, step `usage`: What an object is charged: pod usage (§1.2, §1.3), "must specify" (§2.1), object counts (§4, §4.3), claims and services (§4.1, §4.2).
 //!
 //! One test per behaviour; each row is (what, input, expected). Expected values come from the
-//! semantics reference (quota-semantics.md, cited as §n) or from the upstream source named in a
+//! quota semantics in `docs/semantics.md` (cited as §n) or from the upstream source named in a
 //! comment, never from what the tool prints. How state and input are written: `support/mod.rs`.
 
 mod support;

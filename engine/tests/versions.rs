@@ -1,9 +1,10 @@
 //! Rule tables, per Kubernetes release: every rule of `version.rs` with the release it applies
 //! from, and what a check answers just before and from that release.
 //!
-//! Releases come from /work/shared/reference/modern-quota.md (feature-gate defaults, KEPs,
-//! k/k pull requests cited there) and the Kubernetes API deprecation guide for served API
-//! versions; never from what the tool prints.
+//! Releases come from feature-gate defaults, KEPs and kubernetes/kubernetes pull requests (each
+//! named in `version.rs` and README's "Per Kubernetes release" table; see docs/semantics.md §8),
+//! from the releases recorded in tests/recorded/, and from the Kubernetes API deprecation guide
+//! for served API versions; never from what the tool prints.
 
 mod support;
 

@@ -1,5 +1,5 @@
 //! Rule table, `why`: from a workload's status and events and the quota state, the verdict, the
-//! pods waiting and the smallest change. The messages are the server's (§ exceeded quota).
+//! pods waiting and the smallest change. The messages are the server's (docs/semantics.md §2.2).
 
 mod support;
 
