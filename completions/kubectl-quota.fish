@@ -41,6 +41,9 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "describ
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "plan" -d 'The quota these manifests need: headroom missing per quota, or quotas sized to admit them'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "snapshot" -d 'Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "why" -d 'Why are a workload\'s pods missing? The quota that refuses them and the smallest fix'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "capacity" -d 'The cluster\'s quotas against its nodes: allocatable, promised and used per resource'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "uncovered" -d 'Namespaces no quota caps: without any quota, or without a cap on one resource'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "blocked" -d 'Workloads a quota blocks right now, one line each with the smallest fix'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "version" -d 'Print the version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -169,6 +172,54 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l requ
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l by -d 'Break each resource\'s promise down per namespace, largest share first' -r -f -a "namespace\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l resource -d 'Only this resource (cpu, memory, requests.nvidia.com/gpu, pods, ...)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l exclude-namespaces -d 'Namespaces left out of the promise (comma-separated; empty for none)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s o -l output -d 'Output format' -r -f -a "text\t''
+json\t''
+yaml\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l state -d 'Offline: read these files (a `snapshot -A`) instead of the cluster' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l resource -d 'Namespaces with no cap on this resource for every pod (cpu, memory, nvidia.com/gpu, ...)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l exclude-namespaces -d 'Namespaces not looked at (comma-separated; empty for none)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s o -l output -d 'Output format' -r -f -a "text\t''
+json\t''
+yaml\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l state -d 'Offline: read these files (a `snapshot -A`) instead of the cluster' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s V -l version -d 'Print version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s o -l output -d 'Output format' -r -f -a "text\t''
+json\t''
+yaml\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l state -d 'Offline: read these files (a `snapshot`) instead of the cluster' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s A -l all-namespaces -d 'Workloads of every namespace'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s h -l help -d 'Print help'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s V -l version -d 'Print version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l cluster -d 'The name of the kubeconfig cluster to use' -r
@@ -189,12 +240,15 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" 
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "check" -d 'Would these manifests pass ResourceQuota admission? Explain every match and every miss'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "create" -d 'Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "describe" -d 'Show quotas as Used/Hard tables with percentages; scopes and selectors in words'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "plan" -d 'The quota these manifests need: headroom missing per quota, or quotas sized to admit them'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "snapshot" -d 'Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI)'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "why" -d 'Why are a workload\'s pods missing? The quota that refuses them and the smallest fix'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "version" -d 'Print the version'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "check" -d 'Would these manifests pass ResourceQuota admission? Explain every match and every miss'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "create" -d 'Create a ResourceQuota: hard limits, scopes, and priority-class scope selectors'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "describe" -d 'Show quotas as Used/Hard tables with percentages; scopes and selectors in words'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "plan" -d 'The quota these manifests need: headroom missing per quota, or quotas sized to admit them'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "snapshot" -d 'Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "why" -d 'Why are a workload\'s pods missing? The quota that refuses them and the smallest fix'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "capacity" -d 'The cluster\'s quotas against its nodes: allocatable, promised and used per resource'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "uncovered" -d 'Namespaces no quota caps: without any quota, or without a cap on one resource'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "blocked" -d 'Workloads a quota blocks right now, one line each with the smallest fix'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "version" -d 'Print the version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -41,6 +41,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'The quota these manifests need: headroom missing per quota, or quotas sized to admit them')
             [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI)')
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Why are a workload''s pods missing? The quota that refuses them and the smallest fix')
+            [CompletionResult]::new('capacity', 'capacity', [CompletionResultType]::ParameterValue, 'The cluster''s quotas against its nodes: allocatable, promised and used per resource')
+            [CompletionResult]::new('uncovered', 'uncovered', [CompletionResultType]::ParameterValue, 'Namespaces no quota caps: without any quota, or without a cap on one resource')
+            [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Workloads a quota blocks right now, one line each with the smallest fix')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -209,6 +212,70 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-quota;capacity' {
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Break each resource''s promise down per namespace, largest share first')
+            [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Only this resource (cpu, memory, requests.nvidia.com/gpu, pods, ...)')
+            [CompletionResult]::new('--exclude-namespaces', '--exclude-namespaces', [CompletionResultType]::ParameterName, 'Namespaces left out of the promise (comma-separated; empty for none)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Offline: read these files (a `snapshot -A`) instead of the cluster')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The name of the kubeconfig user to use')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-quota;uncovered' {
+            [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Namespaces with no cap on this resource for every pod (cpu, memory, nvidia.com/gpu, ...)')
+            [CompletionResult]::new('--exclude-namespaces', '--exclude-namespaces', [CompletionResultType]::ParameterName, 'Namespaces not looked at (comma-separated; empty for none)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Offline: read these files (a `snapshot -A`) instead of the cluster')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The name of the kubeconfig user to use')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-quota;blocked' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Offline: read these files (a `snapshot`) instead of the cluster')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The name of the kubeconfig user to use')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Workloads of every namespace')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Workloads of every namespace')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-quota;version' {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
@@ -248,6 +315,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'The quota these manifests need: headroom missing per quota, or quotas sized to admit them')
             [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Save quotas, LimitRanges, classes and workloads as one List, for offline checks (CI)')
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Why are a workload''s pods missing? The quota that refuses them and the smallest fix')
+            [CompletionResult]::new('capacity', 'capacity', [CompletionResultType]::ParameterValue, 'The cluster''s quotas against its nodes: allocatable, promised and used per resource')
+            [CompletionResult]::new('uncovered', 'uncovered', [CompletionResultType]::ParameterValue, 'Namespaces no quota caps: without any quota, or without a cap on one resource')
+            [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Workloads a quota blocks right now, one line each with the smallest fix')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -269,6 +339,15 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             break
         }
         'kubectl-quota;help;why' {
+            break
+        }
+        'kubectl-quota;help;capacity' {
+            break
+        }
+        'kubectl-quota;help;uncovered' {
+            break
+        }
+        'kubectl-quota;help;blocked' {
             break
         }
         'kubectl-quota;help;version' {

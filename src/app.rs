@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
-use crate::commands::{check, completion, create, describe, plan, snapshot, version, why};
+use crate::commands::{blocked, capacity, check, completion, create, describe, plan, snapshot, uncovered, version, why};
 use crate::error::{print_err, Fatal};
 use crate::escape::escape_lines;
 use clap::{CommandFactory, Parser};
@@ -21,6 +21,9 @@ async fn dispatch(cli: &Cli) -> Result<i32, Fatal> {
         Command::Plan(args) => plan::run(&cli.global, args).await,
         Command::Snapshot(args) => snapshot::run(&cli.global, args).await,
         Command::Why(args) => why::run(&cli.global, args).await,
+        Command::Capacity(args) => capacity::run(&cli.global, args).await,
+        Command::Uncovered(args) => uncovered::run(&cli.global, args).await,
+        Command::Blocked(args) => blocked::run(&cli.global, args).await,
         Command::Version => version::run(),
         Command::Completion { shell } => completion::run(Cli::command(), *shell),
     }

@@ -4,12 +4,15 @@
 
 use clap::{Parser, Subcommand};
 
+use crate::commands::blocked::{BlockedArgs, BLOCKED_HELP};
+use crate::commands::capacity::{CapacityArgs, CAPACITY_HELP};
 use crate::commands::check::{CheckArgs, CHECK_HELP};
 use crate::commands::completion::COMPLETION_HELP;
 use crate::commands::create::{CreateArgs, CREATE_HELP};
 use crate::commands::describe::{DescribeArgs, DESCRIBE_HELP};
 use crate::commands::plan::{PlanArgs, PLAN_HELP};
 use crate::commands::snapshot::{SnapshotArgs, SNAPSHOT_HELP};
+use crate::commands::uncovered::{UncoveredArgs, UNCOVERED_HELP};
 use crate::commands::why::{WhyArgs, WHY_HELP};
 use crate::global::GlobalFlags;
 
@@ -22,6 +25,9 @@ Examples:
 
   # Used/Hard with percentages, closest to the limit first
   kubectl quota describe -A --sort usage
+
+  # The cluster at a glance: quotas' promise against the nodes, overcommitted first
+  kubectl quota capacity
 
   # A quota for high-priority pods only
   kubectl quota create critical --hard=pods=10,requests.cpu=4 --priority-class=high
@@ -58,6 +64,15 @@ pub enum Command {
     /// Why are a workload's pods missing? The quota that refuses them and the smallest fix.
     #[command(after_help = WHY_HELP)]
     Why(WhyArgs),
+    /// The cluster's quotas against its nodes: allocatable, promised and used per resource.
+    #[command(after_help = CAPACITY_HELP)]
+    Capacity(CapacityArgs),
+    /// Namespaces no quota caps: without any quota, or without a cap on one resource.
+    #[command(after_help = UNCOVERED_HELP)]
+    Uncovered(UncoveredArgs),
+    /// Workloads a quota blocks right now, one line each with the smallest fix.
+    #[command(after_help = BLOCKED_HELP)]
+    Blocked(BlockedArgs),
     /// Print the version.
     #[command(after_help = "Examples:\n  kubectl quota version")]
     Version,

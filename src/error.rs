@@ -11,7 +11,10 @@
 //! - **3** (`check`): nothing would be refused, but the answer is incomplete: something the
 //!   verdict depends on could not be read (RBAC, an unreachable API), or an offline state says
 //!   nothing about the namespace checked. Each gap is said on standard error. A refusal still
-//!   exits 1: it stands whatever else could have been read.
+//!   exits 1: it stands whatever else could have been read. The cluster views (`capacity`,
+//!   `uncovered`, `blocked`) exit 3 the same way when a read they can do without failed
+//!   (nodes, pods, events the user may not list); `blocked` exits 1 when something is blocked,
+//!   as `why` does while pods are missing.
 //!
 //! A closed standard output (`... | head`) is not an error: output stops quietly and the
 //! status is the command's own, as ripgrep does.

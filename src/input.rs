@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, OnceLock};
 
 use kubectl_quota_engine::admission::LimitedResource;
+use kubectl_quota_engine::capacity::Collector;
 use kubectl_quota_engine::check::ClusterState;
 use kubectl_quota_engine::manifest::{parse_each, Document, InputError};
 use kubectl_quota_engine::version::{KubeVersion, Rules, NEWEST, OLDEST};
@@ -542,6 +543,59 @@ pub fn load_state(paths: &[String]) -> Result<State, Fatal> {
     Ok(State { objects, recorded })
 }
 
+/// Reads `--state` files for the cluster views (`capacity`, `uncovered`, `blocked`): every
+/// document is handed to the engine's collector as soon as it is read, which keeps only
+/// per-namespace sums. Every document's error is reported, as for [`for_each_object`]; the
+/// kinds a snapshot records it could not read become notes.
+pub fn collect_state(paths: &[String], collector: &mut Collector) -> Result<(), Fatal> {
+    let mut errors = Vec::new();
+    let mut recorded = Vec::new();
+    for_each_document(
+        paths,
+        false,
+        |d| {
+            if let Err(e) = collector.add(&d) {
+                errors.push(e.to_string());
+            }
+            Ok(())
+        },
+        |file, text| recorded.extend(recorded_in(file, text)),
+    )?;
+    if !errors.is_empty() {
+        return Err(Fatal::input(errors.join("\nerror: ")));
+    }
+    for r in recorded {
+        // A snapshot of every namespace saved every kind the views read, but those it says
+        // it could not: none of a kind there means none in the cluster.
+        if r.namespace.is_none() && r.server_version.is_some() {
+            for kind in ["Node", "Namespace", "Pod", "Event", "ResourceQuota", "ReplicaSet"] {
+                if !r.not_read.iter().any(|n| n.starts_with(&format!("{}s.", kind.to_lowercase()))) {
+                    collector.mark_read(kind);
+                }
+            }
+        }
+        // Only what the views read is a gap for them (PriorityClasses, say, are not).
+        const READ_BY_VIEWS: &[&str] = &[
+            "nodes.",
+            "namespaces.",
+            "pods.",
+            "events.",
+            "resourcequotas.",
+            "resourceslices.",
+            "deviceclasses.",
+            "replicasets.",
+            "jobs.",
+            "statefulsets.",
+            "daemonsets.",
+            "replicationcontrollers.",
+        ];
+        for kind in r.not_read.iter().filter(|k| READ_BY_VIEWS.iter().any(|p| k.starts_with(p))) {
+            collector.note(format!("{}: the snapshot could not read {kind}", r.file));
+        }
+    }
+    Ok(())
+}
+
 /// What the snapshots of one file recorded (nothing for a file `snapshot` did not write).
 ///
 /// The engine's reader hands on a List's items only, so the List's own annotations are read
@@ -743,6 +797,8 @@ fn not_read_note(file: &str, kind: &str, rules: &Rules) -> Option<String> {
         "deviceclasses.resource.k8s.io" => ("DeviceClasses", "DRA extended resource names are not resolved"),
         "resourceclaimtemplates.resource.k8s.io" if !rules.dra => return None,
         "resourceclaimtemplates.resource.k8s.io" => ("ResourceClaimTemplates", "claims that pods create from templates are not checked"),
+        // Read for the cluster views only (capacity, blocked): a check never consults them.
+        "nodes.core" | "events.core" | "resourceslices.resource.k8s.io" => return None,
         other => (other, "the check answers without them"),
     };
     Some(format!("{what} could not be read when the snapshot {file} was taken: {consequence}"))

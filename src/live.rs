@@ -7,10 +7,11 @@
 //! One room per job, as kube-rs keeps config, api and discovery apart:
 //! `connect` (kubeconfig, flags, retries), `body` (the shared response-body cap),
 //! `errors` (kubectl's wording of failures), `list` (guarded pagination), `discovery`,
-//! `state` (what a live check reads), `snapshot`, `workload` (`why`'s reads) and
-//! `create` (the one write). Commands use the names re-exported here.
+//! `state` (what a live check reads), `snapshot`, `workload` (`why`'s reads),
+//! `capacity` (the cluster views' reads) and `create` (the one write). Commands use the names re-exported here.
 
 mod body;
+mod capacity;
 mod connect;
 mod create;
 mod discovery;
@@ -21,6 +22,7 @@ mod state;
 mod workload;
 
 pub use body::Budgeted;
+pub use capacity::{collect_view, View};
 pub use connect::{connect, load_kubeconfig, parse_duration};
 pub use create::create_quota;
 pub use discovery::server_version;

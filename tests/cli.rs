@@ -172,3 +172,26 @@ fn scaling_an_existing_workload_checks_only_the_added_replicas() {
         assert_eq!(notes.contains("rollout"), rollout, "{notes}");
     }
 }
+
+#[test]
+fn cluster_views_say_what_a_snapshot_could_not_read_and_only_that() {
+    let snapshot = |not_read: &str| {
+        format!("apiVersion: v1\nkind: List\nmetadata:\n  annotations:\n    kubectl-quota/server-version: v1.37.2\n    kubectl-quota/not-read: {not_read}\nitems:\n- {{apiVersion: v1, kind: Namespace, metadata: {{name: a}}}}\n")
+    };
+    // (kinds not read, view, exit status, note wanted)
+    let cases = [
+        ("priorityclasses.scheduling.k8s.io", "capacity", 0, None),
+        ("priorityclasses.scheduling.k8s.io,nodes.core", "capacity", 3, Some("could not read nodes.core")),
+        ("events.core", "blocked", 3, Some("could not read events.core")),
+        ("storageclasses.storage.k8s.io", "uncovered", 0, None),
+    ];
+    for (not_read, view, code, note) in cases {
+        let o = run_stdin(&[view, "-A", "--state", "-"].iter().filter(|a| view == "blocked" || **a != "-A").copied().collect::<Vec<_>>(), &snapshot(not_read));
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{view} {not_read}: {err}");
+        match note {
+            Some(n) => assert!(err.contains(n), "{view} {not_read}: {err}"),
+            None => assert!(err.is_empty(), "{view} {not_read}: {err}"),
+        }
+    }
+}

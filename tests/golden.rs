@@ -114,6 +114,23 @@ fn help_reads_like_kubectl() {
     golden("help-snapshot", &["snapshot", "--help"], 0);
     golden("help-plan", &["plan", "--help"], 0);
     golden("help-why", &["why", "--help"], 0);
+    golden("help-capacity", &["capacity", "--help"], 0);
+    golden("help-uncovered", &["uncovered", "--help"], 0);
+    golden("help-blocked", &["blocked", "--help"], 0);
+}
+
+#[test]
+fn cluster_views_output() {
+    let state = "examples/cluster-capacity.yaml";
+    golden("capacity-example", &["capacity", "--state", state], 0);
+    golden("capacity-example-json", &["capacity", "--state", state, "-o", "json"], 0);
+    golden("capacity-example-yaml", &["capacity", "--state", state, "-o", "yaml"], 0);
+    golden("capacity-by-namespace", &["capacity", "--state", state, "--by", "namespace", "--resource", "cpu"], 0);
+    golden("uncovered-example", &["uncovered", "--state", state], 0);
+    golden("uncovered-gpu", &["uncovered", "--state", state, "--resource", "nvidia.com/gpu", "--exclude-namespaces", ""], 0);
+    // A workload is blocked: exit 1, as why.
+    golden("blocked-example", &["blocked", "-A", "--state", state], 1);
+    golden("blocked-example-json", &["blocked", "-A", "--state", state, "-o", "json"], 1);
 }
 
 #[test]

@@ -95,6 +95,9 @@ fn endless_inputs_stop_at_the_cap() {
         (vec!["check", "-f", &m, "--state", "/dev/zero"], false),
         (vec!["check", "-f", &m, "--state", &s, "--admission-config", "/dev/zero"], false),
         (vec!["describe", "--state", "/dev/zero"], false),
+        (vec!["capacity", "--state", "/dev/zero"], false),
+        (vec!["uncovered", "--state", "-"], true),
+        (vec!["blocked", "-A", "--state", "/dev/zero"], false),
     ];
     for (args, stdin) in cases {
         let mut c = bin();
@@ -300,7 +303,9 @@ fn a_closed_pipe_ends_output_quietly() {
     let state: String = (0..3000).map(|i| STATE.replace("{name: q,", &format!("{{name: q{i},")) + "---\n").collect();
     let s = write(&d, "state.yaml", state);
     let m = write(&d, "m.yaml", POD);
-    for args in [vec!["describe", "-A", "--state", &s], vec!["check", "-f", &m, "--state", &s]] {
+    let namespaces: String = (0..3000).map(|i| format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: ns{i}}}\n---\n")).collect();
+    let n = write(&d, "namespaces.yaml", namespaces);
+    for args in [vec!["describe", "-A", "--state", &s], vec!["check", "-f", &m, "--state", &s], vec!["uncovered", "--state", &n]] {
         let mut child = bin().args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let mut head = [0u8; 16];
         child.stdout.take().unwrap().read_exact(&mut head).unwrap();

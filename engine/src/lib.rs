@@ -15,7 +15,8 @@
 //! 6. [`admission`]: one object against the namespace's quotas: the verdict and the server's
 //!    message;
 //! 7. [`check`]: documents in order, workloads replayed through their controllers;
-//! 8. [`report`]: data built from the check's result (hints, describe's view).
+//! 8. [`report`]: data built from the check's result (hints, describe's view); [`plan`],
+//!    [`why`] and [`capacity`] (the cluster's quotas against its nodes) answer on top.
 //!
 //! Shared by every step: [`quantity`] (exact decimal arithmetic), [`resource_names`],
 //! [`resources`] (resource lists), [`validation`] (the server's ResourceQuota validation) and
@@ -25,6 +26,7 @@
 
 pub mod admission;
 pub mod admission_config;
+pub mod capacity;
 pub mod check;
 pub mod defaulting;
 pub mod dra;

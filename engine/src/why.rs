@@ -139,6 +139,31 @@ fn container_field(resource: &str) -> Option<(&'static str, String)> {
     }
 }
 
+/// The smallest raise of a quota's limit that admits the next pod, `used` and `hard` being the
+/// quota's and `requested` what one pod asks: "raise quota q's requests.cpu by 500m (to
+/// 2500m) to admit the next pod", and by how much for all `waiting` pods when there are
+/// several. `blocked` words its fixes the same way.
+///
+/// ```
+/// use kubectl_quota_engine::quantity::Quantity;
+/// use kubectl_quota_engine::why::raise_change;
+///
+/// let q = |s: &str| Quantity::parse(s).unwrap();
+/// assert_eq!(
+///     raise_change("compute", "requests.cpu", &q("1500m"), &q("500m"), &q("1800m"), 3),
+///     "raise quota compute's requests.cpu by 200m (to 2) to admit the next pod, or by 1200m (to 3) for all 3 waiting"
+/// );
+/// ```
+pub fn raise_change(quota: &str, resource: &str, used: &Quantity, requested: &Quantity, hard: &Quantity, waiting: i32) -> String {
+    let next = used.add(requested).sub(hard);
+    let all = used.add(&times(requested, waiting.clamp(1, MAX_SUMMED))).sub(hard);
+    let mut s = format!("raise quota {quota}'s {resource} by {next} (to {}) to admit the next pod", hard.add(&next));
+    if waiting > 1 && waiting <= MAX_SUMMED {
+        s.push_str(&format!(", or by {all} (to {}) for all {waiting} waiting", hard.add(&all)));
+    }
+    s
+}
+
 /// Changes that would admit the pods the replay refused: raise the quota (for the next pod
 /// and for all waiting), or lower a container's value into what is left.
 fn changes_for(doc: &DocumentReport, pod: &crate::objects::Pod, waiting: i32) -> Vec<String> {
@@ -146,13 +171,7 @@ fn changes_for(doc: &DocumentReport, pod: &crate::objects::Pod, waiting: i32) ->
     for q in doc.quotas.iter().filter(|q| q.verdict == QuotaVerdict::Exceeded) {
         for row in q.resources.iter().filter(|r| r.exceeded) {
             let used = row.used.clone().unwrap_or_default();
-            let next = row.after.sub(&row.hard);
-            let all = used.add(&times(&row.requested, waiting.clamp(1, MAX_SUMMED))).sub(&row.hard);
-            let mut s = format!("raise quota {}'s {} by {next} (to {}) to admit the next pod", q.name, row.resource, row.hard.add(&next));
-            if waiting > 1 && waiting <= MAX_SUMMED {
-                s.push_str(&format!(", or by {all} (to {}) for all {waiting} waiting", row.hard.add(&all)));
-            }
-            out.push(s);
+            out.push(raise_change(&q.name, &row.resource, &used, &row.requested, &row.hard, waiting));
             let room = row.hard.sub(&used);
             let Some((side, name)) = container_field(&row.resource) else { continue };
             if room.sign() <= 0 {

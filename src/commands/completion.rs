@@ -178,8 +178,9 @@ mod tests {
     #[test]
     fn completion_plans() {
         let cases: Vec<(Vec<&str>, Plan)> = vec![
-            (vec![""], words(&["check", "create", "describe", "plan", "snapshot", "why", "version", "completion"])),
-            (vec!["c"], words(&["check", "create", "completion"])),
+            (vec![""], words(&["check", "create", "describe", "plan", "snapshot", "why", "capacity", "uncovered", "blocked", "version", "completion"])),
+            (vec!["capacity", "--by", ""], words(&["namespace"])),
+            (vec!["c"], words(&["check", "create", "capacity", "completion"])),
             (vec!["check", "-f", ""], Plan::Files),
             (vec!["check", "--state", "st"], Plan::Files),
             (vec!["check", "-o", ""], words(&["text", "json", "yaml", "junit", "github"])),

@@ -25,7 +25,8 @@ Examples:
 Saves ResourceQuotas (with status: their usage), LimitRanges, PriorityClasses,
 StorageClasses, RuntimeClasses, DeviceClasses and ResourceClaimTemplates (when served), the
 namespace's workloads, pods and claims (so an update is checked as an update), and the
-namespace itself if it exists (-A: every namespace; name and labels only), and records the
+namespace itself if it exists (-A: every namespace; name and labels only), the FailedCreate
+events `blocked` reads, with -A the nodes and ResourceSlices `capacity` reads, and records the
 server's version: offline checks on the snapshot answer with that release's rules, and
 refuse objects in a namespace it shows does not exist. Never writes to the cluster.";
 

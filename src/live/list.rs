@@ -223,11 +223,25 @@ pub(super) async fn list_pages(
     conn: &Conn,
     url_path: String,
     what: String,
+    each: impl FnMut(serde_json::Map<String, serde_json::Value>),
+) -> Result<(), ReadError> {
+    list_pages_selected(conn, url_path, None, what, each).await
+}
+
+/// [`list_pages`] with a field selector (`reason=FailedCreate`): the server filters.
+pub(super) async fn list_pages_selected(
+    conn: &Conn,
+    url_path: String,
+    field_selector: Option<&str>,
+    what: String,
     mut each: impl FnMut(serde_json::Map<String, serde_json::Value>),
 ) -> Result<(), ReadError> {
     let request = kube::core::Request::new(url_path);
     let fetch = |token: Option<&str>| {
         let mut lp = ListParams::default().limit(page_size());
+        if let Some(f) = field_selector {
+            lp = lp.fields(f);
+        }
         if let Some(c) = token {
             lp = lp.continue_token(c);
         }

@@ -201,6 +201,18 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
         }
         Err(e) => return Err(e.on(&conn.server)),
     }
+    // What the cluster views (capacity, uncovered, blocked) read besides.
+    let views = super::capacity::snapshot_items(
+        conn,
+        match scope {
+            Scope::Namespace(ns) => Some(ns),
+            Scope::All => None,
+        },
+    )
+    .await?;
+    out.extend(views.items);
+    notes.extend(views.notes);
+    not_read.extend(views.not_read);
     let server_version = match version.await.map_err(|e| e.to_string()).and_then(|r| r) {
         Ok((raw, _)) => Some(raw),
         Err(e) => {

@@ -8,14 +8,16 @@ use kubectl_quota_engine::report::quota_view::QuotaView;
 
 use crate::escape::escape as esc;
 
-fn bar(p: Option<u64>) -> String {
+/// A 20-cell bar for a percentage: green, yellow from 80%, red at 100% (`capacity` draws the same).
+pub(crate) fn bar(p: Option<u64>) -> String {
     const WIDTH: u64 = 20;
     let Some(p) = p else { return String::new() };
     let filled = (p.min(100) * WIDTH / 100) as usize;
     format!("{}{}", "█".repeat(filled), "░".repeat(WIDTH as usize - filled))
 }
 
-fn percent_text(p: Option<u64>) -> String {
+/// `75%`, `over` (above a zero limit), `-` (none).
+pub(crate) fn percent_text(p: Option<u64>) -> String {
     match p {
         None => "-".into(),
         Some(u64::MAX) => "over".into(),

@@ -1,0 +1,313 @@
+//! The cluster views: what the quotas promise against the nodes, namespaces no quota caps,
+//! workloads a quota blocks. Each table row is a small cluster as YAML and what a view says.
+
+use kubectl_quota_engine::capacity::{parse_refusal, ratio_percent, CapacityReport, Collector, Options, ResourceRow};
+use kubectl_quota_engine::manifest::parse_str;
+use kubectl_quota_engine::quantity::Quantity;
+
+fn collect(yaml: &str) -> Collector {
+    let mut c = Collector::default();
+    for d in parse_str("state.yaml", yaml).unwrap() {
+        c.add(&d).unwrap();
+    }
+    c
+}
+
+fn node(name: &str, spec: &str, alloc: &str, ready: &str) -> String {
+    format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nspec: {spec}\nstatus:\n  allocatable: {alloc}\n  conditions: [{{type: Ready, status: '{ready}'}}]\n---\n")
+}
+
+fn quota(ns: &str, name: &str, hard: &str, used: &str, extra: &str) -> String {
+    format!("apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  hard: {hard}\n{extra}status:\n  hard: {hard}\n  used: {used}\n---\n")
+}
+
+fn pod(ns: &str, name: &str, requests: &str, phase: &str) -> String {
+    format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  containers: [{{name: c, image: x, resources: {{requests: {requests}}}}}]\nstatus: {{phase: {phase}}}\n---\n")
+}
+
+fn namespaces(names: &[&str]) -> String {
+    names.iter().map(|n| format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {n}}}\n---\n")).collect()
+}
+
+fn row<'a>(r: &'a CapacityReport, resource: &str) -> &'a ResourceRow {
+    r.resources
+        .iter()
+        .find(|x| x.resource == resource)
+        .unwrap_or_else(|| panic!("no row {resource} in {:?}", r.resources.iter().map(|x| &x.resource).collect::<Vec<_>>()))
+}
+
+fn s(q: &Option<Quantity>) -> String {
+    q.as_ref().map_or("none".into(), Quantity::to_string)
+}
+
+#[test]
+fn allocatable_sums_schedulable_nodes_and_names_the_others() {
+    let cases = [
+        // (nodes, allocatable cpu, left out)
+        (node("a", "{}", "{cpu: '4'}", "True") + &node("b", "{}", "{cpu: 2500m}", "True"), "6500m", vec![]),
+        (node("a", "{}", "{cpu: '4'}", "True") + &node("b", "{unschedulable: true}", "{cpu: '4'}", "True"), "4", vec!["b: unschedulable (cordoned)"]),
+        (
+            node("a", "{}", "{cpu: '4'}", "True") + &node("b", "{taints: [{key: gpu, value: only, effect: NoSchedule}]}", "{cpu: '4'}", "True"),
+            "4",
+            vec!["b: taint gpu=only:NoSchedule"],
+        ),
+        (node("a", "{}", "{cpu: '4'}", "True") + &node("b", "{taints: [{key: x, effect: PreferNoSchedule}]}", "{cpu: '4'}", "True"), "8", vec![]),
+        (
+            node("a", "{}", "{cpu: '4'}", "True") + &node("b", "{taints: [{key: x, effect: NoExecute}]}", "{cpu: '4'}", "True"),
+            "4",
+            vec!["b: taint x:NoExecute"],
+        ),
+        (node("a", "{}", "{cpu: '4'}", "True") + &node("b", "{}", "{cpu: '4'}", "Unknown"), "4", vec!["b: not Ready (Unknown)"]),
+        (node("a", "{}", "{cpu: '4'}", "True") + &node("b", "{}", "{cpu: '4'}", "False"), "4", vec!["b: not Ready (False)"]),
+    ];
+    for (yaml, want, left) in cases {
+        let r = collect(&(yaml + &quota("t", "q", "{requests.cpu: '1'}", "{requests.cpu: '0'}", ""))).capacity(&Options::default());
+        assert_eq!(s(&row(&r, "requests.cpu").allocatable), want, "{left:?}");
+        let got: Vec<String> = r.nodes_left_out.iter().map(|l| format!("{}: {}", l.name, l.reasons.join(", "))).collect();
+        assert_eq!(got, left);
+        assert_eq!(r.nodes_counted + r.nodes_left_out.len(), r.nodes);
+    }
+}
+
+#[test]
+fn the_promise_is_the_smallest_unscoped_hard_of_each_namespace() {
+    let scoped = "  scopeSelector: {matchExpressions: [{scopeName: PriorityClass, operator: In, values: [high]}]}\n";
+    let base = node("a", "{}", "{cpu: '10', memory: 10Gi, pods: '100'}", "True") + &namespaces(&["one", "two", "three"]);
+    let cases: Vec<(&str, String, &str, Vec<&str>, &str)> = vec![
+        // (what, quotas, promised cpu, unbounded, scoped cpu)
+        ("one quota each", quota("one", "q", "{requests.cpu: '4'}", "{}", "") + &quota("two", "q", "{requests.cpu: '3'}", "{}", ""), "7", vec!["three"], "0"),
+        (
+            "two quotas in a namespace: the smaller",
+            quota("one", "a", "{requests.cpu: '4'}", "{}", "") + &quota("one", "b", "{requests.cpu: '2'}", "{}", ""),
+            "2",
+            vec!["three", "two"],
+            "0",
+        ),
+        ("cpu and requests.cpu are one limit", quota("one", "a", "{cpu: '5', requests.cpu: '3'}", "{}", ""), "3", vec!["three", "two"], "0"),
+        (
+            "a scoped quota is apart",
+            quota("one", "a", "{requests.cpu: '4'}", "{}", "") + &quota("one", "hi", "{requests.cpu: '8'}", "{}", scoped),
+            "4",
+            vec!["three", "two"],
+            "8",
+        ),
+        ("only a scoped quota: unbounded", quota("one", "hi", "{requests.cpu: '8'}", "{}", scoped), "0", vec!["one", "three", "two"], "8"),
+        ("a Terminating scope is a scope", quota("one", "t", "{requests.cpu: '8'}", "{}", "  scopes: [Terminating]\n"), "0", vec!["one", "three", "two"], "8"),
+    ];
+    for (what, quotas, promised, unbounded, scoped_sum) in cases {
+        let r = collect(&(base.clone() + &quotas)).capacity(&Options::default());
+        let cpu = row(&r, "requests.cpu");
+        assert_eq!(cpu.promised.to_string(), promised, "{what}");
+        assert_eq!(cpu.unbounded, unbounded, "{what}");
+        assert_eq!(cpu.scoped_hard.to_string(), scoped_sum, "{what}");
+    }
+}
+
+#[test]
+fn used_is_the_quotas_and_the_pods_where_no_quota_caps() {
+    let yaml = node("a", "{}", "{cpu: '10'}", "True")
+        + &namespaces(&["capped", "open", "kube-system"])
+        + &quota("capped", "q", "{requests.cpu: '4'}", "{requests.cpu: 1500m}", "")
+        + &pod("capped", "p", "{cpu: '9'}", "Running")
+        + &pod("open", "p1", "{cpu: 250m}", "Running")
+        + &pod("open", "p2", "{cpu: '1'}", "Pending")
+        + &pod("open", "done", "{cpu: '5'}", "Succeeded")
+        + &pod("kube-system", "dns", "{cpu: 100m}", "Running");
+    let r = collect(&yaml).capacity(&Options::default());
+    let cpu = row(&r, "requests.cpu");
+    // 1500m from the quota (not the pod's 9), 1250m of running and pending pods, 100m of the
+    // excluded namespace (its pods still use the nodes).
+    assert_eq!(cpu.used.to_string(), "2850m");
+    assert_eq!(cpu.promised.to_string(), "4");
+    assert_eq!(cpu.unbounded, vec!["open"]);
+    assert_eq!(r.namespaces_excluded, vec!["kube-system"]);
+    let all = collect(&yaml).capacity(&Options { excluded: Default::default(), ..Options::default() });
+    assert_eq!(row(&all, "requests.cpu").unbounded, vec!["kube-system", "open"]);
+}
+
+#[test]
+fn overcommitted_resources_come_first_and_offered_nowhere_last() {
+    let yaml = node("a", "{}", "{cpu: '4', memory: 8Gi, pods: '10'}", "True")
+        + &namespaces(&["t"])
+        + &quota("t", "q", "{requests.cpu: '2', requests.memory: 16Gi, requests.nvidia.com/gpu: '2', pods: '5'}", "{}", "");
+    let r = collect(&yaml).capacity(&Options::default());
+    let order: Vec<(&str, Option<u64>)> = r.resources.iter().map(|x| (x.resource.as_str(), x.promised_percent)).collect();
+    assert_eq!(order, vec![("requests.memory", Some(200)), ("pods", Some(50)), ("requests.cpu", Some(50)), ("requests.nvidia.com/gpu", None)]);
+    assert!(r.resources.last().unwrap().offered_nowhere());
+}
+
+#[test]
+fn by_namespace_puts_the_largest_share_first() {
+    let yaml = node("a", "{}", "{cpu: '10'}", "True")
+        + &namespaces(&["small", "big", "open"])
+        + &quota("small", "q", "{requests.cpu: '1'}", "{requests.cpu: '1'}", "")
+        + &quota("big", "q", "{requests.cpu: '6'}", "{requests.cpu: '2'}", "");
+    let r = collect(&yaml).capacity(&Options { by_namespace: true, resource: Some("cpu".into()), ..Options::default() });
+    assert_eq!(r.resources.len(), 1);
+    let shares: Vec<(String, String, Option<u64>)> = r.resources[0].namespaces.iter().map(|x| (x.namespace.clone(), s(&x.cap), x.percent)).collect();
+    assert_eq!(shares, vec![("big".into(), "6".into(), Some(60)), ("small".into(), "1".into(), Some(10)), ("open".into(), "none".into(), None)]);
+}
+
+#[test]
+fn device_classes_count_the_devices_their_driver_publishes() {
+    let yaml = node("a", "{}", "{cpu: '1'}", "True")
+        + "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec:\n  selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]\n---\n"
+        + "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: fancy}\nspec:\n  selectors: [{cel: {expression: 'device.attributes[\"x\"].y > 2'}}]\n---\n"
+        + "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s1}\nspec: {driver: gpu.example.com, nodeName: a, pool: {name: a, generation: 2, resourceSliceCount: 1}, devices: [{name: g0}, {name: g1}]}\n---\n"
+        + "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: old}\nspec: {driver: gpu.example.com, nodeName: a, pool: {name: a, generation: 1, resourceSliceCount: 1}, devices: [{name: g0}]}\n---\n"
+        + "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: gone}\nspec: {driver: gpu.example.com, nodeName: cordoned, pool: {name: c, generation: 1, resourceSliceCount: 1}, devices: [{name: g0}]}\n---\n"
+        + &node("cordoned", "{unschedulable: true}", "{cpu: '1'}", "True")
+        + &namespaces(&["t"])
+        + &quota("t", "q", "{gpu.deviceclass.resource.k8s.io/devices: '3', fancy.deviceclass.resource.k8s.io/devices: '1'}", "{}", "");
+    let r = collect(&yaml).capacity(&Options::default());
+    let gpu = row(&r, "gpu.deviceclass.resource.k8s.io/devices");
+    assert_eq!(s(&gpu.allocatable), "2", "the newest generation of the pool, no cordoned node's devices");
+    assert_eq!(gpu.promised_percent, Some(150));
+    assert_eq!(s(&row(&r, "fancy.deviceclass.resource.k8s.io/devices").allocatable), "none");
+    assert!(r.notes.iter().any(|n| n.contains("device class fancy")), "{:?}", r.notes);
+}
+
+#[test]
+fn uncovered_names_namespaces_without_quota_or_without_a_cap() {
+    let scoped = "  scopes: [BestEffort]\n";
+    let yaml = namespaces(&["none", "cpu-only", "gpu", "scoped-gpu", "kube-system"])
+        + &quota("cpu-only", "q", "{requests.cpu: '1'}", "{}", "")
+        + &quota("gpu", "q", "{requests.nvidia.com/gpu: '1'}", "{}", "")
+        + &quota("scoped-gpu", "q", "{requests.nvidia.com/gpu: '1'}", "{}", scoped)
+        + &pod("none", "p", "{nvidia.com/gpu: '2'}", "Running");
+    let c = collect(&yaml);
+    let any = c.uncovered(&Options::default());
+    assert_eq!(any.uncovered.iter().map(|u| u.namespace.as_str()).collect::<Vec<_>>(), vec!["none"]);
+    assert_eq!(any.excluded, vec!["kube-system"]);
+    let gpu = c.uncovered(&Options { resource: Some("nvidia.com/gpu".into()), ..Options::default() });
+    let got: Vec<(&str, &str, String)> = gpu.uncovered.iter().map(|u| (u.namespace.as_str(), u.reason.as_str(), s(&u.used))).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("cpu-only", "1 quota(s), none on requests.nvidia.com/gpu", "0".to_string()),
+            ("none", "no quota", "2".to_string()),
+            ("scoped-gpu", "only scoped quotas cap it (q for BestEffort)", "0".to_string()),
+        ]
+    );
+}
+
+fn rs(ns: &str, name: &str, owner: &str, replicas: i64, current: i64) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: {name}\n  namespace: {ns}\n  ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: {owner}, controller: true}}]\nspec: {{replicas: {replicas}, selector: {{matchLabels: {{a: b}}}}, template: {{metadata: {{labels: {{a: b}}}}, spec: {{containers: [{{name: c, image: x}}]}}}}}}\nstatus: {{replicas: {current}}}\n---\n"
+    )
+}
+
+fn event(ns: &str, kind: &str, name: &str, message: &str, last: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Event\nmetadata: {{name: {name}.x, namespace: {ns}}}\ninvolvedObject: {{kind: {kind}, name: {name}, namespace: {ns}}}\nreason: FailedCreate\ncount: 3\nlastTimestamp: '{last}'\nmessage: '{message}'\n---\n"
+    )
+}
+
+#[test]
+fn blocked_lists_workloads_still_missing_pods_with_the_fix() {
+    let exceeded = "pods \"web-1\" is forbidden: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=1800m, limited: requests.cpu=2";
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        (
+            "a refused ReplicaSet of a Deployment, the quota as it stands",
+            quota("t", "compute", "{requests.cpu: '2'}", "{requests.cpu: 1900m}", "") + &rs("t", "web-1", "web", 3, 1) + &event("t", "ReplicaSet", "web-1", exceeded, "2026-01-01T00:00:00Z"),
+            vec!["t deployment/web 2 compute requests.cpu: raise quota compute's requests.cpu by 400m (to 2400m) to admit the next pod, or by 900m (to 2900m) for all 2 waiting"],
+        ),
+        (
+            "all pods exist again: not blocked",
+            quota("t", "compute", "{requests.cpu: '2'}", "{requests.cpu: 1900m}", "") + &rs("t", "web-1", "web", 3, 3) + &event("t", "ReplicaSet", "web-1", exceeded, "2026-01-01T00:00:00Z"),
+            vec![],
+        ),
+        (
+            "usage went down since: the next retry will do",
+            quota("t", "compute", "{requests.cpu: '2'}", "{requests.cpu: '1'}", "") + &rs("t", "web-1", "web", 3, 1) + &event("t", "ReplicaSet", "web-1", exceeded, "2026-01-01T00:00:00Z"),
+            vec!["t deployment/web 2 compute requests.cpu: quota compute's requests.cpu fits the next pod now: the controller creates it at its next retry"],
+        ),
+        (
+            "a non-quota FailedCreate is not listed",
+            rs("t", "web-1", "web", 3, 1) + &event("t", "ReplicaSet", "web-1", "pods \"web-1\" is forbidden: error looking up service account t/x", "2026-01-01T00:00:00Z"),
+            vec![],
+        ),
+        (
+            "must specify",
+            rs("t", "web-1", "web", 1, 0) + &event("t", "ReplicaSet", "web-1", "pods \"web-1\" is forbidden: failed quota: compute: must specify requests.cpu", "2026-01-01T00:00:00Z"),
+            vec!["t deployment/web 1 compute requests.cpu: add resources.requests.cpu to the pod template's containers, or a LimitRange defaultRequest for cpu: quota compute requires it"],
+        ),
+        (
+            "a Job without its controller read: waiting unknown, the message's numbers",
+            event("t", "Job", "batch-1", exceeded, "2026-01-01T00:00:00Z"),
+            vec!["t job/batch-1 ? compute requests.cpu: raise quota compute's requests.cpu by 300m (to 2300m) to admit the next pod"],
+        ),
+    ];
+    for (what, yaml, want) in cases {
+        let r = collect(&yaml).blocked(&Options::default());
+        let got: Vec<String> = r
+            .blocked
+            .iter()
+            .map(|b| {
+                format!(
+                    "{} {} {} {} {}: {}",
+                    b.namespace,
+                    b.workload,
+                    b.waiting.map_or("?".into(), |w| w.to_string()),
+                    b.quota.as_deref().unwrap_or("-"),
+                    b.resources.join(","),
+                    b.fix
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{what}");
+    }
+}
+
+#[test]
+fn the_newest_event_of_a_controller_is_the_one_read() {
+    let old = "exceeded quota: old, requested: pods=1, used: pods=1, limited: pods=1";
+    let new = "exceeded quota: new, requested: pods=1, used: pods=2, limited: pods=2";
+    for order in [[old, new], [new, old]] {
+        let times = |m: &str| if m == new { "2026-01-01T00:10:00Z" } else { "2026-01-01T00:00:00Z" };
+        let yaml = event("t", "ReplicaSet", "w", order[0], times(order[0])) + &event("t", "ReplicaSet", "w", order[1], times(order[1]));
+        let r = collect(&yaml).blocked(&Options::default());
+        assert_eq!(r.blocked[0].quota.as_deref(), Some("new"));
+    }
+}
+
+#[test]
+fn refusal_messages_are_read_as_the_server_writes_them() {
+    let cases = [
+        (
+            "exceeded quota: q, requested: limits.cpu=1,requests.cpu=500m, used: limits.cpu=3500m,requests.cpu=1, limited: limits.cpu=4,requests.cpu=4",
+            Some("q"),
+            vec!["limits.cpu"],
+            vec![],
+        ),
+        ("failed quota: q: must specify limits.cpu,requests.memory", Some("q"), vec![], vec!["limits.cpu", "requests.memory"]),
+        ("failed quota: q: must specify limits.cpu for: a,b; requests.cpu for: a", Some("q"), vec![], vec!["limits.cpu", "requests.cpu"]),
+        // Numbers that do not say which: the server named them, so all of them.
+        ("exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=2", Some("q"), vec!["pods"], vec![]),
+        ("insufficient quota to match these scopes: [{PriorityClass In [high]}]", None, vec![], vec![]),
+    ];
+    for (m, quota, exceeded, must) in cases {
+        let r = parse_refusal(m);
+        assert_eq!(r.quota.as_deref(), quota, "{m}");
+        assert_eq!(r.exceeded.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(), exceeded, "{m}");
+        assert_eq!(r.must_specify, must, "{m}");
+    }
+}
+
+#[test]
+fn percentages_stay_exact_beyond_milli_units() {
+    let q = |s: &str| Quantity::parse(s).unwrap();
+    let cases =
+        [("3", "4", Some(75)), ("0", "4", Some(0)), ("1", "0", Some(u64::MAX)), ("0", "0", None), ("6Ei", "3Ei", Some(200)), ("1536Pi", "1Ei", Some(150))];
+    for (a, b, want) in cases {
+        assert_eq!(ratio_percent(&q(a), &q(b)), want, "{a}/{b}");
+    }
+}
+
+#[test]
+fn malformed_objects_the_views_read_are_errors_naming_the_field() {
+    let mut c = Collector::default();
+    let d = parse_str("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: lots}}\n").unwrap();
+    let e = c.add(&d[0]).unwrap_err().to_string();
+    assert!(e.contains("nodes.yaml") && e.contains("status.allocatable.cpu"), "{e}");
+}

@@ -1,0 +1,217 @@
+//! The cluster views as text: `capacity` (a table per resource with describe's bars),
+//! `uncovered` and `blocked` (one line per namespace or workload). JSON and YAML are the
+//! engine's reports serialized as they are.
+
+use std::fmt::Write;
+
+use colored::Colorize;
+use kubectl_quota_engine::capacity::{BlockedReport, CapacityReport, Offer, ResourceRow, UncoveredReport};
+use kubectl_quota_engine::quantity::Quantity;
+
+use super::describe::{bar, percent_text};
+use super::table::{Align, Table};
+use crate::escape::escape as esc;
+
+/// Namespace names shown inline before `+N more`.
+const NAMES_SHOWN: usize = 3;
+/// Left-out nodes named in the text before `+N more`.
+const NODES_SHOWN: usize = 5;
+
+fn names(list: &[String]) -> String {
+    let mut s: Vec<String> = list.iter().take(NAMES_SHOWN).map(|n| esc(n).into_owned()).collect();
+    if list.len() > NAMES_SHOWN {
+        s.push(format!("+{} more", list.len() - NAMES_SHOWN));
+    }
+    s.join(", ")
+}
+
+/// The shared table layout: a header, its dashes, the rows; `color` paints a body cell
+/// (row, column, text) after the padding.
+fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], color: impl Fn(usize, usize, String) -> String) {
+    let mut t = Table::new(&vec![Align::Left; header.len()]);
+    t.row(header.iter().copied());
+    t.row(header.iter().map(|h| "-".repeat(h.len())));
+    for r in rows {
+        t.row(r.iter());
+    }
+    t.paint(move |i, j, c| if i < 2 { c.to_string() } else { color(i - 2, j, c.to_string()) });
+    t.write(out, "");
+}
+
+fn offered(r: &ResourceRow) -> String {
+    match &r.offered_by {
+        Offer::Node(n) => esc(n).into_owned(),
+        Offer::DeviceClass(c) => format!("device class {}", esc(c)),
+    }
+}
+
+fn quantity(q: &Option<Quantity>) -> String {
+    q.as_ref().map_or_else(|| "unknown".into(), Quantity::to_string)
+}
+
+/// `capacity` as text.
+pub fn capacity_text(r: &CapacityReport) -> String {
+    let mut out = String::new();
+    let mut nodes = format!("{} of {} schedulable", r.nodes_counted, r.nodes);
+    if !r.nodes_left_out.is_empty() {
+        let mut left: Vec<String> = r.nodes_left_out.iter().take(NODES_SHOWN).map(|l| format!("{} ({})", esc(&l.name), esc(&l.reasons.join(", ")))).collect();
+        if r.nodes_left_out.len() > NODES_SHOWN {
+            left.push(format!("+{} more (-o json lists them)", r.nodes_left_out.len() - NODES_SHOWN));
+        }
+        let _ = write!(nodes, "; left out: {}", left.join("; "));
+    }
+    let _ = writeln!(out, "Nodes:       {nodes}");
+    let mut ns = format!("{} in the promise", r.namespaces);
+    if !r.namespaces_excluded.is_empty() {
+        let _ = write!(ns, "; left out (--exclude-namespaces): {}", r.namespaces_excluded.iter().map(|n| esc(n).into_owned()).collect::<Vec<_>>().join(", "));
+    }
+    let _ = writeln!(out, "Namespaces:  {ns}");
+    let (offered_rows, nowhere): (Vec<&ResourceRow>, Vec<&ResourceRow>) = r.resources.iter().partition(|x| !x.offered_nowhere());
+    if !offered_rows.is_empty() {
+        out.push('\n');
+        let rows: Vec<Vec<String>> = offered_rows
+            .iter()
+            .map(|x| {
+                vec![
+                    esc(&x.resource).into_owned(),
+                    quantity(&x.allocatable),
+                    x.promised.to_string(),
+                    percent_text(x.promised_percent),
+                    x.used.to_string(),
+                    percent_text(x.used_percent),
+                    bar(x.used_percent),
+                    if x.unbounded.is_empty() { "none".into() } else { format!("{}: {}", x.unbounded.len(), names(&x.unbounded)) },
+                ]
+            })
+            .collect();
+        table(&mut out, &["Resource", "Allocatable", "Promised", "Promised%", "Used", "Used%", "Usage", "Unbounded"], &rows, |n, i, cell| {
+            let x = offered_rows[n];
+            // Promised% red when overcommitted; the bar as describe colours it.
+            match (i, x.promised_percent, x.used_percent) {
+                (3, Some(p), _) if p > 100 => cell.red().bold().to_string(),
+                (3, Some(p), _) if p >= 80 => cell.yellow().to_string(),
+                (6, _, Some(p)) if p >= 100 => cell.red().to_string(),
+                (6, _, Some(p)) if p >= 80 => cell.yellow().to_string(),
+                (6, _, Some(_)) => cell.green().to_string(),
+                _ => cell,
+            }
+        });
+    }
+    let scoped: Vec<&ResourceRow> = r.resources.iter().filter(|x| x.scoped_quotas > 0).collect();
+    if !scoped.is_empty() {
+        let _ = writeln!(out, "\nScoped quotas (apart: they cap only some pods, so they are not in Promised):");
+        for x in scoped {
+            let _ = writeln!(out, "  {}  {} in {} quota(s)", esc(&x.resource), x.scoped_hard, x.scoped_quotas);
+        }
+    }
+    if !nowhere.is_empty() {
+        let _ = writeln!(out, "\nQuotas on resources no schedulable node offers:");
+        for x in nowhere {
+            let _ = writeln!(out, "  {}  promised {}, used {} ({} is offered by no schedulable node)", esc(&x.resource), x.promised, x.used, offered(x));
+        }
+    }
+    for x in r.resources.iter().filter(|x| !x.namespaces.is_empty()) {
+        let _ = writeln!(out, "\n{} (allocatable {}):", esc(&x.resource).bold(), quantity(&x.allocatable));
+        let rows: Vec<Vec<String>> = x
+            .namespaces
+            .iter()
+            .map(|s| {
+                vec![
+                    esc(&s.namespace).into_owned(),
+                    s.cap.as_ref().map_or_else(|| "unbounded".into(), Quantity::to_string),
+                    s.quota.as_deref().map_or_else(String::new, |q| esc(q).into_owned()),
+                    s.percent.map_or_else(String::new, |p| percent_text(Some(p))),
+                    s.used.to_string(),
+                    if s.scoped_hard.is_zero() { String::new() } else { s.scoped_hard.to_string() },
+                ]
+            })
+            .collect();
+        let mut t = String::new();
+        table(&mut t, &["Namespace", "Cap", "Quota", "Share", "Used", "Scoped"], &rows, |_, _, c| c);
+        for l in t.lines() {
+            let _ = writeln!(out, "  {l}");
+        }
+    }
+    out
+}
+
+/// What could not be read, for standard error: one `note:` line each.
+pub fn notes_text(notes: &[String]) -> String {
+    notes.iter().map(|n| format!("note: {}\n", crate::escape::escape_lines(n))).collect()
+}
+
+/// `uncovered` as text.
+pub fn uncovered_text(r: &UncoveredReport) -> String {
+    let mut out = String::new();
+    let what = match &r.resource {
+        Some(res) => format!("Namespaces with no cap on {} for every pod", esc(res)),
+        None => "Namespaces without any ResourceQuota".into(),
+    };
+    let left = if r.excluded.is_empty() {
+        String::new()
+    } else {
+        format!("; left out (--exclude-namespaces): {}", r.excluded.iter().map(|n| esc(n).into_owned()).collect::<Vec<_>>().join(", "))
+    };
+    let _ = writeln!(out, "{what}: {} of {}{left}", r.uncovered.len(), r.namespaces);
+    if r.uncovered.is_empty() {
+        return out;
+    }
+    out.push('\n');
+    let used_header = if r.resource.is_some() { "Requested" } else { "Pods" };
+    let rows: Vec<Vec<String>> = r
+        .uncovered
+        .iter()
+        .map(|u| {
+            vec![
+                esc(&u.namespace).into_owned(),
+                u.quotas.to_string(),
+                u.used.as_ref().map_or_else(|| "-".into(), Quantity::to_string),
+                esc(&u.reason).into_owned(),
+            ]
+        })
+        .collect();
+    table(&mut out, &["Namespace", "Quotas", used_header, "Why"], &rows, |_, _, c| c);
+    out
+}
+
+/// `blocked` as text.
+pub fn blocked_text(r: &BlockedReport) -> String {
+    let mut out = String::new();
+    if r.blocked.is_empty() {
+        let _ = writeln!(out, "No workload is blocked by a quota.");
+        return out;
+    }
+    let rows: Vec<Vec<String>> = r
+        .blocked
+        .iter()
+        .map(|b| {
+            vec![
+                esc(&b.namespace).into_owned(),
+                esc(&b.workload).into_owned(),
+                b.waiting.map_or_else(|| "?".into(), |w| w.to_string()),
+                b.quota.as_deref().map_or_else(|| "-".into(), |q| esc(q).into_owned()),
+                if b.resources.is_empty() { "-".into() } else { esc(&b.resources.join(",")).into_owned() },
+                esc(&b.fix).into_owned(),
+            ]
+        })
+        .collect();
+    table(&mut out, &["Namespace", "Workload", "Waiting", "Quota", "Resource", "Smallest fix"], &rows, |_, i, c| if i == 1 { c.bold().to_string() } else { c });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_namespace_lists_are_cut_with_a_count() {
+        let list: Vec<String> = ["a", "b", "c", "d", "e"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(names(&list), "a, b, c, +2 more");
+        assert_eq!(names(&list[..2]), "a, b");
+    }
+
+    #[test]
+    fn control_characters_in_names_are_made_visible() {
+        assert_eq!(names(&["evil\u{1b}[31m".to_string()]), "evil^[[31m");
+    }
+}
