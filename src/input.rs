@@ -552,6 +552,7 @@ pub fn collect_state(paths: &[String], collector: &mut Collector) -> Result<(), 
     let mut recorded = Vec::new();
     for_each_document(
         paths,
+        None,
         false,
         |d| {
             if let Err(e) = collector.add(&d) {

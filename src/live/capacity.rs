@@ -115,7 +115,7 @@ pub async fn collect_view(conn: &Conn, view: View, namespace: Option<&str>, coll
                     n += 1;
                     item.insert("apiVersion".into(), api_version.clone().into());
                     item.insert("kind".into(), r.kind.into());
-                    let doc = Document { origin: Origin { file: "cluster".into(), document: n, item: None }, value: serde_json::Value::Object(item) };
+                    let doc = Document { origin: Origin::new("cluster", n), value: serde_json::Value::Object(item) };
                     let mut c = shared.lock().unwrap_or_else(|p| p.into_inner());
                     if let Err(e) = c.add(&doc) {
                         if noted < MAX_NOTED {

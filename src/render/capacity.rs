@@ -28,13 +28,15 @@ fn names(list: &[String]) -> String {
 /// The shared table layout: a header, its dashes, the rows; `color` paints a body cell
 /// (row, column, text) after the padding.
 fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], color: impl Fn(usize, usize, String) -> String) {
-    let mut t = Table::new(&vec![Align::Left; header.len()]);
+    let aligns = vec![Align::Left; header.len()];
+    let mut t = Table::new(&aligns);
     t.row(header.iter().copied());
     t.row(header.iter().map(|h| "-".repeat(h.len())));
     for r in rows {
         t.row(r.iter());
     }
-    t.paint(move |i, j, c| if i < 2 { c.to_string() } else { color(i - 2, j, c.to_string()) });
+    let body = |i: usize, j: usize, c: &str| (i >= 2).then(|| color(i - 2, j, c.to_string()));
+    t.paint(&body);
     t.write(out, "");
 }
 
