@@ -1,0 +1,136 @@
+//! `-f URL`: manifests read over http(s) as kubectl reads them, bounded like every read
+//! (size, time, redirects), errors naming the URL.
+
+use super::*;
+
+/// Whether `-f` names a URL (kubectl reads http and https ones).
+pub fn is_url(p: &str) -> bool {
+    p.starts_with("http://") || p.starts_with("https://")
+}
+
+/// How long a URL may take, from connecting to its last byte: 30 s, or
+/// `KUBECTL_QUOTA_URL_TIMEOUT` seconds.
+fn url_timeout() -> std::time::Duration {
+    let secs = std::env::var("KUBECTL_QUOTA_URL_TIMEOUT").ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|n| *n > 0).unwrap_or(30);
+    std::time::Duration::from_secs(secs)
+}
+
+/// Redirects followed before giving up (Go's HTTP client, which kubectl uses, stops at 10).
+const MAX_REDIRECTS: usize = 10;
+
+/// The text at a URL, as kubectl reads `-f URL`: a GET following redirects, a success status
+/// required, the body capped as every other read ([`max_input_bytes`]) and the whole exchange
+/// bounded in time ([`url_timeout`]). Errors say what went wrong; the caller names the URL.
+///
+/// The request runs on a thread of its own with its own runtime: the caller may already be
+/// inside the program's (single-threaded) runtime, which cannot be blocked on again.
+pub fn read_url(url: &str) -> Result<String, String> {
+    let timeout = url_timeout();
+    let bytes = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start: {e}"))?;
+                runtime.block_on(async {
+                    match tokio::time::timeout(timeout, fetch(url)).await {
+                        Ok(r) => r,
+                        Err(_) => Err(format!("no complete answer within {} s (set KUBECTL_QUOTA_URL_TIMEOUT to wait longer)", timeout.as_secs())),
+                    }
+                })
+            })
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    decode_text(bytes).map_err(|e| format!("cannot read: {e}"))
+}
+
+/// The GET itself (see [`read_url`]).
+async fn fetch(url: &str) -> Result<Vec<u8>, String> {
+    use http_body_util::{BodyExt, Empty};
+    use hyper_util::client::legacy::Client;
+    use hyper_util::rt::TokioExecutor;
+
+    type Body = Empty<bytes::Bytes>;
+    let mut uri: http::Uri = url.parse().map_err(|e| format!("not a URL: {e}"))?;
+    let mut https: Option<Client<hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>, Body>> = None;
+    let http: Client<_, Body> = Client::builder(TokioExecutor::new()).build_http();
+    for _ in 0..=MAX_REDIRECTS {
+        let request = http::Request::get(&uri)
+            .header(http::header::USER_AGENT, concat!("kubectl-quota/", env!("CARGO_PKG_VERSION")))
+            .body(Body::new())
+            .map_err(|e| format!("not a URL: {e}"))?;
+        let sent = match uri.scheme_str() {
+            Some("https") => {
+                if https.is_none() {
+                    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+                        .with_native_roots()
+                        .map_err(|e| format!("no TLS root certificates to verify the server with: {e}"))?
+                        .https_or_http()
+                        .enable_http1()
+                        .build();
+                    https = Some(Client::builder(TokioExecutor::new()).build(connector));
+                }
+                https.as_ref().expect("built above").request(request).await
+            }
+            Some("http") => http.request(request).await,
+            _ => return Err(format!("{uri}: only http and https URLs are read")),
+        };
+        let response = sent.map_err(|e| format!("cannot read: {}", error_chain(&e)))?;
+        let status = response.status();
+        if status.is_redirection() {
+            let location = response
+                .headers()
+                .get(http::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .ok_or_else(|| format!("the server answered {status} without a Location"))?;
+            uri = redirect_target(&uri, location).ok_or_else(|| format!("the server answered {status} with an unusable Location {location:?}"))?;
+            continue;
+        }
+        if !status.is_success() {
+            return Err(format!("the server answered {status}"));
+        }
+        let cap = max_input_bytes();
+        let mut body = response.into_body();
+        let mut bytes = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| format!("cannot read: {}", error_chain(&e)))?;
+            if let Ok(data) = frame.into_data() {
+                if (bytes.len() + data.len()) as u64 > cap {
+                    return Err(format!("larger than {cap} bytes (set KUBECTL_QUOTA_MAX_INPUT_BYTES to allow more)"));
+                }
+                bytes.extend_from_slice(&data);
+            }
+        }
+        return Ok(bytes);
+    }
+    Err(format!("more than {MAX_REDIRECTS} redirects"))
+}
+
+/// Where a redirect's `Location` points, resolved against the URL that answered with it.
+fn redirect_target(from: &http::Uri, location: &str) -> Option<http::Uri> {
+    if is_url(location) {
+        return location.parse().ok();
+    }
+    let (scheme, authority) = (from.scheme_str()?, from.authority()?);
+    let path = if location.starts_with('/') {
+        location.to_string()
+    } else {
+        let base = from.path();
+        format!("{}{location}", &base[..base.rfind('/').map_or(0, |i| i + 1)])
+    };
+    format!("{scheme}://{authority}{path}").parse().ok()
+}
+
+/// An error with its causes, as one line (`client error (Connect): tcp connect error: ...`).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cause = c.source();
+    }
+    out
+}
