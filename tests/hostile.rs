@@ -148,6 +148,13 @@ fn read_request(s: &mut std::net::TcpStream) {
     let _ = s.read(&mut buf);
 }
 
+/// Answers one request with `status` and a JSON `body`, then closes.
+fn answer(mut s: std::net::TcpStream, status: &str, body: &str) {
+    read_request(&mut s);
+    let head = format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+    let _ = s.write_all(head.as_bytes()).and_then(|()| s.write_all(body.as_bytes()));
+}
+
 /// Answers with a body of spaces that does not end (at most 256 MiB, then gives up).
 fn serve_endless(mut s: std::net::TcpStream) {
     read_request(&mut s);
@@ -482,11 +489,6 @@ fn a_server_that_always_says_retry_later_is_asked_ten_more_times_then_believed()
 
 #[test]
 fn a_server_s_error_answer_always_names_the_server_and_a_cause() {
-    fn answer(mut s: std::net::TcpStream, status: &str, body: &str) {
-        read_request(&mut s);
-        let head = format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
-        let _ = s.write_all(head.as_bytes()).and_then(|()| s.write_all(body.as_bytes()));
-    }
     type Serve = fn(std::net::TcpStream);
     let cases: [(Serve, &str); 4] = [
         (|s| answer(s, "503 Service Unavailable", ""), "the server answered HTTP 503 Service Unavailable with an empty body"),
@@ -565,11 +567,6 @@ fn describe_state_over_many_namespaces_streams_and_shows_every_quota() {
 /// prints them.
 #[test]
 fn server_refusals_are_printed_as_kubectl_prints_them() {
-    fn answer(mut s: std::net::TcpStream, status: &str, body: &str) {
-        read_request(&mut s);
-        let head = format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
-        let _ = s.write_all(head.as_bytes()).and_then(|()| s.write_all(body.as_bytes()));
-    }
     type Serve = fn(std::net::TcpStream);
     let forbidden: Serve = |s| {
         answer(

@@ -5,15 +5,15 @@
 
 use std::collections::BTreeSet;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
-use kubectl_quota_engine::capacity::{Collector, Options};
+use kubectl_quota_engine::capacity::Options;
 
-use crate::error::{print_err, print_out, Fatal, INCOMPLETE};
+use super::views::{self, ViewOutput};
+use crate::error::{Fatal, INCOMPLETE};
 use crate::global::GlobalFlags;
-use crate::input::collect_state;
 use crate::live;
-use crate::render::capacity::{blocked_text, notes_text};
+use crate::render::capacity::blocked_text;
 
 pub const BLOCKED_HELP: &str = "\
 Examples:
@@ -36,14 +36,6 @@ quota as it stands now. Never writes.
 Exit status: 0 nothing is blocked, 1 something is, 3 nothing found but something could not
 be read (said on standard error).";
 
-/// Output formats of `blocked`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BlockedOutput {
-    Text,
-    Json,
-    Yaml,
-}
-
 /// `kubectl quota blocked`.
 #[derive(Debug, Args)]
 pub struct BlockedArgs {
@@ -52,7 +44,7 @@ pub struct BlockedArgs {
     pub all_namespaces: bool,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value = "text")]
-    pub output: BlockedOutput,
+    pub output: ViewOutput,
     /// Offline: read these files (a `snapshot`) instead of the cluster.
     #[arg(long, value_name = "FILE")]
     pub state: Vec<String>,
@@ -60,28 +52,10 @@ pub struct BlockedArgs {
 
 /// Runs `blocked`.
 pub async fn run(g: &GlobalFlags, args: &BlockedArgs) -> Result<i32, Fatal> {
-    let (collector, namespace) = if args.state.is_empty() {
-        let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
-        let ns = (!args.all_namespaces).then(|| conn.namespace.clone());
-        let c = live::collect_view(&conn, live::View::Blocked, ns.as_deref(), Collector::default()).await.map_err(|e| {
-            let code = if e.unreachable { 2 } else { 1 };
-            Fatal(e.to_string(), code)
-        })?;
-        (c, ns)
-    } else {
-        let mut c = Collector::default();
-        collect_state(&args.state, &mut c)?;
-        (c, (!args.all_namespaces).then(|| g.namespace.clone().unwrap_or_else(|| "default".into())))
-    };
+    let (collector, namespace) = views::collect(g, &args.state, live::View::Blocked, !args.all_namespaces).await?;
     let opts = Options { namespaces: namespace.map(|n| BTreeSet::from([n])), ..Options::default() };
     let report = collector.blocked(&opts);
-    let text = match args.output {
-        BlockedOutput::Text => blocked_text(&report),
-        BlockedOutput::Json => serde_json::to_string_pretty(&report).map_err(|e| Fatal::input(e.to_string()))? + "\n",
-        BlockedOutput::Yaml => crate::render::yaml::to_string(&report).map_err(Fatal::input)?,
-    };
-    print_out(&text)?;
-    print_err(&notes_text(&report.notes));
+    views::print(&report, args.output, blocked_text, &report.notes)?;
     Ok(if !report.blocked.is_empty() {
         1
     } else if report.notes.is_empty() {

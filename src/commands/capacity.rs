@@ -7,13 +7,13 @@
 
 use clap::{Args, ValueEnum};
 
-use kubectl_quota_engine::capacity::{Collector, Options, DEFAULT_EXCLUDED_NAMESPACES};
+use kubectl_quota_engine::capacity::{Options, DEFAULT_EXCLUDED_NAMESPACES};
 
-use crate::error::{print_err, print_out, Fatal, INCOMPLETE};
+use super::views::{self, ViewOutput};
+use crate::error::{Fatal, INCOMPLETE};
 use crate::global::GlobalFlags;
-use crate::input::collect_state;
 use crate::live;
-use crate::render::capacity::{capacity_text, notes_text};
+use crate::render::capacity::capacity_text;
 
 pub const CAPACITY_HELP: &str = "\
 Examples:
@@ -35,14 +35,6 @@ caps the resource. Namespaces in --exclude-namespaces are left out of the promis
 still count as used). Never writes.
 Exit status: 0, or 3 when something could not be read (said on standard error).";
 
-/// Output formats of `capacity`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CapacityOutput {
-    Text,
-    Json,
-    Yaml,
-}
-
 /// What `--by` breaks the promise down by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum By {
@@ -63,7 +55,7 @@ pub struct CapacityArgs {
     pub exclude_namespaces: Vec<String>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value = "text")]
-    pub output: CapacityOutput,
+    pub output: ViewOutput,
     /// Offline: read these files (a `snapshot -A`) instead of the cluster.
     #[arg(long, value_name = "FILE")]
     pub state: Vec<String>,
@@ -75,17 +67,7 @@ pub const DEFAULT_EXCLUDED: &str = "kube-system,kube-public,kube-node-lease";
 /// Runs `capacity`.
 pub async fn run(g: &GlobalFlags, args: &CapacityArgs) -> Result<i32, Fatal> {
     debug_assert_eq!(DEFAULT_EXCLUDED, DEFAULT_EXCLUDED_NAMESPACES.join(","));
-    let collector = if args.state.is_empty() {
-        let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
-        live::collect_view(&conn, live::View::Capacity, None, Collector::default()).await.map_err(|e| {
-            let code = if e.unreachable { 2 } else { 1 };
-            Fatal(e.to_string(), code)
-        })?
-    } else {
-        let mut c = Collector::default();
-        collect_state(&args.state, &mut c)?;
-        c
-    };
+    let (collector, _) = views::collect(g, &args.state, live::View::Capacity, false).await?;
     let opts = Options {
         excluded: args.exclude_namespaces.iter().filter(|s| !s.is_empty()).cloned().collect(),
         resource: args.resource.clone(),
@@ -93,12 +75,6 @@ pub async fn run(g: &GlobalFlags, args: &CapacityArgs) -> Result<i32, Fatal> {
         namespaces: None,
     };
     let report = collector.capacity(&opts);
-    let text = match args.output {
-        CapacityOutput::Text => capacity_text(&report),
-        CapacityOutput::Json => serde_json::to_string_pretty(&report).map_err(|e| Fatal::input(e.to_string()))? + "\n",
-        CapacityOutput::Yaml => crate::render::yaml::to_string(&report).map_err(Fatal::input)?,
-    };
-    print_out(&text)?;
-    print_err(&notes_text(&report.notes));
+    views::print(&report, args.output, capacity_text, &report.notes)?;
     Ok(if report.notes.is_empty() { 0 } else { INCOMPLETE })
 }

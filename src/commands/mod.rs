@@ -11,4 +11,5 @@ pub mod plan;
 pub mod snapshot;
 pub mod uncovered;
 pub mod version;
+pub mod views;
 pub mod why;

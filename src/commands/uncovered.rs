@@ -2,15 +2,15 @@
 //! (`--resource`) without a cap on that resource for every pod. Flags -> the cluster views'
 //! reads (live, or `--state` files) -> the engine's [`Collector`] -> text, JSON or YAML.
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
-use kubectl_quota_engine::capacity::{Collector, Options};
+use kubectl_quota_engine::capacity::Options;
 
-use crate::error::{print_err, print_out, Fatal, INCOMPLETE};
+use super::views::{self, ViewOutput};
+use crate::error::{Fatal, INCOMPLETE};
 use crate::global::GlobalFlags;
-use crate::input::collect_state;
 use crate::live;
-use crate::render::capacity::{notes_text, uncovered_text};
+use crate::render::capacity::uncovered_text;
 
 pub const UNCOVERED_HELP: &str = "\
 Examples:
@@ -31,14 +31,6 @@ scope selector) sets it; one capped only by scoped quotas is listed, with the qu
 --exclude-namespaces defaults to kube-system, kube-public and kube-node-lease. Never writes.
 Exit status: 0, or 3 when something could not be read (said on standard error).";
 
-/// Output formats of `uncovered`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum UncoveredOutput {
-    Text,
-    Json,
-    Yaml,
-}
-
 /// `kubectl quota uncovered`.
 #[derive(Debug, Args)]
 pub struct UncoveredArgs {
@@ -50,7 +42,7 @@ pub struct UncoveredArgs {
     pub exclude_namespaces: Vec<String>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value = "text")]
-    pub output: UncoveredOutput,
+    pub output: ViewOutput,
     /// Offline: read these files (a `snapshot -A`) instead of the cluster.
     #[arg(long, value_name = "FILE")]
     pub state: Vec<String>,
@@ -58,29 +50,13 @@ pub struct UncoveredArgs {
 
 /// Runs `uncovered`.
 pub async fn run(g: &GlobalFlags, args: &UncoveredArgs) -> Result<i32, Fatal> {
-    let collector = if args.state.is_empty() {
-        let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
-        live::collect_view(&conn, live::View::Uncovered, None, Collector::default()).await.map_err(|e| {
-            let code = if e.unreachable { 2 } else { 1 };
-            Fatal(e.to_string(), code)
-        })?
-    } else {
-        let mut c = Collector::default();
-        collect_state(&args.state, &mut c)?;
-        c
-    };
+    let (collector, _) = views::collect(g, &args.state, live::View::Uncovered, false).await?;
     let opts = Options {
         excluded: args.exclude_namespaces.iter().filter(|s| !s.is_empty()).cloned().collect(),
         resource: args.resource.clone(),
         ..Options::default()
     };
     let report = collector.uncovered(&opts);
-    let text = match args.output {
-        UncoveredOutput::Text => uncovered_text(&report),
-        UncoveredOutput::Json => serde_json::to_string_pretty(&report).map_err(|e| Fatal::input(e.to_string()))? + "\n",
-        UncoveredOutput::Yaml => crate::render::yaml::to_string(&report).map_err(Fatal::input)?,
-    };
-    print_out(&text)?;
-    print_err(&notes_text(&report.notes));
+    views::print(&report, args.output, uncovered_text, &report.notes)?;
     Ok(if report.notes.is_empty() { 0 } else { INCOMPLETE })
 }

@@ -1,0 +1,52 @@
+//! What the three cluster views (`capacity`, `uncovered`, `blocked`) share: reading the
+//! cluster into the engine's collector, live or from `--state` files, and printing a report
+//! as text, JSON or YAML with its notes on standard error. Not a subcommand itself.
+
+use clap::ValueEnum;
+use serde::Serialize;
+
+use kubectl_quota_engine::capacity::Collector;
+
+use crate::error::{print_err, print_out, Fatal};
+use crate::global::GlobalFlags;
+use crate::input::collect_state;
+use crate::live;
+use crate::render::capacity::notes_text;
+
+/// Output formats of the cluster views.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ViewOutput {
+    Text,
+    Json,
+    Yaml,
+}
+
+/// Reads what `view` needs into a collector: from `state` when it names files, else from the
+/// cluster. With `current_namespace`, only the namespace commands default to (live: the
+/// context's; offline: `-n`, else `default`), which is returned; otherwise every namespace.
+pub async fn collect(g: &GlobalFlags, state: &[String], view: live::View, current_namespace: bool) -> Result<(Collector, Option<String>), Fatal> {
+    if !state.is_empty() {
+        let mut c = Collector::default();
+        collect_state(state, &mut c)?;
+        return Ok((c, current_namespace.then(|| g.namespace.clone().unwrap_or_else(|| "default".into()))));
+    }
+    let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
+    let ns = current_namespace.then(|| conn.namespace.clone());
+    let c = live::collect_view(&conn, view, ns.as_deref(), Collector::default()).await.map_err(|e| {
+        let code = if e.unreachable { 2 } else { 1 };
+        Fatal(e.to_string(), code)
+    })?;
+    Ok((c, ns))
+}
+
+/// Prints `report` as `output` asks (`text` renders the text form), then its `notes`.
+pub fn print<T: Serialize>(report: &T, output: ViewOutput, text: impl FnOnce(&T) -> String, notes: &[String]) -> Result<(), Fatal> {
+    let out = match output {
+        ViewOutput::Text => text(report),
+        ViewOutput::Json => serde_json::to_string_pretty(report).map_err(|e| Fatal::input(e.to_string()))? + "\n",
+        ViewOutput::Yaml => crate::render::yaml::to_string(report).map_err(Fatal::input)?,
+    };
+    print_out(&out)?;
+    print_err(&notes_text(notes));
+    Ok(())
+}
