@@ -26,27 +26,12 @@
 # Needs: cargo, curl >= 7.66 (--parallel), awk, /usr/bin/time (Debian package `time`).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 NS=${NS:-1000}
 NODES=${NODES:-100}
 RUNS=${RUNS:-8}
 PARALLEL=${PARALLEL:-16}
-LAB_DIR=${KQ_LAB_DIR:-/tmp/kubectl-quota-lab}
-SERVER=https://127.0.0.1:${KQ_LAB_PORT:-26443}
-TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=$TARGET/release/kubectl-quota
 P=kq-bench-cap-$$
-export KUBECONFIG=$LAB_DIR/kubeconfig
-
-die() { echo "error: $*" >&2; exit 1; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-[[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (apt-get install time)"
-[[ -f $LAB_DIR/admin.token && -f $LAB_DIR/ca.crt && -f $KUBECONFIG ]] ||
-  die "no lab cluster in $LAB_DIR: run tests/cluster/lab.sh up first"
-TOKEN=$(<"$LAB_DIR/admin.token")
+source "$(dirname "${BASH_SOURCE[0]}")/lab-common.sh"
 curl -sf --max-time 5 --cacert "$LAB_DIR/ca.crt" "$SERVER/readyz" >/dev/null || die "the lab API server at $SERVER is not ready"
 
 WORK=$(mktemp -d /tmp/kq-capacity-bench.XXXXXX)
@@ -105,7 +90,7 @@ made=$(for ((i = 0; i < NODES; i++)); do echo "/api/v1/nodes $WORK/node-$i.json"
 ((made == NODES)) || die "$made of $NODES nodes created"
 made=$(for ((i = 0; i < NODES; i++)); do printf '/api/v1/nodes/%s-node-%03d/status %s\n' "$P" "$i" "$WORK/status-$i.json"; done | batch PATCH application/merge-patch+json)
 ((made == NODES)) || die "$made of $NODES node statuses set"
-echo "made $NS namespaces, $((2 * NS)) quotas and $NODES nodes in $(since "$t0") s"
+echo "made $NS namespaces, $((2 * NS)) quotas and $NODES nodes in $(since "$t0" 2) s"
 
 # --- 2. the LISTs capacity needs, all at once, each whole -----------------------------------------
 lists() {
@@ -128,7 +113,7 @@ run_series() {   # run_series LABEL ARGS...
   : >"$WORK/pairs"
   local r code t0 l
   for ((r = 0; r < RUNS; r++)); do
-    t0=$(now); lists; l=$(since "$t0")
+    t0=$(now); lists; l=$(since "$t0" 2)
     code=0
     /usr/bin/time -f '%e %M' -o "$WORK/time1" "$BIN" "$@" >"$WORK/out" 2>"$WORK/err" || code=$?
     ((code == 0 || code == 3)) || die "$label: kubectl-quota exited $code ($(head -c 500 "$WORK/err"))"

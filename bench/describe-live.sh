@@ -21,26 +21,11 @@
 # Needs: cargo, curl >= 7.66 (--parallel), awk, /usr/bin/time (Debian package `time`).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 N=${N:-2000}
 RUNS=${RUNS:-8}
 PARALLEL=${PARALLEL:-16}
-LAB_DIR=${KQ_LAB_DIR:-/tmp/kubectl-quota-lab}
-SERVER=https://127.0.0.1:${KQ_LAB_PORT:-26443}
-TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=$TARGET/release/kubectl-quota
 NS=kq-bench-describe-$$
-export KUBECONFIG=$LAB_DIR/kubeconfig
-
-die() { echo "error: $*" >&2; exit 1; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-[[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (apt-get install time)"
-[[ -f $LAB_DIR/admin.token && -f $LAB_DIR/ca.crt && -f $KUBECONFIG ]] ||
-  die "no lab cluster in $LAB_DIR: run tests/cluster/lab.sh up first"
-TOKEN=$(<"$LAB_DIR/admin.token")
+source "$(dirname "${BASH_SOURCE[0]}")/lab-common.sh"
 
 # api METHOD PATH [BODY]: prints the body; fails on HTTP errors.
 api() {
