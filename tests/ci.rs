@@ -6,6 +6,9 @@
 //! Tools these tests need (kubectl; pre-commit; python3 with junitparser and xmlschema;
 //! git, curl, tar) are installed by tests/run-all.sh where it can. Without one a test says so
 //! loudly and skips, except under CI=true, where it fails.
+//!
+//! Why one file of this length: every test here shares the loopback server, the scratch
+//! repository and the Action's step runner, and each section is one way into CI.
 
 mod common;
 
