@@ -8,20 +8,9 @@ use serde::Serialize;
 use super::{cap_of, normalize_resource, row_of, Collector, LeftOut, Offer, Options};
 use crate::quantity::Quantity;
 
-/// Whole percent of `b` that `a` is, rounded down, computed at the finest scale at which
-/// neither value saturates (memory summed over a large cluster exceeds milli-units).
+/// Whole percent of `b` that `a` is: [`Quantity::percent_of`], under the name the views use.
 pub fn ratio_percent(a: &Quantity, b: &Quantity) -> Option<u64> {
-    for scale in [-3, 0, 3, 6, 9, 12, 15, 18] {
-        let (x, y) = (a.scaled_value(scale), b.scaled_value(scale));
-        if x == i64::MAX || y == i64::MAX {
-            continue;
-        }
-        if y <= 0 {
-            return if x > 0 { Some(u64::MAX) } else { None };
-        }
-        return Some(((x.max(0) as i128) * 100 / y as i128).min(u64::MAX as i128 - 1) as u64);
-    }
-    None
+    a.percent_of(b)
 }
 
 /// One resource of `capacity`.

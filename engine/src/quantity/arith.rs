@@ -85,6 +85,24 @@ impl Quantity {
     pub fn milli_value(&self) -> i64 {
         self.scaled_value(-3)
     }
+    /// Whole percent of `whole` that `self` is, rounded down, exactly: computed in milli-units,
+    /// or at the first coarser scale (units, kilo, ...) at which neither value saturates (memory
+    /// summed over a large cluster exceeds milli-units). `None` when both are zero (or cannot be
+    /// compared at any scale); `u64::MAX` for use over a zero `whole`. Negative use counts as 0.
+    pub fn percent_of(&self, whole: &Quantity) -> Option<u64> {
+        for scale in [-3, 0, 3, 6, 9, 12, 15, 18] {
+            let (x, y) = (self.scaled_value(scale), whole.scaled_value(scale));
+            if x == i64::MAX || y == i64::MAX {
+                continue;
+            }
+            if y <= 0 {
+                return if x > 0 { Some(u64::MAX) } else { None };
+            }
+            return Some(((x.max(0) as i128) * 100 / y as i128).min(u64::MAX as i128 - 1) as u64);
+        }
+        None
+    }
+
     /// `q.ScaledValue(scale)`: `value / 10^scale` rounded away from zero. Saturates at i64
     /// bounds.
     pub fn scaled_value(&self, scale: i32) -> i64 {

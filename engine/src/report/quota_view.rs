@@ -60,15 +60,11 @@ impl QuotaView {
     }
 }
 
-/// Exact whole percent of `hard` that `used` is (rounded down). A zero limit with use is
-/// reported as 100% and more (`u64::MAX` stands for "over a zero limit").
+/// Exact whole percent of `hard` that `used` is (rounded down); see [`Quantity::percent_of`].
+/// A zero limit with use is reported as 100% and more (`u64::MAX` stands for "over a zero
+/// limit").
 pub fn percent(used: &Quantity, hard: &Quantity) -> Option<u64> {
-    let h = hard.milli_value() as i128;
-    let u = used.milli_value() as i128;
-    if h <= 0 {
-        return if u > 0 { Some(u64::MAX) } else { None };
-    }
-    Some((u.max(0) * 100 / h).min(u64::MAX as i128 - 1) as u64)
+    used.percent_of(hard)
 }
 
 /// Builds the view of one quota.
