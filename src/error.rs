@@ -55,6 +55,22 @@ pub fn is_server_answer(msg: &str) -> bool {
     msg.starts_with("Error from server") || (msg.starts_with("The ") && msg.lines().next().is_some_and(|l| l.contains(" is invalid")))
 }
 
+/// An error's message with its causes, as Go prints wrapped errors (`a: b: c`): each cause
+/// after `: `, unless the message so far already says it. `tidy` rewrites each message first.
+pub fn cause_chain(e: &dyn std::error::Error, tidy: impl Fn(String) -> String) -> String {
+    let mut out = tidy(e.to_string());
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = tidy(c.to_string());
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cause = c.source();
+    }
+    out
+}
+
 /// Writes to standard output. A closed pipe ends output quietly (the reader has seen enough);
 /// any other write error is fatal.
 pub fn print_out(text: &str) -> Result<(), Fatal> {

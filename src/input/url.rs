@@ -74,7 +74,7 @@ async fn fetch(url: &str) -> Result<Vec<u8>, String> {
             Some("http") => http.request(request).await,
             _ => return Err(format!("{uri}: only http and https URLs are read")),
         };
-        let response = sent.map_err(|e| format!("cannot read: {}", error_chain(&e)))?;
+        let response = sent.map_err(|e| format!("cannot read: {}", crate::error::cause_chain(&e, |m| m)))?;
         let status = response.status();
         if status.is_redirection() {
             let location = response
@@ -92,7 +92,7 @@ async fn fetch(url: &str) -> Result<Vec<u8>, String> {
         let mut body = response.into_body();
         let mut bytes = Vec::new();
         while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|e| format!("cannot read: {}", error_chain(&e)))?;
+            let frame = frame.map_err(|e| format!("cannot read: {}", crate::error::cause_chain(&e, |m| m)))?;
             if let Ok(data) = frame.into_data() {
                 if (bytes.len() + data.len()) as u64 > cap {
                     return Err(format!("larger than {cap} bytes (set KUBECTL_QUOTA_MAX_INPUT_BYTES to allow more)"));
@@ -118,19 +118,4 @@ fn redirect_target(from: &http::Uri, location: &str) -> Option<http::Uri> {
         format!("{}{location}", &base[..base.rfind('/').map_or(0, |i| i + 1)])
     };
     format!("{scheme}://{authority}{path}").parse().ok()
-}
-
-/// An error with its causes, as one line (`client error (Connect): tcp connect error: ...`).
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        let text = c.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        cause = c.source();
-    }
-    out
 }

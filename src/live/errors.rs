@@ -24,18 +24,7 @@ pub enum RequestError {
 /// kube's and hyper's wrappers (`ServiceError: client error (Connect)`) are dropped for
 /// kubectl's shorter `connect: ...`.
 fn chain(e: &dyn std::error::Error) -> String {
-    let tidy = |m: String| m.trim_start_matches("ServiceError: ").replace("client error (Connect)", "connect").replace("HyperError: ", "");
-    let mut out = tidy(e.to_string());
-    let mut cur = e.source();
-    while let Some(s) = cur {
-        let m = tidy(s.to_string());
-        if !out.contains(&m) {
-            out.push_str(": ");
-            out.push_str(&m);
-        }
-        cur = s.source();
-    }
-    out
+    crate::error::cause_chain(e, |m| m.trim_start_matches("ServiceError: ").replace("client error (Connect)", "connect").replace("HyperError: ", ""))
 }
 
 /// A read that failed, with what it was for.
