@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use kubectl_quota_engine::capacity::Collector;
 use kubectl_quota_engine::manifest::{Document, Origin};
 
-use super::discovery::serves;
+use super::discovery::served_nowhere;
 use super::errors::ReadError;
 use super::list::list_pages_selected;
 use super::Conn;
@@ -73,19 +73,9 @@ fn url(group: &str, version: &str, plural: &str, namespace: Option<&str>) -> Str
     }
 }
 
+/// A read the server answered "not here" (not forbidden, not a transport failure).
 fn not_served(e: &ReadError) -> bool {
-    !e.forbidden
-        && !e.unreachable
-        && (e.message.contains("could not find the requested resource") || e.message.contains("404") || e.message.contains("not found"))
-}
-
-async fn served_nowhere(conn: &Conn, r: &Read) -> bool {
-    for version in r.versions {
-        if serves(conn, &format!("{}/{version}", r.group), r.plural).await != Some(false) {
-            return false;
-        }
-    }
-    true
+    !e.forbidden && !e.unreachable && e.says_not_served()
 }
 
 /// The most decoding problems noted per read.
@@ -151,7 +141,7 @@ pub async fn collect_view(conn: &Conn, view: View, namespace: Option<&str>, coll
             Err(e) if not_served(&e) && !r.group.is_empty() => {}
             // The authorizer answers before the API is looked up: discovery tells whether
             // a forbidden optional API is served at all.
-            Err(e) if e.forbidden && !r.group.is_empty() && served_nowhere(conn, &r).await => {}
+            Err(e) if e.forbidden && !r.group.is_empty() && served_nowhere(conn, r.group, r.versions, r.plural).await => {}
             Err(e) => notes.push(format!("{}; the answer goes without {}", e.on(&conn.server), r.plural)),
         }
     }
@@ -219,7 +209,7 @@ pub(super) async fn snapshot_items(conn: &Conn, namespace: Option<&str>) -> Resu
             }
             Err(e) if e.unreachable => return Err(e.on(&conn.server)),
             Err(e) if not_served(&e) => {}
-            Err(e) if e.forbidden && !r.group.is_empty() && served_nowhere(conn, &r).await => {}
+            Err(e) if e.forbidden && !r.group.is_empty() && served_nowhere(conn, r.group, r.versions, r.plural).await => {}
             Err(e) => {
                 out.notes.push(format!("{}; none saved, and the snapshot records that they are missing", e.on(&conn.server)));
                 out.not_read.push(format!("{}.{group}", r.plural));

@@ -31,3 +31,15 @@ pub(super) fn discovery_has_no(e: &RequestError) -> bool {
         _ => false,
     }
 }
+
+/// Whether discovery answers that no version in `versions` of `group` serves `plural` (`false`
+/// when discovery does not answer).
+pub(super) async fn served_nowhere(conn: &Conn, group: &str, versions: &[&str], plural: &str) -> bool {
+    for version in versions {
+        let api_version = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+        if serves(conn, &api_version, plural).await != Some(false) {
+            return false;
+        }
+    }
+    true
+}

@@ -45,6 +45,13 @@ impl std::fmt::Display for ReadError {
 }
 
 impl ReadError {
+    /// Whether the answer says the API is not there (404, "could not find the requested
+    /// resource"), as a cluster without an optional API answers.
+    pub fn says_not_served(&self) -> bool {
+        let m = &self.message;
+        m.contains("could not find the requested resource") || m.contains("404") || m.contains("not found")
+    }
+
     /// The error naming the server it came from: an API error does not by itself (a transport
     /// error's message already does).
     pub fn on(mut self, server: &str) -> ReadError {

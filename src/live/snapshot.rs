@@ -1,6 +1,6 @@
 //! `snapshot`: the kinds it saves, how it trims them, and the Namespaces it covers.
 
-use super::discovery::{server_version, serves};
+use super::discovery::{served_nowhere, server_version};
 use super::errors::{read_error, within, ReadError};
 use super::list::list_all;
 use super::Conn;
@@ -77,10 +77,6 @@ fn trim_metadata(kind: &str, value: &mut serde_json::Value) {
     }
 }
 
-fn is_not_served(e: &ReadError) -> bool {
-    e.message.contains("could not find the requested resource") || e.message.contains("404") || e.message.contains("not found")
-}
-
 /// Which namespaces `snapshot` reads: one, or all.
 #[derive(Clone, Copy)]
 pub enum Scope<'a> {
@@ -135,7 +131,7 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
                 };
                 match list_all(api, what, server.clone(), timeout).await {
                     Ok(items) => return Ok((ar.api_version.clone(), items)),
-                    Err(e) if !e.forbidden && is_not_served(&e) => last = Some(e),
+                    Err(e) if !e.forbidden && e.says_not_served() => last = Some(e),
                     Err(e) => return Err(e),
                 }
             }
@@ -151,8 +147,8 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
         // The authorizer answers before the API is looked up: an optional API may be
         // forbidden on a cluster that does not even serve it. Discovery tells.
         let unserved = match &r {
-            Err(e) if k.optional && e.forbidden => served_nowhere(conn, k).await,
-            Err(e) => k.optional && is_not_served(e),
+            Err(e) if k.optional && e.forbidden => served_nowhere(conn, k.group, k.versions, k.plural).await,
+            Err(e) => k.optional && e.says_not_served(),
             Ok(_) => false,
         };
         if unserved {
@@ -256,17 +252,6 @@ async fn snapshot_namespaces(conn: &Conn, scope: &Scope<'_>) -> Result<Vec<serde
         .collect();
     out.sort_by(|a, b| a["metadata"]["name"].as_str().cmp(&b["metadata"]["name"].as_str()));
     Ok(out)
-}
-
-/// Whether discovery answers that no version `snapshot` reads of `k` is served.
-async fn served_nowhere(conn: &Conn, k: &SnapshotKind) -> bool {
-    for version in k.versions {
-        let api_version = if k.group.is_empty() { version.to_string() } else { format!("{}/{version}", k.group) };
-        if serves(conn, &api_version, k.plural).await != Some(false) {
-            return false;
-        }
-    }
-    true
 }
 
 #[cfg(test)]
