@@ -44,6 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('capacity', 'capacity', [CompletionResultType]::ParameterValue, 'The cluster''s quotas against its nodes: allocatable, promised and used per resource')
             [CompletionResult]::new('uncovered', 'uncovered', [CompletionResultType]::ParameterValue, 'Namespaces no quota caps: without any quota, or without a cap on one resource')
             [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Workloads a quota blocks right now, one line each with the smallest fix')
+            [CompletionResult]::new('guard', 'guard', [CompletionResultType]::ParameterValue, 'The same answers at `kubectl apply` time, from the API server itself: an admission webhook')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -276,6 +277,151 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-quota;guard' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The name of the kubeconfig user to use')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the webhook over HTTPS: /validate, /healthz, /readyz, /metrics, /status')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Register the webhook (and, without --url, run the guard in the cluster)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the webhook registration first, then the in-cluster guard')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Registered? Reachable? Synced? Which release''s rules answer?')
+            [CompletionResult]::new('certs', 'certs', [CompletionResultType]::ParameterValue, 'Make a CA and a serving certificate for a guard outside the cluster')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-quota;guard;serve' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address and port to listen on')
+            [CompletionResult]::new('--tls-cert-file', '--tls-cert-file', [CompletionResultType]::ParameterName, 'The serving certificate (PEM); read again when it changes')
+            [CompletionResult]::new('--tls-private-key-file', '--tls-private-key-file', [CompletionResultType]::ParameterName, 'The serving certificate''s private key (PEM); read again when it changes')
+            [CompletionResult]::new('--guard-namespace', '--guard-namespace', [CompletionResultType]::ParameterName, 'The guard''s own namespace: never spoken about')
+            [CompletionResult]::new('--admission-config', '--admission-config', [CompletionResultType]::ParameterName, 'The API server''s admission configuration (its ResourceQuota `limitedResources`)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The name of the kubeconfig user to use')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-quota;guard;install' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Register exactly this URL (a guard outside the cluster) instead of running one inside')
+            [CompletionResult]::new('--ca-file', '--ca-file', [CompletionResultType]::ParameterName, 'With --url: the CA (PEM) that signed the guard''s serving certificate')
+            [CompletionResult]::new('--guard-namespace', '--guard-namespace', [CompletionResultType]::ParameterName, 'The namespace the in-cluster guard runs in')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'The in-cluster guard''s image')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, '`client`: print the objects, apply nothing')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format of --dry-run=client')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format of --dry-run=client')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The name of the kubeconfig user to use')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('--cert-manager', '--cert-manager', [CompletionResultType]::ParameterName, 'Let cert-manager issue the serving certificate and inject the CA, instead of a CA of ours')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-quota;guard;uninstall' {
+            [CompletionResult]::new('--guard-namespace', '--guard-namespace', [CompletionResultType]::ParameterName, 'The namespace the in-cluster guard runs in')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The name of the kubeconfig user to use')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-quota;guard;status' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The name of the kubeconfig user to use')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-quota;guard;certs' {
+            [CompletionResult]::new('--host', '--host', [CompletionResultType]::ParameterName, 'A DNS name or IP address the API server calls the guard at (repeatable)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Where to write ca.crt, tls.crt and tls.key')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The name of the kubeconfig user to use')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-quota;guard;help' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the webhook over HTTPS: /validate, /healthz, /readyz, /metrics, /status')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Register the webhook (and, without --url, run the guard in the cluster)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the webhook registration first, then the in-cluster guard')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Registered? Reachable? Synced? Which release''s rules answer?')
+            [CompletionResult]::new('certs', 'certs', [CompletionResultType]::ParameterValue, 'Make a CA and a serving certificate for a guard outside the cluster')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-quota;guard;help;serve' {
+            break
+        }
+        'kubectl-quota;guard;help;install' {
+            break
+        }
+        'kubectl-quota;guard;help;uninstall' {
+            break
+        }
+        'kubectl-quota;guard;help;status' {
+            break
+        }
+        'kubectl-quota;guard;help;certs' {
+            break
+        }
+        'kubectl-quota;guard;help;help' {
+            break
+        }
         'kubectl-quota;version' {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
@@ -318,6 +464,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('capacity', 'capacity', [CompletionResultType]::ParameterValue, 'The cluster''s quotas against its nodes: allocatable, promised and used per resource')
             [CompletionResult]::new('uncovered', 'uncovered', [CompletionResultType]::ParameterValue, 'Namespaces no quota caps: without any quota, or without a cap on one resource')
             [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Workloads a quota blocks right now, one line each with the smallest fix')
+            [CompletionResult]::new('guard', 'guard', [CompletionResultType]::ParameterValue, 'The same answers at `kubectl apply` time, from the API server itself: an admission webhook')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -348,6 +495,29 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             break
         }
         'kubectl-quota;help;blocked' {
+            break
+        }
+        'kubectl-quota;help;guard' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the webhook over HTTPS: /validate, /healthz, /readyz, /metrics, /status')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Register the webhook (and, without --url, run the guard in the cluster)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the webhook registration first, then the in-cluster guard')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Registered? Reachable? Synced? Which release''s rules answer?')
+            [CompletionResult]::new('certs', 'certs', [CompletionResultType]::ParameterValue, 'Make a CA and a serving certificate for a guard outside the cluster')
+            break
+        }
+        'kubectl-quota;help;guard;serve' {
+            break
+        }
+        'kubectl-quota;help;guard;install' {
+            break
+        }
+        'kubectl-quota;help;guard;uninstall' {
+            break
+        }
+        'kubectl-quota;help;guard;status' {
+            break
+        }
+        'kubectl-quota;help;guard;certs' {
             break
         }
         'kubectl-quota;help;version' {

@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
-use crate::commands::{blocked, capacity, check, completion, create, describe, plan, snapshot, uncovered, version, why};
+use crate::commands::{blocked, capacity, check, completion, create, describe, guard, plan, snapshot, uncovered, version, why};
 use crate::error::{print_err, Fatal};
 use crate::escape::escape_lines;
 use clap::{CommandFactory, Parser};
@@ -24,6 +24,7 @@ async fn dispatch(cli: &Cli) -> Result<i32, Fatal> {
         Command::Capacity(args) => capacity::run(&cli.global, args).await,
         Command::Uncovered(args) => uncovered::run(&cli.global, args).await,
         Command::Blocked(args) => blocked::run(&cli.global, args).await,
+        Command::Guard(args) => guard::run(&cli.global, args).await,
         Command::Version => version::run(),
         Command::Completion { shell } => completion::run(Cli::command(), *shell),
     }
@@ -34,14 +35,21 @@ pub fn main() -> ExitCode {
     crate::alloc::configure();
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     colored::control::set_override(color);
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let args: Vec<String> = std::env::args().collect();
+    // The guard's server answers requests on every core; every other command is one client.
+    let serving = args.iter().skip(1).any(|a| a == "guard") && args.iter().any(|a| a == "serve");
+    let built = if serving {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    };
+    let runtime = match built {
         Ok(r) => r,
         Err(e) => {
             print_err(&format!("error: cannot start: {e}\n"));
             return ExitCode::from(2);
         }
     };
-    let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("__complete") {
         return ExitCode::from(runtime.block_on(completion::run_protocol(&Cli::command(), &args[2..])) as u8);
     }

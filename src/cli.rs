@@ -10,6 +10,7 @@ use crate::commands::check::{CheckArgs, CHECK_HELP};
 use crate::commands::completion::COMPLETION_HELP;
 use crate::commands::create::{CreateArgs, CREATE_HELP};
 use crate::commands::describe::{DescribeArgs, DESCRIBE_HELP};
+use crate::commands::guard::{GuardArgs, GUARD_HELP};
 use crate::commands::plan::{PlanArgs, PLAN_HELP};
 use crate::commands::snapshot::{SnapshotArgs, SNAPSHOT_HELP};
 use crate::commands::uncovered::{UncoveredArgs, UNCOVERED_HELP};
@@ -28,6 +29,9 @@ Examples:
 
   # The cluster at a glance: quotas' promise against the nodes, overcommitted first
   kubectl quota capacity
+
+  # Warnings at `kubectl apply` time, for everyone: the guard, an admission webhook
+  kubectl quota guard install
 
   # A quota for high-priority pods only
   kubectl quota create critical --hard=pods=10,requests.cpu=4 --priority-class=high
@@ -73,6 +77,9 @@ pub enum Command {
     /// Workloads a quota blocks right now, one line each with the smallest fix.
     #[command(after_help = BLOCKED_HELP)]
     Blocked(BlockedArgs),
+    /// The same answers at `kubectl apply` time, from the API server itself: an admission webhook.
+    #[command(after_help = GUARD_HELP)]
+    Guard(GuardArgs),
     /// Print the version.
     #[command(after_help = "Examples:\n  kubectl quota version")]
     Version,

@@ -8,7 +8,8 @@
 //! `connect` (kubeconfig, flags, retries), `body` (the shared response-body cap),
 //! `errors` (kubectl's wording of failures), `list` (guarded pagination), `discovery`,
 //! `state` (what a live check reads), `snapshot`, `workload` (`why`'s reads),
-//! `capacity` (the cluster views' reads) and `create` (the one write). Commands use the names re-exported here.
+//! `capacity` (the cluster views' reads), `create` (the one write of the quota commands), and
+//! the guard's: `watch` (list+watch for its caches) and `guard` (its install, uninstall and status). Commands use the names re-exported here.
 
 mod body;
 mod capacity;
@@ -16,9 +17,11 @@ mod connect;
 mod create;
 mod discovery;
 mod errors;
+pub mod guard;
 mod list;
 mod snapshot;
 mod state;
+mod watch;
 mod workload;
 
 pub use body::Budgeted;
@@ -30,6 +33,7 @@ pub use errors::{ReadError, RequestError};
 pub use list::{for_each_object, for_each_quota, list_all, list_objects, namespace_names, quotas};
 pub use snapshot::{snapshot, Scope, Snapshot};
 pub use state::{cluster_state, live_state, namespaces_existing, resolve_and_existing, LiveState};
+pub use watch::{watch_objects, Change};
 pub use workload::{workload, WorkloadRead};
 
 use std::time::Duration;

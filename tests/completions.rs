@@ -35,7 +35,7 @@ fn kubectl_complete_quota_speaks_the_plugin_protocol() {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_kubectl-quota")).parent().unwrap().to_path_buf();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec![""], "check\ncreate\ndescribe\nplan\nsnapshot\nwhy\ncapacity\nuncovered\nblocked\nversion\ncompletion\n:4\n"),
+        (vec![""], "check\ncreate\ndescribe\nplan\nsnapshot\nwhy\ncapacity\nuncovered\nblocked\nguard\nversion\ncompletion\n:4\n"),
         (vec!["capacity", "--by", ""], "namespace\n:4\n"),
         (vec!["de"], "describe\n:4\n"),
         (vec!["check", "-f", ""], ":0\n"),

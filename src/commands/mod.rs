@@ -7,6 +7,7 @@ pub mod check;
 pub mod completion;
 pub mod create;
 pub mod describe;
+pub mod guard;
 pub mod plan;
 pub mod snapshot;
 pub mod uncovered;

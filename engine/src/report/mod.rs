@@ -2,10 +2,12 @@
 //! render. Nothing here changes a verdict.
 //!
 //! - [`hints`]: what the user can do about a verdict (must-specify fields, scopes, headroom);
-//! - [`quota_view`]: `describe`'s Used/Hard rows with exact percentages.
+//! - [`quota_view`]: `describe`'s Used/Hard rows with exact percentages;
+//! - [`warnings`]: a decided document in the short sentences the guard sends at apply time.
 
 pub mod hints;
 pub mod quota_view;
+pub mod warnings;
 
 use crate::admission::Detail;
 use crate::check::{self, CheckOptions, ClusterState, DocumentReport, Report, Summary};

@@ -1,0 +1,85 @@
+//! A decided document in a few short sentences, as the guard hands them to the API server to
+//! show at apply time (admission warnings): the pods quota will refuse, the claims that keep
+//! pods Pending, a rollout that will stall, and the scope or priority class that made a scoped
+//! quota apply. Nothing here changes a verdict.
+//!
+//! ```
+//! use kubectl_quota_engine::check::{check, CheckOptions, ClusterState};
+//! use kubectl_quota_engine::{manifest, objects, report::warnings};
+//!
+//! let quota = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}\n";
+//! let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 4\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: app, image: x, resources: {requests: {cpu: 500m}}}]}\n";
+//! let decode = |name, text| manifest::parse_str(name, text).unwrap().iter().map(|d| objects::decode(d).unwrap()).collect::<Vec<_>>();
+//! let mut state = ClusterState::from_objects(decode("q.yaml", quota), "default");
+//! let opts = CheckOptions { namespace: "default".into(), ..CheckOptions::default() };
+//! let r = check(&mut state, decode("web.yaml", web), &opts);
+//! assert_eq!(
+//!     warnings::for_document(&r.documents[0]),
+//!     ["quota compute will refuse 2 of the 4 pods of deployment/web: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=1, limited: requests.cpu=1"]
+//! );
+//! ```
+
+use crate::admission::{QuotaReport, QuotaVerdict};
+use crate::check::{DocumentReport, Outcome};
+
+/// What is said about one document: nothing when every pod it asks for is created (or when the
+/// object itself is refused: the API server's own error says that), else one sentence per
+/// thing that goes wrong, the most important first.
+pub fn for_document(d: &DocumentReport) -> Vec<String> {
+    let what = format!("{}/{}", d.kind.to_lowercase(), d.name);
+    let mut out = Vec::new();
+    match d.outcome {
+        Outcome::Admitted | Outcome::Refused => {}
+        Outcome::PodsRefused => {
+            let wanted = d.replicas.unwrap_or(0);
+            let admitted = d.replicas_admitted.unwrap_or(0);
+            let count = if admitted == 0 { format!("all {wanted} pods") } else { format!("{} of the {wanted} pods", wanted - admitted) };
+            let refusing = refusing_quota(d);
+            let who = refusing.map_or_else(|| "the API server".to_string(), |q| format!("quota {}", q.name));
+            let message = d.pod_message.as_deref().unwrap_or("refused");
+            out.push(format!("{who} will refuse {count} of {what}: {message}"));
+            if let Some(q) = refusing.filter(|q| !q.scopes.is_empty()) {
+                out.push(format!("quota {} applies to the pods of {what}: {}", q.name, q.why));
+            }
+        }
+        Outcome::PodsPending => {
+            let wanted = d.replicas.unwrap_or(1);
+            let pending = d.pods_pending.unwrap_or(0);
+            let message = d.pod_message.as_deref().unwrap_or("refused");
+            let pods = if d.replicas.is_some() { format!("{pending} of the {wanted} pods of {what}") } else { format!("pod {}", d.name) };
+            out.push(format!("quota will refuse the ResourceClaims of {pods}, which then stay Pending: {message}"));
+        }
+        Outcome::RolloutStalls => {
+            if let Some(r) = &d.rollout {
+                match &r.stall {
+                    Some(s) => {
+                        let mut text =
+                            format!("the rollout of {what} will stall with {} of {} new pods ({} old left): {}", s.new_pods, r.replicas, s.old_pods, s.message);
+                        if !s.missing.is_empty() {
+                            text.push_str(&format!("; it needs {}", s.missing));
+                        }
+                        out.push(text);
+                    }
+                    None => out.push(format!("the rollout of {what} will stall under quota")),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether no pod the document asks for can be created: the workload is admitted, and quota
+/// (or the server) refuses every one of its pods.
+pub fn no_pod_created(d: &DocumentReport) -> bool {
+    d.outcome == Outcome::PodsRefused && d.replicas_admitted == Some(0) && d.replicas.is_some_and(|w| w > 0)
+}
+
+/// The quota that refuses the workload's first refused pod, as the pod's explanation names it.
+fn refusing_quota(d: &DocumentReport) -> Option<&QuotaReport> {
+    d.pods
+        .as_ref()
+        .filter(|p| !p.allowed)?
+        .quotas
+        .iter()
+        .find(|q| matches!(q.verdict, QuotaVerdict::Exceeded | QuotaVerdict::MustSpecify | QuotaVerdict::StatusUnknown))
+}

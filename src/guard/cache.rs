@@ -1,0 +1,278 @@
+//! What the guard answers from: every ResourceQuota, LimitRange, PriorityClass, StorageClass,
+//! RuntimeClass, DeviceClass and Namespace, kept by list+watch (`live::watch_objects`), so no
+//! API call is made while a request waits. A request takes a copy of its namespace's part
+//! ([`Cache::for_namespace`]) and decides without holding any lock.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::RwLock;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use kubectl_quota_engine::admission::NamedQuota;
+use kubectl_quota_engine::check::ClusterState;
+use kubectl_quota_engine::objects::Object;
+
+use crate::live::Change;
+
+/// The kinds the guard caches, in the order they are reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    ResourceQuotas,
+    LimitRanges,
+    PriorityClasses,
+    StorageClasses,
+    RuntimeClasses,
+    DeviceClasses,
+    Namespaces,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 7] =
+        [Kind::ResourceQuotas, Kind::LimitRanges, Kind::PriorityClasses, Kind::StorageClasses, Kind::RuntimeClasses, Kind::DeviceClasses, Kind::Namespaces];
+
+    /// The resource's name, as metrics and `/status` show it.
+    pub fn resource(self) -> &'static str {
+        match self {
+            Kind::ResourceQuotas => "resourcequotas",
+            Kind::LimitRanges => "limitranges",
+            Kind::PriorityClasses => "priorityclasses.scheduling.k8s.io",
+            Kind::StorageClasses => "storageclasses.storage.k8s.io",
+            Kind::RuntimeClasses => "runtimeclasses.node.k8s.io",
+            Kind::DeviceClasses => "deviceclasses.resource.k8s.io",
+            Kind::Namespaces => "namespaces",
+        }
+    }
+}
+
+/// One kind's bookkeeping.
+#[derive(Default)]
+struct KindState {
+    synced: AtomicBool,
+    objects: AtomicUsize,
+    /// Unix milliseconds of the last list or change.
+    changed_ms: AtomicU64,
+    failures: AtomicU64,
+}
+
+/// The cached cluster, shared by the watches (writers) and the requests (readers).
+pub struct Cache {
+    state: RwLock<ClusterState>,
+    kinds: [KindState; 7],
+    started: Instant,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache { state: RwLock::new(ClusterState::default()), kinds: Default::default(), started: Instant::now() }
+    }
+}
+
+/// What `/status` and `/metrics` say of one kind.
+pub struct KindReport {
+    pub kind: Kind,
+    pub synced: bool,
+    pub objects: usize,
+    /// Seconds since the last list or change (`None` before the first list).
+    pub age_seconds: Option<f64>,
+    pub failures: u64,
+}
+
+impl Cache {
+    fn slot(&self, k: Kind) -> &KindState {
+        &self.kinds[k as usize]
+    }
+
+    /// Takes a kind as listed and empty without watching it (a kind the server does not serve).
+    pub fn not_served(&self, k: Kind) {
+        self.apply(k, Change::Listed(vec![]));
+    }
+
+    /// Whether every kind has been listed once.
+    pub fn ready(&self) -> bool {
+        Kind::ALL.iter().all(|k| self.slot(*k).synced.load(Ordering::SeqCst))
+    }
+
+    /// Each kind's bookkeeping.
+    pub fn report(&self) -> Vec<KindReport> {
+        let now = now_ms();
+        Kind::ALL
+            .iter()
+            .map(|k| {
+                let s = self.slot(*k);
+                let changed = s.changed_ms.load(Ordering::SeqCst);
+                KindReport {
+                    kind: *k,
+                    synced: s.synced.load(Ordering::SeqCst),
+                    objects: s.objects.load(Ordering::SeqCst),
+                    age_seconds: (changed > 0).then(|| now.saturating_sub(changed) as f64 / 1000.0),
+                    failures: s.failures.load(Ordering::SeqCst),
+                }
+            })
+            .collect()
+    }
+
+    /// Seconds since the guard started.
+    pub fn uptime_seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// Takes one change of a watch of kind `k`.
+    pub fn apply(&self, k: Kind, change: Change) {
+        let slot = self.slot(k);
+        let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
+        match change {
+            Change::Failed(e) => {
+                slot.failures.fetch_add(1, Ordering::SeqCst);
+                drop(state);
+                crate::error::print_err(&format!("guard: {}\n", crate::escape::escape(&e)));
+                return;
+            }
+            Change::Listed(objs) => {
+                clear(&mut state, k);
+                for o in objs {
+                    state.add(o, "");
+                }
+                slot.synced.store(true, Ordering::SeqCst);
+            }
+            Change::Applied(o) => state.add(o, ""),
+            Change::Deleted(o) => remove(&mut state, k, &o),
+        }
+        slot.objects.store(count(&state, k), Ordering::SeqCst);
+        slot.changed_ms.store(now_ms(), Ordering::SeqCst);
+    }
+
+    /// What deciding a request in `ns` consults: the namespace's quotas and LimitRanges, the
+    /// classes, and the namespace with its labels (when cached: a namespace created a moment
+    /// ago may not be yet, and is then taken as unknown rather than missing).
+    pub fn for_namespace(&self, ns: &str) -> (ClusterState, BTreeMap<String, String>) {
+        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        let labels = state.namespaces.as_ref().and_then(|n| n.get(ns)).cloned();
+        let copy = ClusterState {
+            quotas: state.quotas.get(ns).map(|q| [(ns.to_string(), q.clone())].into()).unwrap_or_default(),
+            limit_ranges: state.limit_ranges.get(ns).map(|l| [(ns.to_string(), l.clone())].into()).unwrap_or_default(),
+            priority_classes: state.priority_classes.clone(),
+            storage_classes: state.storage_classes.clone(),
+            runtime_classes: state.runtime_classes.clone(),
+            device_classes: state.device_classes.clone(),
+            namespaces: labels.clone().map(|l| [(ns.to_string(), l)].into()),
+            ..ClusterState::default()
+        };
+        (copy, labels.unwrap_or_default())
+    }
+}
+
+/// Forgets every object of kind `k` (before a list replaces them), leaving the kind known.
+fn clear(s: &mut ClusterState, k: Kind) {
+    match k {
+        Kind::ResourceQuotas => s.quotas.clear(),
+        Kind::LimitRanges => s.limit_ranges.clear(),
+        Kind::PriorityClasses => s.priority_classes = Some(BTreeMap::new()),
+        Kind::StorageClasses => s.storage_classes = Some(Vec::new()),
+        Kind::RuntimeClasses => s.runtime_classes = Some(BTreeMap::new()),
+        Kind::DeviceClasses => s.device_classes = Some(Default::default()),
+        Kind::Namespaces => s.namespaces = Some(BTreeMap::new()),
+    }
+}
+
+fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
+    let name = o.meta.name.as_str();
+    let ns = o.meta.namespace.as_deref().unwrap_or("");
+    match k {
+        Kind::ResourceQuotas => {
+            if let Some(list) = s.quotas.get_mut(ns) {
+                list.retain(|q: &NamedQuota| q.name != name);
+                if list.is_empty() {
+                    s.quotas.remove(ns);
+                }
+            }
+        }
+        Kind::LimitRanges => {
+            if let Some(list) = s.limit_ranges.get_mut(ns) {
+                list.retain(|l| l.0 != name);
+                if list.is_empty() {
+                    s.limit_ranges.remove(ns);
+                }
+            }
+        }
+        Kind::PriorityClasses => {
+            s.priority_classes.as_mut().map(|m| m.remove(name));
+        }
+        Kind::StorageClasses => {
+            if let Some(v) = s.storage_classes.as_mut() {
+                v.retain(|c| c.0 != name);
+            }
+        }
+        Kind::RuntimeClasses => {
+            s.runtime_classes.as_mut().map(|m| m.remove(name));
+        }
+        Kind::DeviceClasses => {
+            if let Some(d) = s.device_classes.as_mut() {
+                std::sync::Arc::make_mut(d).remove(name);
+            }
+        }
+        Kind::Namespaces => {
+            s.namespaces.as_mut().map(|m| m.remove(name));
+        }
+    }
+}
+
+fn count(s: &ClusterState, k: Kind) -> usize {
+    match k {
+        Kind::ResourceQuotas => s.quotas.values().map(Vec::len).sum(),
+        Kind::LimitRanges => s.limit_ranges.values().map(Vec::len).sum(),
+        Kind::PriorityClasses => s.priority_classes.as_ref().map_or(0, BTreeMap::len),
+        Kind::StorageClasses => s.storage_classes.as_ref().map_or(0, Vec::len),
+        Kind::RuntimeClasses => s.runtime_classes.as_ref().map_or(0, BTreeMap::len),
+        Kind::DeviceClasses => s.device_classes.as_ref().map_or(0, |d| d.len()),
+        Kind::Namespaces => s.namespaces.as_ref().map_or(0, BTreeMap::len),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kubectl_quota_engine::manifest;
+    use kubectl_quota_engine::objects::decode;
+
+    fn objs(text: &str) -> Vec<Object> {
+        manifest::parse_str("t.yaml", text).unwrap().iter().map(|d| decode(d).unwrap()).collect()
+    }
+
+    const QUOTA: &str = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q, namespace: a}\nspec: {hard: {pods: '1'}}\n";
+    const NS: &str = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {team: x}}\n";
+
+    #[test]
+    fn a_list_replaces_a_kind_and_changes_follow() {
+        let c = Cache::default();
+        assert!(!c.ready());
+        c.apply(Kind::ResourceQuotas, Change::Listed(objs(QUOTA)));
+        assert_eq!(c.for_namespace("a").0.quotas["a"].len(), 1);
+        c.apply(Kind::ResourceQuotas, Change::Deleted(objs(QUOTA).remove(0)));
+        assert!(c.for_namespace("a").0.quotas.is_empty());
+        c.apply(Kind::ResourceQuotas, Change::Applied(objs(QUOTA).remove(0)));
+        c.apply(Kind::ResourceQuotas, Change::Listed(vec![]));
+        assert!(c.for_namespace("a").0.quotas.is_empty(), "a list forgets what it does not hold");
+        for k in Kind::ALL {
+            if k != Kind::ResourceQuotas {
+                c.not_served(k);
+            }
+        }
+        assert!(c.ready());
+    }
+
+    #[test]
+    fn a_request_sees_its_namespace_only() {
+        let c = Cache::default();
+        c.apply(Kind::Namespaces, Change::Listed(objs(NS)));
+        c.apply(Kind::ResourceQuotas, Change::Listed(objs(&QUOTA.replace("namespace: a", "namespace: b"))));
+        let (s, labels) = c.for_namespace("a");
+        assert!(s.quotas.is_empty());
+        assert_eq!(labels.get("team").map(String::as_str), Some("x"));
+        assert_eq!(s.namespaces.unwrap().len(), 1);
+        assert!(c.for_namespace("new").0.namespaces.is_none(), "a namespace not cached yet is unknown, not missing");
+    }
+}

@@ -1,0 +1,117 @@
+//! The guard: `check`'s answers given by the API server itself, as admission warnings at
+//! `kubectl apply` time, to every client (kubectl, Argo CD, Flux, Helm).
+//!
+//! A validating admission webhook for the workloads whose pods controllers create later. It
+//! decides with the same engine as `check`, from list+watch caches of what admission consults,
+//! and answers `allowed: true` with warnings (or, in a namespace labelled
+//! `kubectl-quota.io/guard: enforce`, refuses a workload none of whose pods can be created).
+//!
+//! Rooms: [`review`] (an AdmissionReview in, its answer out; no I/O), [`cache`] (what the
+//! watches keep), [`serve`] (the HTTPS server), [`tls`] (certificates: read, reloaded, made),
+//! [`metrics`] (Prometheus text), [`install`] (the objects an installation applies). Every
+//! request to the cluster goes through [`crate::live`].
+
+pub mod cache;
+pub mod install;
+pub mod metrics;
+pub mod review;
+pub mod serve;
+pub mod tls;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{LimitRange, Namespace, ResourceQuota};
+use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::api::resource::v1::DeviceClass;
+use k8s_openapi::api::scheduling::v1::PriorityClass;
+use k8s_openapi::api::storage::v1::StorageClass;
+use kubectl_quota_engine::admission::LimitedResource;
+use kubectl_quota_engine::version::{Rules, VersionReport, NEWEST};
+
+use crate::error::{print_err, Fatal};
+use crate::live::{self, Conn};
+use cache::{Cache, Kind};
+
+/// What `guard serve` is told.
+pub struct ServeOptions {
+    pub listen: SocketAddr,
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    /// The guard's own namespace, never spoken about.
+    pub own_namespace: Option<String>,
+    pub limited: Vec<LimitedResource>,
+}
+
+/// Runs the guard until the process is stopped.
+pub async fn serve(conn: Conn, o: ServeOptions) -> Result<i32, Fatal> {
+    let tls = tls::Reloading::new(&o.cert, &o.key).map_err(Fatal::input)?;
+    let (rules, kubernetes) = match live::server_version(&conn).await {
+        Ok((raw, v)) => (Rules::for_version(v), VersionReport::new(&Rules::for_version(v), "server", Some(raw))),
+        Err(e) => {
+            print_err(&format!("guard: the server's version could not be read ({}): answering with the rules of {NEWEST}\n", crate::escape::escape(&e)));
+            (Rules::newest(), VersionReport::new(&Rules::newest(), "default", None))
+        }
+    };
+    let cache = Arc::new(Cache::default());
+    watch_all(&conn, &cache).await;
+    let mut excluded = vec!["kube-system".to_string()];
+    excluded.extend(o.own_namespace);
+    let app = Arc::new(serve::App { cache, metrics: Default::default(), rules, kubernetes, limited: o.limited, excluded });
+    tokio::spawn(tls.clone().watch(Duration::from_secs(2)));
+    let server = serve::serve(app, o.listen, tls);
+    tokio::select! {
+        r = server => r.map(|()| 0).map_err(Fatal::input),
+        _ = stopped() => {
+            print_err("guard: stopping\n");
+            Ok(0)
+        }
+    }
+}
+
+/// SIGTERM (a pod being stopped) or SIGINT.
+async fn stopped() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => return std::future::pending().await,
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+}
+
+/// Starts one watch per cached kind; a kind the server does not serve is taken as listed and
+/// empty (DeviceClasses before 1.34, say).
+async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
+    fn spawn<K>(conn: &Conn, cache: &Arc<Cache>, kind: Kind)
+    where
+        K: kube::Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug + Send + Sync + 'static,
+    {
+        let (conn, cache) = (conn.clone(), cache.clone());
+        tokio::spawn(async move { live::watch_objects::<K>(&conn, |c| cache.apply(kind, c)).await });
+    }
+    spawn::<ResourceQuota>(conn, cache, Kind::ResourceQuotas);
+    spawn::<LimitRange>(conn, cache, Kind::LimitRanges);
+    spawn::<Namespace>(conn, cache, Kind::Namespaces);
+    let optional = [
+        (Kind::PriorityClasses, "scheduling.k8s.io/v1", "priorityclasses"),
+        (Kind::StorageClasses, "storage.k8s.io/v1", "storageclasses"),
+        (Kind::RuntimeClasses, "node.k8s.io/v1", "runtimeclasses"),
+        (Kind::DeviceClasses, "resource.k8s.io/v1", "deviceclasses"),
+    ];
+    for (kind, api_version, plural) in optional {
+        if live::guard::serves(conn, api_version, plural).await == Some(false) {
+            cache.not_served(kind);
+            continue;
+        }
+        match kind {
+            Kind::PriorityClasses => spawn::<PriorityClass>(conn, cache, kind),
+            Kind::StorageClasses => spawn::<StorageClass>(conn, cache, kind),
+            Kind::RuntimeClasses => spawn::<RuntimeClass>(conn, cache, kind),
+            _ => spawn::<DeviceClass>(conn, cache, kind),
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! One AdmissionReview (admission.k8s.io/v1) in, its answer out: the workload decoded as any
+//! manifest is, checked by the engine against the cached state of its namespace, and the
+//! verdict worded as warnings that fit the API server's limits. No I/O: the caches are handed
+//! in as a [`ClusterState`] of the request's namespace.
+//!
+//! The API server's limits on warnings (k8s.io/apiserver, `endpoints/filters/warning.go`, from
+//! 1.21): each response carries at most 4096 characters (runes) of warning text; past that,
+//! every warning is cut to 256 characters. Warnings with control characters are dropped
+//! (`net.NewWarningHeader` refuses them). 1.20 cuts nothing, but sends everything in one
+//! header. So each warning here is at most [`MAX_WARNING_CHARS`], control characters made
+//! visible, and all of them together at most [`MAX_TOTAL_CHARS`].
+
+use kubectl_quota_engine::check::{CheckOptions, Checker, ClusterState};
+use kubectl_quota_engine::manifest::{Document, Origin};
+use kubectl_quota_engine::objects;
+use kubectl_quota_engine::report::warnings;
+use serde_json::{json, Value};
+
+/// The longest warning sent, in characters: the API server cuts longer ones to this length
+/// once the response's warnings pass [`MAX_TOTAL_CHARS`], so none is ever cut by it.
+pub const MAX_WARNING_CHARS: usize = 256;
+/// All of a response's warnings together, in characters: the API server's own bound.
+pub const MAX_TOTAL_CHARS: usize = 4096;
+
+/// The namespace label that opts a namespace in to refusals (`enforce`), or out of the guard
+/// (`ignore`, also read on objects).
+pub const LABEL: &str = "kubectl-quota.io/guard";
+
+/// The kinds whose pods controllers create later: (group, kind).
+pub const WORKLOADS: [(&str, &str); 7] = [
+    ("apps", "Deployment"),
+    ("apps", "ReplicaSet"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("batch", "Job"),
+    ("batch", "CronJob"),
+    ("", "ReplicationController"),
+];
+
+/// The request fields the guard reads.
+pub struct Request {
+    pub uid: String,
+    pub group: String,
+    pub kind: String,
+    pub operation: String,
+    pub namespace: String,
+    pub object: Option<Value>,
+    pub old_object: Option<Value>,
+}
+
+/// What the guard answers, and why (for the metrics).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub allowed: bool,
+    pub warnings: Vec<String>,
+    /// The refusal's message when not allowed.
+    pub message: Option<String>,
+    pub why: Why,
+}
+
+/// Why the answer is what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// Not a workload, or not a request the guard speaks about (an object a controller owns,
+    /// an update that leaves the pods as they are, an excluded namespace or object).
+    Skipped,
+    /// Checked: every pod fits (or the object itself is refused: the server says so).
+    Fits,
+    /// Checked: warned.
+    Warned,
+    /// Checked: refused (the namespace opted in, and no pod can be created).
+    Denied,
+    /// The object could not be decoded as the engine reads manifests: allowed, unsaid.
+    Undecodable,
+}
+
+impl Why {
+    pub fn label(self) -> &'static str {
+        match self {
+            Why::Skipped => "skipped",
+            Why::Fits => "fits",
+            Why::Warned => "warned",
+            Why::Denied => "denied",
+            Why::Undecodable => "undecodable",
+        }
+    }
+}
+
+/// Reads an AdmissionReview: `Err` says what is wrong with it, for a 400.
+pub fn parse(body: &[u8]) -> Result<Request, String> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+    let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+    if (api_version, kind) != ("admission.k8s.io/v1", "AdmissionReview") {
+        return Err(format!("want an admission.k8s.io/v1 AdmissionReview, got apiVersion {api_version:?} kind {kind:?}"));
+    }
+    let Some(Value::Object(mut req)) = v.get("request").cloned() else {
+        return Err("the AdmissionReview has no request".into());
+    };
+    let text = |req: &serde_json::Map<String, Value>, k: &str| req.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let uid = text(&req, "uid");
+    if uid.is_empty() {
+        return Err("the AdmissionReview's request has no uid".into());
+    }
+    let gvk = req.get("kind").cloned().unwrap_or(Value::Null);
+    let field = |k: &str| gvk.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let object = req.remove("object").filter(Value::is_object);
+    let old_object = req.remove("oldObject").filter(Value::is_object);
+    Ok(Request { uid, group: field("group"), kind: field("kind"), operation: text(&req, "operation"), namespace: text(&req, "namespace"), object, old_object })
+}
+
+/// The AdmissionReview answering `uid`.
+pub fn response(uid: &str, a: &Answer) -> Value {
+    let mut r = json!({ "uid": uid, "allowed": a.allowed });
+    if !a.warnings.is_empty() {
+        r["warnings"] = json!(a.warnings);
+    }
+    if let Some(m) = &a.message {
+        r["status"] = json!({ "code": 403, "reason": "Forbidden", "message": m });
+    }
+    json!({ "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": r })
+}
+
+/// Whether the guard speaks about this request at all, before anything is decoded: a workload
+/// kind, created or updated, not owned by a controller (the controller's creator was answered),
+/// not labelled to opt out, and on update with a changed spec (metadata and status changes do
+/// not change the pods).
+pub fn concerns(req: &Request) -> bool {
+    if !WORKLOADS.contains(&(req.group.as_str(), req.kind.as_str())) || !matches!(req.operation.as_str(), "CREATE" | "UPDATE") {
+        return false;
+    }
+    let Some(obj) = &req.object else { return false };
+    let meta = obj.get("metadata");
+    let owned = meta
+        .and_then(|m| m.get("ownerReferences"))
+        .and_then(Value::as_array)
+        .is_some_and(|refs| refs.iter().any(|r| r.get("controller").and_then(Value::as_bool) == Some(true)));
+    let opted_out = meta.and_then(|m| m.get("labels")).and_then(|l| l.get(LABEL)).and_then(Value::as_str) == Some("ignore");
+    if owned || opted_out {
+        return false;
+    }
+    match (&req.operation[..], &req.old_object) {
+        ("UPDATE", Some(old)) => old.get("spec") != obj.get("spec"),
+        _ => true,
+    }
+}
+
+/// Decides a request the guard [`concerns`] itself with: `state` holds the namespace's quotas,
+/// LimitRanges and classes (and the namespace with its labels, when known); `enforce` is
+/// whether the namespace opted in to refusals.
+pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforce: bool) -> Answer {
+    let origin = || Origin::new(format!("{} {}/{}", req.operation.to_lowercase(), req.kind, req.namespace), 1);
+    let decode = |v: Value| objects::decode(&Document { origin: origin(), value: v });
+    let Some(Ok(obj)) = req.object.map(decode) else {
+        return Answer { allowed: true, warnings: vec![], message: None, why: Why::Undecodable };
+    };
+    if let Some(Ok(mut old)) = req.old_object.map(decode) {
+        old.meta.namespace = Some(req.namespace.clone());
+        old.meta.resource_version.get_or_insert_with(|| "1".into());
+        state.existing.insert((req.namespace.clone(), old.type_info.group_resource(), old.meta.name.clone()), old);
+    }
+    let report = Checker::new(&mut state, opts).check_one(obj);
+    let said = fit(warnings::for_document(&report));
+    if said.is_empty() {
+        return Answer { allowed: true, warnings: said, message: None, why: Why::Fits };
+    }
+    if enforce && warnings::no_pod_created(&report) {
+        // The refusal says the first sentence; the others stay warnings.
+        let mut rest = said.into_iter();
+        let message = format!("kubectl-quota guard: {}", rest.next().unwrap_or_default());
+        return Answer { allowed: false, warnings: rest.collect(), message: Some(message), why: Why::Denied };
+    }
+    Answer { allowed: true, warnings: said, message: None, why: Why::Warned }
+}
+
+/// Warnings as the API server will show them whole: control characters made visible, each cut
+/// to [`MAX_WARNING_CHARS`] (ending in `...`), and no more than [`MAX_TOTAL_CHARS`] in all.
+pub fn fit(warnings: Vec<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut total = 0;
+    for w in warnings {
+        let w = crate::escape::escape(&w).into_owned();
+        let n = w.chars().count();
+        let w = if n > MAX_WARNING_CHARS { w.chars().take(MAX_WARNING_CHARS - 3).collect::<String>() + "..." } else { w };
+        let n = w.chars().count();
+        if total + n > MAX_TOTAL_CHARS {
+            break;
+        }
+        total += n;
+        out.push(w);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn review(request: Value) -> Vec<u8> {
+        serde_json::to_vec(&json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request})).unwrap()
+    }
+
+    #[test]
+    fn bad_reviews_are_named() {
+        let cases: [(&[u8], &str); 4] = [
+            (b"{", "the body is not JSON"),
+            (br#"{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview"}"#, "want an admission.k8s.io/v1 AdmissionReview"),
+            (br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}"#, "has no request"),
+            (br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{}}"#, "has no uid"),
+        ];
+        for (body, want) in cases {
+            let e = parse(body).err().unwrap();
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
+    #[test]
+    fn only_created_or_changed_unowned_workloads_concern_the_guard() {
+        let deploy = json!({"metadata": {"name": "web"}, "spec": {"replicas": 2}});
+        let base =
+            json!({"uid": "u", "kind": {"group": "apps", "version": "v1", "kind": "Deployment"}, "operation": "CREATE", "namespace": "a", "object": deploy});
+        let with = |f: &dyn Fn(&mut Value)| {
+            let mut r = base.clone();
+            f(&mut r);
+            concerns(&parse(&review(r)).unwrap())
+        };
+        assert!(with(&|_| {}));
+        assert!(!with(&|r| r["kind"] = json!({"group": "", "version": "v1", "kind": "ConfigMap"})));
+        assert!(!with(&|r| r["operation"] = json!("DELETE")));
+        assert!(!with(&|r| r["object"]["metadata"]["ownerReferences"] = json!([{"controller": true, "kind": "Deployment", "name": "x"}])));
+        assert!(!with(&|r| r["object"]["metadata"]["labels"] = json!({LABEL: "ignore"})));
+        assert!(!with(&|r| {
+            r["operation"] = json!("UPDATE");
+            r["oldObject"] = r["object"].clone();
+        }));
+        assert!(with(&|r| {
+            r["operation"] = json!("UPDATE");
+            r["oldObject"] = json!({"metadata": {"name": "web"}, "spec": {"replicas": 1}});
+        }));
+    }
+
+    #[test]
+    fn warnings_fit_the_servers_limits() {
+        let long = "x".repeat(1000);
+        let fitted = fit(vec![long.clone(); 40]);
+        assert!(fitted.iter().all(|w| w.chars().count() <= MAX_WARNING_CHARS && w.ends_with("...")));
+        assert!(fitted.iter().map(|w| w.chars().count()).sum::<usize>() <= MAX_TOTAL_CHARS);
+        assert_eq!(fitted.len(), MAX_TOTAL_CHARS / MAX_WARNING_CHARS);
+        let controls = fit(vec!["a\u{1b}[31mb\nc".into()]);
+        assert!(!controls[0].chars().any(char::is_control), "{controls:?}");
+    }
+
+    #[test]
+    fn the_answer_is_an_admission_review() {
+        let a = Answer { allowed: false, warnings: vec!["w".into()], message: Some("m".into()), why: Why::Denied };
+        let r = response("u1", &a);
+        assert_eq!(r["response"]["uid"], "u1");
+        assert_eq!(r["response"]["allowed"], false);
+        assert_eq!(r["response"]["warnings"], json!(["w"]));
+        assert_eq!(r["response"]["status"]["code"], 403);
+        let ok = response("u2", &Answer { allowed: true, warnings: vec![], message: None, why: Why::Fits });
+        assert!(ok["response"].get("warnings").is_none() && ok["response"].get("status").is_none());
+    }
+}

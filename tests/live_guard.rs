@@ -1,0 +1,375 @@
+//! The guard on a real control plane (tests/cluster/lab.sh; tests/run-all.sh runs this against
+//! the 1.20 and the modern lab): `guard serve` runs on loopback, `guard install --url`
+//! registers it, and the real kube-apiserver calls it for every `kubectl apply`. What kubectl
+//! prints is then held against what the real controller-manager does: the pods it creates, the
+//! FailedCreate events it records, the rollout it cannot finish.
+//!
+//! A webhook is cluster-wide, so the whole story is one test, step by step, and the guard is
+//! unregistered at the end whatever happens (a leftover registration would call a stopped
+//! guard: harmless with failurePolicy Ignore, but other suites would pay the failed calls).
+
+mod common;
+#[path = "support/deadline.rs"]
+mod deadline;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::live::{client, lab_dir, new_namespace, plugin, text};
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::core::v1::{Event, Pod, ResourceQuota};
+use kube::api::{Api, ListParams};
+use kube::Client;
+
+/// `kubectl` with the lab's kubeconfig, bounded.
+fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut cmd = Command::new("kubectl");
+    cmd.arg("--kubeconfig").arg(kubeconfig).args(args).env_remove("KUBECONFIG");
+    match stdin {
+        None => deadline::output_within(cmd, Duration::from_secs(60)),
+        Some(input) => {
+            // Through a file: the deadline helper owns the pipes.
+            let f = std::env::temp_dir().join(format!("kq-guard-stdin-{}-{}", std::process::id(), input.len()));
+            std::fs::write(&f, input).unwrap();
+            cmd.stdin(Stdio::from(std::fs::File::open(&f).unwrap()));
+            let out = deadline::output_within(cmd, Duration::from_secs(60));
+            let _ = std::fs::remove_file(f);
+            out
+        }
+    }
+}
+
+fn apply(kubeconfig: &Path, manifest: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["apply", "-f", "-"];
+    args.extend(extra);
+    kubectl(kubeconfig, &args, Some(manifest))
+}
+
+/// kubectl's `Warning: ...` lines.
+fn warnings(out: &Output) -> Vec<String> {
+    text(&out.stderr).lines().filter_map(|l| l.strip_prefix("Warning: ")).map(str::to_string).collect()
+}
+
+fn deployment(ns: &str, name: &str, replicas: i32, cpu: &str, image: &str) -> String {
+    format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: {ns}}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      automountServiceAccountToken: false
+      containers: [{{name: app, image: '{image}', resources: {{requests: {{cpu: {cpu}}}}}}}]
+"
+    )
+}
+
+/// A `requests.cpu` quota named compute, waited for until the quota controller has synced it.
+async fn quota(c: &Client, kubeconfig: &Path, ns: &str, cpu: &str) {
+    let q = format!("apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: compute, namespace: {ns}}}\nspec: {{hard: {{requests.cpu: '{cpu}'}}}}\n");
+    let out = apply(kubeconfig, &q, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let api = Api::<ResourceQuota>::namespaced(c.clone(), ns);
+    let want = serde_json::json!(cpu);
+    until(60, "the quota's status", || async {
+        let q = serde_json::to_value(api.get("compute").await.ok()?).ok()?;
+        (q["status"]["hard"]["requests.cpu"] == want).then_some(())
+    })
+    .await;
+}
+
+/// Polls `f` every 200 ms until it gives `Some`, for at most `secs` seconds.
+async fn until<T, F, Fut>(secs: u64, what: &str, mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "waited {secs} s for {what}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The pods of a Deployment's ReplicaSet with this image, and the FailedCreate messages of that
+/// ReplicaSet.
+async fn replica_set_pods_and_refusals(c: &Client, ns: &str, image: &str) -> (usize, Vec<String>) {
+    let rss = Api::<ReplicaSet>::namespaced(c.clone(), ns).list(&ListParams::default()).await.unwrap();
+    let Some(name) = rss
+        .items
+        .iter()
+        .map(|rs| serde_json::to_value(rs).unwrap())
+        .find(|rs| rs["spec"]["template"]["spec"]["containers"][0]["image"] == image)
+        .map(|rs| rs["metadata"]["name"].as_str().unwrap().to_string())
+    else {
+        return (0, vec![]);
+    };
+    let pods = Api::<Pod>::namespaced(c.clone(), ns).list(&ListParams::default()).await.unwrap();
+    let owned = pods
+        .items
+        .iter()
+        .map(|p| serde_json::to_value(p).unwrap())
+        .filter(|p| {
+            p["metadata"]["deletionTimestamp"].is_null()
+                && p["metadata"]["ownerReferences"].as_array().is_some_and(|o| o.iter().any(|r| r["name"] == name.as_str()))
+        })
+        .count();
+    let events = Api::<Event>::namespaced(c.clone(), ns).list(&ListParams::default()).await.unwrap();
+    let refusals = events
+        .items
+        .iter()
+        .filter(|e| e.reason.as_deref() == Some("FailedCreate") && e.involved_object.name.as_deref() == Some(name.as_str()))
+        .filter_map(|e| e.message.clone())
+        .collect();
+    (owned, refusals)
+}
+
+/// The running guard and its registration: both gone when dropped.
+struct Guard {
+    child: Option<Child>,
+    kubeconfig: PathBuf,
+}
+
+impl Guard {
+    fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = plugin(&self.kubeconfig, &["guard", "uninstall"]);
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse() {
+    let Some(dir) = lab_dir() else { return };
+    let kubeconfig = dir.join("kubeconfig");
+    if Command::new("kubectl").arg("version").arg("--client").output().is_err() {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "kubectl is needed to test the guard at apply time");
+        eprintln!("*** SKIPPED: kubectl is not installed ***");
+        return;
+    }
+    let c = client(&kubeconfig).await;
+    let certs = std::env::temp_dir().join(format!("kq-guard-certs-{}", std::process::id()));
+    let made = plugin(&kubeconfig, &["guard", "certs", "--host", "127.0.0.1", "--dir", certs.to_str().unwrap()]);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let log = std::fs::File::create(certs.join("guard.log")).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+        .args(["--kubeconfig", kubeconfig.to_str().unwrap(), "guard", "serve", "--listen", &listen])
+        .arg("--tls-cert-file")
+        .arg(certs.join("tls.crt"))
+        .arg("--tls-private-key-file")
+        .arg(certs.join("tls.key"))
+        .env_remove("KUBECONFIG")
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let mut guard = Guard { child: Some(child), kubeconfig: kubeconfig.clone() };
+
+    // Registered through the real API server, reachable, synced.
+    let url = format!("https://{listen}/validate");
+    let installed = plugin(&kubeconfig, &["guard", "install", "--url", &url, "--ca-file", certs.join("ca.crt").to_str().unwrap()]);
+    assert!(installed.status.success(), "install: {}", text(&installed.stderr));
+    assert_eq!(text(&installed.stdout), "validatingwebhookconfiguration.admissionregistration.k8s.io/kubectl-quota-guard serverside-applied\n");
+    let status = until(60, "guard status to say synced", || async {
+        let s = plugin(&kubeconfig, &["guard", "status"]);
+        s.status.success().then_some(s)
+    })
+    .await;
+    let status = text(&status.stdout);
+    let release = common::live::lab_version();
+    for line in [
+        "Registered:  yes",
+        &format!("Calls:       {url}"),
+        "Reachable:   yes",
+        "Synced:      yes",
+        &format!("Rules:       Kubernetes {release} (from the server"),
+    ] {
+        assert!(status.contains(line), "{line:?} in\n{status}");
+    }
+
+    // The API server picks the registration up within a moment: a server-side dry run shows when.
+    let probe_ns = new_namespace(&c, "guard-probe").await;
+    quota(&c, &kubeconfig, &probe_ns, "1").await;
+    let probe = deployment(&probe_ns, "probe", 4, "500m", "probe:1");
+    until(60, "the API server to call the guard", || async { (!warnings(&apply(&kubeconfig, &probe, &["--dry-run=server"])).is_empty()).then_some(()) }).await;
+
+    // 1. Two of four pods fit: the warning names the two the controller then refuses.
+    let ns = new_namespace(&c, "guard-web").await;
+    quota(&c, &kubeconfig, &ns, "1").await;
+    let out = apply(&kubeconfig, &deployment(&ns, "web", 4, "500m", "web:1"), &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let refusal = "exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=1, limited: requests.cpu=1";
+    assert_eq!(warnings(&out), [format!("quota compute will refuse 2 of the 4 pods of deployment/web: {refusal}")]);
+    let (pods, refusals) = until(90, "the controller to create 2 pods and refuse the rest", || async {
+        let (pods, refusals) = replica_set_pods_and_refusals(&c, &ns, "web:1").await;
+        (pods == 2 && !refusals.is_empty()).then_some((pods, refusals))
+    })
+    .await;
+    assert_eq!(pods, 2);
+    assert!(refusals.iter().all(|m| m.ends_with(refusal)), "{refusals:?}");
+
+    // 2. Everything fits: not a word.
+    let roomy = new_namespace(&c, "guard-fits").await;
+    quota(&c, &kubeconfig, &roomy, "10").await;
+    let out = apply(&kubeconfig, &deployment(&roomy, "small", 2, "100m", "small:1"), &[]);
+    assert!(out.status.success() && warnings(&out).is_empty(), "{}", text(&out.stderr));
+
+    // 3. A changed template whose surge pod does not fit: the rollout stalls, for real.
+    let rolling = new_namespace(&c, "guard-roll").await;
+    quota(&c, &kubeconfig, &rolling, "1").await;
+    let out = apply(&kubeconfig, &deployment(&rolling, "roll", 2, "400m", "roll:1"), &[]);
+    assert!(out.status.success() && warnings(&out).is_empty(), "{}", text(&out.stderr));
+    until(90, "the first two pods", || async { (replica_set_pods_and_refusals(&c, &rolling, "roll:1").await.0 == 2).then_some(()) }).await;
+    let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &rolling);
+    until(60, "the quota to count them", || async {
+        let q = serde_json::to_value(quotas.get("compute").await.ok()?).ok()?;
+        (q["status"]["used"]["requests.cpu"] == "800m").then_some(())
+    })
+    .await;
+    let out = apply(&kubeconfig, &deployment(&rolling, "roll", 2, "400m", "roll:2"), &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        warnings(&out),
+        ["the rollout of deployment/roll will stall with 0 of 2 new pods (2 old left): quota compute refuses a surge pod: requests.cpu 400m + used 800m > hard 1; it needs 200m more requests.cpu in quota compute"]
+    );
+    let (new_pods, refusals) = until(90, "the new ReplicaSet's refusal", || async {
+        let (pods, refusals) = replica_set_pods_and_refusals(&c, &rolling, "roll:2").await;
+        (!refusals.is_empty()).then_some((pods, refusals))
+    })
+    .await;
+    assert_eq!(new_pods, 0, "the stalled rollout created no new pod");
+    assert!(refusals[0].ends_with("exceeded quota: compute, requested: requests.cpu=400m, used: requests.cpu=800m, limited: requests.cpu=1"), "{refusals:?}");
+    let d = serde_json::to_value(Api::<Deployment>::namespaced(c.clone(), &rolling).get("roll").await.unwrap()).unwrap();
+    assert_eq!(d["status"]["updatedReplicas"].as_i64().unwrap_or(0), 0);
+
+    // 4. The caches follow the cluster: a quota raised changes the next answer.
+    let raised = new_namespace(&c, "guard-raise").await;
+    quota(&c, &kubeconfig, &raised, "1").await;
+    let wide = deployment(&raised, "wide", 4, "500m", "wide:1");
+    assert_eq!(warnings(&apply(&kubeconfig, &wide, &["--dry-run=server"])).len(), 1);
+    quota(&c, &kubeconfig, &raised, "4").await;
+    until(30, "the guard to see the raised quota", || async { warnings(&apply(&kubeconfig, &wide, &["--dry-run=server"])).is_empty().then_some(()) }).await;
+
+    // 5. A namespace that opts in to refusals: a workload none of whose pods fit is refused.
+    let strict = new_namespace(&c, "guard-enforce").await;
+    let labelled = kubectl(&kubeconfig, &["label", "namespace", &strict, "kubectl-quota.io/guard=enforce"], None);
+    assert!(labelled.status.success(), "{}", text(&labelled.stderr));
+    quota(&c, &kubeconfig, &strict, "100m").await;
+    let refused = until(30, "the guard to see the label", || async {
+        let out = apply(&kubeconfig, &deployment(&strict, "big", 2, "500m", "big:1"), &[]);
+        (!out.status.success()).then_some(out)
+    })
+    .await;
+    let said = text(&refused.stderr);
+    assert!(
+        said.contains("admission webhook \"guard.kubectl-quota.io\" denied the request: kubectl-quota guard: quota compute will refuse all 2 pods of deployment/big: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=0, limited: requests.cpu=100m"),
+        "{said}"
+    );
+    // ... and an object labelled to opt out is not spoken about.
+    let out = apply(
+        &kubeconfig,
+        &deployment(&strict, "big", 2, "500m", "big:1").replace("metadata: {name: big,", "metadata: {labels: {kubectl-quota.io/guard: ignore}, name: big,"),
+        &[],
+    );
+    assert!(out.status.success() && warnings(&out).is_empty(), "{}", text(&out.stderr));
+
+    // 6. A stopped guard never blocks: apply succeeds at once, unwarned.
+    guard.stop();
+    let after = new_namespace(&c, "guard-stopped").await;
+    quota(&c, &kubeconfig, &after, "1").await;
+    let started = Instant::now();
+    let out = apply(&kubeconfig, &deployment(&after, "web", 4, "500m", "web:1"), &[]);
+    let took = started.elapsed();
+    assert!(out.status.success() && warnings(&out).is_empty(), "{}", text(&out.stderr));
+    assert!(took < Duration::from_secs(15), "apply took {took:?} with the guard stopped");
+    let s = plugin(&kubeconfig, &["guard", "status"]);
+    assert_eq!(s.status.code(), Some(1));
+    assert!(text(&s.stdout).contains("Reachable:   no"), "{}", text(&s.stdout));
+
+    // 7. Uninstalled: the registration is gone.
+    let gone = plugin(&kubeconfig, &["guard", "uninstall"]);
+    assert!(gone.status.success(), "{}", text(&gone.stderr));
+    assert!(
+        text(&gone.stdout).starts_with("validatingwebhookconfiguration.admissionregistration.k8s.io/kubectl-quota-guard deleted\n"),
+        "{}",
+        text(&gone.stdout)
+    );
+    let s = plugin(&kubeconfig, &["guard", "status"]);
+    assert_eq!((s.status.code(), text(&s.stdout).starts_with("Registered:  no")), (Some(1), true), "{}", text(&s.stdout));
+    let _ = std::fs::remove_dir_all(certs);
+
+    // 8. In the cluster: install, status, a second install, uninstall.
+    in_cluster_install_applies_reports_and_uninstalls(&kubeconfig, &c).await;
+}
+
+/// `guard install` without --url, on a lab that has no node to run the guard's pods.
+async fn in_cluster_install_applies_reports_and_uninstalls(kubeconfig: &Path, c: &Client) {
+    let ns = format!("kq-guard-{}", std::process::id() % 100000);
+    let none_registered = || {
+        let s = plugin(kubeconfig, &["guard", "status"]);
+        text(&s.stdout).starts_with("Registered:  no")
+    };
+    let out = plugin(kubeconfig, &["guard", "install", "--guard-namespace", &ns, "--image", "kubectl-quota:test"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let applied = text(&out.stdout);
+    for line in [
+        "namespace/",
+        "clusterrole.rbac.authorization.k8s.io/kubectl-quota-guard",
+        "secret/kubectl-quota-guard-tls",
+        "deployment.apps/kubectl-quota-guard",
+        "poddisruptionbudget.policy/kubectl-quota-guard",
+        "service/kubectl-quota-guard",
+        "validatingwebhookconfiguration.admissionregistration.k8s.io/kubectl-quota-guard",
+    ] {
+        assert!(applied.contains(line), "{line} in\n{applied}");
+    }
+    // The lab has no node: the guard's pods never run, and status says it cannot reach them.
+    let s = plugin(kubeconfig, &["guard", "status"]);
+    let said = text(&s.stdout);
+    assert_eq!(s.status.code(), Some(1), "{said}");
+    assert!(said.contains(&format!("Calls:       service {ns}/kubectl-quota-guard:443/validate")) && said.contains("Reachable:   no"), "{said}");
+    // ... and admission goes on without it (failurePolicy Ignore).
+    let other = new_namespace(c, "guard-ignored").await;
+    let started = Instant::now();
+    let out = apply(kubeconfig, &deployment(&other, "web", 1, "10m", "web:1"), &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(started.elapsed() < Duration::from_secs(15));
+    // A second install keeps the CA (the Secret's), so the registration does not change.
+    let before =
+        kubectl(kubeconfig, &["get", "validatingwebhookconfiguration", "kubectl-quota-guard", "-o", "jsonpath={.webhooks[0].clientConfig.caBundle}"], None);
+    assert!(plugin(kubeconfig, &["guard", "install", "--guard-namespace", &ns, "--image", "kubectl-quota:test"]).status.success());
+    let after =
+        kubectl(kubeconfig, &["get", "validatingwebhookconfiguration", "kubectl-quota-guard", "-o", "jsonpath={.webhooks[0].clientConfig.caBundle}"], None);
+    assert_eq!(text(&before.stdout), text(&after.stdout));
+    let gone = plugin(kubeconfig, &["guard", "uninstall", "--guard-namespace", &ns]);
+    assert!(gone.status.success(), "{}", text(&gone.stderr));
+    let said = text(&gone.stdout);
+    assert!(said.starts_with("validatingwebhookconfiguration.admissionregistration.k8s.io/kubectl-quota-guard deleted\n"), "{said}");
+    assert!(
+        said.contains("deployment.apps/kubectl-quota-guard deleted") && said.contains("clusterrole.rbac.authorization.k8s.io/kubectl-quota-guard deleted"),
+        "{said}"
+    );
+    assert!(none_registered());
+    let _ = kubectl(kubeconfig, &["delete", "namespace", &ns, "--wait=false"], None);
+}
