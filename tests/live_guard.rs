@@ -208,6 +208,35 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
         assert!(status.contains(line), "{line:?} in\n{status}");
     }
 
+    // The guard's own HTTP answers: garbage is refused with a reason, an unknown kind is allowed
+    // unsaid, and the metrics count what happened.
+    let curl = |args: &[&str]| {
+        let mut cmd = Command::new("curl");
+        cmd.args(["-sS", "--max-time", "10", "--cacert"]).arg(certs.join("ca.crt")).args(["-w", "\n%{http_code}"]).args(args);
+        let out = deadline::output_within(cmd, Duration::from_secs(20));
+        let said = text(&out.stdout);
+        let (body, code) = said.rsplit_once('\n').unwrap_or(("", ""));
+        (code.to_string(), body.to_string())
+    };
+    let base = format!("https://{listen}");
+    let (code, body) = curl(&["--data-binary", "not json", &format!("{base}/validate")]);
+    assert_eq!(code, "400", "{body}");
+    assert!(body.starts_with("bad AdmissionReview: the body is not JSON"), "{body}");
+    assert_eq!(curl(&[&format!("{base}/nowhere")]).0, "404");
+    assert_eq!(curl(&["-X", "DELETE", &format!("{base}/validate")]).0, "405");
+    let configmap = r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1","kind":{"group":"","version":"v1","kind":"ConfigMap"},"operation":"CREATE","namespace":"default","object":{"metadata":{"name":"c"}}}}"#;
+    let (code, body) = curl(&["-H", "Content-Type: application/json", "--data-binary", configmap, &format!("{base}/validate")]);
+    assert_eq!(
+        (code.as_str(), body.as_str()),
+        ("200", r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":true,"uid":"u-1"}}"#)
+    );
+    assert_eq!(curl(&[&format!("{base}/healthz")]), ("200".to_string(), "ok\n".to_string()));
+    assert_eq!(curl(&[&format!("{base}/readyz")]).0, "200");
+    let metrics = curl(&[&format!("{base}/metrics")]).1;
+    for line in ["kubectl_quota_guard_requests_total{result=\"skipped\"} 1", "kubectl_quota_guard_bad_requests_total 3", "kubectl_quota_guard_ready 1"] {
+        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
+    }
+
     // The API server picks the registration up within a moment: a server-side dry run shows when.
     let probe_ns = new_namespace(&c, "guard-probe").await;
     quota(&c, &kubeconfig, &probe_ns, "1").await;

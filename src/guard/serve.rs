@@ -179,6 +179,9 @@ fn answer(app: &App, request: review::Request) -> review::Answer {
         Some("enforce") => true,
         _ => false,
     };
-    let opts = CheckOptions { namespace: request.namespace.clone(), limited: app.limited.clone(), nodes: None, rules: app.rules, ..CheckOptions::default() };
+    // A DaemonSet's pods are one per node, and the guard caches no nodes: its first pod is
+    // checked, so a DaemonSet none of whose pods fit is still said.
+    let nodes = (request.kind == "DaemonSet").then_some(1);
+    let opts = CheckOptions { namespace: request.namespace.clone(), limited: app.limited.clone(), nodes, rules: app.rules, ..CheckOptions::default() };
     review::decide(request, state, &opts, enforce)
 }

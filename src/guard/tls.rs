@@ -170,4 +170,31 @@ mod tests {
         assert!(i.ca_cert.starts_with("-----BEGIN CERTIFICATE-----"));
         std::fs::remove_dir_all(dir).unwrap();
     }
+
+    #[tokio::test]
+    async fn a_changed_certificate_replaces_the_old_one_and_a_broken_one_does_not() {
+        let dir = std::env::temp_dir().join(format!("kq-tls-reload-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (cert, key) = (dir.join("tls.crt"), dir.join("tls.key"));
+        let first = issue(&["127.0.0.1".into()]).unwrap();
+        std::fs::write(&cert, &first.cert).unwrap();
+        std::fs::write(&key, &first.key).unwrap();
+        let r = Reloading::new(&cert, &key).unwrap();
+        let before = r.current();
+        tokio::spawn(r.clone().watch(Duration::from_millis(20)));
+        // Broken: kept.
+        std::fs::write(&key, "not a key").unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(Arc::ptr_eq(&before, &r.current()));
+        // A new pair: taken.
+        let second = issue(&["127.0.0.1".into()]).unwrap();
+        std::fs::write(&cert, &second.cert).unwrap();
+        std::fs::write(&key, &second.key).unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while Arc::ptr_eq(&before, &r.current()) {
+            assert!(std::time::Instant::now() < deadline, "the new certificate was never taken");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

@@ -33,13 +33,19 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
         Outcome::PodsRefused => {
             let wanted = d.replicas.unwrap_or(0);
             let admitted = d.replicas_admitted.unwrap_or(0);
-            let count = if admitted == 0 { format!("all {wanted} pods") } else { format!("{} of the {wanted} pods", wanted - admitted) };
+            let count = match (d.kind.as_str(), admitted) {
+                // One pod per node: counted against the nodes the check was told of.
+                ("DaemonSet", 0) => "the pods (one per node)".to_string(),
+                (_, 0) if wanted == 1 => "the pod".to_string(),
+                (_, 0) => format!("all {wanted} pods"),
+                _ => format!("{} of the {wanted} pods", wanted - admitted),
+            };
             let refusing = refusing_quota(d);
             let who = refusing.map_or_else(|| "the API server".to_string(), |q| format!("quota {}", q.name));
             let message = d.pod_message.as_deref().unwrap_or("refused");
             out.push(format!("{who} will refuse {count} of {what}: {message}"));
             if let Some(q) = refusing.filter(|q| !q.scopes.is_empty()) {
-                out.push(format!("quota {} applies to the pods of {what}: {}", q.name, q.why));
+                out.push(format!("quota {} applies to the pods of {what}: {}", q.name, q.why.trim_start_matches("applies: ")));
             }
         }
         Outcome::PodsPending => {
