@@ -7,6 +7,9 @@ mod support;
 use kubectl_quota_engine::report::warnings::{for_document, no_pod_created};
 use support::*;
 
+/// (what, cluster, document, nodes, the warnings, whether no pod is created).
+type Row<'a> = (&'a str, String, String, Option<u32>, &'a str, bool);
+
 #[test]
 fn the_guard_says_what_goes_wrong_and_nothing_else() {
     let half = pod("p").app("a", "requests: {cpu: 500m}");
@@ -14,7 +17,7 @@ fn the_guard_says_what_goes_wrong_and_nothing_else() {
     let high = pod("p").app("a", "requests: {cpu: 500m}").class("high");
     let web = |spec: &str, p: &PodSpec| workload("Deployment", "web", spec, p);
     let mut t = Table(vec![]);
-    let rows: Vec<(&str, String, String, Option<u32>, &str, bool)> = vec![
+    let rows: Vec<Row> = vec![
         ("every pod fits: nothing", quota("compute", "", "requests.cpu=4/0"), web("replicas: 4", &half), None, "", false),
         (
             "two of four fit",
