@@ -37,23 +37,6 @@ curl -sf --max-time 5 --cacert "$LAB_DIR/ca.crt" "$SERVER/readyz" >/dev/null || 
 WORK=$(mktemp -d /tmp/kq-capacity-bench.XXXXXX)
 chmod 700 "$WORK"
 
-# batch METHOD CONTENT-TYPE < lines of "PATH FILE": one curl process, PARALLEL at a time;
-# prints how many answered 2xx or 409 (already there).
-batch() {
-  local method=$1 ctype=$2 path file sep=
-  : >"$WORK/curl.cfg"
-  while read -r path file; do
-    {
-      printf '%surl = "%s%s"\nrequest = "%s"\ncacert = "%s"\n' "$sep" "$SERVER" "$path" "$method" "$LAB_DIR/ca.crt"
-      printf 'header = "Authorization: Bearer %s"\nheader = "Content-Type: %s"\n' "$TOKEN" "$ctype"
-      [[ -n $file ]] && printf 'data-binary = "@%s"\n' "$file"
-      printf 'output = "/dev/null"\nsilent\nwrite-out = "%%{http_code}\\n"\n'
-    } >>"$WORK/curl.cfg"
-    sep=$'next\n'
-  done
-  curl -sS --parallel --parallel-max "$PARALLEL" -K "$WORK/curl.cfg" 2>/dev/null | awk '$1 ~ /^2/ || $1 == 409 { n++ } END { print n + 0 }'
-}
-
 cleanup() {
   { for ((i = 0; i < NS; i++)); do printf '/api/v1/namespaces/%s-%04d\n' "$P" "$i"; done
     for ((i = 0; i < NODES; i++)); do printf '/api/v1/nodes/%s-node-%03d\n' "$P" "$i"; done; } | batch DELETE application/json >/dev/null || true

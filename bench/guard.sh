@@ -40,26 +40,11 @@ WORK=$(mktemp -d /tmp/kq-guard-bench.XXXXXX)
 chmod 700 "$WORK"
 GUARD_PID=
 
-batch() {   # batch METHOD < lines of "PATH FILE": one curl process; prints how many answered 2xx/409
-  local method=$1 path file sep=
-  : >"$WORK/curl.cfg"
-  while read -r path file; do
-    {
-      printf '%surl = "%s%s"\nrequest = "%s"\ncacert = "%s"\n' "$sep" "$SERVER" "$path" "$method" "$LAB_DIR/ca.crt"
-      printf 'header = "Authorization: Bearer %s"\nheader = "Content-Type: application/json"\n' "$TOKEN"
-      [[ -n $file ]] && printf 'data-binary = "@%s"\n' "$file"
-      printf 'output = "/dev/null"\nsilent\nwrite-out = "%%{http_code}\\n"\n'
-    } >>"$WORK/curl.cfg"
-    sep=$'next\n'
-  done
-  curl -sS --parallel --parallel-max "$PARALLEL" -K "$WORK/curl.cfg" 2>/dev/null | awk '$1 ~ /^2/ || $1 == 409 { n++ } END { print n + 0 }'
-}
-
 cleanup() {
   [[ -n $GUARD_PID ]] && kill "$GUARD_PID" 2>/dev/null || true
   "$BIN" guard uninstall >/dev/null 2>&1 || true
   { for ((i = 0; i < NS; i++)); do printf '/api/v1/namespaces/%s-%05d\n' "$P" "$i"; done
-    echo "/api/v1/namespaces/$P-web"; } | batch DELETE >/dev/null || true
+    echo "/api/v1/namespaces/$P-web"; } | batch DELETE application/json >/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -74,7 +59,7 @@ printf '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s-web"}}' "$P
 for ((i = 0; i < NS; i++)); do
   printf '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s-%05d"}}' "$P" "$i" >"$WORK/ns-$i.json"
 done
-made=$({ echo "/api/v1/namespaces $WORK/web-ns.json"; for ((i = 0; i < NS; i++)); do echo "/api/v1/namespaces $WORK/ns-$i.json"; done; } | batch POST)
+made=$({ echo "/api/v1/namespaces $WORK/web-ns.json"; for ((i = 0; i < NS; i++)); do echo "/api/v1/namespaces $WORK/ns-$i.json"; done; } | batch POST application/json)
 ((made == NS + 1)) || die "$made of $((NS + 1)) namespaces created"
 printf '{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"compute"},"spec":{"hard":{"requests.cpu":"8","requests.memory":"16Gi","limits.cpu":"16","pods":"50"}}}' >"$WORK/q1.json"
 printf '{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"high"},"spec":{"hard":{"requests.cpu":"2","pods":"5"},"scopeSelector":{"matchExpressions":[{"scopeName":"PriorityClass","operator":"In","values":["high"]}]}}}' >"$WORK/q2.json"
@@ -94,7 +79,7 @@ made=$({ for ((q = 0; q < 20; q++)); do echo "/api/v1/namespaces/$P-web/resource
            n=$(printf '%s-%05d' "$P" "$i")
            echo "/api/v1/namespaces/$n/resourcequotas $WORK/q1.json"
            echo "/api/v1/namespaces/$n/resourcequotas $WORK/q2.json"
-         done; } | batch POST)
+         done; } | batch POST application/json)
 ((made == 2 * NS + 20)) || die "$made of $((2 * NS + 20)) quotas created"
 echo "made $((NS + 1)) namespaces and $((2 * NS + 20)) quotas in $(since "$t0" 0) s"
 
@@ -130,4 +115,5 @@ echo "through the API server without the guard, $E2E_RATE/s: $("$LOAD" "$url" "$
 until curl -s --cacert "$LAB_DIR/ca.crt" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -D - -o /dev/null --data-binary @"$WORK/deploy.json" "$url" | grep -qi '^warning:'; do sleep 0.2; done
 echo "with the guard's warning: $(curl -s --cacert "$LAB_DIR/ca.crt" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -D - -o /dev/null --data-binary @"$WORK/deploy.json" "$url" | grep -i '^warning:' | head -1 | tr -d '\r')"
 echo "through the API server with the guard, $E2E_RATE/s: $("$LOAD" "$url" "$WORK/deploy.json" "$LAB_DIR/ca.crt" "$E2E_RATE" "$SECS" "$LAB_DIR/admin.token")"
+echo "at the guard, while called by the API server: $(curl -s --cacert "$WORK/certs/ca.crt" "https://127.0.0.1:$PORT/metrics" | grep -E '^kubectl_quota_guard_request_duration_seconds_(bucket\{le="0.00(1|25|5)"|bucket\{le="0.005"|count)' | tr '\n' ' ')"
 echo "guard memory at the end: $(memory)"

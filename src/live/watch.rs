@@ -26,8 +26,10 @@ pub enum Change {
 /// Objects kept from one (re)list at the most: past this the list is cut, and said to be.
 pub const MAX_LISTED: usize = 200_000;
 
-/// Lists, then watches, every object of kind `K` for ever, handing each change to `on`.
-pub async fn watch_objects<K>(conn: &Conn, mut on: impl FnMut(Change))
+/// Lists, then watches, every object of kind `K` for ever, handing each change to `on`; `keep`
+/// makes each object what the caller keeps of it, as it arrives (a list is held whole until it
+/// ends, so that is what it holds).
+pub async fn watch_objects<K>(conn: &Conn, keep: impl Fn(Object) -> Object, mut on: impl FnMut(Change))
 where
     K: kube::Resource<DynamicType = ()> + Clone + DeserializeOwned + serde::Serialize + std::fmt::Debug + Send + 'static,
 {
@@ -45,7 +47,7 @@ where
                 if listing.len() >= MAX_LISTED {
                     cut = true;
                 } else if let Some(o) = to_object(&k) {
-                    listing.push(o);
+                    listing.push(keep(o));
                 }
             }
             Ok(Event::InitDone) => {
@@ -56,7 +58,7 @@ where
             }
             Ok(Event::Apply(k)) => {
                 if let Some(o) = to_object(&k) {
-                    on(Change::Applied(o));
+                    on(Change::Applied(keep(o)));
                 }
             }
             Ok(Event::Delete(k)) => {

@@ -504,8 +504,12 @@ cmd_up() {
 
   log "starting kube-apiserver $VERSION on $SERVER${admission:+ (admission config ${admission[0]#*=})}"
   # --insecure-port=0 (1.20; the flag is gone in 1.24+, where there is no insecure port) and
-  # --endpoint-reconciler-type=none: no fixed ports, no loopback endpoint noise. Nothing else
-  # is set: feature gates and served API versions are the release's defaults.
+  # --endpoint-reconciler-type=none: no fixed ports, no loopback endpoint noise.
+  # --enable-aggregator-routing: the API server reaches a Service (a webhook registered by
+  # service, as `guard install` does in the cluster) through its endpoints, never its ClusterIP:
+  # the lab has no node, so no pod has an address, and a call fails with "no endpoints" before
+  # anything is dialled. (Through the ClusterIP, 10.96.x.x, it would leave loopback.)
+  # Nothing else is set: feature gates and served API versions are the release's defaults.
   local insecure=(--insecure-port=0)
   modern && insecure=()
   start kube-apiserver "$BIN/kube-apiserver" \
@@ -517,6 +521,7 @@ cmd_up() {
     --service-account-issuer=https://kubernetes.default.svc \
     --service-account-key-file="$LAB_DIR/sa.pub" --service-account-signing-key-file="$LAB_DIR/sa.key" \
     --service-cluster-ip-range=10.96.0.0/16 --endpoint-reconciler-type=none \
+    --enable-aggregator-routing=true \
     --profiling=false "${admission[@]}"
   wait_for "kube-apiserver /readyz" curl -sf --max-time 2 --cacert "$LAB_DIR/ca.crt" "$SERVER/readyz"
 
