@@ -10,7 +10,7 @@
 #      Deployment in the 20-quota namespace, open loop over keep-alive HTTPS (bench/guard_load.rs);
 #      latency percentiles as the client sees them, and the guard's own histogram (/metrics);
 #   4. end to end: server-side dry-run creates of the same Deployment through the API server,
-#      at E2E_RATE a second for SECONDS, first without the guard registered, then with it
+#      at each of E2E_RATES a second for SECONDS, first without the guard registered, then with it
 #      (`guard install --url`), so the difference is what the guard adds;
 #   5. memory again after the load.
 # Everything it made is deleted at the end (also on failure or Ctrl-C).
@@ -20,7 +20,7 @@
 # Environment:
 #   NS         namespaces with 2 quotas each                      [10000]
 #   RATE       requests a second at the guard                     [1000]
-#   E2E_RATE   requests a second through the API server           [200]
+#   E2E_RATES  requests a second through the API server, each     [50 200]
 #   SECONDS_   seconds of each load                               [60]
 #   PARALLEL   concurrent create requests while filling           [16]
 #   KQ_LAB_DIR, KQ_LAB_PORT   as for tests/cluster/lab.sh         [/tmp/kubectl-quota-lab, 26443]
@@ -29,7 +29,7 @@ set -euo pipefail
 
 NS=${NS:-10000}
 RATE=${RATE:-1000}
-E2E_RATE=${E2E_RATE:-200}
+E2E_RATES=${E2E_RATES:-50 200}
 SECS=${SECONDS_:-60}
 PARALLEL=${PARALLEL:-16}
 P=kq-bench-guard
@@ -103,17 +103,21 @@ cat >"$WORK/deploy.json" <<EOF
 EOF
 printf '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"bench","kind":{"group":"apps","version":"v1","kind":"Deployment"},"resource":{"group":"apps","version":"v1","resource":"deployments"},"name":"web","namespace":"%s-web","operation":"CREATE","userInfo":{"username":"bench"},"object":%s,"dryRun":false}}' "$P" "$(cat "$WORK/deploy.json")" >"$WORK/review.json"
 echo "the answer: $(curl -s --cacert "$WORK/certs/ca.crt" -H 'Content-Type: application/json' --data-binary @"$WORK/review.json" "https://127.0.0.1:$PORT/validate")"
-echo "at the guard, $RATE/s for $SECS s: $("$LOAD" "https://127.0.0.1:$PORT/validate" "$WORK/review.json" "$WORK/certs/ca.crt" "$RATE" "$SECS")"
+echo "at the guard, $RATE/s for $SECS s: $("$LOAD" "https://127.0.0.1:$PORT/validate" "$WORK/review.json" "$WORK/certs/ca.crt" "$RATE" "$SECS") (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 curl -s --cacert "$WORK/certs/ca.crt" "https://127.0.0.1:$PORT/metrics" | grep -E '^kubectl_quota_guard_request_duration_seconds_(bucket\{le="0.00(1|25|5)"|bucket\{le="0.005"|count)' | tr '\n' ' '
 echo
 echo "guard memory after the load: $(memory)"
 
 # --- 4. end to end, through the API server ------------------------------------------------------------
 url="$SERVER/apis/apps/v1/namespaces/$P-web/deployments?dryRun=All"
-echo "through the API server without the guard, $E2E_RATE/s: $("$LOAD" "$url" "$WORK/deploy.json" "$LAB_DIR/ca.crt" "$E2E_RATE" "$SECS" "$LAB_DIR/admin.token")"
+for r in $E2E_RATES; do
+  echo "through the API server without the guard, $r/s: $("$LOAD" "$url" "$WORK/deploy.json" "$LAB_DIR/ca.crt" "$r" "$SECS" "$LAB_DIR/admin.token") (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+done
 "$BIN" guard install --url "https://127.0.0.1:$PORT/validate" --ca-file "$WORK/certs/ca.crt" >/dev/null
 until curl -s --cacert "$LAB_DIR/ca.crt" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -D - -o /dev/null --data-binary @"$WORK/deploy.json" "$url" | grep -qi '^warning:'; do sleep 0.2; done
 echo "with the guard's warning: $(curl -s --cacert "$LAB_DIR/ca.crt" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -D - -o /dev/null --data-binary @"$WORK/deploy.json" "$url" | grep -i '^warning:' | head -1 | tr -d '\r')"
-echo "through the API server with the guard, $E2E_RATE/s: $("$LOAD" "$url" "$WORK/deploy.json" "$LAB_DIR/ca.crt" "$E2E_RATE" "$SECS" "$LAB_DIR/admin.token")"
+for r in $E2E_RATES; do
+  echo "through the API server with the guard, $r/s: $("$LOAD" "$url" "$WORK/deploy.json" "$LAB_DIR/ca.crt" "$r" "$SECS" "$LAB_DIR/admin.token") (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+done
 echo "at the guard, while called by the API server: $(curl -s --cacert "$WORK/certs/ca.crt" "https://127.0.0.1:$PORT/metrics" | grep -E '^kubectl_quota_guard_request_duration_seconds_(bucket\{le="0.00(1|25|5)"|bucket\{le="0.005"|count)' | tr '\n' ' ')"
 echo "guard memory at the end: $(memory)"

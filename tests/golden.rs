@@ -117,6 +117,15 @@ fn help_reads_like_kubectl() {
     golden("help-capacity", &["capacity", "--help"], 0);
     golden("help-uncovered", &["uncovered", "--help"], 0);
     golden("help-blocked", &["blocked", "--help"], 0);
+    golden("help-guard", &["guard", "--help"], 0);
+    golden("help-guard-serve", &["guard", "serve", "--help"], 0);
+    golden("help-guard-install", &["guard", "install", "--help"], 0);
+    // The registration a guard outside the cluster gets (the in-cluster one holds a new CA each time).
+    golden(
+        "guard-install-url",
+        &["guard", "install", "--url", "https://127.0.0.1:8443/validate", "--ca-file", "tests/golden/guard-ca.crt", "--dry-run=client", "-o", "yaml"],
+        0,
+    );
 }
 
 #[test]
@@ -162,6 +171,10 @@ fn local_errors_are_worded_as_kubectl_words_them() {
         &["create", "q", "--hard=cpu=1 ", "--dry-run=client"],
         &["describe", "--request-timeout=soon"],
         &["check", "-f", "tests/golden/no-such-file.yaml", "--state", "examples/cluster-state.yaml"],
+        &["guard", "install", "--url", "http://127.0.0.1:8443/validate", "--ca-file", "tests/golden/guard-ca.crt", "--dry-run=client"],
+        &["guard", "install", "--url", "https://127.0.0.1:8443/validate", "--ca-file", "tests/golden/no-such-ca.crt", "--dry-run=client"],
+        &["guard", "install", "--url", "https://127.0.0.1:8443/validate", "--ca-file", "examples/app.yaml", "--dry-run=client"],
+        &["guard", "serve", "--tls-cert-file", "tests/golden/guard-ca.crt", "--tls-private-key-file", "examples/app.yaml"],
     ];
     let mut got = String::new();
     for args in cases {

@@ -153,6 +153,8 @@ pub async fn run(g: &GlobalFlags, args: &GuardArgs) -> Result<i32, Fatal> {
     match &args.command {
         GuardCommand::Serve(a) => {
             let limited = crate::input::load_limited(a.admission_config.as_deref())?;
+            // The files first: a mistake there is said before any cluster is looked for.
+            tls::load(&a.tls_cert_file, &a.tls_private_key_file).map_err(Fatal::input)?;
             let conn = live::connect(&g.kube, None).await.map_err(Fatal::input)?;
             let opts = guard::ServeOptions {
                 listen: a.listen,

@@ -80,10 +80,14 @@ pub fn webhook_configuration(endpoint: &Endpoint) -> Value {
     let mut excluded = vec!["kube-system".to_string()];
     excluded.extend(own_namespace.cloned());
     let rule = |group: &str, versions: &[&str], resources: &[&str]| json!({"apiGroups": [group], "apiVersions": versions, "operations": ["CREATE", "UPDATE"], "resources": resources, "scope": "Namespaced"});
+    let mut metadata = json!({"name": NAME, "labels": labels()});
+    if annotations.as_object().is_some_and(|a| !a.is_empty()) {
+        metadata["annotations"] = annotations;
+    }
     json!({
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingWebhookConfiguration",
-        "metadata": {"name": NAME, "labels": labels(), "annotations": annotations},
+        "metadata": metadata,
         "webhooks": [{
             "name": WEBHOOK,
             "admissionReviewVersions": ["v1"],

@@ -15,46 +15,48 @@ use serde::de::DeserializeOwned;
 
 /// What a watch reports.
 pub enum Change {
-    /// Every object of the kind, after a (re)list: what was cached before and is not here is gone.
-    Listed(Vec<Object>),
+    /// A (re)list begins: the objects [`Change::Listed`] hands over until [`Change::ListEnd`]
+    /// replace every object of the kind (what is not among them is gone).
+    ListBegin,
+    Listed(Object),
+    ListEnd,
     Applied(Object),
     Deleted(Object),
     /// A failed request (the watch is retried after a back-off).
     Failed(String),
 }
 
-/// Objects kept from one (re)list at the most: past this the list is cut, and said to be.
+/// Objects handed over from one (re)list at the most: past this the list is cut, and said to be.
 pub const MAX_LISTED: usize = 200_000;
 
-/// Lists, then watches, every object of kind `K` for ever, handing each change to `on`; `keep`
-/// makes each object what the caller keeps of it, as it arrives (a list is held whole until it
-/// ends, so that is what it holds).
+/// Lists, then watches, every object of kind `K` for ever, handing each change to `on` as it
+/// arrives (nothing of a list is held here); `keep` makes each object what the caller keeps.
 pub async fn watch_objects<K>(conn: &Conn, keep: impl Fn(Object) -> Object, mut on: impl FnMut(Change))
 where
     K: kube::Resource<DynamicType = ()> + Clone + DeserializeOwned + serde::Serialize + std::fmt::Debug + Send + 'static,
 {
     let api: Api<K> = Api::all(conn.client.clone());
     let mut stream = std::pin::pin!(watcher::watcher(api, watcher::Config::default().page_size(500)).default_backoff());
-    let mut listing: Vec<Object> = Vec::new();
-    let mut cut = false;
+    let mut listed = 0;
     while let Some(event) = stream.next().await {
         match event {
             Ok(Event::Init) => {
-                listing = Vec::new();
-                cut = false;
+                listed = 0;
+                on(Change::ListBegin);
             }
             Ok(Event::InitApply(k)) => {
-                if listing.len() >= MAX_LISTED {
-                    cut = true;
-                } else if let Some(o) = to_object(&k) {
-                    listing.push(keep(o));
+                listed += 1;
+                if listed <= MAX_LISTED {
+                    if let Some(o) = to_object(&k) {
+                        on(Change::Listed(keep(o)));
+                    }
                 }
             }
             Ok(Event::InitDone) => {
-                if cut {
+                if listed > MAX_LISTED {
                     on(Change::Failed(format!("{} {}: more than {MAX_LISTED} objects; the rest are not cached", conn.server, K::plural(&()))));
                 }
-                on(Change::Listed(std::mem::take(&mut listing)));
+                on(Change::ListEnd);
             }
             Ok(Event::Apply(k)) => {
                 if let Some(o) = to_object(&k) {
