@@ -32,7 +32,7 @@ RATE=${RATE:-1000}
 E2E_RATES=${E2E_RATES:-50 200}
 SECS=${SECONDS_:-60}
 PARALLEL=${PARALLEL:-16}
-P=kq-bench-guard
+P=kq-bench-guard-$$
 source "$(dirname "${BASH_SOURCE[0]}")/lab-common.sh"
 curl -sf --max-time 5 --cacert "$LAB_DIR/ca.crt" "$SERVER/readyz" >/dev/null || die "the lab API server at $SERVER is not ready"
 
@@ -82,6 +82,19 @@ made=$({ for ((q = 0; q < 20; q++)); do echo "/api/v1/namespaces/$P-web/resource
          done; } | batch POST application/json)
 ((made == 2 * NS + 20)) || die "$made of $((2 * NS + 20)) quotas created"
 echo "made $((NS + 1)) namespaces and $((2 * NS + 20)) quotas in $(since "$t0" 0) s"
+# Measured once the quota controller has synced every quota (a synced quota carries its status).
+t0=$(now)
+unsynced() {
+  curl -s --cacert "$LAB_DIR/ca.crt" -H "Authorization: Bearer $TOKEN" "$SERVER/api/v1/resourcequotas" |
+    python3 -c 'import json, sys; print(sum(1 for q in json.load(sys.stdin)["items"] if not q.get("status", {}).get("hard")))'
+}
+for ((i = 0; ; i++)); do
+  left=$(unsynced)
+  ((left == 0)) && break
+  ((i < 120)) || die "$left quotas still not synced after 10 minutes"
+  sleep 5
+done
+echo "the quota controller synced them all in $(since "$t0" 0) s more"
 
 # --- 2. the guard, listed ----------------------------------------------------------------------------
 "$BIN" guard certs --host 127.0.0.1 --dir "$WORK/certs" >/dev/null

@@ -152,7 +152,7 @@ impl<'a> Checker<'a> {
         let invalid = match &obj.body {
             Body::ResourceQuota(q) => {
                 // The server discards a new quota's status before validating it.
-                let mut raw = q.raw.clone();
+                let mut raw = q.raw.as_deref().cloned().unwrap_or_default();
                 raw.status = None;
                 let errors = crate::validation::validate_resource_quota(&raw);
                 (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors)).or_else(|| {

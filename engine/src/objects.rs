@@ -224,8 +224,10 @@ pub struct ResourceQuota {
     pub status_used: ResourceList,
     /// Whether the object carried a status at all (`status.hard` set by the quota controller).
     pub has_status: bool,
-    /// The k8s-openapi object, for validation.
-    pub raw: core::ResourceQuota,
+    /// The k8s-openapi object, for validating a quota checked as a document (and for `plan`'s
+    /// manifests). Boxed and optional: a state of many quotas holds a pointer each, and a
+    /// holder that never validates (the guard's cache) drops it.
+    pub raw: Option<Box<core::ResourceQuota>>,
 }
 
 impl ResourceQuota {

@@ -119,14 +119,14 @@ fn proposed(ns: &str, without: Option<&BTreeSet<String>>) -> NamedQuota {
             status_hard: hard,
             status_used: used,
             has_status: true,
-            raw,
+            raw: Some(Box::new(raw)),
         },
     }
 }
 
 /// The manifest of a quota with these hard limits, keeping its scopes and selector.
 fn manifest(q: &NamedQuota, ns: &str, hard: &ResourceList) -> serde_json::Value {
-    let mut raw = q.quota.raw.clone();
+    let mut raw = q.quota.raw.as_deref().cloned().unwrap_or_default();
     raw.status = None;
     raw.metadata =
         k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { name: Some(q.name.clone()), namespace: Some(ns.to_string()), ..Default::default() };

@@ -91,7 +91,7 @@ pub struct KindReport {
 pub fn keep(mut o: Object) -> Object {
     use kubectl_quota_engine::object_validation::ADMIN_ACCESS_LABEL;
     if let kubectl_quota_engine::objects::Body::ResourceQuota(q) = &mut o.body {
-        q.raw = Default::default();
+        q.raw = None;
     }
     o.meta.annotations = Default::default();
     o.meta.labels.retain(|k, _| k == LABEL || k == ADMIN_ACCESS_LABEL);
@@ -203,7 +203,11 @@ impl Cache {
 /// Replaces kind `k`'s objects in `s` with those `listed` holds, leaving the kind known.
 fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
     match k {
-        Kind::ResourceQuotas => s.quotas = listed.quotas,
+        Kind::ResourceQuotas => {
+            s.quotas = listed.quotas;
+            // A namespace's quotas were pushed one at a time: no room kept for more.
+            s.quotas.values_mut().for_each(Vec::shrink_to_fit);
+        }
         Kind::LimitRanges => s.limit_ranges = listed.limit_ranges,
         Kind::PriorityClasses => s.priority_classes = Some(listed.priority_classes.unwrap_or_default()),
         Kind::StorageClasses => s.storage_classes = Some(listed.storage_classes.unwrap_or_default()),

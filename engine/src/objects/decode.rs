@@ -287,7 +287,7 @@ fn quota(rq: core::ResourceQuota) -> FieldResult<ResourceQuota> {
         has_status: status.hard.is_some(),
         status_hard: resource_list(&status.hard, &"status.hard", true)?,
         status_used: resource_list(&status.used, &"status.used", true)?,
-        raw: rq,
+        raw: Some(Box::new(rq)),
     })
 }
 
