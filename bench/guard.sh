@@ -82,19 +82,22 @@ made=$({ for ((q = 0; q < 20; q++)); do echo "/api/v1/namespaces/$P-web/resource
          done; } | batch POST application/json)
 ((made == 2 * NS + 20)) || die "$made of $((2 * NS + 20)) quotas created"
 echo "made $((NS + 1)) namespaces and $((2 * NS + 20)) quotas in $(since "$t0" 0) s"
-# Measured once the quota controller has synced every quota (a synced quota carries its status).
+# Measured once every quota carries a status, as the quota controller leaves it. The lab's
+# controller-manager syncs about 30 a second (its client is rate-limited): the status is set
+# here through the status subresource (hard = spec.hard, used = 0), as the controller would.
 t0=$(now)
-unsynced() {
-  curl -s --cacert "$LAB_DIR/ca.crt" -H "Authorization: Bearer $TOKEN" "$SERVER/api/v1/resourcequotas" |
-    python3 -c 'import json, sys; print(sum(1 for q in json.load(sys.stdin)["items"] if not q.get("status", {}).get("hard")))'
+status_patch() {   # status_patch FILE: the status of the quota in FILE
+  python3 -c 'import json, sys; h = json.load(open(sys.argv[1]))["spec"]["hard"]; print(json.dumps({"status": {"hard": h, "used": {k: "0" for k in h}}}))' "$1"
 }
-for ((i = 0; ; i++)); do
-  left=$(unsynced)
-  ((left == 0)) && break
-  ((i < 120)) || die "$left quotas still not synced after 10 minutes"
-  sleep 5
-done
-echo "the quota controller synced them all in $(since "$t0" 0) s more"
+for f in "$WORK"/q1.json "$WORK"/q2.json "$WORK"/web-q*.json; do status_patch "$f" >"${f%.json}-status.json"; done
+made=$({ for ((q = 0; q < 20; q++)); do printf '/api/v1/namespaces/%s-web/resourcequotas/q%02d/status %s\n' "$P" "$q" "$WORK/web-q$q-status.json"; done
+         for ((i = 0; i < NS; i++)); do
+           n=$(printf '%s-%05d' "$P" "$i")
+           echo "/api/v1/namespaces/$n/resourcequotas/compute/status $WORK/q1-status.json"
+           echo "/api/v1/namespaces/$n/resourcequotas/high/status $WORK/q2-status.json"
+         done; } | batch PATCH application/merge-patch+json)
+((made == 2 * NS + 20)) || die "$made of $((2 * NS + 20)) quota statuses set"
+echo "set every quota's status in $(since "$t0" 0) s"
 
 # --- 2. the guard, listed ----------------------------------------------------------------------------
 "$BIN" guard certs --host 127.0.0.1 --dir "$WORK/certs" >/dev/null

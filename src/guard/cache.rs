@@ -85,13 +85,17 @@ pub struct KindReport {
 }
 
 /// What the cache keeps of an object: what deciding reads, and nothing else. A quota loses its
-/// typed copy (`raw`, which only a quota checked as a document needs); a namespace keeps only
-/// the labels decisions read (the guard's own, and DRA's admin-access); and no object keeps
-/// annotations or other labels. 20,000 quotas in 10,000 namespaces take about half as much.
+/// typed copy (`raw`, which only a quota checked as a document needs) and, once synced, its
+/// `spec.hard` (admission reads `status.hard`; only `describe`'s views and hints read the
+/// spec); a namespace keeps only the labels decisions read (the guard's own, and DRA's
+/// admin-access); and no object keeps annotations or other labels.
 pub fn keep(mut o: Object) -> Object {
     use kubectl_quota_engine::object_validation::ADMIN_ACCESS_LABEL;
     if let kubectl_quota_engine::objects::Body::ResourceQuota(q) = &mut o.body {
         q.raw = None;
+        if q.has_status {
+            q.spec_hard = Default::default();
+        }
     }
     o.meta.annotations = Default::default();
     o.meta.labels.retain(|k, _| k == LABEL || k == ADMIN_ACCESS_LABEL);
