@@ -9,7 +9,8 @@
 //! 2. [`objects`]: documents -> typed objects with exact quantities ([`pod_totals`]: a pod's
 //!    totals, which defaulting and usage both need);
 //! 3. [`defaulting`]: what the API server changes before quota (defaults, LimitRanger,
-//!    Priority, RuntimeClass, DefaultStorageClass);
+//!    Priority, RuntimeClass, DefaultStorageClass); [`limit_ranger`]: what LimitRanger then
+//!    refuses (min, max, limit-to-request ratio);
 //! 4. [`usage`]: which evaluator handles an object and what it consumes;
 //! 5. [`scopes`]: which quotas' scopes and selectors select it;
 //! 6. [`admission`]: one object against the namespace's quotas: the verdict and the server's
@@ -30,6 +31,7 @@ pub mod capacity;
 pub mod check;
 pub mod defaulting;
 pub mod dra;
+pub mod limit_ranger;
 pub mod manifest;
 pub mod object_validation;
 pub mod objects;

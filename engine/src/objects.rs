@@ -254,6 +254,8 @@ pub struct LimitRangeItem {
     pub default_request: ResourceList,
     pub max: ResourceList,
     pub min: ResourceList,
+    /// `maxLimitRequestRatio`: the most a limit may be of its request.
+    pub max_limit_request_ratio: ResourceList,
 }
 
 /// A pod-creating workload.

@@ -40,6 +40,8 @@ fn every_rule_applies_from_its_release() {
         ("v1beta1_until_1_24", "1.20", Some("1.24")),
         ("autoscaling_v2beta2", "1.20", Some("1.25")),
         ("restartable_sidecars", "1.29", None),
+        // The real 1.20.2 and 1.37.2 servers (tests/recorded, case 2805); 1.28 from upstream's history.
+        ("limit_range_pod_totals_kept", "1.28", None),
         ("scope_change_on_update", "1.33", None),
         ("pod_resize", "1.33", None),
         ("request_limit_message_names_limit", "1.34", None),

@@ -77,6 +77,7 @@ stop() {
   [[ -n ${KQ_REC_KEEP:-} ]] && { log "servers kept up in $DIR (KQ_REC_KEEP)"; return; }
   lab main "$PORT" $((PORT - 1000)) "" down >/dev/null 2>&1 || true
   [[ -n $admission ]] && { lab limited $((PORT + 5)) $((PORT - 995)) "$admission" down >/dev/null 2>&1 || true; }
+  return 0   # the script's status is its own, not this cleanup's
 }
 trap stop EXIT
 

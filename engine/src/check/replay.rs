@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 
 use crate::admission::{check_request_detailed, Decision, Refusal, RefusalReason, Request};
 use crate::defaulting::{self, Mutators};
+use crate::limit_ranger;
 use crate::objects::{type_info, Body, Meta, Object, Workload};
 use crate::quantity::Quantity;
 use crate::resources::ResourceList;
@@ -83,6 +84,20 @@ pub(super) fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: 
                 return (Decision::refused(RefusalReason::Invalid, message), mutations);
             }
         }
+    }
+    // LimitRanger's validation, after every mutation: a pod on create or resize, a claim on
+    // create or update.
+    let limits_broken = {
+        let limit_ranges = mutators(state, ns).limit_ranges;
+        match (&obj.body, old.as_ref().map(|o| &o.body)) {
+            (Body::Pod(p), None) => limit_ranger::validate_pod(p, &limit_ranges, &opts.rules).err(),
+            (Body::Pod(p), Some(Body::Pod(prev))) => limit_ranger::validate_pod_update(prev, p, &limit_ranges, &opts.rules).err(),
+            (Body::PersistentVolumeClaim(c), _) => limit_ranger::validate_pvc(c, &limit_ranges).err(),
+            _ => None,
+        }
+    };
+    if let Some(message) = limits_broken {
+        return (Decision::refused(RefusalReason::Admission, message), mutations);
     }
     let quotas = state.quotas.entry(ns.to_string()).or_default();
     let request = Request { classes: state.device_classes.as_ref(), detail: opts.detail, resize: false };

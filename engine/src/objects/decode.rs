@@ -256,6 +256,7 @@ fn limit_range_item(item: &core::LimitRangeItem, path: &str) -> FieldResult<Limi
         default_request: resource_list(&item.default_request, &format_args!("{path}.defaultRequest"), true)?,
         max: resource_list(&item.max, &format_args!("{path}.max"), true)?,
         min: resource_list(&item.min, &format_args!("{path}.min"), true)?,
+        max_limit_request_ratio: resource_list(&item.max_limit_request_ratio, &format_args!("{path}.maxLimitRequestRatio"), true)?,
     };
     if out.type_ == "Container" {
         for (k, v) in &out.max {

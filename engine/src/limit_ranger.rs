@@ -1,0 +1,226 @@
+//! Step 3½: LimitRanger's validation, after every mutating plugin and before quota. Its
+//! defaults are [`crate::defaulting`]'s; here a LimitRange's `min`, `max` and
+//! `maxLimitRequestRatio` refuse what breaks them, with the server's words (docs/semantics.md
+//! §9):
+//!
+//! - `type: Container`: every container and init container, its own requests and limits;
+//! - `type: Pod`: the pod's requests and limits added up as the scheduler adds them
+//!   (containers and sidecars summed, the largest init phase), pod-level `cpu` and `memory`
+//!   replacing the sum where the release has pod-level resources; before 1.28 as 1.20 adds
+//!   them (a resource some container lacks is left out, the rest printed as plain numbers);
+//! - `type: PersistentVolumeClaim`: a claim's `storage` request (`min` and `max`), on create
+//!   and on every update.
+//!
+//! Pods are checked on create, and on an in-place resize (`pods/resize`) where the release
+//! has it; a claim on create and update.
+//!
+//! The first LimitRange (in name order) with a violation refuses, naming every violation of
+//! it: one as it is, several as `[a, b]`. Within a LimitRange the server walks its maps in
+//! Go's random order; resources are taken here in name order.
+//!
+//! ```
+//! use kubectl_quota_engine::limit_ranger::validate_pod;
+//! use kubectl_quota_engine::objects::{Container, LimitRangeItem, Pod};
+//! use kubectl_quota_engine::quantity::Quantity;
+//!
+//! let q = |s: &str| Quantity::parse(s).unwrap();
+//! let item = LimitRangeItem { type_: "Container".into(), max: [("cpu".to_string(), q("1"))].into(), ..Default::default() };
+//! let pod = Pod { containers: vec![Container { name: "app".into(), limits: [("cpu".to_string(), q("2"))].into(), ..Default::default() }], ..Default::default() };
+//! let rules = kubectl_quota_engine::version::Rules::newest();
+//! assert_eq!(validate_pod(&pod, &[("lr", std::slice::from_ref(&item))], &rules), Err("maximum cpu usage per Container is 1, but limit is 2".to_string()));
+//! ```
+
+use crate::objects::{Container, LimitRangeItem, Pod, Pvc};
+use crate::pod_totals::aggregate;
+use crate::quantity::{Format, Quantity};
+use crate::resources::ResourceList;
+use crate::version::Rules;
+
+/// `resource.MaxMilliValue`: above it a value is compared in whole units, not milli-units.
+const MAX_MILLI_VALUE: i64 = i64::MAX / 1000;
+
+/// Request, limit and enforced value as the server compares them: in milli-units when none
+/// would overflow, else in whole units (each rounded up, as `Value()` and `MilliValue()` do).
+fn observed(request: Option<&Quantity>, limit: Option<&Quantity>, enforced: &Quantity) -> (i64, i64, i64) {
+    let units = |q: Option<&Quantity>| q.map_or(0, Quantity::value);
+    let (r, l, e) = (units(request), units(limit), enforced.value());
+    if r <= MAX_MILLI_VALUE && l <= MAX_MILLI_VALUE && e <= MAX_MILLI_VALUE {
+        let milli = |q: Option<&Quantity>| q.map_or(0, Quantity::milli_value);
+        (milli(request), milli(limit), enforced.milli_value())
+    } else {
+        (r, l, e)
+    }
+}
+
+fn min_violation(kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList, limits: &ResourceList) -> Option<String> {
+    let (req, lim) = (requests.get(name), limits.get(name));
+    let (r, l, e) = observed(req, lim, enforced);
+    match (req, lim) {
+        (None, _) => Some(format!("minimum {name} usage per {kind} is {enforced}.  No request is specified")),
+        (Some(req), _) if r < e => Some(format!("minimum {name} usage per {kind} is {enforced}, but request is {req}")),
+        (_, Some(lim)) if l < e => Some(format!("minimum {name} usage per {kind} is {enforced}, but limit is {lim}")),
+        _ => None,
+    }
+}
+
+fn max_violation(kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList, limits: &ResourceList) -> Option<String> {
+    let (req, lim) = (requests.get(name), limits.get(name));
+    let (r, l, e) = observed(req, lim, enforced);
+    match (req, lim) {
+        (_, None) => Some(format!("maximum {name} usage per {kind} is {enforced}.  No limit is specified")),
+        (_, Some(lim)) if l > e => Some(format!("maximum {name} usage per {kind} is {enforced}, but limit is {lim}")),
+        (Some(req), _) if r > e => Some(format!("maximum {name} usage per {kind} is {enforced}, but request is {req}")),
+        _ => None,
+    }
+}
+
+fn ratio_violation(kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList, limits: &ResourceList) -> Option<String> {
+    let (req, lim) = (requests.get(name), limits.get(name));
+    let (r, l, _) = observed(req, lim, enforced);
+    if req.is_none() || r == 0 {
+        return Some(format!("{name} max limit to request ratio per {kind} is {enforced}, but no request is specified or request is 0"));
+    }
+    if lim.is_none() || l == 0 {
+        return Some(format!("{name} max limit to request ratio per {kind} is {enforced}, but no limit is specified or limit is 0"));
+    }
+    // limit / request > enforced, in milli-units of the ratio when the enforced value allows,
+    // compared exactly (the server divides in floating point).
+    let (l, r) = (i128::from(l), i128::from(r));
+    let over = if enforced.value() <= MAX_MILLI_VALUE { l * 1000 > i128::from(enforced.milli_value()) * r } else { l > i128::from(enforced.value()) * r };
+    over.then(|| format!("{name} max limit to request ratio per {kind} is {enforced}, but provided ratio is {}", six_decimals(l, r)))
+}
+
+/// `num / den` with six decimals, the last rounded half to even (Go's `%f`).
+fn six_decimals(num: i128, den: i128) -> String {
+    let scaled = num * 1_000_000;
+    let (mut q, rem) = (scaled / den, scaled % den);
+    if rem * 2 > den || (rem * 2 == den && q % 2 == 1) {
+        q += 1;
+    }
+    format!("{}.{:06}", q / 1_000_000, q % 1_000_000)
+}
+
+/// Every violation of one item's three maps against one set of requests and limits.
+fn violations(item: &LimitRangeItem, kind: &str, requests: &ResourceList, limits: &ResourceList, ratio: &ResourceList, out: &mut Vec<String>) {
+    out.extend(item.min.iter().filter_map(|(k, v)| min_violation(kind, k, v, requests, limits)));
+    out.extend(item.max.iter().filter_map(|(k, v)| max_violation(kind, k, v, requests, limits)));
+    out.extend(ratio.iter().filter_map(|(k, v)| ratio_violation(kind, k, v, requests, limits)));
+}
+
+/// The server's aggregate of several errors.
+fn aggregate_errors(errors: Vec<String>) -> Result<(), String> {
+    match errors.len() {
+        0 => Ok(()),
+        1 => Err(errors.into_iter().next().unwrap_or_default()),
+        _ => Err(format!("[{}]", errors.join(", "))),
+    }
+}
+
+/// A pod's totals as releases before 1.28 add them for `type: Pod`: only resources every
+/// container names, cpu in milli-units and the rest in whole units (rounded up), printed as
+/// plain numbers; then the largest init container, as written.
+fn legacy_totals(pod: &Pod, pick: impl Fn(&Container) -> &ResourceList) -> ResourceList {
+    let mut out = ResourceList::new();
+    let names: std::collections::BTreeSet<&String> = pod.containers.iter().flat_map(|c| pick(c).keys()).collect();
+    for name in names {
+        let values: Option<Vec<&Quantity>> = pod.containers.iter().map(|c| pick(c).get(name)).collect();
+        let Some(values) = values else { continue };
+        let total = if name == "cpu" {
+            Quantity::from_milli(values.iter().map(|v| v.milli_value()).fold(0i64, i64::saturating_add), Format::DecimalSI)
+        } else {
+            Quantity::from_int(values.iter().map(|v| v.value()).fold(0i64, i64::saturating_add), Format::DecimalSI)
+        };
+        out.insert(name.clone(), total);
+    }
+    for c in &pod.init_containers {
+        for (k, v) in pick(c) {
+            if out.get(k).is_none_or(|cur| v > cur) {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    out
+}
+
+/// A pod being created (or resized) against the namespace's LimitRanges, after their
+/// defaults and every other mutation: the refusal's message (after `is forbidden: `).
+pub fn validate_pod(pod: &Pod, limit_ranges: &[(&str, &[LimitRangeItem])], rules: &Rules) -> Result<(), String> {
+    for (_, items) in limit_ranges {
+        let mut errors = Vec::new();
+        for item in items.iter() {
+            match item.type_.as_str() {
+                "Container" => {
+                    for c in pod.containers.iter().chain(&pod.init_containers) {
+                        violations(item, "Container", &c.requests, &c.limits, &item.max_limit_request_ratio, &mut errors);
+                    }
+                }
+                "Pod" => {
+                    let (mut requests, mut limits) = if rules.limit_range_pod_totals_kept {
+                        (aggregate(pod, |c| &c.requests), aggregate(pod, |c| &c.limits))
+                    } else {
+                        (legacy_totals(pod, |c| &c.requests), legacy_totals(pod, |c| &c.limits))
+                    };
+                    if rules.pod_level_resources {
+                        for (list, pod_level) in [(&mut requests, &pod.pod_requests), (&mut limits, &pod.pod_limits)] {
+                            for (k, v) in pod_level.iter().filter(|(k, _)| *k == "cpu" || *k == "memory") {
+                                list.insert(k.clone(), v.clone());
+                            }
+                        }
+                    }
+                    violations(item, "Pod", &requests, &limits, &item.max_limit_request_ratio, &mut errors);
+                }
+                _ => {}
+            }
+        }
+        aggregate_errors(errors)?;
+    }
+    Ok(())
+}
+
+/// A pod being updated: checked as on create when the update is an in-place resize
+/// (`pods/resize`, where the release serves it); any other pod update is not LimitRanger's.
+pub fn validate_pod_update(old: &Pod, new: &Pod, limit_ranges: &[(&str, &[LimitRangeItem])], rules: &Rules) -> Result<(), String> {
+    if rules.pod_resize && crate::pod_totals::is_resize(old, new) {
+        validate_pod(new, limit_ranges, rules)
+    } else {
+        Ok(())
+    }
+}
+
+/// `max` against a request alone (a claim has no limits): `but request is`.
+fn max_request_violation(kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList) -> Option<String> {
+    let req = requests.get(name);
+    let (r, _, e) = observed(req, None, enforced);
+    match req {
+        None => Some(format!("maximum {name} usage per {kind} is {enforced}.  No request is specified")),
+        Some(req) if r > e => Some(format!("maximum {name} usage per {kind} is {enforced}, but request is {req}")),
+        _ => None,
+    }
+}
+
+/// A claim being created or updated against the namespace's LimitRanges: its `storage`
+/// request against `min` and `max`.
+pub fn validate_pvc(pvc: &Pvc, limit_ranges: &[(&str, &[LimitRangeItem])]) -> Result<(), String> {
+    let requests: ResourceList = pvc.storage_request.iter().map(|q| ("storage".to_string(), q.clone())).collect();
+    for (_, items) in limit_ranges {
+        let mut errors = Vec::new();
+        for item in items.iter().filter(|i| i.type_ == "PersistentVolumeClaim") {
+            errors.extend(item.min.iter().filter_map(|(k, v)| min_violation("PersistentVolumeClaim", k, v, &requests, &ResourceList::new())));
+            errors.extend(item.max.iter().filter_map(|(k, v)| max_request_violation("PersistentVolumeClaim", k, v, &requests)));
+        }
+        aggregate_errors(errors)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_print_six_decimals_rounded_half_to_even() {
+        for (n, d, want) in [(4, 1, "4.000000"), (10, 3, "3.333333"), (2, 3, "0.666667"), (1, 128, "0.007812"), (3, 128, "0.023438")] {
+            assert_eq!(six_decimals(n, d), want, "{n}/{d}");
+        }
+    }
+}
