@@ -289,8 +289,14 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
     .await;
     assert_eq!(new_pods, 0, "the stalled rollout created no new pod");
     assert!(refusals[0].ends_with("exceeded quota: compute, requested: requests.cpu=400m, used: requests.cpu=800m, limited: requests.cpu=1"), "{refusals:?}");
-    let d = serde_json::to_value(Api::<Deployment>::namespaced(c.clone(), &rolling).get("roll").await.unwrap()).unwrap();
-    assert_eq!(d["status"]["updatedReplicas"].as_i64().unwrap_or(0), 0);
+    // The Deployment's status, once its controller has seen the new template: no pod updated.
+    let deployments = Api::<Deployment>::namespaced(c.clone(), &rolling);
+    let d = until(60, "the deployment controller to observe the new template", || async {
+        let d = serde_json::to_value(deployments.get("roll").await.ok()?).ok()?;
+        (d["status"]["observedGeneration"] == d["metadata"]["generation"]).then_some(d)
+    })
+    .await;
+    assert_eq!(d["status"]["updatedReplicas"].as_i64().unwrap_or(0), 0, "{}", d["status"]);
 
     // 4. The caches follow the cluster: a quota raised changes the next answer.
     let raised = new_namespace(&c, "guard-raise").await;

@@ -178,7 +178,10 @@ mod tests {
     #[test]
     fn completion_plans() {
         let cases: Vec<(Vec<&str>, Plan)> = vec![
-            (vec![""], words(&["check", "create", "describe", "plan", "snapshot", "why", "capacity", "uncovered", "blocked", "version", "completion"])),
+            (
+                vec![""],
+                words(&["check", "create", "describe", "plan", "snapshot", "why", "capacity", "uncovered", "blocked", "guard", "version", "completion"]),
+            ),
             (vec!["capacity", "--by", ""], words(&["namespace"])),
             (vec!["c"], words(&["check", "create", "capacity", "completion"])),
             (vec!["check", "-f", ""], Plan::Files),
