@@ -161,7 +161,7 @@ impl<'a> Checker<'a> {
                 })
             }
             // Names, namespaces, labels and negative pod counts, as the server checks them.
-            _ => crate::object_validation::invalid_message(&obj),
+            _ => crate::object_validation::invalid_message(&obj).or_else(|| crate::object_validation::invalid_template_message(&obj, &self.opts.rules)),
         };
         let early_refusal = self.early_refusal(&obj, &ns);
         let (decision, mutations) = match (&served, early_refusal, invalid) {

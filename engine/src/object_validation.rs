@@ -120,6 +120,92 @@ pub fn validate_object(obj: &Object) -> Vec<FieldError> {
     errs
 }
 
+/// The server's refusal of a workload whose pod template its kind's validation refuses
+/// ([`template_errors`]), as the API server words its 422: `Deployment.apps "web" is invalid:
+/// <error>`, several as `[a, b]`.
+pub fn invalid_template_message(obj: &Object, rules: &crate::version::Rules) -> Option<String> {
+    let Body::Workload(w) = &obj.body else { return None };
+    let errs = template_errors(&obj.type_info.kind, w, rules);
+    let kind = if obj.type_info.group.is_empty() { obj.type_info.kind.clone() } else { format!("{}.{}", obj.type_info.kind, obj.type_info.group) };
+    let shown: Vec<String> = errs.iter().map(ToString::to_string).collect();
+    match shown.as_slice() {
+        [] => None,
+        [one] => Some(format!("{kind} {} is invalid: {one}", go_quote(&obj.meta.name))),
+        many => Some(format!("{kind} {} is invalid: [{}]", go_quote(&obj.meta.name), many.join(", "))),
+    }
+}
+
+/// What the server's workload validation refuses in a pod template, in its order: a selector
+/// the template's labels do not match, then the restart policy the kind allows (an empty one
+/// is defaulted to `Always` first, so a Job must name `OnFailure` or `Never`), then
+/// `activeDeadlineSeconds`, which only a Job's pods may have (docs/semantics.md §10).
+fn template_errors(kind: &str, w: &crate::objects::Workload, rules: &crate::version::Rules) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let path = &w.template_path;
+    let policy = w.restart_policy.as_deref().unwrap_or("Always");
+    match kind {
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "ReplicationController" => {
+            if let Some(sel) = w.selector.as_ref().filter(|s| !selector_empty(s)) {
+                if !selector_matches(sel, &w.template_meta.labels) {
+                    let labels = if rules.field_values_as_json { json_string_map(&w.template_meta.labels) } else { go_string_map(&w.template_meta.labels) };
+                    errs.push(FieldError::invalid(format!("{path}.metadata.labels"), labels, "`selector` does not match template `labels`"));
+                }
+            }
+            if policy != "Always" {
+                errs.push(FieldError::not_supported(format!("{path}.spec.restartPolicy"), policy, &["Always"]));
+            }
+            if w.template.active_deadline_seconds.is_some() {
+                // A Deployment's template is validated as its ReplicaSets' is.
+                let owner = if kind == "Deployment" { "ReplicaSet" } else { kind };
+                errs.push(FieldError::forbidden(format!("{path}.spec.activeDeadlineSeconds"), format!("activeDeadlineSeconds in {owner} is not Supported")));
+            }
+        }
+        "Job" | "CronJob" if policy != "OnFailure" && policy != "Never" => {
+            errs.push(FieldError::required(format!("{path}.spec.restartPolicy"), "valid values: \"OnFailure\", \"Never\""));
+        }
+        _ => {}
+    }
+    errs
+}
+
+fn selector_empty(s: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector) -> bool {
+    s.match_labels.as_ref().is_none_or(BTreeMap::is_empty) && s.match_expressions.as_ref().is_none_or(Vec::is_empty)
+}
+
+/// Whether a label selector selects these labels (`matchLabels` and every expression).
+fn selector_matches(s: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector, labels: &BTreeMap<String, String>) -> bool {
+    let labels_ok = s.match_labels.iter().flatten().all(|(k, v)| labels.get(k) == Some(v));
+    let exprs_ok = s.match_expressions.iter().flatten().all(|e| {
+        let values = e.values.as_deref().unwrap_or_default();
+        let value = labels.get(&e.key);
+        match e.operator.as_str() {
+            "In" => value.is_some_and(|v| values.contains(v)),
+            "NotIn" => value.is_none_or(|v| !values.contains(v)),
+            "Exists" => value.is_some(),
+            "DoesNotExist" => value.is_none(),
+            _ => false,
+        }
+    });
+    labels_ok && exprs_ok
+}
+
+/// A label map as JSON, as field errors print values from 1.33: `{"app":"web","tier":"db"}`.
+fn json_string_map(m: &BTreeMap<String, String>) -> String {
+    if m.is_empty() {
+        return "null".to_string();
+    }
+    serde_json::to_string(m).unwrap_or_default()
+}
+
+/// A label map as Go's `%#v` prints it: `map[string]string{"app":"web", "tier":"db"}`.
+fn go_string_map(m: &BTreeMap<String, String>) -> String {
+    if m.is_empty() {
+        return "map[string]string(nil)".to_string();
+    }
+    let items: Vec<String> = m.iter().map(|(k, v)| format!("{}:{}", go_quote(k), go_quote(v))).collect();
+    format!("map[string]string{{{}}}", items.join(", "))
+}
+
 /// The refusal as kubectl prints the server's 422: `The Pod "Foo_Bar" is invalid: <error>`,
 /// or one `\n* <error>` line per error when there are several.
 pub fn render_invalid(kind: &str, name: &str, errors: &[FieldError]) -> String {

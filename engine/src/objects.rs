@@ -282,6 +282,11 @@ pub struct Workload {
     pub current: Option<i32>,
     /// A Job's pods that succeeded (`status.succeeded`): they are not run again.
     pub succeeded: i32,
+    /// The template's `restartPolicy` as written (`None`: the server defaults it to `Always`).
+    pub restart_policy: Option<String>,
+    /// `spec.selector` as written (a ReplicationController's is a plain label map, read as
+    /// `matchLabels`; `None` where the kind has none or it is left to the server).
+    pub selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
 }
 
 /// The pods a workload's status says exist: `status.replicas` of a Deployment, ReplicaSet,

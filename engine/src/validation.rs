@@ -83,6 +83,9 @@ pub enum FieldErrorKind {
     Forbidden,
     /// `Too long` (HTTP 422).
     TooLong,
+    /// `Unsupported value` (HTTP 422): the value, then `supported values: ` and the list (the
+    /// error's detail).
+    NotSupported,
     /// The value is not a quantity: the server would refuse the request body while decoding
     /// it (HTTP 400), before any validation. Callers should treat it as a usage error.
     Unparseable,
@@ -96,6 +99,7 @@ impl FieldErrorKind {
             FieldErrorKind::Required => "Required value",
             FieldErrorKind::Forbidden => "Forbidden",
             FieldErrorKind::TooLong => "Too long",
+            FieldErrorKind::NotSupported => "Unsupported value",
         }
     }
 }
@@ -128,6 +132,22 @@ impl FieldError {
         FieldError { field: field.into(), kind: FieldErrorKind::Invalid, bad_value: bad_value.into(), detail: detail.into() }
     }
 
+    /// An `Unsupported value` error: `supported` are the values allowed, each Go-quoted.
+    pub fn not_supported(field: impl Into<String>, bad_value: &str, supported: &[&str]) -> Self {
+        let list: Vec<String> = supported.iter().map(|v| go_quote(v)).collect();
+        FieldError {
+            field: field.into(),
+            kind: FieldErrorKind::NotSupported,
+            bad_value: go_quote(bad_value),
+            detail: format!("supported values: {}", list.join(", ")),
+        }
+    }
+
+    /// A `Forbidden` error.
+    pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::Forbidden, bad_value: String::new(), detail: detail.into() }
+    }
+
     /// A `Required value` error.
     pub fn required(field: impl Into<String>, detail: impl Into<String>) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Required, bad_value: String::new(), detail: detail.into() }
@@ -142,7 +162,7 @@ impl FieldError {
     pub fn body(&self) -> String {
         let mut s = self.kind.as_str().to_string();
         match self.kind {
-            FieldErrorKind::Invalid | FieldErrorKind::Unparseable => {
+            FieldErrorKind::Invalid | FieldErrorKind::Unparseable | FieldErrorKind::NotSupported => {
                 s.push_str(": ");
                 s.push_str(&self.bad_value);
             }

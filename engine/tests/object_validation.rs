@@ -21,6 +21,8 @@ fn obj(api: &str, kind: &str, meta: &str, spec: &str) -> String {
 }
 
 const POD_SPEC: &str = "spec: {containers: [{name: a, image: b}]}\n";
+/// A Job's pods must not restart always (see the template rules below).
+const JOB_POD_SPEC: &str = "spec: {restartPolicy: Never, containers: [{name: a, image: b}]}\n";
 
 fn deploy(spec: &str) -> String {
     obj("apps/v1", "Deployment", "{name: web}", &format!("spec: {{{spec}selector: {{}}, template: {{{POD_SPEC}}}}}\n"))
@@ -66,7 +68,7 @@ fn names_and_counts_are_validated_before_quota() {
         ),
         (
             "negative job parallelism and completions",
-            obj("batch/v1", "Job", "{name: j}", &format!("spec: {{parallelism: -1, completions: -2, template: {{{POD_SPEC}}}}}\n")),
+            obj("batch/v1", "Job", "{name: j}", &format!("spec: {{parallelism: -1, completions: -2, template: {{{JOB_POD_SPEC}}}}}\n")),
             Some(
                 "The Job \"j\" is invalid: \n* spec.parallelism: Invalid value: -1: must be greater than or equal to 0\n* spec.completions: Invalid value: -2: must be greater than or equal to 0"
                     .into(),
@@ -74,7 +76,7 @@ fn names_and_counts_are_validated_before_quota() {
         ),
         (
             "a cronjob's job template",
-            obj("batch/v1", "CronJob", "{name: c}", &format!("spec: {{schedule: '* * * * *', jobTemplate: {{spec: {{parallelism: -3, template: {{{POD_SPEC}}}}}}}}}\n")),
+            obj("batch/v1", "CronJob", "{name: c}", &format!("spec: {{schedule: '* * * * *', jobTemplate: {{spec: {{parallelism: -3, template: {{{JOB_POD_SPEC}}}}}}}}}\n")),
             Some("The CronJob \"c\" is invalid: spec.jobTemplate.spec.parallelism: Invalid value: -3: must be greater than or equal to 0".into()),
         ),
     ];
@@ -86,4 +88,68 @@ fn names_and_counts_are_validated_before_quota() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn workload_templates_are_validated_before_quota() {
+    use kubectl_quota_engine::object_validation::invalid_template_message;
+    use kubectl_quota_engine::version::{KubeVersion, Rules};
+    let pod = |extra: &str, labels: &str| format!("template: {{metadata: {{labels: {{{labels}}}}}, spec: {{{extra}containers: [{{name: a, image: b}}]}}}}");
+    let apps = |kind: &str, extra: &str, labels: &str| {
+        obj("apps/v1", kind, "{name: web}", &format!("spec: {{selector: {{matchLabels: {{app: web}}}}, {}}}\n", pod(extra, labels)))
+    };
+    let job = |extra: &str| obj("batch/v1", "Job", "{name: j}", &format!("spec: {{{}}}\n", pod(extra, "app: j")));
+    let refused = |yaml: &str, version: &str| {
+        let docs = parse_str("t.yaml", yaml).expect("test manifest parses");
+        invalid_template_message(&decode(&docs[0]).expect("decodes"), &Rules::for_version(KubeVersion::parse(version).unwrap()))
+    };
+    let rows: Vec<(&str, String, &str, Option<&str>)> = vec![
+        ("labels the selector selects", apps("Deployment", "", "app: web, tier: x"), "1.37", None),
+        (
+            "a selector the template's labels do not match (1.37: the labels as JSON)",
+            apps("Deployment", "", "app: other"),
+            "1.37",
+            Some("Deployment.apps \"web\" is invalid: spec.template.metadata.labels: Invalid value: {\"app\":\"other\"}: `selector` does not match template `labels`"),
+        ),
+        (
+            "the same on 1.20: the labels as Go prints a map",
+            apps("Deployment", "", "app: other"),
+            "1.20",
+            Some("Deployment.apps \"web\" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"other\"}: `selector` does not match template `labels`"),
+        ),
+        (
+            "activeDeadlineSeconds in a DaemonSet's pods",
+            apps("DaemonSet", "activeDeadlineSeconds: 30, ", "app: web"),
+            "1.37",
+            Some("DaemonSet.apps \"web\" is invalid: spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in DaemonSet is not Supported"),
+        ),
+        (
+            "a Deployment's template is validated as a ReplicaSet's",
+            apps("Deployment", "activeDeadlineSeconds: 30, ", "app: web"),
+            "1.37",
+            Some("Deployment.apps \"web\" is invalid: spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported"),
+        ),
+        (
+            "a Deployment's pods restart always",
+            apps("Deployment", "restartPolicy: Never, ", "app: web"),
+            "1.37",
+            Some("Deployment.apps \"web\" is invalid: spec.template.spec.restartPolicy: Unsupported value: \"Never\": supported values: \"Always\""),
+        ),
+        (
+            "a Job without a restart policy (defaulted to Always)",
+            job(""),
+            "1.37",
+            Some("Job.batch \"j\" is invalid: spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\""),
+        ),
+        ("a Job whose pods never restart", job("restartPolicy: Never, "), "1.37", None),
+        (
+            "several at once, in brackets",
+            apps("Deployment", "restartPolicy: OnFailure, ", "app: other"),
+            "1.37",
+            Some("Deployment.apps \"web\" is invalid: [spec.template.metadata.labels: Invalid value: {\"app\":\"other\"}: `selector` does not match template `labels`, spec.template.spec.restartPolicy: Unsupported value: \"OnFailure\": supported values: \"Always\"]"),
+        ),
+    ];
+    for (what, yaml, version, want) in rows {
+        assert_eq!(refused(&yaml, version).as_deref(), want, "{what}");
+    }
 }

@@ -640,8 +640,10 @@ mod tests {
             ("Job", "batch/v1", "parallelism: 2147483647\n"),
             ("StatefulSet", "apps/v1", "replicas: 2147483647\n  selector: {}\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {resources: {requests: {storage: 1Gi}}}\n  - metadata: {name: b}\n    spec: {resources: {requests: {storage: 1Gi}}}\n"),
         ] {
+            // Only a Job's pods may, and must, not restart always.
+            let policy = if kind == "Job" { "restartPolicy: Never, " } else { "" };
             let input = format!(
-                "apiVersion: {extra}\nkind: {kind}\nmetadata: {{name: w}}\nspec:\n  {spec}  template: {{spec: {{restartPolicy: Never, containers: [{{name: c, image: x, resources: {{requests: {{cpu: 1m}}}}}}]}}}}\n"
+                "apiVersion: {extra}\nkind: {kind}\nmetadata: {{name: w}}\nspec:\n  {spec}  template: {{spec: {{{policy}containers: [{{name: c, image: x, resources: {{requests: {{cpu: 1m}}}}}}]}}}}\n"
             );
             let (docs, used) = run(state, &input, None, false);
             // (1000 - 1) / 0.001 = 999,000 fit; the next is refused with the server's text.

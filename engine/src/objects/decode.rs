@@ -354,6 +354,15 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
                 .then(|| v.get("status").and_then(|s| s.get("succeeded")).and_then(Value::as_i64))
                 .flatten()
                 .map_or(0, |n| i32::try_from(n.max(0)).unwrap_or(i32::MAX)),
+            restart_policy: t.spec.as_ref().and_then(|s| s.restart_policy.clone()).filter(|p| !p.is_empty()),
+            selector: spec.and_then(|s| s.get("selector")).and_then(|sel| {
+                if ti.kind == "ReplicationController" {
+                    let labels: BTreeMap<String, String> = serde_json::from_value(sel.clone()).ok()?;
+                    Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector { match_labels: Some(labels), match_expressions: None })
+                } else {
+                    serde_json::from_value(sel.clone()).ok()
+                }
+            }),
         })))
     };
     let workload = |replicas, t: &core::PodTemplateSpec, path: &str, claims| strategied(replicas, t, path, claims, UpdateStrategy::None);
