@@ -115,8 +115,8 @@ fn run_case(set: &Path, dir: &Path, version: &str) -> Result<bool, String> {
             note(
                 compare_message(
                     &format!("{label} pod message (exact)"),
-                    w["pod_message"].as_str(),
-                    g["podMessage"].as_str(),
+                    w["pod_message"].as_str().map(common::pod_event_message).as_deref(),
+                    g["podMessage"].as_str().map(common::pod_event_message).as_deref(),
                     &g["podMessageAlternatives"],
                     true,
                 ),

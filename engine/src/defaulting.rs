@@ -305,7 +305,8 @@ pub fn clear_pvc_status(pvc: &mut Pvc) {
 }
 
 /// Pod field validation that mutation can break: a request above its limit (e.g. a
-/// LimitRange default limit below the container's request). The server answers 422 before
+/// LimitRange default limit below the container's request), and pod-level requests below the
+/// containers' aggregate (e.g. after LimitRange default requests). The server answers 422 before
 /// quota (`Pod "p" is invalid: ...`; from 1.34 the limit is named: `... cpu limit of 500m`).
 pub fn validate_pod_requests(pod: &Pod, name: &str, rules: &Rules) -> Result<(), String> {
     let mut errors = Vec::new();
@@ -320,6 +321,18 @@ pub fn validate_pod_requests(pod: &Pod, name: &str, rules: &Rules) -> Result<(),
                             .push(format!("{path}[{i}].resources.requests: Invalid value: {:?}: must be less than or equal to {k} limit{of}", req.to_string()));
                     }
                 }
+            }
+        }
+    }
+    // Pod-level requests must cover what the containers ask for in all (containers and
+    // sidecars summed, the largest init phase), after LimitRange defaults filled them in.
+    if rules.pod_level_resources && !pod.pod_requests.is_empty() {
+        for (k, containers) in crate::pod_totals::aggregate(pod, |c| &c.requests) {
+            if let Some(at_pod) = pod.pod_requests.get(&k).filter(|p| containers > **p) {
+                errors.push(format!(
+                    "spec.resources.requests[{k}]: Invalid value: {:?}: must be greater than or equal to aggregate container requests of {containers}",
+                    at_pod.to_string()
+                ));
             }
         }
     }

@@ -107,3 +107,28 @@ fn limit_ranges_refuse_what_breaks_them() {
     }
     t.done();
 }
+
+#[test]
+fn pod_level_requests_must_cover_the_containers_after_limit_range_defaults() {
+    let defaults = "{type: Container, default: {cpu: '1'}, defaultRequest: {cpu: 400m}}";
+    let pod_level = |at_pod: &str, a: &str, b: &str| pod("p").app("a", a).app("b", b).with(&format!("resources: {{requests: {{cpu: {at_pod}}}}}")).yaml();
+    let rows: Vec<(&str, String, &str)> = vec![
+        (
+            "below the containers' own requests",
+            pod_level("500m", "requests: {cpu: 300m}", "requests: {cpu: 300m}"),
+            "Pod \"p\" is invalid: spec.resources.requests[cpu]: Invalid value: \"500m\": must be greater than or equal to aggregate container requests of 600m",
+        ),
+        (
+            "below what LimitRange defaults then give the containers",
+            pod_level("500m", "", ""),
+            "Pod \"p\" is invalid: spec.resources.requests[cpu]: Invalid value: \"500m\": must be greater than or equal to aggregate container requests of 800m",
+        ),
+        ("covering the defaulted containers", pod_level("'1'", "", ""), OK),
+    ];
+    let mut t = Table(vec![]);
+    for (what, doc, want) in rows {
+        let d = only(check_with(&cluster(&[quota("q", "", "pods=10/0"), limit_range(defaults)]), &doc, None, None));
+        t.row(what, summary(&d), want);
+    }
+    t.done();
+}
