@@ -131,6 +131,21 @@ impl<'a> Checker<'a> {
         (!known.contains_key(ns)).then(|| Decision::refused(RefusalReason::NamespaceNotFound, format!("namespaces {ns:?} not found")))
     }
 
+    /// A verdict that rests on something not emulated: Pod Security admission, enforced by a
+    /// namespace label, may refuse the pods of this document, and nothing here checks the
+    /// pods against its levels. Said where the state knows the namespace's labels.
+    fn pod_security_note(&self, obj: &Object, ns: &str) -> Option<String> {
+        if !matches!(obj.body, Body::Pod(_) | Body::Workload(_)) {
+            return None;
+        }
+        let level = self.state.namespaces.as_ref()?.get(ns)?.get("pod-security.kubernetes.io/enforce")?;
+        (level != "privileged").then(|| {
+            format!(
+                "namespace {ns:?} enforces the {level:?} Pod Security level (pod-security.kubernetes.io/enforce): it may refuse these pods, and that is not emulated"
+            )
+        })
+    }
+
     /// Decides one document (the next one in order).
     pub fn check_one(&mut self, mut obj: Object) -> DocumentReport {
         let ns = self.namespace_of(&obj);
@@ -205,6 +220,9 @@ impl<'a> Checker<'a> {
             hints: vec![],
         };
         let key = self.key_of(&obj);
+        if let Some(note) = self.pod_security_note(&obj, &ns) {
+            report.notes.push(note);
+        }
         let existing = self.state.existing.get(&key).cloned();
         let was_existing = existing.is_some();
         if was_existing {

@@ -224,3 +224,27 @@ fn objects_of_earlier_documents_are_remembered_as_far_as_later_ones_name_them() 
     }
     t.done();
 }
+
+#[test]
+fn a_verdict_that_rests_on_pod_security_says_so() {
+    let namespace = |labels: &str| format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {NS}, labels: {{{labels}}}}}\n");
+    let rows: Vec<(&str, String, String, bool)> = vec![
+        ("an enforced level: said for a pod", namespace("pod-security.kubernetes.io/enforce: restricted"), pod("p").app("a", "").yaml(), true),
+        (
+            "and for a workload's pods",
+            namespace("pod-security.kubernetes.io/enforce: baseline"),
+            workload("Deployment", "web", "replicas: 1", &pod("p").app("a", "")),
+            true,
+        ),
+        ("privileged enforces nothing", namespace("pod-security.kubernetes.io/enforce: privileged"), pod("p").app("a", "").yaml(), false),
+        ("no label", namespace("team: a"), pod("p").app("a", "").yaml(), false),
+        ("not a pod", namespace("pod-security.kubernetes.io/enforce: restricted"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n".to_string(), false),
+    ];
+    let mut t = Table(vec![]);
+    for (what, ns, doc, said) in rows {
+        let d = only(check_with(&cluster(&[ns]), &doc, None, None));
+        let noted = d.notes.iter().any(|n| n.contains("Pod Security level") && n.ends_with("that is not emulated"));
+        t.row(what, noted.to_string(), said.to_string());
+    }
+    t.done();
+}
