@@ -203,23 +203,28 @@ fn default_container_requests(pod: &mut Pod) -> Vec<String> {
     notes
 }
 
-/// LimitRanger's defaults for every container and init container.
+/// LimitRanger's defaults for every container and init container. Within one LimitRange the
+/// Container items' defaults are gathered first, a later item's value replacing an earlier
+/// one's; then each container gets those it lacks (a first LimitRange's stay).
 pub fn apply_limit_ranges(pod: &mut Pod, limit_ranges: &[(&str, &[LimitRangeItem])]) -> Vec<String> {
     let mut notes = Vec::new();
     for (lr_name, items) in limit_ranges {
+        let (mut limits, mut requests) = (ResourceList::new(), ResourceList::new());
         for item in items.iter().filter(|i| i.type_ == "Container") {
-            for c in pod.containers.iter_mut().chain(pod.init_containers.iter_mut()) {
-                for (k, v) in &item.default {
-                    if !c.limits.contains_key(k) {
-                        notes.push(format!("LimitRange {lr_name}: container {} limits.{k}={v} (default)", c.name));
-                        c.limits.insert(k.clone(), v.clone());
-                    }
+            limits.extend(item.default.iter().map(|(k, v)| (k.clone(), v.clone())));
+            requests.extend(item.default_request.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        for c in pod.containers.iter_mut().chain(pod.init_containers.iter_mut()) {
+            for (k, v) in &limits {
+                if !c.limits.contains_key(k) {
+                    notes.push(format!("LimitRange {lr_name}: container {} limits.{k}={v} (default)", c.name));
+                    c.limits.insert(k.clone(), v.clone());
                 }
-                for (k, v) in &item.default_request {
-                    if !c.requests.contains_key(k) {
-                        notes.push(format!("LimitRange {lr_name}: container {} requests.{k}={v} (defaultRequest)", c.name));
-                        c.requests.insert(k.clone(), v.clone());
-                    }
+            }
+            for (k, v) in &requests {
+                if !c.requests.contains_key(k) {
+                    notes.push(format!("LimitRange {lr_name}: container {} requests.{k}={v} (defaultRequest)", c.name));
+                    c.requests.insert(k.clone(), v.clone());
                 }
             }
         }

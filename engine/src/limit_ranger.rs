@@ -107,12 +107,19 @@ fn violations(item: &LimitRangeItem, kind: &str, requests: &ResourceList, limits
     out.extend(ratio.iter().filter_map(|(k, v)| ratio_violation(kind, k, v, requests, limits)));
 }
 
-/// The server's aggregate of several errors.
+/// The server's aggregate of several errors: each message once (the first time it comes),
+/// one alone as it is, several as `[a, b]`.
 fn aggregate_errors(errors: Vec<String>) -> Result<(), String> {
-    match errors.len() {
+    let mut unique: Vec<String> = Vec::new();
+    for e in errors {
+        if !unique.contains(&e) {
+            unique.push(e);
+        }
+    }
+    match unique.len() {
         0 => Ok(()),
-        1 => Err(errors.into_iter().next().unwrap_or_default()),
-        _ => Err(format!("[{}]", errors.join(", "))),
+        1 => Err(unique.remove(0)),
+        _ => Err(format!("[{}]", unique.join(", "))),
     }
 }
 

@@ -49,6 +49,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/resource/install"
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/plugin/pkg/admission/limitranger"
 	quotainstall "k8s.io/kubernetes/pkg/quota/v1/install"
 	podregistry "k8s.io/kubernetes/pkg/registry/core/pod"
 	kjson "sigs.k8s.io/json"
@@ -75,6 +76,19 @@ type request struct {
 	Namespace        string                 `json:"namespace,omitempty"`
 	Quotas           []corev1.ResourceQuota `json:"quotas,omitempty"`
 	LimitedResources []limitedResource      `json:"limitedResources,omitempty"`
+
+	// op "limits": the namespace's LimitRanges, defaulted as the API server stores them.
+	LimitRanges []corev1.LimitRange `json:"limitRanges,omitempty"`
+}
+
+type limitsAnswer struct {
+	ID json.RawMessage `json:"id,omitempty"`
+	// Invalid is the pod's field validation after LimitRanger's defaults (a 422 before
+	// LimitRanger's own validation runs).
+	Invalid string `json:"invalid,omitempty"`
+	Allowed bool   `json:"allowed"`
+	// Message is LimitRanger's refusal (what follows `is forbidden: `).
+	Message string `json:"message,omitempty"`
 }
 
 // limitedResource is one limitedResources entry as an AdmissionConfiguration file
@@ -187,6 +201,8 @@ func handleLine(line []byte) (answer any) {
 		ans, err = usageOp(&req)
 	case "admit":
 		ans, err = admitOp(&req)
+	case "limits":
+		ans, err = limitsOp(&req)
 	case "gates":
 		g := gatesAnswer{ID: req.ID, Gates: map[string]bool{}}
 		for _, f := range reportedGates {
@@ -202,6 +218,54 @@ func handleLine(line []byte) (answer any) {
 		return errorAnswer{ID: req.ID, Error: err.Error()}
 	}
 	return ans
+}
+
+// limitsOp is LimitRanger on a pod or claim being created: each LimitRange's defaults
+// (PodMutateLimitFunc), the pod strategy's PrepareForCreate and Validate, then each
+// LimitRange's validation (PodValidateLimitFunc, PersistentVolumeClaimValidateLimitFunc),
+// the first refusal answering, as the plugin does.
+func limitsOp(req *request) (any, error) {
+	d, err := decodeObject(req.Object, "")
+	if err != nil {
+		return nil, fmt.Errorf("bad object: %w", err)
+	}
+	ans := limitsAnswer{ID: req.ID, Allowed: true}
+	if acc, err := meta.Accessor(d.obj); err == nil {
+		acc.SetNamespace("ns")
+	}
+	for i := range req.LimitRanges {
+		legacyscheme.Scheme.Default(&req.LimitRanges[i])
+	}
+	switch o := d.obj.(type) {
+	case *api.Pod:
+		for i := range req.LimitRanges {
+			if err := limitranger.PodMutateLimitFunc(&req.LimitRanges[i], o); err != nil {
+				return nil, err
+			}
+		}
+		podregistry.Strategy.PrepareForCreate(requestContext("ns"), o)
+		if errs := podregistry.Strategy.Validate(requestContext("ns"), o); len(errs) > 0 {
+			ans.Invalid = errs.ToAggregate().Error()
+			ans.Allowed = false
+			return ans, nil
+		}
+		for i := range req.LimitRanges {
+			if err := limitranger.PodValidateLimitFunc(&req.LimitRanges[i], o); err != nil {
+				ans.Allowed, ans.Message = false, err.Error()
+				return ans, nil
+			}
+		}
+	case *api.PersistentVolumeClaim:
+		for i := range req.LimitRanges {
+			if err := limitranger.PersistentVolumeClaimValidateLimitFunc(&req.LimitRanges[i], o); err != nil {
+				ans.Allowed, ans.Message = false, err.Error()
+				return ans, nil
+			}
+		}
+	default:
+		return nil, fmt.Errorf(`bad request: op "limits" takes a Pod or a PersistentVolumeClaim, not a %s`, d.gvk.Kind)
+	}
+	return ans, nil
 }
 
 // decoded is an object as the API server hands it to admission: decoded from its
