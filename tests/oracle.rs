@@ -722,6 +722,24 @@ fn oracle() -> Result<String, String> {
     Ok(path)
 }
 
+/// The oracle's binary and the run's seed (`KUBECTL_QUOTA_ORACLE_SEED`, else the clock);
+/// `None`, said loudly, when the oracle cannot be built (under CI=true that fails instead).
+fn oracle_and_seed(what: &str) -> Option<(String, u64)> {
+    let binary = match oracle() {
+        Ok(b) => b,
+        Err(why) => {
+            eprintln!("\n!!!!!!!!!! ORACLE NOT AVAILABLE: {what} DID NOT RUN !!!!!!!!!!\n{why}\n");
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true: the oracle must be built ({why})");
+            return None;
+        }
+    };
+    let seed = std::env::var("KUBECTL_QUOTA_ORACLE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64);
+    Some((binary, seed))
+}
+
 /// Sends every line to the oracle at once and reads one answer per line.
 fn ask(binary: &str, lines: &[String]) -> Vec<Value> {
     let mut child = Command::new(binary).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
@@ -815,18 +833,7 @@ fn admit_difference(got: &Value, want: &Value) -> &'static str {
 
 #[test]
 fn engine_agrees_with_upstream_code() {
-    let binary = match oracle() {
-        Ok(b) => b,
-        Err(why) => {
-            eprintln!("\n!!!!!!!!!! ORACLE NOT AVAILABLE: the differential test against upstream Kubernetes code DID NOT RUN !!!!!!!!!!\n{why}\n");
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true: the oracle must be built ({why})");
-            return;
-        }
-    };
-    let seed: u64 = std::env::var("KUBECTL_QUOTA_ORACLE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64);
+    let Some((binary, seed)) = oracle_and_seed("the differential test against upstream Kubernetes code") else { return };
     let started = Instant::now();
     let mut rng = Rng(seed);
     let rules = Rules::for_version(KubeVersion::new(1, 37));
@@ -1074,18 +1081,7 @@ fn limits_verdict(allowed: bool, invalid: bool, message: &str) -> String {
 /// LimitRanges, pods and claims: the same verdict and words, case by case.
 #[test]
 fn limit_ranger_agrees_with_upstream_code() {
-    let binary = match oracle() {
-        Ok(b) => b,
-        Err(why) => {
-            eprintln!("\n!!!!!!!!!! ORACLE NOT AVAILABLE: the LimitRanger differential test DID NOT RUN !!!!!!!!!!\n{why}\n");
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true: the oracle must be built ({why})");
-            return;
-        }
-    };
-    let seed: u64 = std::env::var("KUBECTL_QUOTA_ORACLE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64);
+    let Some((binary, seed)) = oracle_and_seed("the LimitRanger differential test") else { return };
     let mut rng = Rng(seed);
     let rules = Rules::for_version(KubeVersion::new(1, 37));
     let cases: Vec<(Value, Value)> = (0..3_000).map(|i| (limit_range(&mut rng), limited_object(&mut rng, i))).collect();
