@@ -185,7 +185,8 @@ async fn capacity_uncovered_and_blocked_live_and_from_a_snapshot() {
     let blocked = loop {
         let out = plugin(&kubeconfig, &["blocked", "-n", &a, "-o", "json"]);
         let v = json_of(&out, "blocked");
-        if out.status.code() == Some(1) && v["blocked"][0]["resources"][0] == "requests.cpu" {
+        // The ReplicaSet's status.replicas catches up after the event: wait for two pods counted.
+        if out.status.code() == Some(1) && v["blocked"][0]["resources"][0] == "requests.cpu" && v["blocked"][0]["waiting"] == 1 {
             break v;
         }
         assert!(Instant::now() < deadline, "never blocked: {v:#}\n{}", text(&out.stderr));
