@@ -8,7 +8,7 @@ use std::sync::{mpsc, OnceLock};
 
 use kubectl_quota_engine::admission::LimitedResource;
 use kubectl_quota_engine::capacity::Collector;
-use kubectl_quota_engine::check::ClusterState;
+use kubectl_quota_engine::check::{ClusterState, Gap, Lacking};
 use kubectl_quota_engine::manifest::{parse_each, Document, InputError};
 use kubectl_quota_engine::version::{KubeVersion, Rules, NEWEST, OLDEST};
 use kubectl_quota_engine::{admission_config, objects};
@@ -472,8 +472,8 @@ pub struct OfflineRules {
     pub server_version: Option<String>,
     /// Worth saying: a recorded release outside the known range (its nearest is used).
     pub notes: Vec<String>,
-    /// What the snapshots could not read: the answer is incomplete without it.
-    pub incomplete: Vec<String>,
+    /// What the snapshots could not read: an answer that depends on it is incomplete.
+    pub incomplete: Vec<Gap>,
 }
 
 /// The rules of an offline command: the release the state's snapshots recorded
@@ -516,11 +516,27 @@ pub fn offline_rules(recorded: &[Recorded], flag: Option<KubeVersion>) -> Result
     for r in recorded {
         for kind in &r.not_read {
             if seen.insert(kind.as_str()) {
-                incomplete.extend(not_read_note(&r.file, kind, &rules));
+                incomplete.extend(not_read_note(&r.file, kind, &rules).map(|text| Gap { lacking: Lacking::of_resource(kind), text }));
             }
         }
     }
     Ok(OfflineRules { rules, source, server_version, notes, incomplete })
+}
+
+/// What the state's snapshots say of the kinds a state can lack ([`Lacking`]): a snapshot
+/// read every one of them it does not record as not read, so none of a kind in it means none
+/// in the cluster; one it could not read is not known, whatever other files hold.
+pub fn kinds_known(state: &mut ClusterState, recorded: &[Recorded]) {
+    for kind in Lacking::ALL {
+        let resource = kind.resource();
+        if recorded.iter().any(|r| r.not_read.iter().any(|k| k == resource)) {
+            if kind == Lacking::ResourceClaimTemplates {
+                state.forget(kind);
+            }
+        } else if recorded.iter().any(|r| r.server_version.is_some() || r.namespace.is_some()) {
+            state.know_all(kind);
+        }
+    }
 }
 
 /// What an offline state says of the namespaces the documents go to.

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::live::{client, lab_dir, lab_version, plugin, text};
-use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
+use k8s_openapi::api::core::v1::{Namespace, Pod, ResourceQuota};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::Client;
 use kubectl_quota_engine::version::Rules;
@@ -102,28 +102,72 @@ async fn the_view_cluster_role_can_take_a_snapshot_and_it_records_what_it_could_
         assert!(stderr.contains("note: this cluster does not serve deviceclasses (resource.k8s.io): none saved"), "{stderr}");
     }
 
-    // Offline, the check says its answer is incomplete, as the viewer's live check does: the
-    // pod fits, and the exit status is 3, not 0.
+    // Offline, the check answers as the viewer's live check does. A pod naming no class, where
+    // no quota selects pods by class, needs no PriorityClass: a complete answer, exit 0.
     let state = temp_file("viewer-state", &stdout);
     let pod = temp_file("viewer-pod", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: app, image: busybox}]}\n");
     let out = plugin(&kc, &["check", "-f", pod.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
     let live = plugin(&kc, &["--context", "viewer", "check", "-f", pod.to_str().unwrap(), "-n", &ns, "-o", "json"]);
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(live.status.code(), out.status.code(), "live as viewer:\n{}", text(&live.stderr));
     assert_eq!(verdicts(&report(&live)), verdicts(&report(&out)));
+    for (how, o) in [("offline", &out), ("live", &live)] {
+        assert!(!text(&o.stderr).contains("incomplete"), "{how}: {}", text(&o.stderr));
+    }
+    // A pod naming a PriorityClass does: without them it cannot be decided (exit 3), live and
+    // offline alike, and the warning says what could not be read.
+    let classed = temp_file(
+        "viewer-classed",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {priorityClassName: kq-no-such-class, containers: [{name: app, image: busybox}]}\n",
+    );
+    let out = plugin(&kc, &["check", "-f", classed.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let live = plugin(&kc, &["--context", "viewer", "check", "-f", classed.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    for (how, o) in [("offline", &out), ("live", &live)] {
+        let r = report(o);
+        let d = &r["documents"][0];
+        assert_eq!(
+            (o.status.code(), d["outcome"].as_str(), d["undecided"][0]["lacking"].as_str()),
+            (Some(3), Some("undecided"), Some("priorityClasses")),
+            "{how}: {r:#}"
+        );
+        assert!(
+            text(&o.stderr).contains("warning: the answer is incomplete: ") && text(&o.stderr).to_lowercase().contains("priorityclasses"),
+            "{how}: {}",
+            text(&o.stderr)
+        );
+    }
     let notes = report(&out)["notes"].to_string();
     assert!(notes.contains(&format!("PriorityClasses could not be read when the snapshot {} was taken", state.display())), "{notes}");
-    assert!(text(&out.stderr).contains("warning: the answer is incomplete: PriorityClasses could not be read"), "{}", text(&out.stderr));
     // Live as viewer, on a release without DRA: no gap about DRA's kinds.
     if !dra {
         assert!(!text(&live.stderr).contains("resource.k8s.io"), "{}", text(&live.stderr));
     }
+    // What the server does with it: refused for the missing class.
+    let p: Pod =
+        serde_json::from_value(kubectl_quota_engine::manifest::parse_str("p.yaml", &std::fs::read_to_string(&classed).unwrap()).unwrap()[0].value.clone())
+            .unwrap();
+    let server = match Api::<Pod>::namespaced(c.clone(), &ns).create(&PostParams { dry_run: true, ..Default::default() }, &p).await {
+        Err(kube::Error::Api(s)) => s.message,
+        other => panic!("the server admitted a pod naming a missing PriorityClass: {other:?}"),
+    };
+    assert!(server.ends_with("no PriorityClass with name kq-no-such-class was found"), "{server}");
 
     // The admin's snapshot has them, and records nothing missing.
     let out = plugin(&kc, &["snapshot", "-n", &ns]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("kind: PriorityClass"));
     assert!(!annotations(&text(&out.stdout)).contains_key("kubectl-quota/not-read"), "{}", text(&out.stdout));
+    // With them, live and offline say what the server said.
+    let admin_state = temp_file("admin-state", &text(&out.stdout));
+    for (how, o) in [
+        ("offline", plugin(&kc, &["check", "-f", classed.to_str().unwrap(), "--state", admin_state.to_str().unwrap(), "-n", &ns, "-o", "json"])),
+        ("live", plugin(&kc, &["check", "-f", classed.to_str().unwrap(), "-n", &ns, "-o", "json"])),
+    ] {
+        let r = report(&o);
+        assert_eq!((o.status.code(), r["documents"][0]["serverError"].as_str()), (Some(1), Some(server.as_str())), "{how} as admin: {r:#}");
+    }
+    let _ = std::fs::remove_file(admin_state);
+    let _ = std::fs::remove_file(&classed);
 
     // Without `list` on the namespace's own kinds nothing can be saved: an error naming the
     // server and the cause.
@@ -225,5 +269,67 @@ async fn an_offline_check_on_a_snapshot_answers_as_the_live_check_on_its_server(
 
     let _ = std::fs::remove_file(state);
     let _ = std::fs::remove_file(release);
+    drop_namespace(&c, &ns).await;
+}
+
+/// The ClusterRole README gives for a complete answer, read from README itself: its YAML
+/// block under "Rights for a complete answer".
+fn readme_classes_role() -> Vec<Value> {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("### Rights for a complete answer").expect("README has the section")..];
+    let block = section.split("```yaml\n").nth(1).and_then(|b| b.split("```").next()).expect("the section has a YAML block");
+    kubectl_quota_engine::manifest::parse_str("README.md", block).unwrap().into_iter().map(|d| d.value).collect()
+}
+
+#[tokio::test]
+async fn view_and_the_readme_classes_role_give_complete_answers() {
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = namespace_with_quota(&c, "kq-rights", serde_json::json!({"pods": "4"})).await;
+    let user = format!("kq-ci-{}", std::process::id());
+    // `view` in the namespace, and README's ClusterRole bound to the same user (names made
+    // unique to this run).
+    let view: RoleBinding = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "ci-view"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
+    }))
+    .unwrap();
+    Api::<RoleBinding>::namespaced(c.clone(), &ns).create(&PostParams::default(), &view).await.unwrap();
+    let docs = readme_classes_role();
+    assert_eq!(docs.len(), 2, "{docs:?}");
+    let mut role: ClusterRole = serde_json::from_value(docs[0].clone()).unwrap();
+    let mut binding: ClusterRoleBinding = serde_json::from_value(docs[1].clone()).unwrap();
+    role.metadata.name = Some(user.clone());
+    binding.metadata.name = Some(user.clone());
+    binding.role_ref.name = user.clone();
+    binding.subjects = Some(vec![serde_json::from_value(serde_json::json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user})).unwrap()]);
+    Api::<ClusterRole>::all(c.clone()).create(&PostParams::default(), &role).await.unwrap();
+    Api::<ClusterRoleBinding>::all(c.clone()).create(&PostParams::default(), &binding).await.unwrap();
+
+    // Its snapshot misses nothing, and a pod naming a missing class is refused as the server
+    // refuses it, live and offline.
+    let out = plugin(&kc, &["--as", &user, "snapshot", "-n", &ns]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!annotations(&text(&out.stdout)).contains_key("kubectl-quota/not-read"), "{}\n{}", text(&out.stdout), text(&out.stderr));
+    let state = temp_file("rights-state", &text(&out.stdout));
+    let classed = temp_file(
+        "rights-classed",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {priorityClassName: kq-no-such-class, containers: [{name: app, image: busybox}]}\n",
+    );
+    for (how, o) in [
+        ("offline", plugin(&kc, &["check", "-f", classed.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"])),
+        ("live", plugin(&kc, &["--as", &user, "check", "-f", classed.to_str().unwrap(), "-n", &ns, "-o", "json"])),
+    ] {
+        let r = report(&o);
+        assert_eq!(o.status.code(), Some(1), "{how}: {r:#}\n{}", text(&o.stderr));
+        assert_eq!(r["documents"][0]["message"].as_str(), Some("no PriorityClass with name kq-no-such-class was found"), "{how}: {r:#}");
+        assert!(!text(&o.stderr).contains("incomplete"), "{how}: {}", text(&o.stderr));
+    }
+    let _ = Api::<ClusterRoleBinding>::all(c.clone()).delete(&user, &DeleteParams::default()).await;
+    let _ = Api::<ClusterRole>::all(c.clone()).delete(&user, &DeleteParams::default()).await;
+    let _ = std::fs::remove_file(state);
+    let _ = std::fs::remove_file(classed);
     drop_namespace(&c, &ns).await;
 }

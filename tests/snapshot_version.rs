@@ -147,45 +147,82 @@ fn snapshots_of_different_releases_together_are_refused_naming_both() {
 }
 
 #[test]
-fn kinds_the_snapshot_could_not_read_make_a_note() {
+fn kinds_the_snapshot_could_not_read_make_a_note_where_an_answer_needs_them() {
     let state = file(
         "not-read",
         &snapshot(
             "    kubectl-quota/not-read: priorityclasses.scheduling.k8s.io,storageclasses.storage.k8s.io,runtimeclasses.node.k8s.io,deviceclasses.resource.k8s.io\n    kubectl-quota/server-version: v1.20.2\n",
         ),
     );
+    let notes_of = |out: &Output| -> Vec<String> { json(out)["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect() };
+    // A CronJob whose pods name no class needs none of them: nothing to say.
     let out = check_json(&[&state], &[]);
-    let notes: Vec<String> = json(&out)["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect();
-    let s = state.display();
-    let want = [
-        format!("PriorityClasses could not be read when the snapshot {s} was taken: the global default PriorityClass is not given to pods that name no class (so priority-class scopes see them classless), and unknown class names are not refused"),
-        format!("StorageClasses could not be read when the snapshot {s} was taken: the default StorageClass is not given to claims without a class"),
-        format!("RuntimeClasses could not be read when the snapshot {s} was taken: RuntimeClass overhead is not added to pods"),
-    ];
-    for w in &want {
-        assert!(notes.contains(w), "missing {w:?} in {notes:#?}");
-    }
-    // 1.20 serves no DeviceClasses: nothing was missed.
-    assert!(!notes.iter().any(|n| n.contains("DeviceClasses")), "{notes:#?}");
-    // On a release that serves them, they are missed too. Nothing is refused, but the answer
-    // is incomplete: exit status 3, as a live check that cannot read them.
-    let state = file("not-read-dra", &snapshot("    kubectl-quota/not-read: deviceclasses.resource.k8s.io\n    kubectl-quota/server-version: v1.34.1\n"));
-    let out = check_json(&[&state], &[]);
+    let notes = notes_of(&out);
+    assert!(!notes.iter().any(|n| n.contains("could not be read")), "{notes:#?}");
+    assert!(!text(&out.stderr).contains("incomplete"), "{}", text(&out.stderr));
+    // A pod naming a PriorityClass and a RuntimeClass needs both: each is said, and the pod
+    // cannot be decided (exit 3).
+    let pod = file(
+        "not-read-pod",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\nspec: {priorityClassName: gold, runtimeClassName: kata, containers: [{name: a, image: x}]}\n",
+    );
+    let out = run(&["check", "-f", pod.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", "team-a", "-o", "json"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-    assert!(json(&out)["notes"].to_string().contains("DeviceClasses could not be read when the snapshot"), "{}", text(&out.stdout));
+    let report = json(&out);
+    assert_eq!(report["documents"][0]["outcome"], "undecided", "{report:#}");
+    let notes = notes_of(&out);
+    let s = state.display();
+    for w in [
+        format!("PriorityClasses could not be read when the snapshot {s} was taken: the global default PriorityClass is not given to pods that name no class (so priority-class scopes see them classless), and unknown class names are not refused"),
+        format!("RuntimeClasses could not be read when the snapshot {s} was taken: RuntimeClass overhead is not added to pods"),
+    ] {
+        assert!(notes.contains(&w), "missing {w:?} in {notes:#?}");
+        assert!(text(&out.stderr).contains(&format!("warning: the answer is incomplete: {w}")), "{}", text(&out.stderr));
+    }
+    // The pod needs no StorageClass, and 1.20 serves no DeviceClasses: neither is said.
+    assert!(!notes.iter().any(|n| n.contains("StorageClasses") || n.contains("DeviceClasses")), "{notes:#?}");
+    // A claim naming no class, where a quota charges per class, needs the StorageClasses.
+    // A snapshot of `release` that could not read `kind`, its quota limiting `resource`.
+    let missing = |tag: &str, kind: &str, release: &str, resource: &str| {
+        let annotations = format!("    kubectl-quota/not-read: {kind}\n    kubectl-quota/server-version: {release}\n");
+        file(tag, &snapshot(&annotations).replace("count/cronjobs.batch", resource))
+    };
+    let per_class = missing("not-read-per-class", "storageclasses.storage.k8s.io", "v1.20.2", "fast.storageclass.storage.k8s.io/requests.storage");
+    let claim = file(
+        "not-read-claim",
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c, namespace: team-a}\nspec: {resources: {requests: {storage: 1Gi}}}\n",
+    );
+    let out = run(&["check", "-f", claim.to_str().unwrap(), "--state", per_class.to_str().unwrap(), "-n", "team-a", "-o", "json"]);
+    assert_eq!((out.status.code(), json(&out)["documents"][0]["undecided"][0]["lacking"].as_str()), (Some(3), Some("storageClasses")), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("StorageClasses could not be read"), "{}", text(&out.stderr));
+    // On a release that serves DeviceClasses, a pod's claims where a quota limits an extended
+    // resource need them too.
+    let dra = missing("not-read-dra", "deviceclasses.resource.k8s.io", "v1.37.2", "requests.example.com/gpu");
+    let claimed = file(
+        "not-read-claimed",
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: gpu, namespace: team-a}\nspec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu}}]}}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\nspec: {resourceClaims: [{name: g, resourceClaimTemplateName: gpu}], containers: [{name: a, image: x}]}\n",
+    );
+    let out = run(&["check", "-f", claimed.to_str().unwrap(), "--state", dra.to_str().unwrap(), "-n", "team-a", "-o", "json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert_eq!(json(&out)["documents"][1]["undecided"][0]["lacking"], "deviceClasses", "{}", text(&out.stdout));
     assert!(
         text(&out.stderr).contains(&format!(
             "warning: the answer is incomplete: DeviceClasses could not be read when the snapshot {} was taken: DRA extended resource names are not resolved",
-            state.display()
+            dra.display()
         )),
         "{}",
         text(&out.stderr)
     );
-    // Text output and plan say it too.
-    let manifest = file("text-cronjob", CRONJOB_V1);
-    let out = run(&["check", "-f", manifest.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", "team-a"]);
+    // Text output says it too; plan, which sizes quotas for every document, says every gap.
+    let out = run(&["check", "-f", claimed.to_str().unwrap(), "--state", dra.to_str().unwrap(), "-n", "team-a"]);
     assert!(text(&out.stdout).contains("note: DeviceClasses could not be read"), "{}", text(&out.stdout));
-    let out = run(&["plan", "-f", manifest.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", "team-a", "-o", "json"]);
+    assert!(
+        text(&out.stdout).contains("pod/p: cannot be decided: the claims of the pod are charged as their DeviceClass's extended resource"),
+        "{}",
+        text(&out.stdout)
+    );
+    let manifest = file("text-cronjob", CRONJOB_V1);
+    let out = run(&["plan", "-f", manifest.to_str().unwrap(), "--state", dra.to_str().unwrap(), "-n", "team-a", "-o", "json"]);
     assert!(text(&out.stdout).contains("DeviceClasses could not be read"), "{}", text(&out.stdout));
 }
 

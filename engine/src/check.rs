@@ -10,13 +10,14 @@
 //! workload through its controllers), `template_change` (the rollout of a changed template);
 //! this file holds the streaming [`Checker`] that walks the documents in order.
 
+mod gaps;
 mod replay;
 mod report;
 mod state;
 mod template_change;
 
-pub use report::{CheckOptions, DocumentReport, Outcome, PodsReport, Report, Summary};
-pub use state::ClusterState;
+pub use report::{CheckOptions, DocumentReport, Outcome, PodsReport, Report, Summary, Undecided};
+pub use state::{ClusterState, Gap, Lacking};
 
 use replay::{admit, admit_pod_claims, admit_workload_pods};
 use template_change::rollout_of;
@@ -95,6 +96,16 @@ impl<'a> Checker<'a> {
     /// The key (namespace, group-resource, name) an object is stored under.
     fn key_of(&self, o: &Object) -> (String, String, String) {
         (self.namespace_of(o), o.type_info.group_resource(), o.meta.name.clone())
+    }
+
+    /// A copy of the state for trying `key`'s object out in `ns` without charging it: what
+    /// admission consults there, and the object as it exists (an update).
+    fn scratch_with(&self, ns: &str, key: &(String, String, String)) -> ClusterState {
+        let mut scratch = self.state.scratch_for(ns);
+        if let Some(o) = self.state.existing.get(key) {
+            scratch.existing.insert(key.clone(), o.clone());
+        }
+        scratch
     }
 
     /// The state as charged by the documents checked so far.
@@ -179,6 +190,12 @@ impl<'a> Checker<'a> {
             _ => crate::object_validation::invalid_message(&obj).or_else(|| crate::object_validation::invalid_template_message(&obj, &self.opts.rules)),
         };
         let early_refusal = self.early_refusal(&obj, &ns);
+        // What the answer needs that the state lacks: a pod's (or claim's) own admission
+        // depends on it; a workload's pods do.
+        let lacking =
+            if self.opts.assume_lacking || matches!(served, Served::No(_)) { vec![] } else { gaps::lacking_for(&obj, self.state, &ns, &self.opts.rules) };
+        let own = !lacking.is_empty() && !matches!(obj.body, Body::Workload(_));
+        let key = self.key_of(&obj);
         let (decision, mutations) = match (&served, early_refusal, invalid) {
             // kubectl finds no resource for the kind and sends nothing.
             (Served::No(note), _, _) => {
@@ -187,6 +204,8 @@ impl<'a> Checker<'a> {
             }
             (_, Some(refused), _) => (refused, vec![]),
             (_, None, Some(message)) => (Decision::refused(RefusalReason::Invalid, message), vec![]),
+            // Undecided: what the state tells, charged to nothing.
+            (_, None, None) if own => admit(&mut obj, &mut self.scratch_with(&ns, &key), &ns, self.opts),
             (_, None, None) => admit(&mut obj, self.state, &ns, self.opts),
         };
         if let Served::Deprecated(note) = &served {
@@ -217,12 +236,16 @@ impl<'a> Checker<'a> {
             quotas: decision.quotas,
             pods: None,
             notes,
+            undecided: vec![],
             hints: vec![],
         };
-        let key = self.key_of(&obj);
         if let Some(note) = self.pod_security_note(&obj, &ns) {
             report.notes.push(note);
         }
+        if own || (!lacking.is_empty() && report.allowed) {
+            report.undecided = lacking;
+        }
+        let undecided = !report.undecided.is_empty();
         let existing = self.state.existing.get(&key).cloned();
         let was_existing = existing.is_some();
         if was_existing {
@@ -277,6 +300,10 @@ impl<'a> Checker<'a> {
                         .notes
                         .push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
                     o
+                } else if undecided {
+                    // What the state tells of its pods, charged to nothing.
+                    let mut scratch = self.scratch_with(&ns, &key);
+                    admit_workload_pods(&obj, &w, report.replicas_existing, &mut scratch, &ns, self.opts, self.each_replica)
                 } else {
                     admit_workload_pods(&obj, &w, report.replicas_existing, self.state, &ns, self.opts, self.each_replica)
                 };
@@ -303,7 +330,11 @@ impl<'a> Checker<'a> {
             }
             if let Body::Pod(p) = &obj.body {
                 if !was_existing && !p.resource_claim_templates.is_empty() {
-                    let (refusal, claim_notes) = admit_pod_claims(&obj, self.state, &ns, self.opts);
+                    let (refusal, claim_notes) = if undecided {
+                        admit_pod_claims(&obj, &mut self.scratch_with(&ns, &key), &ns, self.opts)
+                    } else {
+                        admit_pod_claims(&obj, self.state, &ns, self.opts)
+                    };
                     report.notes.extend(claim_notes);
                     if let Some(r) = refusal {
                         report.notes.push(format!("the pod is created, but its ResourceClaim would be refused: {}; the pod stays Pending", r.message));
@@ -315,7 +346,9 @@ impl<'a> Checker<'a> {
             if let (Body::ResourceQuota(q), true) = (&obj.body, self.opts.rules.quota_request_limit_warning) {
                 report.notes.extend(defaulting::quota_request_limit_warnings(&q.spec_hard));
             }
-            if was_existing {
+            if own {
+                // Not known to be created: later documents do not see it.
+            } else if was_existing {
                 // Later documents update what this one left: the stored object becomes this
                 // one (a workload's pods, what the replay admitted).
                 if let Some(prev) = self.state.existing.get(&key) {
@@ -355,8 +388,13 @@ impl<'a> Checker<'a> {
         }
         report.outcome = report.outcome();
         self.summary.documents += 1;
-        if !report.fully_admitted() {
-            self.summary.refused += 1;
+        match report.outcome {
+            Outcome::Admitted => {}
+            Outcome::Undecided => {
+                self.summary.undecided += 1;
+                self.summary.lacking.extend(report.undecided.iter().map(|u| u.lacking));
+            }
+            _ => self.summary.refused += 1,
         }
         if report.refusal.as_ref().is_some_and(|r| !r.alternatives.is_empty()) || !report.pod_message_alternatives.is_empty() {
             self.order_matters = true;

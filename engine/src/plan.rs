@@ -182,7 +182,9 @@ pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> 
             }
         }
         let before = opened_state.clone();
-        let report = check::check(&mut opened_state, objects.clone(), opts);
+        // Quotas are sized for every document, whatever the state lacks (its notes say what).
+        let opts = CheckOptions { assume_lacking: true, ..opts.clone() };
+        let report = check::check(&mut opened_state, objects.clone(), &opts);
         let mut more = false;
         for d in &report.documents {
             let ns = d.namespace.clone().unwrap_or_else(|| opts.namespace.clone());

@@ -5,15 +5,15 @@
 use std::sync::mpsc;
 
 use clap::{Args, ValueEnum};
-use kubectl_quota_engine::admission::Detail;
-use kubectl_quota_engine::check::{CheckOptions, ClusterState, DocumentReport, Summary};
+use kubectl_quota_engine::admission::{Detail, LimitedResource};
+use kubectl_quota_engine::check::{CheckOptions, ClusterState, DocumentReport, Gap, Summary};
 use kubectl_quota_engine::objects::Object;
 use kubectl_quota_engine::report::{self, Decided};
 use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, OLDEST};
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{load_limited, load_manifests, load_state, namespaces_known, offline_rules};
+use crate::input::{kinds_known, load_limited, load_manifests, load_state, namespaces_known, offline_rules};
 use crate::live;
 use crate::render::output::{Output, ReportWriter};
 
@@ -127,7 +127,8 @@ fn detail_of(args: &CheckArgs) -> Detail {
 }
 
 /// Decides the documents in order and writes each one's report as soon as it is decided, then
-/// the run's notes (`notes` and those `more_notes` derives from the charged state); returns the
+/// the run's notes (`notes`, those `more_notes` derives from the charged state, and the `gaps`
+/// some answer depended on), and says what the answer lacks on standard error; returns the
 /// exit status.
 fn check_and_print(
     state: &mut ClusterState,
@@ -135,13 +136,16 @@ fn check_and_print(
     opts: &CheckOptions,
     kubernetes: &VersionReport,
     args: &CheckArgs,
-    notes: Vec<String>,
+    (notes, gaps): (Vec<String>, &[Gap]),
     more_notes: impl FnOnce(&ClusterState) -> Vec<String>,
 ) -> i32 {
+    let mut relevant = Vec::new();
     let decide = |each: &mut dyn FnMut(Decided)| {
         let mut summary = report::decide_each(state, objs, opts, each);
         summary.notes.extend(more_notes(state));
         summary.notes.extend(notes);
+        relevant.extend(Gap::relevant(gaps, &summary.lacking).map(str::to_string));
+        summary.notes.extend(relevant.iter().cloned());
         summary
     };
     let (output, quiet) = (output_of(args), args.quiet);
@@ -151,7 +155,7 @@ fn check_and_print(
     } else {
         print_beside(decide, output, quiet, kubernetes)
     };
-    summary.exit_code()
+    incomplete_status(&summary, &relevant)
 }
 
 /// Bytes written to the output at a time: explained reports run to hundreds of megabytes,
@@ -266,31 +270,36 @@ fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>,
     }
 }
 
+/// The check's options from the flags, for documents that name no namespace going to
+/// `namespace`.
+fn options(g: &GlobalFlags, args: &CheckArgs, namespace: String, limited: Vec<LimitedResource>, rules: Rules) -> CheckOptions {
+    CheckOptions { namespace, limited, nodes: args.nodes, rules, detail: detail_of(args), enforce_namespace: g.namespace.is_some(), ..CheckOptions::default() }
+}
+
 fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
     let flag = version_flag(args)?;
     let loaded = load_state(&args.state)?;
     // A snapshot's server decides the rules; --kubernetes-version overrides it.
     let offline = offline_rules(&loaded.recorded, flag)?;
-    let (rules, mut notes) = (offline.rules, offline.notes);
-    notes.extend(offline.incomplete.iter().cloned());
+    let (rules, notes) = (offline.rules, offline.notes);
     let mut state = ClusterState::from_objects(loaded.objects, &namespace);
+    kinds_known(&mut state, &loaded.recorded);
     let limited = load_limited(args.admission_config.as_deref())?;
     let objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
-    let opts =
-        CheckOptions { namespace: namespace.clone(), limited, nodes: args.nodes, rules, detail: detail_of(args), enforce_namespace: g.namespace.is_some() };
+    let opts = options(g, args, namespace.clone(), limited, rules);
     let kubernetes = VersionReport::new(&rules, offline.source, offline.server_version);
     let unnamed = g.namespace.is_none();
     let mut incomplete = offline.incomplete;
     let known = namespaces_known(&mut state, &loaded.recorded, &objs, &namespace);
-    incomplete.extend(known.outside.into_iter().chain(known.unlisted));
+    incomplete.extend(known.outside.into_iter().chain(known.unlisted).map(Gap::always));
     for ns in known.unlimited {
         crate::error::print_err(&format!(
             "note: namespace {} has no ResourceQuota in the state: nothing limits what is checked there\n",
             crate::escape::escape(&format!("{ns:?}"))
         ));
     }
-    let code = check_and_print(&mut state, objs, &opts, &kubernetes, args, notes, |state| {
+    Ok(check_and_print(&mut state, objs, &opts, &kubernetes, args, (notes, &incomplete), |state| {
         let mut notes = vec![];
         if unnamed && state.quotas.get(&namespace).is_none_or(|q| q.is_empty()) {
             let others = state.quota_namespaces();
@@ -299,18 +308,19 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
             }
         }
         notes
-    });
-    Ok(incomplete_status(code, &incomplete))
+    }))
 }
 
-/// The exit status once the answer's gaps are known: what could not be read is said on
-/// standard error (under `--quiet` too), and a check that refused nothing but is incomplete
-/// exits 3, not 0: it is not a clean pass.
-fn incomplete_status(code: i32, incomplete: &[String]) -> i32 {
+/// The exit status once the answer's gaps are known: what could not be read, where an answer
+/// depended on it, is said on standard error (under `--quiet` too), and a check that refused
+/// nothing but is incomplete (a gap, or a document that cannot be decided) exits 3, not 0: it
+/// is not a clean pass.
+fn incomplete_status(summary: &Summary, incomplete: &[String]) -> i32 {
     for gap in incomplete {
         crate::error::print_err(&format!("warning: the answer is incomplete: {}\n", crate::escape::escape(gap)));
     }
-    if code == 0 && !incomplete.is_empty() {
+    let code = summary.exit_code();
+    if code == 0 && (!incomplete.is_empty() || summary.undecided > 0) {
         crate::error::INCOMPLETE
     } else {
         code
@@ -330,7 +340,6 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
             e.to_string()
         })
     })?;
-    notes.extend(incomplete.iter().cloned());
     // The server's own release decides the rules; --kubernetes-version overrides it.
     let server = live::server_version(&conn).await;
     let (rules, source, server_version) = match (flag, &server) {
@@ -349,17 +358,9 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
             (Rules::newest(), "default", None)
         }
     };
-    let opts = CheckOptions {
-        namespace: conn.namespace.clone(),
-        limited,
-        nodes: args.nodes,
-        rules,
-        detail: detail_of(args),
-        enforce_namespace: g.namespace.is_some(),
-    };
+    let opts = options(g, args, conn.namespace.clone(), limited, rules);
     let kubernetes = VersionReport::new(&rules, source, server_version);
-    let code = check_and_print(&mut state, objs, &opts, &kubernetes, args, notes, |_| vec![]);
-    Ok(incomplete_status(code, &incomplete))
+    Ok(check_and_print(&mut state, objs, &opts, &kubernetes, args, (notes, &incomplete), |_| vec![]))
 }
 
 /// Runs `check`: offline when `--state` is given, against the live cluster otherwise.

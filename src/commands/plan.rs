@@ -88,12 +88,12 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
         let known = namespaces_known(&mut state, &loaded.recorded, &objs, &namespace);
         let opts = CheckOptions { namespace, limited, nodes: args.nodes, rules, enforce_namespace: g.namespace.is_some(), ..CheckOptions::default() };
         let mut p = plan::plan(&state, objs, &opts);
-        p.notes.extend(offline.notes.into_iter().chain(offline.incomplete).chain(known.outside));
+        p.notes.extend(offline.notes.into_iter().chain(offline.incomplete.into_iter().map(|g| g.text)).chain(known.outside));
         return Ok(print(&p, args));
     }
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
     let live::LiveState { state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| Fatal::input(e.to_string()))?;
-    notes.extend(incomplete);
+    notes.extend(incomplete.into_iter().map(|g| g.text));
     // The server's own release decides the rules, as for `check`.
     let rules = match live::server_version(&conn).await {
         Ok((_, v)) => Rules::for_version(v),

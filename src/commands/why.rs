@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use clap::{Args, ValueEnum};
+use kubectl_quota_engine::check::Gap;
 use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects;
 use kubectl_quota_engine::version::Rules;
@@ -62,13 +63,15 @@ pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
     let doc = Document { origin: Origin::new("cluster", 1), value: read.object.clone() };
     let mut obj = objects::decode(&doc).map_err(|e| Fatal::input(e.to_string()))?;
     obj.meta.namespace = Some(ns.clone());
-    let (state, notes) = live::cluster_state(&conn, &BTreeSet::from([ns.clone()])).await.map_err(|e| Fatal::input(e.to_string()))?;
+    let (state, gaps) = live::cluster_state(&conn, &BTreeSet::from([ns.clone()])).await.map_err(|e| Fatal::input(e.to_string()))?;
     let rules = match live::server_version(&conn).await {
         Ok((_, v)) => Rules::for_version(v),
         Err(_) => Rules::newest(),
     };
     let mut report = why::explain(&obj, &read.object, &read.children, &read.events, &state, rules);
-    report.notes.extend(notes);
+    // What could not be read, where the replay of the next pod depended on it.
+    let needed = report.replay.iter().flat_map(|d| &d.undecided).map(|u| u.lacking).collect();
+    report.notes.extend(Gap::relevant(&gaps, &needed).map(str::to_string));
     let text = match args.output {
         WhyOutput::Text => render_text(&report),
         WhyOutput::Json => render_json(&report),

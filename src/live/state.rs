@@ -14,14 +14,15 @@ use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
 use kube::Resource;
-use kubectl_quota_engine::check::ClusterState;
+use kubectl_quota_engine::check::{ClusterState, Gap, Lacking};
 use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects::{self, Object};
 
 /// What a live check reads: quotas and LimitRanges of each namespace, PriorityClasses,
 /// StorageClasses and RuntimeClasses, all at once. A forbidden quota list is fatal; the
-/// others degrade to notes saying what the check could not emulate.
-pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result<(ClusterState, Vec<String>), ReadError> {
+/// others leave the state without them, and are the gaps returned (said only when an answer
+/// depends on them).
+pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result<(ClusterState, Vec<Gap>), ReadError> {
     // Every LIST at once; each decodes its pages straight into library objects.
     fn spawn_list<K: kube::Resource<DynamicType = ()>>(conn: &Conn, ns: Option<&str>, what: String) -> tokio::task::JoinHandle<Result<Vec<Object>, ReadError>> {
         let (conn, ns) = (conn.clone(), ns.map(str::to_string));
@@ -47,7 +48,7 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
         r.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }))
     }
     let mut state = ClusterState::default();
-    let mut notes = Vec::new();
+    let mut gaps = Vec::new();
     for t in quota_tasks {
         for o in joined(t.await)? {
             state.add(o, &conn.namespace);
@@ -56,32 +57,26 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     for t in lr_tasks {
         match joined(t.await) {
             Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
-            Err(e) => notes.push(format!("{e}; LimitRange defaults are not applied")),
+            Err(e) => gaps.push(Gap::always(format!("{e}; LimitRange defaults are not applied"))),
         }
-    }
-    match joined(pcs.await) {
-        Ok(items) => {
-            state.priority_classes = Some(BTreeMap::new());
-            items.into_iter().for_each(|o| state.add(o, &conn.namespace));
-        }
-        Err(e) => notes.push(format!("{e}; the global default PriorityClass and unknown class names are not checked")),
-    }
-    match joined(scs.await) {
-        Ok(items) => {
-            state.storage_classes = Some(Vec::new());
-            items.into_iter().for_each(|o| state.add(o, &conn.namespace));
-        }
-        Err(e) => notes.push(format!("{e}; the default StorageClass is not applied to claims without a class")),
-    }
-    match joined(rcs.await) {
-        Ok(items) => {
-            state.runtime_classes = Some(BTreeMap::new());
-            items.into_iter().for_each(|o| state.add(o, &conn.namespace));
-        }
-        Err(e) if e.message.contains("could not find the requested resource") || e.message.contains("404") => {}
-        Err(e) => notes.push(format!("{e}; RuntimeClass overhead is not added to pods")),
     }
     let not_served = |e: &ReadError| e.message.contains("could not find the requested resource") || e.message.contains("404");
+    // A kind read in full is known, none being none; one that could not be read leaves the
+    // state without it, and its gap names it.
+    let mut read = |state: &mut ClusterState, kind: Lacking, items: Result<Vec<Object>, ReadError>, consequence: &str| match items {
+        Ok(items) => {
+            state.know_all(kind);
+            items.into_iter().for_each(|o| state.add(o, &conn.namespace));
+        }
+        Err(e) => gaps.push(Gap { lacking: Some(kind), text: format!("{e}; {consequence}") }),
+    };
+    read(&mut state, Lacking::PriorityClasses, joined(pcs.await), "the global default PriorityClass and unknown class names are not checked");
+    read(&mut state, Lacking::StorageClasses, joined(scs.await), "the default StorageClass is not applied to claims without a class");
+    match joined(rcs.await) {
+        // Not served (before RuntimeClass was GA): there are none.
+        Err(e) if not_served(&e) => state.know_all(Lacking::RuntimeClasses),
+        items => read(&mut state, Lacking::RuntimeClasses, items, "RuntimeClass overhead is not added to pods"),
+    }
     // The authorizer answers before the API is looked up: a user who may not list DRA's kinds
     // gets 403 even from a release that serves none (1.20). Discovery, open to every user,
     // tells; asked once, only then.
@@ -96,27 +91,24 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
         dra_served != Some(false)
     };
     match joined(dcs.await) {
-        Ok(items) => {
-            state.device_classes = Some(Default::default());
-            items.into_iter().for_each(|o| state.add(o, &conn.namespace));
-        }
-        Err(e) => {
-            if missed(&e).await {
-                notes.push(format!("{e}; DRA extended resource names are not resolved"));
-            }
-        }
+        Err(e) if !missed(&e).await => state.know_all(Lacking::DeviceClasses),
+        items => read(&mut state, Lacking::DeviceClasses, items, "DRA extended resource names are not resolved"),
     }
     for t in tmpl_tasks {
         match joined(t.await) {
             Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
             Err(e) => {
                 if missed(&e).await {
-                    notes.push(format!("{e}; claims that pods create from templates are not checked"));
+                    state.forget(Lacking::ResourceClaimTemplates);
+                    gaps.push(Gap {
+                        lacking: Some(Lacking::ResourceClaimTemplates),
+                        text: format!("{e}; claims that pods create from templates are not checked"),
+                    });
                 }
             }
         }
     }
-    Ok((state, notes))
+    Ok((state, gaps))
 }
 
 /// GETs that `check` keeps in flight at once to tell creates from updates.
@@ -246,8 +238,8 @@ pub struct LiveState {
     pub state: ClusterState,
     /// Worth saying, and complete: kinds the cluster does not serve.
     pub notes: Vec<String>,
-    /// What could not be read: the answer is incomplete without it.
-    pub incomplete: Vec<String>,
+    /// What could not be read: an answer that depends on it is incomplete.
+    pub incomplete: Vec<Gap>,
 }
 
 /// Reads what deciding `objs` live needs (see [`LiveState`]); `Err` when the quotas cannot be
@@ -257,10 +249,10 @@ pub async fn live_state(conn: &Conn, objs: &mut [Object]) -> Result<LiveState, R
     let (mut state, mut incomplete) = cluster_state(conn, &namespaces).await?;
     match namespaces_existing(conn, &namespaces).await {
         Ok(existing) => state.namespaces = Some(existing),
-        Err(e) => incomplete.push(format!("{e}; whether the namespace exists is not checked")),
+        Err(e) => incomplete.push(Gap::always(format!("{e}; whether the namespace exists is not checked"))),
     }
     let (notes, unread) = resolve_and_existing(conn, objs, &mut state).await;
-    incomplete.extend(unread);
+    incomplete.extend(unread.into_iter().map(Gap::always));
     Ok(LiveState { state, notes, incomplete })
 }
 

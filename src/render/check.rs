@@ -49,6 +49,7 @@ pub struct ReportWriter<W: std::io::Write> {
     quiet: bool,
     documents: usize,
     refused: usize,
+    undecided: usize,
     /// The release whose rules were applied: the report's first field.
     kubernetes: VersionReport,
 }
@@ -140,7 +141,7 @@ struct Notes<'a> {
 
 impl<W: std::io::Write> ReportWriter<W> {
     pub fn new(w: W, output: Output, quiet: bool, kubernetes: &VersionReport) -> Self {
-        ReportWriter { w, output, quiet, documents: 0, refused: 0, kubernetes: kubernetes.clone() }
+        ReportWriter { w, output, quiet, documents: 0, refused: 0, undecided: 0, kubernetes: kubernetes.clone() }
     }
 
     /// JSON and YAML: the report's fields before `documents`.
@@ -163,8 +164,10 @@ impl<W: std::io::Write> ReportWriter<W> {
             self.header()?;
         }
         self.documents += 1;
-        if !d.fully_admitted() {
-            self.refused += 1;
+        match d.outcome {
+            Outcome::Admitted => {}
+            Outcome::Undecided => self.undecided += 1,
+            _ => self.refused += 1,
         }
         match self.output {
             Output::Json => {
@@ -216,7 +219,11 @@ impl<W: std::io::Write> ReportWriter<W> {
                     for n in notes {
                         let _ = writeln!(out, "note: {}", esc(n));
                     }
-                    let _ = writeln!(out, "{} document(s) checked, {} would be refused (in whole or in part)", self.documents, self.refused);
+                    let _ = write!(out, "{} document(s) checked, {} would be refused (in whole or in part)", self.documents, self.refused);
+                    if self.undecided > 0 {
+                        let _ = write!(out, ", {} cannot be decided from what could be read", self.undecided);
+                    }
+                    out.push('\n');
                     self.w.write_all(out.as_bytes())?;
                 }
             }
@@ -228,8 +235,18 @@ impl<W: std::io::Write> ReportWriter<W> {
 /// The one-line verdict for a document.
 pub fn verdict_line(d: &DocumentReport) -> String {
     let who = format!("{}/{}", esc(&d.kind.to_lowercase()), esc(&d.name));
+    if d.outcome == Outcome::Undecided {
+        let why: Vec<String> = d.undecided.iter().map(|u| esc(&u.why).into_owned()).collect();
+        return format!("{who}: {}: {}", "cannot be decided".yellow().bold(), why.join("; "));
+    }
+    told_line(&who, d)
+}
+
+/// The verdict as far as the state tells (for an undecided document, as if what the state
+/// lacks changed nothing).
+fn told_line(who: &str, d: &DocumentReport) -> String {
     let Some(r) = &d.refusal else {
-        return admitted_line(&who, d);
+        return admitted_line(who, d, d.told_outcome());
     };
     let why = match r.reason {
         RefusalReason::ExceededQuota => {
@@ -270,9 +287,9 @@ pub fn verdict_line(d: &DocumentReport) -> String {
 /// The verdict of a document whose object the server admits: the object, then what happens to
 /// its pods and its rollout, in words that keep the two apart (`the Deployment is admitted, but
 /// quota refuses 4 of its 6 pods`).
-fn admitted_line(who: &str, d: &DocumentReport) -> String {
+fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
     let kind = esc(&d.kind);
-    match d.outcome {
+    match outcome {
         Outcome::PodsRefused => {
             let (w, a) = (d.replicas.unwrap_or(0), d.replicas_admitted.unwrap_or(0));
             let fits = match d.replicas_existing {
@@ -401,6 +418,11 @@ fn quota_blocks(out: &mut String, quotas: &[QuotaReport], indent: &str, what: &s
 
 fn document_block(out: &mut String, d: &DocumentReport) {
     let _ = writeln!(out, "{}", verdict_line(d));
+    if d.outcome == Outcome::Undecided {
+        let who = format!("{}/{}", esc(&d.kind.to_lowercase()), esc(&d.name));
+        let told = told_line(&who, d);
+        let _ = writeln!(out, "  as far as what was read tells: {}", told.strip_prefix(&format!("{who}: ")).unwrap_or(&told));
+    }
     let _ = writeln!(out, "  from {}{}", esc(&d.source.to_string()), d.namespace.as_ref().map(|n| format!(", namespace {}", esc(n))).unwrap_or_default());
     if let Some(e) = &d.server_error {
         // A validation message lists its errors on lines of their own (names in it are quoted,

@@ -35,6 +35,7 @@ pub fn annotation(d: &DocumentReport) -> Option<String> {
         Outcome::PodsRefused => format!("quota check: pods of {who} would be refused"),
         Outcome::PodsPending => format!("quota check: pods of {who} would stay Pending"),
         Outcome::RolloutStalls => format!("quota check: the rollout of {who} would stall"),
+        Outcome::Undecided => format!("quota check: {who} cannot be decided from what could be read"),
         Outcome::Admitted => unreachable!("checked above"),
     };
     props.push(format!("title={}", property(&escape(&title))));
@@ -51,7 +52,9 @@ pub fn annotation(d: &DocumentReport) -> Option<String> {
     for h in &d.hints {
         add("hint: ", h);
     }
-    Some(format!("::error {}::{}\n", props.join(","), data(&message)))
+    // Not a refusal: a warning, as the run's incomplete answer is.
+    let level = if d.outcome() == Outcome::Undecided { "warning" } else { "error" };
+    Some(format!("::{level} {}::{}\n", props.join(","), data(&message)))
 }
 
 /// The annotation of an error that ended the check (bad input, an unreachable server).

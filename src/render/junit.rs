@@ -46,9 +46,16 @@ impl<W: std::io::Write> JunitWriter<W> {
             Some(ns) => format!("{who} (namespace {ns})"),
             None => who,
         };
+        let undecided = || d.undecided.iter().map(|u| u.why.as_str()).collect::<Vec<_>>().join("; ");
+        let workload = is_workload(d);
+        if outcome == Outcome::Undecided && !workload {
+            // Neither a pass nor a failure: what it needs could not be read.
+            self.skipped(d, &name, &format!("cannot be decided: {}", undecided()));
+            return Ok(());
+        }
         let refused = (outcome == Outcome::Refused).then(|| (d.refusal.as_ref().map(|r| format!("{:?}", r.reason)), d.message.clone()));
         self.case(d, &name, refused);
-        if is_workload(d) {
+        if workload {
             // Every workload has its pods' test case, so that the same manifests make the same
             // test cases from run to run (CI systems follow a test by its name): skipped when
             // the object itself is refused, as no pod is then created at all.
@@ -62,6 +69,10 @@ impl<W: std::io::Write> JunitWriter<W> {
                 Outcome::PodsPending => Some((Some("PodsPending".to_string()), d.pod_message.clone())),
                 Outcome::RolloutStalls => {
                     Some((Some("RolloutStalls".to_string()), d.rollout.as_ref().and_then(|r| r.stall.as_ref()).map(|s| s.message.clone())))
+                }
+                Outcome::Undecided => {
+                    self.skipped(d, &pods, &format!("cannot be decided: {}", undecided()));
+                    return Ok(());
                 }
                 Outcome::Admitted => None,
             };

@@ -100,3 +100,20 @@ pub async fn new_namespace(c: &Client, prefix: &str) -> String {
     wait_default_service_account(c, &name).await;
     name
 }
+
+/// Polls `probe` every 200 ms until it gives a value, for at most `seconds`; panics naming
+/// `what` (and the last thing `probe` said) when it never does.
+pub async fn eventually<T, F, Fut>(what: &str, seconds: u64, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    loop {
+        match probe().await {
+            Ok(v) => return v,
+            Err(last) if Instant::now() > deadline => panic!("{what}: never happened within {seconds} s; last seen: {last}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+}

@@ -2,6 +2,9 @@
 
 use serde::Serialize;
 
+use std::collections::BTreeSet;
+
+use super::state::Lacking;
 use crate::admission::{Detail, LimitedResource, QuotaReport, Refusal};
 use crate::manifest::Origin;
 use crate::resources::ResourceList;
@@ -22,6 +25,9 @@ pub struct CheckOptions {
     pub detail: Detail,
     /// `-n` was given: an object naming another namespace is refused, as kubectl refuses it.
     pub enforce_namespace: bool,
+    /// Decide a document whose answer needs what the state lacks as if what it lacks changed
+    /// nothing, instead of leaving it undecided (`plan` sizes quotas for every document).
+    pub assume_lacking: bool,
 }
 
 /// The explanation of a workload's pods.
@@ -89,8 +95,20 @@ pub struct DocumentReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pods: Option<PodsReport>,
     pub notes: Vec<String>,
+    /// What the answer needs that the state lacks: the document cannot be decided (the rest
+    /// of the report is what the state tells, as if what it lacks changed nothing).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub undecided: Vec<Undecided>,
     /// What the user could do about the verdict (filled by [`crate::report::explain`]).
     pub hints: Vec<String>,
+}
+
+/// Why a document cannot be decided: a kind the state lacks, and why this document needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Undecided {
+    pub lacking: Lacking,
+    pub why: String,
 }
 
 /// What happens to a document as a whole: the object, the pods its controllers create, and
@@ -108,6 +126,8 @@ pub enum Outcome {
     PodsPending,
     /// The object is admitted, but the rollout of its changed template stalls under quota.
     RolloutStalls,
+    /// The answer depends on what the state lacks (see `undecided`).
+    Undecided,
 }
 
 impl DocumentReport {
@@ -118,6 +138,16 @@ impl DocumentReport {
 
     /// The outcome, from the verdicts the report holds.
     pub fn outcome(&self) -> Outcome {
+        if self.undecided.is_empty() {
+            self.told_outcome()
+        } else {
+            Outcome::Undecided
+        }
+    }
+
+    /// The outcome as far as the state tells: for an undecided document, as if what the
+    /// state lacks changed nothing.
+    pub fn told_outcome(&self) -> Outcome {
         if !self.allowed {
             Outcome::Refused
         } else if self.replicas_admitted.zip(self.replicas).is_some_and(|(a, w)| a < w) {
@@ -161,11 +191,15 @@ pub struct Summary {
     pub documents: usize,
     /// Documents not fully admitted (refused, or short of replicas).
     pub refused: usize,
+    /// Documents that cannot be decided, and what they needed that the state lacks.
+    pub undecided: usize,
+    pub lacking: BTreeSet<Lacking>,
     pub notes: Vec<String>,
 }
 
 impl Summary {
-    /// Exit status: 0 when everything fits, 1 when anything would be refused.
+    /// Exit status: 0 when everything fits, 1 when anything would be refused (an undecided
+    /// document makes the answer incomplete: the caller says so, see [`Summary::undecided`]).
     pub fn exit_code(&self) -> i32 {
         if self.refused == 0 {
             0

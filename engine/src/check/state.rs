@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::Serialize;
+
 use crate::admission::NamedQuota;
 use crate::objects::{Body, LimitRangeItem, Object};
 use crate::resources::ResourceList;
@@ -33,6 +35,77 @@ pub struct ClusterState {
     /// in another namespace is refused as the server refuses it (`namespaces "x" not found`),
     /// and a claim asking for admin access needs its namespace's label.
     pub namespaces: Option<BTreeMap<String, BTreeMap<String, String>>>,
+    /// The namespaces' ResourceClaimTemplates could not be read: a pod naming one that is not
+    /// in the state cannot be decided (when false, a template not in the state does not exist).
+    pub claim_templates_unknown: bool,
+}
+
+/// A kind of cluster object the state can lack: it could not be read (RBAC), or an offline
+/// state does not hold it. A document whose answer depends on it cannot be decided; one that
+/// does not (a pod naming no PriorityClass, where no quota selects by class) is answered in
+/// full without it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Lacking {
+    PriorityClasses,
+    RuntimeClasses,
+    StorageClasses,
+    DeviceClasses,
+    ResourceClaimTemplates,
+}
+
+impl Lacking {
+    pub const ALL: [Lacking; 5] =
+        [Lacking::PriorityClasses, Lacking::RuntimeClasses, Lacking::StorageClasses, Lacking::DeviceClasses, Lacking::ResourceClaimTemplates];
+
+    /// The kind in words (`PriorityClasses`).
+    pub fn kinds(self) -> &'static str {
+        match self {
+            Lacking::PriorityClasses => "PriorityClasses",
+            Lacking::RuntimeClasses => "RuntimeClasses",
+            Lacking::StorageClasses => "StorageClasses",
+            Lacking::DeviceClasses => "DeviceClasses",
+            Lacking::ResourceClaimTemplates => "ResourceClaimTemplates",
+        }
+    }
+
+    /// The resource as `plural.group`, as a snapshot records what it could not read.
+    pub fn resource(self) -> &'static str {
+        match self {
+            Lacking::PriorityClasses => "priorityclasses.scheduling.k8s.io",
+            Lacking::RuntimeClasses => "runtimeclasses.node.k8s.io",
+            Lacking::StorageClasses => "storageclasses.storage.k8s.io",
+            Lacking::DeviceClasses => "deviceclasses.resource.k8s.io",
+            Lacking::ResourceClaimTemplates => "resourceclaimtemplates.resource.k8s.io",
+        }
+    }
+
+    /// The kind a `plural.group` names, if the state can lack it.
+    pub fn of_resource(resource: &str) -> Option<Lacking> {
+        Lacking::ALL.into_iter().find(|l| l.resource() == resource)
+    }
+}
+
+/// Something a check could not read, in words, and the kind it leaves the state without
+/// (`None`: every answer depends on it, e.g. whether the namespace exists). Said only when
+/// some document's answer depends on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gap {
+    pub lacking: Option<Lacking>,
+    pub text: String,
+}
+
+impl Gap {
+    /// A gap every answer depends on.
+    pub fn always(text: impl Into<String>) -> Gap {
+        Gap { lacking: None, text: text.into() }
+    }
+
+    /// The texts of the gaps some answer depended on: those that leave the state without a
+    /// kind in `needed`, and those every answer depends on.
+    pub fn relevant<'a>(gaps: &'a [Gap], needed: &'a BTreeSet<Lacking>) -> impl Iterator<Item = &'a str> + 'a {
+        gaps.iter().filter(|g| g.lacking.is_none_or(|l| needed.contains(&l))).map(|g| g.text.as_str())
+    }
 }
 
 impl ClusterState {
@@ -80,6 +153,7 @@ impl ClusterState {
             device_classes: self.device_classes.clone(),
             seen: BTreeSet::new(),
             namespaces: self.namespaces.clone(),
+            claim_templates_unknown: self.claim_templates_unknown,
         }
     }
 
@@ -137,6 +211,40 @@ impl ClusterState {
                 self.namespaces.get_or_insert_with(BTreeMap::new).insert(name, o.meta.labels);
             }
             _ => {}
+        }
+    }
+
+    /// Whether the state lacks a kind (see [`Lacking`]).
+    pub fn lacks(&self, kind: Lacking) -> bool {
+        match kind {
+            Lacking::PriorityClasses => self.priority_classes.is_none(),
+            Lacking::RuntimeClasses => self.runtime_classes.is_none(),
+            Lacking::StorageClasses => self.storage_classes.is_none(),
+            Lacking::DeviceClasses => self.device_classes.is_none(),
+            Lacking::ResourceClaimTemplates => self.claim_templates_unknown,
+        }
+    }
+
+    /// Says the state holds every object of a kind there is, none being none (a snapshot
+    /// that read the kind and found none of it).
+    pub fn know_all(&mut self, kind: Lacking) {
+        match kind {
+            Lacking::PriorityClasses => _ = self.priority_classes.get_or_insert_with(BTreeMap::new),
+            Lacking::RuntimeClasses => _ = self.runtime_classes.get_or_insert_with(BTreeMap::new),
+            Lacking::StorageClasses => _ = self.storage_classes.get_or_insert_with(Vec::new),
+            Lacking::DeviceClasses => _ = self.device_classes.get_or_insert_with(Default::default),
+            Lacking::ResourceClaimTemplates => self.claim_templates_unknown = false,
+        }
+    }
+
+    /// Says the state does not know a kind (it could not be read), whatever it holds of it.
+    pub fn forget(&mut self, kind: Lacking) {
+        match kind {
+            Lacking::PriorityClasses => self.priority_classes = None,
+            Lacking::RuntimeClasses => self.runtime_classes = None,
+            Lacking::StorageClasses => self.storage_classes = None,
+            Lacking::DeviceClasses => self.device_classes = None,
+            Lacking::ResourceClaimTemplates => self.claim_templates_unknown = true,
         }
     }
 

@@ -29,7 +29,7 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
     let what = format!("{}/{}", d.kind.to_lowercase(), d.name);
     let mut out = Vec::new();
     match d.outcome {
-        Outcome::Admitted | Outcome::Refused => {}
+        Outcome::Admitted | Outcome::Refused | Outcome::Undecided => {}
         Outcome::PodsRefused => {
             let wanted = d.replicas.unwrap_or(0);
             let admitted = d.replicas_admitted.unwrap_or(0);
