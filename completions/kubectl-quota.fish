@@ -30,7 +30,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l cluster -d 
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -s V -l version -d 'Print version'
@@ -65,7 +65,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l cl
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s R -l recursive -d 'Process directories given with -f recursively'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s q -l quiet -d 'Print only what would be refused'
@@ -87,7 +87,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l c
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand create" -s V -l version -d 'Print version'
@@ -107,7 +107,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequot
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s V -l version -d 'Print version'
@@ -124,7 +124,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s A -l all-namespaces -d 'Quotas of every namespace, grouped by namespace'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s h -l help -d 'Print help'
@@ -143,7 +143,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l clu
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s R -l recursive -d 'Process directories given with -f recursively'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s h -l help -d 'Print help'
@@ -156,7 +156,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s h -l help -d 'Print help'
@@ -169,7 +169,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l clus
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s V -l version -d 'Print version'
@@ -186,7 +186,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s V -l version -d 'Print version'
@@ -202,7 +202,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s V -l version -d 'Print version'
@@ -216,7 +216,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l 
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s A -l all-namespaces -d 'Workloads of every namespace'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s h -l help -d 'Print help'
@@ -227,7 +227,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and n
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and not __fish_seen_subcommand_from serve install uninstall status certs help" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and not __fish_seen_subcommand_from serve install uninstall status certs help" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and not __fish_seen_subcommand_from serve install uninstall status certs help" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and not __fish_seen_subcommand_from serve install uninstall status certs help" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and not __fish_seen_subcommand_from serve install uninstall status certs help" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and not __fish_seen_subcommand_from serve install uninstall status certs help" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and not __fish_seen_subcommand_from serve install uninstall status certs help" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and not __fish_seen_subcommand_from serve install uninstall status certs help" -s V -l version -d 'Print version'
@@ -248,7 +248,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and _
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from serve" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from serve" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from serve" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from serve" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from serve" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from serve" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from serve" -s V -l version -d 'Print version'
@@ -266,7 +266,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and _
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from install" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from install" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from install" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from install" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from install" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from install" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from install" -l cert-manager -d 'Let cert-manager issue the serving certificate and inject the CA, instead of a CA of ours'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help'
@@ -278,7 +278,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and _
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from uninstall" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from uninstall" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from uninstall" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from uninstall" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from uninstall" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from uninstall" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from uninstall" -s V -l version -d 'Print version'
@@ -288,7 +288,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and _
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from status" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from status" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from status" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from status" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from status" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from status" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
@@ -300,7 +300,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and _
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from certs" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from certs" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from certs" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from certs" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from certs" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from certs" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from certs" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from certs" -s V -l version -d 'Print version'
@@ -316,7 +316,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l 
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -s V -l version -d 'Print version'
@@ -326,7 +326,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" 
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand completion" -s V -l version -d 'Print version'

@@ -30,7 +30,8 @@ pub struct KubeFlags {
     #[arg(long = "as-group", global = true, value_name = "GROUP")]
     pub as_group: Vec<String>,
     /// The length of time to wait before giving up on a single server request: seconds, or
-    /// numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever.
+    /// numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command's
+    /// requests must end within 5m0s together (`guard serve` excepted).
     #[arg(long = "request-timeout", global = true, value_name = "DURATION")]
     pub request_timeout: Option<String>,
 }

@@ -26,7 +26,7 @@ mod workload;
 
 pub use body::Budgeted;
 pub use capacity::{collect_view, View};
-pub use connect::{connect, load_kubeconfig, parse_duration};
+pub use connect::{connect, load_kubeconfig, parse_duration, Bound, DEFAULT_DEADLINE};
 pub use create::create_quota;
 pub use discovery::server_version;
 pub use errors::{ReadError, RequestError};
@@ -35,8 +35,6 @@ pub use snapshot::{snapshot, Scope, Snapshot};
 pub use state::{cluster_state, live_state, namespaces_existing, resolve_and_existing, LiveState};
 pub use watch::{watch_objects, Change};
 pub use workload::{workload, WorkloadRead};
-
-use std::time::Duration;
 
 use kube::Client;
 
@@ -47,7 +45,19 @@ pub struct Conn {
     pub namespace: String,
     /// The server's URL, named in connection errors.
     pub server: String,
-    /// `--request-timeout`: a bound on each request as a whole (connect, headers and the
-    /// entire body), not on each read.
-    pub timeout: Option<Duration>,
+    /// How long the server may take: `--request-timeout` on each request as a whole
+    /// (connect, headers and the entire body, not each read), or else the command's deadline.
+    pub timeout: Bound,
+}
+
+impl Conn {
+    /// The connection for a server that runs for ever (`guard serve`): its requests are not
+    /// held to the command's deadline, which is meant for commands that answer and end.
+    /// An explicit `--request-timeout` still bounds each request.
+    pub fn serving(mut self) -> Conn {
+        if let Bound::Deadline { .. } = self.timeout {
+            self.timeout = Bound::None;
+        }
+        self
+    }
 }

@@ -215,6 +215,68 @@ fn request_timeout_bounds_the_whole_request() {
     assert!(err.contains("no complete answer within --request-timeout (1s)"), "{err}");
 }
 
+/// Answers with headers, then one byte of body a second (for ten minutes at most).
+fn serve_trickle(mut s: std::net::TcpStream) {
+    read_request(&mut s);
+    let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    for _ in 0..600 {
+        if s.write_all(b"1\r\n \r\n").is_err() {
+            return;
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+#[test]
+fn without_request_timeout_every_command_ends_at_its_deadline() {
+    // A server that sends one byte a second held every command for ever: each read is quick.
+    // The default deadline (5m0s, in every help) is shortened here so the test takes seconds.
+    let server = fake_server(1000, serve_trickle);
+    let d = scratch("deadline");
+    let k = kubeconfig_for(&d, &server);
+    let m = write(&d, "m.yaml", POD);
+    let commands: Vec<Vec<String>> = [
+        vec!["describe"],
+        vec!["describe", "-A"],
+        vec!["check", "-f", &m],
+        vec!["plan", "-f", &m],
+        vec!["create", "q", "--hard", "pods=1"],
+        vec!["why", "deployment/web"],
+        vec!["snapshot", "-n", "default"],
+        vec!["capacity"],
+        vec!["uncovered"],
+        vec!["blocked", "-A"],
+    ]
+    .into_iter()
+    .map(|args| args.into_iter().map(String::from).collect())
+    .collect();
+    let runs: Vec<_> = commands
+        .into_iter()
+        .map(|args| {
+            let mut cmd = bin();
+            cmd.args(&args).args(["--kubeconfig", &k]).env("KUBECTL_QUOTA_DEADLINE", "2s");
+            std::thread::spawn(move || (args.join(" "), output_within(cmd, Duration::from_secs(60))))
+        })
+        .collect();
+    for run in runs {
+        let (args, o) = run.join().unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(code(&o), 2, "{args}: {err}");
+        assert!(err.contains(&server), "{args}: {err}");
+        assert!(err.contains("no complete answer within 2s, the time a command's requests may take together without --request-timeout"), "{args}: {err}");
+    }
+}
+
+#[test]
+fn the_default_deadline_is_the_one_help_states() {
+    let o = bin().args(["describe", "--help"]).output().unwrap();
+    let help = text(&o.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("Without it, a command's requests must end within 5m0s together (`guard serve` excepted)"), "{help}");
+    // An unusable override is an error, as an unusable --request-timeout is.
+    let o = bin().args(["describe", "--kubeconfig", "/nonexistent"]).env("KUBECTL_QUOTA_DEADLINE", "soon").output().unwrap();
+    assert_refused_input(&o, "KUBECTL_QUOTA_DEADLINE");
+}
+
 #[test]
 fn completion_gives_a_silent_server_a_short_deadline() {
     let server = fake_server(4, |mut s| {

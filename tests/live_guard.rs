@@ -180,6 +180,9 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
         .arg("--tls-private-key-file")
         .arg(certs.join("tls.key"))
         .env_remove("KUBECONFIG")
+        // A command's deadline is not the server's: with one of a second, the guard must still
+        // see the changes made minutes later (its watches outlive it).
+        .env("KUBECTL_QUOTA_DEADLINE", "1s")
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()

@@ -155,7 +155,8 @@ pub async fn run(g: &GlobalFlags, args: &GuardArgs) -> Result<i32, Fatal> {
             let limited = crate::input::load_limited(a.admission_config.as_deref())?;
             // The files first: a mistake there is said before any cluster is looked for.
             tls::load(&a.tls_cert_file, &a.tls_private_key_file).map_err(Fatal::input)?;
-            let conn = live::connect(&g.kube, None).await.map_err(Fatal::input)?;
+            // The server runs until stopped: its watches are not held to a command's deadline.
+            let conn = live::connect(&g.kube, None).await.map_err(Fatal::input)?.serving();
             let opts = guard::ServeOptions {
                 listen: a.listen,
                 cert: a.tls_cert_file.clone(),

@@ -3,7 +3,7 @@
 
 use super::body::capped_body;
 use super::Conn;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::global::KubeFlags;
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -12,6 +12,50 @@ use kube::Config;
 /// The longest `--request-timeout` accepted: a year. Anything longer is surely a typo, and
 /// would overflow the clock arithmetic underneath.
 const MAX_REQUEST_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// How long a command's requests may take together when no `--request-timeout` is given:
+/// without a bound, a server sending one byte a second would hold the command for ever.
+/// Five minutes is far beyond what a real server needs (it ends a request after 60 s by
+/// default, and the largest cluster views take seconds), so it cuts only a server that is
+/// stuck or hostile. `KUBECTL_QUOTA_DEADLINE` (a duration, as `--request-timeout` takes) changes it.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(300);
+
+/// How long the server may take.
+#[derive(Debug, Clone, Copy)]
+pub enum Bound {
+    /// `--request-timeout`: each request as a whole.
+    PerRequest(Duration),
+    /// No `--request-timeout`: every request ends by `at`, `total` after the command connected.
+    Deadline { at: Instant, total: Duration },
+    /// `--request-timeout 0`, and `guard serve` without one: no bound.
+    None,
+}
+
+/// The command's deadline: [`DEFAULT_DEADLINE`], or `KUBECTL_QUOTA_DEADLINE`.
+fn command_deadline() -> Result<Duration, String> {
+    match std::env::var("KUBECTL_QUOTA_DEADLINE") {
+        Ok(v) => parse_duration(&v)
+            .map(|d| d.unwrap_or(MAX_REQUEST_TIMEOUT))
+            .map_err(|e| format!("KUBECTL_QUOTA_DEADLINE: {}", e.trim_start_matches("invalid --request-timeout "))),
+        Err(_) => Ok(DEFAULT_DEADLINE),
+    }
+}
+
+/// A duration as Go (and so kubectl) prints one: `5m0s`, `1h0m30s`, `1.5s`, `500ms`.
+pub fn go_duration(d: Duration) -> String {
+    if d < Duration::from_secs(1) {
+        return format!("{}ms", d.as_millis());
+    }
+    let secs = d.as_secs();
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let frac = d.subsec_millis();
+    let s = if frac == 0 { s.to_string() } else { format!("{s}.{frac:03}").trim_end_matches('0').to_string() };
+    match (h, m) {
+        (0, 0) => format!("{s}s"),
+        (0, m) => format!("{m}m{s}s"),
+        (h, m) => format!("{h}h{m}m{s}s"),
+    }
+}
 
 /// kubectl's `--request-timeout`: `0` (none), a bare whole number of seconds, or a duration as
 /// Go writes one: numbers, each with a unit (`ns`, `us`, `µs`, `ms`, `s`, `m`, `h`), decimals
@@ -79,9 +123,15 @@ pub fn parse_duration(s: &str) -> Result<Option<Duration>, String> {
 /// `--user`, `--as`, `--as-group`, `--request-timeout`.
 pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, String> {
     let options = KubeConfigOptions { context: k.context.clone(), cluster: k.cluster.clone(), user: k.user.clone() };
-    let timeout = match &k.request_timeout {
-        Some(t) => parse_duration(t)?,
-        None => None,
+    let (timeout, bound) = match &k.request_timeout {
+        Some(t) => match parse_duration(t)? {
+            Some(d) => (Some(d), Bound::PerRequest(d)),
+            None => (None, Bound::None),
+        },
+        None => {
+            let total = command_deadline()?;
+            (None, Bound::Deadline { at: Instant::now() + total, total })
+        }
     };
     let mut config = match &k.kubeconfig {
         Some(path) => {
@@ -117,7 +167,7 @@ pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, Str
     let builder = kube::client::ClientBuilder::try_from(config).map_err(|e| format!("cannot build a client: {e}"))?;
     // Repeating needs a service it can clone: a buffer in front of the client's own stack.
     let client = builder.with_layer(&tower::buffer::BufferLayer::new(256)).with_layer(&retry).with_layer(&limit).build();
-    Ok(Conn { client, namespace, server, timeout })
+    Ok(Conn { client, namespace, server, timeout: bound })
 }
 
 /// Tries after the first of a request the server asks to repeat (429, 503, 504), as many
@@ -224,6 +274,21 @@ mod tests {
         assert_eq!(parse_duration("8760h").unwrap(), Some(Duration::from_secs(8760 * 3600)));
         for bad in ["5d", "-1s", "1m30", "s", "", ".s", "1..5s", "1s2"] {
             assert!(parse_duration(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn help_states_the_default_deadline() {
+        let flags = <KubeFlags as clap::Args>::augment_args(clap::Command::new("t"));
+        let arg = flags.get_arguments().find(|a| a.get_id() == "request_timeout").expect("the flag");
+        let help = arg.get_help().expect("its help").to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(help.contains(&format!("must end within {} together", go_duration(DEFAULT_DEADLINE))), "{help}");
+    }
+
+    #[test]
+    fn durations_print_as_go_prints_them() {
+        for (ms, want) in [(500, "500ms"), (1_000, "1s"), (1_500, "1.5s"), (30_000, "30s"), (300_000, "5m0s"), (90_000, "1m30s"), (3_630_000, "1h0m30s")] {
+            assert_eq!(go_duration(Duration::from_millis(ms)), want);
         }
     }
 }

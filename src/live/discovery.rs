@@ -7,7 +7,7 @@ use kubectl_quota_engine::version::KubeVersion;
 
 /// `GET /version`: the server's gitVersion and its release.
 pub async fn server_version(conn: &Conn) -> Result<(String, KubeVersion), String> {
-    let info = conn.client.apiserver_version().await.map_err(|e| e.to_string())?;
+    let info = within(conn.timeout, conn.client.apiserver_version()).await.map_err(|e| super::errors::transport_message(&conn.server, &e))?;
     let v = KubeVersion::parse(&format!("{}.{}", info.major, info.minor)).or_else(|_| KubeVersion::parse(&info.git_version))?;
     Ok((info.git_version, v))
 }

@@ -3,21 +3,30 @@
 
 use std::time::Duration;
 
-/// A request (or a paginated series) within `--request-timeout` as a whole.
-pub(super) async fn within<T>(timeout: Option<Duration>, fut: impl std::future::Future<Output = Result<T, kube::Error>>) -> Result<T, RequestError> {
-    match timeout {
-        Some(d) => match tokio::time::timeout(d, fut).await {
+use super::Bound;
+
+/// A request as a whole (connecting, the answer and its entire body) within its [`Bound`]:
+/// `--request-timeout`, or else what is left of the command's deadline.
+pub(super) async fn within<T>(bound: Bound, fut: impl std::future::Future<Output = Result<T, kube::Error>>) -> Result<T, RequestError> {
+    match bound {
+        Bound::PerRequest(d) => match tokio::time::timeout(d, fut).await {
             Ok(r) => r.map_err(RequestError::Kube),
             Err(_) => Err(RequestError::Timeout(d)),
         },
-        None => fut.await.map_err(RequestError::Kube),
+        Bound::Deadline { at, total } => match tokio::time::timeout_at(at.into(), fut).await {
+            Ok(r) => r.map_err(RequestError::Kube),
+            Err(_) => Err(RequestError::Deadline(total)),
+        },
+        Bound::None => fut.await.map_err(RequestError::Kube),
     }
 }
 
-/// Why a request failed: the server's answer, a transport failure, or the deadline.
+/// Why a request failed: the server's answer, a transport failure, `--request-timeout`, or
+/// the command's deadline (no `--request-timeout` given).
 pub enum RequestError {
     Kube(kube::Error),
     Timeout(Duration),
+    Deadline(Duration),
 }
 
 /// An error's message with its causes, as Go prints wrapped errors (`a: b: c`).
@@ -145,6 +154,10 @@ pub(super) fn kubectl_line(s: &kube::core::Status) -> String {
 pub(super) fn transport_message(server: &str, e: &RequestError) -> String {
     match e {
         RequestError::Timeout(d) => format!("{server}: no complete answer within --request-timeout ({}s)", d.as_secs_f64()),
+        RequestError::Deadline(d) => format!(
+            "{server}: no complete answer within {}, the time a command's requests may take together without --request-timeout (set --request-timeout to bound each request instead; 0 waits for ever)",
+            super::connect::go_duration(*d)
+        ),
         RequestError::Kube(kube::Error::Api(s)) => s.message.clone(),
         RequestError::Kube(e) => format!("{server}: {}", chain(e)),
     }

@@ -3,7 +3,6 @@
 
 use super::errors::{read_error, within, ReadError, RequestError};
 use super::Conn;
-use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ResourceQuota;
 use kube::api::{Api, ListParams};
@@ -62,7 +61,7 @@ impl Pages {
 }
 
 /// Lists every object, a page at a time.
-pub async fn list_all<K>(api: Api<K>, what: String, server: String, timeout: Option<Duration>) -> Result<Vec<K>, ReadError>
+pub async fn list_all<K>(api: Api<K>, what: String, server: String, timeout: super::Bound) -> Result<Vec<K>, ReadError>
 where
     K: Clone + DeserializeOwned + std::fmt::Debug,
 {

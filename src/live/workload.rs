@@ -1,6 +1,6 @@
 //! `why`'s reads: one workload, its children and their events.
 
-use super::errors::{read_error, ReadError, RequestError};
+use super::errors::{read_error, within, ReadError, RequestError};
 use super::list::list_all;
 use super::Conn;
 
@@ -42,14 +42,14 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
     let mut found = None;
     for v in versions {
         let (api, av) = get(group, v, kind, plural);
-        match api.get_opt(name).await {
+        match within(conn.timeout, api.get_opt(name)).await {
             Ok(Some(o)) => {
                 found = Some((o, av));
                 break;
             }
             Ok(None) => {}
-            Err(kube::Error::Api(s)) if s.code == 404 => {}
-            Err(e) => return Err(read_error(&conn.server, format!("get {plural} {name:?} in namespace {namespace:?}"), RequestError::Kube(e))),
+            Err(RequestError::Kube(kube::Error::Api(s))) if s.code == 404 => {}
+            Err(e) => return Err(read_error(&conn.server, format!("get {plural} {name:?} in namespace {namespace:?}"), e)),
         }
     }
     let Some((obj, av)) = found else {
@@ -87,7 +87,7 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
     for who in involved {
         let lp = ListParams::default().fields(&format!("involvedObject.name={who}"));
         let list =
-            events_api.list(&lp).await.map_err(|e| read_error(&conn.server, format!("list events in namespace {namespace:?}"), RequestError::Kube(e)))?;
+            within(conn.timeout, events_api.list(&lp)).await.map_err(|e| read_error(&conn.server, format!("list events in namespace {namespace:?}"), e))?;
         for e in list.items {
             let last = e.last_timestamp.as_ref().map(|t| t.0.to_string()).or_else(|| e.event_time.as_ref().map(|t| t.0.to_string())).unwrap_or_default();
             events.push(kubectl_quota_engine::why::Event {
