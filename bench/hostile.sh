@@ -41,6 +41,7 @@ w("huge-sts.yaml", "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\
 w("state-nocap.yaml", state.replace("pods: '10'}}", "requests.cpu: '1000000'}}").replace("{hard: {pods: '10'}, used: {pods: '0'}}", "{hard: {requests.cpu: '1000000'}, used: {requests.cpu: '0'}}"))
 w("ds.yaml", "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: ds}\nspec: {selector: {}, " + tpl + "}\n")
 w("many.yaml", "".join(state.replace("{name: q,", "{name: q%d," % i) + "---\n" for i in range(3000)))
+w("pod-100k.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers:\n" + "".join("  - {name: c%d, image: x}\n" % i for i in range(100000)))
 w("pod-120k.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers:\n" + "".join("  - {name: c%d, image: x}\n" % i for i in range(120000)))
 w("ns-100k.yaml", "".join(state.replace("namespace: default", "namespace: ns%d" % i) + "---\n" for i in range(100000)))
 w("kubeconfig-zero", "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {tokenFile: /dev/zero}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n")
@@ -78,6 +79,7 @@ run "\`--request-timeout=18446744073709551615h\`" "$BIN" describe --kubeconfig k
 run "name with a newline and OSC" "$BIN" check -f evil.yaml --state state.yaml
 run "\`replicas: -5\`" "$BIN" check -f neg.yaml --state state.yaml
 run "\`-R\` with two links to \`.\`" "$BIN" check -R -f links --state state.yaml
+run "a Pod of 100,000 containers (3.0 MB as JSON, under the server's 3 MiB)" "$BIN" check -f pod-100k.yaml --state state.yaml
 run "a Pod of 120,000 containers (3.6 MB as JSON, over the server's 3 MiB)" "$BIN" check -f pod-120k.yaml --state state.yaml
 run "\`describe -A --state\`, 100,000 quotas in 100,000 namespaces" "$BIN" describe -A --state ns-100k.yaml
 run "same, \`-o json\`" "$BIN" describe -A --state ns-100k.yaml -o json

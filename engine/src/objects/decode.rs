@@ -116,14 +116,73 @@ fn cross_namespace_affinity(a: &Option<core::Affinity>) -> bool {
 
 /// The quota-relevant parts of a pod spec; `path` is the JSON path of the spec.
 pub fn pod_spec(spec: &core::PodSpec, path: &str) -> FieldResult<Pod> {
-    let containers = spec.containers.iter().enumerate().map(|(i, c)| container(c, &format_args!("{path}.containers[{i}]"))).collect::<FieldResult<Vec<_>>>()?;
-    let init_containers = spec
-        .init_containers
+    lean_pod_spec(spec, path, None)
+}
+
+/// Container lists past this length are decoded one container at a time: k8s-openapi's
+/// `Container` takes about 2 KB however little the manifest says, so a Pod of 100,000
+/// containers held 270 MB of them at once before the engine kept its 100 bytes of each.
+const MANY_CONTAINERS: usize = 1000;
+
+/// A pod spec's container lists decoded one container at a time ([`long_container_lists`]).
+struct TakenContainers {
+    containers: Vec<Container>,
+    init_containers: Vec<Container>,
+    /// `name=image` of each, init containers first (a workload's rollout compares them).
+    images: Vec<String>,
+}
+
+/// When a pod spec (at the JSON `pointer` in `v`, named `path` in errors) has a container
+/// list longer than [`MANY_CONTAINERS`]: a copy of `v` with both lists empty, and the lists
+/// decoded one container at a time, each checked as the whole object would have been.
+fn long_container_lists(v: &Value, pointer: &str, path: &str) -> FieldResult<Option<(Value, TakenContainers)>> {
+    let Some(spec) = v.pointer(pointer) else { return Ok(None) };
+    let len = |k: &str| spec.get(k).and_then(Value::as_array).map_or(0, Vec::len);
+    if len("containers") <= MANY_CONTAINERS && len("initContainers") <= MANY_CONTAINERS {
+        return Ok(None);
+    }
+    let mut taken = TakenContainers { containers: Vec::new(), init_containers: Vec::new(), images: Vec::new() };
+    for (field, out) in [("initContainers", &mut taken.init_containers), ("containers", &mut taken.containers)] {
+        for (i, c) in spec.get(field).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let at = format!("{path}.{field}[{i}]");
+            let c: core::Container = typed(c).map_err(|(p, e)| (if p.is_empty() { at.clone() } else { format!("{at}.{p}") }, e))?;
+            out.push(container(&c, &at)?);
+            taken.images.push(format!("{}={}", c.name, c.image.unwrap_or_default()));
+        }
+    }
+    let keys: Vec<&str> = pointer.split('/').skip(1).collect();
+    Ok(Some((without_container_lists(v, &keys), taken)))
+}
+
+/// A copy of `v` in which the object at `keys` has empty container lists (the lists are
+/// never copied).
+fn without_container_lists(v: &Value, keys: &[&str]) -> Value {
+    let Value::Object(map) = v else { return v.clone() };
+    let out = map
         .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, c)| container(c, &format_args!("{path}.initContainers[{i}]")))
-        .collect::<FieldResult<Vec<_>>>()?;
+        .map(|(k, x)| match keys.split_first() {
+            Some((first, rest)) if k == first => (k.clone(), without_container_lists(x, rest)),
+            None if k == "containers" || k == "initContainers" => (k.clone(), Value::Array(Vec::new())),
+            _ => (k.clone(), x.clone()),
+        })
+        .collect();
+    Value::Object(out)
+}
+
+/// [`pod_spec`], with container lists already decoded when they were long.
+fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<TakenContainers>) -> FieldResult<Pod> {
+    let (containers, init_containers) = match taken {
+        Some(t) => (t.containers, t.init_containers),
+        None => (
+            spec.containers.iter().enumerate().map(|(i, c)| container(c, &format_args!("{path}.containers[{i}]"))).collect::<FieldResult<Vec<_>>>()?,
+            spec.init_containers
+                .iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, c)| container(c, &format_args!("{path}.initContainers[{i}]")))
+                .collect::<FieldResult<Vec<_>>>()?,
+        ),
+    };
     let (requests, limits) = spec.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
     Ok(Pod {
         containers,
@@ -292,9 +351,9 @@ fn quota(rq: core::ResourceQuota) -> FieldResult<ResourceQuota> {
     })
 }
 
-fn workload_template(t: &core::PodTemplateSpec, path: &str) -> FieldResult<(Pod, Meta)> {
+fn workload_template(t: &core::PodTemplateSpec, path: &str, taken: Option<TakenContainers>) -> FieldResult<(Pod, Meta)> {
     let spec = t.spec.as_ref().ok_or_else(|| (format!("{path}.spec"), "Required value".to_string()))?;
-    let pod = pod_spec(spec, &format!("{path}.spec"))?;
+    let pod = lean_pod_spec(spec, &format!("{path}.spec"), taken)?;
     Ok((pod, t.metadata.clone().map(meta).unwrap_or_default()))
 }
 
@@ -323,23 +382,42 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
     use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch};
     let (decode_group, reshaped) = older_version_shape(ti, v);
     let v = reshaped.as_ref().unwrap_or(v);
+    // Where the object's pod spec is, if it has one.
+    let pod_spec_at = match (decode_group.as_str(), ti.kind.as_str()) {
+        ("", "Pod") => Some(("/spec", "spec")),
+        ("batch", "CronJob") => Some(("/spec/jobTemplate/spec/template/spec", "spec.jobTemplate.spec.template.spec")),
+        ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") | ("batch", "Job") | ("", "ReplicationController") => {
+            Some(("/spec/template/spec", "spec.template.spec"))
+        }
+        _ => None,
+    };
+    let (stripped, taken) = match pod_spec_at {
+        Some((pointer, path)) => long_container_lists(v, pointer, path)?.unzip(),
+        None => (None, None),
+    };
+    let v = stripped.as_ref().unwrap_or(v);
+    // Taken by the one pod spec decoded below.
+    let taken = std::cell::Cell::new(taken);
     let generic_meta = || -> FieldResult<Meta> {
         let m: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
             typed(v.get("metadata").unwrap_or(&Value::Null)).map_err(|(p, e)| (format!("metadata{}{p}", if p.is_empty() { "" } else { "." }), e))?;
         Ok(meta(m))
     };
     let strategied = |replicas: Option<i32>, t: &core::PodTemplateSpec, path: &str, claims: Vec<(String, Pvc)>, update_strategy| -> FieldResult<Body> {
-        let (template, template_meta) = workload_template(t, path)?;
+        let mut taken = taken.take();
+        let taken_images = taken.as_mut().map(|t| std::mem::take(&mut t.images));
+        let (template, template_meta) = workload_template(t, path, taken)?;
         let spec_path = path.strip_suffix(".template").unwrap_or("spec");
         let spec = if spec_path == "spec" { v.get("spec") } else { v.get("spec").and_then(|s| s.get("jobTemplate")).and_then(|j| j.get("spec")) };
         let counts = ["replicas", "parallelism", "completions"].iter().filter_map(|f| Some((format!("{spec_path}.{f}"), spec?.get(*f)?.as_i64()?))).collect();
-        let images = t
-            .spec
-            .as_ref()
-            .into_iter()
-            .flat_map(|s| s.init_containers.iter().flatten().chain(s.containers.iter()))
-            .map(|c| format!("{}={}", c.name, c.image.clone().unwrap_or_default()))
-            .collect();
+        let images = taken_images.unwrap_or_else(|| {
+            t.spec
+                .as_ref()
+                .into_iter()
+                .flat_map(|s| s.init_containers.iter().flatten().chain(s.containers.iter()))
+                .map(|c| format!("{}={}", c.name, c.image.clone().unwrap_or_default()))
+                .collect()
+        });
         Ok(Body::Workload(Box::new(Workload {
             replicas,
             template,
@@ -370,7 +448,7 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         ("", "Pod") => {
             let p: core::Pod = typed(v)?;
             let spec = p.spec.as_ref().ok_or_else(|| ("spec".to_string(), "Required value".to_string()))?;
-            let mut pod = pod_spec(spec, "spec")?;
+            let mut pod = lean_pod_spec(spec, "spec", taken.take())?;
             pod.phase = p.status.as_ref().and_then(|s| s.phase.clone());
             pod.status_qos_class = p.status.as_ref().and_then(|s| s.qos_class.clone());
             if let Some(st) = &p.status {
@@ -556,6 +634,43 @@ mod tests {
 
     fn one(text: &str) -> Result<Object, InputError> {
         decode(&parse_str("t.yaml", text).unwrap()[0])
+    }
+
+    /// A pod spec's text with `n` containers, the first one `first`.
+    fn many_containers(first: &str, n: usize) -> String {
+        let rest: String = (1..n).map(|i| format!(", {{name: c{i}, image: x{i}, resources: {{requests: {{cpu: {i}m}}}}}}")).collect();
+        format!("{{containers: [{first}{rest}], initContainers: [{{name: i, image: busybox, resources: {{limits: {{memory: 1Gi}}}}}}]}}")
+    }
+
+    #[test]
+    fn long_container_lists_decode_as_short_ones_do() {
+        let n = MANY_CONTAINERS + 5;
+        let spec = many_containers("{name: c0, image: x0}", n);
+        let pod = one(&format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {spec}\n")).unwrap();
+        // The same spec through k8s-openapi's whole PodSpec, as a short list is decoded.
+        let typed_spec: core::PodSpec = serde_json::from_value(parse_str("s.yaml", &spec).unwrap()[0].value.clone()).unwrap();
+        let Body::Pod(got) = &pod.body else { panic!("{pod:?}") };
+        assert_eq!(*got, pod_spec(&typed_spec, "spec").unwrap());
+        assert_eq!(got.containers.len(), n);
+        let d = one(&format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{selector: {{}}, template: {{spec: {spec}}}}}\n")).unwrap();
+        let Body::Workload(w) = &d.body else { panic!("{d:?}") };
+        assert_eq!(w.template, *got);
+        assert_eq!(w.images.len(), n + 1);
+        assert_eq!((w.images[0].as_str(), w.images[n].as_str()), ("i=busybox", &*format!("c{}=x{}", n - 1, n - 1)));
+        // A mistake in one of many containers is named as in a short list.
+        for (bad, field) in [
+            ("{image: x}", "containers[0].name"),
+            ("{name: a, resources: {limits: {memory: 1K}}}", "containers[0].resources.limits.memory"),
+            ("{name: a, ports: 3}", "containers[0].ports"),
+        ] {
+            for (kind, head, prefix) in [("Pod", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: ", "spec."), ("CronJob", "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c}\nspec: {schedule: x, jobTemplate: {spec: {template: {spec: ", "spec.jobTemplate.spec.template.spec.")] {
+                let close = if kind == "CronJob" { "}}}}" } else { "" };
+                let short = one(&format!("{head}{{containers: [{bad}]}}{close}\n")).unwrap_err();
+                let long = one(&format!("{head}{}{close}\n", many_containers(bad, n))).unwrap_err();
+                assert_eq!(long.field.as_deref(), Some(&*format!("{prefix}{field}")), "{long}");
+                assert_eq!((&long.field, long.to_string()), (&short.field, short.to_string()), "{kind}: {bad}");
+            }
+        }
     }
 
     #[test]
