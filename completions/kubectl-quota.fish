@@ -45,7 +45,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "capacit
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "uncovered" -d 'Namespaces no quota caps: without any quota, or without a cap on one resource'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "blocked" -d 'Workloads a quota blocks right now, one line each with the smallest fix'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "guard" -d 'The same answers at `kubectl apply` time, from the API server itself: an admission webhook'
-complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "version" -d 'Print the version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "version" -d 'Print the version, as --version does (-o json|yaml: with the Kubernetes releases it knows)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s f -l filename -d 'Manifests to check: files, directories, http(s) URLs, or - for standard input (repeatable)' -r
@@ -111,7 +111,8 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequot
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand resourcequota" -s V -l version -d 'Print version'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l sort -d 'Order: by name, or by how close to a limit (highest use first)' -r -f -a "name\t''
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s l -l selector -d 'Only quotas whose labels match this selector (`-l team=a`, `env in (prod,staging)`, `!legacy`; `=`, `==`, `!=`, `in`, `notin`, `key`, `!key`, comma-separated)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -l sort -d 'Order: by name, or by how close to a limit (highest use first). Default: by name, or in the order the quotas are named' -r -f -a "name\t''
 usage\t''"
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s o -l output -d 'Output format; wide adds spec.hard values the quota controller has not synced yet' -r -f -a "text\t''
 wide\t''
@@ -162,7 +163,8 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s V -l version -d 'Print version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s o -l output -d 'Output format' -r -f -a "text\t''
-json\t''"
+json\t''
+yaml\t''"
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -l cluster -d 'The name of the kubeconfig cluster to use' -r
@@ -174,7 +176,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s n -l
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand why" -s V -l version -d 'Print version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l by -d 'Break each resource\'s promise down per namespace, largest share first' -r -f -a "namespace\t''"
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l resource -d 'Only this resource (cpu, memory, requests.nvidia.com/gpu, pods, ...)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l resource -d 'Only this resource: cpu, memory or ephemeral-storage (its requests and limits), requests.cpu or limits.memory (that one), pods, hugepages-2Mi, nvidia.com/gpu, ...' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l exclude-namespaces -d 'Namespaces left out of the promise (comma-separated; empty for none)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s o -l output -d 'Output format' -r -f -a "text\t''
 json\t''
@@ -310,6 +312,8 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and _
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from help" -f -a "status" -d 'Registered? Reachable? Synced? Which release\'s rules answer?'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from help" -f -a "certs" -d 'Make a CA and a serving certificate for a guard outside the cluster'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand guard; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -s o -l output -d 'Output format (default: one line, as `--version` prints it)' -r -f -a "json\t''
+yaml\t''"
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand version" -l cluster -d 'The name of the kubeconfig cluster to use' -r
@@ -340,7 +344,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and no
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked guard version completion help" -f -a "uncovered" -d 'Namespaces no quota caps: without any quota, or without a cap on one resource'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked guard version completion help" -f -a "blocked" -d 'Workloads a quota blocks right now, one line each with the smallest fix'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked guard version completion help" -f -a "guard" -d 'The same answers at `kubectl apply` time, from the API server itself: an admission webhook'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked guard version completion help" -f -a "version" -d 'Print the version'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked guard version completion help" -f -a "version" -d 'Print the version, as --version does (-o json|yaml: with the Kubernetes releases it knows)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked guard version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and not __fish_seen_subcommand_from check create describe plan snapshot why capacity uncovered blocked guard version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand help; and __fish_seen_subcommand_from guard" -f -a "serve" -d 'Serve the webhook over HTTPS: /validate, /healthz, /readyz, /metrics, /status'

@@ -45,7 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('uncovered', 'uncovered', [CompletionResultType]::ParameterValue, 'Namespaces no quota caps: without any quota, or without a cap on one resource')
             [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Workloads a quota blocks right now, one line each with the smallest fix')
             [CompletionResult]::new('guard', 'guard', [CompletionResultType]::ParameterValue, 'The same answers at `kubectl apply` time, from the API server itself: an admission webhook')
-            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version, as --version does (-o json|yaml: with the Kubernetes releases it knows)')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -127,7 +127,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             break
         }
         'kubectl-quota;describe' {
-            [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order: by name, or by how close to a limit (highest use first)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only quotas whose labels match this selector (`-l team=a`, `env in (prod,staging)`, `!legacy`; `=`, `==`, `!=`, `in`, `notin`, `key`, `!key`, comma-separated)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only quotas whose labels match this selector (`-l team=a`, `env in (prod,staging)`, `!legacy`; `=`, `==`, `!=`, `in`, `notin`, `key`, `!key`, comma-separated)')
+            [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order: by name, or by how close to a limit (highest use first). Default: by name, or in the order the quotas are named')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format; wide adds spec.hard values the quota controller has not synced yet')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format; wide adds spec.hard values the quota controller has not synced yet')
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Offline: describe the ResourceQuotas in these files instead of the cluster''s')
@@ -215,7 +217,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
         }
         'kubectl-quota;capacity' {
             [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Break each resource''s promise down per namespace, largest share first')
-            [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Only this resource (cpu, memory, requests.nvidia.com/gpu, pods, ...)')
+            [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Only this resource: cpu, memory or ephemeral-storage (its requests and limits), requests.cpu or limits.memory (that one), pods, hugepages-2Mi, nvidia.com/gpu, ...')
             [CompletionResult]::new('--exclude-namespaces', '--exclude-namespaces', [CompletionResultType]::ParameterName, 'Namespaces left out of the promise (comma-separated; empty for none)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -423,6 +425,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             break
         }
         'kubectl-quota;version' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (default: one line, as `--version` prints it)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (default: one line, as `--version` prints it)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')
@@ -465,7 +469,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('uncovered', 'uncovered', [CompletionResultType]::ParameterValue, 'Namespaces no quota caps: without any quota, or without a cap on one resource')
             [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Workloads a quota blocks right now, one line each with the smallest fix')
             [CompletionResult]::new('guard', 'guard', [CompletionResultType]::ParameterValue, 'The same answers at `kubectl apply` time, from the API server itself: an admission webhook')
-            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version, as --version does (-o json|yaml: with the Kubernetes releases it knows)')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break

@@ -11,7 +11,7 @@ use crate::cli::{Cli, Command};
 use crate::commands::{blocked, capacity, check, completion, create, describe, guard, plan, snapshot, uncovered, version, why};
 use crate::error::{print_err, Fatal};
 use crate::escape::escape_lines;
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches};
 
 async fn dispatch(cli: &Cli) -> Result<i32, Fatal> {
     match &cli.command {
@@ -25,7 +25,7 @@ async fn dispatch(cli: &Cli) -> Result<i32, Fatal> {
         Command::Uncovered(args) => uncovered::run(&cli.global, args).await,
         Command::Blocked(args) => blocked::run(&cli.global, args).await,
         Command::Guard(args) => guard::run(&cli.global, args).await,
-        Command::Version => version::run(),
+        Command::Version(args) => version::run(args),
         Command::Completion { shell } => completion::run(Cli::command(), *shell),
     }
 }
@@ -53,7 +53,10 @@ pub fn main() -> ExitCode {
     if args.get(1).map(String::as_str) == Some("__complete") {
         return ExitCode::from(runtime.block_on(completion::run_protocol(&Cli::command(), &args[2..])) as u8);
     }
-    let cli = Cli::parse();
+    let cli = match crate::cli::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     match runtime.block_on(dispatch(&cli)) {
         Ok(code) => ExitCode::from(code as u8),
         Err(Fatal(msg, code)) => {

@@ -2,12 +2,14 @@
 //!
 //! - **0**: done (for `check`: everything fits).
 //! - **1**: refused: the API server refused what the command asked (`create` answered with
-//!   422 or 403, `describe`'s LIST forbidden, a named quota not found), or, for `check`, the
-//!   replayed validation or admission would refuse something.
+//!   422 or 403, or refused by the server's validation replayed before sending, `describe`'s
+//!   LIST forbidden), a kubeconfig without the context, cluster or user named (as kubectl),
+//!   or, for `check`, the replayed validation or admission would refuse something.
 //! - **2**: the command could not do its job: bad flags or input (unreadable, too large,
 //!   malformed), an unusable environment (no kubeconfig, bad `--request-timeout`), a server
-//!   that cannot be reached or does not answer in time. `check` also exits 2 when it cannot
-//!   read the quotas, since exit 1 would claim a verdict it never reached.
+//!   that cannot be reached or does not answer in time, a quota (`describe`) or workload
+//!   (`why`) named that does not exist. `check` also exits 2 when it cannot read the quotas,
+//!   since exit 1 would claim a verdict it never reached.
 //! - **3** (`check`): nothing would be refused, but the answer is incomplete: something the
 //!   verdict depends on could not be read (RBAC, an unreachable API), or an offline state says
 //!   nothing about the namespace checked. Each gap is said on standard error. A refusal still
@@ -48,11 +50,14 @@ impl From<InputError> for Fatal {
     }
 }
 
-/// Whether an error message is a server's answer as kubectl prints it, which kubectl shows
-/// without its `error: ` prefix: `Error from server (Reason): ...`, or a refusal of invalid
-/// input, `The Kind "name" is invalid: ...`.
+/// Whether an error message is one kubectl shows without its `error: ` prefix: a server's
+/// answer (`Error from server (Reason): ...`, or a refusal of invalid input, `The Kind
+/// "name" is invalid: ...`), or a kubeconfig lacking the context asked for (`Error in
+/// configuration: ...`).
 pub fn is_server_answer(msg: &str) -> bool {
-    msg.starts_with("Error from server") || (msg.starts_with("The ") && msg.lines().next().is_some_and(|l| l.contains(" is invalid")))
+    msg.starts_with("Error from server")
+        || msg.starts_with("Error in configuration: ")
+        || (msg.starts_with("The ") && msg.lines().next().is_some_and(|l| l.contains(" is invalid")))
 }
 
 /// An error's message with its causes, as Go prints wrapped errors (`a: b: c`): each cause

@@ -195,3 +195,18 @@ fn cluster_views_say_what_a_snapshot_could_not_read_and_only_that() {
         }
     }
 }
+
+#[test]
+fn one_version_string_everywhere() {
+    // The krew manifest's spec.version is the same string (tests/krew_manifest.rs).
+    let line = format!("kubectl quota v{}\n", env!("CARGO_PKG_VERSION"));
+    for args in [&["--version"][..], &["version"], &["check", "--version"], &["guard", "serve", "--version"]] {
+        let out = run(args);
+        assert_eq!((out.status.code(), text(&out.stdout)), (Some(0), line.clone()), "{args:?}");
+    }
+    let json: serde_json::Value = serde_json::from_slice(&run(&["version", "-o", "json"]).stdout).unwrap();
+    assert_eq!(json["version"], format!("v{}", env!("CARGO_PKG_VERSION")));
+    assert_eq!((json["kubernetes"]["oldest"].as_str(), json["kubernetes"]["newest"].as_str()), (Some("1.20"), Some("1.37")));
+    let yaml: serde_json::Value = serde_saphyr::from_str(&text(&run(&["version", "-o", "yaml"]).stdout)).unwrap();
+    assert_eq!(yaml, json);
+}

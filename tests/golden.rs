@@ -11,12 +11,17 @@ fn root() -> &'static Path {
 /// Runs the binary from the repository root (so paths in the output are relative) and
 /// compares stdout with tests/golden/NAME.txt.
 fn golden(name: &str, args: &[&str], want_code: i32) {
+    golden_at(name, args, want_code, 100)
+}
+
+/// [`golden`] on a terminal `columns` wide.
+fn golden_at(name: &str, args: &[&str], want_code: i32, columns: usize) {
     let out = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
         .args(args)
         .current_dir(root())
         .env("NO_COLOR", "1")
         .env_remove("GITHUB_ACTIONS")
-        .env("COLUMNS", "100")
+        .env("COLUMNS", columns.to_string())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(want_code), "{name}: {}", String::from_utf8_lossy(&out.stderr));
@@ -103,6 +108,9 @@ fn describe_text_output() {
     golden("describe-all-by-usage", &["describe", "-A", "--sort", "usage", "--state", "tests/golden/describe-state.yaml"], 0);
     golden("describe-wide", &["describe", "batch", "-n", "team-b", "-o", "wide", "--state", "tests/golden/describe-state.yaml"], 0);
     golden("describe-none", &["describe", "-n", "empty", "--state", "tests/golden/describe-state.yaml"], 0);
+    // Several names, as kubectl names them; a label selector.
+    golden("describe-names", &["describe", "objects", "resourcequota/compute", "-n", "team-a", "--state", "tests/golden/describe-state.yaml"], 0);
+    golden("describe-selector", &["describe", "-A", "-l", "kind=compute,team in (a, b)", "--state", "tests/golden/describe-state.yaml"], 0);
 }
 
 #[test]
@@ -116,6 +124,9 @@ fn help_reads_like_kubectl() {
     golden("help-why", &["why", "--help"], 0);
     golden("help-capacity", &["capacity", "--help"], 0);
     golden("help-uncovered", &["uncovered", "--help"], 0);
+    // On a narrow terminal an example goes on in continuation lines, never broken inside a
+    // command (clap would break it at any space).
+    golden_at("help-create-60-columns", &["create", "--help"], 0, 60);
     golden("help-blocked", &["blocked", "--help"], 0);
     golden("help-guard", &["guard", "--help"], 0);
     golden("help-guard-serve", &["guard", "serve", "--help"], 0);
@@ -170,6 +181,17 @@ fn local_errors_are_worded_as_kubectl_words_them() {
         &["create", "q", "--hard=requests.foo=1,pods=-1", "--dry-run=client"],
         &["create", "q", "--hard=cpu=1 ", "--dry-run=client"],
         &["describe", "--request-timeout=soon"],
+        // A name that does not exist: the others shown, this one said, exit 2 (as why's).
+        &["describe", "compute", "nope", "-n", "team-a", "--state", "tests/golden/describe-state.yaml"],
+        &["describe", "deployment/web", "--state", "tests/golden/describe-state.yaml"],
+        &["describe", "-l", "team in (a", "--state", "tests/golden/describe-state.yaml"],
+        &["why", "web"],
+        &["capacity", "--resource", "cpus", "--state", "examples/cluster-capacity.yaml"],
+        // Names the kubeconfig lacks, as kubectl 1.32 words them (exit 1).
+        &["describe", "--kubeconfig", "tests/golden/kubeconfig.yaml", "--context", "nope"],
+        &["describe", "--kubeconfig", "tests/golden/kubeconfig.yaml", "--cluster", "nope"],
+        &["describe", "--kubeconfig", "tests/golden/kubeconfig.yaml", "--user", "nope"],
+        &["describe", "--kubeconfig", "tests/golden/kubeconfig.yaml", "--context", "nope", "--cluster", "nope"],
         &["check", "-f", "tests/golden/no-such-file.yaml", "--state", "examples/cluster-state.yaml"],
         &["guard", "install", "--url", "http://127.0.0.1:8443/validate", "--ca-file", "tests/golden/guard-ca.crt", "--dry-run=client"],
         &["guard", "install", "--url", "https://127.0.0.1:8443/validate", "--ca-file", "tests/golden/no-such-ca.crt", "--dry-run=client"],

@@ -505,6 +505,20 @@ async fn create_with_every_scope_kind_then_describe_shows_it() {
         let out = plugin(k, &args);
         assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
         assert_eq!(text(&out.stdout), format!("resourcequota/{name} created\n"));
+        // high and medium exist: nothing to warn about.
+        assert_eq!(text(&out.stderr), "", "{name}");
+    }
+    // A class the cluster does not have: the server accepts the quota, which would track no
+    // pod; the plugin warns, as it does for a server dry run.
+    for dry in [&["--dry-run=server"][..], &[][..]] {
+        let mut args = vec!["-n", &ns, "create", "typo", "--hard=pods=2", "--priority-class=high,hihg"];
+        args.extend(dry);
+        let out = plugin(k, &args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stderr),
+            "Warning: PriorityClass \"hihg\" does not exist: the quota tracks pods of that class, and none can be created until it exists\n"
+        );
     }
     wait_synced(&c, &ns).await.unwrap();
     let out = plugin(k, &["describe", "-n", &ns, "-o", "json"]);
@@ -534,19 +548,21 @@ async fn invalid_input_is_refused_before_any_request() {
     std::fs::create_dir_all(&dir).unwrap();
     let kc = dir.join("kubeconfig");
     std::fs::write(&kc, "apiVersion: v1\nkind: Config\nclusters: [{name: n, cluster: {server: 'https://127.0.0.1:9'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: n, user: u, namespace: x}}]\ncurrent-context: c\n").unwrap();
-    let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["create", "q", "--hard=storage=1Gi"], "spec.hard[storage]: Invalid value: \"storage\": must be a standard resource for quota"),
-        (vec!["create", "Bad_Name", "--hard=pods=1"], "metadata.name: Invalid value: \"Bad_Name\""),
-        (vec!["create", "q", "--hard=pods=1", "--scopes=BestEffort,NotBestEffort"], "conflicting scopes"),
-        (vec!["create", "q", "--hard=cpu=1", "--scopes=BestEffort"], "unsupported scope applied to resource"),
-        (vec!["create", "q", "--hard=pods=1", "--scope-selector", "PriorityClass In"], "must be at least one value"),
-        (vec!["create", "q", "--hard=pods=1.5"], "must be an integer"),
-        (vec!["create", "q", "--hard=pods"], "Invalid argument syntax pods, expected <resource>=<value>"),
-        (vec!["check", "-f", "/no/such/file.yaml"], "/no/such/file.yaml: cannot read"),
+    // The server's validation, replayed: refused as kubectl prints the server's refusal
+    // (exit 1); flags and files that cannot be read: exit 2.
+    let cases: Vec<(Vec<&str>, i32, &str)> = vec![
+        (vec!["create", "q", "--hard=storage=1Gi"], 1, "error: failed to create quota: ResourceQuota \"q\" is invalid: spec.hard[storage]: Invalid value: \"storage\": must be a standard resource for quota"),
+        (vec!["create", "Bad_Name", "--hard=pods=1"], 1, "metadata.name: Invalid value: \"Bad_Name\""),
+        (vec!["create", "q", "--hard=pods=1", "--scopes=BestEffort,NotBestEffort"], 1, "spec.scopes: Invalid value: [\"BestEffort\",\"NotBestEffort\"]: conflicting scopes"),
+        (vec!["create", "q", "--hard=cpu=1", "--scopes=BestEffort"], 1, "unsupported scope applied to resource"),
+        (vec!["create", "q", "--hard=pods=1", "--scope-selector", "PriorityClass In"], 1, "must be at least one value"),
+        (vec!["create", "q", "--hard=pods=1.5"], 1, "must be an integer"),
+        (vec!["create", "q", "--hard=pods"], 2, "Invalid argument syntax pods, expected <resource>=<value>"),
+        (vec!["check", "-f", "/no/such/file.yaml"], 2, "/no/such/file.yaml: cannot read"),
     ];
-    for (args, want) in cases {
+    for (args, code, want) in cases {
         let out = plugin(&kc, &args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
         let err = text(&out.stderr);
         assert!(err.contains(want), "{args:?}: {err}");
         assert!(!err.contains("127.0.0.1:9"), "{args:?} contacted the server: {err}");
@@ -594,9 +610,9 @@ async fn read_only_user_describes_and_checks_but_cannot_create() {
     assert!(!text(&out.stderr).contains("incomplete"), "{}", text(&out.stderr));
     let out = plugin(k, &["--context", "viewer", "create", "x", "-n", &ns, "--hard=pods=1"]);
     assert_eq!(out.status.code(), Some(1));
-    // The refusal exactly as kubectl prints it: the server's Status, no prefix of ours.
+    // The refusal exactly as `kubectl create quota` prints it: its words, then the server's.
     assert!(
-        text(&out.stderr).starts_with("Error from server (Forbidden): resourcequotas is forbidden: User \"viewer\" cannot create resource \"resourcequotas\""),
+        text(&out.stderr).starts_with("error: failed to create quota: resourcequotas is forbidden: User \"viewer\" cannot create resource \"resourcequotas\""),
         "{}",
         text(&out.stderr)
     );

@@ -363,6 +363,17 @@ async fn why_names_the_quota_that_keeps_a_real_deployment_short() {
         changes[0].starts_with("raise quota compute's requests.cpu by 200m (to 1200m)") && changes[0].contains("by 500m (to 1500m) for all 2 waiting"),
         "{changes:?}"
     );
+    // As kubectl takes it too (KIND NAME), and as YAML: the same report.
+    let out = plugin(&kc, &["why", "deployment", "web", "-n", &ns, "-o", "yaml"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let yaml: Value = serde_saphyr::from_str(&text(&out.stdout)).unwrap();
+    assert_eq!((&yaml["verdict"], &yaml["quota"], &yaml["serverMessage"]), (&report["verdict"], &report["quota"], &report["serverMessage"]));
+    // A workload that does not exist: kubectl's words, and describe's exit status for a
+    // quota that does not exist.
+    let out = plugin(&kc, &["why", "deployment", "nope", "-n", &ns]);
+    assert_eq!((out.status.code(), text(&out.stderr)), (Some(2), "Error from server (NotFound): deployments.apps \"nope\" not found\n".to_string()));
+    let out = plugin(&kc, &["describe", "nope", "-n", &ns]);
+    assert_eq!((out.status.code(), text(&out.stderr)), (Some(2), "Error from server (NotFound): resourcequotas \"nope\" not found\n".to_string()));
 
     // Raise the quota by what `why` said, for real: the controller creates the two pods.
     let api = Api::<ResourceQuota>::namespaced(c.clone(), &ns);

@@ -38,7 +38,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::ResourceQuota;
-use kubectl_quota_engine::validation::{reasons, render_server_message, validate_resource_quota, FieldError};
+use kubectl_quota_engine::validation::{reasons, render_server_message, validate_resource_quota, FieldError, ValueStyle};
 
 #[derive(serde::Deserialize)]
 struct Expected {
@@ -151,7 +151,8 @@ fn check_case(dir: &Path) -> Result<(), (String, Vec<String>)> {
         serde_json::from_str(&fs::read_to_string(dir.join("expected.json")).map_err(|e| (format!("cannot read expected.json: {e}"), vec![]))?)
             .map_err(|e| (format!("bad expected.json: {e}"), vec![]))?;
     let rq: ResourceQuota = serde_saphyr::from_str(&yaml).map_err(|e| (format!("DECODE ERROR: quota.yaml is not a k8s-openapi ResourceQuota: {e}"), vec![]))?;
-    let ours = validate_resource_quota(&rq);
+    // Recorded on 1.20, which prints refused lists and structs as Go does.
+    let ours = validate_resource_quota(&rq, ValueStyle::GoSyntax);
     let name = rq.metadata.name.clone().unwrap_or_default();
     let our_message = render_server_message(&name, &ours);
 

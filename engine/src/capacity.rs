@@ -38,7 +38,7 @@
 //! let r = c.capacity(&Options::default());
 //! let cpu = r.resources.iter().find(|r| r.resource == "requests.cpu").unwrap();
 //! assert_eq!(cpu.allocatable.as_ref().unwrap().to_string(), "4");
-//! assert_eq!(cpu.promised.to_string(), "6");
+//! assert_eq!(cpu.promised.as_ref().unwrap().to_string(), "6");
 //! assert_eq!(cpu.promised_percent, Some(150));
 //! ```
 
@@ -62,7 +62,7 @@ mod promise;
 mod uncovered;
 
 pub use blocked::{parse_refusal, Blocked, BlockedReport, Refusal};
-pub use promise::{ratio_percent, CapacityReport, ResourceRow, Share};
+pub use promise::{ratio_percent, rows_named, CapacityReport, ResourceRow, Share};
 pub use uncovered::{Uncovered, UncoveredReport};
 
 /// The namespaces left out of the promise and of `uncovered` unless the user says otherwise:

@@ -199,21 +199,31 @@ pub fn has_decode_errors(errors: &[FieldError]) -> bool {
 ///
 /// Returns an empty string when `errors` is empty.
 pub fn render_server_message(name: &str, errors: &[FieldError]) -> String {
+    match status_message(name, errors) {
+        m if m.starts_with("ResourceQuota \"") => {
+            let errors = dedup(errors.to_vec());
+            let head = format!("The ResourceQuota {} is invalid: ", go_quote(name));
+            match errors.as_slice() {
+                [one] => format!("{head}{one}"),
+                many => many.iter().fold(head, |s, e| format!("{s}\n* {e}")),
+            }
+        }
+        other => other,
+    }
+}
+
+/// The message of the server's 422 for a ResourceQuota, as its Status carries it and as Go
+/// prints the error (`ResourceQuota "q" is invalid: spec.scopes: ...`; several causes in
+/// brackets, comma-separated); a decode error as the server words it. Empty for no errors.
+pub fn status_message(name: &str, errors: &[FieldError]) -> String {
     if let Some(decode) = errors.iter().find(|e| e.is_decode_error()) {
         return format!("ResourceQuota in version \"v1\" cannot be handled as a ResourceQuota: {}", decode.detail);
     }
     let errors = dedup(errors.to_vec());
     match errors.len() {
         0 => String::new(),
-        1 => format!("The ResourceQuota {} is invalid: {}", go_quote(name), errors[0]),
-        _ => {
-            let mut s = format!("The ResourceQuota {} is invalid: ", go_quote(name));
-            for e in &errors {
-                s.push_str("\n* ");
-                s.push_str(&e.to_string());
-            }
-            s
-        }
+        1 => format!("ResourceQuota {} is invalid: {}", go_quote(name), errors[0]),
+        _ => format!("ResourceQuota {} is invalid: [{}]", go_quote(name), errors.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")),
     }
 }
 
@@ -227,10 +237,10 @@ pub fn render_server_message(name: &str, errors: &[FieldError]) -> String {
 /// the server's order (metadata, then hard keys in sorted order, scopes, scope selector,
 /// status), duplicates removed. An empty result means the server would accept the object
 /// (as far as validation goes; admission is separate).
-pub fn validate_resource_quota(rq: &ResourceQuota) -> Vec<FieldError> {
-    let mut errs = validate_quota_metadata(&rq.metadata);
+pub fn validate_resource_quota(rq: &ResourceQuota, style: ValueStyle) -> Vec<FieldError> {
+    let mut errs = metadata_errors(&rq.metadata, style);
     if let Some(spec) = &rq.spec {
-        errs.extend(validate_resource_quota_spec(spec));
+        errs.extend(validate_resource_quota_spec(spec, style));
     }
     if let Some(status) = &rq.status {
         errs.extend(validate_resource_list(status.hard.as_ref(), "status.hard"));
@@ -242,11 +252,11 @@ pub fn validate_resource_quota(rq: &ResourceQuota) -> Vec<FieldError> {
 /// Validates a ResourceQuota spec alone (paths start with `spec.`): what the server checks
 /// for `spec.hard`, `spec.scopes` and `spec.scopeSelector`. Useful for a quota built from
 /// command-line flags.
-pub fn validate_resource_quota_spec(spec: &ResourceQuotaSpec) -> Vec<FieldError> {
+pub fn validate_resource_quota_spec(spec: &ResourceQuotaSpec, style: ValueStyle) -> Vec<FieldError> {
     let mut errs = validate_resource_list(spec.hard.as_ref(), "spec.hard");
-    errs.extend(validate_scopes(spec));
+    errs.extend(validate_scopes(spec, style));
     if let Some(selector) = &spec.scope_selector {
-        errs.extend(validate_scope_selector(spec, selector));
+        errs.extend(validate_scope_selector(spec, selector, style));
     }
     dedup(errs)
 }
@@ -255,6 +265,11 @@ pub fn validate_resource_quota_spec(spec: &ResourceQuotaSpec) -> Vec<FieldError>
 /// (RFC 1123 subdomain). The namespace is only checked when set: on create the server
 /// fills it from the request. `ownerReferences` and `managedFields` are not checked.
 pub fn validate_quota_metadata(meta: &ObjectMeta) -> Vec<FieldError> {
+    metadata_errors(meta, ValueStyle::default())
+}
+
+/// [`validate_quota_metadata`], finalizers' values printed in `style`.
+fn metadata_errors(meta: &ObjectMeta, style: ValueStyle) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let generate_name = meta.generate_name.as_deref().unwrap_or("");
     let name = meta.name.as_deref().unwrap_or("");
@@ -327,7 +342,7 @@ pub fn validate_quota_metadata(meta: &ObjectMeta) -> Vec<FieldError> {
         if orphan && foreground {
             errs.push(FieldError::invalid(
                 "metadata.finalizers",
-                go_string_slice(Some(finalizers)),
+                style.strings("[]string", Some(finalizers)),
                 "finalizer orphan and foregroundDeletion cannot be both set",
             ));
         }
@@ -381,13 +396,13 @@ pub fn validate_quota_resource_value(name: &str, raw: &str, field: &str) -> Vec<
 
 /// `validateResourceQuotaScopes`: only when `spec.scopes` is non-empty; every error is on
 /// `spec.scopes` with the whole list as the value.
-fn validate_scopes(spec: &ResourceQuotaSpec) -> Vec<FieldError> {
+fn validate_scopes(spec: &ResourceQuotaSpec, style: ValueStyle) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let scopes = match spec.scopes.as_deref() {
         Some(s) if !s.is_empty() => s,
         _ => return errs,
     };
-    let bad_value = go_scopes(spec.scopes.as_deref());
+    let bad_value = style.strings(SCOPES_TYPE, spec.scopes.as_deref());
     let hard_keys: Vec<&String> = spec.hard.iter().flat_map(|h| h.keys()).collect();
     let mut seen = HashSet::new();
     for scope in scopes {
@@ -409,10 +424,10 @@ fn validate_scopes(spec: &ResourceQuotaSpec) -> Vec<FieldError> {
 }
 
 /// `validateScopedResourceSelectorRequirement`, per expression in order.
-fn validate_scope_selector(spec: &ResourceQuotaSpec, selector: &ScopeSelector) -> Vec<FieldError> {
+fn validate_scope_selector(spec: &ResourceQuotaSpec, selector: &ScopeSelector, style: ValueStyle) -> Vec<FieldError> {
     const PATH: &str = "spec.scopeSelector.matchExpressions";
     let mut errs = Vec::new();
-    let selector_value = go_scope_selector(selector);
+    let selector_value = style.selector(selector);
     let hard_keys: Vec<&String> = spec.hard.iter().flat_map(|h| h.keys()).collect();
     let mut seen = HashSet::new();
     for req in selector.match_expressions.iter().flatten() {
@@ -438,7 +453,7 @@ fn validate_scope_selector(spec: &ResourceQuotaSpec, selector: &ScopeSelector) -
             }
             Some(ScopeOperator::Exists | ScopeOperator::DoesNotExist) => {
                 if n_values != 0 {
-                    errs.push(FieldError::invalid(format!("{PATH}.values"), go_string_slice(req.values.as_deref()), reasons::VALUES_FORBIDDEN));
+                    errs.push(FieldError::invalid(format!("{PATH}.values"), style.strings("[]string", req.values.as_deref()), reasons::VALUES_FORBIDDEN));
                 }
             }
             None => errs.push(FieldError::invalid(format!("{PATH}.operator"), go_quote(&req.operator), reasons::INVALID_OPERATOR)),
@@ -447,7 +462,7 @@ fn validate_scope_selector(spec: &ResourceQuotaSpec, selector: &ScopeSelector) -
     }
     if conflicting(&seen) {
         // The server reports the conflict with spec.scopes as the value, not the selector.
-        errs.push(FieldError::invalid(PATH, go_scopes(spec.scopes.as_deref()), reasons::CONFLICTING_SCOPES));
+        errs.push(FieldError::invalid(PATH, style.strings(SCOPES_TYPE, spec.scopes.as_deref()), reasons::CONFLICTING_SCOPES));
     }
     errs
 }
@@ -471,6 +486,91 @@ fn dedup(errors: Vec<FieldError>) -> Vec<FieldError> {
 // ---------------------------------------------------------------------------------------
 // Go value rendering (`%q` and `%#v`), as the server prints bad values.
 // ---------------------------------------------------------------------------------------
+
+/// How the server prints a refused value that is not a string or a number: as Go's `%#v`
+/// (`[]core.ResourceQuotaScope{"BestEffort"}`, before 1.34) or as JSON (`["BestEffort"]`,
+/// apimachinery 0.34 on; a struct of the server's internal types keeps its Go field names,
+/// `{"MatchExpressions":[{"ScopeName":"X","Operator":"In","Values":["a"]}]}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ValueStyle {
+    GoSyntax,
+    #[default]
+    Json,
+}
+
+impl ValueStyle {
+    /// JSON when `json` (the `invalidValuesAsJson` rule), else Go's syntax.
+    pub fn json_if(json: bool) -> ValueStyle {
+        if json {
+            ValueStyle::Json
+        } else {
+            ValueStyle::GoSyntax
+        }
+    }
+
+    /// A list of strings: `spec.scopes` (`[]core.ResourceQuotaScope`) or `[]string`.
+    fn strings(self, go_type: &str, items: Option<&[String]>) -> String {
+        match self {
+            ValueStyle::GoSyntax => go_slice(go_type, items),
+            ValueStyle::Json => json_strings(items),
+        }
+    }
+
+    /// `spec.scopeSelector`.
+    fn selector(self, selector: &ScopeSelector) -> String {
+        match self {
+            ValueStyle::GoSyntax => go_scope_selector(selector),
+            ValueStyle::Json => {
+                let exprs = match &selector.match_expressions {
+                    None => "null".to_string(),
+                    Some(list) => {
+                        let items: Vec<String> = list
+                            .iter()
+                            .map(|r| {
+                                format!(
+                                    "{{\"ScopeName\":{},\"Operator\":{},\"Values\":{}}}",
+                                    json_string(&r.scope_name),
+                                    json_string(&r.operator),
+                                    json_strings(r.values.as_deref())
+                                )
+                            })
+                            .collect();
+                        format!("[{}]", items.join(","))
+                    }
+                };
+                format!("{{\"MatchExpressions\":{exprs}}}")
+            }
+        }
+    }
+}
+
+/// A string as Go's `encoding/json` writes it (`<`, `>` and `&` escaped too).
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A list of strings as JSON (`null` for none, as Go marshals a nil slice).
+fn json_strings(items: Option<&[String]>) -> String {
+    match items {
+        None => "null".into(),
+        Some(items) => format!("[{}]", items.iter().map(|s| json_string(s)).collect::<Vec<_>>().join(",")),
+    }
+}
 
 /// Go's `%q` of a string: double-quoted with Go escapes.
 pub fn go_quote(s: &str) -> String {
@@ -520,8 +620,11 @@ pub fn go_string_slice(items: Option<&[String]>) -> String {
 
 /// `%#v` of `spec.scopes`: `[]core.ResourceQuotaScope{"BestEffort"}` or `[]core.ResourceQuotaScope(nil)`.
 pub fn go_scopes(scopes: Option<&[String]>) -> String {
-    go_slice("[]core.ResourceQuotaScope", scopes)
+    go_slice(SCOPES_TYPE, scopes)
 }
+
+/// The Go type of `spec.scopes`, as `%#v` names it.
+const SCOPES_TYPE: &str = "[]core.ResourceQuotaScope";
 
 /// `%#v` of `spec.scopeSelector`:
 /// `core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{core.ScopedResourceSelectorRequirement{ScopeName:"X", Operator:"In", Values:[]string{"a"}}}}`.
@@ -555,8 +658,45 @@ mod tests {
         serde_saphyr::from_str(yaml).expect("test manifest decodes")
     }
 
+    /// The errors as a 1.20 server prints them (the tables below were written against it).
     fn lines(rq: &ResourceQuota) -> Vec<String> {
-        validate_resource_quota(rq).iter().map(ToString::to_string).collect()
+        validate_resource_quota(rq, ValueStyle::GoSyntax).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn current_servers_print_refused_values_as_json() {
+        // Each message as the real 1.37.2 server answered it (`kubectl create -f --dry-run=server`).
+        let cases: &[(&str, &str)] = &[
+            (
+                "metadata: {name: a}\nspec: {hard: {cpu: '1', services: '2'}, scopes: [BestEffort]}",
+                "ResourceQuota \"a\" is invalid: spec.scopes: Invalid value: [\"BestEffort\"]: unsupported scope applied to resource",
+            ),
+            (
+                "metadata: {name: b}\nspec: {hard: {pods: '1'}, scopeSelector: {matchExpressions: [{scopeName: VolumeAttributesClass, operator: Exists}]}}",
+                "ResourceQuota \"b\" is invalid: spec.scopeSelector.matchExpressions: Invalid value: {\"MatchExpressions\":[{\"ScopeName\":\"VolumeAttributesClass\",\"Operator\":\"Exists\",\"Values\":null}]}: unsupported scope applied to resource",
+            ),
+            (
+                "metadata: {name: c}\nspec: {hard: {pods: '1'}, scopeSelector: {matchExpressions: [{scopeName: PriorityClass, operator: Exists, values: [a, b]}]}}",
+                "ResourceQuota \"c\" is invalid: spec.scopeSelector.matchExpressions.values: Invalid value: [\"a\",\"b\"]: must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector",
+            ),
+            (
+                "metadata: {name: e}\nspec: {hard: {pods: '1'}, scopes: [BestEffort, NotBestEffort]}",
+                "ResourceQuota \"e\" is invalid: spec.scopes: Invalid value: [\"BestEffort\",\"NotBestEffort\"]: conflicting scopes",
+            ),
+        ];
+        for (yaml, want) in cases {
+            let rq = quota(&format!("apiVersion: v1\nkind: ResourceQuota\n{yaml}\n"));
+            let name = rq.metadata.name.clone().unwrap();
+            assert_eq!(status_message(&name, &validate_resource_quota(&rq, ValueStyle::Json)), *want);
+            assert_eq!(render_server_message(&name, &validate_resource_quota(&rq, ValueStyle::Json)), format!("The {want}"));
+        }
+        // Several causes: the Status message lists them in brackets, kubectl create -f one a line.
+        let rq = quota("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: f, finalizers: [orphan, foregroundDeletion, 'bad one']}\n");
+        let errs = validate_resource_quota(&rq, ValueStyle::Json);
+        assert!(status_message("f", &errs).starts_with("ResourceQuota \"f\" is invalid: [metadata.finalizers: Invalid value: \"bad one\": "), "{errs:?}");
+        assert!(status_message("f", &errs).ends_with(", metadata.finalizers: Invalid value: [\"orphan\",\"foregroundDeletion\",\"bad one\"]: finalizer orphan and foregroundDeletion cannot be both set]"));
+        assert!(render_server_message("f", &errs).starts_with("The ResourceQuota \"f\" is invalid: \n* metadata.finalizers: "));
+        assert_eq!(json_string("<a&\"\\\n\u{1}>"), "\"\\u003ca\\u0026\\\"\\\\\\n\\u0001\\u003e\"");
     }
 
     const HEAD: &str = "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\n";
@@ -684,7 +824,7 @@ mod tests {
             assert_eq!(lines(&rq), *want, "{meta}");
         }
         let rq = quota("apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  generateName: Bad_\n");
-        let fields: Vec<String> = validate_resource_quota(&rq).into_iter().map(|e| e.field).collect();
+        let fields: Vec<String> = validate_resource_quota(&rq, ValueStyle::Json).into_iter().map(|e| e.field).collect();
         assert_eq!(fields, ["metadata.generateName", "metadata.name"]);
         let long = "a".repeat(254);
         let rq = quota(&format!("apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: {long}\n"));
@@ -706,7 +846,7 @@ mod tests {
     #[test]
     fn unparseable_quantity_is_a_decode_error() {
         let rq = quota(&format!("{HEAD}spec:\n  hard:\n    pods: ten\n    Pods: '1'\n"));
-        let errs = validate_resource_quota(&rq);
+        let errs = validate_resource_quota(&rq, ValueStyle::Json);
         assert!(has_decode_errors(&errs));
         let decode: Vec<&FieldError> = errs.iter().filter(|e| e.is_decode_error()).collect();
         assert_eq!(decode.len(), 1);

@@ -161,6 +161,8 @@ rules! {
         "a pod update that flips the Terminating scope (activeDeadlineSeconds set or unset) is charged; quotas the old pod did not match are charged its full usage (k/k#130060)";
     pod_resize: v(33), None,
         "in-place resize (pods/resize) is quota-checked with usage the larger of spec, status.resources and allocated resources (KEP-1287: beta on by default 1.33, GA 1.35); before, a running pod's resources cannot change";
+    invalid_values_as_json: v(34), None,
+        "a refused value that is not a string or a number is printed as JSON (`spec.scopes: Invalid value: [\"BestEffort\"]`; apimachinery 0.34's field errors, checked against 0.33 and the real 1.37 server); before, as Go prints it (`[]core.ResourceQuotaScope{\"BestEffort\"}`)";
     request_limit_message_names_limit: v(34), None,
         "a container request above its limit is refused naming the limit (`must be less than or equal to cpu limit of 500m`; the wording of 1.34.4 to 1.37.2's validation, found by the real 1.37 server); before, `... cpu limit`";
     volume_attributes_class_scope: v(34), None,

@@ -91,13 +91,14 @@ fn the_promise_is_the_smallest_unscoped_hard_of_each_namespace() {
             vec!["three", "two"],
             "8",
         ),
-        ("only a scoped quota: unbounded", quota("one", "hi", "{requests.cpu: '8'}", "{}", scoped), "0", vec!["one", "three", "two"], "8"),
-        ("a Terminating scope is a scope", quota("one", "t", "{requests.cpu: '8'}", "{}", "  scopes: [Terminating]\n"), "0", vec!["one", "three", "two"], "8"),
+        // No namespace caps it: the promise is unbounded, not 0.
+        ("only a scoped quota: unbounded", quota("one", "hi", "{requests.cpu: '8'}", "{}", scoped), "unbounded", vec!["one", "three", "two"], "8"),
+        ("a Terminating scope is a scope", quota("one", "t", "{requests.cpu: '8'}", "{}", "  scopes: [Terminating]\n"), "unbounded", vec!["one", "three", "two"], "8"),
     ];
     for (what, quotas, promised, unbounded, scoped_sum) in cases {
         let r = collect(&(base.clone() + &quotas)).capacity(&Options::default());
         let cpu = row(&r, "requests.cpu");
-        assert_eq!(cpu.promised.to_string(), promised, "{what}");
+        assert_eq!(cpu.promised.as_ref().map_or("unbounded".into(), ToString::to_string), promised, "{what}");
         assert_eq!(cpu.unbounded, unbounded, "{what}");
         assert_eq!(cpu.scoped_hard.to_string(), scoped_sum, "{what}");
     }
@@ -118,7 +119,7 @@ fn used_is_the_quotas_and_the_pods_where_no_quota_caps() {
     // 1500m from the quota (not the pod's 9), 1250m of running and pending pods, 100m of the
     // excluded namespace (its pods still use the nodes).
     assert_eq!(cpu.used.to_string(), "2850m");
-    assert_eq!(cpu.promised.to_string(), "4");
+    assert_eq!(cpu.promised.as_ref().map(ToString::to_string).as_deref(), Some("4"));
     assert_eq!(cpu.unbounded, vec!["open"]);
     assert_eq!(r.namespaces_excluded, vec!["kube-system"]);
     let all = collect(&yaml).capacity(&Options { excluded: Default::default(), ..Options::default() });
@@ -310,4 +311,30 @@ fn malformed_objects_the_views_read_are_errors_naming_the_field() {
     let d = parse_str("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: lots}}\n").unwrap();
     let e = c.add(&d[0]).unwrap_err().to_string();
     assert!(e.contains("nodes.yaml") && e.contains("status.allocatable.cpu"), "{e}");
+}
+
+#[test]
+fn a_resource_is_named_as_quotas_and_nodes_name_it() {
+    let rows = |n: &str| kubectl_quota_engine::capacity::rows_named(n);
+    let owned = |v: &[&str]| Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    // A bare name keeps both of its rows; a spelled-out one, that row.
+    assert_eq!(rows("cpu"), owned(&["requests.cpu", "limits.cpu"]));
+    assert_eq!(rows("memory"), owned(&["requests.memory", "limits.memory"]));
+    assert_eq!(rows("requests.cpu"), owned(&["requests.cpu"]));
+    assert_eq!(rows("limits.memory"), owned(&["limits.memory"]));
+    assert_eq!(rows("pods"), owned(&["pods"]));
+    assert_eq!(rows("nvidia.com/gpu"), owned(&["requests.nvidia.com/gpu"]));
+    assert_eq!(rows("hugepages-2Mi"), owned(&["requests.hugepages-2Mi"]));
+    for unknown in ["cpus", "services", "count/pods", "limits.nvidia.com/gpu", ""] {
+        assert_eq!(rows(unknown), None, "{unknown}");
+    }
+    // --resource cpu shows limits.cpu as well.
+    let yaml = node("a", "{}", "{cpu: '4', memory: 8Gi}", "True") + &namespaces(&["t"]) + &quota("t", "q", "{requests.cpu: '2', limits.cpu: '3'}", "{}", "");
+    let r = collect(&yaml).capacity(&Options { resource: Some("cpu".into()), ..Options::default() });
+    let shown: Vec<&str> = r.resources.iter().map(|x| x.resource.as_str()).collect();
+    assert_eq!(shown, ["limits.cpu", "requests.cpu"]);
+    // memory: nodes offer it, no namespace caps it: unbounded, no percentage.
+    let r = collect(&yaml).capacity(&Options::default());
+    let memory = row(&r, "requests.memory");
+    assert_eq!((&memory.promised, memory.promised_percent, &memory.unbounded), (&None, None, &vec!["t".to_string()]));
 }

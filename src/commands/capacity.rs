@@ -7,7 +7,7 @@
 
 use clap::{Args, ValueEnum};
 
-use kubectl_quota_engine::capacity::{Options, DEFAULT_EXCLUDED_NAMESPACES};
+use kubectl_quota_engine::capacity::{rows_named, Options, DEFAULT_EXCLUDED_NAMESPACES};
 
 use super::views::{self, ViewOutput};
 use crate::error::{Fatal, INCOMPLETE};
@@ -47,7 +47,8 @@ pub struct CapacityArgs {
     /// Break each resource's promise down per namespace, largest share first.
     #[arg(long, value_enum)]
     pub by: Option<By>,
-    /// Only this resource (cpu, memory, requests.nvidia.com/gpu, pods, ...).
+    /// Only this resource: cpu, memory or ephemeral-storage (its requests and limits),
+    /// requests.cpu or limits.memory (that one), pods, hugepages-2Mi, nvidia.com/gpu, ...
     #[arg(long, value_name = "RESOURCE")]
     pub resource: Option<String>,
     /// Namespaces left out of the promise (comma-separated; empty for none).
@@ -67,6 +68,12 @@ pub const DEFAULT_EXCLUDED: &str = "kube-system,kube-public,kube-node-lease";
 /// Runs `capacity`.
 pub async fn run(g: &GlobalFlags, args: &CapacityArgs) -> Result<i32, Fatal> {
     debug_assert_eq!(DEFAULT_EXCLUDED, DEFAULT_EXCLUDED_NAMESPACES.join(","));
+    if let Some(r) = args.resource.as_deref().filter(|r| rows_named(r).is_none()) {
+        return Err(Fatal::input(format!(
+            "--resource {:?}: not a resource that nodes offer and quotas cap (e.g. cpu, memory, ephemeral-storage, pods, hugepages-2Mi, nvidia.com/gpu, CLASS.deviceclass.resource.k8s.io/devices)",
+            crate::escape::escape(r)
+        )));
+    }
     let (collector, _) = views::collect(g, &args.state, live::View::Capacity, false).await?;
     let opts = Options {
         excluded: args.exclude_namespaces.iter().filter(|s| !s.is_empty()).cloned().collect(),

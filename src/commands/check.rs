@@ -331,7 +331,7 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let flag = version_flag(args)?;
     let limited = load_limited(args.admission_config.as_deref())?;
     let mut objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
-    let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
+    let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
     let live::LiveState { mut state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| {
         let e = e.on(&conn.server);
         Fatal::input(if e.forbidden {

@@ -228,6 +228,33 @@ pub fn warnings(q: &ResourceQuota, rules: &Rules) -> Vec<String> {
     defaulting::quota_request_limit_warnings(&list)
 }
 
+/// The classes a `PriorityClass In` expression of `q` names that the cluster does not have
+/// (nothing when the classes cannot be listed). The server accepts such a quota: a typo in
+/// `--priority-class` makes a quota that tracks no pod, which nothing else would say.
+async fn missing_priority_classes(conn: &live::Conn, q: &ResourceQuota) -> Vec<String> {
+    let named: Vec<&String> = q
+        .spec
+        .iter()
+        .flat_map(|s| s.scope_selector.iter())
+        .flat_map(|s| s.match_expressions.iter().flatten())
+        .filter(|e| e.scope_name == "PriorityClass" && e.operator == "In")
+        .flat_map(|e| e.values.iter().flatten())
+        .collect();
+    if named.is_empty() {
+        return Vec::new();
+    }
+    let Some(existing) = live::priority_class_names(conn).await else { return Vec::new() };
+    let mut missing: Vec<String> = named.into_iter().filter(|n| !existing.contains(n)).cloned().collect();
+    missing.dedup();
+    missing
+}
+
+/// A refusal as `kubectl create quota` prints one (`error: failed to create quota: <the
+/// server's message>`, exit status 1).
+fn refused(message: String) -> Fatal {
+    Fatal::server(format!("failed to create quota: {message}"))
+}
+
 /// Runs `create`: validates before anything is sent; `--dry-run=client` sends nothing.
 pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
     let flags = QuotaFlags {
@@ -238,24 +265,32 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
     };
     // Client dry-run names no namespace unless one was given, as kubectl does.
     let mut quota = build_quota(&args.name, g.namespace.as_deref(), &flags).map_err(Fatal::input)?;
-    let errors = validation::validate_resource_quota(&quota);
+    // Refused before anything is sent, worded as the current server words its refusal (and
+    // as kubectl prints it, with its exit status).
+    let errors = validation::validate_resource_quota(&quota, validation::ValueStyle::Json);
     if !errors.is_empty() {
-        return Err(Fatal::input(validation::render_server_message(&args.name, &errors)));
+        return Err(refused(validation::status_message(&args.name, &errors)));
     }
     // The server's warnings come with its answer; a client dry run has none to ask, so it
     // says what the current release would warn.
     let (created, suffix, rules) = match args.dry_run {
         DryRun::Client => (quota, " (dry run)", Rules::newest()),
         mode => {
-            let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
+            let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
             let rules = live::server_version(&conn).await.map(|(_, v)| Rules::for_version(v)).unwrap_or_else(|_| Rules::newest());
             quota.metadata.namespace = Some(conn.namespace.clone());
             let server_dry = mode == DryRun::Server;
             let created = live::create_quota(&conn, &conn.namespace, &quota, server_dry)
                 .await
-                // The server's refusal as kubectl prints it; a server never reached as kubectl
-                // words that (`failed to create quota: Post "https://...": ...`).
-                .map_err(|(e, unreachable)| if unreachable { Fatal(format!("failed to create quota: {e}"), 2) } else { Fatal::server(e) })?;
+                // As kubectl words both: `failed to create quota: ResourceQuota "q" is
+                // invalid: ...`, `failed to create quota: Post "https://...": ...`.
+                .map_err(|(e, unreachable)| if unreachable { Fatal(format!("failed to create quota: {e}"), 2) } else { refused(e) })?;
+            for class in missing_priority_classes(&conn, &created).await {
+                crate::error::print_err(&format!(
+                    "Warning: PriorityClass {:?} does not exist: the quota tracks pods of that class, and none can be created until it exists\n",
+                    crate::escape::escape(&class)
+                ));
+            }
             (created, if server_dry { " (server dry run)" } else { "" }, rules)
         }
     };
@@ -397,7 +432,8 @@ mod tests {
             let hard = if line.starts_with("VolumeAttributesClass") { "persistentvolumeclaims=1" } else { "pods=1" };
             let f = QuotaFlags { hard: Some(hard.into()), scope_selectors: vec![line.into()], ..QuotaFlags::default() };
             let q = build_quota("q", Some("ns"), &f).unwrap();
-            assert!(validation::validate_resource_quota(&q).is_empty(), "{line}: {:?}", validation::validate_resource_quota(&q));
+            let errors = validation::validate_resource_quota(&q, validation::ValueStyle::Json);
+            assert!(errors.is_empty(), "{line}: {errors:?}");
             let r = &q.spec.unwrap().scope_selector.unwrap().match_expressions.unwrap()[0];
             let engine = kubectl_quota_engine::objects::ScopeRequirement {
                 scope_name: r.scope_name.clone(),

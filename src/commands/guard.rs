@@ -156,7 +156,7 @@ pub async fn run(g: &GlobalFlags, args: &GuardArgs) -> Result<i32, Fatal> {
             // The files first: a mistake there is said before any cluster is looked for.
             tls::load(&a.tls_cert_file, &a.tls_private_key_file).map_err(Fatal::input)?;
             // The server runs until stopped: its watches are not held to a command's deadline.
-            let conn = live::connect(&g.kube, None).await.map_err(Fatal::input)?.serving();
+            let conn = live::connect(&g.kube, None).await?.serving();
             let opts = guard::ServeOptions {
                 listen: a.listen,
                 cert: a.tls_cert_file.clone(),
@@ -212,7 +212,7 @@ async fn install(g: &GlobalFlags, a: &InstallArgs) -> Result<i32, Fatal> {
         }
     }
     let client_only = a.dry_run == DryRun::Client;
-    let conn = if client_only { None } else { Some(live::connect(&g.kube, None).await.map_err(Fatal::input)?) };
+    let conn = if client_only { None } else { Some(live::connect(&g.kube, None).await?) };
     let endpoint = match (&a.url, &a.ca_file) {
         (Some(url), Some(ca)) => Endpoint::Url { url: url.clone(), ca_pem: read_ca(ca)? },
         _ => {
@@ -271,7 +271,7 @@ async fn own_tls(conn: Option<&live::Conn>, namespace: &str) -> Result<Tls, Fata
 }
 
 async fn uninstall(g: &GlobalFlags, a: &UninstallArgs) -> Result<i32, Fatal> {
-    let conn = live::connect(&g.kube, None).await.map_err(Fatal::input)?;
+    let conn = live::connect(&g.kube, None).await?;
     // Every object either kind of installation makes, the registration first.
     let mut targets: Vec<live::guard::Target> = Vec::new();
     for (cert_manager, pdb_v1) in [(true, true), (false, true), (false, false)] {
@@ -309,7 +309,7 @@ async fn uninstall(g: &GlobalFlags, a: &UninstallArgs) -> Result<i32, Fatal> {
 }
 
 async fn status(g: &GlobalFlags) -> Result<i32, Fatal> {
-    let conn = live::connect(&g.kube, None).await.map_err(Fatal::input)?;
+    let conn = live::connect(&g.kube, None).await?;
     let target = install::target(&install::webhook_configuration(&Endpoint::Url { url: String::new(), ca_pem: String::new() }));
     let Some(config) = live::guard::get(&conn, &target).await.map_err(Fatal::server)? else {
         print_out(&format!("Registered:  no (no {} on {})\n", target.shown(), conn.server))?;

@@ -91,7 +91,7 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
         p.notes.extend(offline.notes.into_iter().chain(offline.incomplete.into_iter().map(|g| g.text)).chain(known.outside));
         return Ok(print(&p, args));
     }
-    let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
+    let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
     let live::LiveState { state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| Fatal::input(e.to_string()))?;
     notes.extend(incomplete.into_iter().map(|g| g.text));
     // The server's own release decides the rules, as for `check`.

@@ -96,7 +96,7 @@ pub fn snapshot_list(s: live::Snapshot) -> List {
 
 /// Runs `snapshot`.
 pub async fn run(g: &GlobalFlags, args: &SnapshotArgs) -> Result<i32, Fatal> {
-    let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
+    let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
     let scope = if args.all_namespaces { live::Scope::All } else { live::Scope::Namespace(&conn.namespace) };
     let snapshot = live::snapshot(&conn, scope).await.map_err(|e| {
         Fatal::input(if e.forbidden {

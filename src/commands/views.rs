@@ -30,7 +30,7 @@ pub async fn collect(g: &GlobalFlags, state: &[String], view: live::View, curren
         collect_state(state, &mut c)?;
         return Ok((c, current_namespace.then(|| g.namespace.clone().unwrap_or_else(|| "default".into()))));
     }
-    let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
+    let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
     let ns = current_namespace.then(|| conn.namespace.clone());
     let c = live::collect_view(&conn, view, ns.as_deref(), Collector::default()).await.map_err(|e| {
         let code = if e.unreachable { 2 } else { 1 };

@@ -14,12 +14,15 @@ use kubectl_quota_engine::why;
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
 use crate::live;
-use crate::render::why::{render_json, render_text};
+use crate::render::why::{render_json, render_text, render_yaml};
 
 pub const WHY_HELP: &str = "\
 Examples:
   # Why does deployment web have fewer pods than it wants?
   kubectl quota why deployment/web -n team-a
+
+  # The same, written as kubectl takes it too
+  kubectl quota why deployment web -n team-a
 
   # The same for a StatefulSet, a Job, a CronJob's current run, ...
   kubectl quota why sts/db
@@ -27,39 +30,63 @@ Examples:
 
 Reads the workload, its ReplicaSets or Jobs, their FailedCreate events and ReplicaFailure
 conditions, and replays its next pod against the namespace's quotas. Never writes.
-Exit status: 0 nothing is missing, 1 pods are missing, 2 the workload could not be read.";
+Exit status: 0 nothing is missing, 1 pods are missing, 2 the workload could not be read
+(one that does not exist included).";
 
 /// Output formats of `why`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum WhyOutput {
     Text,
     Json,
+    Yaml,
 }
 
 /// `kubectl quota why`.
 #[derive(Debug, Args)]
 pub struct WhyArgs {
-    /// The workload: KIND/NAME (deployment, replicaset, statefulset, daemonset, job, cronjob,
-    /// replicationcontroller, or their short names).
+    /// The workload: KIND/NAME, or KIND NAME (deployment, replicaset, statefulset, daemonset,
+    /// job, cronjob, replicationcontroller, or their short names).
     #[arg(value_name = "KIND/NAME")]
     pub workload: String,
+    /// The workload's name, when KIND is given alone.
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value = "text")]
     pub output: WhyOutput,
 }
 
+/// The kind and name of `why KIND/NAME` or `why KIND NAME`, as kubectl reads them.
+fn workload_named<'a>(first: &'a str, second: Option<&'a str>) -> Result<(&'a str, &'a str), Fatal> {
+    let named = match second {
+        Some(name) if !first.contains('/') => Some((first, name)),
+        Some(_) => {
+            return Err(Fatal::input(
+                "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl quota why deployment/web' instead of 'kubectl quota why deployment deployment/web')",
+            ))
+        }
+        None => first.split_once('/'),
+    };
+    named.filter(|(k, n)| !k.is_empty() && !n.is_empty() && !n.contains('/')).ok_or_else(|| {
+        Fatal::input(format!("{:?}: name the workload as KIND/NAME or KIND NAME, e.g. deployment/web or deployment web", crate::escape::escape(first)))
+    })
+}
+
 /// Runs `why`.
 pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
-    let Some((kind, name)) = args.workload.split_once('/').filter(|(k, n)| !k.is_empty() && !n.is_empty()) else {
-        return Err(Fatal::input(format!("{:?}: name the workload as KIND/NAME, e.g. deployment/web", args.workload)));
-    };
-    let conn = live::connect(&g.kube, g.namespace.as_deref()).await.map_err(Fatal::input)?;
+    let (kind, name) = workload_named(&args.workload, args.name.as_deref())?;
+    let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
     let ns = conn.namespace.clone();
-    let read = live::workload(&conn, &ns, kind, name).await.map_err(|e| Fatal::input(e.to_string()))?.ok_or_else(|| {
-        Fatal::input(format!(
-            "{kind:?} is not a workload that creates pods: use deployment, replicaset, statefulset, daemonset, job, cronjob or replicationcontroller"
-        ))
-    })?;
+    let read = match live::workload(&conn, &ns, kind, name).await.map_err(|e| Fatal::input(e.to_string()))? {
+        live::Workload::Read(read) => read,
+        // As describe's: kubectl's words, exit status 2 (1 says pods are missing).
+        live::Workload::NotFound(message) => return Err(Fatal::input(message)),
+        live::Workload::NotAWorkload => {
+            return Err(Fatal::input(format!(
+                "{kind:?} is not a workload that creates pods: use deployment, replicaset, statefulset, daemonset, job, cronjob or replicationcontroller"
+            )))
+        }
+    };
     let doc = Document { origin: Origin::new("cluster", 1), value: read.object.clone() };
     let mut obj = objects::decode(&doc).map_err(|e| Fatal::input(e.to_string()))?;
     obj.meta.namespace = Some(ns.clone());
@@ -75,8 +102,32 @@ pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
     let text = match args.output {
         WhyOutput::Text => render_text(&report),
         WhyOutput::Json => render_json(&report),
+        WhyOutput::Yaml => render_yaml(&report),
     };
     use std::io::Write;
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(if report.waiting > 0 { 1 } else { 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workloads_are_named_as_kubectl_names_them() {
+        for (first, second) in [("deployment/web", None), ("deployment", Some("web"))] {
+            assert_eq!(workload_named(first, second).unwrap(), ("deployment", "web"));
+        }
+        for (first, second, message) in [
+            ("web", None, "name the workload as KIND/NAME or KIND NAME"),
+            ("deployment/", None, "name the workload"),
+            ("/web", None, "name the workload"),
+            ("a/b/c", None, "name the workload"),
+            ("deployment", Some("deployment/web"), "name the workload"),
+            ("deployment/web", Some("web"), "no need to specify a resource type as a separate argument"),
+        ] {
+            let e = workload_named(first, second).unwrap_err();
+            assert!(e.0.contains(message) && e.1 == 2, "{first} {second:?}: {e:?}");
+        }
+    }
 }

@@ -5,6 +5,7 @@ use super::body::capped_body;
 use super::Conn;
 use std::time::{Duration, Instant};
 
+use crate::error::Fatal;
 use crate::global::KubeFlags;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::Config;
@@ -120,8 +121,59 @@ pub fn parse_duration(s: &str) -> Result<Option<Duration>, String> {
 
 /// Connects as kubectl would: `--kubeconfig`, else `$KUBECONFIG` (several files merged), else
 /// `~/.kube/config`, else the in-cluster service account; then `--context`, `--cluster`,
-/// `--user`, `--as`, `--as-group`, `--request-timeout`.
-pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, String> {
+/// `--user`, `--as`, `--as-group`, `--request-timeout`. A context, cluster or user the
+/// kubeconfig does not have is refused as kubectl refuses it (exit status 1); any other
+/// unusable configuration is exit status 2.
+pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, Fatal> {
+    connect_with(k, namespace).await.map_err(|e| match e {
+        Unusable::Names(m) => Fatal::server(m),
+        Unusable::Other(m) => Fatal::input(m),
+    })
+}
+
+/// Why a kubeconfig cannot be used.
+enum Unusable {
+    /// It lacks the context, cluster or user asked for: kubectl's words, exit status 1.
+    Names(String),
+    Other(String),
+}
+
+impl From<String> for Unusable {
+    fn from(m: String) -> Unusable {
+        Unusable::Other(m)
+    }
+}
+
+/// kubectl's checks of the names a command asks for, before anything else is read from
+/// the kubeconfig: a context (`--context`, else the current one) it lacks, then a
+/// `--cluster` it lacks, are "Error in configuration" (both listed when both are missing;
+/// a missing cluster alone is worded on its own); a `--user` it lacks is refused after.
+fn names_exist(kc: &Kubeconfig, k: &KubeFlags) -> Result<(), Unusable> {
+    let context_name = k.context.clone().or_else(|| kc.current_context.clone()).filter(|c| !c.is_empty());
+    let context = context_name.as_ref().and_then(|n| kc.contexts.iter().find(|c| &c.name == n));
+    let mut errors = Vec::new();
+    if let (Some(name), None) = (&context_name, context) {
+        errors.push(format!("context was not found for specified context: {name}"));
+    }
+    if let Some(cluster) = k.cluster.as_ref().filter(|c| !c.is_empty() && !kc.clusters.iter().any(|n| &n.name == *c)) {
+        let missing = format!("no server found for cluster {cluster:?}");
+        if errors.is_empty() {
+            return Err(Unusable::Names(missing));
+        }
+        errors.push(missing);
+    }
+    match errors.as_slice() {
+        [] => {}
+        [one] => return Err(Unusable::Names(format!("Error in configuration: {one}"))),
+        many => return Err(Unusable::Names(format!("Error in configuration: \n* {}", many.join("\n* ")))),
+    }
+    match k.user.as_ref().filter(|u| !u.is_empty() && !kc.auth_infos.iter().any(|n| &n.name == *u)) {
+        Some(user) => Err(Unusable::Names(format!("auth info {user:?} does not exist"))),
+        None => Ok(()),
+    }
+}
+
+async fn connect_with(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, Unusable> {
     let options = KubeConfigOptions { context: k.context.clone(), cluster: k.cluster.clone(), user: k.user.clone() };
     let (timeout, bound) = match &k.request_timeout {
         Some(t) => match parse_duration(t)? {
@@ -136,10 +188,14 @@ pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, Str
     let mut config = match &k.kubeconfig {
         Some(path) => {
             let kc = read_kubeconfig(std::path::Path::new(path))?;
+            names_exist(&kc, k)?;
             Config::from_custom_kubeconfig(kc, &options).await.map_err(|e| format!("{path}: {e}"))?
         }
         None => match kubeconfig_from_env()? {
-            Some(kc) => Config::from_custom_kubeconfig(kc, &options).await.map_err(|e| format!("kubeconfig: {e}"))?,
+            Some(kc) => {
+                names_exist(&kc, k)?;
+                Config::from_custom_kubeconfig(kc, &options).await.map_err(|e| format!("kubeconfig: {e}"))?
+            }
             None => Config::incluster().map_err(|_| "no kubeconfig found and not running in a cluster: pass --kubeconfig or set KUBECONFIG".to_string())?,
         },
     };
@@ -164,7 +220,7 @@ pub async fn connect(k: &KubeFlags, namespace: Option<&str>) -> Result<Conn, Str
     // Every response body is read through a cap, so a server streaming without end fails
     // with an error instead of filling memory.
     let limit = tower::util::MapResponseLayer::new(capped_body);
-    let builder = kube::client::ClientBuilder::try_from(config).map_err(|e| format!("cannot build a client: {e}"))?;
+    let builder = kube::client::ClientBuilder::try_from(config).map_err(|e| Unusable::Other(format!("cannot build a client: {e}")))?;
     // Repeating needs a service it can clone: a buffer in front of the client's own stack.
     let client = builder.with_layer(&tower::buffer::BufferLayer::new(256)).with_layer(&retry).with_layer(&limit).build();
     Ok(Conn { client, namespace, server, timeout: bound })

@@ -124,6 +124,18 @@ pub(super) fn status_message(s: &kube::core::Status) -> String {
     }
 }
 
+/// What Go's client says of an error answer (`StatusError.Error()`): the Status's message as
+/// the server wrote it, which kubectl prints after its own words (`error: failed to create
+/// quota: <message>`). An answer without one is worded as [`status_message`] words it.
+pub(super) fn error_text(s: &kube::core::Status) -> String {
+    let m = s.message.trim();
+    if m.is_empty() || s.reason == "Failed to parse error data" {
+        status_message(s)
+    } else {
+        m.to_string()
+    }
+}
+
 /// A Status with a message, as kubectl prints it:
 /// - `Invalid` with details: `The Kind "name" is invalid: field: message`, one cause per
 ///   line after `* ` when there are several;

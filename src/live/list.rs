@@ -196,13 +196,21 @@ where
 /// Each page is read as plain JSON without managedFields and decoded before the next is
 /// requested, so neither the API types nor the whole list is ever held. Objects are numbered
 /// in list order, as documents of the source `cluster`; items that do not decode are skipped.
-pub async fn for_each_object<K>(conn: &Conn, namespace: Option<&str>, what: String, mut each: impl FnMut(Object)) -> Result<(), ReadError>
+pub async fn for_each_object<K>(conn: &Conn, namespace: Option<&str>, what: String, each: impl FnMut(Object)) -> Result<(), ReadError>
+where
+    K: kube::Resource<DynamicType = ()>,
+{
+    objects_selected::<K>(conn, namespace, None, what, each).await
+}
+
+/// [`for_each_object`], only the objects a label selector matches (the server filters).
+async fn objects_selected<K>(conn: &Conn, namespace: Option<&str>, labels: Option<&str>, what: String, mut each: impl FnMut(Object)) -> Result<(), ReadError>
 where
     K: kube::Resource<DynamicType = ()>,
 {
     let (api_version, kind) = (K::api_version(&()), K::kind(&()));
     let mut n = 0;
-    list_pages(conn, K::url_path(&(), namespace), what, |mut item| {
+    list_pages_filtered(conn, K::url_path(&(), namespace), None, labels, what, |mut item| {
         n += 1;
         item.insert("apiVersion".into(), api_version.as_ref().into());
         item.insert("kind".into(), kind.as_ref().into());
@@ -233,6 +241,18 @@ pub(super) async fn list_pages_selected(
     url_path: String,
     field_selector: Option<&str>,
     what: String,
+    each: impl FnMut(serde_json::Map<String, serde_json::Value>),
+) -> Result<(), ReadError> {
+    list_pages_filtered(conn, url_path, field_selector, None, what, each).await
+}
+
+/// [`list_pages`] with a field selector, a label selector, or both: the server filters.
+async fn list_pages_filtered(
+    conn: &Conn,
+    url_path: String,
+    field_selector: Option<&str>,
+    label_selector: Option<&str>,
+    what: String,
     mut each: impl FnMut(serde_json::Map<String, serde_json::Value>),
 ) -> Result<(), ReadError> {
     let request = kube::core::Request::new(url_path);
@@ -240,6 +260,9 @@ pub(super) async fn list_pages_selected(
         let mut lp = ListParams::default().limit(page_size());
         if let Some(f) = field_selector {
             lp = lp.fields(f);
+        }
+        if let Some(l) = label_selector {
+            lp = lp.labels(l);
         }
         if let Some(c) = token {
             lp = lp.continue_token(c);
@@ -292,17 +315,18 @@ fn continue_token(text: &str) -> Option<String> {
 /// Lists the quotas of `namespace` (or every namespace), paginated.
 pub async fn quotas(conn: &Conn, namespace: Option<&str>) -> Result<Vec<Object>, ReadError> {
     let mut out = Vec::new();
-    for_each_quota(conn, namespace, |o| out.push(o)).await?;
+    for_each_quota(conn, namespace, None, |o| out.push(o)).await?;
     Ok(out)
 }
 
-/// Hands each quota of `namespace` (or every namespace) to `each` as its page arrives.
-pub async fn for_each_quota(conn: &Conn, namespace: Option<&str>, each: impl FnMut(Object)) -> Result<(), ReadError> {
+/// Hands each quota of `namespace` (or every namespace) to `each` as its page arrives; with
+/// a label selector, only those it matches (the server filters).
+pub async fn for_each_quota(conn: &Conn, namespace: Option<&str>, labels: Option<&str>, each: impl FnMut(Object)) -> Result<(), ReadError> {
     let what = match namespace {
         Some(ns) => format!("list resourcequotas in namespace {ns:?}"),
         None => "list resourcequotas in all namespaces".to_string(),
     };
-    for_each_object::<ResourceQuota>(conn, namespace, what, each).await
+    objects_selected::<ResourceQuota>(conn, namespace, labels, what, each).await
 }
 
 /// Namespace names (for completion); empty when they cannot be listed.
@@ -312,6 +336,13 @@ pub async fn namespace_names(conn: &Conn) -> Vec<String> {
         .await
         .map(|v| v.into_iter().filter_map(|n| n.metadata.name).collect())
         .unwrap_or_default()
+}
+
+/// PriorityClass names (for `create`'s warning); `None` when they cannot be listed.
+pub async fn priority_class_names(conn: &Conn) -> Option<Vec<String>> {
+    let api = Api::<k8s_openapi::api::scheduling::v1::PriorityClass>::all(conn.client.clone());
+    let list = list_all(api, "list priorityclasses".into(), conn.server.clone(), conn.timeout).await.ok()?;
+    Some(list.into_iter().filter_map(|p| p.metadata.name).collect())
 }
 
 #[cfg(test)]

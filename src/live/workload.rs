@@ -14,9 +14,19 @@ pub struct WorkloadRead {
     pub events: Vec<kubectl_quota_engine::why::Event>,
 }
 
+/// What reading a workload found.
+pub enum Workload {
+    Read(WorkloadRead),
+    /// The kind is not one whose controller creates pods.
+    NotAWorkload,
+    /// There is no such object: kubectl's words (`Error from server (NotFound):
+    /// deployments.apps "web" not found`).
+    NotFound(String),
+}
+
 /// Reads a workload by kind (as kubectl spells it: `deployment`, `deploy`, `sts`, ...) and
-/// name, what it owns and their events. `Ok(None)` when the kind is not a workload.
-pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> Result<Option<WorkloadRead>, ReadError> {
+/// name, what it owns and their events.
+pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> Result<Workload, ReadError> {
     let (group, version, kind, plural, child) = match kind.to_lowercase().as_str() {
         "deployment" | "deployments" | "deploy" | "deployment.apps" => {
             ("apps", "v1", "Deployment", "deployments", Some(("apps", "v1", "ReplicaSet", "replicasets")))
@@ -27,7 +37,7 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
         "job" | "jobs" | "job.batch" => ("batch", "v1", "Job", "jobs", None),
         "cronjob" | "cronjobs" | "cj" | "cronjob.batch" => ("batch", "v1beta1", "CronJob", "cronjobs", Some(("batch", "v1", "Job", "jobs"))),
         "replicationcontroller" | "replicationcontrollers" | "rc" => ("", "v1", "ReplicationController", "replicationcontrollers", None),
-        _ => return Ok(None),
+        _ => return Ok(Workload::NotAWorkload),
     };
     let c = &conn.client;
     let get = |g: &str, v: &str, k: &str, p: &str| {
@@ -53,12 +63,8 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
         }
     }
     let Some((obj, av)) = found else {
-        return Err(ReadError {
-            what: format!("get {plural} {name:?} in namespace {namespace:?}"),
-            forbidden: false,
-            unreachable: false,
-            message: "not found".into(),
-        });
+        let resource = if group.is_empty() { plural.to_string() } else { format!("{plural}.{group}") };
+        return Ok(Workload::NotFound(format!("Error from server (NotFound): {resource} {name:?} not found")));
     };
     let with_type = |o: &DynamicObject, av: &str, k: &str| {
         let mut v = serde_json::to_value(o).unwrap_or_default();
@@ -99,5 +105,5 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
             });
         }
     }
-    Ok(Some(WorkloadRead { object, children, events }))
+    Ok(Workload::Read(WorkloadRead { object, children, events }))
 }

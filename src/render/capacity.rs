@@ -51,6 +51,21 @@ fn quantity(q: &Option<Quantity>) -> String {
     q.as_ref().map_or_else(|| "unknown".into(), Quantity::to_string)
 }
 
+/// What a resource's caps promise: `unbounded` when no namespace caps it.
+fn promised(r: &ResourceRow) -> String {
+    r.promised.as_ref().map_or_else(|| "unbounded".into(), Quantity::to_string)
+}
+
+/// Rows of a section without a header, indented, their columns aligned.
+fn lines(out: &mut String, rows: &[Vec<String>]) {
+    let aligns = [Align::Left, Align::Left];
+    let mut t = Table::new(&aligns);
+    for r in rows {
+        t.row(r.iter());
+    }
+    t.write(out, "  ");
+}
+
 /// `capacity` as text.
 pub fn capacity_text(r: &CapacityReport) -> String {
     let mut out = String::new();
@@ -77,7 +92,7 @@ pub fn capacity_text(r: &CapacityReport) -> String {
                 vec![
                     esc(&x.resource).into_owned(),
                     quantity(&x.allocatable),
-                    x.promised.to_string(),
+                    promised(x),
                     percent_text(x.promised_percent),
                     x.used.to_string(),
                     percent_text(x.used_percent),
@@ -99,18 +114,22 @@ pub fn capacity_text(r: &CapacityReport) -> String {
             }
         });
     }
-    let scoped: Vec<&ResourceRow> = r.resources.iter().filter(|x| x.scoped_quotas > 0).collect();
+    let scoped: Vec<Vec<String>> =
+        r.resources.iter().filter(|x| x.scoped_quotas > 0).map(|x| vec![esc(&x.resource).into_owned(), format!("{} in {} quota(s)", x.scoped_hard, x.scoped_quotas)]).collect();
     if !scoped.is_empty() {
         let _ = writeln!(out, "\nScoped quotas (apart: they cap only some pods, so they are not in Promised):");
-        for x in scoped {
-            let _ = writeln!(out, "  {}  {} in {} quota(s)", esc(&x.resource), x.scoped_hard, x.scoped_quotas);
-        }
+        lines(&mut out, &scoped);
     }
     if !nowhere.is_empty() {
         let _ = writeln!(out, "\nQuotas on resources no schedulable node offers:");
-        for x in nowhere {
-            let _ = writeln!(out, "  {}  promised {}, used {} ({} is offered by no schedulable node)", esc(&x.resource), x.promised, x.used, offered(x));
-        }
+        let rows: Vec<Vec<String>> = nowhere
+            .iter()
+            .map(|x| {
+                let said = format!("promised {}, used {} ({} is offered by no schedulable node)", promised(x), x.used, offered(x));
+                vec![esc(&x.resource).into_owned(), said]
+            })
+            .collect();
+        lines(&mut out, &rows);
     }
     for x in r.resources.iter().filter(|x| !x.namespaces.is_empty()) {
         let _ = writeln!(out, "\n{} (allocatable {}):", esc(&x.resource).bold(), quantity(&x.allocatable));
@@ -210,6 +229,14 @@ mod tests {
         let list: Vec<String> = ["a", "b", "c", "d", "e"].iter().map(|s| s.to_string()).collect();
         assert_eq!(names(&list), "a, b, c, +2 more");
         assert_eq!(names(&list[..2]), "a, b");
+    }
+
+    #[test]
+    fn section_lines_are_aligned() {
+        let rows = vec![vec!["requests.cpu".to_string(), "4 in 1 quota(s)".to_string()], vec!["requests.nvidia.com/gpu".to_string(), "2 in 2 quota(s)".to_string()]];
+        let mut out = String::new();
+        lines(&mut out, &rows);
+        assert_eq!(out, "  requests.cpu             4 in 1 quota(s)\n  requests.nvidia.com/gpu  2 in 2 quota(s)\n");
     }
 
     #[test]

@@ -56,6 +56,11 @@ pub fn render_json(r: &WhyReport) -> String {
     serde_json::to_string_pretty(r).unwrap_or_default() + "\n"
 }
 
+/// The report as YAML (the same fields as the JSON).
+pub fn render_yaml(r: &WhyReport) -> String {
+    super::yaml::to_string(r).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +97,6 @@ mod tests {
         let r = explain(&decode(w).unwrap(), &w.value, &[], &[event], &cluster, kubectl_quota_engine::version::Rules::newest());
         golden("why-stuck", &render_text(&r));
         golden("why-stuck-json", &render_json(&r));
+        golden("why-stuck-yaml", &render_yaml(&r));
     }
 }

@@ -5,12 +5,24 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::{cap_of, normalize_resource, row_of, Collector, LeftOut, Offer, Options};
+use super::{cap_of, row_of, Collector, LeftOut, Offer, Options};
 use crate::quantity::Quantity;
 
 /// Whole percent of `b` that `a` is: [`Quantity::percent_of`], under the name the views use.
 pub fn ratio_percent(a: &Quantity, b: &Quantity) -> Option<u64> {
     a.percent_of(b)
+}
+
+/// The rows `capacity --resource NAME` shows: the row NAME is spelled as (`cpu` and
+/// `requests.cpu` are `requests.cpu`), and for a bare cpu, memory or ephemeral-storage, its
+/// `limits.` row too. `None`: NAME is not a resource nodes offer and quotas cap.
+pub fn rows_named(name: &str) -> Option<Vec<String>> {
+    let (row, _) = row_of(name)?;
+    let mut rows = vec![row];
+    if matches!(name, "cpu" | "memory" | "ephemeral-storage") {
+        rows.push(format!("limits.{name}"));
+    }
+    Some(rows)
 }
 
 /// One resource of `capacity`.
@@ -25,8 +37,10 @@ pub struct ResourceRow {
     /// `None` when nothing offers it, or (a device class) when which devices it selects is
     /// not known.
     pub allocatable: Option<Quantity>,
-    /// Sum of the namespaces' effective caps.
-    pub promised: Quantity,
+    /// Sum of the namespaces' effective caps; `None` when no namespace caps it and some are
+    /// unbounded: the promise has no bound (not a promise of 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub promised: Option<Quantity>,
     /// Namespaces with no cap on it (excluded ones left out).
     pub unbounded: Vec<String>,
     /// The quotas' `status.used`, and the requests of pods where no quota caps it.
@@ -108,8 +122,8 @@ impl Collector {
             }
         }
         if let Some(r) = &opts.resource {
-            let want = normalize_resource(r);
-            rows.retain(|k, _| *k == want);
+            let want = rows_named(r).unwrap_or_default();
+            rows.retain(|k, _| want.contains(k));
         }
         let devices = self.devices_per_class();
         let mut out = Vec::new();
@@ -119,6 +133,7 @@ impl Collector {
                 Offer::DeviceClass(c) => devices.get(c).cloned().flatten(),
             };
             let mut promised = Quantity::zero();
+            let mut capped = false;
             let mut used = Quantity::zero();
             let mut unbounded = Vec::new();
             let (mut scoped_hard, mut scoped_quotas) = (Quantity::zero(), 0);
@@ -144,7 +159,10 @@ impl Collector {
                 }
                 scoped_hard = scoped_hard.add(&ns_scoped);
                 match cap {
-                    Some((h, _)) => promised = promised.add(h),
+                    Some((h, _)) => {
+                        promised = promised.add(h);
+                        capped = true;
+                    }
                     None => unbounded.push(name.clone()),
                 }
                 if opts.by_namespace {
@@ -169,8 +187,9 @@ impl Collector {
                 (None, None) => b.used.cmp(&a.used).then(a.namespace.cmp(&b.namespace)),
             });
             let pct = |x: &Quantity| allocatable.as_ref().and_then(|a| ratio_percent(x, a));
+            let promised = (capped || unbounded.is_empty()).then_some(promised);
             out.push(ResourceRow {
-                promised_percent: pct(&promised),
+                promised_percent: promised.as_ref().and_then(pct),
                 used_percent: pct(&used),
                 resource: row,
                 offered_by: offer,
@@ -192,7 +211,7 @@ impl Collector {
                 .then(a.resource.cmp(&b.resource))
         });
         // A row no node offers and no quota promises says nothing.
-        out.retain(|r| !(r.offered_nowhere() && r.promised.is_zero() && r.scoped_hard.is_zero()));
+        out.retain(|r| !(r.offered_nowhere() && r.promised.as_ref().is_none_or(Quantity::is_zero) && r.scoped_hard.is_zero()));
         let mut notes = self.notes_for_views();
         if !self.seen.contains("Node") && !self.notes.iter().any(|n| n.contains("nodes")) {
             notes.push("no Node objects were read: nothing is allocatable".into());
