@@ -250,12 +250,33 @@ pub fn invalid_update(old: &Object, new: &Object, rules: &crate::version::Rules)
                 )
             })
         }
-        (Body::ResourceClaim(o), Body::ResourceClaim(n)) if o != n => {
+        (Body::ResourceClaim(o), Body::ResourceClaim(n)) if claim_defaulted(o) != claim_defaulted(n) => {
             let value = if rules.claim_update_value_null { "null".to_string() } else { claim_spec_value(n) };
             Some(format!("ResourceClaim.resource.k8s.io {:?} is invalid: spec: Invalid value: {value}: field is immutable", new.meta.name))
         }
         _ => None,
     }
+}
+
+/// A claim as the server stores it, so that a manifest re-applied unchanged compares equal to
+/// it: an ask's `allocationMode` defaults to `ExactCount`, whose `count` defaults to 1.
+fn claim_defaulted(c: &crate::objects::Claim) -> crate::objects::Claim {
+    let ask = |a: &crate::objects::DeviceAsk| {
+        let mut a = a.clone();
+        if a.allocation_mode.is_empty() {
+            a.allocation_mode = "ExactCount".into();
+        }
+        if a.allocation_mode == "ExactCount" && a.count == 0 {
+            a.count = 1;
+        }
+        a
+    };
+    let mut c = c.clone();
+    for r in &mut c.requests {
+        r.exactly = r.exactly.as_ref().map(ask);
+        r.first_available = r.first_available.iter().map(ask).collect();
+    }
+    c
 }
 
 /// A claim's spec as releases before 1.37 print it in the refusal of a changed spec: the API
