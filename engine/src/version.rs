@@ -155,14 +155,12 @@ rules! {
         "restartable init containers (`restartPolicy: Always`, sidecars) add to the running sum and to later init phases (KEP-753: alpha 1.28 off by default, beta on by default 1.29, GA 1.33); before, the field is dropped and the container is a plain init container";
     limit_range_pod_totals_kept: v(28), None,
         "LimitRanger adds a `type: Pod` item's totals as the scheduler does (sidecars, each quantity kept as written: `32Mi`); before, a resource some container lacks is left out of the total, cpu is added in milli-units and the rest in whole units, printed plain (`33554432`): the real 1.20.2 and 1.37.2 servers (tests/recorded, case 2805); 1.28 is the release its sidecar accounting came with";
-    field_values_as_json: v(33), None,
-        "a field error prints a map value as JSON (`Invalid value: {\"app\":\"other\"}`); before, as Go's `%#v` (`map[string]string{\"app\":\"other\"}`): the real 1.20.2 and 1.37.2 servers (tests/recorded, case 2810); 1.33 is when upstream's field errors began to print values as JSON, not pinned by a recording";
     scope_change_on_update: v(33), None,
         "a pod update that flips the Terminating scope (activeDeadlineSeconds set or unset) is charged; quotas the old pod did not match are charged its full usage (k/k#130060)";
     pod_resize: v(33), None,
         "in-place resize (pods/resize) is quota-checked with usage the larger of spec, status.resources and allocated resources (KEP-1287: beta on by default 1.33, GA 1.35); before, a running pod's resources cannot change";
     invalid_values_as_json: v(34), None,
-        "a refused value that is not a string or a number is printed as JSON (`spec.scopes: Invalid value: [\"BestEffort\"]`; apimachinery 0.34's field errors, checked against 0.33 and the real 1.37 server); before, as Go prints it (`[]core.ResourceQuotaScope{\"BestEffort\"}`)";
+        "a refused value that is not a string or a number is printed as JSON (`spec.scopes: Invalid value: [\"BestEffort\"]`, a template's labels `{\"app\":\"other\"}`); before, as Go's `%#v` prints it (`[]core.ResourceQuotaScope{\"BestEffort\"}`, `map[string]string{\"app\":\"other\"}`): apimachinery 0.34's field errors (0.33.7 still prints `%#v`), and the real 1.20.2, 1.34.4 and 1.37.2 servers (tests/recorded, case 2810)";
     request_limit_message_names_limit: v(34), None,
         "a container request above its limit is refused naming the limit (`must be less than or equal to cpu limit of 500m`; the wording of 1.34.4 to 1.37.2's validation, found by the real 1.37 server); before, `... cpu limit`";
     volume_attributes_class_scope: v(34), None,

@@ -254,10 +254,17 @@ fn invalid_resource_quota_is_refused_with_field_errors() {
     ];
     let mut t = Table::default();
     for (what, spec, want) in rows {
-        let d = check_one("", &object("v1", "ResourceQuota", "bad", &format!("spec: {spec}\n")));
+        let d = only(check_version("1.20", "", &object("v1", "ResourceQuota", "bad", &format!("spec: {spec}\n"))));
         let forbidden = d.refusal.as_ref().map(|r| r.forbidden);
         t.row(what, format!("{} (403: {forbidden:?})", summary(&d)), format!("{want} (403: Some(false))"));
     }
+    // From 1.34 a value that is neither a string nor a number is printed as JSON.
+    let d = only(check_version("1.37", "", &object("v1", "ResourceQuota", "bad", "spec: {hard: {cpu: '1'}, scopes: [BestEffort]}\n")));
+    t.row(
+        "a list value on 1.34 and later",
+        summary(&d),
+        "The ResourceQuota \"bad\" is invalid: spec.scopes: Invalid value: [\"BestEffort\"]: unsupported scope applied to resource",
+    );
     // A refused quota is neither created nor counted.
     let bad = object("v1", "ResourceQuota", "bad", "spec: {hard: {count/pods: '-1'}}\n");
     let allowed: Vec<bool> =

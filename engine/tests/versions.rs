@@ -43,9 +43,9 @@ fn every_rule_applies_from_its_release() {
         // The real 1.20.2 and 1.37.2 servers (tests/recorded, case 2805); 1.28 from upstream's history.
         ("limit_range_pod_totals_kept", "1.28", None),
         // The real 1.20.2 and 1.37.2 servers (tests/recorded, case 2810); 1.33 from upstream's history.
-        ("field_values_as_json", "1.33", None),
         ("scope_change_on_update", "1.33", None),
         ("pod_resize", "1.33", None),
+        ("invalid_values_as_json", "1.34", None),
         ("request_limit_message_names_limit", "1.34", None),
         ("volume_attributes_class_scope", "1.34", None),
         ("pod_level_resources", "1.34", None),
