@@ -147,7 +147,7 @@ fn template_errors(kind: &str, w: &crate::objects::Workload, rules: &crate::vers
         "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "ReplicationController" => {
             if let Some(sel) = w.selector.as_ref().filter(|s| !selector_empty(s)) {
                 if !selector_matches(sel, &w.template_meta.labels) {
-                    let labels = if rules.field_values_as_json { json_string_map(&w.template_meta.labels) } else { go_string_map(&w.template_meta.labels) };
+                    let labels = if rules.invalid_values_as_json { json_string_map(&w.template_meta.labels) } else { go_string_map(&w.template_meta.labels) };
                     errs.push(FieldError::invalid(format!("{path}.metadata.labels"), labels, "`selector` does not match template `labels`"));
                 }
             }
