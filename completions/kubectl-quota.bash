@@ -267,7 +267,7 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__capacity)
-            opts="-o -n -h -V --by --resource --exclude-namespaces --output --state --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            opts="-A -o -n -h -V --all-namespaces --by --resource --exclude-namespaces --output --state --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1501,7 +1501,7 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__uncovered)
-            opts="-o -n -h -V --resource --exclude-namespaces --output --state --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            opts="-A -o -n -h -V --all-namespaces --resource --exclude-namespaces --output --state --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

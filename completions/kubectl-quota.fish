@@ -190,6 +190,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s A -l all-namespaces -d 'Every namespace (the default for this cluster-wide view; with -n, only that one)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand capacity" -s V -l version -d 'Print version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l resource -d 'Namespaces with no cap on this resource for every pod (cpu, memory, nvidia.com/gpu, ...)' -r
@@ -206,6 +207,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s A -l all-namespaces -d 'Every namespace (the default for this cluster-wide view; with -n, only that one)'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand uncovered" -s V -l version -d 'Print version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand blocked" -s o -l output -d 'Output format' -r -f -a "text\t''

@@ -151,6 +151,13 @@ fn cluster_views_output() {
     // A workload is blocked: exit 1, as why.
     golden("blocked-example", &["blocked", "-A", "--state", state], 1);
     golden("blocked-example-json", &["blocked", "-A", "--state", state, "-o", "json"], 1);
+    // One namespace scope for every view, as kubectl: -n narrows, -A is every namespace, and
+    // an empty answer says where it looked.
+    golden("capacity-one-namespace", &["capacity", "--state", state, "-n", "team-a", "--resource", "cpu"], 0);
+    golden("capacity-all-namespaces", &["capacity", "--state", state, "-A", "--resource", "cpu"], 0);
+    golden("uncovered-one-namespace", &["uncovered", "--state", state, "-n", "team-b"], 0);
+    golden("blocked-current-namespace-empty", &["blocked", "--state", state], 0);
+    golden("blocked-one-namespace", &["blocked", "--state", state, "-n", "team-a"], 1);
 }
 
 #[test]

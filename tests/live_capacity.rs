@@ -241,6 +241,27 @@ async fn capacity_uncovered_and_blocked_live_and_from_a_snapshot() {
     let out = plugin(&kubeconfig, &["uncovered", "--state", s, "-o", "json"]);
     assert!(json_of(&out, "uncovered --state")["uncovered"].as_array().unwrap().iter().any(|u| u["namespace"] == b.as_str()));
 
+    // One namespace scope for every view, live and from the snapshot alike: -A is every
+    // namespace, -n one, and an answer says where it looked.
+    for source in [&[][..], &["--state", s][..]] {
+        let run = |args: &[&str]| plugin(&kubeconfig, &[args, source].concat());
+        let all = json_of(&run(&["capacity", "-A", "-o", "json"]), "capacity -A");
+        assert_eq!(all["scope"], "all namespaces", "{all:#}");
+        let one = json_of(&run(&["capacity", "-n", &a, "--by", "namespace", "--resource", "cpu", "-o", "json"]), "capacity -n");
+        assert_eq!(one["scope"], format!("namespace {a}"), "{one:#}");
+        let shares = row(&one, "requests.cpu")["namespaces"].as_array().unwrap().clone();
+        assert!(shares.iter().all(|x| x["namespace"] == a.as_str()) && !shares.is_empty(), "{one:#}");
+        let unc = json_of(&run(&["uncovered", "-n", &b, "-o", "json"]), "uncovered -n");
+        let names: Vec<&str> = unc["uncovered"].as_array().unwrap().iter().map(|u| u["namespace"].as_str().unwrap()).collect();
+        assert_eq!(names, [b.as_str()], "{unc:#}");
+        let out = run(&["blocked", "-n", &b]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(text(&out.stdout).contains(&format!("No workload is blocked by a quota in namespace {b} (-A looks in every namespace).")), "{}", text(&out.stdout));
+        let out = run(&["blocked", "-A", "-o", "json"]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(json_of(&out, "blocked -A")["blocked"].as_array().unwrap().iter().any(|x| x["namespace"] == a.as_str()));
+    }
+
     // A user who may list quotas and namespaces but not nodes, pods or events: the answer
     // says what it could not read, and exits 3.
     let user = format!("kq-cap-viewer-{id}");

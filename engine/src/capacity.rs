@@ -78,8 +78,20 @@ pub struct Options {
     pub resource: Option<String>,
     /// `capacity --by namespace`: each resource's promise per namespace.
     pub by_namespace: bool,
-    /// `blocked`: only these namespaces (`None`: all).
+    /// Only these namespaces (`-n`; `None`: all, `-A`): the promise, `uncovered` and `blocked`
+    /// speak of them alone. Nodes are the whole cluster's whatever the scope.
     pub namespaces: Option<BTreeSet<String>>,
+}
+
+impl Options {
+    /// Where the views looked, in words: `all namespaces`, `namespace team-a`.
+    pub fn scope(&self) -> String {
+        match &self.namespaces {
+            None => "all namespaces".into(),
+            Some(s) if s.len() == 1 => format!("namespace {}", s.iter().next().expect("one")),
+            Some(s) => format!("namespaces {}", s.iter().cloned().collect::<Vec<_>>().join(", ")),
+        }
+    }
 }
 
 impl Default for Options {
@@ -505,6 +517,11 @@ impl Collector {
     fn all_namespaces(&self) -> impl Iterator<Item = (&String, &Namespace)> {
         let listed = self.seen.contains("Namespace");
         self.namespaces.iter().filter(move |(n, ns)| !n.is_empty() && (!listed || ns.listed))
+    }
+
+    /// [`Self::all_namespaces`] within the scope `opts` asks for.
+    fn in_scope<'a>(&'a self, opts: &'a Options) -> impl Iterator<Item = (&'a String, &'a Namespace)> {
+        self.all_namespaces().filter(move |(n, _)| opts.namespaces.as_ref().is_none_or(|s| s.contains(*n)))
     }
 
     fn notes_for_views(&self) -> Vec<String> {

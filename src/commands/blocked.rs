@@ -9,7 +9,7 @@ use clap::Args;
 
 use kubectl_quota_engine::capacity::Options;
 
-use super::views::{self, ViewOutput};
+use super::views::{self, Unscoped, ViewOutput};
 use crate::error::{Fatal, INCOMPLETE};
 use crate::global::GlobalFlags;
 use crate::live;
@@ -52,7 +52,7 @@ pub struct BlockedArgs {
 
 /// Runs `blocked`.
 pub async fn run(g: &GlobalFlags, args: &BlockedArgs) -> Result<i32, Fatal> {
-    let (collector, namespace) = views::collect(g, &args.state, live::View::Blocked, !args.all_namespaces).await?;
+    let (collector, namespace) = views::collect(g, &args.state, live::View::Blocked, args.all_namespaces, Unscoped::CurrentNamespace).await?;
     let opts = Options { namespaces: namespace.map(|n| BTreeSet::from([n])), ..Options::default() };
     let report = collector.blocked(&opts);
     views::print(&report, args.output, blocked_text, &report.notes)?;

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 
 use kubectl_quota_engine::capacity::{rows_named, Options, DEFAULT_EXCLUDED_NAMESPACES};
 
-use super::views::{self, ViewOutput};
+use super::views::{self, Unscoped, ViewOutput};
 use crate::error::{Fatal, INCOMPLETE};
 use crate::global::GlobalFlags;
 use crate::live;
@@ -44,6 +44,9 @@ pub enum By {
 /// `kubectl quota capacity`.
 #[derive(Debug, Args)]
 pub struct CapacityArgs {
+    /// Every namespace (the default for this cluster-wide view; with -n, only that one).
+    #[arg(short = 'A', long = "all-namespaces")]
+    pub all_namespaces: bool,
     /// Break each resource's promise down per namespace, largest share first.
     #[arg(long, value_enum)]
     pub by: Option<By>,
@@ -74,12 +77,12 @@ pub async fn run(g: &GlobalFlags, args: &CapacityArgs) -> Result<i32, Fatal> {
             crate::escape::escape(r)
         )));
     }
-    let (collector, _) = views::collect(g, &args.state, live::View::Capacity, false).await?;
+    let (collector, namespace) = views::collect(g, &args.state, live::View::Capacity, args.all_namespaces, Unscoped::AllNamespaces).await?;
     let opts = Options {
         excluded: args.exclude_namespaces.iter().filter(|s| !s.is_empty()).cloned().collect(),
         resource: args.resource.clone(),
         by_namespace: args.by == Some(By::Namespace),
-        namespaces: None,
+        namespaces: namespace.map(|n| std::collections::BTreeSet::from([n])),
     };
     let report = collector.capacity(&opts);
     views::print(&report, args.output, capacity_text, &report.notes)?;

@@ -189,7 +189,18 @@ fn describe_views(args: &DescribeArgs, mut views: Vec<QuotaView>, namespace: &st
             for v in views.iter_mut() {
                 v.rows.sort_by(|a, b| b.percent.cmp(&a.percent).then(a.resource.cmp(&b.resource)));
             }
-            views.sort_by(|a, b| a.namespace.cmp(&b.namespace).then(b.max_percent().cmp(&a.max_percent())).then(a.name.cmp(&b.name)))
+            // Namespaces too: the one whose quota is nearest a limit first, its quotas in order.
+            let mut nearest: std::collections::BTreeMap<String, _> = std::collections::BTreeMap::new();
+            for v in &views {
+                let e = nearest.entry(v.namespace.clone()).or_insert(v.max_percent());
+                *e = (*e).max(v.max_percent());
+            }
+            views.sort_by(|a, b| {
+                (nearest[&b.namespace].cmp(&nearest[&a.namespace]))
+                    .then(a.namespace.cmp(&b.namespace))
+                    .then(b.max_percent().cmp(&a.max_percent()))
+                    .then(a.name.cmp(&b.name))
+            })
         }
     }
     // Written straight to standard output, never built as one string.

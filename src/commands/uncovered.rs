@@ -6,7 +6,7 @@ use clap::Args;
 
 use kubectl_quota_engine::capacity::Options;
 
-use super::views::{self, ViewOutput};
+use super::views::{self, Unscoped, ViewOutput};
 use crate::error::{Fatal, INCOMPLETE};
 use crate::global::GlobalFlags;
 use crate::live;
@@ -34,6 +34,9 @@ Exit status: 0, or 3 when something could not be read (said on standard error)."
 /// `kubectl quota uncovered`.
 #[derive(Debug, Args)]
 pub struct UncoveredArgs {
+    /// Every namespace (the default for this cluster-wide view; with -n, only that one).
+    #[arg(short = 'A', long = "all-namespaces")]
+    pub all_namespaces: bool,
     /// Namespaces with no cap on this resource for every pod (cpu, memory, nvidia.com/gpu, ...).
     #[arg(long, value_name = "RESOURCE")]
     pub resource: Option<String>,
@@ -50,8 +53,9 @@ pub struct UncoveredArgs {
 
 /// Runs `uncovered`.
 pub async fn run(g: &GlobalFlags, args: &UncoveredArgs) -> Result<i32, Fatal> {
-    let (collector, _) = views::collect(g, &args.state, live::View::Uncovered, false).await?;
+    let (collector, namespace) = views::collect(g, &args.state, live::View::Uncovered, args.all_namespaces, Unscoped::AllNamespaces).await?;
     let opts = Options {
+        namespaces: namespace.map(|n| std::collections::BTreeSet::from([n])),
         excluded: args.exclude_namespaces.iter().filter(|s| !s.is_empty()).cloned().collect(),
         resource: args.resource.clone(),
         ..Options::default()

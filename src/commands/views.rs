@@ -21,18 +21,31 @@ pub enum ViewOutput {
     Yaml,
 }
 
+/// What a view looks at when neither `-n` nor `-A` is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unscoped {
+    /// The context's namespace (offline: `default`), as kubectl's namespaced commands.
+    CurrentNamespace,
+    /// Every namespace: the cluster-wide views (`capacity`, `uncovered`).
+    AllNamespaces,
+}
+
 /// Reads what `view` needs into a collector: from `state` when it names files, else from the
-/// cluster. With `current_namespace`, only the namespace commands default to (live: the
-/// context's; offline: `-n`, else `default`), which is returned; otherwise every namespace.
-pub async fn collect(g: &GlobalFlags, state: &[String], view: live::View, current_namespace: bool) -> Result<(Collector, Option<String>), Fatal> {
+/// cluster. Returns it with the namespace the answer is about (`None`: every namespace): `-A`
+/// is every namespace, `-n NS` is NS, and neither is `unscoped`'s. The same rule for every
+/// view, as kubectl has it.
+pub async fn collect(g: &GlobalFlags, state: &[String], view: live::View, all: bool, unscoped: Unscoped) -> Result<(Collector, Option<String>), Fatal> {
+    let current = !all && (g.namespace.is_some() || unscoped == Unscoped::CurrentNamespace);
     if !state.is_empty() {
         let mut c = Collector::default();
         collect_state(state, &mut c)?;
-        return Ok((c, current_namespace.then(|| g.namespace.clone().unwrap_or_else(|| "default".into()))));
+        return Ok((c, current.then(|| g.namespace.clone().unwrap_or_else(|| "default".into()))));
     }
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
-    let ns = current_namespace.then(|| conn.namespace.clone());
-    let c = live::collect_view(&conn, view, ns.as_deref(), Collector::default()).await.map_err(|e| {
+    let ns = current.then(|| conn.namespace.clone());
+    // What the promise is measured against (nodes, every pod on them) is the cluster's.
+    let listed = if view == live::View::Capacity { None } else { ns.as_deref() };
+    let c = live::collect_view(&conn, view, listed, Collector::default()).await.map_err(|e| {
         let code = if e.unreachable { 2 } else { 1 };
         Fatal(e.to_string(), code)
     })?;

@@ -78,7 +78,7 @@ pub fn capacity_text(r: &CapacityReport) -> String {
         let _ = write!(nodes, "; left out: {}", left.join("; "));
     }
     let _ = writeln!(out, "Nodes:       {nodes}");
-    let mut ns = format!("{} in the promise", r.namespaces);
+    let mut ns = format!("{} in the promise ({})", r.namespaces, esc(&r.scope));
     if !r.namespaces_excluded.is_empty() {
         let _ = write!(ns, "; left out (--exclude-namespaces): {}", r.namespaces_excluded.iter().map(|n| esc(n).into_owned()).collect::<Vec<_>>().join(", "));
     }
@@ -173,7 +173,7 @@ pub fn uncovered_text(r: &UncoveredReport) -> String {
     } else {
         format!("; left out (--exclude-namespaces): {}", r.excluded.iter().map(|n| esc(n).into_owned()).collect::<Vec<_>>().join(", "))
     };
-    let _ = writeln!(out, "{what}: {} of {}{left}", r.uncovered.len(), r.namespaces);
+    let _ = writeln!(out, "{what}: {} of {} ({}){left}", r.uncovered.len(), r.namespaces, esc(&r.scope));
     if r.uncovered.is_empty() {
         return out;
     }
@@ -199,7 +199,8 @@ pub fn uncovered_text(r: &UncoveredReport) -> String {
 pub fn blocked_text(r: &BlockedReport) -> String {
     let mut out = String::new();
     if r.blocked.is_empty() {
-        let _ = writeln!(out, "No workload is blocked by a quota.");
+        let hint = if r.scope == "all namespaces" { "" } else { " (-A looks in every namespace)" };
+        let _ = writeln!(out, "No workload is blocked by a quota in {}{hint}.", esc(&r.scope));
         return out;
     }
     let rows: Vec<Vec<String>> = r

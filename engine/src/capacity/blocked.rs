@@ -37,6 +37,8 @@ pub struct Blocked {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BlockedReport {
+    /// Where it looked: `all namespaces`, `namespace team-a`.
+    pub scope: String,
     pub blocked: Vec<Blocked>,
     pub notes: Vec<String>,
 }
@@ -162,6 +164,6 @@ impl Collector {
         if !self.seen.contains("Event") && !self.notes.iter().any(|n| n.contains("events")) {
             notes.push("no Event objects were read: only ReplicaFailure conditions say what is blocked (a Job or StatefulSet has none)".into());
         }
-        BlockedReport { blocked: out, notes }
+        BlockedReport { scope: opts.scope(), blocked: out, notes }
     }
 }

@@ -95,6 +95,8 @@ pub struct CapacityReport {
     pub namespaces: usize,
     /// Namespaces left out of the promise (present and excluded).
     pub namespaces_excluded: Vec<String>,
+    /// Where it looked: `all namespaces`, `namespace team-a`.
+    pub scope: String,
     /// Overcommitted first (highest promised/allocatable), then quotas on resources no node
     /// offers.
     pub resources: Vec<ResourceRow>,
@@ -138,7 +140,7 @@ impl Collector {
             let mut unbounded = Vec::new();
             let (mut scoped_hard, mut scoped_quotas) = (Quantity::zero(), 0);
             let mut shares = Vec::new();
-            for (name, ns) in self.all_namespaces() {
+            for (name, ns) in self.in_scope(opts) {
                 let excluded = opts.excluded.contains(name);
                 let cap = cap_of(ns, &row);
                 let ns_used = match cap {
@@ -221,12 +223,13 @@ impl Collector {
                 notes.push(format!("device class {class} selects devices by an expression this tool does not evaluate: its allocatable is unknown"));
             }
         }
-        let namespaces_excluded: Vec<String> = self.all_namespaces().map(|(n, _)| n).filter(|n| opts.excluded.contains(*n)).cloned().collect();
+        let namespaces_excluded: Vec<String> = self.in_scope(opts).map(|(n, _)| n).filter(|n| opts.excluded.contains(*n)).cloned().collect();
         CapacityReport {
             nodes: self.nodes_total,
             nodes_counted: self.nodes_total - self.left_out.len(),
             nodes_left_out: self.left_out.clone(),
-            namespaces: self.all_namespaces().count() - namespaces_excluded.len(),
+            namespaces: self.in_scope(opts).count() - namespaces_excluded.len(),
+            scope: opts.scope(),
             namespaces_excluded,
             resources: out,
             notes,

@@ -27,6 +27,8 @@ pub struct UncoveredReport {
     /// The resource asked about (its quota row), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resource: Option<String>,
+    /// Where it looked: `all namespaces`, `namespace team-a`.
+    pub scope: String,
     /// Namespaces looked at (excluded ones left out).
     pub namespaces: usize,
     pub excluded: Vec<String>,
@@ -43,7 +45,7 @@ impl Collector {
         let mut looked = 0;
         let mut excluded = Vec::new();
         let pods_read = self.seen.contains("Pod");
-        for (name, ns) in self.all_namespaces() {
+        for (name, ns) in self.in_scope(opts) {
             if opts.excluded.contains(name) {
                 excluded.push(name.clone());
                 continue;
@@ -78,6 +80,6 @@ impl Collector {
                 used: pods_read.then(|| ns.pods.get(row).cloned().unwrap_or_default()),
             });
         }
-        UncoveredReport { resource: row, namespaces: looked, excluded, uncovered: out, notes: self.notes_for_views() }
+        UncoveredReport { resource: row, scope: opts.scope(), namespaces: looked, excluded, uncovered: out, notes: self.notes_for_views() }
     }
 }
