@@ -203,3 +203,68 @@ async fn a_namespace_mismatch_and_a_missing_namespace_are_refused_as_kubectl_and
     assert_eq!(v["documents"][0]["message"].as_str(), Some("no matches for kind \"Widget\" in version \"example.com/v1\""), "{v:#}");
     let _ = Api::<Namespace>::all(c.clone()).delete(&ns, &DeleteParams::default()).await;
 }
+
+/// A file that creates a namespace, its quota and pods in one apply: the quota controller syncs
+/// the new quota before kubectl's next requests in practice, so the server refuses the pod that
+/// does not fit. `check` says so live and from a snapshot taken before the apply, where it
+/// used to call the quota "not enforced" and pass every pod.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_quota_created_with_its_namespace_in_one_apply_is_enforced_on_what_follows() {
+    let Some(kubeconfig) = lab() else { return };
+    if std::process::Command::new("kubectl").arg("version").arg("--client").output().is_err() {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "kubectl is needed to apply the file as a user would");
+        eprintln!("*** SKIPPED: kubectl is not installed ***");
+        return;
+    }
+    let c = client(&kubeconfig).await;
+    let id = std::process::id();
+    let manifest = |ns: &str| {
+        let pod = |name: &str| format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: {ns}}}\nspec: {{automountServiceAccountToken: false, containers: [{{name: a, image: x}}]}}\n");
+        format!(
+            "apiVersion: v1\nkind: Namespace\nmetadata: {{name: {ns}}}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: pods, namespace: {ns}}}\nspec: {{hard: {{pods: '1'}}}}\n---\n{}---\n{}",
+            pod("a"),
+            pod("b")
+        )
+    };
+    // The server's answer depends on the quota controller's timing: a run where it was slower
+    // than kubectl (both pods pass) is tried again in a fresh namespace.
+    for attempt in 0..3 {
+        let ns = format!("kq-sameapply-{id}-{attempt}");
+        let file = std::env::temp_dir().join(format!("{ns}.yaml"));
+        std::fs::write(&file, manifest(&ns)).unwrap();
+        let f = file.to_str().unwrap();
+        // Before the apply: live, and from a snapshot of every namespace.
+        let live = plugin(&kubeconfig, &["check", "-f", f, "-o", "json"]);
+        let snap = plugin(&kubeconfig, &["snapshot", "-A"]);
+        assert_eq!(snap.status.code(), Some(0), "{}", text(&snap.stderr));
+        let state = std::env::temp_dir().join(format!("{ns}-state.yaml"));
+        std::fs::write(&state, &snap.stdout).unwrap();
+        let offline = plugin(&kubeconfig, &["check", "-f", f, "--state", state.to_str().unwrap(), "-o", "json"]);
+        for (how, out) in [("live", &live), ("snapshot", &offline)] {
+            let v = json(out, how);
+            let verdicts: Vec<(&str, bool)> =
+                v["documents"].as_array().unwrap().iter().map(|d| (d["name"].as_str().unwrap_or_default(), d["allowed"].as_bool().unwrap_or_default())).collect();
+            assert_eq!(verdicts, [(ns.as_str(), true), ("pods", true), ("a", true), ("b", false)], "{how}: {v:#}\n{}", text(&out.stderr));
+            assert_eq!(out.status.code(), Some(1), "{how}: {v:#}");
+            let note = v["documents"][1]["notes"].to_string();
+            assert!(note.contains("timing"), "{how}: the quota's note says the answer can depend on timing: {note}");
+        }
+        // The apply, as a user runs it.
+        let applied = std::process::Command::new("kubectl")
+            .args(["--kubeconfig", kubeconfig.to_str().unwrap(), "--request-timeout=30s", "apply", "-f", f])
+            .env_remove("KUBECONFIG")
+            .output()
+            .unwrap();
+        let said = format!("{}{}", text(&applied.stdout), text(&applied.stderr));
+        let _ = Api::<Namespace>::all(c.clone()).delete(&ns, &DeleteParams::default()).await;
+        let _ = std::fs::remove_file(&file);
+        let _ = std::fs::remove_file(&state);
+        if applied.status.success() {
+            eprintln!("attempt {attempt}: the quota controller was slower than kubectl, both pods passed:\n{said}");
+            continue;
+        }
+        assert!(said.contains("pod/a created") && said.contains("pods \"b\" is forbidden: exceeded quota: pods"), "{said}");
+        return;
+    }
+    panic!("in three tries the server never refused the second pod");
+}

@@ -47,11 +47,22 @@ pub struct Checker<'a> {
     /// and namespace: an existing object of such a name is updated, not created, by its
     /// replica.
     generated: HashMap<&'static str, HashMap<String, HashSet<String>>>,
+    /// Namespaces the documents create: a quota created in one finds nothing there to count.
+    created_namespaces: BTreeSet<String>,
 }
 
 impl<'a> Checker<'a> {
     pub fn new(state: &'a mut ClusterState, opts: &'a CheckOptions) -> Checker<'a> {
-        Checker { state, opts, summary: Summary::default(), order_matters: false, each_replica: false, repeated: None, generated: HashMap::new() }
+        Checker {
+            state,
+            opts,
+            summary: Summary::default(),
+            order_matters: false,
+            each_replica: false,
+            repeated: None,
+            generated: HashMap::new(),
+            created_namespaces: BTreeSet::new(),
+        }
     }
 
     /// Tells the checker every document it will be given (in any order), so that objects no
@@ -362,12 +373,35 @@ impl<'a> Checker<'a> {
                     self.state.existing.insert(key.clone(), stored);
                 }
             } else {
+                if obj.type_info.kind == "Namespace" && obj.type_info.group.is_empty() {
+                    self.created_namespaces.insert(obj.meta.name.clone());
+                }
                 if let Body::ResourceQuota(q) = &mut obj.body {
-                    // A new quota has no status until the quota controller syncs it.
-                    q.status_hard.clear();
-                    q.status_used.clear();
-                    q.has_status = false;
-                    report.notes.push("a new quota is enforced only once the quota controller has synced it (status.hard set), usually within seconds".into());
+                    if self.created_namespaces.contains(&ns) {
+                        // The quota controller syncs a new quota within moments of its creation,
+                        // which kubectl's next requests seldom beat: from then on it is
+                        // enforced, with what the new namespace holds counted.
+                        let quotas_here = self.state.quotas.get(&ns).map_or(0, Vec::len) + 1;
+                        q.status_hard = q.spec_hard.clone();
+                        q.status_used = q
+                            .spec_hard
+                            .keys()
+                            .map(|k| {
+                                let n = if matches!(k.as_str(), "resourcequotas" | "count/resourcequotas") { quotas_here } else { 0 };
+                                (k.clone(), crate::quantity::Quantity::from_int(n as i64, crate::quantity::Format::DecimalSI))
+                            })
+                            .collect();
+                        q.has_status = true;
+                        report.notes.push(format!(
+                            "the quota is created in namespace {ns}, which these manifests create too: the quota controller syncs it within moments, and from then the API server enforces it; the documents after it are checked against it. One sent before the sync passes unchecked (and is counted by it), so which object is refused can depend on that timing"
+                        ));
+                    } else {
+                        // A new quota has no status until the quota controller syncs it.
+                        q.status_hard.clear();
+                        q.status_used.clear();
+                        q.has_status = false;
+                        report.notes.push("a new quota is enforced only once the quota controller has synced it (status.hard set), usually within seconds".into());
+                    }
                 }
                 let mut stored = obj;
                 stored.meta.resource_version = Some("1".into());

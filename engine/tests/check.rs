@@ -195,6 +195,14 @@ fn objects_created_earlier_in_the_input_affect_later_documents() {
             docs(&[unsynced_quota("a", "", "pods=1"), unsynced_quota("b", "", "pods=1")]),
             vec![OK.into(), exceeded("q", "resourcequotas", "1", "1", "1")],
         ),
+        // In a namespace the input creates too, the controller syncs the quota before what
+        // follows arrives (in practice): enforced, counting from nothing but itself.
+        (
+            "a new quota in a namespace created with it",
+            String::new(),
+            docs(&[&format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {NS}}}\n"), &unsynced_quota("new", "", "pods=1 resourcequotas=1"), &pod("a").yaml(), &pod("b").yaml()]),
+            vec![OK.into(), OK.into(), OK.into(), exceeded("new", "pods", "1", "1", "1")],
+        ),
         // The Priority plugin sees a PriorityClass created before the pod.
         ("a PriorityClass", docs(&[CLUSTER]), docs(&[priority_class("urgent", 5, false), pod("p").class("urgent").yaml()]), vec![OK.into(), OK.into()]),
     ]);
