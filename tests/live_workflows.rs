@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::live::{client, lab_dir, new_namespace, plugin, text};
@@ -511,6 +511,114 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     by_image.sort();
     assert_eq!(by_image, vec![("web:1".to_string(), 5), ("web:2".to_string(), 0)], "old and new pods after the stall");
     wait_used(&c, &ns, "compute", "pods", "5").await;
+
+    // Checking the applied, stuck release again says it is stuck (a CI retry must not turn
+    // green), and checking v1 says the controller takes its ReplicaSet back: live and from a
+    // snapshot of the stuck cluster.
+    let v1 = temp_file("rollout-v1", ROLLOUT_V1);
+    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
+    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
+    let state = temp_file("rollout-stuck-state", &text(&snapshot.stdout));
+    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
+        let check = |file: &Path| {
+            let out = plugin(&kc, &[vec!["check", "-f", file.to_str().unwrap(), "-n", &ns, "-o", "json"], extra.clone()].concat());
+            let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
+            (out.status.code(), v["documents"][0].clone())
+        };
+        let (code, d) = check(&release);
+        assert_eq!((code, d["outcome"].as_str()), (Some(1), Some("rolloutStalls")), "{how}: the stuck release: {d:#}");
+        assert_eq!((d["rollout"]["stall"]["newPods"].as_i64(), d["rollout"]["stall"]["oldPods"].as_i64()), (Some(0), Some(5)), "{how}: {d:#}");
+        let (code, d) = check(&v1);
+        assert_eq!((code, d["outcome"].as_str()), (Some(0), Some("admitted")), "{how}: the rollback: {d:#}");
+        assert!(d["notes"].to_string().contains("scales it back up (5 of its pods exist)"), "{how}: {d:#}");
+    }
+    // The rollback, for real: the controller scales web:2 down to nothing and keeps web:1's
+    // five pods; no ReplicaSet is created.
+    let v1_value: Value = serde_json::to_value(&kubectl_quota_engine::manifest::parse_str("v1", ROLLOUT_V1).unwrap()[0].value).unwrap();
+    api.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&serde_json::json!({"spec": {"template": v1_value["spec"]["template"]}})))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let d = api.get("web").await.unwrap();
+        let (generation, observed) = (d.metadata.generation, d.data["status"]["observedGeneration"].as_i64());
+        if observed == generation && d.data["status"]["updatedReplicas"].as_i64() == Some(5) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the rollback never settled: {}", d.data["status"]);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    assert_eq!(rs.list(&Default::default()).await.unwrap().items.len(), 2, "no new ReplicaSet for the rollback");
+    wait_used(&c, &ns, "compute", "pods", "5").await;
+    let _ = std::fs::remove_file(state);
+    let _ = std::fs::remove_file(v1);
+    let _ = std::fs::remove_file(release);
+    drop_namespace(&c, &ns).await;
+}
+
+/// A rollout whose new ReplicaSet quota refuses (`count/replicasets.apps`): the controller
+/// never starts it. check says so before the apply and after it, live and from a snapshot;
+/// why and blocked name the quota.
+#[tokio::test]
+async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = new_namespace(&c, "kq-rsquota").await;
+    apply(&c, &ns, "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: objs}\nspec: {hard: {count/replicasets.apps: '1', pods: '20'}}\n").await.unwrap();
+    wait_used(&c, &ns, "objs", "pods", "0").await;
+    let v1 = ROLLOUT_V1.replace("replicas: 5", "replicas: 2");
+    apply(&c, &ns, &v1).await.unwrap();
+    wait_used(&c, &ns, "objs", "pods", "2").await;
+    wait_deployment_settled(&c, &ns, "web", Some(2)).await;
+    let v2 = v1.replace("web:1", "web:2");
+    let release = temp_file("rsquota-v2", &v2);
+    let check = |extra: &[&str]| {
+        let out = plugin(&kc, &[&["check", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"][..], extra].concat());
+        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        (out.status.code(), v["documents"][0].clone())
+    };
+    let want_message = "exceeded quota: objs, requested: count/replicasets.apps=1, used: count/replicasets.apps=1, limited: count/replicasets.apps=1";
+    let (code, d) = check(&[]);
+    assert_eq!((code, d["outcome"].as_str(), d["rollout"]["stall"]["quota"].as_str()), (Some(1), Some("rolloutStalls"), Some("objs")), "before: {d:#}");
+    assert!(d["rollout"]["stall"]["message"].as_str().unwrap_or_default().contains(want_message), "before: {d:#}");
+
+    let patch: Value = serde_json::to_value(&kubectl_quota_engine::manifest::parse_str("v2", &v2).unwrap()[0].value).unwrap();
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(c.clone(), &ns, &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("apps", "v1", "Deployment"), "deployments"));
+    api.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&serde_json::json!({"spec": {"template": patch["spec"]["template"]}})))
+        .await
+        .unwrap();
+    // The controller's own words: a ReplicaSetCreateError event on the Deployment.
+    let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(c.clone(), &ns);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let server = loop {
+        let found = events.list(&Default::default()).await.unwrap().items.into_iter().find(|e| e.reason.as_deref() == Some("ReplicaSetCreateError"));
+        if let Some(e) = found {
+            break e.message.unwrap_or_default();
+        }
+        assert!(Instant::now() < deadline, "the controller never failed to create the ReplicaSet");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert!(server.starts_with("Failed to create new replica set") && server.contains(want_message), "{server}");
+
+    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
+    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
+    let state = temp_file("rsquota-state", &text(&snapshot.stdout));
+    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
+        let (code, d) = check(&extra);
+        assert_eq!((code, d["outcome"].as_str(), d["rollout"]["stall"]["quota"].as_str()), (Some(1), Some("rolloutStalls"), Some("objs")), "{how}: after: {d:#}");
+        if how == "live" {
+            // (why reads the cluster only.)
+            let why = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+            let w: Value = serde_json::from_str(&text(&why.stdout)).unwrap_or_else(|e| panic!("why: {e}: {}", text(&why.stderr)));
+            assert_eq!((why.status.code(), w["verdict"].as_str(), w["quota"].as_str(), w["waiting"].as_i64()), (Some(1), Some("blockedByQuota"), Some("objs"), Some(2)), "why: {w:#}");
+        }
+        let blocked = plugin(&kc, &[vec!["blocked", "-n", &ns, "-o", "json"], extra.clone()].concat());
+        let b: Value = serde_json::from_str(&text(&blocked.stdout)).unwrap_or_else(|e| panic!("{how}: blocked: {e}: {}", text(&blocked.stderr)));
+        assert_eq!(blocked.status.code(), Some(1), "{how}: blocked: {b:#}");
+        assert_eq!((b["blocked"][0]["workload"].as_str(), b["blocked"][0]["quota"].as_str()), (Some("deployment/web"), Some("objs")), "{how}: {b:#}");
+    }
+    let _ = std::fs::remove_file(state);
     let _ = std::fs::remove_file(release);
     drop_namespace(&c, &ns).await;
 }

@@ -61,7 +61,8 @@ mod blocked;
 mod promise;
 mod uncovered;
 
-pub use blocked::{parse_refusal, Blocked, BlockedReport, Refusal};
+pub use blocked::{Blocked, BlockedReport};
+pub use crate::why::{parse_refusal, Refusal};
 pub use promise::{ratio_percent, rows_named, CapacityReport, ResourceRow, Share};
 pub use uncovered::{Uncovered, UncoveredReport};
 
@@ -401,7 +402,7 @@ impl Collector {
                     }
                 }
             }
-            ("apps", "ReplicaSet" | "StatefulSet" | "DaemonSet") | ("batch", "Job") | ("", "ReplicationController") => {
+            ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") | ("batch", "Job") | ("", "ReplicationController") => {
                 self.seen.insert("Controller");
                 self.controller(v, kind, name, namespace);
             }
@@ -492,8 +493,12 @@ impl Collector {
                     (parallelism.min(left).max(0), status("active"))
                 }
             }
+            // A Deployment's own pods are its new ReplicaSet's: missing while that ReplicaSet
+            // cannot be created (its pods otherwise show on the ReplicaSet).
+            "Deployment" => (int_at(v, &["spec", "replicas"]).unwrap_or(1), 0),
             _ => (int_at(v, &["spec", "replicas"]).unwrap_or(1), status("replicas")),
         };
+
         let owner = v.get("metadata").and_then(|m| m.get("ownerReferences")).and_then(Value::as_array).and_then(|refs| {
             refs.iter()
                 .find(|r| {
@@ -502,13 +507,18 @@ impl Collector {
                 })
                 .map(|r| format!("{}/{}", r["kind"].as_str().unwrap_or("").to_lowercase(), r["name"].as_str().unwrap_or("")))
         });
-        let condition = v.get("status").and_then(|s| s.get("conditions")).and_then(Value::as_array).and_then(|cs| {
+        // A Deployment whose new ReplicaSet quota refused says so in its Progressing condition.
+        let condition = if kind == "Deployment" {
+            crate::why::replicaset_refused(kind, v).filter(|m| is_quota_message(m))
+        } else {
+            v.get("status").and_then(|s| s.get("conditions")).and_then(Value::as_array).and_then(|cs| {
             cs.iter()
                 .find(|c| c.get("type").and_then(Value::as_str) == Some("ReplicaFailure") && c.get("status").and_then(Value::as_str) == Some("True"))
                 .and_then(|c| c.get("message").and_then(Value::as_str))
                 .filter(|m| is_quota_message(m))
                 .map(str::to_string)
-        });
+            })
+        };
         self.controllers.insert((namespace, format!("{}/{name}", kind.to_lowercase())), Controller { owner, wanted, current, condition });
     }
 

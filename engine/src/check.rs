@@ -26,7 +26,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::admission::{Decision, RefusalReason};
 use crate::defaulting;
-use crate::objects::{Body, Object};
+use crate::objects::{Body, Object, Workload};
 use crate::version::{self, Served, VersionReport};
 
 /// Checks documents one at a time, in order, charging the state as they are admitted: each
@@ -285,11 +285,7 @@ impl<'a> Checker<'a> {
             succeeded = old.succeeded;
             report.replicas_existing = Some(running);
             if let Body::Workload(new) = &obj.body {
-                if old.template != new.template || old.images != new.images {
-                    let (notes, rollout) = rollout_of(&obj, old, new, running, self.state, &ns, self.opts);
-                    report.notes.extend(notes);
-                    report.rollout = rollout;
-                }
+                self.rollout(&obj, old, new, running, &ns, &mut report);
             }
         }
         if report.allowed {
@@ -435,6 +431,65 @@ impl<'a> Checker<'a> {
             self.order_matters = true;
         }
         report
+    }
+
+    /// The rollout an update of an existing workload starts, or the one under way that it
+    /// leaves as it is. A Deployment's pods belong to its ReplicaSets, one per template: the
+    /// pods of the ReplicaSet whose template the document has are new pods already (a rollout
+    /// under way, a rollback taken straight back), and a template no ReplicaSet has needs a
+    /// new ReplicaSet first, which quota may refuse (`count/replicasets.apps`).
+    fn rollout(&mut self, obj: &Object, old: &Workload, new: &Workload, running: i32, ns: &str, report: &mut DocumentReport) {
+        let changed = old.template != new.template || old.images != new.images;
+        let deployment = obj.type_info.kind == "Deployment";
+        let revisions: Vec<Workload> = if deployment { self.state.revisions_of(ns, &obj.meta.name).into_iter().cloned().collect() } else { vec![] };
+        let same = |w: &Workload| w.template == new.template && w.images == new.images;
+        let own = revisions.iter().find(|r| same(r));
+        let new_running = own.map_or(0, |r| r.current.unwrap_or(0)).clamp(0, running);
+        let old_running = running - new_running;
+        let wanted = new.replicas.unwrap_or(1).max(0);
+        if !changed && (revisions.is_empty() || old_running == 0 || new_running >= wanted) {
+            return;
+        }
+        // Where the rollout starts from: the template the other pods run.
+        let from = if changed {
+            old.clone()
+        } else {
+            revisions.iter().filter(|r| !same(r)).max_by_key(|r| r.current.unwrap_or(0)).cloned().unwrap_or_else(|| old.clone())
+        };
+        if !changed && own.is_some() {
+            report.notes.push(format!(
+                "the rollout of this template is under way: {new_running} of {wanted} pods run it, {old_running} an older one (the ReplicaSets' status)"
+            ));
+        } else if !changed {
+            report.notes.push(format!("no ReplicaSet of this Deployment has this template yet: its {old_running} pods run an older one"));
+        } else if own.is_some() {
+            report.notes.push(format!(
+                "a ReplicaSet of this Deployment has this template: the controller scales it back up ({new_running} of its pods exist) instead of creating one"
+            ));
+        }
+        if deployment && own.is_none() {
+            let mut rs = replay::child(obj, "apps/v1", "ReplicaSet", format!("{}-<hash>", obj.meta.name), Body::Other, &new.template_meta);
+            let (d, _) = admit(&mut rs, self.state, ns, self.opts);
+            if let Some(r) = d.refusal {
+                let message = format!("Failed to create new replica set {:?}: {}", rs.meta.name, r.server_error(&rs));
+                report.notes.push(format!("the rollout does not start: the new ReplicaSet is refused ({message}); the old pods keep running"));
+                let stall = crate::rollout::Outcome::Stalls {
+                    new: 0,
+                    wanted,
+                    old: running,
+                    step: 0,
+                    quota: r.quota.clone().unwrap_or_default(),
+                    resource: r.resources.first().cloned().unwrap_or_default(),
+                    refusal: message,
+                    missing: String::new(),
+                };
+                report.rollout = Some(crate::rollout::RolloutReport::new(new.update_strategy, running, 0, wanted, &stall));
+                return;
+            }
+        }
+        let (notes, rollout) = rollout_of(obj, &from, new, old_running, new_running, self.state, ns, self.opts);
+        report.notes.extend(notes);
+        report.rollout = rollout;
     }
 
     /// The counts and the notes about the whole run.

@@ -72,6 +72,9 @@ pub struct Meta {
     pub annotations: BTreeMap<String, String>,
     pub resource_version: Option<String>,
     pub creation_timestamp: Option<String>,
+    /// The controller that owns the object (its ownerReference with `controller: true`), as
+    /// (kind, name): a Deployment for its ReplicaSets.
+    pub controller: Option<(String, String)>,
     /// The object is larger, as the JSON kubectl sends, than the API server reads
     /// ([`MAX_REQUEST_BODY_BYTES`]): it was not decoded further than its name, and the server
     /// refuses it before anything else looks at it.

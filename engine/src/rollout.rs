@@ -125,9 +125,9 @@ impl Sim {
 /// Deployment (and DaemonSet) RollingUpdate with pods ready at once: scale the new set up to
 /// `replicas + surge` pods in all, scale the old one down to keep `replicas - unavailable`
 /// available, until only new pods are left or nothing moves.
-fn rolling(sim: &mut Sim, old_running: i32, replicas: i32, surge: i32, unavailable: i32) -> Result<Outcome, Stall> {
+fn rolling(sim: &mut Sim, old_running: i32, new_running: i32, replicas: i32, surge: i32, unavailable: i32) -> Result<Outcome, Stall> {
     let (surge, unavailable) = if surge == 0 && unavailable == 0 { (0, 1) } else { (surge, unavailable) };
-    let (mut old, mut new) = (old_running, 0);
+    let (mut old, mut new) = (old_running, new_running);
     let min_available = replicas - unavailable;
     let mut step = 0;
     loop {
@@ -193,21 +193,23 @@ impl From<Stall> for Outcome {
     }
 }
 
-/// Simulates the rollout of `strategy` for a workload with `old_running` pods moving to
-/// `replicas` pods of the new template (`replicas` is the node count for a DaemonSet). A
+/// Simulates the rollout of `strategy` for a workload with `old_running` pods of other
+/// templates and `new_running` of the new one (a rollout under way, or a Deployment's older
+/// ReplicaSet taken back) moving to `replicas` pods of the new template (`replicas` is the
+/// node count for a DaemonSet). A
 /// stalled rollout says the headroom that lets it complete: the simulation is run again with
 /// each shortfall added, until it completes.
-pub fn simulate(strategy: UpdateStrategy, old_running: i32, replicas: i32, counters: Vec<Counter>) -> Outcome {
+pub fn simulate(strategy: UpdateStrategy, old_running: i32, new_running: i32, replicas: i32, counters: Vec<Counter>) -> Outcome {
     if replicas > MAX_SIMULATED || old_running > MAX_SIMULATED {
         return Outcome::TooLarge;
     }
-    let first = run(strategy, old_running, replicas, counters.clone());
+    let first = run(strategy, old_running, new_running, replicas, counters.clone());
     let Outcome::Stalls { .. } = first else { return first };
     let mut added: std::collections::BTreeMap<(String, String), Quantity> = std::collections::BTreeMap::new();
     let mut raised = counters;
     for _ in 0..(2 * replicas.max(1) + 2) {
         let mut sim = Sim::new(raised.clone());
-        match run_sim(&mut sim, strategy, old_running, replicas) {
+        match run_sim(&mut sim, strategy, old_running, new_running, replicas) {
             Err(stall) => {
                 let r = stall.refused;
                 let e = added.entry((r.quota.clone(), r.resource.clone())).or_insert_with(Quantity::zero);
@@ -230,39 +232,39 @@ pub fn simulate(strategy: UpdateStrategy, old_running: i32, replicas: i32, count
     }
 }
 
-fn run(strategy: UpdateStrategy, old_running: i32, replicas: i32, counters: Vec<Counter>) -> Outcome {
+fn run(strategy: UpdateStrategy, old_running: i32, new_running: i32, replicas: i32, counters: Vec<Counter>) -> Outcome {
     let mut sim = Sim::new(counters);
-    run_sim(&mut sim, strategy, old_running, replicas).unwrap_or_else(Outcome::from)
+    run_sim(&mut sim, strategy, old_running, new_running, replicas).unwrap_or_else(Outcome::from)
 }
 
 /// Per counter (by name), the most the rollout makes it count of each resource at any step:
 /// what a quota must hold for the rollout to complete (`plan` sizes quotas to it). Counters
 /// whose hard limits have room for everything give the rollout's true peak.
-pub fn peak_usage(strategy: UpdateStrategy, old_running: i32, replicas: i32, counters: Vec<Counter>) -> Vec<(String, ResourceList)> {
+pub fn peak_usage(strategy: UpdateStrategy, old_running: i32, new_running: i32, replicas: i32, counters: Vec<Counter>) -> Vec<(String, ResourceList)> {
     if replicas > MAX_SIMULATED || old_running > MAX_SIMULATED {
         return vec![];
     }
     let names: Vec<String> = counters.iter().map(|c| c.name.clone()).collect();
     let mut sim = Sim::new(counters);
-    let _ = run_sim(&mut sim, strategy, old_running, replicas);
+    let _ = run_sim(&mut sim, strategy, old_running, new_running, replicas);
     names.into_iter().zip(sim.peak).collect()
 }
 
 /// One run: the outcome, or where it stalled.
-fn run_sim(sim: &mut Sim, strategy: UpdateStrategy, old_running: i32, replicas: i32) -> Result<Outcome, Stall> {
+fn run_sim(sim: &mut Sim, strategy: UpdateStrategy, old_running: i32, new_running: i32, replicas: i32) -> Result<Outcome, Stall> {
     match strategy {
         UpdateStrategy::None => Ok(Outcome::Completes),
         UpdateStrategy::OnDelete => Ok(Outcome::Waits),
         UpdateStrategy::RollingUpdate { max_surge, max_unavailable } => {
             let surge = resolve(max_surge, replicas, true);
             let unavailable = resolve(max_unavailable, replicas, false);
-            rolling(sim, old_running, replicas, surge, unavailable)
+            rolling(sim, old_running, new_running, replicas, surge, unavailable)
         }
         UpdateStrategy::Recreate => {
             for _ in 0..old_running {
                 sim.delete_old();
             }
-            for n in 0..replicas {
+            for n in new_running.max(0)..replicas {
                 if let Err(r) = sim.create("a new pod") {
                     return Err(Stall { new: n, wanted: replicas, old: 0, step: n + 1, refused: r });
                 }
@@ -291,8 +293,12 @@ pub struct RolloutReport {
     pub strategy: String,
     /// `completes`, `stalls`, `waits` (OnDelete) or `notSimulated` (too many replicas).
     pub outcome: &'static str,
-    /// Pods of the old template when the rollout starts (the pods that exist).
+    /// Pods of other templates when the rollout starts.
     pub old_pods: i32,
+    /// Pods of the new template that exist already (a rollout under way, a ReplicaSet taken
+    /// back).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub new_pods: i32,
     /// Pods of the new template wanted.
     pub replicas: i32,
     /// Where it stalls.
@@ -323,7 +329,7 @@ pub struct RolloutStall {
 
 impl RolloutReport {
     /// The report of a simulated rollout of `strategy` from `old_pods` pods to `replicas`.
-    pub fn new(strategy: UpdateStrategy, old_pods: i32, replicas: i32, outcome: &Outcome) -> RolloutReport {
+    pub fn new(strategy: UpdateStrategy, old_pods: i32, new_pods: i32, replicas: i32, outcome: &Outcome) -> RolloutReport {
         let (outcome, stall) = match outcome {
             Outcome::Completes => ("completes", None),
             Outcome::Waits => ("waits", None),
@@ -341,13 +347,17 @@ impl RolloutReport {
                 }),
             ),
         };
-        RolloutReport { strategy: strategy_words(strategy, replicas), outcome, old_pods, replicas, stall, peak: vec![] }
+        RolloutReport { strategy: strategy_words(strategy, replicas), outcome, old_pods, new_pods, replicas, stall, peak: vec![] }
     }
 
     /// Whether the rollout stops short.
     pub fn stalls(&self) -> bool {
         self.stall.is_some()
     }
+}
+
+fn is_zero(n: &i32) -> bool {
+    *n == 0
 }
 
 /// A strategy in words (`None` for workloads that do not roll out).
@@ -477,7 +487,7 @@ mod tests {
             ("ondelete waits", UpdateStrategy::OnDelete, 3, cpu_quota("1", "1", "500m", "500m"), Outcome::Waits),
         ];
         for (what, strategy, replicas, counters, want) in rows {
-            assert_eq!(simulate(strategy, replicas, replicas, counters), want, "{what}");
+            assert_eq!(simulate(strategy, replicas, 0, replicas, counters), want, "{what}");
         }
     }
 }

@@ -4,6 +4,8 @@
 //! ReplicaFailure conditions), replays the next pod against the current quotas, and names the
 //! smallest change that would let it in.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -111,6 +113,76 @@ fn failure_conditions(raw: &Value, children: &[Value]) -> Vec<(String, String)> 
         }
     }
     out
+}
+
+/// The message of a Deployment's `Progressing=False` condition with reason
+/// `ReplicaSetCreateError` while its controller has not synced its current generation: it
+/// could not create the ReplicaSet of its current template. (The condition outlives a
+/// rollback; the generation does not.)
+pub fn replicaset_refused(kind: &str, raw: &Value) -> Option<String> {
+    if kind != "Deployment" || int(raw, &["status", "observedGeneration"]).unwrap_or(0) >= int(raw, &["metadata", "generation"]).unwrap_or(0) {
+        return None;
+    }
+    raw["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == "Progressing" && c["status"] == "False" && c["reason"] == "ReplicaSetCreateError")
+        .map(|c| c["message"].as_str().unwrap_or("").to_string())
+}
+
+/// What a quota refusal says: the quota, and per resource (requested, used, limited) for an
+/// "exceeded quota" message, or the resources to specify for a "must specify" one.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Refusal {
+    pub quota: Option<String>,
+    pub exceeded: Vec<(String, Quantity, Quantity, Quantity)>,
+    pub must_specify: Vec<String>,
+}
+
+fn pairs(s: &str) -> BTreeMap<String, Quantity> {
+    s.split(',').filter_map(|p| p.split_once('=')).filter_map(|(k, v)| Some((k.trim().to_string(), Quantity::parse(v.trim()).ok()?))).collect()
+}
+
+/// Reads the quota admission plugin's message (`exceeded quota: compute, requested:
+/// requests.cpu=500m, used: requests.cpu=1500m, limited: requests.cpu=2`; `failed quota:
+/// compute: must specify requests.cpu`).
+///
+/// ```
+/// use kubectl_quota_engine::why::parse_refusal;
+///
+/// let r = parse_refusal("pods \"web-1\" is forbidden: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=1800m, limited: requests.cpu=2");
+/// assert_eq!(r.quota.as_deref(), Some("compute"));
+/// assert_eq!(r.exceeded[0].0, "requests.cpu");
+/// let m = parse_refusal("pods \"web-1\" is forbidden: failed quota: compute: must specify limits.cpu for: app; requests.cpu for: app");
+/// assert_eq!(m.must_specify, vec!["limits.cpu", "requests.cpu"]);
+/// ```
+pub fn parse_refusal(message: &str) -> Refusal {
+    let mut r = Refusal::default();
+    if let Some(rest) = message.split_once("exceeded quota: ").map(|x| x.1) {
+        let (name, rest) = rest.split_once(", requested: ").unwrap_or((rest, ""));
+        r.quota = Some(name.trim().to_string());
+        let (requested, rest) = rest.split_once(", used: ").unwrap_or((rest, ""));
+        let (used, limited) = rest.split_once(", limited: ").unwrap_or((rest, ""));
+        let (req, used, lim) = (pairs(requested), pairs(used), pairs(limited));
+        let row = |k: &String, hard: &Quantity| (k.clone(), req.get(k).cloned().unwrap_or_default(), used.get(k).cloned().unwrap_or_default(), hard.clone());
+        r.exceeded = lim.iter().map(|(k, h)| row(k, h)).filter(|(_, q, u, h)| u.add(q) > *h).collect();
+        // The server listed only what it found exceeded: trust it when its numbers do not say.
+        if r.exceeded.is_empty() {
+            r.exceeded = lim.iter().map(|(k, h)| row(k, h)).collect();
+        }
+    } else if let Some(rest) = message.split_once("failed quota: ").map(|x| x.1) {
+        if let Some((name, what)) = rest.split_once(": must specify ") {
+            r.quota = Some(name.trim().to_string());
+            // `limits.cpu,requests.cpu` before 1.24; `limits.cpu for: app; requests.cpu for: app` after.
+            for part in what.split(';') {
+                let res = part.split(" for:").next().unwrap_or("");
+                r.must_specify.extend(res.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string));
+            }
+        } else {
+            r.quota = rest.split(':').next().map(|s| s.trim().to_string());
+        }
+    }
+    r
 }
 
 /// A message the quota admission plugin writes.
@@ -243,6 +315,34 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
     }
     if rolling > 0 && wanted <= current {
         r.notes.push(format!("a rollout is under way: its new ReplicaSet is missing {rolling} pod(s) while the old pods still run"));
+    }
+    if let Some(m) = replicaset_refused(&kind, raw) {
+        // The new template has no ReplicaSet: none of its pods can come (the status, of the
+        // generation before, does not say so).
+        r.waiting = wanted;
+        if r.waiting > 0 {
+            let refusal = parse_refusal(&m);
+            r.verdict = if is_quota_message(&m) { Verdict::BlockedByQuota } else { Verdict::BlockedOther };
+            r.quota = refusal.quota.clone();
+            r.server_message_from = Some(format!("condition Progressing=False (ReplicaSetCreateError) on deployment/{}", r.name));
+            r.server_message = Some(m);
+            r.notes.push(format!(
+                "the rollout has not started: the Deployment's new ReplicaSet is refused, so none of the {} pods of this template can be created; the {current} old pods keep running",
+                r.waiting
+            ));
+            for (res, _, used, hard) in &refusal.exceeded {
+                let q = refusal.quota.as_deref().unwrap_or("");
+                let (used, hard) = state
+                    .quotas
+                    .get(&ns)
+                    .and_then(|list| list.iter().find(|x| x.name == q))
+                    .map_or((used.clone(), hard.clone()), |x| (x.quota.status_used.get(res).cloned().unwrap_or_default(), x.quota.status_hard.get(res).cloned().unwrap_or_default()));
+                let one = Quantity::from_int(1, crate::quantity::Format::DecimalSI);
+                r.changes.push(format!("raise quota {q}'s {res} by {} (to {})", used.add(&one).sub(&hard), used.add(&one)));
+            }
+            r.changes.push("or lower the Deployment's spec.revisionHistoryLimit, so that its controller deletes old ReplicaSets".into());
+            return r;
+        }
     }
     let Body::Workload(w) = &workload.body else {
         r.notes.push(format!("{kind} does not create pods"));

@@ -56,6 +56,7 @@ fn reads(view: View) -> Vec<Read> {
         View::Blocked => vec![
             QUOTAS,
             Read { field_selector: Some("reason=FailedCreate"), ..read("", &["v1"], "events", "Event", true, false) },
+            read("apps", &["v1"], "deployments", "Deployment", true, false),
             read("apps", &["v1"], "replicasets", "ReplicaSet", true, false),
             read("apps", &["v1"], "statefulsets", "StatefulSet", true, false),
             read("apps", &["v1"], "daemonsets", "DaemonSet", true, false),

@@ -55,11 +55,16 @@ const SNAPSHOT_KINDS: &[SnapshotKind] = &[
 ];
 
 /// Server-set metadata that says nothing to admission and changes on every read. A
-/// StorageClass keeps its creationTimestamp: with several default classes the newest wins.
+/// StorageClass keeps its creationTimestamp: with several default classes the newest wins. A
+/// Deployment keeps its generation: one its controller has not observed tells a rollout that
+/// could not start.
 fn trim_metadata(kind: &str, value: &mut serde_json::Value) {
     let Some(meta) = value.get_mut("metadata").and_then(serde_json::Value::as_object_mut) else { return };
-    for field in ["managedFields", "uid", "resourceVersion", "generation", "selfLink"] {
+    for field in ["managedFields", "uid", "resourceVersion", "selfLink"] {
         meta.remove(field);
+    }
+    if kind != "Deployment" {
+        meta.remove("generation");
     }
     if kind != "StorageClass" {
         meta.remove("creationTimestamp");
@@ -275,6 +280,10 @@ mod tests {
             (
                 "StorageClass",
                 serde_json::json!({"name": "x", "namespace": "ns", "creationTimestamp": "2026-01-01T00:00:00Z", "labels": {"app": "x"}, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}, "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1"}]}),
+            ),
+            (
+                "Deployment",
+                serde_json::json!({"name": "x", "namespace": "ns", "generation": 2, "labels": {"app": "x"}, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}, "ownerReferences": [{"kind": "ReplicaSet", "name": "x-1"}]}),
             ),
         ];
         for (kind, want) in cases {

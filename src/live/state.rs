@@ -229,7 +229,35 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
             Err(e) => unread.push(format!("cannot read {} {:?} to tell a create from an update: {e}", obj.type_info.group_resource(), obj.meta.name)),
         }
     }
+    unread.extend(load_revisions(conn, state).await);
     (notes, unread)
+}
+
+/// The ReplicaSets of the Deployments that exist, into `state` (which pods run which
+/// template: a rollout under way, a ReplicaSet a rollback takes back): one LIST per
+/// namespace. Returns what could not be read.
+async fn load_revisions(conn: &Conn, state: &mut ClusterState) -> Vec<String> {
+    let mut deployments: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (ns, gr, name) in state.existing.keys() {
+        if gr == "deployments.apps" {
+            deployments.entry(ns.clone()).or_default().insert(name.clone());
+        }
+    }
+    let mut unread = Vec::new();
+    for (ns, names) in deployments {
+        let what = format!("list replicasets in namespace {ns:?}");
+        match list_objects::<k8s_openapi::api::apps::v1::ReplicaSet>(conn, Some(&ns), what).await {
+            Ok(items) => {
+                for o in items {
+                    if o.meta.controller.as_ref().is_some_and(|(kind, owner)| kind == "Deployment" && names.contains(owner)) {
+                        state.existing.insert((ns.clone(), o.type_info.group_resource(), o.meta.name.clone()), o);
+                    }
+                }
+            }
+            Err(e) => unread.push(format!("{e}; a rollout under way is not seen")),
+        }
+    }
+    unread
 }
 
 /// What a live `check` or `plan` reads before deciding: the state of the documents'

@@ -2,13 +2,13 @@
 //! the resource and `why`'s smallest fix, from the newest quota FailedCreate event of each
 //! controller or its ReplicaFailure condition.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use serde::Serialize;
 
 use super::{Collector, Options};
 use crate::quantity::Quantity;
-use crate::why::raise_change;
+use crate::why::{parse_refusal, raise_change};
 
 /// A workload a quota blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -43,61 +43,6 @@ pub struct BlockedReport {
     pub notes: Vec<String>,
 }
 
-/// What a quota refusal says: the quota, and per resource (requested, used, limited) for an
-/// "exceeded quota" message, or the resources to specify for a "must specify" one.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Refusal {
-    pub quota: Option<String>,
-    pub exceeded: Vec<(String, Quantity, Quantity, Quantity)>,
-    pub must_specify: Vec<String>,
-}
-
-fn pairs(s: &str) -> BTreeMap<String, Quantity> {
-    s.split(',').filter_map(|p| p.split_once('=')).filter_map(|(k, v)| Some((k.trim().to_string(), Quantity::parse(v.trim()).ok()?))).collect()
-}
-
-/// Reads the quota admission plugin's message (`exceeded quota: compute, requested:
-/// requests.cpu=500m, used: requests.cpu=1500m, limited: requests.cpu=2`; `failed quota:
-/// compute: must specify requests.cpu`).
-///
-/// ```
-/// use kubectl_quota_engine::capacity::parse_refusal;
-///
-/// let r = parse_refusal("pods \"web-1\" is forbidden: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=1800m, limited: requests.cpu=2");
-/// assert_eq!(r.quota.as_deref(), Some("compute"));
-/// assert_eq!(r.exceeded[0].0, "requests.cpu");
-/// let m = parse_refusal("pods \"web-1\" is forbidden: failed quota: compute: must specify limits.cpu for: app; requests.cpu for: app");
-/// assert_eq!(m.must_specify, vec!["limits.cpu", "requests.cpu"]);
-/// ```
-pub fn parse_refusal(message: &str) -> Refusal {
-    let mut r = Refusal::default();
-    if let Some(rest) = message.split_once("exceeded quota: ").map(|x| x.1) {
-        let (name, rest) = rest.split_once(", requested: ").unwrap_or((rest, ""));
-        r.quota = Some(name.trim().to_string());
-        let (requested, rest) = rest.split_once(", used: ").unwrap_or((rest, ""));
-        let (used, limited) = rest.split_once(", limited: ").unwrap_or((rest, ""));
-        let (req, used, lim) = (pairs(requested), pairs(used), pairs(limited));
-        let row = |k: &String, hard: &Quantity| (k.clone(), req.get(k).cloned().unwrap_or_default(), used.get(k).cloned().unwrap_or_default(), hard.clone());
-        r.exceeded = lim.iter().map(|(k, h)| row(k, h)).filter(|(_, q, u, h)| u.add(q) > *h).collect();
-        // The server listed only what it found exceeded: trust it when its numbers do not say.
-        if r.exceeded.is_empty() {
-            r.exceeded = lim.iter().map(|(k, h)| row(k, h)).collect();
-        }
-    } else if let Some(rest) = message.split_once("failed quota: ").map(|x| x.1) {
-        if let Some((name, what)) = rest.split_once(": must specify ") {
-            r.quota = Some(name.trim().to_string());
-            // `limits.cpu,requests.cpu` before 1.24; `limits.cpu for: app; requests.cpu for: app` after.
-            for part in what.split(';') {
-                let res = part.split(" for:").next().unwrap_or("");
-                r.must_specify.extend(res.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string));
-            }
-        } else {
-            r.quota = rest.split(':').next().map(|s| s.trim().to_string());
-        }
-    }
-    r
-}
-
 impl Collector {
     /// Workloads whose pods a quota refused: the newest quota `FailedCreate` event of each
     /// controller (else its `ReplicaFailure` condition), kept only while pods are missing.
@@ -120,6 +65,7 @@ impl Collector {
                     (f.message.clone(), format!("event FailedCreate on {obj}{}", if f.count > 1 { format!(", {} times", f.count) } else { String::new() }))
                 }
                 None => match c.and_then(|c| c.condition.clone()) {
+                    Some(m) if obj.starts_with("deployment/") => (m, format!("condition Progressing=False (ReplicaSetCreateError) on {obj}")),
                     Some(m) => (m, format!("condition ReplicaFailure on {obj}")),
                     None => continue,
                 },
@@ -136,7 +82,12 @@ impl Collector {
                     Some(q) => (q.all_used.get(res).cloned().unwrap_or_default(), q.all_hard.get(res).cloned().unwrap_or_else(|| hard_then.clone())),
                     None => (used_then.clone(), hard_then.clone()),
                 };
-                if used.add(requested) <= hard {
+                if res == "count/replicasets.apps" {
+                    fixes.push(format!(
+                        "raise quota {name}'s {res} by 1 (to {}), or lower the Deployment's spec.revisionHistoryLimit so that its controller deletes old ReplicaSets",
+                        hard.add(&Quantity::from_int(1, crate::quantity::Format::DecimalSI))
+                    ));
+                } else if used.add(requested) <= hard {
                     fixes.push(format!("quota {name}'s {res} fits the next pod now: the controller creates it at its next retry"));
                 } else {
                     fixes.push(raise_change(name, res, &used, requested, &hard, waiting.unwrap_or(1).clamp(1, i32::MAX as i64) as i32));

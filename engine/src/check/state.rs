@@ -109,6 +109,21 @@ impl Gap {
 }
 
 impl ClusterState {
+    /// The ReplicaSets of Deployment `name` in `ns` that the state holds (those whose
+    /// controlling owner it is), each with its template and the pods its status counts.
+    pub fn revisions_of(&self, ns: &str, name: &str) -> Vec<&crate::objects::Workload> {
+        let from = (ns.to_string(), "replicasets.apps".to_string(), String::new());
+        self.existing
+            .range(from..)
+            .take_while(|((n, gr, _), _)| n == ns && gr == "replicasets.apps")
+            .filter(|(_, o)| o.meta.controller.as_ref().is_some_and(|(kind, owner)| kind == "Deployment" && owner == name))
+            .filter_map(|(_, o)| match &o.body {
+                Body::Workload(w) => Some(&**w),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Builds the state from decoded objects; objects without a namespace are placed in
     /// `default_namespace`. Kinds admission does not consult are ignored.
     pub fn from_objects<I: IntoIterator<Item = Object>>(objects: I, default_namespace: &str) -> ClusterState {

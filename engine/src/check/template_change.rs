@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use crate::objects::{Body, Object, Workload};
 use crate::resources::ResourceList;
 
-/// A changed pod template of an existing workload whose `old_running` pods exist: its
-/// rollout, simulated step by step in [`crate::rollout`] with each template's pod charged as
+/// A changed pod template of an existing workload whose `old_running` pods of other templates
+/// and `new_running` of this one exist: its rollout, simulated step by step in [`crate::rollout`] with each template's pod charged as
 /// admission would charge it. The notes in words, and the report (`None` when the rollout
 /// cannot be simulated).
 pub(super) fn rollout_of(
@@ -18,6 +18,7 @@ pub(super) fn rollout_of(
     old: &Workload,
     new: &Workload,
     old_running: i32,
+    new_running: i32,
     state: &ClusterState,
     ns: &str,
     opts: &CheckOptions,
@@ -76,15 +77,15 @@ pub(super) fn rollout_of(
         })
         .collect();
     let counters_for_peak = counters.clone();
-    let outcome = crate::rollout::simulate(new.update_strategy, old_running, replicas, counters.clone());
+    let outcome = crate::rollout::simulate(new.update_strategy, old_running, new_running, replicas, counters.clone());
     let no_surge = match new.update_strategy {
         crate::objects::UpdateStrategy::RollingUpdate { max_unavailable, .. } if matches!(outcome, crate::rollout::Outcome::Stalls { .. }) => {
             let s = crate::objects::UpdateStrategy::RollingUpdate { max_surge: crate::objects::IntOrPercent::Int(0), max_unavailable };
-            Some(crate::rollout::simulate(s, old_running, replicas, counters))
+            Some(crate::rollout::simulate(s, old_running, new_running, replicas, counters))
         }
         _ => None,
     };
-    let mut report = crate::rollout::RolloutReport::new(new.update_strategy, old_running, replicas, &outcome);
+    let mut report = crate::rollout::RolloutReport::new(new.update_strategy, old_running, new_running, replicas, &outcome);
     // The peak with room for everything: what a quota must hold for the rollout to complete.
     let open: Vec<crate::rollout::Counter> = counters_for_peak
         .into_iter()
@@ -93,6 +94,6 @@ pub(super) fn rollout_of(
             c
         })
         .collect();
-    report.peak = crate::rollout::peak_usage(new.update_strategy, old_running, replicas, open);
+    report.peak = crate::rollout::peak_usage(new.update_strategy, old_running, new_running, replicas, open);
     (crate::rollout::describe(kind, new.update_strategy, replicas, &outcome, no_surge.as_ref()), Some(report))
 }

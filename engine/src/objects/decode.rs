@@ -80,6 +80,7 @@ fn meta(m: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Meta {
         annotations: m.annotations.unwrap_or_default(),
         resource_version: m.resource_version.filter(|v| !v.is_empty()),
         creation_timestamp: m.creation_timestamp.map(|t| t.0.to_string()),
+        controller: m.owner_references.into_iter().flatten().find(|r| r.controller == Some(true)).map(|r| (r.kind, r.name)),
         too_large: false,
     }
 }
