@@ -154,7 +154,7 @@ rules! {
     restartable_sidecars: v(29), None,
         "restartable init containers (`restartPolicy: Always`, sidecars) add to the running sum and to later init phases (KEP-753: alpha 1.28 off by default, beta on by default 1.29, GA 1.33); before, the field is dropped and the container is a plain init container";
     limit_range_pod_totals_kept: v(28), None,
-        "LimitRanger adds a `type: Pod` item's totals as the scheduler does (sidecars, each quantity kept as written: `32Mi`); before, a resource some container lacks is left out of the total, cpu is added in milli-units and the rest in whole units, printed plain (`33554432`): the real 1.20.2 and 1.37.2 servers (tests/recorded, case 2805); 1.28 is the release its sidecar accounting came with";
+        "LimitRanger adds a `type: Pod` item's totals as the scheduler does (sidecars, each quantity kept as written: `32Mi`); before, a resource some container lacks is left out of the total, cpu is added in milli-units and the rest in whole units, printed plain (`33554432`): the real 1.20.2 and 1.34.4 to 1.37.2 servers (tests/recorded, case 2805); 1.28 is the release its sidecar accounting came with";
     scope_change_on_update: v(33), None,
         "a pod update that flips the Terminating scope (activeDeadlineSeconds set or unset) is charged; quotas the old pod did not match are charged its full usage (k/k#130060)";
     pod_resize: v(33), None,
