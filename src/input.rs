@@ -368,8 +368,14 @@ pub fn collect_state(paths: &[String], collector: &mut Collector) -> Result<(), 
     for r in recorded {
         // A snapshot of every namespace saved every kind the views read, but those it says
         // it could not: none of a kind there means none in the cluster.
-        if r.namespace.is_none() && r.server_version.is_some() {
-            for kind in ["Node", "Namespace", "Pod", "Event", "ResourceQuota", "ReplicaSet"] {
+        // One of a namespace read that namespace's kinds alike.
+        if r.server_version.is_some() {
+            let kinds: &[&str] = if r.namespace.is_none() {
+                &["Node", "Namespace", "Pod", "Event", "ResourceQuota", "Deployment", "ReplicaSet"]
+            } else {
+                &["Pod", "Event", "ResourceQuota", "Deployment", "ReplicaSet"]
+            };
+            for kind in kinds {
                 if !r.not_read.iter().any(|n| n.starts_with(&format!("{}s.", kind.to_lowercase()))) {
                     collector.mark_read(kind);
                 }
@@ -384,6 +390,7 @@ pub fn collect_state(paths: &[String], collector: &mut Collector) -> Result<(), 
             "resourcequotas.",
             "resourceslices.",
             "deviceclasses.",
+            "deployments.",
             "replicasets.",
             "jobs.",
             "statefulsets.",

@@ -622,3 +622,50 @@ async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
     let _ = std::fs::remove_file(release);
     drop_namespace(&c, &ns).await;
 }
+
+/// An OrderedReady StatefulSet whose first pod is not Ready (the lab has no kubelet): the
+/// controller never attempts the second pod, so nothing was refused. why says it waits (exit
+/// 0) though quota would refuse the pod once attempted; blocked agrees, live and offline.
+#[tokio::test]
+async fn an_ordered_statefulset_waiting_for_ready_is_not_blocked() {
+    let Some(kc) = lab() else { return };
+    let c = client(&kc).await;
+    let ns = new_namespace(&c, "kq-ordered").await;
+    apply(&c, &ns, "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: pods}\nspec: {hard: {pods: '1'}}\n").await.unwrap();
+    wait_used(&c, &ns, "pods", "pods", "0").await;
+    apply(
+        &c,
+        &ns,
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  replicas: 2\n  serviceName: db\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {automountServiceAccountToken: false, containers: [{name: db, image: 'db:1'}]}\n",
+    )
+    .await
+    .unwrap();
+    wait_used(&c, &ns, "pods", "pods", "1").await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let why = loop {
+        let out = plugin(&kc, &["why", "statefulset", "db", "-n", &ns, "-o", "json"]);
+        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        if v["current"].as_i64() == Some(1) || Instant::now() > deadline {
+            break (out.status.code(), v);
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let (code, w) = why;
+    assert_eq!((code, w["verdict"].as_str(), w["waiting"].as_i64()), (Some(0), Some("waitingForReady"), Some(1)), "{w:#}");
+    assert!(w["notes"].to_string().contains("would be refused now"), "{w:#}");
+    // The controller never tried: no FailedCreate event.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(c.clone(), &ns);
+    let failed: Vec<_> = events.list(&Default::default()).await.unwrap().items.into_iter().filter(|e| e.reason.as_deref() == Some("FailedCreate")).collect();
+    assert!(failed.is_empty(), "{failed:?}");
+    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
+    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
+    let state = temp_file("ordered-state", &text(&snapshot.stdout));
+    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
+        let out = plugin(&kc, &[vec!["blocked", "-n", &ns, "-o", "json"], extra].concat());
+        let b: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
+        assert_eq!((out.status.code(), b["blocked"].as_array().map(Vec::len)), (Some(0), Some(0)), "{how}: {b:#}");
+    }
+    let _ = std::fs::remove_file(state);
+    drop_namespace(&c, &ns).await;
+}

@@ -38,6 +38,10 @@ pub enum Verdict {
     BlockedOther,
     /// Pods are missing but nothing says why (yet).
     Unknown,
+    /// Pods are missing because the controller has not tried yet: an `OrderedReady`
+    /// StatefulSet creates its next pod only once the ones before it are Ready. None was
+    /// refused.
+    WaitingForReady,
     /// Every pod the workload wants exists.
     NotBlocked,
 }
@@ -373,6 +377,22 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
         return r;
     }
     let server_says_quota = r.server_message.as_deref().is_some_and(is_quota_message);
+    let ordered = kind == "StatefulSet" && raw["spec"]["podManagementPolicy"].as_str().unwrap_or("OrderedReady") == "OrderedReady";
+    let ready = int(raw, &["status", "readyReplicas"]).unwrap_or(0) as i32;
+    if ordered && r.server_message.is_none() && ready < current {
+        // The controller waits for the pods before the next one: nothing was attempted.
+        r.verdict = Verdict::WaitingForReady;
+        r.notes.push(format!(
+            "OrderedReady: the StatefulSet creates pod {}-{current} only once pods 0 to {} are Ready ({ready} of {current} are); no pod was refused",
+            r.name,
+            current - 1
+        ));
+        if !doc.allowed {
+            r.notes.push(format!("when it is attempted, it would be refused now: {}", doc.server_error.clone().unwrap_or_default()));
+        }
+        r.replay = Some(doc);
+        return r;
+    }
     if !doc.allowed && doc.refusal.as_ref().is_some_and(|x| x.reason != RefusalReason::Admission && x.reason != RefusalReason::Invalid) {
         r.verdict = Verdict::BlockedByQuota;
         r.quota = doc.refusal.as_ref().and_then(|x| x.quota.clone());

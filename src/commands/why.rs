@@ -30,8 +30,9 @@ Examples:
 
 Reads the workload, its ReplicaSets or Jobs, their FailedCreate events and ReplicaFailure
 conditions, and replays its next pod against the namespace's quotas. Never writes.
-Exit status: 0 nothing is missing, 1 pods are missing, 2 the workload could not be read
-(one that does not exist included).";
+Exit status: 0 nothing is missing (or an OrderedReady StatefulSet waits for its pods to be
+Ready), 1 pods are missing, 2 the workload could not be read (one that does not exist
+included).";
 
 /// Output formats of `why`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -106,7 +107,8 @@ pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
     };
     use std::io::Write;
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
-    Ok(if report.waiting > 0 { 1 } else { 0 })
+    // Missing pods are an answer to act on, unless the controller only waits its turn.
+    Ok(if report.waiting > 0 && report.verdict != why::Verdict::WaitingForReady { 1 } else { 0 })
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ pub fn render_text(r: &WhyReport) -> String {
         }
         Verdict::BlockedOther => format!("{who}: {}; {pods}, {} waiting", "blocked (not by quota)".yellow().bold(), r.waiting),
         Verdict::Unknown => format!("{who}: {}; {pods}, {} waiting", "pods missing, cause not reported".yellow(), r.waiting),
+        Verdict::WaitingForReady => format!("{who}: {}; {pods}, {} not created yet", "waiting for earlier pods to be Ready (not blocked)".yellow(), r.waiting),
     };
     let _ = writeln!(out, "{line}");
     if let (Some(m), Some(from)) = (&r.server_message, &r.server_message_from) {
