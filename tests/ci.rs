@@ -115,6 +115,92 @@ fn urls_are_read_as_kubectl_reads_them_and_bounded() {
     assert!(text(&out.stderr).contains(&format!("error: {url}: cannot read: ")), "{}", text(&out.stderr));
 }
 
+/// A proxy on loopback that records each request's first line and answers it: an absolute-form
+/// GET with the example manifest, a CONNECT with 403 (no TLS here: the tunnel being asked
+/// for is what is checked).
+fn proxy() -> (String, std::sync::mpsc::Receiver<String>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let app = std::fs::read(root().join("examples/app.yaml")).unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut head = Vec::new();
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                head.push(line.trim_end().to_string());
+            }
+            let first = head.first().cloned().unwrap_or_default();
+            let _ = tx.send(head.join("\n"));
+            let mut w = stream;
+            if first.starts_with("CONNECT ") {
+                let _ = w.write_all(b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n");
+            } else {
+                let _ = write!(w, "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", app.len());
+                let _ = w.write_all(&app);
+            }
+        }
+    });
+    (format!("http://{addr}"), rx)
+}
+
+#[test]
+fn urls_go_through_the_proxy_the_environment_names_as_kubectl_does() {
+    let (proxy_url, seen) = proxy();
+    let check = |url: &str, env: &[(&str, &str)]| {
+        let mut c = bin();
+        for v in ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "ALL_PROXY", "all_proxy"] {
+            c.env_remove(v);
+        }
+        c.args(["check", "-f", url, "-n", "shop", "--quiet", "--state", "examples/cluster-state.yaml"]).env("KUBECTL_QUOTA_URL_TIMEOUT", "5");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    };
+    let drain = || seen.try_iter().collect::<Vec<String>>();
+    // http: asked of the proxy in absolute form, with the origin's Host.
+    let out = check("http://manifests.example.invalid/app.yaml", &[("HTTP_PROXY", &proxy_url)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("pod/payments-worker: refused by quota compute"));
+    let asked = drain();
+    assert!(asked.len() == 1 && asked[0].starts_with("GET http://manifests.example.invalid/app.yaml HTTP/1.1"), "{asked:?}");
+    assert!(asked[0].to_lowercase().contains("host: manifests.example.invalid"), "{asked:?}");
+    // The lower-case spelling too, with credentials sent as Proxy-Authorization.
+    let with_user = proxy_url.replace("http://", "http://me:secret@");
+    let out = check("http://manifests.example.invalid/app.yaml", &[("http_proxy", &with_user)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let asked = drain();
+    assert!(asked.len() == 1 && asked[0].to_lowercase().contains("proxy-authorization: basic bwu6c2vjcmv0"), "{asked:?}");
+    // https: a CONNECT tunnel to the origin's host and port; the proxy's refusal is the error.
+    let out = check("https://manifests.example.invalid/app.yaml", &[("HTTPS_PROXY", &proxy_url)]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("error: https://manifests.example.invalid/app.yaml: cannot read: ") && text(&out.stderr).contains("through proxy"), "{}", text(&out.stderr));
+    let asked = drain();
+    assert!(asked.len() == 1 && asked[0].starts_with("CONNECT manifests.example.invalid:443 HTTP/1.1"), "{asked:?}");
+    // NO_PROXY, ALL_PROXY (which kubectl ignores) and loopback: straight to the host, the proxy
+    // never asked (an .invalid name does not resolve).
+    for env in [
+        vec![("HTTP_PROXY", proxy_url.as_str()), ("NO_PROXY", "example.invalid")],
+        vec![("HTTP_PROXY", proxy_url.as_str()), ("no_proxy", ".example.invalid")],
+        vec![("ALL_PROXY", proxy_url.as_str())],
+    ] {
+        let out = check("http://manifests.example.invalid/app.yaml", &env);
+        assert_eq!(out.status.code(), Some(2), "{env:?}: {}", text(&out.stderr));
+        assert!(!text(&out.stderr).contains("through proxy"), "{env:?}: {}", text(&out.stderr));
+        assert_eq!(drain(), Vec::<String>::new(), "{env:?}");
+    }
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let out = check(&format!("http://{closed}/app.yaml"), &[("HTTP_PROXY", &proxy_url)]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(drain(), Vec::<String>::new(), "loopback is never proxied");
+}
+
 #[test]
 fn documents_from_a_url_point_at_the_url_and_line() {
     let base = serve(BTreeMap::from([("/app.yaml".to_string(), Reply::Body(std::fs::read(root().join("examples/app.yaml")).unwrap()))]));

@@ -43,38 +43,85 @@ pub fn read_url(url: &str) -> Result<String, String> {
     decode_text(bytes).map_err(|e| format!("cannot read: {e}"))
 }
 
-/// The GET itself (see [`read_url`]).
-async fn fetch(url: &str) -> Result<Vec<u8>, String> {
-    use http_body_util::{BodyExt, Empty};
+/// The proxy `uri` goes through, as kubectl (Go's `http.ProxyFromEnvironment`) chooses it:
+/// `HTTPS_PROXY` for https URLs, `HTTP_PROXY` for http ones (either spelling case), none for a
+/// host `NO_PROXY` names, and never for localhost or a loopback address. `ALL_PROXY`, which
+/// curl reads, kubectl does not.
+fn proxy_for(uri: &http::Uri) -> Option<hyper_util::client::proxy::matcher::Intercept> {
+    let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
+    if host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()) {
+        return None;
+    }
+    let var = |upper: &str| std::env::var(upper).or_else(|_| std::env::var(upper.to_lowercase())).unwrap_or_default();
+    let matcher = hyper_util::client::proxy::matcher::Matcher::builder().http(var("HTTP_PROXY")).https(var("HTTPS_PROXY")).no(var("NO_PROXY")).build();
+    matcher.intercept(uri)
+}
+
+/// One GET of `uri`, straight or through its proxy ([`proxy_for`]): an http URL is asked of
+/// the proxy in absolute form, an https one through a CONNECT tunnel.
+async fn send(uri: &http::Uri) -> Result<http::Response<hyper::body::Incoming>, String> {
+    use http_body_util::Empty;
+    use hyper_util::client::legacy::connect::HttpConnector;
     use hyper_util::client::legacy::Client;
-    use hyper_util::rt::TokioExecutor;
+    use hyper_util::rt::{TokioExecutor, TokioIo};
 
     type Body = Empty<bytes::Bytes>;
-    let mut uri: http::Uri = url.parse().map_err(|e| format!("not a URL: {e}"))?;
-    let mut https: Option<Client<hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>, Body>> = None;
-    let http: Client<_, Body> = Client::builder(TokioExecutor::new()).build_http();
-    for _ in 0..=MAX_REDIRECTS {
-        let request = http::Request::get(&uri)
-            .header(http::header::USER_AGENT, concat!("kubectl-quota/", env!("CARGO_PKG_VERSION")))
-            .body(Body::new())
-            .map_err(|e| format!("not a URL: {e}"))?;
-        let sent = match uri.scheme_str() {
-            Some("https") => {
-                if https.is_none() {
-                    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-                        .with_native_roots()
-                        .map_err(|e| format!("no TLS root certificates to verify the server with: {e}"))?
-                        .https_or_http()
-                        .enable_http1()
-                        .build();
-                    https = Some(Client::builder(TokioExecutor::new()).build(connector));
-                }
-                https.as_ref().expect("built above").request(request).await
+    let cause = |e: &dyn std::error::Error| format!("cannot read: {}", crate::error::cause_chain(e, |m| m));
+    let proxy = proxy_for(uri);
+    let mut request = http::Request::get(uri)
+        .header(http::header::USER_AGENT, concat!("kubectl-quota/", env!("CARGO_PKG_VERSION")))
+        .body(Body::new())
+        .map_err(|e| format!("not a URL: {e}"))?;
+    let https = || {
+        hyper_rustls::HttpsConnectorBuilder::new()
+            .with_native_roots()
+            .map_err(|e| format!("no TLS root certificates to verify the server with: {e}"))
+            .map(|b| b.https_or_http().enable_http1())
+    };
+    match (uri.scheme_str(), proxy) {
+        (Some("https"), None) => {
+            let client: Client<_, Body> = Client::builder(TokioExecutor::new()).build(https()?.build());
+            client.request(request).await.map_err(|e| cause(&e))
+        }
+        (Some("https"), Some(p)) => {
+            let mut tunnel = hyper_util::client::legacy::connect::proxy::Tunnel::new(p.uri().clone(), HttpConnector::new());
+            if let Some(auth) = p.basic_auth() {
+                tunnel = tunnel.with_auth(auth.clone());
             }
-            Some("http") => http.request(request).await,
-            _ => return Err(format!("{uri}: only http and https URLs are read")),
-        };
-        let response = sent.map_err(|e| format!("cannot read: {}", crate::error::cause_chain(&e, |m| m)))?;
+            let client: Client<_, Body> = Client::builder(TokioExecutor::new()).build(https()?.wrap_connector(tunnel));
+            client.request(request).await.map_err(|e| format!("{} (through proxy {})", cause(&e), p.uri()))
+        }
+        (Some("http"), None) => {
+            let client: Client<_, Body> = Client::builder(TokioExecutor::new()).build_http();
+            client.request(request).await.map_err(|e| cause(&e))
+        }
+        (Some("http"), Some(p)) => {
+            let through = |e: &dyn std::error::Error| format!("{} (through proxy {})", cause(e), p.uri());
+            let authority = p.uri().authority().ok_or_else(|| format!("the proxy {} names no host", p.uri()))?;
+            let port = authority.port_u16().unwrap_or(80);
+            let stream = tokio::net::TcpStream::connect((authority.host(), port)).await.map_err(|e| through(&e))?;
+            let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| through(&e))?;
+            tokio::spawn(connection);
+            // The whole URL as the request target: the proxy fetches it.
+            if let Some(host) = uri.authority() {
+                request.headers_mut().insert(http::header::HOST, http::HeaderValue::from_str(host.as_str()).map_err(|e| format!("not a URL: {e}"))?);
+            }
+            if let Some(auth) = p.basic_auth() {
+                request.headers_mut().insert(http::header::PROXY_AUTHORIZATION, auth.clone());
+            }
+            sender.send_request(request).await.map_err(|e| through(&e))
+        }
+        _ => Err(format!("{uri}: only http and https URLs are read")),
+    }
+}
+
+/// The GET itself (see [`read_url`]).
+async fn fetch(url: &str) -> Result<Vec<u8>, String> {
+    use http_body_util::BodyExt;
+
+    let mut uri: http::Uri = url.parse().map_err(|e| format!("not a URL: {e}"))?;
+    for _ in 0..=MAX_REDIRECTS {
+        let response = send(&uri).await?;
         let status = response.status();
         if status.is_redirection() {
             let location = response
