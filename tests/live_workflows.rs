@@ -32,8 +32,9 @@ async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {
         let av = v["apiVersion"].as_str().unwrap().to_string();
         let kind = v["kind"].as_str().unwrap().to_string();
         let (g, ver) = av.rsplit_once('/').map(|(g, v)| (g.to_string(), v.to_string())).unwrap_or((String::new(), av.clone()));
-        let (ar, _) = kube::discovery::pinned_kind(c, &GroupVersionKind::gvk(&g, &ver, &kind)).await.map_err(|e| e.to_string())?;
-        let api: Api<DynamicObject> = Api::namespaced_with(c.clone(), ns, &ar);
+        let (ar, caps) = kube::discovery::pinned_kind(c, &GroupVersionKind::gvk(&g, &ver, &kind)).await.map_err(|e| e.to_string())?;
+        let api: Api<DynamicObject> =
+            if caps.scope == kube::discovery::Scope::Cluster { Api::all_with(c.clone(), &ar) } else { Api::namespaced_with(c.clone(), ns, &ar) };
         let obj: DynamicObject = serde_json::from_value(v).map_err(|e| e.to_string())?;
         api.create(&PostParams::default(), &obj).await.map_err(|e| match e {
             kube::Error::Api(s) => s.message.clone(),
@@ -668,4 +669,72 @@ async fn an_ordered_statefulset_waiting_for_ready_is_not_blocked() {
     }
     let _ = std::fs::remove_file(state);
     drop_namespace(&c, &ns).await;
+}
+
+/// Pods whose ResourceClaims quota refuses stay Pending (FailedResourceClaimCreation on the
+/// pod): before the apply check predicts it; after it, re-checking the applied Deployment says
+/// so too (it used to say 'its pods exist', exit 0), live and from a snapshot. DRA's
+/// resource.k8s.io/v1 is served from 1.34.
+#[tokio::test]
+async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() {
+    let Some(kc) = lab() else { return };
+    if common::live::lab_version() < kubectl_quota_engine::version::KubeVersion::parse("1.34").unwrap() {
+        return;
+    }
+    let c = client(&kc).await;
+    let ns = new_namespace(&c, "kq-claims").await;
+    let class = format!("{ns}-gpu");
+    apply(&c, "", &format!("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: {class}}}\nspec: {{selectors: [{{cel: {{expression: \"device.driver == 'gpu.example.com'\"}}}}]}}\n")).await.unwrap();
+    apply(&c, &ns, &format!("apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q}}\nspec: {{hard: {{{class}.deviceclass.resource.k8s.io/devices: '1', pods: '10'}}}}\n")).await.unwrap();
+    wait_used(&c, &ns, "q", "pods", "0").await;
+    apply(&c, &ns, &format!("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {{name: gpu}}\nspec: {{spec: {{devices: {{requests: [{{name: gpu, exactly: {{deviceClassName: {class}}}}}]}}}}}}\n")).await.unwrap();
+    let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      automountServiceAccountToken: false\n      containers: [{name: c, image: 'web:1', resources: {claims: [{name: gpu}]}}]\n      resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu}]\n";
+    let file = temp_file("claims-web", web);
+    let check = |extra: &[&str]| {
+        let out = plugin(&kc, &[&["check", "-f", file.to_str().unwrap(), "-n", &ns, "-o", "json"][..], extra].concat());
+        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        (out.status.code(), v["documents"][0].clone())
+    };
+    let (code, d) = check(&[]);
+    assert_eq!((code, d["outcome"].as_str(), d["podsPending"].as_i64()), (Some(1), Some("podsPending"), Some(1)), "before: {d:#}");
+    apply(&c, &ns, web).await.unwrap();
+    // The controllers: two pods, one claim created, the other refused (an event on the pod).
+    let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(c.clone(), &ns);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let refused = loop {
+        let found = events.list(&Default::default()).await.unwrap().items.into_iter().find(|e| e.reason.as_deref() == Some("FailedResourceClaimCreation"));
+        if let Some(e) = found {
+            break e.message.unwrap_or_default();
+        }
+        assert!(Instant::now() < deadline, "no claim was ever refused");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert!(refused.contains("exceeded quota: q"), "{refused}");
+    wait_deployment_settled(&c, &ns, "web", Some(2)).await;
+    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
+    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
+    let state = temp_file("claims-state", &text(&snapshot.stdout));
+    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
+        let (code, d) = check(&extra);
+        assert_eq!((code, d["outcome"].as_str(), d["podsPending"].as_i64()), (Some(1), Some("podsPending"), Some(1)), "{how}: after: {d:#}");
+        assert!(d["notes"].to_string().contains("1 of its pods exist but are Pending"), "{how}: {d:#}");
+        let blocked = plugin(&kc, &[vec!["blocked", "-n", &ns, "-o", "json"], extra.clone()].concat());
+        let b: Value = serde_json::from_str(&text(&blocked.stdout)).unwrap_or_else(|e| panic!("{how}: blocked: {e}: {}", text(&blocked.stderr)));
+        assert_eq!(blocked.status.code(), Some(1), "{how}: blocked: {b:#}");
+        assert_eq!(
+            (b["blocked"][0]["workload"].as_str(), b["blocked"][0]["quota"].as_str(), b["blocked"][0]["waiting"].as_i64()),
+            (Some("deployment/web"), Some("q"), Some(1)),
+            "{how}: {b:#}"
+        );
+    }
+    // why reads the cluster only.
+    let why = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+    let w: Value = serde_json::from_str(&text(&why.stdout)).unwrap_or_else(|e| panic!("why: {e}: {}", text(&why.stderr)));
+    assert_eq!((why.status.code(), w["verdict"].as_str(), w["quota"].as_str(), w["waiting"].as_i64()), (Some(1), Some("blockedByQuota"), Some("q"), Some(1)), "why: {w:#}");
+    let _ = std::fs::remove_file(state);
+    let _ = std::fs::remove_file(file);
+    drop_namespace(&c, &ns).await;
+    let classes: Api<DynamicObject> =
+        Api::all_with(c.clone(), &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"));
+    let _ = classes.delete(&class, &DeleteParams::default()).await;
 }

@@ -222,11 +222,18 @@ pub struct Collector {
     namespaces: BTreeMap<String, Namespace>,
     controllers: BTreeMap<(String, String), Controller>,
     failures: BTreeMap<(String, String), Failure>,
+    /// Pending pods whose ResourceClaims from templates were not all created, by (namespace,
+    /// controller `kind/name`): their names (up to [`MAX_PENDING_NAMES`]) and how many.
+    claims_pending: BTreeMap<(String, String), (Vec<String>, i64)>,
     /// What could not be read (RBAC, an API not served): said in every view.
     pub notes: Vec<String>,
     /// Kinds seen at least once (`Node`, `Namespace`, `Event`, ...).
     seen: BTreeSet<&'static str>,
 }
+
+/// Pod names kept per controller for [`Collector::claims_pending`]: the refusal is looked up
+/// among their events.
+const MAX_PENDING_NAMES: usize = 1000;
 
 fn at(d: &Document, field: &str, msg: impl Into<String>) -> InputError {
     InputError::at(&d.origin, Some(field.to_string()), msg)
@@ -387,6 +394,14 @@ impl Collector {
                 self.seen.insert("Pod");
                 let o = objects::decode(d)?;
                 if let Body::Pod(p) = &o.body {
+                    let waits = p.phase.as_deref().is_none_or(|ph| ph == "Pending") && p.resource_claim_templates.iter().any(|(c, _)| !p.claims_created.contains(c));
+                    if let (true, Some((kind, owner))) = (waits, &o.meta.controller) {
+                        let e = self.claims_pending.entry((namespace.clone(), format!("{}/{owner}", kind.to_lowercase()))).or_default();
+                        if e.0.len() < MAX_PENDING_NAMES {
+                            e.0.push(name.clone());
+                        }
+                        e.1 += 1;
+                    }
                     if usage::pod_is_counted(p) {
                         let used = usage::pod_usage(p);
                         let ns = self.ns(&namespace);
@@ -449,7 +464,8 @@ impl Collector {
 
     fn event(&mut self, v: &Value, namespace: String) {
         let reason = str_at(v, &["reason"]).unwrap_or("");
-        if reason != "FailedCreate" {
+        // FailedCreate: a controller's pod; FailedResourceClaimCreation: a pod's claim.
+        if reason != "FailedCreate" && reason != "FailedResourceClaimCreation" {
             return;
         }
         let message = str_at(v, &["message"]).or_else(|| str_at(v, &["note"])).unwrap_or("");

@@ -286,6 +286,9 @@ impl<'a> Checker<'a> {
             report.replicas_existing = Some(running);
             if let Body::Workload(new) = &obj.body {
                 self.rollout(&obj, old, new, running, &ns, &mut report);
+                if !new.template.resource_claim_templates.is_empty() {
+                    self.pods_pending_for_claims(&obj, &ns, &mut report);
+                }
             }
         }
         if report.allowed {
@@ -318,7 +321,7 @@ impl<'a> Checker<'a> {
                 report.replicas = pods.wanted;
                 report.replicas_admitted = pods.wanted.map(|_| pods.admitted);
                 report.pod_message_alternatives = pods.first_refusal.as_ref().map(|r| r.alternatives.clone()).unwrap_or_default();
-                report.pod_message = pods.first_refusal.map(|r| r.message);
+                report.pod_message = pods.first_refusal.map(|r| r.message).or(report.pod_message.take());
                 report.pods = pods.explained;
                 report.notes.extend(pods.notes);
                 if let Some(r) = pods.claim_refusal {
@@ -490,6 +493,36 @@ impl<'a> Checker<'a> {
         let (notes, rollout) = rollout_of(obj, &from, new, old_running, new_running, self.state, ns, self.opts);
         report.notes.extend(notes);
         report.rollout = rollout;
+    }
+
+    /// The pods of an existing workload that exist but wait for ResourceClaims the controller
+    /// could not create (quota refuses claims, not pods): they stay Pending, and a re-check says
+    /// so, with what the next claim would be told now.
+    fn pods_pending_for_claims(&mut self, obj: &Object, ns: &str, report: &mut DocumentReport) {
+        let pending: Vec<Object> = self.state.pods_without_claims(ns, &obj.type_info.kind, &obj.meta.name).into_iter().cloned().collect();
+        let Some(first) = pending.first() else { return };
+        let mut scratch = self.state.scratch_for(ns);
+        for key in self.state.existing.keys().filter(|(n, gr, _)| n == ns && gr == "resourceclaimtemplates.resource.k8s.io") {
+            scratch.existing.insert(key.clone(), self.state.existing[key].clone());
+        }
+        let (refusal, _) = admit_pod_claims(first, &mut scratch, ns, self.opts);
+        let names: Vec<&str> = pending.iter().take(5).map(|p| p.meta.name.as_str()).collect();
+        let more = if pending.len() > names.len() { format!(" and {} more", pending.len() - names.len()) } else { String::new() };
+        let why = match &refusal {
+            Some(r) => format!("; the next try would be refused: {}", r.message),
+            None => "; the claims fit now: the controller creates them at its next try".into(),
+        };
+        report.notes.push(format!(
+            "{} of its pods exist but are Pending, their ResourceClaims not created ({}{more}: the pods' FailedResourceClaimCreation events say why){why}",
+            pending.len(),
+            names.join(", ")
+        ));
+        if refusal.is_some() {
+            report.pods_pending = Some(report.pods_pending.unwrap_or(0).max(i32::try_from(pending.len()).unwrap_or(i32::MAX)));
+            if report.pod_message.is_none() {
+                report.pod_message = refusal.map(|r| r.message);
+            }
+        }
     }
 
     /// The counts and the notes about the whole run.

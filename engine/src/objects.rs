@@ -135,6 +135,9 @@ pub struct Pod {
     /// `spec.resourceClaims` entries that name a ResourceClaimTemplate: (claim name in the
     /// pod, template name). The resourceclaim controller creates one claim per pod from each.
     pub resource_claim_templates: Vec<(String, String)>,
+    /// `status.resourceClaimStatuses` entries with a claim: the pod's claims (by name in the
+    /// pod) that the resourceclaim controller has created.
+    pub claims_created: Vec<String>,
     /// What the kubelet reports per container (`status.containerStatuses` and
     /// `initContainerStatuses`), by container name: used by quota during an in-place resize.
     pub container_statuses: BTreeMap<String, ContainerStatusResources>,

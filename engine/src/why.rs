@@ -352,6 +352,37 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
         r.notes.push(format!("{kind} does not create pods"));
         return r;
     };
+    let waiting_for_claims = state.pods_without_claims(&ns, &kind, &r.name);
+    if r.waiting == 0 && !waiting_for_claims.is_empty() {
+        // Its pods exist, but some wait for claims the resourceclaim controller could not create.
+        let names: Vec<String> = waiting_for_claims.iter().map(|p| format!("pod/{}", p.meta.name)).collect();
+        r.waiting = i32::try_from(names.len()).unwrap_or(i32::MAX);
+        let mut said: Vec<&Event> = events.iter().filter(|e| e.reason == "FailedResourceClaimCreation" && names.contains(&e.object)).collect();
+        said.sort_by(|a, b| a.last_seen.cmp(&b.last_seen));
+        r.notes.push(format!(
+            "{} of its pods exist but are Pending: their ResourceClaims were not created ({})",
+            r.waiting,
+            names.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+        ));
+        match said.last() {
+            Some(e) => {
+                let refusal = parse_refusal(&e.message);
+                r.verdict = if is_quota_message(&e.message) { Verdict::BlockedByQuota } else { Verdict::BlockedOther };
+                r.quota = refusal.quota.clone();
+                r.server_message = Some(e.message.clone());
+                let n = if e.count > 1 { format!(", {} times", e.count) } else { String::new() };
+                r.server_message_from = Some(format!("event FailedResourceClaimCreation on {}{n}", e.object));
+                for (res, requested, used, hard) in &refusal.exceeded {
+                    r.changes.push(raise_change(refusal.quota.as_deref().unwrap_or(""), res, used, requested, hard, r.waiting).replace("the next pod", "the next pod's claim"));
+                }
+            }
+            None => {
+                r.verdict = Verdict::Unknown;
+                r.notes.push("no FailedResourceClaimCreation event says why (events expire after an hour by default)".into());
+            }
+        }
+        return r;
+    }
     if kind == "DaemonSet" && wanted == 0 {
         r.notes.push("the DaemonSet wants no pod: no node is eligible (or none is registered)".into());
     }

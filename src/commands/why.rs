@@ -91,7 +91,14 @@ pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
     let doc = Document { origin: Origin::new("cluster", 1), value: read.object.clone() };
     let mut obj = objects::decode(&doc).map_err(|e| Fatal::input(e.to_string()))?;
     obj.meta.namespace = Some(ns.clone());
-    let (state, gaps) = live::cluster_state(&conn, &BTreeSet::from([ns.clone()])).await.map_err(|e| Fatal::input(e.to_string()))?;
+    let (mut state, gaps) = live::cluster_state(&conn, &BTreeSet::from([ns.clone()])).await.map_err(|e| Fatal::input(e.to_string()))?;
+    // Its ReplicaSets and Pending pods as the state's objects: which pods wait for claims.
+    for v in read.children.iter().chain(&read.pending_pods) {
+        if let Ok(mut o) = objects::decode(&Document { origin: Origin::new("cluster", 1), value: v.clone() }) {
+            o.meta.namespace = Some(ns.clone());
+            state.existing.insert((ns.clone(), o.type_info.group_resource(), o.meta.name.clone()), o);
+        }
+    }
     let rules = match live::server_version(&conn).await {
         Ok((_, v)) => Rules::for_version(v),
         Err(_) => Rules::newest(),

@@ -56,6 +56,9 @@ fn reads(view: View) -> Vec<Read> {
         View::Blocked => vec![
             QUOTAS,
             Read { field_selector: Some("reason=FailedCreate"), ..read("", &["v1"], "events", "Event", true, false) },
+            // Pods left Pending by claims quota refused: the pods say which, their events why.
+            Read { field_selector: Some("reason=FailedResourceClaimCreation"), ..read("", &["v1"], "events", "Event", true, false) },
+            Read { field_selector: Some("status.phase=Pending"), ..read("", &["v1"], "pods", "Pod", true, false) },
             read("apps", &["v1"], "deployments", "Deployment", true, false),
             read("apps", &["v1"], "replicasets", "ReplicaSet", true, false),
             read("apps", &["v1"], "statefulsets", "StatefulSet", true, false),
@@ -170,7 +173,10 @@ pub(super) struct ViewItems {
 /// Reads [`ViewItems`]: a kind the user may not list is noted and recorded; a kind not served
 /// is skipped; a server that cannot be reached is the error.
 pub(super) async fn snapshot_items(conn: &Conn, namespace: Option<&str>) -> Result<ViewItems, ReadError> {
-    let mut kinds = vec![Read { field_selector: Some("reason=FailedCreate"), ..read("", &["v1"], "events", "Event", true, false) }];
+    let mut kinds = vec![
+        Read { field_selector: Some("reason=FailedCreate"), ..read("", &["v1"], "events", "Event", true, false) },
+        Read { field_selector: Some("reason=FailedResourceClaimCreation"), ..read("", &["v1"], "events", "Event", true, false) },
+    ];
     if namespace.is_none() {
         kinds.insert(0, read("", &["v1"], "nodes", "Node", false, false));
         kinds.insert(1, read("resource.k8s.io", DRA, "resourceslices", "ResourceSlice", false, false));

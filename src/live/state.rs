@@ -230,7 +230,44 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
         }
     }
     unread.extend(load_revisions(conn, state).await);
+    unread.extend(load_claim_pods(conn, state).await);
     (notes, unread)
+}
+
+/// The pods of the existing workloads whose template has claims from ResourceClaimTemplates,
+/// into `state`: whether their claims were created (quota may refuse a claim, leaving its pod
+/// Pending) is in their status. One LIST of pods per namespace, only for such workloads.
+async fn load_claim_pods(conn: &Conn, state: &mut ClusterState) -> Vec<String> {
+    let mut owners: BTreeMap<String, BTreeSet<(String, String)>> = BTreeMap::new();
+    for ((ns, _, name), o) in &state.existing {
+        if let objects::Body::Workload(w) = &o.body {
+            if !w.template.resource_claim_templates.is_empty() && o.type_info.kind != "ReplicaSet" {
+                owners.entry(ns.clone()).or_default().insert((o.type_info.kind.clone(), name.clone()));
+            }
+        }
+    }
+    let mut unread = Vec::new();
+    for (ns, mut wanted) in owners {
+        // A Deployment's pods are its ReplicaSets'.
+        let deployments: BTreeSet<String> = wanted.iter().filter(|(k, _)| k == "Deployment").map(|(_, n)| n.clone()).collect();
+        for ((n, gr, rs), o) in &state.existing {
+            if n == &ns && gr == "replicasets.apps" && o.meta.controller.as_ref().is_some_and(|(k, owner)| k == "Deployment" && deployments.contains(owner)) {
+                wanted.insert(("ReplicaSet".into(), rs.clone()));
+            }
+        }
+        let what = format!("list pods in namespace {ns:?}");
+        match list_objects::<k8s_openapi::api::core::v1::Pod>(conn, Some(&ns), what).await {
+            Ok(items) => {
+                for o in items {
+                    if o.meta.controller.as_ref().is_some_and(|c| wanted.contains(c)) {
+                        state.existing.insert((ns.clone(), o.type_info.group_resource(), o.meta.name.clone()), o);
+                    }
+                }
+            }
+            Err(e) => unread.push(format!("{e}; pods left Pending by claims that were not created are not seen")),
+        }
+    }
+    unread
 }
 
 /// The ReplicaSets of the Deployments that exist, into `state` (which pods run which

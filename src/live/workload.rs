@@ -12,6 +12,10 @@ pub struct WorkloadRead {
     pub object: serde_json::Value,
     pub children: Vec<serde_json::Value>,
     pub events: Vec<kubectl_quota_engine::why::Event>,
+    /// Its Pending pods, when its template has claims from ResourceClaimTemplates (whether
+    /// those were created is in their status; their FailedResourceClaimCreation events are
+    /// among `events`).
+    pub pending_pods: Vec<serde_json::Value>,
 }
 
 /// What reading a workload found.
@@ -105,5 +109,41 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
             });
         }
     }
-    Ok(Workload::Read(WorkloadRead { object, children, events }))
+    // Pods left Pending by claims quota refused: only for a template with claims templates.
+    let mut pending_pods = Vec::new();
+    let template_claims = object["spec"]["template"]["spec"]["resourceClaims"].as_array().is_some_and(|c| c.iter().any(|c| c.get("resourceClaimTemplateName").is_some()));
+    if template_claims {
+        let owners: Vec<(String, String)> = std::iter::once((kind.to_string(), name.to_string()))
+            .chain(children.iter().map(|o| (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string())))
+            .collect();
+        let pods = Api::<DynamicObject>::namespaced_with(c.clone(), namespace, &ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Pod"), "pods"));
+        let lp = ListParams::default().fields("status.phase=Pending");
+        let list = within(conn.timeout, pods.list(&lp)).await.map_err(|e| read_error(&conn.server, format!("list pods in namespace {namespace:?}"), e))?;
+        for p in list.items {
+            let owned = p.metadata.owner_references.iter().flatten().any(|r| r.controller == Some(true) && owners.iter().any(|(k, n)| r.kind == *k && r.name == *n));
+            if owned {
+                pending_pods.push(with_type(&p, "v1", "Pod"));
+            }
+        }
+        if !pending_pods.is_empty() {
+            let lp = ListParams::default().fields("reason=FailedResourceClaimCreation");
+            let list =
+                within(conn.timeout, events_api.list(&lp)).await.map_err(|e| read_error(&conn.server, format!("list events in namespace {namespace:?}"), e))?;
+            for e in list.items {
+                let who = e.involved_object.name.clone().unwrap_or_default();
+                if !pending_pods.iter().any(|p| p["metadata"]["name"] == who.as_str()) {
+                    continue;
+                }
+                let last = e.last_timestamp.as_ref().map(|t| t.0.to_string()).or_else(|| e.event_time.as_ref().map(|t| t.0.to_string())).unwrap_or_default();
+                events.push(kubectl_quota_engine::why::Event {
+                    object: format!("pod/{who}"),
+                    reason: e.reason.unwrap_or_default(),
+                    message: e.message.unwrap_or_default(),
+                    count: e.count.unwrap_or(1),
+                    last_seen: last,
+                });
+            }
+        }
+    }
+    Ok(Workload::Read(WorkloadRead { object, children, events, pending_pods }))
 }

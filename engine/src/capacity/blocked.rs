@@ -47,7 +47,8 @@ impl Collector {
     /// Workloads whose pods a quota refused: the newest quota `FailedCreate` event of each
     /// controller (else its `ReplicaFailure` condition), kept only while pods are missing.
     pub fn blocked(&self, opts: &Options) -> BlockedReport {
-        let mut keys: BTreeSet<&(String, String)> = self.failures.keys().collect();
+        // (A pod's own events are about its claims: below.)
+        let mut keys: BTreeSet<&(String, String)> = self.failures.keys().filter(|(_, o)| !o.starts_with("pod/")).collect();
         keys.extend(self.controllers.iter().filter(|(_, c)| c.condition.is_some()).map(|(k, _)| k));
         let mut out = Vec::new();
         for key in keys {
@@ -110,6 +111,45 @@ impl Collector {
                 None => (obj.clone(), None),
             };
             out.push(Blocked { namespace: ns.clone(), workload, via, waiting, quota: refusal.quota.clone(), resources, fix: fixes.join("; "), message, from });
+        }
+        // Pods that exist but wait for claims quota refused: the newest refusal among their
+        // events.
+        for ((ns, owner), (pods, count)) in &self.claims_pending {
+            if opts.namespaces.as_ref().is_some_and(|s| !s.contains(ns)) {
+                continue;
+            }
+            let Some(f) = pods.iter().filter_map(|p| self.failures.get(&(ns.clone(), format!("pod/{p}")))).max_by(|a, b| a.last_seen.cmp(&b.last_seen)) else {
+                continue;
+            };
+            let refusal = parse_refusal(&f.message);
+            let quota = refusal.quota.as_ref().and_then(|name| self.namespaces.get(ns).and_then(|n| n.quotas.iter().find(|q| q.name == *name)));
+            let mut resources = Vec::new();
+            let mut fixes = Vec::new();
+            for (res, requested, used_then, hard_then) in &refusal.exceeded {
+                resources.push(res.clone());
+                let (used, hard) = match quota {
+                    Some(q) => (q.all_used.get(res).cloned().unwrap_or_default(), q.all_hard.get(res).cloned().unwrap_or_else(|| hard_then.clone())),
+                    None => (used_then.clone(), hard_then.clone()),
+                };
+                let name = refusal.quota.as_deref().unwrap_or("");
+                fixes.push(raise_change(name, res, &used, requested, &hard, (*count).clamp(1, i64::from(i32::MAX)) as i32).replace("the next pod", "the next pod's claim"));
+            }
+            let workload = self.controllers.get(&(ns.clone(), owner.clone())).and_then(|c| c.owner.clone());
+            let (workload, via) = match workload {
+                Some(w) => (w, Some(owner.clone())),
+                None => (owner.clone(), None),
+            };
+            out.push(Blocked {
+                namespace: ns.clone(),
+                workload,
+                via,
+                waiting: Some(*count),
+                quota: refusal.quota.clone(),
+                resources,
+                fix: fixes.join("; "),
+                message: f.message.clone(),
+                from: format!("event FailedResourceClaimCreation on {count} Pending pod(s)"),
+            });
         }
         let mut notes = self.notes.clone();
         if !self.seen.contains("Event") && !self.notes.iter().any(|n| n.contains("events")) {

@@ -109,6 +109,34 @@ impl Gap {
 }
 
 impl ClusterState {
+    /// The pods of workload `kind`/`name` in `ns` that the state holds (a Deployment's through
+    /// its ReplicaSets) whose ResourceClaims from templates were not all created: they stay
+    /// Pending. Returns them, by name.
+    pub fn pods_without_claims(&self, ns: &str, kind: &str, name: &str) -> Vec<&Object> {
+        let owners: BTreeSet<(String, String)> = if kind == "Deployment" {
+            let from = (ns.to_string(), "replicasets.apps".to_string(), String::new());
+            self.existing
+                .range(from..)
+                .take_while(|((n, gr, _), _)| n == ns && gr == "replicasets.apps")
+                .filter(|(_, o)| o.meta.controller.as_ref().is_some_and(|(k, owner)| k == "Deployment" && owner == name))
+                .map(|((_, _, rs), _)| ("ReplicaSet".to_string(), rs.clone()))
+                .collect()
+        } else {
+            BTreeSet::from([(kind.to_string(), name.to_string())])
+        };
+        let from = (ns.to_string(), "pods".to_string(), String::new());
+        self.existing
+            .range(from..)
+            .take_while(|((n, gr, _), _)| n == ns && gr == "pods")
+            .filter(|(_, o)| o.meta.controller.as_ref().is_some_and(|c| owners.contains(c)))
+            .filter(|(_, o)| match &o.body {
+                Body::Pod(p) => p.phase.as_deref().is_none_or(|ph| ph == "Pending") && p.resource_claim_templates.iter().any(|(c, _)| !p.claims_created.contains(c)),
+                _ => false,
+            })
+            .map(|(_, o)| o)
+            .collect()
+    }
+
     /// The ReplicaSets of Deployment `name` in `ns` that the state holds (those whose
     /// controlling owner it is), each with its template and the pods its status counts.
     pub fn revisions_of(&self, ns: &str, name: &str) -> Vec<&crate::objects::Workload> {

@@ -205,6 +205,7 @@ fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<TakenContainers
             .collect(),
         container_statuses: BTreeMap::new(),
         resize_infeasible: false,
+        claims_created: vec![],
     })
 }
 
@@ -452,6 +453,13 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
             let mut pod = lean_pod_spec(spec, "spec", taken.take())?;
             pod.phase = p.status.as_ref().and_then(|s| s.phase.clone());
             pod.status_qos_class = p.status.as_ref().and_then(|s| s.qos_class.clone());
+            pod.claims_created = p
+                .status
+                .iter()
+                .flat_map(|s| s.resource_claim_statuses.iter().flatten())
+                .filter(|c| c.resource_claim_name.as_deref().is_some_and(|n| !n.is_empty()))
+                .map(|c| c.name.clone())
+                .collect();
             if let Some(st) = &p.status {
                 (pod.container_statuses, pod.resize_infeasible) = pod_status(st, "status")?;
             }
