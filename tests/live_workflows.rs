@@ -28,6 +28,10 @@ async fn drop_namespace(c: &Client, name: &str) {
 /// Creates every object of a YAML text in `ns`. Err carries the server's message.
 async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {
     for doc in kubectl_quota_engine::manifest::parse_str("t.yaml", yaml).unwrap() {
+        // What follows a quota waits for the quota controller's first sync: pods admitted
+        // before it are counted only if its informer already saw them, else not until the
+        // next full resync (5 minutes), which the tests would wait for (seen on 1.20).
+        let quota = (doc.value["kind"] == "ResourceQuota").then(|| doc.value["metadata"]["name"].as_str().unwrap_or_default().to_string());
         let v = doc.value;
         let av = v["apiVersion"].as_str().unwrap().to_string();
         let kind = v["kind"].as_str().unwrap().to_string();
@@ -40,6 +44,14 @@ async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {
             kube::Error::Api(s) => s.message.clone(),
             other => other.to_string(),
         })?;
+        if let Some(name) = quota {
+            let quotas = Api::<ResourceQuota>::namespaced(c.clone(), ns);
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while quotas.get(&name).await.map_err(|e| e.to_string())?.status.and_then(|s| s.used).is_none() {
+                assert!(Instant::now() < deadline, "quota {ns}/{name} never synced");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
     }
     Ok(())
 }
