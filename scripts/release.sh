@@ -22,6 +22,8 @@
 #   --dry-run   print the plan (what would be built or skipped, and every archive name and
 #               uri) and change nothing.
 #   --no-build  build nothing; only rewrite the manifest from the archives already in DIR.
+#   --binary F  pack F as the binary of the one target named by --targets instead of building
+#               it (the krew install test packs the binary its test build made).
 #
 # The script never tags, pushes or uploads. Publishing: upload DIR's files to the GitHub
 # release TAG, then submit the manifest (with no placeholder left) to krew-index as
@@ -165,11 +167,15 @@ build_and_pack() { # tag target
   local tag=$1 t=$2 bin stage archive members
   bin=$(bin_file "$t")
   archive=$dist/$(archive_of "$tag" "$t")
-  echo "==> $t: cargo build --profile dist --locked --target $t"
-  cargo build --profile dist --locked --target "$t"
-
   stage=$(mktemp -d)
-  cp "${CARGO_TARGET_DIR:-target}/$t/dist/$bin" "$stage/$bin"
+  if [[ -n $binary ]]; then
+    echo "==> $t: packing $binary (not built here)"
+    cp "$binary" "$stage/$bin"
+  else
+    echo "==> $t: cargo build --profile dist --locked --target $t"
+    cargo build --profile dist --locked --target "$t"
+    cp "${CARGO_TARGET_DIR:-target}/$t/dist/$bin" "$stage/$bin"
+  fi
   cp LICENSE "$stage/LICENSE"
   if [[ -f $COMPLETION_SRC ]]; then
     cp "$COMPLETION_SRC" "$stage/$COMPLETION"
@@ -228,7 +234,7 @@ rewrite_manifest() {
 caller_pwd=$PWD
 cd "$(dirname "$0")/.."
 
-tag="" dry_run=0 no_build=0 dist="" manifest="" requested=()
+tag="" dry_run=0 no_build=0 dist="" manifest="" binary="" requested=()
 while (($#)); do
   case $1 in
     --dry-run) dry_run=1 ;;
@@ -245,6 +251,7 @@ while (($#)); do
     --targets=*) IFS=', ' read -ra parts <<<"${1#--targets=}"; requested+=("${parts[@]}") ;;
     --dist) shift; dist=${1:?--dist needs a directory} ;;
     --manifest) shift; manifest=${1:?--manifest needs a file} ;;
+    --binary) shift; binary=${1:?--binary needs a file} ;;
     -h | --help) usage ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [[ -z $tag ]] || die "one TAG only (got $tag and $1)"; tag=$1 ;;
@@ -255,6 +262,7 @@ done
 
 abs() { [[ $1 == /* ]] && echo "$1" || echo "$caller_pwd/$1"; }
 dist=$(abs "${dist:-$PWD/dist}")
+[[ -z $binary ]] || { binary=$(abs "$binary"); [[ -x $binary ]] || die "--binary $binary: not an executable file"; }
 manifest=$(abs "${manifest:-$PWD/krew-manifest.yaml}")
 [[ -f $manifest ]] || die "no manifest at $manifest"
 [[ -f LICENSE ]] || die "no LICENSE in $PWD"
@@ -290,6 +298,10 @@ done
 
 declare -A reason_of=()
 for t in "${targets[@]}"; do reason_of[$t]=$(skip_reason "$t"); done
+if [[ -n $binary ]]; then
+  ((${#targets[@]} == 1)) || die "--binary packs one target: name it with --targets"
+  reason_of[${targets[0]}]=""
+fi
 
 # The plan (also the dry run's whole output; tests/krew_manifest.rs reads its
 # "archive:", "uri:", "packs:" and "lacks:" lines).

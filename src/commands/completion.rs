@@ -22,13 +22,22 @@ use crate::error::Fatal;
 use crate::global::KubeFlags;
 use crate::live;
 
-pub const COMPLETION_HELP: &str = "\
+pub const COMPLETION_HELP: &str = concat!(
+    "\
 Examples:
   # bash, for the plugin binary itself
   source <(kubectl-quota completion bash)
 
-  # For `kubectl quota <TAB>`, put completions/kubectl_complete-quota on your PATH
-  # (kubectl 1.26+ calls it); krew installs it next to the plugin.";
+  # For `kubectl quota <TAB>` (kubectl 1.26+ and its own completion set up): kubectl runs
+  # kubectl_complete-quota from your PATH. krew installs it in the plugin's directory, not on
+  # PATH: link it there once
+  ln -s \"${KREW_ROOT:-$HOME/.krew}/store/quota/v",
+    env!("CARGO_PKG_VERSION"),
+    "/kubectl_complete-quota\" ~/.local/bin/
+
+  # Installed by hand: copy completions/kubectl_complete-quota from the source (or the
+  # release archive) next to kubectl-quota"
+);
 
 /// What to offer for the word being completed.
 #[derive(Debug, Clone, PartialEq, Eq)]
