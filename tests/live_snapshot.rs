@@ -151,6 +151,28 @@ async fn the_view_cluster_role_can_take_a_snapshot_and_it_records_what_it_could_
         other => panic!("the server admitted a pod naming a missing PriorityClass: {other:?}"),
     };
     assert!(server.ends_with("no PriorityClass with name kq-no-such-class was found"), "{server}");
+    // A state of quotas alone (`kubectl get quota -o yaml`, a form README shows): it says
+    // nothing of PriorityClasses, so the answer cannot be decided (3), not a quota refusal.
+    let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &ns).list(&Default::default()).await.unwrap();
+    let items: Vec<serde_json::Value> = quotas
+        .items
+        .iter()
+        .map(|q| {
+            let mut v = serde_json::to_value(q).unwrap();
+            v["apiVersion"] = "v1".into();
+            v["kind"] = "ResourceQuota".into();
+            v
+        })
+        .collect();
+    let quota_only = temp_file("quota-only", &serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string());
+    let o = plugin(&kc, &["check", "-f", classed.to_str().unwrap(), "--state", quota_only.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let r = report(&o);
+    assert_eq!(
+        (o.status.code(), r["documents"][0]["outcome"].as_str(), r["documents"][0]["undecided"][0]["lacking"].as_str()),
+        (Some(3), Some("undecided"), Some("priorityClasses")),
+        "quota-only state: {r:#}"
+    );
+    let _ = std::fs::remove_file(quota_only);
 
     // The admin's snapshot has them, and records nothing missing.
     let out = plugin(&kc, &["snapshot", "-n", &ns]);

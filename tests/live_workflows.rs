@@ -745,6 +745,35 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     let why = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
     let w: Value = serde_json::from_str(&text(&why.stdout)).unwrap_or_else(|e| panic!("why: {e}: {}", text(&why.stderr)));
     assert_eq!((why.status.code(), w["verdict"].as_str(), w["quota"].as_str(), w["waiting"].as_i64()), (Some(1), Some("blockedByQuota"), Some("q"), Some(1)), "why: {w:#}");
+
+    // A ResourceClaim applied again unchanged: the server says `configured` (the stored claim
+    // has allocationMode and count defaulted); check too, live and from a snapshot.
+    let solo_class = format!("{ns}-fpga");
+    apply(&c, "", &format!("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: {solo_class}}}\nspec: {{selectors: [{{cel: {{expression: \"device.driver == 'fpga.example.com'\"}}}}]}}\n")).await.unwrap();
+    let solo = format!("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: solo}}\nspec: {{devices: {{requests: [{{name: fpga, exactly: {{deviceClassName: {solo_class}}}}}]}}}}\n");
+    apply(&c, &ns, &solo).await.unwrap();
+    let solo_file = temp_file("claims-solo", &solo);
+    let again = std::process::Command::new("kubectl")
+        .args(["--kubeconfig", kc.to_str().unwrap(), "apply", "--dry-run=server", "-n", &ns, "-f", solo_file.to_str().unwrap()])
+        .env_remove("KUBECONFIG")
+        .output();
+    if let Ok(out) = again {
+        assert!(out.status.success(), "the server refused the unchanged claim: {}", text(&out.stderr));
+    }
+    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
+    let solo_state = temp_file("claims-solo-state", &text(&snapshot.stdout));
+    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", solo_state.to_str().unwrap()])] {
+        let out = plugin(&kc, &[vec!["check", "-f", solo_file.to_str().unwrap(), "-n", &ns, "-o", "json"], extra].concat());
+        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
+        let d = &v["documents"][0];
+        assert_eq!((out.status.code(), d["allowed"].as_bool()), (Some(0), Some(true)), "{how}: the unchanged claim: {d:#}");
+        assert!(d["notes"].to_string().contains("this is an update"), "{how}: {d:#}");
+    }
+    let _ = std::fs::remove_file(solo_state);
+    let _ = std::fs::remove_file(solo_file);
+    let classes: Api<DynamicObject> =
+        Api::all_with(c.clone(), &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"));
+    let _ = classes.delete(&solo_class, &DeleteParams::default()).await;
     let _ = std::fs::remove_file(state);
     let _ = std::fs::remove_file(file);
     drop_namespace(&c, &ns).await;

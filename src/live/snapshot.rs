@@ -43,6 +43,15 @@ const SNAPSHOT_KINDS: &[SnapshotKind] = &[
         namespaced: true,
         optional: true,
     },
+    // The claims that exist: applying one again is an update, as live.
+    SnapshotKind {
+        group: "resource.k8s.io",
+        versions: &["v1", "v1beta2", "v1beta1"],
+        kind: "ResourceClaim",
+        plural: "resourceclaims",
+        namespaced: true,
+        optional: true,
+    },
     SnapshotKind { group: "apps", versions: &["v1"], kind: "Deployment", plural: "deployments", namespaced: true, optional: false },
     SnapshotKind { group: "apps", versions: &["v1"], kind: "ReplicaSet", plural: "replicasets", namespaced: true, optional: false },
     SnapshotKind { group: "apps", versions: &["v1"], kind: "StatefulSet", plural: "statefulsets", namespaced: true, optional: false },
