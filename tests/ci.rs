@@ -722,13 +722,11 @@ fn the_actions_steps_install_check_and_fail_the_job_on_a_refusal() {
 
 // --- the README's recipe -----------------------------------------------------------------
 
-/// The fenced blocks of README.md's "Quota checks in CI" section, as (language, text).
+/// The fenced blocks of docs/ci.md (the CI recipes README links to), as (language, text).
 fn readme_ci_blocks() -> Vec<(String, String)> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let start = readme.find("\n## Quota checks in CI\n").expect("the README has a CI section");
-    let end = readme[start + 1..].find("\n## ").map_or(readme.len(), |i| start + 1 + i);
+    let doc = std::fs::read_to_string(root().join("docs/ci.md")).unwrap();
     let mut blocks = Vec::new();
-    let mut rest = &readme[start..end];
+    let mut rest = doc.as_str();
     while let Some(i) = rest.find("\n```") {
         let after = &rest[i + 4..];
         let (lang, body) = after.split_once('\n').unwrap();

@@ -4,7 +4,7 @@
 //! [`KubeVersion`] into one named switch per rule, and every other step reads those switches
 //! instead of comparing versions. [`RULES`] lists each rule with the release it applies from
 //! and why (a feature gate's default, a changed message, an API version served or removed);
-//! README's "What check emulates" is generated from it.
+//! docs/fidelity.md's per-release table is generated from it.
 //!
 //! ```
 //! use kubectl_quota_engine::version::{KubeVersion, Rules};
@@ -203,7 +203,7 @@ impl Default for Rules {
     }
 }
 
-/// README's table of version-dependent rules (`engine/tests/versions.rs` keeps README in sync).
+/// The table of version-dependent rules in docs/fidelity.md (`engine/tests/versions.rs` keeps it in sync).
 pub fn markdown_table() -> String {
     let mut out = String::from("| rule (JSON `kubernetes.rules`) | applies | what changes |\n|---|---|---|\n");
     for r in RULES {
