@@ -189,25 +189,53 @@ pub fn default_pod_api(pod: &mut Pod) -> Vec<String> {
     notes
 }
 
+/// Notes about what defaulting did, one per container and resource, kept to the first
+/// [`Bounded::KEPT`]: a pod of 100,000 containers gets one line for the rest, not 400,000
+/// strings held while it is checked.
+#[derive(Default)]
+struct Bounded {
+    kept: Vec<String>,
+    more: usize,
+}
+
+impl Bounded {
+    const KEPT: usize = 100;
+
+    fn push(&mut self, note: impl FnOnce() -> String) {
+        if self.kept.len() < Self::KEPT {
+            self.kept.push(note());
+        } else {
+            self.more += 1;
+        }
+    }
+
+    fn into_vec(mut self) -> Vec<String> {
+        if self.more > 0 {
+            self.kept.push(format!("... and {} more like these", self.more));
+        }
+        self.kept
+    }
+}
+
 /// Each container's and init container's limits copied into its missing requests.
 fn default_container_requests(pod: &mut Pod) -> Vec<String> {
-    let mut notes = Vec::new();
+    let mut notes = Bounded::default();
     for c in pod.containers.iter_mut().chain(pod.init_containers.iter_mut()) {
         for (k, v) in c.limits.clone() {
             if !c.requests.contains_key(&k) {
-                notes.push(format!("API defaulting: container {} requests.{k}={v} copied from its limit", c.name));
+                notes.push(|| format!("API defaulting: container {} requests.{k}={v} copied from its limit", c.name));
                 c.requests.insert(k, v);
             }
         }
     }
-    notes
+    notes.into_vec()
 }
 
 /// LimitRanger's defaults for every container and init container. Within one LimitRange the
 /// Container items' defaults are gathered first, a later item's value replacing an earlier
 /// one's; then each container gets those it lacks (a first LimitRange's stay).
 pub fn apply_limit_ranges(pod: &mut Pod, limit_ranges: &[(&str, &[LimitRangeItem])]) -> Vec<String> {
-    let mut notes = Vec::new();
+    let mut notes = Bounded::default();
     for (lr_name, items) in limit_ranges {
         let (mut limits, mut requests) = (ResourceList::new(), ResourceList::new());
         for item in items.iter().filter(|i| i.type_ == "Container") {
@@ -217,19 +245,19 @@ pub fn apply_limit_ranges(pod: &mut Pod, limit_ranges: &[(&str, &[LimitRangeItem
         for c in pod.containers.iter_mut().chain(pod.init_containers.iter_mut()) {
             for (k, v) in &limits {
                 if !c.limits.contains_key(k) {
-                    notes.push(format!("LimitRange {lr_name}: container {} limits.{k}={v} (default)", c.name));
+                    notes.push(|| format!("LimitRange {lr_name}: container {} limits.{k}={v} (default)", c.name));
                     c.limits.insert(k.clone(), v.clone());
                 }
             }
             for (k, v) in &requests {
                 if !c.requests.contains_key(k) {
-                    notes.push(format!("LimitRange {lr_name}: container {} requests.{k}={v} (defaultRequest)", c.name));
+                    notes.push(|| format!("LimitRange {lr_name}: container {} requests.{k}={v} (defaultRequest)", c.name));
                     c.requests.insert(k.clone(), v.clone());
                 }
             }
         }
     }
-    notes
+    notes.into_vec()
 }
 
 /// The Priority plugin: fills an empty class from the global default, refuses unknown names.
@@ -373,6 +401,19 @@ mod tests {
 
     fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
         Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), sidecar: false }], ..Pod::default() }
+    }
+
+    #[test]
+    fn defaulting_notes_are_kept_to_a_hundred_with_a_count_of_the_rest() {
+        let containers = (0..150).map(|i| Container { name: format!("c{i}"), requests: rl(&[]), limits: rl(&[]), sidecar: false }).collect();
+        let mut pod = Pod { containers, ..Pod::default() };
+        let item = LimitRangeItem { type_: "Container".into(), default: rl(&[("cpu", "1")]), default_request: rl(&[("cpu", "500m")]), ..LimitRangeItem::default() };
+        let notes = apply_limit_ranges(&mut pod, &[("lr", std::slice::from_ref(&item))]);
+        assert_eq!(notes.len(), 101);
+        assert_eq!(notes[0], "LimitRange lr: container c0 limits.cpu=1 (default)");
+        assert_eq!(notes[100], "... and 200 more like these");
+        // Every container is defaulted all the same.
+        assert!(pod.containers.iter().all(|c| c.limits.len() == 1 && c.requests.len() == 1));
     }
 
     #[test]
