@@ -236,9 +236,13 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
     assert_eq!(curl(&[&format!("{base}/healthz")]), ("200".to_string(), "ok\n".to_string()));
     assert_eq!(curl(&[&format!("{base}/readyz")]).0, "200");
     let metrics = curl(&[&format!("{base}/metrics")]).1;
-    for line in ["kubectl_quota_guard_requests_total{result=\"skipped\"} 1", "kubectl_quota_guard_bad_requests_total 3", "kubectl_quota_guard_ready 1"] {
+    for line in ["kubectl_quota_guard_bad_requests_total 3", "kubectl_quota_guard_ready 1"] {
         assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
     }
+    // Registered already, the guard is also called for what the controllers create anywhere in
+    // the cluster meanwhile (skipped too): at least the ConfigMap above.
+    let skipped = metrics.lines().find_map(|l| l.strip_prefix("kubectl_quota_guard_requests_total{result=\"skipped\"} ")).and_then(|n| n.parse::<u64>().ok());
+    assert!(skipped.is_some_and(|n| n >= 1), "skipped requests in\n{metrics}");
 
     // The API server picks the registration up within a moment: a server-side dry run shows when.
     let probe_ns = new_namespace(&c, "guard-probe").await;
