@@ -394,8 +394,7 @@ impl Collector {
                 self.seen.insert("Pod");
                 let o = objects::decode(d)?;
                 if let Body::Pod(p) = &o.body {
-                    let waits = p.phase.as_deref().is_none_or(|ph| ph == "Pending") && p.resource_claim_templates.iter().any(|(c, _)| !p.claims_created.contains(c));
-                    if let (true, Some((kind, owner))) = (waits, &o.meta.controller) {
+                    if let (true, Some((kind, owner))) = (p.waits_for_claims(), &o.meta.controller) {
                         let e = self.claims_pending.entry((namespace.clone(), format!("{}/{owner}", kind.to_lowercase()))).or_default();
                         if e.0.len() < MAX_PENDING_NAMES {
                             e.0.push(name.clone());

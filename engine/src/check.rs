@@ -502,8 +502,10 @@ impl<'a> Checker<'a> {
         let pending: Vec<Object> = self.state.pods_without_claims(ns, &obj.type_info.kind, &obj.meta.name).into_iter().cloned().collect();
         let Some(first) = pending.first() else { return };
         let mut scratch = self.state.scratch_for(ns);
-        for key in self.state.existing.keys().filter(|(n, gr, _)| n == ns && gr == "resourceclaimtemplates.resource.k8s.io") {
-            scratch.existing.insert(key.clone(), self.state.existing[key].clone());
+        // The claim templates the next claim is made from.
+        let templates = "resourceclaimtemplates.resource.k8s.io";
+        for (key, o) in self.state.existing.range((ns.to_string(), templates.to_string(), String::new())..).take_while(|((n, gr, _), _)| n == ns && gr == templates) {
+            scratch.existing.insert(key.clone(), o.clone());
         }
         let (refusal, _) = admit_pod_claims(first, &mut scratch, ns, self.opts);
         let names: Vec<&str> = pending.iter().take(5).map(|p| p.meta.name.as_str()).collect();

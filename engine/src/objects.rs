@@ -145,6 +145,14 @@ pub struct Pod {
     pub resize_infeasible: bool,
 }
 
+impl Pod {
+    /// Pending, with a claim from a ResourceClaimTemplate that the resourceclaim controller has
+    /// not created (quota refused it, say): the pod cannot start.
+    pub fn waits_for_claims(&self) -> bool {
+        self.phase.as_deref().is_none_or(|ph| ph == "Pending") && self.resource_claim_templates.iter().any(|(c, _)| !self.claims_created.contains(c))
+    }
+}
+
 /// A container's resources as its status reports them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ContainerStatusResources {

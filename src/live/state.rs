@@ -249,11 +249,9 @@ async fn load_claim_pods(conn: &Conn, state: &mut ClusterState) -> Vec<String> {
     let mut unread = Vec::new();
     for (ns, mut wanted) in owners {
         // A Deployment's pods are its ReplicaSets'.
-        let deployments: BTreeSet<String> = wanted.iter().filter(|(k, _)| k == "Deployment").map(|(_, n)| n.clone()).collect();
-        for ((n, gr, rs), o) in &state.existing {
-            if n == &ns && gr == "replicasets.apps" && o.meta.controller.as_ref().is_some_and(|(k, owner)| k == "Deployment" && deployments.contains(owner)) {
-                wanted.insert(("ReplicaSet".into(), rs.clone()));
-            }
+        let deployments: Vec<String> = wanted.iter().filter(|(k, _)| k == "Deployment").map(|(_, n)| n.clone()).collect();
+        for d in deployments {
+            wanted.extend(state.owned(&ns, "replicasets.apps", "Deployment", &d).into_iter().map(|rs| ("ReplicaSet".to_string(), rs.meta.name.clone())));
         }
         let what = format!("list pods in namespace {ns:?}");
         match list_objects::<k8s_openapi::api::core::v1::Pod>(conn, Some(&ns), what).await {

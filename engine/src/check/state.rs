@@ -109,43 +109,38 @@ impl Gap {
 }
 
 impl ClusterState {
-    /// The pods of workload `kind`/`name` in `ns` that the state holds (a Deployment's through
-    /// its ReplicaSets) whose ResourceClaims from templates were not all created: they stay
-    /// Pending. Returns them, by name.
-    pub fn pods_without_claims(&self, ns: &str, kind: &str, name: &str) -> Vec<&Object> {
-        let owners: BTreeSet<(String, String)> = if kind == "Deployment" {
-            let from = (ns.to_string(), "replicasets.apps".to_string(), String::new());
-            self.existing
-                .range(from..)
-                .take_while(|((n, gr, _), _)| n == ns && gr == "replicasets.apps")
-                .filter(|(_, o)| o.meta.controller.as_ref().is_some_and(|(k, owner)| k == "Deployment" && owner == name))
-                .map(|((_, _, rs), _)| ("ReplicaSet".to_string(), rs.clone()))
-                .collect()
-        } else {
-            BTreeSet::from([(kind.to_string(), name.to_string())])
-        };
-        let from = (ns.to_string(), "pods".to_string(), String::new());
+    /// The objects of group-resource `gr` in `ns` that the state holds whose controlling owner
+    /// is `kind`/`name` (a Deployment's ReplicaSets, a ReplicaSet's pods).
+    pub fn owned(&self, ns: &str, gr: &str, kind: &str, name: &str) -> Vec<&Object> {
         self.existing
-            .range(from..)
-            .take_while(|((n, gr, _), _)| n == ns && gr == "pods")
-            .filter(|(_, o)| o.meta.controller.as_ref().is_some_and(|c| owners.contains(c)))
-            .filter(|(_, o)| match &o.body {
-                Body::Pod(p) => p.phase.as_deref().is_none_or(|ph| ph == "Pending") && p.resource_claim_templates.iter().any(|(c, _)| !p.claims_created.contains(c)),
-                _ => false,
-            })
+            .range((ns.to_string(), gr.to_string(), String::new())..)
+            .take_while(|((n, g, _), _)| n == ns && g == gr)
+            .filter(|(_, o)| o.meta.controller.as_ref().is_some_and(|(k, owner)| k == kind && owner == name))
             .map(|(_, o)| o)
+            .collect()
+    }
+
+    /// The pods of workload `kind`/`name` in `ns` that the state holds (a Deployment's through
+    /// its ReplicaSets) that wait for ResourceClaims not created ([`crate::objects::Pod::waits_for_claims`]).
+    pub fn pods_without_claims(&self, ns: &str, kind: &str, name: &str) -> Vec<&Object> {
+        let owners: Vec<(&str, &str)> = if kind == "Deployment" {
+            self.owned(ns, "replicasets.apps", "Deployment", name).into_iter().map(|rs| ("ReplicaSet", rs.meta.name.as_str())).collect()
+        } else {
+            vec![(kind, name)]
+        };
+        owners
+            .into_iter()
+            .flat_map(|(k, n)| self.owned(ns, "pods", k, n))
+            .filter(|o| matches!(&o.body, Body::Pod(p) if p.waits_for_claims()))
             .collect()
     }
 
     /// The ReplicaSets of Deployment `name` in `ns` that the state holds (those whose
     /// controlling owner it is), each with its template and the pods its status counts.
     pub fn revisions_of(&self, ns: &str, name: &str) -> Vec<&crate::objects::Workload> {
-        let from = (ns.to_string(), "replicasets.apps".to_string(), String::new());
-        self.existing
-            .range(from..)
-            .take_while(|((n, gr, _), _)| n == ns && gr == "replicasets.apps")
-            .filter(|(_, o)| o.meta.controller.as_ref().is_some_and(|(kind, owner)| kind == "Deployment" && owner == name))
-            .filter_map(|(_, o)| match &o.body {
+        self.owned(ns, "replicasets.apps", "Deployment", name)
+            .into_iter()
+            .filter_map(|o| match &o.body {
                 Body::Workload(w) => Some(&**w),
                 _ => None,
             })
