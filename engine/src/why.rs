@@ -231,14 +231,24 @@ fn container_field(resource: &str) -> Option<(&'static str, String)> {
 /// );
 /// ```
 pub fn raise_change(quota: &str, resource: &str, used: &Quantity, requested: &Quantity, hard: &Quantity, waiting: i32) -> String {
+    raise_change_for("pod", quota, resource, used, requested, hard, waiting)
+}
+
+/// [`raise_change`] for what else a quota refuses one of per waiting pod: `"pod's claim"`,
+/// `"new ReplicaSet"`.
+pub fn raise_change_for(what: &str, quota: &str, resource: &str, used: &Quantity, requested: &Quantity, hard: &Quantity, waiting: i32) -> String {
     let next = used.add(requested).sub(hard);
     let all = used.add(&times(requested, waiting.clamp(1, MAX_SUMMED))).sub(hard);
-    let mut s = format!("raise quota {quota}'s {resource} by {next} (to {}) to admit the next pod", hard.add(&next));
+    let mut s = format!("raise quota {quota}'s {resource} by {next} (to {}) to admit the next {what}", hard.add(&next));
     if waiting > 1 && waiting <= MAX_SUMMED {
         s.push_str(&format!(", or by {all} (to {}) for all {waiting} waiting", hard.add(&all)));
     }
     s
 }
+
+/// The other way to make room for a Deployment's new ReplicaSet: old ReplicaSets count against
+/// `count/replicasets.apps` until the controller deletes them.
+pub const FEWER_REPLICASETS: &str = "or lower the Deployment's spec.revisionHistoryLimit, so that its controller deletes old ReplicaSets";
 
 /// Changes that would admit the pods the replay refused: raise the quota (for the next pod
 /// and for all waiting), or lower a container's value into what is left.
@@ -334,17 +344,15 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
                 "the rollout has not started: the Deployment's new ReplicaSet is refused, so none of the {} pods of this template can be created; the {current} old pods keep running",
                 r.waiting
             ));
-            for (res, _, used, hard) in &refusal.exceeded {
+            for (res, requested, used, hard) in &refusal.exceeded {
                 let q = refusal.quota.as_deref().unwrap_or("");
-                let (used, hard) = state
-                    .quotas
-                    .get(&ns)
-                    .and_then(|list| list.iter().find(|x| x.name == q))
-                    .map_or((used.clone(), hard.clone()), |x| (x.quota.status_used.get(res).cloned().unwrap_or_default(), x.quota.status_hard.get(res).cloned().unwrap_or_default()));
-                let one = Quantity::from_int(1, crate::quantity::Format::DecimalSI);
-                r.changes.push(format!("raise quota {q}'s {res} by {} (to {})", used.add(&one).sub(&hard), used.add(&one)));
+                // The quota as it stands now; as the message says when it was not read.
+                let (used, hard) = state.quotas.get(&ns).and_then(|list| list.iter().find(|x| x.name == q)).map_or((used.clone(), hard.clone()), |x| {
+                    (x.quota.status_used.get(res).cloned().unwrap_or_default(), x.quota.status_hard.get(res).cloned().unwrap_or_else(|| hard.clone()))
+                });
+                r.changes.push(raise_change_for("new ReplicaSet", q, res, &used, requested, &hard, 1));
             }
-            r.changes.push("or lower the Deployment's spec.revisionHistoryLimit, so that its controller deletes old ReplicaSets".into());
+            r.changes.push(FEWER_REPLICASETS.into());
             return r;
         }
     }
@@ -373,7 +381,7 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
                 let n = if e.count > 1 { format!(", {} times", e.count) } else { String::new() };
                 r.server_message_from = Some(format!("event FailedResourceClaimCreation on {}{n}", e.object));
                 for (res, requested, used, hard) in &refusal.exceeded {
-                    r.changes.push(raise_change(refusal.quota.as_deref().unwrap_or(""), res, used, requested, hard, r.waiting).replace("the next pod", "the next pod's claim"));
+                    r.changes.push(raise_change_for("pod's claim", refusal.quota.as_deref().unwrap_or(""), res, used, requested, hard, r.waiting));
                 }
             }
             None => {

@@ -7,8 +7,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::{Collector, Options};
-use crate::quantity::Quantity;
-use crate::why::{parse_refusal, raise_change};
+use crate::why::{parse_refusal, raise_change_for, Refusal, FEWER_REPLICASETS};
 
 /// A workload a quota blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -44,6 +43,39 @@ pub struct BlockedReport {
 }
 
 impl Collector {
+    /// The resources a refusal names and the smallest fix for each, worked out from the quota
+    /// as it stands now (as the message says when the quota was not read); `what` is what the
+    /// quota refuses one of per waiting pod (`pod`, `pod's claim`).
+    fn fixes(&self, ns: &str, refusal: &Refusal, waiting: i32, what: &str) -> (Vec<String>, Vec<String>) {
+        let name = refusal.quota.as_deref().unwrap_or("");
+        let quota = self.namespaces.get(ns).and_then(|n| n.quotas.iter().find(|q| q.name == name));
+        let mut resources = Vec::new();
+        let mut fixes = Vec::new();
+        for (res, requested, used_then, hard_then) in &refusal.exceeded {
+            resources.push(res.clone());
+            let (used, hard) = match quota {
+                Some(q) => (q.all_used.get(res).cloned().unwrap_or_default(), q.all_hard.get(res).cloned().unwrap_or_else(|| hard_then.clone())),
+                None => (used_then.clone(), hard_then.clone()),
+            };
+            if res == "count/replicasets.apps" {
+                fixes.push(format!("{}, {FEWER_REPLICASETS}", raise_change_for("new ReplicaSet", name, res, &used, requested, &hard, 1)));
+            } else if used.add(requested) <= hard {
+                fixes.push(format!("quota {name}'s {res} fits the next {what} now: the controller creates it at its next retry"));
+            } else {
+                fixes.push(raise_change_for(what, name, res, &used, requested, &hard, waiting));
+            }
+        }
+        for res in &refusal.must_specify {
+            resources.push(res.clone());
+            let (side, base) = res.split_once('.').unwrap_or(("requests", res));
+            fixes.push(format!(
+                "add resources.{side}.{base} to the pod template's containers, or a LimitRange {} for {base}: quota {name} requires it",
+                if side == "limits" { "default" } else { "defaultRequest" },
+            ));
+        }
+        (resources, fixes)
+    }
+
     /// Workloads whose pods a quota refused: the newest quota `FailedCreate` event of each
     /// controller (else its `ReplicaFailure` condition), kept only while pods are missing.
     pub fn blocked(&self, opts: &Options) -> BlockedReport {
@@ -72,37 +104,8 @@ impl Collector {
                 },
             };
             let refusal = parse_refusal(&message);
-            let quota = refusal.quota.as_ref().and_then(|name| self.namespaces.get(ns).and_then(|n| n.quotas.iter().find(|q| q.name == *name)));
-            let mut resources = Vec::new();
-            let mut fixes = Vec::new();
-            for (res, requested, used_then, hard_then) in &refusal.exceeded {
-                resources.push(res.clone());
-                let name = refusal.quota.as_deref().unwrap_or("");
-                // The quota as it stands now, when it was read; as the message says otherwise.
-                let (used, hard) = match quota {
-                    Some(q) => (q.all_used.get(res).cloned().unwrap_or_default(), q.all_hard.get(res).cloned().unwrap_or_else(|| hard_then.clone())),
-                    None => (used_then.clone(), hard_then.clone()),
-                };
-                if res == "count/replicasets.apps" {
-                    fixes.push(format!(
-                        "raise quota {name}'s {res} by 1 (to {}), or lower the Deployment's spec.revisionHistoryLimit so that its controller deletes old ReplicaSets",
-                        hard.add(&Quantity::from_int(1, crate::quantity::Format::DecimalSI))
-                    ));
-                } else if used.add(requested) <= hard {
-                    fixes.push(format!("quota {name}'s {res} fits the next pod now: the controller creates it at its next retry"));
-                } else {
-                    fixes.push(raise_change(name, res, &used, requested, &hard, waiting.unwrap_or(1).clamp(1, i32::MAX as i64) as i32));
-                }
-            }
-            for res in &refusal.must_specify {
-                resources.push(res.clone());
-                let (side, base) = res.split_once('.').unwrap_or(("requests", res));
-                fixes.push(format!(
-                    "add resources.{side}.{base} to the pod template's containers, or a LimitRange {} for {base}: quota {} requires it",
-                    if side == "limits" { "default" } else { "defaultRequest" },
-                    refusal.quota.as_deref().unwrap_or("")
-                ));
-            }
+            let waiting_pods = waiting.unwrap_or(1).clamp(1, i64::from(i32::MAX)) as i32;
+            let (resources, mut fixes) = self.fixes(ns, &refusal, waiting_pods, "pod");
             if fixes.is_empty() {
                 fixes.push(format!("see `kubectl quota why {} -n {ns}`", c.and_then(|c| c.owner.clone()).unwrap_or_else(|| obj.clone())));
             }
@@ -122,18 +125,7 @@ impl Collector {
                 continue;
             };
             let refusal = parse_refusal(&f.message);
-            let quota = refusal.quota.as_ref().and_then(|name| self.namespaces.get(ns).and_then(|n| n.quotas.iter().find(|q| q.name == *name)));
-            let mut resources = Vec::new();
-            let mut fixes = Vec::new();
-            for (res, requested, used_then, hard_then) in &refusal.exceeded {
-                resources.push(res.clone());
-                let (used, hard) = match quota {
-                    Some(q) => (q.all_used.get(res).cloned().unwrap_or_default(), q.all_hard.get(res).cloned().unwrap_or_else(|| hard_then.clone())),
-                    None => (used_then.clone(), hard_then.clone()),
-                };
-                let name = refusal.quota.as_deref().unwrap_or("");
-                fixes.push(raise_change(name, res, &used, requested, &hard, (*count).clamp(1, i64::from(i32::MAX)) as i32).replace("the next pod", "the next pod's claim"));
-            }
+            let (resources, fixes) = self.fixes(ns, &refusal, (*count).clamp(1, i64::from(i32::MAX)) as i32, "pod's claim");
             let workload = self.controllers.get(&(ns.clone(), owner.clone())).and_then(|c| c.owner.clone());
             let (workload, via) = match workload {
                 Some(w) => (w, Some(owner.clone())),
