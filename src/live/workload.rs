@@ -90,24 +90,11 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
             }
         }
     }
-    let events_api = Api::<k8s_openapi::api::core::v1::Event>::namespaced(c.clone(), namespace);
     let mut events = Vec::new();
     let mut involved: Vec<String> = vec![name.to_string()];
     involved.extend(children.iter().filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string)));
     for who in involved {
-        let lp = ListParams::default().fields(&format!("involvedObject.name={who}"));
-        let list =
-            within(conn.timeout, events_api.list(&lp)).await.map_err(|e| read_error(&conn.server, format!("list events in namespace {namespace:?}"), e))?;
-        for e in list.items {
-            let last = e.last_timestamp.as_ref().map(|t| t.0.to_string()).or_else(|| e.event_time.as_ref().map(|t| t.0.to_string())).unwrap_or_default();
-            events.push(kubectl_quota_engine::why::Event {
-                object: format!("{}/{}", e.involved_object.kind.clone().unwrap_or_default().to_lowercase(), who),
-                reason: e.reason.unwrap_or_default(),
-                message: e.message.unwrap_or_default(),
-                count: e.count.unwrap_or(1),
-                last_seen: last,
-            });
-        }
+        events.extend(events_where(conn, namespace, &format!("involvedObject.name={who}")).await?);
     }
     // Pods left Pending by claims quota refused: only for a template with claims templates.
     let mut pending_pods = Vec::new();
@@ -126,24 +113,32 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
             }
         }
         if !pending_pods.is_empty() {
-            let lp = ListParams::default().fields("reason=FailedResourceClaimCreation");
-            let list =
-                within(conn.timeout, events_api.list(&lp)).await.map_err(|e| read_error(&conn.server, format!("list events in namespace {namespace:?}"), e))?;
-            for e in list.items {
-                let who = e.involved_object.name.clone().unwrap_or_default();
-                if !pending_pods.iter().any(|p| p["metadata"]["name"] == who.as_str()) {
-                    continue;
-                }
-                let last = e.last_timestamp.as_ref().map(|t| t.0.to_string()).or_else(|| e.event_time.as_ref().map(|t| t.0.to_string())).unwrap_or_default();
-                events.push(kubectl_quota_engine::why::Event {
-                    object: format!("pod/{who}"),
-                    reason: e.reason.unwrap_or_default(),
-                    message: e.message.unwrap_or_default(),
-                    count: e.count.unwrap_or(1),
-                    last_seen: last,
-                });
-            }
+            let claims = events_where(conn, namespace, "reason=FailedResourceClaimCreation").await?;
+            events.extend(claims.into_iter().filter(|e| pending_pods.iter().any(|p| e.object == format!("pod/{}", p["metadata"]["name"].as_str().unwrap_or("")))));
         }
     }
     Ok(Workload::Read(WorkloadRead { object, children, events, pending_pods }))
+}
+
+/// The events of `namespace` that `fields` selects, as `why` reads them (`kind/name` of the
+/// object each is about, newest time it was seen).
+async fn events_where(conn: &Conn, namespace: &str, fields: &str) -> Result<Vec<kubectl_quota_engine::why::Event>, ReadError> {
+    let api = Api::<k8s_openapi::api::core::v1::Event>::namespaced(conn.client.clone(), namespace);
+    let list = within(conn.timeout, api.list(&ListParams::default().fields(fields)))
+        .await
+        .map_err(|e| read_error(&conn.server, format!("list events in namespace {namespace:?}"), e))?;
+    Ok(list
+        .items
+        .into_iter()
+        .map(|e| {
+            let last = e.last_timestamp.as_ref().map(|t| t.0.to_string()).or_else(|| e.event_time.as_ref().map(|t| t.0.to_string())).unwrap_or_default();
+            kubectl_quota_engine::why::Event {
+                object: format!("{}/{}", e.involved_object.kind.unwrap_or_default().to_lowercase(), e.involved_object.name.unwrap_or_default()),
+                reason: e.reason.unwrap_or_default(),
+                message: e.message.unwrap_or_default(),
+                count: e.count.unwrap_or(1),
+                last_seen: last,
+            }
+        })
+        .collect())
 }
