@@ -235,7 +235,7 @@ pub fn raise_change(quota: &str, resource: &str, used: &Quantity, requested: &Qu
 }
 
 /// [`raise_change`] for what else a quota refuses one of per waiting pod: `"pod's claim"`,
-/// `"new ReplicaSet"`.
+/// `"ReplicaSet"`.
 pub fn raise_change_for(what: &str, quota: &str, resource: &str, used: &Quantity, requested: &Quantity, hard: &Quantity, waiting: i32) -> String {
     let next = used.add(requested).sub(hard);
     let all = used.add(&times(requested, waiting.clamp(1, MAX_SUMMED))).sub(hard);
@@ -350,7 +350,7 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
                 let (used, hard) = state.quotas.get(&ns).and_then(|list| list.iter().find(|x| x.name == q)).map_or((used.clone(), hard.clone()), |x| {
                     (x.quota.status_used.get(res).cloned().unwrap_or_default(), x.quota.status_hard.get(res).cloned().unwrap_or_else(|| hard.clone()))
                 });
-                r.changes.push(raise_change_for("new ReplicaSet", q, res, &used, requested, &hard, 1));
+                r.changes.push(raise_change_for("ReplicaSet", q, res, &used, requested, &hard, 1));
             }
             r.changes.push(FEWER_REPLICASETS.into());
             return r;

@@ -58,7 +58,7 @@ impl Collector {
                 None => (used_then.clone(), hard_then.clone()),
             };
             if res == "count/replicasets.apps" {
-                fixes.push(format!("{}, {FEWER_REPLICASETS}", raise_change_for("new ReplicaSet", name, res, &used, requested, &hard, 1)));
+                fixes.push(format!("{}, {FEWER_REPLICASETS}", raise_change_for("ReplicaSet", name, res, &used, requested, &hard, 1)));
             } else if used.add(requested) <= hard {
                 fixes.push(format!("quota {name}'s {res} fits the next {what} now: the controller creates it at its next retry"));
             } else {
