@@ -23,32 +23,27 @@ fn slug(heading: &str) -> String {
         .collect()
 }
 
-/// The anchors of a markdown file's headings (outside fenced blocks).
-fn anchors(text: &str) -> BTreeSet<String> {
+/// The lines of a markdown file outside fenced blocks.
+fn unfenced(text: &str) -> impl Iterator<Item = &str> {
     let mut fenced = false;
-    let mut out = BTreeSet::new();
-    for line in text.lines() {
+    text.lines().filter(move |line| {
         if line.starts_with("```") {
             fenced = !fenced;
-        } else if !fenced && line.starts_with('#') {
-            out.insert(slug(line.trim_start_matches('#')));
+            return false;
         }
-    }
-    out
+        !fenced
+    })
+}
+
+/// The anchors of a markdown file's headings.
+fn anchors(text: &str) -> BTreeSet<String> {
+    unfenced(text).filter(|l| l.starts_with('#')).map(|l| slug(l.trim_start_matches('#'))).collect()
 }
 
 /// The targets of `[text](target)` links outside fenced blocks and code spans.
 fn links(text: &str) -> Vec<String> {
-    let mut fenced = false;
     let mut out = Vec::new();
-    for line in text.lines() {
-        if line.starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
+    for line in unfenced(text) {
         // Drop code spans: a `](` inside one is not a link.
         let plain: String = line.split('`').step_by(2).collect::<Vec<_>>().join("");
         let mut rest = plain.as_str();
