@@ -18,9 +18,10 @@ use std::time::{Duration, Instant};
 
 use common::live::{client, lab_dir, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
-use k8s_openapi::api::core::v1::{Event, Pod, ResourceQuota};
-use kube::api::{Api, ListParams};
+use k8s_openapi::api::core::v1::{Event, Node, Pod, ResourceQuota, Secret};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::Client;
+use serde_json::json;
 
 /// `kubectl` with the lab's kubeconfig, bounded.
 fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> Output {
@@ -150,6 +151,16 @@ impl Drop for Guard {
     fn drop(&mut self) {
         self.stop();
         let _ = plugin(&self.kubeconfig, &["guard", "uninstall"]);
+    }
+}
+
+/// A process stopped when dropped, whatever happens.
+struct Stopped(Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 
@@ -361,9 +372,9 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
     assert_eq!((s.status.code(), text(&s.stdout).starts_with("Registered:  no")), (Some(1), true), "{}", text(&s.stdout));
     let _ = std::fs::remove_dir_all(certs);
 
-    // 8. In the cluster: install, status, a second install, uninstall. The registration names a
-    // Service, which the API server must reach through endpoints (there are none: no node runs
-    // the guard's pods) and never through its ClusterIP, off loopback: only on a lab started so.
+    // 8. In the cluster: install, status, a second install, the guard's pod run here, uninstall.
+    // The registration names a Service, which the API server must reach through endpoints and
+    // never through its ClusterIP, off loopback: only on a lab started so.
     let cmdline = std::fs::read_to_string(dir.join("kube-apiserver.pid"))
         .ok()
         .and_then(|pid| std::fs::read(format!("/proc/{}/cmdline", pid.trim())).ok())
@@ -378,13 +389,15 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
         return;
     }
     in_cluster_install_applies_reports_and_uninstalls(&kubeconfig, &c).await;
-    // It never tried: every failed call to the Service found no endpoints.
+    // Every call to the Service went to its endpoints (none, then the test's pod), never to its
+    // ClusterIP (the lab's range is 10.96.0.0/16).
     let log = std::fs::read_to_string(dir.join("kube-apiserver.log")).unwrap_or_default();
-    let dialled: Vec<&str> = log.lines().filter(|l| l.contains("failed calling webhook") && l.contains(".svc:443") && !l.contains("no endpoints")).collect();
+    let dialled: Vec<&str> = log.lines().filter(|l| l.contains("failed calling webhook") && l.contains("dial tcp 10.96.")).collect();
     assert!(dialled.is_empty(), "the API server called the guard's Service other than through endpoints: {dialled:?}");
 }
 
-/// `guard install` without --url, on a lab that has no node to run the guard's pods.
+/// `guard install` without --url, on a lab that has no node to run the guard's pods until the
+/// test runs one of them itself.
 async fn in_cluster_install_applies_reports_and_uninstalls(kubeconfig: &Path, c: &Client) {
     let ns = format!("kq-guard-{}", std::process::id() % 100000);
     let none_registered = || {
@@ -423,6 +436,14 @@ async fn in_cluster_install_applies_reports_and_uninstalls(kubeconfig: &Path, c:
     let after =
         kubectl(kubeconfig, &["get", "validatingwebhookconfiguration", "kubectl-quota-guard", "-o", "jsonpath={.webhooks[0].clientConfig.caBundle}"], None);
     assert_eq!(text(&before.stdout), text(&after.stdout));
+    // Then one of its pods runs here, as its node would run it, and serves through its Service.
+    match host_address() {
+        Some(ip) => serves_as_its_own_pod(kubeconfig, c, &ns, ip).await,
+        None => {
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "the machine has no address off loopback for the guard's pod");
+            eprintln!("*** SKIPPED the in-cluster guard serving: no address off loopback for its pod ***");
+        }
+    }
     let gone = plugin(kubeconfig, &["guard", "uninstall", "--guard-namespace", &ns]);
     assert!(gone.status.success(), "{}", text(&gone.stderr));
     let said = text(&gone.stdout);
@@ -433,4 +454,165 @@ async fn in_cluster_install_applies_reports_and_uninstalls(kubeconfig: &Path, c:
     );
     assert!(none_registered());
     let _ = kubectl(kubeconfig, &["delete", "namespace", &ns, "--wait=false"], None);
+}
+
+/// An address of this machine off loopback: the API server refuses loopback endpoints, so a
+/// pod's IP must be one of these.
+fn host_address() -> Option<std::net::IpAddr> {
+    let out = Command::new("hostname").arg("-I").output().ok()?;
+    text(&out.stdout).split_whitespace().filter_map(|a| a.parse::<std::net::IpAddr>().ok()).find(|a| a.is_ipv4() && !a.is_loopback())
+}
+
+/// The test as the node and kubelet of one of the guard's pods: a Node, the pod bound to it
+/// and reported Ready at this machine's address, and the pod's own command run here: its
+/// arguments from the Deployment, its certificate from the Secret `install` made, its API
+/// access from its ServiceAccount's token (so the read-only ClusterRole must be enough). The
+/// API server then finds the pod through the Service's endpoints, checks the certificate
+/// against the registration's CA bundle, and carries the guard's warning to kubectl.
+async fn serves_as_its_own_pod(kubeconfig: &Path, c: &Client, ns: &str, ip: std::net::IpAddr) {
+    let node = format!("kq-guard-node-{}", std::process::id());
+    let nodes = Api::<Node>::all(c.clone());
+    let labelled = ListParams::default().labels("kq-test=guard");
+    for old in nodes.list(&labelled).await.unwrap().items {
+        let _ = nodes.delete(old.metadata.name.as_deref().unwrap_or_default(), &DeleteParams::default()).await;
+    }
+    let made: Node = serde_json::from_value(json!({"metadata": {"name": node, "labels": {"kq-test": "guard"}}})).unwrap();
+    nodes.create(&PostParams::default(), &made).await.unwrap();
+    // No kubelet renews the node: the node lifecycle controller would mark it, and then the
+    // guard's pod, not ready after 40 s. A heartbeat every 5 s keeps it Ready.
+    let beat = {
+        let (nodes, node) = (nodes.clone(), node.clone());
+        tokio::spawn(async move {
+            loop {
+                let now = k8s_openapi::jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+                let status = json!({"status": {
+                    "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "the test", "lastHeartbeatTime": now, "lastTransitionTime": now}],
+                    "capacity": {"cpu": "2", "memory": "4Gi", "pods": "10"}, "allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"},
+                }});
+                let _ = nodes.patch_status(&node, &PatchParams::default(), &Patch::Merge(&status)).await;
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            }
+        })
+    };
+    let served = run_the_pod(kubeconfig, c, ns, &node, ip).await;
+    beat.abort();
+    let _ = nodes.delete(&node, &DeleteParams::default()).await;
+    served.unwrap_or_else(|e| panic!("{e}"));
+}
+
+async fn run_the_pod(kubeconfig: &Path, c: &Client, ns: &str, node: &str, ip: std::net::IpAddr) -> Result<(), String> {
+    // The Deployment's pods exist (the lab's controller-manager made them) and wait for a node.
+    let pods = Api::<Pod>::namespaced(c.clone(), ns);
+    let pod = until(60, "the guard's pods", || async {
+        let listed = pods.list(&ListParams::default().labels("app.kubernetes.io/name=kubectl-quota-guard")).await.ok()?;
+        listed.items.into_iter().filter_map(|p| p.metadata.name).min()
+    })
+    .await;
+    let binding = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod}, "target": {"apiVersion": "v1", "kind": "Node", "name": node}});
+    pods.create_subresource::<_, serde_json::Value>("binding", &pod, &PostParams::default(), &binding)
+        .await
+        .map_err(|e| format!("binding {pod} to {node}: {e}"))?;
+
+    // What the kubelet would mount and run.
+    let dir = std::env::temp_dir().join(format!("kq-guard-pod-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let secret = Api::<Secret>::namespaced(c.clone(), ns).get("kubectl-quota-guard-tls").await.unwrap();
+    for (key, value) in secret.data.unwrap_or_default() {
+        std::fs::write(dir.join(&key), value.0).unwrap();
+    }
+    let token = kubectl(kubeconfig, &["create", "token", "kubectl-quota-guard", "-n", ns, "--duration=1h"], None);
+    if !token.status.success() {
+        return Err(format!("a token for the guard's ServiceAccount: {}", text(&token.stderr)));
+    }
+    let lab = std::fs::read_to_string(kubeconfig).unwrap();
+    let field = |name: &str| lab.lines().find_map(|l| l.trim().strip_prefix(name).map(str::trim)).unwrap().to_string();
+    let sa_kubeconfig = dir.join("kubeconfig");
+    std::fs::write(
+        &sa_kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: lab\n  cluster: {{server: '{}', certificate-authority-data: {}}}\nusers:\n- name: guard\n  user: {{token: {}}}\ncontexts:\n- name: guard\n  context: {{cluster: lab, user: guard}}\ncurrent-context: guard\n",
+            field("server:"),
+            field("certificate-authority-data:"),
+            text(&token.stdout).trim()
+        ),
+    )
+    .unwrap();
+    let deploy = serde_json::to_value(Api::<Deployment>::namespaced(c.clone(), ns).get("kubectl-quota-guard").await.unwrap()).unwrap();
+    let container = &deploy["spec"]["template"]["spec"]["containers"][0];
+    let mount = container["volumeMounts"][0]["mountPath"].as_str().unwrap().to_string();
+    let args: Vec<String> = container["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().replace("0.0.0.0:", &format!("{ip}:")).replace(&mount, dir.to_str().unwrap()))
+        .collect();
+    assert!(args.iter().any(|a| a.starts_with(&format!("--listen={ip}:"))), "{args:?}");
+    let log = std::fs::File::create(dir.join("guard.log")).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+        .arg("--kubeconfig")
+        .arg(&sa_kubeconfig)
+        .args(&args)
+        .env_remove("KUBECONFIG")
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let running = Stopped(child);
+    let result = serve_checks(kubeconfig, c, ns, &pod, ip, &dir).await;
+    drop(running);
+    // Gone at once, as its kubelet would confirm, rather than left to the pod GC.
+    let _ = pods.delete(&pod, &DeleteParams { grace_period_seconds: Some(0), ..DeleteParams::default() }).await;
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+async fn serve_checks(kubeconfig: &Path, c: &Client, ns: &str, pod: &str, ip: std::net::IpAddr, dir: &Path) -> Result<(), String> {
+    let now = k8s_openapi::jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let running = json!({"status": {
+        "phase": "Running", "podIP": ip.to_string(), "podIPs": [{"ip": ip.to_string()}], "hostIP": ip.to_string(), "startTime": now,
+        "conditions": [
+            {"type": "Initialized", "status": "True", "lastTransitionTime": now},
+            {"type": "PodScheduled", "status": "True", "lastTransitionTime": now},
+            {"type": "ContainersReady", "status": "True", "lastTransitionTime": now},
+            {"type": "Ready", "status": "True", "lastTransitionTime": now},
+        ],
+    }});
+    Api::<Pod>::namespaced(c.clone(), ns)
+        .patch_status(pod, &PatchParams::default(), &Patch::Merge(&running))
+        .await
+        .map_err(|e| format!("pod {pod} reported running: {e}"))?;
+    let log = || std::fs::read_to_string(dir.join("guard.log")).unwrap_or_default();
+    // Reachable through the API server's proxy to the Service, synced under its own rights.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let said = loop {
+        let s = plugin(kubeconfig, &["guard", "status"]);
+        if s.status.success() {
+            break text(&s.stdout);
+        }
+        if Instant::now() > deadline {
+            return Err(format!("guard status never said reachable and synced:\n{}\n{}\nthe guard's log:\n{}", text(&s.stdout), text(&s.stderr), log()));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert!(said.contains(&format!("Calls:       service {ns}/kubectl-quota-guard:443/validate")), "{said}");
+    assert!(said.contains("Reachable:   yes") && said.contains("Synced:      yes"), "{said}");
+    // The API server calls it through the Service and carries its warning to kubectl.
+    let team = new_namespace(c, "guard-in-cluster").await;
+    quota(c, kubeconfig, &team, "1").await;
+    let want = "quota compute will refuse 2 of the 4 pods of deployment/web: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=1, limited: requests.cpu=1";
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        // A dry run, so that a call the API server made before it saw the endpoints can be
+        // made again on the same object.
+        let out = apply(kubeconfig, &deployment(&team, "web", 4, "500m", "web:1"), &["--dry-run=server"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        if warnings(&out) == [want] {
+            break;
+        }
+        if Instant::now() > deadline {
+            return Err(format!("no warning from the in-cluster guard: {:?}\nthe guard's log:\n{}", warnings(&out), log()));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    Ok(())
 }
