@@ -180,7 +180,11 @@ fn urls_go_through_the_proxy_the_environment_names_as_kubectl_does() {
     // https: a CONNECT tunnel to the origin's host and port; the proxy's refusal is the error.
     let out = check("https://manifests.example.invalid/app.yaml", &[("HTTPS_PROXY", &proxy_url)]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("error: https://manifests.example.invalid/app.yaml: cannot read: ") && text(&out.stderr).contains("through proxy"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("error: https://manifests.example.invalid/app.yaml: cannot read: ") && text(&out.stderr).contains("through proxy"),
+        "{}",
+        text(&out.stderr)
+    );
     let asked = drain();
     assert!(asked.len() == 1 && asked[0].starts_with("CONNECT manifests.example.invalid:443 HTTP/1.1"), "{asked:?}");
     // NO_PROXY, ALL_PROXY (which kubectl ignores) and loopback: straight to the host, the proxy

@@ -72,7 +72,8 @@ fn readme_is_a_front_page_under_250_lines() {
     let n = readme.lines().count();
     assert!(n < 250, "README.md has {n} lines: move details into docs/");
     // What a newcomer needs first is there.
-    for needle in ["## Install", "tests/run-all.sh", "## Namespaces: `-n` and `-A`", "## Exit status", "## Rights for a complete answer", "## Where to go next"] {
+    for needle in ["## Install", "tests/run-all.sh", "## Namespaces: `-n` and `-A`", "## Exit status", "## Rights for a complete answer", "## Where to go next"]
+    {
         assert!(readme.contains(needle), "README lacks {needle:?}");
     }
 }

@@ -219,7 +219,9 @@ async fn a_quota_created_with_its_namespace_in_one_apply_is_enforced_on_what_fol
     let c = client(&kubeconfig).await;
     let id = std::process::id();
     let manifest = |ns: &str| {
-        let pod = |name: &str| format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: {ns}}}\nspec: {{automountServiceAccountToken: false, containers: [{{name: a, image: x}}]}}\n");
+        let pod = |name: &str| {
+            format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: {ns}}}\nspec: {{automountServiceAccountToken: false, containers: [{{name: a, image: x}}]}}\n")
+        };
         format!(
             "apiVersion: v1\nkind: Namespace\nmetadata: {{name: {ns}}}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: pods, namespace: {ns}}}\nspec: {{hard: {{pods: '1'}}}}\n---\n{}---\n{}",
             pod("a"),
@@ -242,8 +244,12 @@ async fn a_quota_created_with_its_namespace_in_one_apply_is_enforced_on_what_fol
         let offline = plugin(&kubeconfig, &["check", "-f", f, "--state", state.to_str().unwrap(), "-o", "json"]);
         for (how, out) in [("live", &live), ("snapshot", &offline)] {
             let v = json(out, how);
-            let verdicts: Vec<(&str, bool)> =
-                v["documents"].as_array().unwrap().iter().map(|d| (d["name"].as_str().unwrap_or_default(), d["allowed"].as_bool().unwrap_or_default())).collect();
+            let verdicts: Vec<(&str, bool)> = v["documents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| (d["name"].as_str().unwrap_or_default(), d["allowed"].as_bool().unwrap_or_default()))
+                .collect();
             assert_eq!(verdicts, [(ns.as_str(), true), ("pods", true), ("a", true), ("b", false)], "{how}: {v:#}\n{}", text(&out.stderr));
             assert_eq!(out.status.code(), Some(1), "{how}: {v:#}");
             let note = v["documents"][1]["notes"].to_string();

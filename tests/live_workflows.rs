@@ -621,12 +621,20 @@ async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
     let state = temp_file("rsquota-state", &text(&snapshot.stdout));
     for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
         let (code, d) = check(&extra);
-        assert_eq!((code, d["outcome"].as_str(), d["rollout"]["stall"]["quota"].as_str()), (Some(1), Some("rolloutStalls"), Some("objs")), "{how}: after: {d:#}");
+        assert_eq!(
+            (code, d["outcome"].as_str(), d["rollout"]["stall"]["quota"].as_str()),
+            (Some(1), Some("rolloutStalls"), Some("objs")),
+            "{how}: after: {d:#}"
+        );
         if how == "live" {
             // (why reads the cluster only.)
             let why = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
             let w: Value = serde_json::from_str(&text(&why.stdout)).unwrap_or_else(|e| panic!("why: {e}: {}", text(&why.stderr)));
-            assert_eq!((why.status.code(), w["verdict"].as_str(), w["quota"].as_str(), w["waiting"].as_i64()), (Some(1), Some("blockedByQuota"), Some("objs"), Some(2)), "why: {w:#}");
+            assert_eq!(
+                (why.status.code(), w["verdict"].as_str(), w["quota"].as_str(), w["waiting"].as_i64()),
+                (Some(1), Some("blockedByQuota"), Some("objs"), Some(2)),
+                "why: {w:#}"
+            );
         }
         let blocked = plugin(&kc, &[vec!["blocked", "-n", &ns, "-o", "json"], extra.clone()].concat());
         let b: Value = serde_json::from_str(&text(&blocked.stdout)).unwrap_or_else(|e| panic!("{how}: blocked: {e}: {}", text(&blocked.stderr)));
@@ -699,7 +707,15 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     let ns = new_namespace(&c, "kq-claims").await;
     let class = format!("{ns}-gpu");
     apply(&c, "", &format!("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: {class}}}\nspec: {{selectors: [{{cel: {{expression: \"device.driver == 'gpu.example.com'\"}}}}]}}\n")).await.unwrap();
-    apply(&c, &ns, &format!("apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q}}\nspec: {{hard: {{{class}.deviceclass.resource.k8s.io/devices: '1', pods: '10'}}}}\n")).await.unwrap();
+    apply(
+        &c,
+        &ns,
+        &format!(
+            "apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q}}\nspec: {{hard: {{{class}.deviceclass.resource.k8s.io/devices: '1', pods: '10'}}}}\n"
+        ),
+    )
+    .await
+    .unwrap();
     wait_used(&c, &ns, "q", "pods", "0").await;
     apply(&c, &ns, &format!("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {{name: gpu}}\nspec: {{spec: {{devices: {{requests: [{{name: gpu, exactly: {{deviceClassName: {class}}}}}]}}}}}}\n")).await.unwrap();
     let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      automountServiceAccountToken: false\n      containers: [{name: c, image: 'web:1', resources: {claims: [{name: gpu}]}}]\n      resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu}]\n";
@@ -744,7 +760,11 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     // why reads the cluster only.
     let why = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
     let w: Value = serde_json::from_str(&text(&why.stdout)).unwrap_or_else(|e| panic!("why: {e}: {}", text(&why.stderr)));
-    assert_eq!((why.status.code(), w["verdict"].as_str(), w["quota"].as_str(), w["waiting"].as_i64()), (Some(1), Some("blockedByQuota"), Some("q"), Some(1)), "why: {w:#}");
+    assert_eq!(
+        (why.status.code(), w["verdict"].as_str(), w["quota"].as_str(), w["waiting"].as_i64()),
+        (Some(1), Some("blockedByQuota"), Some("q"), Some(1)),
+        "why: {w:#}"
+    );
 
     // A ResourceClaim applied again unchanged: the server says `configured` (the stored claim
     // has allocationMode and count defaulted); check too, live and from a snapshot.
@@ -771,13 +791,17 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     }
     let _ = std::fs::remove_file(solo_state);
     let _ = std::fs::remove_file(solo_file);
-    let classes: Api<DynamicObject> =
-        Api::all_with(c.clone(), &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"));
+    let classes: Api<DynamicObject> = Api::all_with(
+        c.clone(),
+        &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"),
+    );
     let _ = classes.delete(&solo_class, &DeleteParams::default()).await;
     let _ = std::fs::remove_file(state);
     let _ = std::fs::remove_file(file);
     drop_namespace(&c, &ns).await;
-    let classes: Api<DynamicObject> =
-        Api::all_with(c.clone(), &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"));
+    let classes: Api<DynamicObject> = Api::all_with(
+        c.clone(),
+        &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"),
+    );
     let _ = classes.delete(&class, &DeleteParams::default()).await;
 }

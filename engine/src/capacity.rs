@@ -61,8 +61,8 @@ mod blocked;
 mod promise;
 mod uncovered;
 
-pub use blocked::{Blocked, BlockedReport};
 pub use crate::why::{parse_refusal, Refusal};
+pub use blocked::{Blocked, BlockedReport};
 pub use promise::{ratio_percent, rows_named, CapacityReport, ResourceRow, Share};
 pub use uncovered::{Uncovered, UncoveredReport};
 
@@ -527,11 +527,11 @@ impl Collector {
             crate::why::replicaset_refused(kind, v).filter(|m| is_quota_message(m))
         } else {
             v.get("status").and_then(|s| s.get("conditions")).and_then(Value::as_array).and_then(|cs| {
-            cs.iter()
-                .find(|c| c.get("type").and_then(Value::as_str) == Some("ReplicaFailure") && c.get("status").and_then(Value::as_str) == Some("True"))
-                .and_then(|c| c.get("message").and_then(Value::as_str))
-                .filter(|m| is_quota_message(m))
-                .map(str::to_string)
+                cs.iter()
+                    .find(|c| c.get("type").and_then(Value::as_str) == Some("ReplicaFailure") && c.get("status").and_then(Value::as_str) == Some("True"))
+                    .and_then(|c| c.get("message").and_then(Value::as_str))
+                    .filter(|m| is_quota_message(m))
+                    .map(str::to_string)
             })
         };
         self.controllers.insert((namespace, format!("{}/{name}", kind.to_lowercase())), Controller { owner, wanted, current, condition });

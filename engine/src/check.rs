@@ -399,7 +399,9 @@ impl<'a> Checker<'a> {
                         q.status_hard.clear();
                         q.status_used.clear();
                         q.has_status = false;
-                        report.notes.push("a new quota is enforced only once the quota controller has synced it (status.hard set), usually within seconds".into());
+                        report
+                            .notes
+                            .push("a new quota is enforced only once the quota controller has synced it (status.hard set), usually within seconds".into());
                     }
                 }
                 let mut stored = obj;
@@ -504,7 +506,9 @@ impl<'a> Checker<'a> {
         let mut scratch = self.state.scratch_for(ns);
         // The claim templates the next claim is made from.
         let templates = "resourceclaimtemplates.resource.k8s.io";
-        for (key, o) in self.state.existing.range((ns.to_string(), templates.to_string(), String::new())..).take_while(|((n, gr, _), _)| n == ns && gr == templates) {
+        for (key, o) in
+            self.state.existing.range((ns.to_string(), templates.to_string(), String::new())..).take_while(|((n, gr, _), _)| n == ns && gr == templates)
+        {
             scratch.existing.insert(key.clone(), o.clone());
         }
         let (refusal, _) = admit_pod_claims(first, &mut scratch, ns, self.opts);

@@ -407,7 +407,8 @@ mod tests {
     fn defaulting_notes_are_kept_to_a_hundred_with_a_count_of_the_rest() {
         let containers = (0..150).map(|i| Container { name: format!("c{i}"), requests: rl(&[]), limits: rl(&[]), sidecar: false }).collect();
         let mut pod = Pod { containers, ..Pod::default() };
-        let item = LimitRangeItem { type_: "Container".into(), default: rl(&[("cpu", "1")]), default_request: rl(&[("cpu", "500m")]), ..LimitRangeItem::default() };
+        let item =
+            LimitRangeItem { type_: "Container".into(), default: rl(&[("cpu", "1")]), default_request: rl(&[("cpu", "500m")]), ..LimitRangeItem::default() };
         let notes = apply_limit_ranges(&mut pod, &[("lr", std::slice::from_ref(&item))]);
         assert_eq!(notes.len(), 101);
         assert_eq!(notes[0], "LimitRange lr: container c0 limits.cpu=1 (default)");

@@ -93,7 +93,13 @@ fn the_promise_is_the_smallest_unscoped_hard_of_each_namespace() {
         ),
         // No namespace caps it: the promise is unbounded, not 0.
         ("only a scoped quota: unbounded", quota("one", "hi", "{requests.cpu: '8'}", "{}", scoped), "unbounded", vec!["one", "three", "two"], "8"),
-        ("a Terminating scope is a scope", quota("one", "t", "{requests.cpu: '8'}", "{}", "  scopes: [Terminating]\n"), "unbounded", vec!["one", "three", "two"], "8"),
+        (
+            "a Terminating scope is a scope",
+            quota("one", "t", "{requests.cpu: '8'}", "{}", "  scopes: [Terminating]\n"),
+            "unbounded",
+            vec!["one", "three", "two"],
+            "8",
+        ),
     ];
     for (what, quotas, promised, unbounded, scoped_sum) in cases {
         let r = collect(&(base.clone() + &quotas)).capacity(&Options::default());

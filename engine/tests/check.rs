@@ -200,7 +200,12 @@ fn objects_created_earlier_in_the_input_affect_later_documents() {
         (
             "a new quota in a namespace created with it",
             String::new(),
-            docs(&[&format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {NS}}}\n"), &unsynced_quota("new", "", "pods=1 resourcequotas=1"), &pod("a").yaml(), &pod("b").yaml()]),
+            docs(&[
+                &format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {NS}}}\n"),
+                &unsynced_quota("new", "", "pods=1 resourcequotas=1"),
+                &pod("a").yaml(),
+                &pod("b").yaml(),
+            ]),
             vec![OK.into(), OK.into(), OK.into(), exceeded("new", "pods", "1", "1", "1")],
         ),
         // The Priority plugin sees a PriorityClass created before the pod.

@@ -104,10 +104,7 @@ fn quota_name(arg: &str) -> Result<String, Fatal> {
     let name = match arg.split_once('/') {
         Some(("resourcequota" | "resourcequotas" | "quota", name)) => name,
         Some(_) => {
-            return Err(Fatal::input(format!(
-                "{:?}: describe shows ResourceQuotas only: name one as NAME or resourcequota/NAME",
-                crate::escape::escape(arg)
-            )))
+            return Err(Fatal::input(format!("{:?}: describe shows ResourceQuotas only: name one as NAME or resourcequota/NAME", crate::escape::escape(arg))))
         }
         None => arg,
     };

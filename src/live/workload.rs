@@ -98,23 +98,28 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
     }
     // Pods left Pending by claims quota refused: only for a template with claims templates.
     let mut pending_pods = Vec::new();
-    let template_claims = object["spec"]["template"]["spec"]["resourceClaims"].as_array().is_some_and(|c| c.iter().any(|c| c.get("resourceClaimTemplateName").is_some()));
+    let template_claims =
+        object["spec"]["template"]["spec"]["resourceClaims"].as_array().is_some_and(|c| c.iter().any(|c| c.get("resourceClaimTemplateName").is_some()));
     if template_claims {
         let owners: Vec<(String, String)> = std::iter::once((kind.to_string(), name.to_string()))
             .chain(children.iter().map(|o| (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string())))
             .collect();
-        let pods = Api::<DynamicObject>::namespaced_with(c.clone(), namespace, &ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Pod"), "pods"));
+        let pods =
+            Api::<DynamicObject>::namespaced_with(c.clone(), namespace, &ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Pod"), "pods"));
         let lp = ListParams::default().fields("status.phase=Pending");
         let list = within(conn.timeout, pods.list(&lp)).await.map_err(|e| read_error(&conn.server, format!("list pods in namespace {namespace:?}"), e))?;
         for p in list.items {
-            let owned = p.metadata.owner_references.iter().flatten().any(|r| r.controller == Some(true) && owners.iter().any(|(k, n)| r.kind == *k && r.name == *n));
+            let owned =
+                p.metadata.owner_references.iter().flatten().any(|r| r.controller == Some(true) && owners.iter().any(|(k, n)| r.kind == *k && r.name == *n));
             if owned {
                 pending_pods.push(with_type(&p, "v1", "Pod"));
             }
         }
         if !pending_pods.is_empty() {
             let claims = events_where(conn, namespace, "reason=FailedResourceClaimCreation").await?;
-            events.extend(claims.into_iter().filter(|e| pending_pods.iter().any(|p| e.object == format!("pod/{}", p["metadata"]["name"].as_str().unwrap_or("")))));
+            events.extend(
+                claims.into_iter().filter(|e| pending_pods.iter().any(|p| e.object == format!("pod/{}", p["metadata"]["name"].as_str().unwrap_or("")))),
+            );
         }
     }
     Ok(Workload::Read(WorkloadRead { object, children, events, pending_pods }))

@@ -114,8 +114,12 @@ pub fn capacity_text(r: &CapacityReport) -> String {
             }
         });
     }
-    let scoped: Vec<Vec<String>> =
-        r.resources.iter().filter(|x| x.scoped_quotas > 0).map(|x| vec![esc(&x.resource).into_owned(), format!("{} in {} quota(s)", x.scoped_hard, x.scoped_quotas)]).collect();
+    let scoped: Vec<Vec<String>> = r
+        .resources
+        .iter()
+        .filter(|x| x.scoped_quotas > 0)
+        .map(|x| vec![esc(&x.resource).into_owned(), format!("{} in {} quota(s)", x.scoped_hard, x.scoped_quotas)])
+        .collect();
     if !scoped.is_empty() {
         let _ = writeln!(out, "\nScoped quotas (apart: they cap only some pods, so they are not in Promised):");
         lines(&mut out, &scoped);
@@ -234,7 +238,8 @@ mod tests {
 
     #[test]
     fn section_lines_are_aligned() {
-        let rows = vec![vec!["requests.cpu".to_string(), "4 in 1 quota(s)".to_string()], vec!["requests.nvidia.com/gpu".to_string(), "2 in 2 quota(s)".to_string()]];
+        let rows =
+            vec![vec!["requests.cpu".to_string(), "4 in 1 quota(s)".to_string()], vec!["requests.nvidia.com/gpu".to_string(), "2 in 2 quota(s)".to_string()]];
         let mut out = String::new();
         lines(&mut out, &rows);
         assert_eq!(out, "  requests.cpu             4 in 1 quota(s)\n  requests.nvidia.com/gpu  2 in 2 quota(s)\n");

@@ -128,11 +128,7 @@ impl ClusterState {
         } else {
             vec![(kind, name)]
         };
-        owners
-            .into_iter()
-            .flat_map(|(k, n)| self.owned(ns, "pods", k, n))
-            .filter(|o| matches!(&o.body, Body::Pod(p) if p.waits_for_claims()))
-            .collect()
+        owners.into_iter().flat_map(|(k, n)| self.owned(ns, "pods", k, n)).filter(|o| matches!(&o.body, Body::Pod(p) if p.waits_for_claims())).collect()
     }
 
     /// The ReplicaSets of Deployment `name` in `ns` that the state holds (those whose

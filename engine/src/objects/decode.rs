@@ -672,7 +672,14 @@ mod tests {
             ("{name: a, resources: {limits: {memory: 1K}}}", "containers[0].resources.limits.memory"),
             ("{name: a, ports: 3}", "containers[0].ports"),
         ] {
-            for (kind, head, prefix) in [("Pod", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: ", "spec."), ("CronJob", "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c}\nspec: {schedule: x, jobTemplate: {spec: {template: {spec: ", "spec.jobTemplate.spec.template.spec.")] {
+            for (kind, head, prefix) in [
+                ("Pod", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: ", "spec."),
+                (
+                    "CronJob",
+                    "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c}\nspec: {schedule: x, jobTemplate: {spec: {template: {spec: ",
+                    "spec.jobTemplate.spec.template.spec.",
+                ),
+            ] {
                 let close = if kind == "CronJob" { "}}}}" } else { "" };
                 let short = one(&format!("{head}{{containers: [{bad}]}}{close}\n")).unwrap_err();
                 let long = one(&format!("{head}{}{close}\n", many_containers(bad, n))).unwrap_err();
