@@ -548,15 +548,20 @@ async fn run_the_pod(kubeconfig: &Path, c: &Client, ns: &str, node: &str, ip: st
         .collect();
     assert!(args.iter().any(|a| a.starts_with(&format!("--listen={ip}:"))), "{args:?}");
     let log = std::fs::File::create(dir.join("guard.log")).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
-        .arg("--kubeconfig")
-        .arg(&sa_kubeconfig)
-        .args(&args)
-        .env_remove("KUBECONFIG")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
+    cmd.arg("--kubeconfig").arg(&sa_kubeconfig).args(&args).env_remove("KUBECONFIG").stdout(Stdio::null()).stderr(log);
+    // As the image's user (65532) where the test may pick one: the guard needs no root.
+    let uid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap());
+    if uid == 0 {
+        use std::os::unix::fs::PermissionsExt;
+        for f in std::fs::read_dir(&dir).unwrap() {
+            std::fs::set_permissions(f.unwrap().path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::os::unix::process::CommandExt::uid(&mut cmd, 65532);
+        std::os::unix::process::CommandExt::gid(&mut cmd, 65532);
+    }
+    let child = cmd.spawn().unwrap();
     let running = Stopped(child);
     let result = serve_checks(kubeconfig, c, ns, &pod, ip, &dir).await;
     drop(running);
