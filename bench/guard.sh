@@ -23,6 +23,9 @@
 #   E2E_RATES  requests a second through the API server, each     [50 200]
 #   SECONDS_   seconds of each load                               [60]
 #   PARALLEL   concurrent create requests while filling           [16]
+#   ONLY       `memory`: stop after the guard's memory once listed [unset: everything]
+#   KEEP       1: leave what was made (and say its prefix), for another run to reuse
+#   PREFIX     the prefix of a KEEP run's objects: reuse them instead of filling again
 #   KQ_LAB_DIR, KQ_LAB_PORT   as for tests/cluster/lab.sh         [/tmp/kubectl-quota-lab, 26443]
 # Needs: cargo, curl >= 7.66 (--parallel), awk, /usr/bin/time.
 set -euo pipefail
@@ -32,7 +35,7 @@ RATE=${RATE:-1000}
 E2E_RATES=${E2E_RATES:-50 200}
 SECS=${SECONDS_:-60}
 PARALLEL=${PARALLEL:-16}
-P=kq-bench-guard-$$
+P=${PREFIX:-kq-bench-guard-$$}
 source "$(dirname "${BASH_SOURCE[0]}")/lab-common.sh"
 curl -sf --max-time 5 --cacert "$LAB_DIR/ca.crt" "$SERVER/readyz" >/dev/null || die "the lab API server at $SERVER is not ready"
 
@@ -43,6 +46,11 @@ GUARD_PID=
 cleanup() {
   [[ -n $GUARD_PID ]] && kill "$GUARD_PID" 2>/dev/null || true
   "$BIN" guard uninstall >/dev/null 2>&1 || true
+  if [[ ${KEEP:-} == 1 ]]; then
+    echo "kept: PREFIX=$P" >&2
+    rm -rf "$WORK"
+    return
+  fi
   { for ((i = 0; i < NS; i++)); do printf '/api/v1/namespaces/%s-%05d\n' "$P" "$i"; done
     echo "/api/v1/namespaces/$P-web"; } | batch DELETE application/json >/dev/null || true
   rm -rf "$WORK"
@@ -54,6 +62,7 @@ echo "building the release binaries ..." >&2
 LOAD=$TARGET/release/examples/guard_load
 
 # --- 1. fill the lab ------------------------------------------------------------------------------
+fill() {
 t0=$(now)
 printf '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s-web"}}' "$P" >"$WORK/web-ns.json"
 for ((i = 0; i < NS; i++)); do
@@ -98,6 +107,8 @@ made=$({ for ((q = 0; q < 20; q++)); do printf '/api/v1/namespaces/%s-web/resour
          done; } | batch PATCH application/merge-patch+json)
 ((made == 2 * NS + 20)) || die "$made of $((2 * NS + 20)) quota statuses set"
 echo "set every quota's status in $(since "$t0" 0) s"
+}
+if [[ -n ${PREFIX:-} ]]; then echo "reusing the objects of an earlier KEEP=1 run: $P-*"; else fill; fi
 
 # --- 2. the guard, listed ----------------------------------------------------------------------------
 "$BIN" guard certs --host 127.0.0.1 --dir "$WORK/certs" >/dev/null
@@ -112,6 +123,7 @@ done
 echo "guard listed every cache in $(since "$t0" 1) s ($(curl -s --cacert "$WORK/certs/ca.crt" "https://127.0.0.1:$PORT/metrics" | awk '/^kubectl_quota_guard_cache_objects\{resource="resourcequotas"\}/ { print $2 }') quotas)"
 memory() { awk '/^VmRSS|^VmHWM/ { printf "%s %d MB  ", $1, $2 / 1024 }' "/proc/$GUARD_PID/status"; echo; }
 echo "guard memory after listing: $(memory)"
+[[ ${ONLY:-} == memory ]] && exit 0
 
 # --- 3. at the guard --------------------------------------------------------------------------------
 cat >"$WORK/deploy.json" <<EOF

@@ -324,6 +324,23 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
     quota(&c, &kubeconfig, &raised, "4").await;
     until(30, "the guard to see the raised quota", || async { warnings(&apply(&kubeconfig, &wide, &["--dry-run=server"])).is_empty().then_some(()) }).await;
 
+    // ... and they outlive the API server: killed and started again (every watch cut, and the
+    // store moved on, so that resuming from before is answered 410 Gone), then the quota is
+    // lowered, and the next answer knows it. The guard listed the quotas again to learn it.
+    let count = |metrics: &str, name: &str| {
+        metrics.lines().find_map(|l| l.strip_prefix(name)).and_then(|n| n.trim().parse::<u64>().ok()).unwrap_or_else(|| panic!("{name} in\n{metrics}"))
+    };
+    let lists = r#"kubectl_quota_guard_lists_total{resource="resourcequotas"}"#;
+    let before = count(&curl(&[&format!("{base}/metrics")]).1, lists);
+    let restarted =
+        Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cluster/lab.sh")).arg("restart-apiserver").env("KQ_LAB_DIR", &dir).output().unwrap();
+    assert!(restarted.status.success(), "restarting the API server: {}", text(&restarted.stderr));
+    quota(&c, &kubeconfig, &raised, "1").await;
+    until(60, "the guard to see the lowered quota", || async { (warnings(&apply(&kubeconfig, &wide, &["--dry-run=server"])).len() == 1).then_some(()) }).await;
+    let metrics = curl(&[&format!("{base}/metrics")]).1;
+    assert!(count(&metrics, lists) > before, "the quotas listed again after the restart:\n{metrics}");
+    assert!(count(&metrics, r#"kubectl_quota_guard_watch_failures_total{resource="resourcequotas"}"#) >= 1, "{metrics}");
+
     // 5. A namespace that opts in to refusals: a workload none of whose pods fit is refused.
     let strict = new_namespace(&c, "guard-enforce").await;
     let labelled = kubectl(&kubeconfig, &["label", "namespace", &strict, "kubectl-quota.io/guard=enforce"], None);

@@ -55,6 +55,8 @@ struct KindState {
     /// Unix milliseconds of the last list or change.
     changed_ms: AtomicU64,
     failures: AtomicU64,
+    /// Lists completed: the first, then one after each 410 Gone (or other reason to list again).
+    lists: AtomicU64,
 }
 
 /// The cached cluster, shared by the watches (writers) and the requests (readers).
@@ -82,6 +84,7 @@ pub struct KindReport {
     /// Seconds since the last list or change (`None` before the first list).
     pub age_seconds: Option<f64>,
     pub failures: u64,
+    pub lists: u64,
 }
 
 /// What the cache keeps of an object: what deciding reads, and nothing else. A quota loses its
@@ -132,6 +135,7 @@ impl Cache {
                     objects: s.objects.load(Ordering::SeqCst),
                     age_seconds: (changed > 0).then(|| now.saturating_sub(changed) as f64 / 1000.0),
                     failures: s.failures.load(Ordering::SeqCst),
+                    lists: s.lists.load(Ordering::SeqCst),
                 }
             })
             .collect()
@@ -168,6 +172,7 @@ impl Cache {
                 let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
                 take_kind(&mut state, listed, k);
                 slot.synced.store(true, Ordering::SeqCst);
+                slot.lists.fetch_add(1, Ordering::SeqCst);
                 slot.objects.store(count(&state, k), Ordering::SeqCst);
             }
             Change::Applied(o) => {

@@ -97,6 +97,10 @@ impl Metrics {
         for k in &kinds {
             let _ = writeln!(s, "kubectl_quota_guard_watch_failures_total{{resource=\"{}\"}} {}", k.kind.resource(), k.failures);
         }
+        family(&mut s, "lists_total", "counter", "Completed lists, by resource: the first, then one after each 410 Gone.");
+        for k in &kinds {
+            let _ = writeln!(s, "kubectl_quota_guard_lists_total{{resource=\"{}\"}} {}", k.kind.resource(), k.lists);
+        }
         family(&mut s, "ready", "gauge", "1 once every cached resource has been listed.");
         let _ = writeln!(s, "kubectl_quota_guard_ready {}", u8::from(cache.ready()));
         s

@@ -121,7 +121,7 @@ pub fn status(app: &App) -> serde_json::Value {
         .cache
         .report()
         .iter()
-        .map(|k| serde_json::json!({"resource": k.kind.resource(), "synced": k.synced, "objects": k.objects, "ageSeconds": k.age_seconds, "failures": k.failures}))
+        .map(|k| serde_json::json!({"resource": k.kind.resource(), "synced": k.synced, "objects": k.objects, "ageSeconds": k.age_seconds, "failures": k.failures, "lists": k.lists}))
         .collect();
     serde_json::json!({
         "ready": app.cache.ready(),

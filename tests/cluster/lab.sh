@@ -16,6 +16,8 @@
 #   build     build (or reuse) the binaries
 #   up        build if needed, start the cluster, print `export KUBECONFIG=...`
 #   down      stop the cluster (TERM, then KILL after KQ_LAB_STOP_TIMEOUT seconds)
+#   restart-apiserver  stop and start the API server alone: every watch is cut, and one
+#             resumed from before is answered 410 Gone (kube-apiserver.log.1 keeps the old log)
 #   status    say whether it is up (exit 0 if up and healthy, 3 if not)
 #   env       print `export KUBECONFIG=...`
 #   selftest  up, check quota enforcement and the viewer's rights, a second instance with an
@@ -567,6 +569,39 @@ cmd_up() {
 
 cmd_env() { echo "export KUBECONFIG=$LAB_DIR/kubeconfig"; }
 
+# restart-apiserver: the API server killed and started again with the same command line, as
+# after a crash; every client's watch is cut. While it is down one key is written
+# to etcd (outside /registry), so the store's revision moves on: a watch resumed from before the
+# restart is then older than the new API server's watch cache, and is answered 410 Gone, as
+# after a long outage. Needs only KQ_LAB_DIR: ports and binary are read from the running one.
+cmd_restart_apiserver() {
+  local t0 pid argv=() a etcd= port=
+  t0=$(now)
+  exec 9>"$LAB_DIR/.lock"
+  flock 9
+  pid=$(pid_of kube-apiserver) || die "kube-apiserver is not running in $LAB_DIR"
+  mapfile -d '' argv <"/proc/$pid/cmdline"
+  for a in "${argv[@]}"; do
+    case $a in
+      --etcd-servers=*) etcd=${a#*=} ;;
+      --secure-port=*) port=${a#*=} ;;
+    esac
+  done
+  [[ -n $etcd && -n $port ]] || die "kube-apiserver's command line has no --etcd-servers or --secure-port"
+  SERVER=https://127.0.0.1:$port
+  # KILL, as a crash: a 1.3x API server drains its watches for longer than a test waits.
+  kill -KILL "$pid"
+  local i; for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  mv -f "$LAB_DIR/kube-apiserver.log" "$LAB_DIR/kube-apiserver.log.1"
+  curl -sf --max-time 5 -X POST "${etcd%%,*}/v3/kv/put" \
+    -d "{\"key\":\"$(printf kq-lab-restart | base64)\",\"value\":\"$(date +%s | base64)\"}" >/dev/null ||
+    die "writing a key to etcd through its gateway (${etcd%%,*}/v3/kv/put)"
+  start kube-apiserver "${argv[@]}"
+  wait_for "kube-apiserver /readyz" curl -sf --max-time 2 --cacert "$LAB_DIR/ca.crt" "$SERVER/readyz"
+  log "kube-apiserver restarted in $(since "$t0")s"
+}
+
+
 # stop_all: the controller-manager and the apiserver first, then etcd (a 1.3x apiserver whose
 # etcd is gone keeps retrying it instead of exiting). Each group gets TERM, up to STOP_TIMEOUT
 # seconds, then KILL. Nothing else needs order: the etcd data is thrown away at the next `up`.
@@ -758,6 +793,7 @@ case ${1:-} in
   build) cmd_build ;;
   up) cmd_up ;;
   down) cmd_down ;;
+  restart-apiserver) cmd_restart_apiserver ;;
   status) cmd_status ;;
   env) cmd_env ;;
   selftest) cmd_selftest ;;
