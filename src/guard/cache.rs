@@ -11,6 +11,8 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use kubectl_quota_engine::admission::NamedQuota;
 use kubectl_quota_engine::check::ClusterState;
 use kubectl_quota_engine::objects::Object;
+use kubectl_quota_engine::quantity::Quantity;
+use kubectl_quota_engine::resources::ResourceList;
 
 use super::review::LABEL;
 use crate::live::Change;
@@ -62,6 +64,7 @@ struct KindState {
 /// The cached cluster, shared by the watches (writers) and the requests (readers).
 pub struct Cache {
     state: RwLock<ClusterState>,
+    quantities: Quantities,
     kinds: [KindState; 7],
     started: Instant,
 }
@@ -72,7 +75,7 @@ fn now_ms() -> u64 {
 
 impl Default for Cache {
     fn default() -> Self {
-        Cache { state: RwLock::new(ClusterState::default()), kinds: Default::default(), started: Instant::now() }
+        Cache { state: RwLock::new(ClusterState::default()), quantities: Quantities::default(), kinds: Default::default(), started: Instant::now() }
     }
 }
 
@@ -92,20 +95,54 @@ pub struct KindReport {
 /// `spec.hard` (admission reads `status.hard`; only `describe`'s views and hints read the
 /// spec); a namespace keeps only the labels decisions read (the guard's own, and DRA's
 /// admin-access); and no object keeps annotations or other labels.
-pub fn keep(mut o: Object) -> Object {
+/// A quota's quantities are also shared: each equal one (`0`, `8`, `16Gi`) is held once, as
+/// [`Quantities`] says.
+pub fn keep(mut o: Object, shared: &Quantities) -> Object {
     use kubectl_quota_engine::object_validation::ADMIN_ACCESS_LABEL;
     if let kubectl_quota_engine::objects::Body::ResourceQuota(q) = &mut o.body {
         q.raw = None;
         if q.has_status {
             q.spec_hard = Default::default();
         }
+        shared.share(&mut q.spec_hard);
+        shared.share(&mut q.status_hard);
+        shared.share(&mut q.status_used);
     }
     o.meta.annotations = Default::default();
     o.meta.labels.retain(|k, _| k == LABEL || k == ADMIN_ACCESS_LABEL);
     o
 }
 
+/// The quantities the cached quotas hold, one of each: a quota's is replaced by the one kept,
+/// whose text its clones share, instead of each quota holding its own copy of `0` (a few
+/// dozen bytes each, tens of thousands of times over). At most [`Quantities::MAX`] are kept:
+/// past that a new one is left as it is, so values that keep changing (usage) cannot make it
+/// grow without end.
+#[derive(Default)]
+pub struct Quantities(std::sync::Mutex<std::collections::HashMap<String, Vec<Quantity>>>);
+
+impl Quantities {
+    pub const MAX: usize = 10_000;
+
+    fn share(&self, list: &mut ResourceList) {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        for q in list.values_mut() {
+            let text = q.to_string();
+            if let Some(same) = kept.get(&text).and_then(|v| v.iter().find(|k| k.is_identical(q))) {
+                *q = same.clone();
+            } else if kept.len() < Self::MAX {
+                kept.entry(text).or_default().push(q.clone());
+            }
+        }
+    }
+}
+
 impl Cache {
+    /// What the cache keeps of an object (see [`keep`]).
+    pub fn keep(&self, o: Object) -> Object {
+        keep(o, &self.quantities)
+    }
+
     fn slot(&self, k: Kind) -> &KindState {
         &self.kinds[k as usize]
     }
@@ -286,6 +323,21 @@ mod tests {
     use kubectl_quota_engine::manifest;
     use kubectl_quota_engine::objects::decode;
 
+    #[test]
+    fn equal_quantities_are_kept_once_and_no_more_than_the_cap() {
+        let shared = Quantities::default();
+        let list = |v: &str| -> ResourceList { [("pods".to_string(), v.parse().unwrap())].into() };
+        let (mut a, mut b) = (list("10"), list("10"));
+        shared.share(&mut a);
+        shared.share(&mut b);
+        assert!(a["pods"].is_identical(&b["pods"]));
+        assert_eq!(shared.0.lock().unwrap().len(), 1);
+        for i in 0..Quantities::MAX + 50 {
+            shared.share(&mut list(&i.to_string()));
+        }
+        assert_eq!(shared.0.lock().unwrap().len(), Quantities::MAX);
+    }
+
     fn objs(text: &str) -> Vec<Object> {
         manifest::parse_str("t.yaml", text).unwrap().iter().map(|d| decode(d).unwrap()).collect()
     }
@@ -329,7 +381,7 @@ mod tests {
         assert!(s.quotas.is_empty());
         assert_eq!(labels.get(LABEL).map(String::as_str), Some("enforce"));
         assert_eq!(labels.get("team").map(String::as_str), Some("x"), "the cache keeps what it is given");
-        assert_eq!(keep(objs(NS).remove(0)).meta.labels.len(), 1, "keep drops the labels no decision reads");
+        assert_eq!(keep(objs(NS).remove(0), &Quantities::default()).meta.labels.len(), 1, "keep drops the labels no decision reads");
         assert_eq!(s.namespaces.unwrap().len(), 1);
         assert!(c.for_namespace("new").0.namespaces.is_none(), "a namespace not cached yet is unknown, not missing");
     }

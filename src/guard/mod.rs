@@ -91,7 +91,7 @@ async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
         K: kube::Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug + Send + Sync + 'static,
     {
         let (conn, cache) = (conn.clone(), cache.clone());
-        tokio::spawn(async move { live::watch_objects::<K>(&conn, cache::keep, |c| cache.apply(kind, c)).await });
+        tokio::spawn(async move { live::watch_objects::<K>(&conn, |o| cache.keep(o), |c| cache.apply(kind, c)).await });
     }
     spawn::<ResourceQuota>(conn, cache, Kind::ResourceQuotas);
     spawn::<LimitRange>(conn, cache, Kind::LimitRanges);

@@ -36,7 +36,7 @@ where
     K: kube::Resource<DynamicType = ()> + Clone + DeserializeOwned + serde::Serialize + std::fmt::Debug + Send + 'static,
 {
     let api: Api<K> = Api::all(conn.client.clone());
-    let mut stream = std::pin::pin!(watcher::watcher(api, watcher::Config::default().page_size(500)).default_backoff());
+    let mut stream = std::pin::pin!(watcher::watcher(api, watcher::Config::default().page_size(100)).default_backoff());
     let mut listed = 0;
     while let Some(event) = stream.next().await {
         match event {

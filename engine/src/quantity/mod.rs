@@ -164,6 +164,19 @@ impl Quantity {
             1
         }
     }
+    /// True when `other` is this quantity in every respect: sign, value, format and the text
+    /// kept from parsing (`==` compares values only). A holder of many equal quantities can
+    /// then keep one and hand out clones, which share the kept text.
+    pub fn is_identical(&self, other: &Quantity) -> bool {
+        self.neg == other.neg
+            && self.nanos == other.nanos
+            && self.format == other.format
+            && match (&self.cached, &other.cached) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b) || (a.text == b.text && a.scale == b.scale),
+                _ => false,
+            }
+    }
     /// True when the value is a whole number.
     pub fn is_integer(&self) -> bool {
         self.nanos.divmod_small(1_000_000_000).1 == 0

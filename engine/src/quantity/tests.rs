@@ -217,6 +217,26 @@ fn cmp_across_formats() {
 }
 
 #[test]
+fn identical_means_equal_value_format_and_kept_text() {
+    // (a, b, identical): equal values written differently are not identical.
+    let cases: &[(&str, &str, bool)] = &[
+        ("1", "1", true),
+        ("500m", "500m", true),
+        ("1Gi", "1Gi", true),
+        ("1k", "1000", false),
+        // Neither keeps its text (not canonical): both are 1536Mi in every respect.
+        ("1.5Gi", "1536Mi", true),
+        ("1", "1.0", false),
+        ("0", "-0", false),
+        ("1", "2", false),
+    ];
+    for (a, b, want) in cases {
+        assert_eq!(q(a).is_identical(&q(b)), *want, "{a} vs {b}");
+        assert_eq!(q(a).is_identical(&q(a).clone()), true, "{a} and its clone");
+    }
+}
+
+#[test]
 fn sign_is_zero_and_is_integer() {
     let cases: &[(&str, i32, bool, bool)] = &[
         ("0", 0, true, true),
