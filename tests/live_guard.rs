@@ -376,6 +376,38 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
     let s = plugin(&kubeconfig, &["guard", "status"]);
     assert_eq!(s.status.code(), Some(1));
     assert!(text(&s.stdout).contains("Reachable:   no"), "{}", text(&s.stdout));
+    // Nor does a guard that hangs, or one that answers garbage: registered in its place, each
+    // is called, and the API server admits after at most the registration's timeout (2 s).
+    let web = deployment(&after, "web", 4, "500m", "web:1");
+    for hangs in [true, false] {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let called = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = called.clone();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for mut conn in listener.incoming().flatten() {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                if !hangs {
+                    let _ = std::io::Write::write_all(&mut conn, b"HTTP/1.1 200 OK\r\ncontent-length: 8\r\n\r\nnot json");
+                }
+                held.push(conn);
+            }
+        });
+        let url = format!("https://127.0.0.1:{port}/validate");
+        let installed = plugin(&kubeconfig, &["guard", "install", "--url", &url, "--ca-file", certs.join("ca.crt").to_str().unwrap()]);
+        assert!(installed.status.success(), "install: {}", text(&installed.stderr));
+        let what = if hangs { "a guard that hangs" } else { "a guard that answers garbage" };
+        let took = until(60, &format!("the API server to call {what}"), || async {
+            let started = Instant::now();
+            let out = apply(&kubeconfig, &web, &["--dry-run=server"]);
+            let took = started.elapsed();
+            assert!(out.status.success() && warnings(&out).is_empty(), "{what}: {}", text(&out.stderr));
+            (called.load(std::sync::atomic::Ordering::SeqCst) > 0).then_some(took)
+        })
+        .await;
+        assert!(took < Duration::from_secs(10), "{what}: apply took {took:?}");
+    }
 
     // 7. Uninstalled: the registration is gone.
     let gone = plugin(&kubeconfig, &["guard", "uninstall"]);
