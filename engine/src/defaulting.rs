@@ -29,7 +29,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::objects::{LimitRangeItem, Pod, Pvc};
+use crate::objects::{LimitRangeItem, Pod, Pvc, StorageClassInfo};
 use crate::resources::ResourceList;
 use crate::version::Rules;
 
@@ -43,7 +43,7 @@ pub struct Mutators<'a> {
     /// RuntimeClass overheads by name.
     pub runtime_classes: Option<&'a BTreeMap<String, ResourceList>>,
     /// StorageClasses: (name, is default, creationTimestamp).
-    pub storage_classes: Option<&'a [(String, bool, Option<String>)]>,
+    pub storage_classes: Option<&'a [StorageClassInfo]>,
 }
 
 /// What the API server drops from a new pod because the release's feature gate for it is
@@ -306,16 +306,16 @@ pub fn apply_runtime_class(pod: &mut Pod, classes: Option<&BTreeMap<String, Reso
 
 /// DefaultStorageClass: a claim with neither the beta annotation nor `storageClassName` gets
 /// the default class (the newest default wins; ties go to the first name).
-pub fn apply_default_storage_class(pvc: &mut Pvc, annotations: &BTreeMap<String, String>, classes: Option<&[(String, bool, Option<String>)]>) -> Vec<String> {
+pub fn apply_default_storage_class(pvc: &mut Pvc, annotations: &BTreeMap<String, String>, classes: Option<&[StorageClassInfo]>) -> Vec<String> {
     if pvc.storage_class_name.is_some() || annotations.contains_key("volume.beta.kubernetes.io/storage-class") {
         return vec![];
     }
     let Some(classes) = classes else { return vec![] };
-    let mut defaults: Vec<&(String, bool, Option<String>)> = classes.iter().filter(|c| c.1).collect();
+    let mut defaults: Vec<&StorageClassInfo> = classes.iter().filter(|c| c.is_default).collect();
     // Newest creationTimestamp first (RFC 3339 strings sort by time), then name ascending.
-    defaults.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    defaults.sort_by(|a, b| b.created.cmp(&a.created).then(a.name.cmp(&b.name)));
     match defaults.first() {
-        Some((name, _, _)) => {
+        Some(StorageClassInfo { name, .. }) => {
             pvc.storage_class_name = Some(name.clone());
             vec![format!("DefaultStorageClass: storageClassName={name}")]
         }
@@ -465,11 +465,13 @@ mod tests {
 
     #[test]
     fn default_storage_class_only_for_claims_without_any_class() {
-        let classes = vec![
-            ("old".to_string(), true, Some("2020-01-01T00:00:00Z".to_string())),
-            ("new".to_string(), true, Some("2024-01-01T00:00:00Z".to_string())),
-            ("gold".to_string(), false, None),
-        ];
+        let class = |name: &str, is_default: bool, created: Option<&str>| StorageClassInfo {
+            name: name.to_string(),
+            is_default,
+            created: created.map(str::to_string),
+            allow_volume_expansion: false,
+        };
+        let classes = vec![class("old", true, Some("2020-01-01T00:00:00Z")), class("new", true, Some("2024-01-01T00:00:00Z")), class("gold", false, None)];
         let none = BTreeMap::new();
         let mut pvc = Pvc::default();
         apply_default_storage_class(&mut pvc, &none, Some(&classes));

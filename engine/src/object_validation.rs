@@ -258,6 +258,48 @@ pub fn invalid_update(old: &Object, new: &Object, rules: &crate::version::Rules)
     }
 }
 
+/// PersistentVolumeClaimResize, the admission plugin after LimitRanger and before quota: a
+/// claim whose requested storage grows must be bound, and of a class (the beta annotation
+/// `volume.beta.kubernetes.io/storage-class`, else `spec.storageClassName`), the same before and
+/// after, whose StorageClass sets `allowVolumeExpansion: true`. The refusal's message (403,
+/// after `is forbidden: `), or `None`. Unknown classes (`classes` is `None`) refuse nothing:
+/// `check` says then that it cannot decide (see `check::gaps`).
+pub fn resize_refusal(old: &Object, new: &Object, classes: Option<&[crate::objects::StorageClassInfo]>) -> Option<String> {
+    let (Body::PersistentVolumeClaim(o), Body::PersistentVolumeClaim(n)) = (&old.body, &new.body) else { return None };
+    if !pvc_grows(o, n) {
+        return None;
+    }
+    if !o.bound {
+        return Some("Only bound persistent volume claims can be expanded".into());
+    }
+    // A manifest that names no class keeps the stored one (what `kubectl apply` sends).
+    let old_class = pvc_class(old).unwrap_or("");
+    let class = pvc_class(new).unwrap_or(old_class);
+    let allowed = !class.is_empty()
+        && class == old_class
+        && match classes {
+            None => return None,
+            Some(classes) => classes.iter().any(|c| c.name == class && c.allow_volume_expansion),
+        };
+    (!allowed).then(|| "only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize".into())
+}
+
+/// Whether an update asks for more storage than the claim had (absent is zero).
+pub fn pvc_grows(old: &crate::objects::Pvc, new: &crate::objects::Pvc) -> bool {
+    let zero = crate::quantity::Quantity::zero();
+    new.storage_request.as_ref().unwrap_or(&zero) > old.storage_request.as_ref().unwrap_or(&zero)
+}
+
+/// A claim's class as the server reads it: the beta annotation first, then the field; `None`
+/// when it names none.
+fn pvc_class(o: &Object) -> Option<&str> {
+    match (&o.body, o.meta.annotations.get("volume.beta.kubernetes.io/storage-class")) {
+        (_, Some(a)) => Some(a),
+        (Body::PersistentVolumeClaim(p), None) => p.storage_class_name.as_deref(),
+        _ => None,
+    }
+}
+
 /// A claim as the server stores it, so that a manifest re-applied unchanged compares equal to
 /// it: an ask's `allocationMode` defaults to `ExactCount`, whose `count` defaults to 1.
 fn claim_defaulted(c: &crate::objects::Claim) -> crate::objects::Claim {

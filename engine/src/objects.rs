@@ -211,6 +211,19 @@ pub struct Pvc {
     pub bound: bool,
 }
 
+/// A StorageClass as admission reads it: DefaultStorageClass picks the default for a claim
+/// that names none, PersistentVolumeClaimResize lets a bound claim grow only where the class
+/// allows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StorageClassInfo {
+    pub name: String,
+    /// Annotated as the default class.
+    pub is_default: bool,
+    /// `metadata.creationTimestamp` (the newest default wins).
+    pub created: Option<String>,
+    pub allow_volume_expansion: bool,
+}
+
 /// A Service as quota sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Service {
@@ -368,6 +381,8 @@ pub enum Body {
     },
     StorageClass {
         is_default: bool,
+        /// `allowVolumeExpansion`: a bound claim of the class may grow.
+        allow_volume_expansion: bool,
     },
     RuntimeClass {
         overhead: ResourceList,

@@ -4,8 +4,8 @@
 //! `IsDNS1035Label` texts; `ValidateNonnegativeField`'s "must be greater than or equal to 0").
 
 use kubectl_quota_engine::manifest::parse_str;
-use kubectl_quota_engine::object_validation::invalid_message;
-use kubectl_quota_engine::objects::decode;
+use kubectl_quota_engine::object_validation::{invalid_message, resize_refusal};
+use kubectl_quota_engine::objects::{decode, Object, StorageClassInfo};
 
 const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const LABEL: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
@@ -151,5 +151,45 @@ fn workload_templates_are_validated_before_quota() {
     ];
     for (what, yaml, version, want) in rows {
         assert_eq!(refused(&yaml, version).as_deref(), want, "{what}");
+    }
+}
+
+// PersistentVolumeClaimResize, between LimitRanger and quota (semantics.md §4.2).
+fn pvc(class: &str, storage: &str, bound: bool) -> Object {
+    let status = if bound { "status: {phase: Bound}\n" } else { "" };
+    let text = format!(
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: data}}\nspec: {{{class}resources: {{requests: {{storage: {storage}}}}}}}\n{status}"
+    );
+    decode(&parse_str("x.yaml", &text).unwrap()[0]).unwrap()
+}
+
+#[test]
+fn resize_refused_unless_bound_and_the_class_allows_expansion() {
+    const NO: Option<&str> = None;
+    const FORBIDDEN: Option<&str> = Some("only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize");
+    let classes = |allow: bool| vec![StorageClassInfo { name: "fast".into(), is_default: false, created: None, allow_volume_expansion: allow }];
+    let (allowing, refusing) = (classes(true), classes(false));
+    let fast = "storageClassName: fast, ";
+    // (what, stored, manifest, classes, refusal)
+    let cases: Vec<(&str, Object, Object, Option<&[StorageClassInfo]>, Option<&str>)> = vec![
+        ("grows, bound, the class allows", pvc(fast, "2Gi", true), pvc(fast, "4Gi", false), Some(&allowing), NO),
+        ("grows, bound, the class does not allow", pvc(fast, "2Gi", true), pvc(fast, "4Gi", false), Some(&refusing), FORBIDDEN),
+        ("grows, bound, no such class", pvc(fast, "2Gi", true), pvc(fast, "4Gi", false), Some(&[]), FORBIDDEN),
+        ("grows, bound, no class at all", pvc("", "2Gi", true), pvc("", "4Gi", false), Some(&allowing), FORBIDDEN),
+        (
+            "grows, bound, an explicit empty class",
+            pvc("storageClassName: '', ", "2Gi", true),
+            pvc("storageClassName: '', ", "4Gi", false),
+            Some(&allowing),
+            FORBIDDEN,
+        ),
+        ("grows, the manifest names no class: the stored one", pvc(fast, "2Gi", true), pvc("", "4Gi", false), Some(&allowing), NO),
+        ("grows, bound, the classes unknown", pvc(fast, "2Gi", true), pvc(fast, "4Gi", false), None, NO),
+        ("grows, not bound", pvc(fast, "2Gi", false), pvc(fast, "4Gi", false), Some(&allowing), Some("Only bound persistent volume claims can be expanded")),
+        ("the same size", pvc(fast, "2Gi", true), pvc(fast, "2048Mi", false), Some(&refusing), NO),
+        ("shrinks", pvc(fast, "2Gi", true), pvc(fast, "1Gi", false), Some(&refusing), NO),
+    ];
+    for (what, old, new, classes, want) in cases {
+        assert_eq!(resize_refusal(&old, &new, classes).as_deref(), want, "{what}");
     }
 }

@@ -288,7 +288,7 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
         }
         Kind::StorageClasses => {
             if let Some(v) = s.storage_classes.as_mut() {
-                v.retain(|c| c.0 != name);
+                v.retain(|c| c.name != name);
             }
         }
         Kind::RuntimeClasses => {

@@ -12,7 +12,8 @@
 //! the case's own cluster-scoped objects (`cluster-scoped.yaml`, e.g. DeviceClasses) are created
 //! first and deleted at the end; then `cluster.yaml`: ResourceQuotas (waiting until each has
 //! `status.hard` and usage for every hard key), LimitRanges, then the rest in order (refusals go
-//! to `setup_errors`, in kubectl's words). Once the quotas' usage has settled, `state.yaml` is
+//! to `setup_errors`, in kubectl's words; a claim naming its volume is waited for until bound).
+//! Once the quotas' usage has settled, `state.yaml` is
 //! taken from the server: the Namespace (when the case has a `namespace.yaml`), quotas,
 //! LimitRanges, ResourceClaimTemplates, and every object a
 //! candidate names that already exists (an update), trimmed of server-set metadata, the
@@ -548,6 +549,17 @@ async fn record_in(s: &Server, dir: &Path, ns: &str, with_namespace: bool) -> Re
         }
     }
     settle(s, ns).await?;
+    // Claims the setup binds to a volume of its own (`spec.volumeName`): the persistent volume
+    // controller binds them; only a bound claim may grow (PersistentVolumeClaimResize).
+    for d in setup.iter().filter(|d| d["kind"] == "PersistentVolumeClaim" && d["spec"]["volumeName"].is_string()) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while s.get(ns, d).await?.is_none_or(|c| c["status"]["phase"] != "Bound") {
+            if Instant::now() > deadline {
+                bail!("claim {} never bound to volume {}", d["metadata"]["name"], d["spec"]["volumeName"]);
+            }
+            sleep_ms(200).await;
+        }
+    }
     // Deployments in the setup: their pods (and claims) must be there before the snapshot.
     for d in setup.iter().filter(|d| d["kind"] == "Deployment") {
         if let Some(live) = s.get(ns, d).await? {

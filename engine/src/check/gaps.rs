@@ -31,7 +31,19 @@ pub(super) fn lacking_for(obj: &Object, state: &ClusterState, ns: &str, rules: &
                 pvc_needs(pvc, false, &format!("its claims {name}-*"), quotas, &mut need);
             }
         }
-        Body::PersistentVolumeClaim(p) => pvc_needs(p, obj.meta.annotations.contains_key(BETA_STORAGE_CLASS), "the claim", quotas, &mut need),
+        Body::PersistentVolumeClaim(p) => {
+            pvc_needs(p, obj.meta.annotations.contains_key(BETA_STORAGE_CLASS), "the claim", quotas, &mut need);
+            let key = (ns.to_string(), obj.type_info.group_resource(), obj.meta.name.clone());
+            if let Some(Body::PersistentVolumeClaim(old)) = state.existing.get(&key).map(|o| &o.body) {
+                if old.bound && crate::object_validation::pvc_grows(old, p) {
+                    need(
+                        Lacking::StorageClasses,
+                        "the bound claim grows, which its StorageClass must allow (allowVolumeExpansion), and the cluster's StorageClasses are not known"
+                            .into(),
+                    );
+                }
+            }
+        }
         Body::ResourceClaim(_) if charges_extended(quotas) && rules.dra_claim_extended_resources => need(
             Lacking::DeviceClasses,
             "the claim's devices are charged as a DeviceClass's extended resource when the class has one, and the cluster's DeviceClasses are not known".into(),
@@ -149,7 +161,11 @@ mod tests {
         };
         let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {selector: {}, template: {spec: {priorityClassName: gold, containers: [{name: a, image: x}]}}}\n";
         let claimed = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {resourceClaims: [{name: g, resourceClaimTemplateName: gpu}], containers: [{name: a, image: x}]}\n";
+        let bound = format!("{PLAIN}---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: c, namespace: ns}}\nspec: {{storageClassName: fast, resources: {{requests: {{storage: 1Gi}}}}}}\nstatus: {{phase: Bound}}\n");
+        let grown = pvc("storageClassName: fast, ").replace("1Gi", "2Gi");
         let cases: Vec<(&str, &str, String, Vec<Lacking>)> = vec![
+            ("a bound claim grows", &bound, grown, vec![Lacking::StorageClasses]),
+            ("a bound claim keeps its size", &bound, pvc("storageClassName: fast, "), vec![]),
             ("a pod naming no class, no quota by class", PLAIN, pod(""), vec![]),
             ("a pod naming no class, a quota by class", BY_CLASS, pod(""), vec![Lacking::PriorityClasses]),
             ("a pod naming a class", PLAIN, pod("priorityClassName: gold, "), vec![Lacking::PriorityClasses]),

@@ -99,6 +99,9 @@ pub(super) fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: 
     if let Some(message) = limits_broken {
         return (Decision::refused(RefusalReason::Admission, message), mutations);
     }
+    if let Some(message) = old.as_ref().and_then(|prev| crate::object_validation::resize_refusal(prev, obj, state.storage_classes.as_deref())) {
+        return (Decision::refused(RefusalReason::Admission, message), mutations);
+    }
     let quotas = state.quotas.entry(ns.to_string()).or_default();
     let request = Request { classes: state.device_classes.as_ref(), detail: opts.detail, resize: false };
     let decision = check_request_detailed(quotas, obj, old.as_ref(), &opts.limited, &opts.rules, &request);

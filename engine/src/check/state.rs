@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::admission::NamedQuota;
-use crate::objects::{Body, LimitRangeItem, Object};
+use crate::objects::{Body, LimitRangeItem, Object, StorageClassInfo};
 use crate::resources::ResourceList;
 
 /// What the cluster holds that admission consults.
@@ -18,8 +18,8 @@ pub struct ClusterState {
     pub limit_ranges: BTreeMap<String, Vec<(String, Vec<LimitRangeItem>)>>,
     /// PriorityClasses (globalDefault, value); `None` when the state says nothing about them.
     pub priority_classes: Option<BTreeMap<String, (bool, i32)>>,
-    /// StorageClasses (name, is default, creationTimestamp); `None` when unknown.
-    pub storage_classes: Option<Vec<(String, bool, Option<String>)>>,
+    /// StorageClasses; `None` when unknown.
+    pub storage_classes: Option<Vec<StorageClassInfo>>,
     /// RuntimeClass overheads; `None` when unknown.
     pub runtime_classes: Option<BTreeMap<String, ResourceList>>,
     /// Objects that already exist, by (namespace, group-resource, name): creating one again is
@@ -230,10 +230,10 @@ impl ClusterState {
             Body::PriorityClass { global_default, value } => {
                 self.priority_classes.get_or_insert_with(BTreeMap::new).insert(name, (global_default, value));
             }
-            Body::StorageClass { is_default } => {
+            Body::StorageClass { is_default, allow_volume_expansion } => {
                 let list = self.storage_classes.get_or_insert_with(Vec::new);
-                list.retain(|x| x.0 != name);
-                list.push((name, is_default, o.meta.creation_timestamp.clone()));
+                list.retain(|x| x.name != name);
+                list.push(StorageClassInfo { name, is_default, created: o.meta.creation_timestamp.clone(), allow_volume_expansion });
             }
             Body::RuntimeClass { overhead } => {
                 self.runtime_classes.get_or_insert_with(BTreeMap::new).insert(name, overhead);

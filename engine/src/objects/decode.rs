@@ -511,7 +511,8 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
             let is_default = ["storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"]
                 .iter()
                 .any(|a| m.annotations.get(*a).is_some_and(|v| v == "true"));
-            (m, Body::StorageClass { is_default })
+            let allow_volume_expansion = v.get("allowVolumeExpansion").and_then(serde_json::Value::as_bool).unwrap_or(false);
+            (m, Body::StorageClass { is_default, allow_volume_expansion })
         }
         ("node.k8s.io", "RuntimeClass") => {
             let rc: k8s_openapi::api::node::v1::RuntimeClass = typed(v)?;
