@@ -427,3 +427,10 @@ fn exhaustive_short_strings_never_panic_and_round_trip() {
     }
     assert!(accepted > 1000, "only {accepted} accepted");
 }
+
+#[test]
+fn a_quantity_stays_small() {
+    // Every resource list is a B-tree of quantities: a Pod of 100,000 containers with
+    // LimitRange defaults holds 200,000 of its nodes, whose size follows this one.
+    assert!(std::mem::size_of::<Quantity>() <= 40, "{} bytes", std::mem::size_of::<Quantity>());
+}
