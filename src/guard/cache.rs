@@ -94,9 +94,8 @@ pub struct KindReport {
 /// typed copy (`raw`, which only a quota checked as a document needs) and, once synced, its
 /// `spec.hard` (admission reads `status.hard`; only `describe`'s views and hints read the
 /// spec); a namespace keeps only the labels decisions read (the guard's own, and DRA's
-/// admin-access); and no object keeps annotations or other labels.
-/// A quota's quantities are also shared: each equal one (`0`, `8`, `16Gi`) is held once, as
-/// [`Quantities`] says.
+/// admin-access); and no object keeps annotations or other labels. A quota's quantities are
+/// shared: each (`0`, `8`, `16Gi`) is held once, as [`Quantities`] says.
 pub fn keep(mut o: Object, shared: &Quantities) -> Object {
     use kubectl_quota_engine::object_validation::ADMIN_ACCESS_LABEL;
     if let kubectl_quota_engine::objects::Body::ResourceQuota(q) = &mut o.body {
@@ -131,7 +130,12 @@ impl Quantities {
             if let Some(same) = kept.get(&text).and_then(|v| v.iter().find(|k| k.is_identical(q))) {
                 *q = same.clone();
             } else if kept.len() < Self::MAX {
-                kept.entry(text).or_default().push(q.clone());
+                // Equal values spelled in another format (`1k`, `1e3`) are kept apart, a few
+                // at most.
+                let same_value = kept.entry(text).or_default();
+                if same_value.len() < 4 {
+                    same_value.push(q.clone());
+                }
             }
         }
     }
