@@ -456,6 +456,8 @@ pub fn check_request_detailed(
     let gr_resource = obj.type_info.resource.clone();
     let limited_here: Vec<&LimitedResource> = limited.iter().filter(|l| l.api_group == gr_group && l.resource == gr_resource).collect();
     let mut limited_names: BTreeSet<String> = BTreeSet::new();
+    let aliased;
+    let mut obj = obj;
     if !limited_here.is_empty() {
         let u = ev.usage(obj);
         for l in &limited_here {
@@ -463,6 +465,15 @@ pub fn check_request_detailed(
                 if v.sign() > 0 && l.match_contains.iter().any(|m| k.contains(m.as_str())) {
                     limited_names.insert(k.clone());
                 }
+            }
+        }
+        // That first evaluation can change a pod's pod-level values in upstream's code; what
+        // follows sees the pod so changed (see pod_totals).
+        if let crate::objects::Body::Pod(p) = &obj.body {
+            if let Some(changed) = usage::after_one_usage(p) {
+                let body = crate::objects::Body::Pod(changed);
+                aliased = Object { origin: obj.origin.clone(), type_info: obj.type_info.clone(), meta: obj.meta.clone(), body };
+                obj = &aliased;
             }
         }
     }

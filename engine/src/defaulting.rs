@@ -142,7 +142,13 @@ pub fn default_pod_level_resources(pod: &mut Pod, rules: &Rules) -> Vec<String> 
             continue;
         }
         let Some(limit) = limits.get(&k) else { continue };
-        let v = if request > *limit { request } else { limit.clone() };
+        let v = if request > *limit {
+            // Go assigns the request's value itself, not a copy of it.
+            pod.pod_level_shared.push(k.clone());
+            request
+        } else {
+            limit.clone()
+        };
         notes.push(format!("API defaulting: pod-level limits.{k}={v}, the larger of the pod-level request and the containers' limits"));
         pod.pod_limits.insert(k, v);
     }

@@ -124,6 +124,9 @@ pub struct Pod {
     /// Pod-level `spec.resources` (PodLevelResources).
     pub pod_requests: ResourceList,
     pub pod_limits: ResourceList,
+    /// Resources whose pod-level limit the API server's defaulting set to the pod-level request
+    /// itself, one Go value for both (see `pod_totals::within_one_usage`).
+    pub pod_level_shared: Vec<String>,
     pub priority_class_name: String,
     pub active_deadline_seconds: Option<i64>,
     pub runtime_class_name: Option<String>,

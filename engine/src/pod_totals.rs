@@ -3,6 +3,7 @@
 //! replacing what they set; overhead; and whether an update resizes the pod.
 
 use crate::objects::{Container, Pod};
+use crate::quantity::Quantity;
 use crate::resources::{self, ResourceList};
 
 /// Per-resource max: `list[k] = max(list[k], v)`.
@@ -93,6 +94,81 @@ pub(crate) fn limits_of_pod(pod: &Pod, mut limits: ResourceList) -> ResourceList
         }
     }
     limits
+}
+
+// Upstream's `PodRequests` and `PodLimits` copy a pod-level request or limit into their
+// result without a deep copy, then add the overhead to it in place. For a value Go holds as an
+// `inf.Dec` (`4.5Gi`, or a sum that had one), that adds the overhead to the pod's own spec, and
+// what reads the value later sees it added again. Two cases follow. Within one evaluation
+// (`PodUsageFunc` calls both), a pod-level limit that defaulting set to the request itself
+// (`Pod::pod_level_shared`) gets the overhead twice, and so does the request. Across
+// evaluations, ResourceQuota's `CheckRequest` evaluates a pod twice when the admission
+// configuration limits pods (`limitedResources`): the charged usage is the second's. Upstream
+// 1.37.2's code does this (tests/oracle.rs finds it), so the servers built from it do too.
+
+/// The overhead additions one evaluation makes to the values Go holds as `inf.Dec`: for each
+/// overhead resource, (to the pod-level request, to the pod-level limit).
+fn in_place_additions(pod: &Pod) -> Vec<(String, Option<Quantity>, Option<Quantity>)> {
+    if pod.overhead.is_empty() || !pod_level_resources_set(pod) {
+        return vec![];
+    }
+    let mut out = Vec::new();
+    for (k, o) in pod.overhead.iter().filter(|(k, _)| pod_level_supported(k)) {
+        let request = pod.pod_requests.get(k).filter(|v| v.is_go_dec());
+        if pod.pod_level_shared.contains(k) {
+            // One value: PodRequests adds the overhead, then PodLimits adds it again (the
+            // value is not zero any more), and both results read it at the end.
+            if let Some(v) = request {
+                let twice = v.add(o).add(o);
+                out.push((k.clone(), Some(twice.clone()), Some(twice)));
+            }
+            continue;
+        }
+        // PodLimits adds overhead only to a limit that is there and not zero.
+        let limit = pod.pod_limits.get(k).filter(|v| v.is_go_dec() && !v.is_zero());
+        if request.is_some() || limit.is_some() {
+            out.push((k.clone(), request.map(|v| v.add(o)), limit.map(|v| v.add(o))));
+        }
+    }
+    out
+}
+
+fn with_values(pod: &Pod, values: Vec<(String, Option<Quantity>, Option<Quantity>)>) -> Option<Pod> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut p = pod.clone();
+    for (k, request, limit) in values {
+        if let Some(v) = request {
+            p.pod_requests.insert(k.clone(), v);
+        }
+        if let Some(v) = limit {
+            p.pod_limits.insert(k, v);
+        }
+    }
+    Some(p)
+}
+
+/// The pod as one evaluation's sums read it, for a shared pod-level value held as `inf.Dec`:
+/// request and limit, each already holding one overhead that the plain sums then add again.
+/// `None` when nothing is shared so.
+pub fn within_one_usage(pod: &Pod) -> Option<Pod> {
+    let once: Vec<_> = pod
+        .overhead
+        .iter()
+        .filter(|(k, _)| pod.pod_level_shared.contains(k) && pod.pod_requests.get(*k).is_some_and(Quantity::is_go_dec))
+        .map(|(k, o)| {
+            let v = pod.pod_requests[k].add(o);
+            (k.clone(), Some(v.clone()), Some(v))
+        })
+        .collect();
+    with_values(pod, once)
+}
+
+/// The pod as an evaluation leaves it: its `inf.Dec` pod-level values with the overhead added
+/// in place. `None` when an evaluation changes nothing.
+pub fn after_one_usage(pod: &Pod) -> Option<Pod> {
+    with_values(pod, in_place_additions(pod))
 }
 
 /// Whether an update of a pod changes its containers' resources (an in-place resize).

@@ -33,7 +33,7 @@ use crate::resource_names::{is_extended_resource_name, is_native_resource_name};
 use crate::resources::ResourceList;
 use crate::version::Rules;
 
-pub use crate::pod_totals::{aggregate, is_resize, pod_level_resources_set, pod_limits, pod_requests};
+pub use crate::pod_totals::{after_one_usage, aggregate, is_resize, pod_level_resources_set, pod_limits, pod_requests};
 use crate::pod_totals::{limits_of_pod, max_into, requests_of_pod};
 
 /// Resources the API server never quota-checks.
@@ -298,6 +298,8 @@ fn pod_usage_for(pod: &Pod, dra_extended: bool, use_status_resources: bool, max_
     } else {
         pod
     };
+    let aliased = crate::pod_totals::within_one_usage(pod);
+    let pod = aliased.as_ref().unwrap_or(pod);
     compute_usage_into(&mut out, &pod_requests(pod), &pod_limits(pod), dra_extended);
     out
 }

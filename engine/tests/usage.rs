@@ -129,6 +129,43 @@ fn pod_level_resources_replace_the_container_aggregate() {
 }
 
 #[test]
+fn overhead_added_in_place_to_pod_level_values_go_holds_as_decimals() {
+    // §1.3, upstream 1.37.2's PodRequests and PodLimits (component-helpers): a pod-level value
+    // Go holds as an inf.Dec (`1.5Gi`: a fraction with a binary suffix) gets the overhead
+    // added in place. The kata class's overhead is memory 120Mi. Within one evaluation that
+    // counts twice only where 1.37's defaulting made the pod-level limit the request itself (the
+    // request larger than the containers' limits); an admission configuration limiting pods
+    // makes CheckRequest evaluate the pod twice, and the second evaluation is charged. Every
+    // row is what tests/oracle's upstream code answers for the same pod and quota.
+    let keys = &["requests.memory", "limits.memory"];
+    let kata = |memory: &str, limit: &str| {
+        pod("p")
+            .app("a", &format!("requests: {{cpu: 100m, memory: 100Mi}}, limits: {{cpu: 100m, memory: {limit}}}"))
+            .with(&format!("resources: {{requests: {{memory: {memory}}}}}"))
+            .with("runtimeClassName: kata")
+    };
+    let limits_pods = limited(&["{resource: pods, matchContains: [nvidia.com/gpu]}"]);
+    let rows: Vec<(&str, String, Option<&str>, &str)> = vec![
+        ("an inf.Dec request, the limit defaulted to it: twice in both", kata("1.5Gi", "100Mi").yaml(), None, "limits.memory=1776Mi,requests.memory=1776Mi"),
+        ("the same value as an int64: once", kata("1536Mi", "100Mi").yaml(), None, "limits.memory=1656Mi,requests.memory=1656Mi"),
+        ("the containers' limit larger: not the same value, once each", kata("1.5Gi", "2Gi").yaml(), None, "limits.memory=2168Mi,requests.memory=1656Mi"),
+        ("evaluated twice (pods limited): the request twice", kata("1.5Gi", "2Gi").yaml(), Some(&limits_pods), "limits.memory=2168Mi,requests.memory=1776Mi"),
+        (
+            "evaluated twice, the limit the request: four times",
+            kata("1.5Gi", "100Mi").yaml(),
+            Some(&limits_pods),
+            "limits.memory=2016Mi,requests.memory=2016Mi",
+        ),
+        ("evaluated twice, an int64: once", kata("1536Mi", "2Gi").yaml(), Some(&limits_pods), "limits.memory=2168Mi,requests.memory=1656Mi"),
+    ];
+    let mut t = Table::default();
+    for (what, yaml, admission, want) in rows {
+        t.row(what, usage(&only(check_with(&docs(&[CLUSTER]), &yaml, admission, None)), keys), want);
+    }
+    t.done();
+}
+
+#[test]
 fn must_specify_requires_cpu_and_memory_keys_on_every_container() {
     let lr_default = limit_range("{type: Container, default: {cpu: 500m}}");
     let lr_request_only = limit_range("{type: Container, defaultRequest: {cpu: 100m}}");

@@ -191,6 +191,7 @@ fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<TakenContainers
         overhead: resource_list(&spec.overhead, &format_args!("{path}.overhead"), true)?,
         pod_requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
         pod_limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
+        pod_level_shared: Vec::new(),
         priority_class_name: spec.priority_class_name.clone().unwrap_or_default(),
         active_deadline_seconds: spec.active_deadline_seconds,
         runtime_class_name: spec.runtime_class_name.clone().filter(|s| !s.is_empty()),

@@ -49,12 +49,14 @@ impl Quantity {
     }
     fn arith_result(&self, other: &Quantity, neg: bool, nanos: Mag) -> Quantity {
         let format = if self.is_zero() { other.format } else { self.format };
-        Quantity { neg: neg && !nanos.is_zero(), nanos, format, cached: None }
+        // Go's Add and Sub keep an int64Amount only when both sides are one (an overflow,
+        // which would also turn to inf.Dec, is not followed).
+        Quantity { neg: neg && !nanos.is_zero(), nanos, format, go_dec: self.go_dec || other.go_dec, cached: None }
     }
     /// `q.Neg()`: the same value with the other sign (zero stays zero), same format; the
     /// original string is dropped.
     pub fn neg(&self) -> Quantity {
-        Quantity { neg: !self.neg && !self.nanos.is_zero(), nanos: self.nanos.clone(), format: self.format, cached: None }
+        Quantity { neg: !self.neg && !self.nanos.is_zero(), nanos: self.nanos.clone(), format: self.format, go_dec: self.go_dec, cached: None }
     }
     /// `q.RoundUp(scale)` with scale as a power of ten (`-3` = milli, `0` = whole units);
     /// rounds away from zero; the cached original string is dropped only if the value changed.
@@ -75,7 +77,7 @@ impl Quantity {
             m.mul_pow10(shift);
             saturate(m)
         };
-        Quantity { neg: self.neg, nanos, format: self.format, cached: keep }
+        Quantity { neg: self.neg, nanos, format: self.format, go_dec: self.go_dec, cached: keep }
     }
     /// `q.Value()`: ceiling to an integer (away from zero). Saturates at i64 bounds.
     pub fn value(&self) -> i64 {
@@ -428,7 +430,7 @@ mod tests {
     #[test]
     fn quantity_add_and_sub_in_128_bits_equal_the_sign_magnitude_results() {
         let mags = boundary_mags();
-        let quantity = |neg: bool, m: &Mag| Quantity { neg: neg && !m.is_zero(), nanos: m.clone(), format: Format::DecimalSI, cached: None };
+        let quantity = |neg: bool, m: &Mag| Quantity { neg: neg && !m.is_zero(), nanos: m.clone(), format: Format::DecimalSI, go_dec: false, cached: None };
         for a in &mags {
             for b in &mags {
                 for (an, bn) in [(false, false), (false, true), (true, false), (true, true)] {

@@ -269,7 +269,7 @@ mod tests {
         for &m in &magnitudes {
             for format in [Format::DecimalSI, Format::BinarySI, Format::DecimalExponent] {
                 for neg in [false, true] {
-                    let quantity = Quantity { neg: neg && m != 0, nanos: Mag::from_u128(m), format, cached: None };
+                    let quantity = Quantity { neg: neg && m != 0, nanos: Mag::from_u128(m), format, go_dec: false, cached: None };
                     assert_eq!(quantity.to_string(), quantity.canonicalize(), "{m} nanos, {format:?}, negative: {neg}");
                     assert_eq!(&*quantity.canonical(), quantity.canonicalize(), "{m} nanos, {format:?}, negative: {neg}");
                 }

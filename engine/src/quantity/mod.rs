@@ -118,6 +118,10 @@ pub struct Quantity {
     /// `|value| * 10^9`, exact.
     nanos: Mag,
     format: Format,
+    /// Go holds the value as an `inf.Dec` (its parser's slow path: a fraction with a binary
+    /// suffix, too many digits, a scale below nano), not an `int64Amount`. Only upstream's
+    /// aliasing of such values (see `pod_totals::after_first_usage`) depends on it.
+    go_dec: bool,
     /// The text the value was written as, shared by copies.
     cached: Option<Arc<Cached>>,
 }
@@ -133,7 +137,7 @@ impl Default for Quantity {
 impl Quantity {
     /// Zero, DecimalSI (prints `0`).
     pub fn zero() -> Quantity {
-        Quantity { neg: false, nanos: Mag::default(), format: Format::DecimalSI, cached: None }
+        Quantity { neg: false, nanos: Mag::default(), format: Format::DecimalSI, go_dec: false, cached: None }
     }
     /// `resource.NewQuantity(v, format)`.
     pub fn from_int(v: i64, format: Format) -> Quantity {
@@ -144,7 +148,7 @@ impl Quantity {
         Quantity::from_scaled_i64(v, 1_000_000, format)
     }
     fn from_scaled_i64(v: i64, nanos_per: u128, format: Format) -> Quantity {
-        Quantity { neg: v < 0, nanos: Mag::from_u128(u128::from(v.unsigned_abs()) * nanos_per), format, cached: None }
+        Quantity { neg: v < 0, nanos: Mag::from_u128(u128::from(v.unsigned_abs()) * nanos_per), format, go_dec: false, cached: None }
     }
     /// The [`Format`] this quantity prints with.
     pub fn format(&self) -> Format {
@@ -171,11 +175,16 @@ impl Quantity {
         self.neg == other.neg
             && self.nanos == other.nanos
             && self.format == other.format
+            && self.go_dec == other.go_dec
             && match (&self.cached, &other.cached) {
                 (None, None) => true,
                 (Some(a), Some(b)) => Arc::ptr_eq(a, b) || (a.text == b.text && a.scale == b.scale),
                 _ => false,
             }
+    }
+    /// Whether Go holds this value as an `inf.Dec` rather than an `int64Amount`.
+    pub fn is_go_dec(&self) -> bool {
+        self.go_dec
     }
     /// True when the value is a whole number.
     pub fn is_integer(&self) -> bool {

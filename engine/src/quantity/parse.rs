@@ -32,10 +32,12 @@ impl Quantity {
         let denom_len = sc.denom.len() as i64;
 
         let mut cached_scale = None;
+        let go_dec;
         let nanos = match format {
             Format::DecimalSI | Format::DecimalExponent => {
                 let scale = i64::from(exponent) - denom_len;
                 let fast = 18 - (num_len + denom_len) >= 0 && scale >= -9;
+                go_dec = !fast;
                 if fast {
                     let first_is_zero = sc.num.first() == Some(&b'0');
                     // Whether the digits, fraction included, end in `000`.
@@ -58,6 +60,7 @@ impl Quantity {
             }
             Format::BinarySI => {
                 let fast = denom_len == 0 && 14 - num_len - i64::from(binary_exp) * 3 / 10 >= 0;
+                go_dec = !fast;
                 if fast {
                     // Go: `value&0x07 != 0` on the numerator (at most 11 digits here).
                     let low = sc.num.iter().fold(0u64, |acc, &d| acc.wrapping_mul(10).wrapping_add(u64::from(d - b'0')));
@@ -89,7 +92,7 @@ impl Quantity {
             }
         };
         let neg = !sc.positive && !nanos.is_zero();
-        Ok(Quantity { neg, nanos, format, cached: cached_scale.map(|scale| Arc::new(Cached { text: s.to_string(), scale })) })
+        Ok(Quantity { neg, nanos, format, go_dec, cached: cached_scale.map(|scale| Arc::new(Cached { text: s.to_string(), scale })) })
     }
 }
 

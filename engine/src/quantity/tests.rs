@@ -224,8 +224,10 @@ fn identical_means_equal_value_format_and_kept_text() {
         ("500m", "500m", true),
         ("1Gi", "1Gi", true),
         ("1k", "1000", false),
-        // Neither keeps its text (not canonical): both are 1536Mi in every respect.
-        ("1.5Gi", "1536Mi", true),
+        // Neither keeps its text (not canonical), but Go holds 1.5Gi as an inf.Dec (a fraction
+        // with a binary suffix) and 1536Mi as an int64Amount.
+        ("1.5Gi", "1536Mi", false),
+        ("1.5Gi", "1.5Gi", true),
         ("1", "1.0", false),
         ("0", "-0", false),
         ("1", "2", false),
