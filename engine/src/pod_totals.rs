@@ -106,9 +106,11 @@ pub(crate) fn limits_of_pod(pod: &Pod, mut limits: ResourceList) -> ResourceList
 // configuration limits pods (`limitedResources`): the charged usage is the second's. Upstream
 // 1.37.2's code does this (tests/oracle.rs finds it), so the servers built from it do too.
 
-/// The overhead additions one evaluation makes to the values Go holds as `inf.Dec`: for each
-/// overhead resource, (to the pod-level request, to the pod-level limit).
-fn in_place_additions(pod: &Pod) -> Vec<(String, Option<Quantity>, Option<Quantity>)> {
+/// The pod-level values Go holds as `inf.Dec` that gain an overhead in place: for each
+/// overhead resource, (name, new request, new limit). `evaluated`: as a whole evaluation leaves
+/// them; else as its sums read a shared value, one overhead in, before the plain sums add
+/// theirs.
+fn in_place(pod: &Pod, evaluated: bool) -> Vec<(String, Option<Quantity>, Option<Quantity>)> {
     if pod.overhead.is_empty() || !pod_level_resources_set(pod) {
         return vec![];
     }
@@ -119,20 +121,21 @@ fn in_place_additions(pod: &Pod) -> Vec<(String, Option<Quantity>, Option<Quanti
             // One value: PodRequests adds the overhead, then PodLimits adds it again (the
             // value is not zero any more), and both results read it at the end.
             if let Some(v) = request {
-                let twice = v.add(o).add(o);
-                out.push((k.clone(), Some(twice.clone()), Some(twice)));
+                let v = if evaluated { v.add(o).add(o) } else { v.add(o) };
+                out.push((k.clone(), Some(v.clone()), Some(v)));
             }
-            continue;
-        }
-        // PodLimits adds overhead only to a limit that is there and not zero.
-        let limit = pod.pod_limits.get(k).filter(|v| v.is_go_dec() && !v.is_zero());
-        if request.is_some() || limit.is_some() {
-            out.push((k.clone(), request.map(|v| v.add(o)), limit.map(|v| v.add(o))));
+        } else if evaluated {
+            // PodLimits adds overhead only to a limit that is there and not zero.
+            let limit = pod.pod_limits.get(k).filter(|v| v.is_go_dec() && !v.is_zero());
+            if request.is_some() || limit.is_some() {
+                out.push((k.clone(), request.map(|v| v.add(o)), limit.map(|v| v.add(o))));
+            }
         }
     }
     out
 }
 
+/// `pod` with the values [`in_place`] gives; `None` when there are none.
 fn with_values(pod: &Pod, values: Vec<(String, Option<Quantity>, Option<Quantity>)>) -> Option<Pod> {
     if values.is_empty() {
         return None;
@@ -153,22 +156,13 @@ fn with_values(pod: &Pod, values: Vec<(String, Option<Quantity>, Option<Quantity
 /// request and limit, each already holding one overhead that the plain sums then add again.
 /// `None` when nothing is shared so.
 pub fn within_one_usage(pod: &Pod) -> Option<Pod> {
-    let once: Vec<_> = pod
-        .overhead
-        .iter()
-        .filter(|(k, _)| pod.pod_level_shared.contains(k) && pod.pod_requests.get(*k).is_some_and(Quantity::is_go_dec))
-        .map(|(k, o)| {
-            let v = pod.pod_requests[k].add(o);
-            (k.clone(), Some(v.clone()), Some(v))
-        })
-        .collect();
-    with_values(pod, once)
+    with_values(pod, in_place(pod, false))
 }
 
 /// The pod as an evaluation leaves it: its `inf.Dec` pod-level values with the overhead added
 /// in place. `None` when an evaluation changes nothing.
 pub fn after_one_usage(pod: &Pod) -> Option<Pod> {
-    with_values(pod, in_place_additions(pod))
+    with_values(pod, in_place(pod, true))
 }
 
 /// Whether an update of a pod changes its containers' resources (an in-place resize).

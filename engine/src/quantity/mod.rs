@@ -120,7 +120,7 @@ pub struct Quantity {
     format: Format,
     /// Go holds the value as an `inf.Dec` (its parser's slow path: a fraction with a binary
     /// suffix, too many digits, a scale below nano), not an `int64Amount`. Only upstream's
-    /// aliasing of such values (see `pod_totals::after_first_usage`) depends on it.
+    /// aliasing of such values (see `pod_totals::after_one_usage`) depends on it.
     go_dec: bool,
     /// The text the value was written as, shared by copies.
     cached: Option<Arc<Cached>>,
