@@ -33,8 +33,7 @@ pub(super) fn lacking_for(obj: &Object, state: &ClusterState, ns: &str, rules: &
         }
         Body::PersistentVolumeClaim(p) => {
             pvc_needs(p, obj.meta.annotations.contains_key(BETA_STORAGE_CLASS), "the claim", quotas, &mut need);
-            let key = (ns.to_string(), obj.type_info.group_resource(), obj.meta.name.clone());
-            if let Some(Body::PersistentVolumeClaim(old)) = state.existing.get(&key).map(|o| &o.body) {
+            if let Some(Body::PersistentVolumeClaim(old)) = state.existing_for(ns, obj).map(|o| &o.body) {
                 if old.bound && crate::object_validation::pvc_grows(old, p) {
                     need(
                         Lacking::StorageClasses,

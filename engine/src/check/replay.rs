@@ -48,8 +48,7 @@ fn mutate(obj: &mut Object, state: &ClusterState, ns: &str, rules: &Rules) -> Re
 
 /// Mutates and admits one object in namespace `ns`, charging the quotas when admitted.
 pub(super) fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> (Decision, Vec<String>) {
-    let key = (ns.to_string(), obj.type_info.group_resource(), obj.meta.name.clone());
-    let old = state.existing.get(&key).cloned();
+    let old = state.existing_for(ns, obj).cloned();
     if let (Body::Pod(new), Some(Body::Pod(prev))) = (&mut obj.body, old.as_ref().map(|o| &o.body)) {
         // An update carries the stored status along (what the kubelet reported).
         new.container_statuses = prev.container_statuses.clone();

@@ -109,6 +109,11 @@ impl Gap {
 }
 
 impl ClusterState {
+    /// The stored object that `obj`, created in `ns`, would update.
+    pub fn existing_for(&self, ns: &str, obj: &Object) -> Option<&Object> {
+        self.existing.get(&(ns.to_string(), obj.type_info.group_resource(), obj.meta.name.clone()))
+    }
+
     /// The objects of group-resource `gr` in `ns` that the state holds whose controlling owner
     /// is `kind`/`name` (a Deployment's ReplicaSets, a ReplicaSet's pods).
     pub fn owned(&self, ns: &str, gr: &str, kind: &str, name: &str) -> Vec<&Object> {
