@@ -273,8 +273,8 @@ pub fn resize_refusal(old: &Object, new: &Object, classes: Option<&[crate::objec
         return Some("Only bound persistent volume claims can be expanded".into());
     }
     // A manifest that names no class keeps the stored one (what `kubectl apply` sends).
-    let old_class = pvc_class(old).unwrap_or("");
-    let class = pvc_class(new).unwrap_or(old_class);
+    let old_class = o.class(&old.meta.annotations).unwrap_or("");
+    let class = n.class(&new.meta.annotations).unwrap_or(old_class);
     let allowed = !class.is_empty()
         && class == old_class
         && match classes {
@@ -288,16 +288,6 @@ pub fn resize_refusal(old: &Object, new: &Object, classes: Option<&[crate::objec
 pub fn pvc_grows(old: &crate::objects::Pvc, new: &crate::objects::Pvc) -> bool {
     let zero = crate::quantity::Quantity::zero();
     new.storage_request.as_ref().unwrap_or(&zero) > old.storage_request.as_ref().unwrap_or(&zero)
-}
-
-/// A claim's class as the server reads it: the beta annotation first, then the field; `None`
-/// when it names none.
-fn pvc_class(o: &Object) -> Option<&str> {
-    match (&o.body, o.meta.annotations.get("volume.beta.kubernetes.io/storage-class")) {
-        (_, Some(a)) => Some(a),
-        (Body::PersistentVolumeClaim(p), None) => p.storage_class_name.as_deref(),
-        _ => None,
-    }
 }
 
 /// A claim as the server stores it, so that a manifest re-applied unchanged compares equal to

@@ -214,6 +214,18 @@ pub struct Pvc {
     pub bound: bool,
 }
 
+impl Pvc {
+    /// The claim's class as the server reads it: the beta annotation
+    /// `volume.beta.kubernetes.io/storage-class` if present (even empty), else
+    /// `spec.storageClassName`; `None` when it names none.
+    pub fn class<'a>(&'a self, annotations: &'a BTreeMap<String, String>) -> Option<&'a str> {
+        match annotations.get("volume.beta.kubernetes.io/storage-class") {
+            Some(c) => Some(c),
+            None => self.storage_class_name.as_deref(),
+        }
+    }
+}
+
 /// A StorageClass as admission reads it: DefaultStorageClass picks the default for a claim
 /// that names none, PersistentVolumeClaimResize lets a bound claim grow only where the class
 /// allows it.

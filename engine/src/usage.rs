@@ -431,10 +431,7 @@ pub fn must_specify_message(missing: &BTreeMap<String, BTreeSet<String>>) -> Str
 /// The storage class a claim is charged to: the beta annotation if present (even empty),
 /// else `spec.storageClassName`.
 pub fn pvc_class(pvc: &Pvc, annotations: &BTreeMap<String, String>) -> String {
-    match annotations.get("volume.beta.kubernetes.io/storage-class") {
-        Some(c) => c.clone(),
-        None => pvc.storage_class_name.clone().unwrap_or_default(),
-    }
+    pvc.class(annotations).unwrap_or_default().to_string()
 }
 
 /// PVC usage: counts, `requests.storage` (whole bytes, or allocated if larger) and the
