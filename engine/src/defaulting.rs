@@ -42,7 +42,7 @@ pub struct Mutators<'a> {
     pub priority_classes: Option<&'a BTreeMap<String, (bool, i32)>>,
     /// RuntimeClass overheads by name.
     pub runtime_classes: Option<&'a BTreeMap<String, ResourceList>>,
-    /// StorageClasses: (name, is default, creationTimestamp).
+    /// StorageClasses.
     pub storage_classes: Option<&'a [StorageClassInfo]>,
 }
 
