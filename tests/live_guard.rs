@@ -136,16 +136,13 @@ async fn replica_set_pods_and_refusals(c: &Client, ns: &str, image: &str) -> (us
 
 /// The running guard and its registration: both gone when dropped.
 struct Guard {
-    child: Option<Child>,
+    child: Option<Stopped>,
     kubeconfig: PathBuf,
 }
 
 impl Guard {
     fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+        self.child.take();
     }
 }
 
@@ -200,7 +197,7 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
         .stderr(log)
         .spawn()
         .unwrap();
-    let mut guard = Guard { child: Some(child), kubeconfig: kubeconfig.clone() };
+    let mut guard = Guard { child: Some(Stopped(child)), kubeconfig: kubeconfig.clone() };
 
     // Registered through the real API server, reachable, synced.
     let url = format!("https://{listen}/validate");

@@ -591,7 +591,7 @@ cmd_restart_apiserver() {
   SERVER=https://127.0.0.1:$port
   # KILL, as a crash: a 1.3x API server drains its watches for longer than a test waits.
   kill -KILL "$pid"
-  local i; for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  local i; for ((i = 0; i < 50; i++)); do alive "$pid" || break; sleep 0.1; done
   mv -f "$LAB_DIR/kube-apiserver.log" "$LAB_DIR/kube-apiserver.log.1"
   curl -sf --max-time 5 -X POST "${etcd%%,*}/v3/kv/put" \
     -d "{\"key\":\"$(printf kq-lab-restart | base64)\",\"value\":\"$(date +%s | base64)\"}" >/dev/null ||
@@ -600,7 +600,6 @@ cmd_restart_apiserver() {
   wait_for "kube-apiserver /readyz" curl -sf --max-time 2 --cacert "$LAB_DIR/ca.crt" "$SERVER/readyz"
   log "kube-apiserver restarted in $(since "$t0")s"
 }
-
 
 # stop_all: the controller-manager and the apiserver first, then etcd (a 1.3x apiserver whose
 # etcd is gone keeps retrying it instead of exiting). Each group gets TERM, up to STOP_TIMEOUT
