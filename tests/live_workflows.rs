@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab_dir, new_namespace, plugin, text};
+use common::live::{client, eventually, lab_dir, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
@@ -171,6 +171,17 @@ spec:
     metadata: {labels: {app: api}}
     spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 100m}}}]}
 ";
+
+/// The message of the first event in `ns` with `reason` (the controllers' own words), waited
+/// for up to a minute.
+async fn event_message(c: &Client, ns: &str, reason: &str) -> String {
+    let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(c.clone(), ns);
+    eventually(&format!("a {reason} event in {ns}"), 60, || async {
+        let list = events.list(&Default::default()).await.map_err(|e| e.to_string())?;
+        list.items.into_iter().find(|e| e.reason.as_deref() == Some(reason)).map(|e| e.message.unwrap_or_default()).ok_or_else(|| "none yet".to_string())
+    })
+    .await
+}
 
 #[tokio::test]
 async fn offline_check_on_a_snapshot_agrees_with_the_live_check() {
@@ -604,16 +615,7 @@ async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
         .await
         .unwrap();
     // The controller's own words: a ReplicaSetCreateError event on the Deployment.
-    let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(c.clone(), &ns);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let server = loop {
-        let found = events.list(&Default::default()).await.unwrap().items.into_iter().find(|e| e.reason.as_deref() == Some("ReplicaSetCreateError"));
-        if let Some(e) = found {
-            break e.message.unwrap_or_default();
-        }
-        assert!(Instant::now() < deadline, "the controller never failed to create the ReplicaSet");
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    };
+    let server = event_message(&c, &ns, "ReplicaSetCreateError").await;
     assert!(server.starts_with("Failed to create new replica set") && server.contains(want_message), "{server}");
 
     let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
@@ -729,16 +731,7 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     assert_eq!((code, d["outcome"].as_str(), d["podsPending"].as_i64()), (Some(1), Some("podsPending"), Some(1)), "before: {d:#}");
     apply(&c, &ns, web).await.unwrap();
     // The controllers: two pods, one claim created, the other refused (an event on the pod).
-    let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(c.clone(), &ns);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let refused = loop {
-        let found = events.list(&Default::default()).await.unwrap().items.into_iter().find(|e| e.reason.as_deref() == Some("FailedResourceClaimCreation"));
-        if let Some(e) = found {
-            break e.message.unwrap_or_default();
-        }
-        assert!(Instant::now() < deadline, "no claim was ever refused");
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    };
+    let refused = event_message(&c, &ns, "FailedResourceClaimCreation").await;
     assert!(refused.contains("exceeded quota: q"), "{refused}");
     wait_deployment_settled(&c, &ns, "web", Some(2)).await;
     let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
