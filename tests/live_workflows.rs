@@ -172,6 +172,13 @@ spec:
     spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 100m}}}]}
 ";
 
+/// `why deployment/web -n NS -o json`: its exit status and its report.
+fn why_web(kc: &Path, ns: &str) -> (Option<i32>, Value) {
+    let out = plugin(kc, &["why", "deployment/web", "-n", ns, "-o", "json"]);
+    let v = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("why: {e}: {}", text(&out.stderr)));
+    (out.status.code(), v)
+}
+
 /// The message of the first event in `ns` with `reason` (the controllers' own words), waited
 /// for up to a minute.
 async fn event_message(c: &Client, ns: &str, reason: &str) -> String {
@@ -362,10 +369,9 @@ async fn why_names_the_quota_that_keeps_a_real_deployment_short() {
     // Wait for the real ReplicaSet controller's FailedCreate event.
     let deadline = Instant::now() + Duration::from_secs(60);
     let report = loop {
-        let out = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        let (code, v) = why_web(&kc, &ns);
         if v["serverMessage"].is_string() {
-            assert_eq!(out.status.code(), Some(1));
+            assert_eq!(code, Some(1));
             break v;
         }
         assert!(Instant::now() < deadline, "no FailedCreate event seen: {v}");
@@ -409,10 +415,9 @@ async fn why_names_the_quota_that_keeps_a_real_deployment_short() {
     // Once the Deployment's status catches up, nothing is missing.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let out = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+        let (code, v) = why_web(&kc, &ns);
         if v["verdict"] == "notBlocked" {
-            assert_eq!(out.status.code(), Some(0));
+            assert_eq!(code, Some(0));
             break;
         }
         assert!(Instant::now() < deadline, "still blocked after raising the quota: {v}");
@@ -507,8 +512,7 @@ async fn a_real_rollout_stalls_where_check_predicted() {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     let why = loop {
-        let out = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        let (_, v) = why_web(&kc, &ns);
         if v["serverMessage"].as_str().is_some_and(|m| m.contains("exceeded quota")) {
             break v;
         }
@@ -630,10 +634,9 @@ async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
         );
         if how == "live" {
             // (why reads the cluster only.)
-            let why = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
-            let w: Value = serde_json::from_str(&text(&why.stdout)).unwrap_or_else(|e| panic!("why: {e}: {}", text(&why.stderr)));
+            let (code, w) = why_web(&kc, &ns);
             assert_eq!(
-                (why.status.code(), w["verdict"].as_str(), w["quota"].as_str(), w["waiting"].as_i64()),
+                (code, w["verdict"].as_str(), w["quota"].as_str(), w["waiting"].as_i64()),
                 (Some(1), Some("blockedByQuota"), Some("objs"), Some(2)),
                 "why: {w:#}"
             );
@@ -751,13 +754,8 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
         );
     }
     // why reads the cluster only.
-    let why = plugin(&kc, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
-    let w: Value = serde_json::from_str(&text(&why.stdout)).unwrap_or_else(|e| panic!("why: {e}: {}", text(&why.stderr)));
-    assert_eq!(
-        (why.status.code(), w["verdict"].as_str(), w["quota"].as_str(), w["waiting"].as_i64()),
-        (Some(1), Some("blockedByQuota"), Some("q"), Some(1)),
-        "why: {w:#}"
-    );
+    let (code, w) = why_web(&kc, &ns);
+    assert_eq!((code, w["verdict"].as_str(), w["quota"].as_str(), w["waiting"].as_i64()), (Some(1), Some("blockedByQuota"), Some("q"), Some(1)), "why: {w:#}");
 
     // A ResourceClaim applied again unchanged: the server says `configured` (the stored claim
     // has allocationMode and count defaulted); check too, live and from a snapshot.
