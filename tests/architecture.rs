@@ -2,8 +2,11 @@
 //! `engine/src` and `src` must be an arrow the table allows, and every part must have a row.
 //!
 //! A part is a top-level module (`engine/src/check.rs` and everything under `engine/src/check/`
-//! is `check`); in the plugin, each file under `src/commands/` is a part of its own
-//! (`commands/check`), and `commands/*` is the row for all of them unless one has its own row.
+//! is `check`), except in the engine's admission chain, where each plugin (a file or folder
+//! under `engine/src/admission/`) is a part of its own (`admission/limit_ranger`) and
+//! `admission/mod.rs` is the chain, `admission`; in the plugin, each file under `src/commands/`
+//! is a part of its own (`commands/check`), and `commands/*` is the row for all of them unless
+//! one has its own row.
 //! The plugin's use of the engine crate is the arrow `engine`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -58,10 +61,17 @@ fn part_of(side: Side, rel: &Path) -> Option<String> {
         (_, [root]) if root == "lib" || root == "main" => None,
         (Side::Plugin, [dir, name]) if dir == "commands" && name == "mod" => None,
         (Side::Plugin, [dir, name, ..]) if dir == "commands" => Some(format!("commands/{name}")),
+        (Side::Engine, [dir, name]) if dir == "admission" && name == "mod" => Some("admission".into()),
+        (Side::Engine, [dir, name, ..]) if dir == "admission" => Some(format!("admission/{name}")),
         (_, [first, ..]) => Some(first.clone()),
         _ => None,
     }
 }
+
+/// The engine's admission plugins: each a part of its own (`admission/<name>`), named by the
+/// files and folders under `engine/src/admission/`.
+const ADMISSION_PLUGINS: &[&str] =
+    &["namespace_lifecycle", "limit_ranger", "priority", "default_storage_class", "pvc_resize", "runtime_class", "resource_quota"];
 
 /// The parts a file's code names through `crate::` (comments left out), and `engine` for the
 /// plugin's uses of the engine crate.
@@ -74,6 +84,14 @@ fn imports(side: Side, part: &str, code: &str) -> BTreeSet<String> {
             continue; // `kubectl_quota_engine::`, not `crate::`
         }
         let rest = &code[i + "crate::".len()..];
+        // In the engine, `crate::admission::<plugin>` is that plugin's part.
+        if let Some(after) = rest.strip_prefix("admission::").filter(|_| side == Side::Engine) {
+            let name = ident(after);
+            if ADMISSION_PLUGINS.contains(&name.as_str()) {
+                out.insert(format!("admission/{name}"));
+                continue;
+            }
+        }
         if let Some(group) = rest.strip_prefix('{') {
             let group = &group[..group.find('}').unwrap_or(group.len())];
             out.extend(group.split(',').map(|s| ident(s.trim())).filter(|s| !s.is_empty()));
@@ -148,9 +166,22 @@ fn every_import_is_an_arrow_the_architecture_table_allows() {
 }
 
 #[test]
+fn every_admission_plugin_is_a_part() {
+    let mut found = BTreeSet::new();
+    for e in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("engine/src/admission")).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().trim_end_matches(".rs").to_string();
+        if name != "mod" {
+            found.insert(name);
+        }
+    }
+    assert_eq!(found, ADMISSION_PLUGINS.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>());
+}
+
+#[test]
 fn the_import_reader_sees_paths_groups_and_the_engine() {
     let cases: &[(Side, &str, &[&str])] = &[
-        (Side::Engine, "use crate::objects::{Pod, Object};\nlet x = crate::usage::pod_usage(p);", &["objects", "usage"]),
+        (Side::Engine, "use crate::objects::{Pod, Object};\nlet x = crate::dra::pod_claims(p);", &["dra", "objects"]),
+        (Side::Engine, "use crate::admission::limit_ranger::validate_pod;\nuse crate::admission::{Decision, usage};", &["admission", "admission/limit_ranger"]),
         (Side::Engine, "use crate::{quantity, resources::ResourceList};", &["quantity", "resources"]),
         (Side::Engine, "// see crate::check\n/// [`crate::report`]\nfn f() {}", &[]),
         (Side::Plugin, "use kubectl_quota_engine::check::Report;", &["engine"]),

@@ -35,13 +35,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use kubectl_quota_engine::admission::usage::Evaluator;
 use kubectl_quota_engine::admission::{check_request_detailed, Detail, LimitedResource, NamedQuota, Request};
 use kubectl_quota_engine::defaulting;
 use kubectl_quota_engine::dra::DeviceClasses;
 use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects::{decode, Body, Object, ScopeRequirement};
 use kubectl_quota_engine::resources::ResourceList;
-use kubectl_quota_engine::usage::Evaluator;
 use kubectl_quota_engine::version::{KubeVersion, Rules};
 use serde_json::{json, Map, Value};
 

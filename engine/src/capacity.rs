@@ -47,14 +47,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::admission::scopes::describe as describe_selector;
+use crate::admission::usage;
 use crate::dra::DEVICE_CLASS_SUFFIX;
 use crate::manifest::{Document, InputError};
 use crate::objects::{self, Body};
 use crate::quantity::Quantity;
 use crate::resource_names::is_extended_resource_name;
 use crate::resources::ResourceList;
-use crate::scopes::describe as describe_selector;
-use crate::usage;
 use crate::why::is_quota_message;
 
 mod blocked;

@@ -19,15 +19,18 @@ mod template_change;
 pub use report::{CheckOptions, DocumentReport, Outcome, PodsReport, Report, Summary, Undecided};
 pub use state::{ClusterState, Gap, Lacking};
 
-use replay::{admit, admit_pod_claims, admit_workload_pods};
+use replay::{admit, admit_as, admit_pod_claims, admit_workload_pods};
 use template_change::rollout_of;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::admission::{Decision, RefusalReason};
 use crate::defaulting;
-use crate::objects::{Body, Object, Workload};
+use crate::objects::{Body, Object, ResourceQuota, Workload};
 use crate::version::{self, Served, VersionReport};
+
+/// Where a document's object is stored: (namespace, group-resource, name).
+type Key = (String, String, String);
 
 /// Checks documents one at a time, in order, charging the state as they are admitted: each
 /// document's report can be rendered and dropped before the next one is decided, so memory
@@ -42,7 +45,7 @@ pub struct Checker<'a> {
     /// Keys (namespace, group-resource, name) that more than one document names, when the
     /// documents are known in advance: an admitted object whose key is not among them is
     /// kept as its key only (see [`ClusterState::seen`]).
-    repeated: Option<BTreeSet<(String, String, String)>>,
+    repeated: Option<BTreeSet<Key>>,
     /// Name prefixes of the pods and claims the input's workloads create, per group-resource
     /// and namespace: an existing object of such a name is updated, not created, by its
     /// replica.
@@ -88,7 +91,7 @@ impl<'a> Checker<'a> {
 
     /// Whether a later document, or a replica of a workload, may name this admitted object
     /// again (always, when the documents were not announced with [`Checker::expect`]).
-    fn named_again(&self, key: &(String, String, String), body: &Body) -> bool {
+    fn named_again(&self, key: &Key, body: &Body) -> bool {
         let Some(repeated) = &self.repeated else { return true };
         // Claim templates are looked up by the pods that name them.
         matches!(body, Body::ResourceClaimTemplate(_))
@@ -105,13 +108,13 @@ impl<'a> Checker<'a> {
     }
 
     /// The key (namespace, group-resource, name) an object is stored under.
-    fn key_of(&self, o: &Object) -> (String, String, String) {
+    fn key_of(&self, o: &Object) -> Key {
         (self.namespace_of(o), o.type_info.group_resource(), o.meta.name.clone())
     }
 
     /// A copy of the state for trying `key`'s object out in `ns` without charging it: what
     /// admission consults there, and the object as it exists (an update).
-    fn scratch_with(&self, ns: &str, key: &(String, String, String)) -> ClusterState {
+    fn scratch_with(&self, ns: &str, key: &Key) -> ClusterState {
         let mut scratch = self.state.scratch_for(ns);
         if let Some(o) = self.state.existing.get(key) {
             scratch.existing.insert(key.clone(), o.clone());
@@ -124,10 +127,10 @@ impl<'a> Checker<'a> {
         self.state
     }
 
-    /// What stops an object before admission: kubectl refuses a namespaced object that names
-    /// another namespace than an explicit `-n`; the server refuses one larger than it reads, then
-    /// one whose namespace does not exist (when the state knows which exist).
-    fn early_refusal(&self, obj: &Object, ns: &str) -> Option<Decision> {
+    /// What stops a document before it reaches admission: kubectl refuses a namespaced object
+    /// that names another namespace than an explicit `-n`; the server refuses one larger than
+    /// it reads.
+    fn before_admission(&self, obj: &Object) -> Option<Decision> {
         let too_large = || {
             obj.meta
                 .too_large
@@ -145,12 +148,8 @@ impl<'a> Checker<'a> {
                 ),
             ));
         }
-        // The server reads the body (and stops at its limit) before it looks for the namespace.
-        if let Some(refused) = too_large() {
-            return Some(refused);
-        }
-        let known = self.state.namespaces.as_ref()?;
-        (!known.contains_key(ns)).then(|| Decision::refused(RefusalReason::NamespaceNotFound, format!("namespaces {ns:?} not found")))
+        // The server reads the body (and stops at its limit) before admission.
+        too_large()
     }
 
     /// A verdict that rests on something not emulated: Pod Security admission, enforced by a
@@ -168,9 +167,45 @@ impl<'a> Checker<'a> {
         })
     }
 
-    /// Decides one document (the next one in order).
+    /// Decides one document (the next one in order): the document itself, the existing
+    /// workload it updates and its rollout, the pods its controller creates, what later
+    /// documents see, the tally.
     pub fn check_one(&mut self, mut obj: Object) -> DocumentReport {
         let ns = self.namespace_of(&obj);
+        let key = self.key_of(&obj);
+        let mut report = self.decide(&mut obj, &ns, &key);
+        let existing = self.state.existing.get(&key).cloned();
+        if existing.is_some() {
+            report.notes.push("an object of this name already exists: this is an update".into());
+        }
+        let succeeded = match existing.as_ref().map(|e| &e.body) {
+            Some(Body::Workload(old)) => self.existing_workload(&obj, old, &ns, &mut report),
+            _ => 0,
+        };
+        if report.allowed {
+            // Undecided: what the state tells, charged to nothing; later documents do not see it.
+            let undecided = !report.undecided.is_empty();
+            let own = undecided && !matches!(obj.body, Body::Workload(_));
+            match &obj.body {
+                Body::Workload(w) => self.workload_pods(&obj, w, succeeded, undecided, &ns, &key, &mut report),
+                Body::Pod(p) if existing.is_none() && !p.resource_claim_templates.is_empty() => self.pod_claims(&obj, undecided, &ns, &key, &mut report),
+                _ => {}
+            }
+            if let (Body::ResourceQuota(q), true) = (&obj.body, self.opts.rules.quota_request_limit_warning) {
+                report.notes.extend(defaulting::quota_request_limit_warnings(&q.spec_hard));
+            }
+            if !own {
+                self.remember(obj, ns, key, existing.is_some(), &mut report);
+            }
+        }
+        self.tally(&mut report);
+        report
+    }
+
+    /// The document itself: whether kubectl sends it (a kind the cluster serves, the
+    /// namespace), whether the server reads it, then the admission chain. A document whose own
+    /// answer needs what the state lacks goes through the chain on a scratch copy of the state.
+    fn decide(&mut self, obj: &mut Object, ns: &str, key: &Key) -> DocumentReport {
         let mut notes = Vec::new();
         let served = if obj.type_info.unserved {
             // The cluster's discovery said so (a live check): its note is already in the run's notes.
@@ -185,40 +220,20 @@ impl<'a> Checker<'a> {
                 obj.type_info.group_resource()
             ));
         }
-        // Field validation comes before admission.
-        let invalid = match &obj.body {
-            Body::ResourceQuota(q) => {
-                // The server discards a new quota's status before validating it.
-                let mut raw = q.raw.as_deref().cloned().unwrap_or_default();
-                raw.status = None;
-                let style = crate::validation::ValueStyle::json_if(self.opts.rules.invalid_values_as_json);
-                let errors = crate::validation::validate_resource_quota(&raw, style);
-                (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors)).or_else(|| {
-                    version::unsupported_scope(&self.opts.rules, &q.scopes, q.scope_selector.as_deref())
-                        .map(|e| format!("ResourceQuota {:?} is invalid: {e}", obj.meta.name))
-                })
-            }
-            // Names, namespaces, labels and negative pod counts, as the server checks them.
-            _ => crate::object_validation::invalid_message(&obj).or_else(|| crate::object_validation::invalid_template_message(&obj, &self.opts.rules)),
-        };
-        let early_refusal = self.early_refusal(&obj, &ns);
         // What the answer needs that the state lacks: a pod's (or claim's) own admission
         // depends on it; a workload's pods do.
         let lacking =
-            if self.opts.assume_lacking || matches!(served, Served::No(_)) { vec![] } else { gaps::lacking_for(&obj, self.state, &ns, &self.opts.rules) };
+            if self.opts.assume_lacking || matches!(served, Served::No(_)) { vec![] } else { gaps::lacking_for(obj, self.state, ns, &self.opts.rules) };
         let own = !lacking.is_empty() && !matches!(obj.body, Body::Workload(_));
-        let key = self.key_of(&obj);
-        let (decision, mutations) = match (&served, early_refusal, invalid) {
+        let (decision, mutations) = match (&served, self.before_admission(obj)) {
             // kubectl finds no resource for the kind and sends nothing.
-            (Served::No(note), _, _) => {
+            (Served::No(note), _) => {
                 notes.push(note.clone());
                 (Decision::refused(RefusalReason::NotServed, version::no_matches_message(&obj.type_info.api_version, &obj.type_info.kind)), vec![])
             }
-            (_, Some(refused), _) => (refused, vec![]),
-            (_, None, Some(message)) => (Decision::refused(RefusalReason::Invalid, message), vec![]),
-            // Undecided: what the state tells, charged to nothing.
-            (_, None, None) if own => admit(&mut obj, &mut self.scratch_with(&ns, &key), &ns, self.opts),
-            (_, None, None) => admit(&mut obj, self.state, &ns, self.opts),
+            (_, Some(refused)) => (refused, vec![]),
+            (_, None) if own => admit_as(obj, &mut self.scratch_with(ns, key), ns, self.opts, true),
+            (_, None) => admit_as(obj, self.state, ns, self.opts, true),
         };
         if let Served::Deprecated(note) = &served {
             notes.push(note.clone());
@@ -226,202 +241,175 @@ impl<'a> Checker<'a> {
         if let Some(s) = &decision.skipped {
             notes.push(format!("not checked against quota: {s}"));
         }
-        let mut report = DocumentReport {
-            kind: obj.type_info.kind.clone(),
-            name: obj.meta.name.clone(),
-            namespace: obj.type_info.namespaced.then(|| ns.clone()),
-            source: obj.origin.clone(),
-            allowed: decision.allowed,
-            message: decision.refusal.as_ref().map(|r| r.message.clone()),
-            server_error: decision.refusal.as_ref().map(|r| r.server_error(&obj)),
-            refusal: decision.refusal,
-            outcome: Outcome::Admitted,
-            replicas: None,
-            replicas_admitted: None,
-            replicas_existing: None,
-            rollout: None,
-            pod_message: None,
-            pods_pending: None,
-            pod_message_alternatives: vec![],
-            mutations,
-            usage: decision.usage,
-            quotas: decision.quotas,
-            pods: None,
-            notes,
-            undecided: vec![],
-            hints: vec![],
-        };
-        if let Some(note) = self.pod_security_note(&obj, &ns) {
+        let mut report = DocumentReport::decided(obj, ns, decision, mutations, notes);
+        if let Some(note) = self.pod_security_note(obj, ns) {
             report.notes.push(note);
         }
         if own || (!lacking.is_empty() && report.allowed) {
             report.undecided = lacking;
         }
-        let undecided = !report.undecided.is_empty();
-        let existing = self.state.existing.get(&key).cloned();
-        let was_existing = existing.is_some();
+        report
+    }
+
+    /// The workload this document updates: the pods of it that exist are in the quotas' usage
+    /// already (the controller creates only the ones above them: a Deployment blocked by
+    /// quota has fewer pods than replicas, and its controller keeps trying to create the
+    /// rest); a changed template starts a rollout; pods left Pending by refused claims.
+    /// Returns how many of a Job's pods finished (they are not created again).
+    fn existing_workload(&mut self, obj: &Object, old: &Workload, ns: &str, report: &mut DocumentReport) -> i32 {
+        let running = match old.current {
+            Some(n) => n,
+            None => {
+                // A DaemonSet runs a pod per node.
+                let nodes = self.opts.nodes.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
+                let assumed = if obj.type_info.kind == "DaemonSet" { nodes.unwrap_or(0) } else { old.replicas.unwrap_or(1).max(0) };
+                report.notes.push(format!(
+                    "the existing {} carries no status: its {assumed} replicas are taken to exist (a snapshot or a live check reads how many do)",
+                    obj.type_info.kind
+                ));
+                assumed
+            }
+        };
+        report.replicas_existing = Some(running);
+        if let Body::Workload(new) = &obj.body {
+            self.rollout(obj, old, new, running, ns, report);
+            if !new.template.resource_claim_templates.is_empty() {
+                self.pods_pending_for_claims(obj, ns, report);
+            }
+        }
+        old.succeeded
+    }
+
+    /// The pods an admitted workload's controller creates, and their claims. A CronJob's come
+    /// when its schedule fires: one run is evaluated without charging it to the documents that
+    /// follow; an undecided workload's are what the state tells, charged to nothing.
+    #[allow(clippy::too_many_arguments)]
+    fn workload_pods(&mut self, obj: &Object, w: &Workload, succeeded: i32, undecided: bool, ns: &str, key: &Key, report: &mut DocumentReport) {
+        let mut w = w.clone();
+        if succeeded > 0 {
+            // A Job runs min(parallelism, completions - succeeded) pods at once.
+            if let (Some(r), Some(c)) = (w.replicas, w.counts.iter().find(|(p, _)| p.ends_with(".completions")).map(|(_, c)| *c)) {
+                let left = i32::try_from((c - i64::from(succeeded)).max(0)).unwrap_or(i32::MAX);
+                w.replicas = Some(r.min(left));
+            }
+        }
+        let pods = if obj.type_info.kind == "CronJob" {
+            let mut scratch = self.state.scratch_for(ns);
+            let o = admit_workload_pods(obj, &w, None, &mut scratch, ns, self.opts, self.each_replica);
+            report.notes.push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
+            o
+        } else if undecided {
+            let mut scratch = self.scratch_with(ns, key);
+            admit_workload_pods(obj, &w, report.replicas_existing, &mut scratch, ns, self.opts, self.each_replica)
+        } else {
+            admit_workload_pods(obj, &w, report.replicas_existing, self.state, ns, self.opts, self.each_replica)
+        };
+        report.replicas = pods.wanted;
+        report.replicas_admitted = pods.wanted.map(|_| pods.admitted);
+        report.pod_message_alternatives = pods.first_refusal.as_ref().map(|r| r.alternatives.clone()).unwrap_or_default();
+        report.pod_message = pods.first_refusal.map(|r| r.message).or(report.pod_message.take());
+        report.pods = pods.explained;
+        report.notes.extend(pods.notes);
+        if let Some(r) = pods.claim_refusal {
+            let pending = pods.claims_refused.len();
+            report.notes.push(format!(
+                "{} of {} pods admitted; the claims of {} would be refused: {}; those pods stay Pending",
+                pods.admitted,
+                pods.wanted.unwrap_or(pods.admitted),
+                pods.claims_refused.describe(),
+                r.message
+            ));
+            report.pods_pending = Some(pending);
+            if report.pod_message.is_none() {
+                report.pod_message = Some(r.message);
+            }
+        }
+    }
+
+    /// A new pod's ResourceClaims, which the resourceclaim controller creates once the pod
+    /// exists: a refused one leaves the pod Pending.
+    fn pod_claims(&mut self, obj: &Object, undecided: bool, ns: &str, key: &Key, report: &mut DocumentReport) {
+        let (refusal, claim_notes) =
+            if undecided { admit_pod_claims(obj, &mut self.scratch_with(ns, key), ns, self.opts) } else { admit_pod_claims(obj, self.state, ns, self.opts) };
+        report.notes.extend(claim_notes);
+        if let Some(r) = refusal {
+            report.notes.push(format!("the pod is created, but its ResourceClaim would be refused: {}; the pod stays Pending", r.message));
+            report.pods_pending = Some(1);
+            report.pod_message = Some(r.message);
+        }
+    }
+
+    /// What later documents see of an admitted one: an update replaces the stored object (a
+    /// workload keeps the pods the replay admitted); a create is stored, and the kinds
+    /// admission consults join the state's lists.
+    fn remember(&mut self, mut obj: Object, ns: String, key: Key, was_existing: bool, report: &mut DocumentReport) {
         if was_existing {
-            report.notes.push("an object of this name already exists: this is an update".into());
-        }
-        // The pods of an existing workload that exist are in the quotas' usage already: the
-        // controller creates only the ones above them (a Deployment blocked by quota has fewer
-        // pods than replicas, and its controller keeps trying to create the rest).
-        // A Job's pods that finished are not created again.
-        let mut succeeded = 0;
-        if let Some(Body::Workload(old)) = existing.as_ref().map(|e| &e.body) {
-            let running = match old.current {
-                Some(n) => n,
-                None => {
-                    // A DaemonSet runs a pod per node.
-                    let nodes = self.opts.nodes.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
-                    let assumed = if obj.type_info.kind == "DaemonSet" { nodes.unwrap_or(0) } else { old.replicas.unwrap_or(1).max(0) };
-                    report.notes.push(format!(
-                        "the existing {} carries no status: its {assumed} replicas are taken to exist (a snapshot or a live check reads how many do)",
-                        obj.type_info.kind
-                    ));
-                    assumed
-                }
-            };
-            succeeded = old.succeeded;
-            report.replicas_existing = Some(running);
-            if let Body::Workload(new) = &obj.body {
-                self.rollout(&obj, old, new, running, &ns, &mut report);
-                if !new.template.resource_claim_templates.is_empty() {
-                    self.pods_pending_for_claims(&obj, &ns, &mut report);
-                }
-            }
-        }
-        if report.allowed {
-            if let Body::Workload(w) = &obj.body {
-                let mut w = w.clone();
-                if succeeded > 0 {
-                    // A Job runs min(parallelism, completions - succeeded) pods at once.
-                    if let (Some(r), Some(c)) = (w.replicas, w.counts.iter().find(|(p, _)| p.ends_with(".completions")).map(|(_, c)| *c)) {
-                        let left = i32::try_from((c - i64::from(succeeded)).max(0)).unwrap_or(i32::MAX);
-                        w.replicas = Some(r.min(left));
-                    }
-                }
-                let cron = obj.type_info.kind == "CronJob";
-                // A CronJob's pods come later, when its schedule fires: evaluate one run
-                // without charging it to the documents that follow.
-                let pods = if cron {
-                    let mut scratch = self.state.scratch_for(&ns);
-                    let o = admit_workload_pods(&obj, &w, None, &mut scratch, &ns, self.opts, self.each_replica);
-                    report
-                        .notes
-                        .push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
-                    o
-                } else if undecided {
-                    // What the state tells of its pods, charged to nothing.
-                    let mut scratch = self.scratch_with(&ns, &key);
-                    admit_workload_pods(&obj, &w, report.replicas_existing, &mut scratch, &ns, self.opts, self.each_replica)
-                } else {
-                    admit_workload_pods(&obj, &w, report.replicas_existing, self.state, &ns, self.opts, self.each_replica)
-                };
-                report.replicas = pods.wanted;
-                report.replicas_admitted = pods.wanted.map(|_| pods.admitted);
-                report.pod_message_alternatives = pods.first_refusal.as_ref().map(|r| r.alternatives.clone()).unwrap_or_default();
-                report.pod_message = pods.first_refusal.map(|r| r.message).or(report.pod_message.take());
-                report.pods = pods.explained;
-                report.notes.extend(pods.notes);
-                if let Some(r) = pods.claim_refusal {
-                    let pending = pods.claims_refused.len();
-                    report.notes.push(format!(
-                        "{} of {} pods admitted; the claims of {} would be refused: {}; those pods stay Pending",
-                        pods.admitted,
-                        pods.wanted.unwrap_or(pods.admitted),
-                        pods.claims_refused.describe(),
-                        r.message
-                    ));
-                    report.pods_pending = Some(pending);
-                    if report.pod_message.is_none() {
-                        report.pod_message = Some(r.message);
-                    }
-                }
-            }
-            if let Body::Pod(p) = &obj.body {
-                if !was_existing && !p.resource_claim_templates.is_empty() {
-                    let (refusal, claim_notes) = if undecided {
-                        admit_pod_claims(&obj, &mut self.scratch_with(&ns, &key), &ns, self.opts)
-                    } else {
-                        admit_pod_claims(&obj, self.state, &ns, self.opts)
-                    };
-                    report.notes.extend(claim_notes);
-                    if let Some(r) = refusal {
-                        report.notes.push(format!("the pod is created, but its ResourceClaim would be refused: {}; the pod stays Pending", r.message));
-                        report.pods_pending = Some(1);
-                        report.pod_message = Some(r.message);
-                    }
-                }
-            }
-            if let (Body::ResourceQuota(q), true) = (&obj.body, self.opts.rules.quota_request_limit_warning) {
-                report.notes.extend(defaulting::quota_request_limit_warnings(&q.spec_hard));
-            }
-            if own {
-                // Not known to be created: later documents do not see it.
-            } else if was_existing {
-                // Later documents update what this one left: the stored object becomes this
-                // one (a workload's pods, what the replay admitted).
-                if let Some(prev) = self.state.existing.get(&key) {
-                    let mut stored = obj.clone();
-                    stored.meta.resource_version = prev.meta.resource_version.clone();
-                    stored.meta.namespace = Some(ns.clone());
-                    if let Body::Workload(w) = &mut stored.body {
-                        w.current = report.replicas_admitted.or(w.current);
-                    }
-                    self.state.existing.insert(key.clone(), stored);
-                }
-            } else {
-                if obj.type_info.kind == "Namespace" && obj.type_info.group.is_empty() {
-                    self.created_namespaces.insert(obj.meta.name.clone());
-                }
-                if let Body::ResourceQuota(q) = &mut obj.body {
-                    if self.created_namespaces.contains(&ns) {
-                        // The quota controller syncs a new quota within moments of its creation,
-                        // which kubectl's next requests seldom beat: from then on it is
-                        // enforced, with what the new namespace holds counted.
-                        let quotas_here = self.state.quotas.get(&ns).map_or(0, Vec::len) + 1;
-                        q.status_hard = q.spec_hard.clone();
-                        q.status_used = q
-                            .spec_hard
-                            .keys()
-                            .map(|k| {
-                                let n = if matches!(k.as_str(), "resourcequotas" | "count/resourcequotas") { quotas_here } else { 0 };
-                                (k.clone(), crate::quantity::Quantity::from_int(n as i64, crate::quantity::Format::DecimalSI))
-                            })
-                            .collect();
-                        q.has_status = true;
-                        report.notes.push(format!(
-                            "the quota is created in namespace {ns}, which these manifests create too: the quota controller syncs it within moments, and from then the API server enforces it; the documents after it are checked against it. One sent before the sync passes unchecked (and is counted by it), so which object is refused can depend on that timing"
-                        ));
-                    } else {
-                        // A new quota has no status until the quota controller syncs it.
-                        q.status_hard.clear();
-                        q.status_used.clear();
-                        q.has_status = false;
-                        report
-                            .notes
-                            .push("a new quota is enforced only once the quota controller has synced it (status.hard set), usually within seconds".into());
-                    }
-                }
+            if let Some(prev) = self.state.existing.get(&key) {
                 let mut stored = obj;
-                stored.meta.resource_version = Some("1".into());
-                stored.meta.namespace = Some(ns.clone());
-                // Only the kinds admission consults go into the state's lists (no copy of the rest).
-                if matches!(
-                    stored.body,
-                    Body::ResourceQuota(_) | Body::LimitRange(_) | Body::PriorityClass { .. } | Body::StorageClass { .. } | Body::RuntimeClass { .. }
-                ) || (stored.type_info.kind == "Namespace" && self.state.namespaces.is_some())
-                {
-                    self.state.add(stored.clone(), &ns);
+                stored.meta.resource_version = prev.meta.resource_version.clone();
+                stored.meta.namespace = Some(ns);
+                if let Body::Workload(w) = &mut stored.body {
+                    w.current = report.replicas_admitted.or(w.current);
                 }
-                if self.named_again(&key, &stored.body) {
-                    self.state.existing.insert(key, stored);
-                } else {
-                    self.state.seen.insert(key);
-                }
+                self.state.existing.insert(key, stored);
             }
+            return;
         }
+        if obj.type_info.kind == "Namespace" && obj.type_info.group.is_empty() {
+            self.created_namespaces.insert(obj.meta.name.clone());
+        }
+        if let Body::ResourceQuota(q) = &mut obj.body {
+            report.notes.push(self.new_quota_status(q, &ns));
+        }
+        let mut stored = obj;
+        stored.meta.resource_version = Some("1".into());
+        stored.meta.namespace = Some(ns.clone());
+        // Only the kinds admission consults go into the state's lists (no copy of the rest).
+        if matches!(
+            stored.body,
+            Body::ResourceQuota(_) | Body::LimitRange(_) | Body::PriorityClass { .. } | Body::StorageClass { .. } | Body::RuntimeClass { .. }
+        ) || (stored.type_info.kind == "Namespace" && self.state.namespaces.is_some())
+        {
+            self.state.add(stored.clone(), &ns);
+        }
+        if self.named_again(&key, &stored.body) {
+            self.state.existing.insert(key, stored);
+        } else {
+            self.state.seen.insert(key);
+        }
+    }
+
+    /// The status a new quota has when later documents are checked, and the note that says so.
+    fn new_quota_status(&self, q: &mut ResourceQuota, ns: &str) -> String {
+        if self.created_namespaces.contains(ns) {
+            // The quota controller syncs a new quota within moments of its creation, which
+            // kubectl's next requests seldom beat: from then on it is enforced, with what the
+            // new namespace holds counted.
+            let quotas_here = self.state.quotas.get(ns).map_or(0, Vec::len) + 1;
+            q.status_hard = q.spec_hard.clone();
+            q.status_used = q
+                .spec_hard
+                .keys()
+                .map(|k| {
+                    let n = if matches!(k.as_str(), "resourcequotas" | "count/resourcequotas") { quotas_here } else { 0 };
+                    (k.clone(), crate::quantity::Quantity::from_int(n as i64, crate::quantity::Format::DecimalSI))
+                })
+                .collect();
+            q.has_status = true;
+            format!(
+                "the quota is created in namespace {ns}, which these manifests create too: the quota controller syncs it within moments, and from then the API server enforces it; the documents after it are checked against it. One sent before the sync passes unchecked (and is counted by it), so which object is refused can depend on that timing"
+            )
+        } else {
+            // A new quota has no status until the quota controller syncs it.
+            q.status_hard.clear();
+            q.status_used.clear();
+            q.has_status = false;
+            "a new quota is enforced only once the quota controller has synced it (status.hard set), usually within seconds".into()
+        }
+    }
+
+    /// The run's counts after a document.
+    fn tally(&mut self, report: &mut DocumentReport) {
         report.outcome = report.outcome();
         self.summary.documents += 1;
         match report.outcome {
@@ -435,7 +423,6 @@ impl<'a> Checker<'a> {
         if report.refusal.as_ref().is_some_and(|r| !r.alternatives.is_empty()) || !report.pod_message_alternatives.is_empty() {
             self.order_matters = true;
         }
-        report
     }
 
     /// The rollout an update of an existing workload starts, or the one under way that it

@@ -1,4 +1,4 @@
-//! Dynamic Resource Allocation and quota (step 4, beside [`crate::usage`]).
+//! Dynamic Resource Allocation and quota (step 4, beside [`crate::admission::usage`]).
 //!
 //! From 1.34 a ResourceClaim is charged `count/resourceclaims.resource.k8s.io` and, per device
 //! class, `<class>.deviceclass.resource.k8s.io/devices`: an ExactCount request adds its count

@@ -7,16 +7,19 @@
 //!
 //! 1. [`manifest`]: text -> JSON documents that remember where they came from;
 //! 2. [`objects`]: documents -> typed objects with exact quantities ([`pod_totals`]: a pod's
-//!    totals, which defaulting and usage both need);
-//! 3. [`defaulting`]: what the API server changes before quota (defaults, LimitRanger,
-//!    Priority, RuntimeClass, DefaultStorageClass); [`limit_ranger`]: what LimitRanger then
-//!    refuses (min, max, limit-to-request ratio);
-//! 4. [`usage`]: which evaluator handles an object and what it consumes;
-//! 5. [`scopes`]: which quotas' scopes and selectors select it;
-//! 6. [`admission`]: one object against the namespace's quotas: the verdict and the server's
-//!    message;
-//! 7. [`check`]: documents in order, workloads replayed through their controllers;
-//! 8. [`report`]: data built from the check's result (hints, describe's view); [`plan`],
+//!    totals; [`dra`]: what ResourceClaims consume and the claims a pod's templates make);
+//! 3. [`admission`]: one request through the API server's admission chain, in its plugin
+//!    order: every plugin's mutating half ([`admission::namespace_lifecycle`],
+//!    [`admission::limit_ranger`]'s defaults, [`admission::priority`],
+//!    [`admission::default_storage_class`], [`admission::runtime_class`]), the registry's own
+//!    [`defaulting`] and [`object_validation`], then every validating half (LimitRanger's min
+//!    and max, [`admission::pvc_resize`], RuntimeClass) and [`admission::resource_quota`] last
+//!    (its [`usage`](admission::usage) evaluators, [`scopes`](admission::scopes) and the verdict
+//!    with the server's message);
+//! 4. [`rollout`]: a changed template's rollout, step by step on the quotas' counters;
+//! 5. [`check`]: documents in order; each decided, then its existing workload and rollout,
+//!    the pods its controllers create, and what later documents see;
+//! 6. [`report`]: data built from the check's result (hints, describe's view); [`plan`],
 //!    [`why`] and [`capacity`] (the cluster's quotas against its nodes) answer on top.
 //!
 //! Shared by every step: [`quantity`] (exact decimal arithmetic), [`resource_names`],
@@ -31,7 +34,6 @@ pub mod capacity;
 pub mod check;
 pub mod defaulting;
 pub mod dra;
-pub mod limit_ranger;
 pub mod manifest;
 pub mod object_validation;
 pub mod objects;
@@ -42,8 +44,6 @@ pub mod report;
 pub mod resource_names;
 pub mod resources;
 pub mod rollout;
-pub mod scopes;
-pub mod usage;
 pub mod validation;
 pub mod version;
 pub mod why;

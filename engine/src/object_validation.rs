@@ -3,16 +3,18 @@
 //! counts a controller turns into pods (replicas, parallelism, completions) must not be
 //! negative. A failure is the server's 422 answer, with its message; quota is never asked.
 //!
-//! Between pipeline steps 2 and 7: it reads decoded [`Object`]s and the vocabulary's name
-//! rules; [`crate::check`] steps it before admission.
+//! The server runs it after the mutating plugins and before the validating ones (the
+//! registry's `Validate`); [`refusal`] is that step as the admission chain
+//! ([`crate::admission::admit`]) calls it.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::objects::{Body, Object};
+use crate::objects::{Body, Object, Pod};
 use crate::resource_names::{dns1123_label_errors, regex_error};
 use crate::validation::{go_quote, validate_quota_metadata, FieldError};
+use crate::version::Rules;
 
 /// The name rule a kind's `metadata.name` follows on the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -258,38 +260,6 @@ pub fn invalid_update(old: &Object, new: &Object, rules: &crate::version::Rules)
     }
 }
 
-/// PersistentVolumeClaimResize, the admission plugin after LimitRanger and before quota: a
-/// claim whose requested storage grows must be bound, and of a class (the beta annotation
-/// `volume.beta.kubernetes.io/storage-class`, else `spec.storageClassName`), the same before and
-/// after, whose StorageClass sets `allowVolumeExpansion: true`. The refusal's message (403,
-/// after `is forbidden: `), or `None`. Unknown classes (`classes` is `None`) refuse nothing:
-/// `check` says then that it cannot decide (see `check::gaps`).
-pub fn resize_refusal(old: &Object, new: &Object, classes: Option<&[crate::objects::StorageClassInfo]>) -> Option<String> {
-    let (Body::PersistentVolumeClaim(o), Body::PersistentVolumeClaim(n)) = (&old.body, &new.body) else { return None };
-    if !pvc_grows(o, n) {
-        return None;
-    }
-    if !o.bound {
-        return Some("Only bound persistent volume claims can be expanded".into());
-    }
-    // A manifest that names no class keeps the stored one (what `kubectl apply` sends).
-    let old_class = o.class(&old.meta.annotations).unwrap_or("");
-    let class = n.class(&new.meta.annotations).unwrap_or(old_class);
-    let allowed = !class.is_empty()
-        && class == old_class
-        && match classes {
-            None => return None,
-            Some(classes) => classes.iter().any(|c| c.name == class && c.allow_volume_expansion),
-        };
-    (!allowed).then(|| "only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize".into())
-}
-
-/// Whether an update asks for more storage than the claim had (absent is zero).
-pub fn pvc_grows(old: &crate::objects::Pvc, new: &crate::objects::Pvc) -> bool {
-    let zero = crate::quantity::Quantity::zero();
-    new.storage_request.as_ref().unwrap_or(&zero) > old.storage_request.as_ref().unwrap_or(&zero)
-}
-
 /// A claim as the server stores it, so that a manifest re-applied unchanged compares equal to
 /// it: an ask's `allocationMode` defaults to `ExactCount`, whose `count` defaults to 1.
 fn claim_defaulted(c: &crate::objects::Claim) -> crate::objects::Claim {
@@ -342,6 +312,59 @@ fn go_json(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
+/// Pod field validation that mutation can break: a request above its limit (e.g. a
+/// LimitRange default limit below the container's request), and pod-level requests below the
+/// containers' aggregate (e.g. after LimitRange default requests). The server answers 422 before
+/// quota (`Pod "p" is invalid: ...`; from 1.34 the limit is named: `... cpu limit of 500m`).
+pub fn validate_pod_requests(pod: &Pod, name: &str, rules: &Rules) -> Result<(), String> {
+    let mut errors = Vec::new();
+    let groups = [("spec.containers", &pod.containers), ("spec.initContainers", &pod.init_containers)];
+    for (path, containers) in groups {
+        for (i, c) in containers.iter().enumerate() {
+            for (k, req) in &c.requests {
+                if let Some(lim) = c.limits.get(k) {
+                    if req > lim {
+                        let of = if rules.request_limit_message_names_limit { format!(" of {lim}") } else { String::new() };
+                        errors
+                            .push(format!("{path}[{i}].resources.requests: Invalid value: {:?}: must be less than or equal to {k} limit{of}", req.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    // Pod-level requests must cover what the containers ask for in all (containers and
+    // sidecars summed, the largest init phase), after LimitRange defaults filled them in.
+    if rules.pod_level_resources && !pod.pod_requests.is_empty() {
+        for (k, containers) in crate::pod_totals::aggregate(pod, |c| &c.requests) {
+            if let Some(at_pod) = pod.pod_requests.get(&k).filter(|p| containers > **p) {
+                errors.push(format!(
+                    "spec.resources.requests[{k}]: Invalid value: {:?}: must be greater than or equal to aggregate container requests of {containers}",
+                    at_pod.to_string()
+                ));
+            }
+        }
+    }
+    match errors.len() {
+        0 => Ok(()),
+        1 => Err(format!("Pod {name:?} is invalid: {}", errors[0])),
+        _ => Err(format!("Pod {name:?} is invalid: [{}]", errors.join(", "))),
+    }
+}
+
+/// Validation of a pod update: before 1.33 a running pod's resources cannot change (no
+/// in-place resize); the server's message.
+pub fn validate_pod_update(old: &Pod, new: &Pod, name: &str, rules: &Rules) -> Result<(), String> {
+    if rules.pod_resize || !crate::pod_totals::is_resize(old, new) {
+        return Ok(());
+    }
+    let fields = if rules.pod_update_grace_period {
+        "`spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+    } else {
+        "`spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds` or `spec.tolerations` (only additions to existing tolerations)"
+    };
+    Err(format!("Pod {name:?} is invalid: spec: Forbidden: pod updates may not change fields other than {fields}"))
+}
+
 /// The label a namespace needs for its ResourceClaims to ask for admin access to devices.
 pub const ADMIN_ACCESS_LABEL: &str = "resource.kubernetes.io/admin-access";
 
@@ -358,4 +381,75 @@ pub fn admin_access_refusal(claim: &Object, labels: Option<&BTreeMap<String, Str
         "ResourceClaim.resource.k8s.io {:?} is invalid: spec.devices.requests[{i}].adminAccess: Forbidden: admin access to devices requires the `{ADMIN_ACCESS_LABEL}: true` label on the containing namespace",
         claim.meta.name
     ))
+}
+
+/// The validation step of a request, in the order the checks are made here: the document as
+/// sent (its name, labels, template or quota spec: not for objects a controller makes, whose
+/// names are the controller's), then an update's immutable fields or a claim's admin access,
+/// then a pod's requests against its limits and an update's resize. The server's 422 message.
+pub fn refusal(obj: &Object, old: Option<&Object>, namespace_labels: Option<&BTreeMap<String, String>>, rules: &Rules, as_sent: bool) -> Option<String> {
+    if as_sent {
+        if let Some(message) = document_refusal(obj, rules) {
+            return Some(message);
+        }
+    }
+    let invalid = match old {
+        Some(prev) => invalid_update(prev, obj, rules),
+        None if rules.dra => admin_access_refusal(obj, namespace_labels),
+        None => None,
+    };
+    if invalid.is_some() {
+        return invalid;
+    }
+    let Body::Pod(p) = &obj.body else { return None };
+    if let Err(message) = validate_pod_requests(p, &obj.meta.name, rules) {
+        return Some(message);
+    }
+    match old.map(|o| &o.body) {
+        Some(Body::Pod(prev)) => validate_pod_update(prev, p, &obj.meta.name, rules).err(),
+        _ => None,
+    }
+}
+
+/// The document as sent: a ResourceQuota's spec (its status discarded first, as the server
+/// does for a new quota), the scopes the release supports; any other object's name,
+/// namespace, labels, negative counts and template.
+fn document_refusal(obj: &Object, rules: &Rules) -> Option<String> {
+    match &obj.body {
+        Body::ResourceQuota(q) => {
+            let mut raw = q.raw.as_deref().cloned().unwrap_or_default();
+            raw.status = None;
+            let style = crate::validation::ValueStyle::json_if(rules.invalid_values_as_json);
+            let errors = crate::validation::validate_resource_quota(&raw, style);
+            (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors)).or_else(|| {
+                crate::version::unsupported_scope(rules, &q.scopes, q.scope_selector.as_deref())
+                    .map(|e| format!("ResourceQuota {:?} is invalid: {e}", obj.meta.name))
+            })
+        }
+        _ => invalid_message(obj).or_else(|| invalid_template_message(obj, rules)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objects::Container;
+    use crate::quantity::Quantity;
+
+    fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
+        let rl = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect();
+        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), sidecar: false }], ..Pod::default() }
+    }
+
+    #[test]
+    fn requests_above_limits_are_invalid() {
+        let ok = pod_with(&[("cpu", "1")], &[("cpu", "1")]);
+        let v120 = Rules::for_version(crate::version::KubeVersion::new(1, 20));
+        assert!(validate_pod_requests(&ok, "p", &v120).is_ok());
+        let bad = pod_with(&[("cpu", "2"), ("memory", "1Gi")], &[("cpu", "500m"), ("memory", "2Gi")]);
+        assert_eq!(
+            validate_pod_requests(&bad, "p", &v120).unwrap_err(),
+            "Pod \"p\" is invalid: spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit"
+        );
+    }
 }

@@ -3,8 +3,9 @@
 //! server's as kubectl prints them (apimachinery's `IsDNS1123Subdomain`, `IsDNS1123Label`,
 //! `IsDNS1035Label` texts; `ValidateNonnegativeField`'s "must be greater than or equal to 0").
 
+use kubectl_quota_engine::admission::pvc_resize::resize_refusal;
 use kubectl_quota_engine::manifest::parse_str;
-use kubectl_quota_engine::object_validation::{invalid_message, resize_refusal};
+use kubectl_quota_engine::object_validation::invalid_message;
 use kubectl_quota_engine::objects::{decode, Object, StorageClassInfo};
 
 const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";

@@ -440,7 +440,7 @@ mod tests {
                 operator: r.operator.clone(),
                 values: r.values.clone().unwrap_or_default(),
             };
-            assert_eq!(kubectl_quota_engine::scopes::describe(&engine), line);
+            assert_eq!(kubectl_quota_engine::admission::scopes::describe(&engine), line);
         }
     }
 

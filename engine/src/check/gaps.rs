@@ -6,8 +6,8 @@
 use super::state::{ClusterState, Lacking};
 use super::Undecided;
 
+use crate::admission::priority::SYSTEM_PRIORITY_CLASSES;
 use crate::admission::NamedQuota;
-use crate::defaulting::SYSTEM_PRIORITY_CLASSES;
 use crate::objects::{Body, Object, Pod, Pvc};
 use crate::version::Rules;
 
@@ -34,7 +34,7 @@ pub(super) fn lacking_for(obj: &Object, state: &ClusterState, ns: &str, rules: &
         Body::PersistentVolumeClaim(p) => {
             pvc_needs(p, obj.meta.annotations.contains_key(BETA_STORAGE_CLASS), "the claim", quotas, &mut need);
             if let Some(Body::PersistentVolumeClaim(old)) = state.existing_for(ns, obj).map(|o| &o.body) {
-                if old.bound && crate::object_validation::pvc_grows(old, p) {
+                if old.bound && crate::admission::pvc_resize::pvc_grows(old, p) {
                     need(
                         Lacking::StorageClasses,
                         "the bound claim grows, which its StorageClass must allow (allowVolumeExpansion), and the cluster's StorageClasses are not known"

@@ -6,105 +6,33 @@ use super::report::{CheckOptions, PodsReport};
 use super::state::ClusterState;
 use std::collections::BTreeSet;
 
-use crate::admission::{check_request_detailed, Decision, Refusal, RefusalReason, Request};
-use crate::defaulting::{self, Mutators};
-use crate::limit_ranger;
+use crate::admission::{self, Cluster, Decision, Refusal};
 use crate::objects::{type_info, Body, Meta, Object, Workload};
 use crate::quantity::Quantity;
 use crate::resources::ResourceList;
-use crate::version::Rules;
 
-fn mutators<'a>(state: &'a ClusterState, ns: &str) -> Mutators<'a> {
-    Mutators {
-        limit_ranges: state.limit_ranges.get(ns).map(|v| v.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect()).unwrap_or_default(),
+/// One object through the admission chain in namespace `ns` (an update of the object the
+/// state holds under its name, else a create), charging the quotas when admitted. `as_sent`:
+/// a document as the user sent it, not an object a controller makes.
+pub(super) fn admit_as(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions, as_sent: bool) -> (Decision, Vec<String>) {
+    let old = state.existing_for(ns, obj).cloned();
+    // What the chain consults, beside the quotas it charges.
+    let cluster = Cluster {
+        namespaces: state.namespaces.as_ref(),
+        limit_ranges: state.limit_ranges.get(ns).map(Vec::as_slice).unwrap_or_default(),
         priority_classes: state.priority_classes.as_ref(),
         runtime_classes: state.runtime_classes.as_ref(),
         storage_classes: state.storage_classes.as_deref(),
-    }
-}
-
-/// Applies the mutating steps to an object about to be created. Errors are refusals by the
-/// plugin that made them.
-fn mutate(obj: &mut Object, state: &ClusterState, ns: &str, rules: &Rules) -> Result<Vec<String>, String> {
-    let m = mutators(state, ns);
-    match &mut obj.body {
-        Body::Pod(p) => {
-            let mut dropped = defaulting::drop_disabled_fields(p, rules);
-            dropped.extend(defaulting::mutate_pod(p, &m, rules)?);
-            Ok(dropped)
-        }
-        Body::Service(s) if !rules.service_lb_node_port_control => {
-            // The gate is off: the server drops the field.
-            s.allocate_load_balancer_node_ports = None;
-            Ok(vec![])
-        }
-        Body::PersistentVolumeClaim(p) => {
-            defaulting::clear_pvc_status(p);
-            Ok(defaulting::apply_default_storage_class(p, &obj.meta.annotations, m.storage_classes))
-        }
-        _ => Ok(vec![]),
-    }
-}
-
-/// Mutates and admits one object in namespace `ns`, charging the quotas when admitted.
-pub(super) fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> (Decision, Vec<String>) {
-    let old = state.existing_for(ns, obj).cloned();
-    if let (Body::Pod(new), Some(Body::Pod(prev))) = (&mut obj.body, old.as_ref().map(|o| &o.body)) {
-        // An update carries the stored status along (what the kubelet reported).
-        new.container_statuses = prev.container_statuses.clone();
-        new.resize_infeasible = prev.resize_infeasible;
-        new.phase = prev.phase.clone();
-    }
-    let mutations = if old.is_none() {
-        match mutate(obj, state, ns, &opts.rules) {
-            Ok(m) => m,
-            Err(e) => return (Decision::refused(RefusalReason::Admission, e), vec![]),
-        }
-    } else {
-        vec![]
+        device_classes: state.device_classes.as_ref(),
     };
-    let invalid = match &old {
-        Some(prev) => crate::object_validation::invalid_update(prev, obj, &opts.rules),
-        None if opts.rules.dra => {
-            let labels = state.namespaces.as_ref().and_then(|n| n.get(ns));
-            crate::object_validation::admin_access_refusal(obj, labels)
-        }
-        None => None,
-    };
-    if let Some(message) = invalid {
-        return (Decision::refused(RefusalReason::Invalid, message), mutations);
-    }
-    if let Body::Pod(p) = &obj.body {
-        if let Err(message) = defaulting::validate_pod_requests(p, &obj.meta.name, &opts.rules) {
-            return (Decision::refused(RefusalReason::Invalid, message), mutations);
-        }
-        if let Some(Body::Pod(prev)) = old.as_ref().map(|o| &o.body) {
-            if let Err(message) = defaulting::validate_pod_update(prev, p, &obj.meta.name, &opts.rules) {
-                return (Decision::refused(RefusalReason::Invalid, message), mutations);
-            }
-        }
-    }
-    // LimitRanger's validation, after every mutation: a pod on create or resize, a claim on
-    // create or update.
-    let limits_broken = {
-        let limit_ranges = mutators(state, ns).limit_ranges;
-        match (&obj.body, old.as_ref().map(|o| &o.body)) {
-            (Body::Pod(p), None) => limit_ranger::validate_pod(p, &limit_ranges, &opts.rules).err(),
-            (Body::Pod(p), Some(Body::Pod(prev))) => limit_ranger::validate_pod_update(prev, p, &limit_ranges, &opts.rules).err(),
-            (Body::PersistentVolumeClaim(c), _) => limit_ranger::validate_pvc(c, &limit_ranges).err(),
-            _ => None,
-        }
-    };
-    if let Some(message) = limits_broken {
-        return (Decision::refused(RefusalReason::Admission, message), mutations);
-    }
-    if let Some(message) = old.as_ref().and_then(|prev| crate::object_validation::resize_refusal(prev, obj, state.storage_classes.as_deref())) {
-        return (Decision::refused(RefusalReason::Admission, message), mutations);
-    }
     let quotas = state.quotas.entry(ns.to_string()).or_default();
-    let request = Request { classes: state.device_classes.as_ref(), detail: opts.detail, resize: false };
-    let decision = check_request_detailed(quotas, obj, old.as_ref(), &opts.limited, &opts.rules, &request);
-    (decision, mutations)
+    let chain = admission::Options { rules: &opts.rules, limited: &opts.limited, detail: opts.detail, as_sent };
+    admission::admit(obj, old.as_ref(), ns, &cluster, quotas, &chain)
+}
+
+/// An object a controller makes, through the admission chain (see [`admit_as`]).
+pub(super) fn admit(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> (Decision, Vec<String>) {
+    admit_as(obj, state, ns, opts, false)
 }
 
 /// A child object a controller creates.

@@ -5,8 +5,9 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 
 use super::state::Lacking;
-use crate::admission::{Detail, LimitedResource, QuotaReport, Refusal};
+use crate::admission::{Decision, Detail, LimitedResource, QuotaReport, Refusal};
 use crate::manifest::Origin;
+use crate::objects::Object;
 use crate::resources::ResourceList;
 use crate::version::{Rules, VersionReport};
 
@@ -131,6 +132,36 @@ pub enum Outcome {
 }
 
 impl DocumentReport {
+    /// The report of a document as the admission chain (or what stopped it before) decided
+    /// it, `ns` being where it was sent; what its controllers create is filled in later.
+    pub(super) fn decided(obj: &Object, ns: &str, decision: Decision, mutations: Vec<String>, notes: Vec<String>) -> DocumentReport {
+        DocumentReport {
+            kind: obj.type_info.kind.clone(),
+            name: obj.meta.name.clone(),
+            namespace: obj.type_info.namespaced.then(|| ns.to_string()),
+            source: obj.origin.clone(),
+            allowed: decision.allowed,
+            message: decision.refusal.as_ref().map(|r| r.message.clone()),
+            server_error: decision.refusal.as_ref().map(|r| r.server_error(obj)),
+            refusal: decision.refusal,
+            outcome: Outcome::Admitted,
+            replicas: None,
+            replicas_admitted: None,
+            replicas_existing: None,
+            rollout: None,
+            pod_message: None,
+            pods_pending: None,
+            pod_message_alternatives: vec![],
+            mutations,
+            usage: decision.usage,
+            quotas: decision.quotas,
+            pods: None,
+            notes,
+            undecided: vec![],
+            hints: vec![],
+        }
+    }
+
     /// Whether everything this document asks for would be created.
     pub fn fully_admitted(&self) -> bool {
         self.outcome() == Outcome::Admitted

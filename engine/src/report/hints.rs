@@ -6,10 +6,10 @@
 //! - a limited scope no quota covers, with the `create` command that would cover it;
 //! - headroom: what is left of the tightest limit after the object.
 
+use crate::admission::scopes::never_charged;
 use crate::admission::{QuotaReport, QuotaVerdict, RefusalReason};
 use crate::check::{ClusterState, DocumentReport};
 use crate::quantity::Quantity;
-use crate::scopes::never_charged;
 
 /// Where a "must specify" resource goes in a container, and the LimitRange key that fills it.
 fn field_for(resource: &str) -> (String, &'static str) {

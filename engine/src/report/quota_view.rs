@@ -15,9 +15,9 @@
 
 use serde::Serialize;
 
+use crate::admission::scopes::describe as describe_selector;
 use crate::objects::ResourceQuota;
 use crate::quantity::Quantity;
-use crate::scopes::describe as describe_selector;
 
 /// One resource row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -80,7 +80,15 @@ pub fn view(namespace: &str, name: &str, q: &ResourceQuota) -> QuotaView {
         })
         .collect();
     let pending = q.spec_hard.keys().filter(|k| !q.status_hard.contains_key(*k)).cloned().collect();
-    QuotaView { namespace: namespace.into(), name: name.into(), scopes, synced: q.has_status, rows, pending, never_charged: crate::scopes::never_charged(q) }
+    QuotaView {
+        namespace: namespace.into(),
+        name: name.into(),
+        scopes,
+        synced: q.has_status,
+        rows,
+        pending,
+        never_charged: crate::admission::scopes::never_charged(q),
+    }
 }
 
 #[cfg(test)]

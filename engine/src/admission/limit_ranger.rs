@@ -1,7 +1,8 @@
-//! Step 3½: LimitRanger's validation, after every mutating plugin and before quota. Its
-//! defaults are [`crate::defaulting`]'s; here a LimitRange's `min`, `max` and
-//! `maxLimitRequestRatio` refuse what breaks them, with the server's words (docs/semantics.md
-//! §9):
+//! LimitRanger, a plugin with both halves. The mutating half ([`apply_limit_ranges`]) fills a
+//! new pod's missing container limits and requests from the namespace's LimitRanges
+//! (`default`, `defaultRequest`); the validating half, after every mutating plugin, refuses
+//! what breaks a LimitRange's `min`, `max` and `maxLimitRequestRatio`, with the server's words
+//! (docs/semantics.md §9):
 //!
 //! - `type: Container`: every container and init container, its own requests and limits;
 //! - `type: Pod`: the pod's requests and limits added up as the scheduler adds them
@@ -19,7 +20,7 @@
 //! Go's random order; resources are taken here in name order.
 //!
 //! ```
-//! use kubectl_quota_engine::limit_ranger::validate_pod;
+//! use kubectl_quota_engine::admission::limit_ranger::validate_pod;
 //! use kubectl_quota_engine::objects::{Container, LimitRangeItem, Pod};
 //! use kubectl_quota_engine::quantity::Quantity;
 //!
@@ -30,11 +31,41 @@
 //! assert_eq!(validate_pod(&pod, &[("lr", std::slice::from_ref(&item))], &rules), Err("maximum cpu usage per Container is 1, but limit is 2".to_string()));
 //! ```
 
+use crate::defaulting::Bounded;
 use crate::objects::{Container, LimitRangeItem, Pod, Pvc};
 use crate::pod_totals::aggregate;
 use crate::quantity::{Format, Quantity};
 use crate::resources::ResourceList;
 use crate::version::Rules;
+
+/// LimitRanger's defaults for every container and init container. Within one LimitRange the
+/// Container items' defaults are gathered first, a later item's value replacing an earlier
+/// one's; then each container gets those it lacks (a first LimitRange's stay).
+pub fn apply_limit_ranges(pod: &mut Pod, limit_ranges: &[(&str, &[LimitRangeItem])]) -> Vec<String> {
+    let mut notes = Bounded::default();
+    for (lr_name, items) in limit_ranges {
+        let (mut limits, mut requests) = (ResourceList::new(), ResourceList::new());
+        for item in items.iter().filter(|i| i.type_ == "Container") {
+            limits.extend(item.default.iter().map(|(k, v)| (k.clone(), v.clone())));
+            requests.extend(item.default_request.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        for c in pod.containers.iter_mut().chain(pod.init_containers.iter_mut()) {
+            for (k, v) in &limits {
+                if !c.limits.contains_key(k) {
+                    notes.push(|| format!("LimitRange {lr_name}: container {} limits.{k}={v} (default)", c.name));
+                    c.limits.insert(k.clone(), v.clone());
+                }
+            }
+            for (k, v) in &requests {
+                if !c.requests.contains_key(k) {
+                    notes.push(|| format!("LimitRange {lr_name}: container {} requests.{k}={v} (defaultRequest)", c.name));
+                    c.requests.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+    notes.into_vec()
+}
 
 /// `resource.MaxMilliValue`: above it a value is compared in whole units, not milli-units.
 const MAX_MILLI_VALUE: i64 = i64::MAX / 1000;
@@ -223,6 +254,50 @@ pub fn validate_pvc(pvc: &Pvc, limit_ranges: &[(&str, &[LimitRangeItem])]) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rl(pairs: &[(&str, &str)]) -> ResourceList {
+        pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect()
+    }
+
+    fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
+        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), sidecar: false }], ..Pod::default() }
+    }
+
+    #[test]
+    fn defaulting_notes_are_kept_to_a_hundred_with_a_count_of_the_rest() {
+        let containers = (0..150).map(|i| Container { name: format!("c{i}"), requests: rl(&[]), limits: rl(&[]), sidecar: false }).collect();
+        let mut pod = Pod { containers, ..Pod::default() };
+        let item =
+            LimitRangeItem { type_: "Container".into(), default: rl(&[("cpu", "1")]), default_request: rl(&[("cpu", "500m")]), ..LimitRangeItem::default() };
+        let notes = apply_limit_ranges(&mut pod, &[("lr", std::slice::from_ref(&item))]);
+        assert_eq!(notes.len(), 101);
+        assert_eq!(notes[0], "LimitRange lr: container c0 limits.cpu=1 (default)");
+        assert_eq!(notes[100], "... and 200 more like these");
+        // Every container is defaulted all the same.
+        assert!(pod.containers.iter().all(|c| c.limits.len() == 1 && c.requests.len() == 1));
+    }
+
+    #[test]
+    fn limit_range_fills_only_missing_values() {
+        let item = LimitRangeItem {
+            type_: "Container".into(),
+            default: rl(&[("cpu", "500m")]),
+            default_request: rl(&[("cpu", "100m"), ("memory", "64Mi")]),
+            ..LimitRangeItem::default()
+        };
+        let items = [item];
+        let cases = [
+            (pod_with(&[], &[]), "cpu=100m,memory=64Mi", "cpu=500m"),
+            (pod_with(&[("cpu", "200m")], &[]), "cpu=200m,memory=64Mi", "cpu=500m"),
+            (pod_with(&[], &[("cpu", "2")]), "cpu=2,memory=64Mi", "cpu=2"),
+        ];
+        for (mut p, req, lim) in cases {
+            crate::defaulting::default_pod_api(&mut p);
+            apply_limit_ranges(&mut p, &[("lr", &items)]);
+            assert_eq!(crate::resources::pretty_print(&p.containers[0].requests), req);
+            assert_eq!(crate::resources::pretty_print(&p.containers[0].limits), lim);
+        }
+    }
 
     #[test]
     fn ratios_print_six_decimals_rounded_half_to_even() {

@@ -8,7 +8,7 @@
 //! ```
 //! use kubectl_quota_engine::objects::{Container, Pod};
 //! use kubectl_quota_engine::quantity::Quantity;
-//! use kubectl_quota_engine::usage::pod_usage;
+//! use kubectl_quota_engine::admission::usage::pod_usage;
 //!
 //! let c = |name: &str, cpu: &str| Container {
 //!     name: name.into(),

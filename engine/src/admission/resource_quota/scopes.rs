@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use kubectl_quota_engine::objects::{Pod, ScopeRequirement};
-//! use kubectl_quota_engine::scopes::match_pod;
+//! use kubectl_quota_engine::admission::scopes::match_pod;
 //!
 //! let pod = Pod { priority_class_name: "high".into(), ..Pod::default() };
 //! let req = ScopeRequirement { scope_name: "PriorityClass".into(), operator: "In".into(), values: vec!["high".into()] };
@@ -17,10 +17,10 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
+use super::usage::Evaluator;
 use crate::objects::{Body, Object, Pod, Pvc, ResourceQuota, ScopeRequirement};
 use crate::quantity::Quantity;
 use crate::resource_names::QuotaScope;
-use crate::usage::Evaluator;
 
 /// A pod's quality-of-service class, as Kubernetes computes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

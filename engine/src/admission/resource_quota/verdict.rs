@@ -1,0 +1,192 @@
+//! What ResourceQuota admission answers: the decision, the refusal with the server's message,
+//! and the explanation of every quota (its verdict, why, and a row per resource).
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::scopes::ScopeOutcome;
+use crate::objects::Object;
+use crate::quantity::Quantity;
+use crate::resources::ResourceList;
+
+/// Why an object is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RefusalReason {
+    ExceededQuota,
+    MustSpecify,
+    StatusUnknown,
+    NegativeUsage,
+    InsufficientQuotaToConsume,
+    InsufficientQuotaToMatchScopes,
+    ScopeError,
+    /// Another admission plugin before quota (Priority, RuntimeClass).
+    Admission,
+    /// Field validation (an invalid ResourceQuota, for instance).
+    Invalid,
+    /// The release does not serve the object's API version: kubectl finds no resource for it.
+    NotServed,
+    /// The object's namespace does not exist (the server's 404 `namespaces "x" not found`).
+    NamespaceNotFound,
+    /// kubectl refuses before sending: the object names another namespace than `-n`.
+    NamespaceMismatch,
+    /// The object is larger than the server reads (413 `Request entity too large`).
+    TooLarge,
+}
+
+/// A refusal: the server's message (what follows `is forbidden: `) and what caused it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refusal {
+    pub reason: RefusalReason,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quota: Option<String>,
+    /// The resource names the refusal is about.
+    pub resources: Vec<String>,
+    pub message: String,
+    /// True when the server wraps it as `<resource> "<name>" is forbidden: <message>` (403);
+    /// false for plain errors (the limited-scopes refusal is a 500 with the bare message).
+    pub forbidden: bool,
+    /// Other messages the server could return instead: it checks quotas in its cache's order,
+    /// which is not defined, and reports the first quota that refuses.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<String>,
+}
+
+impl Refusal {
+    /// The whole error text the server returns for this object.
+    pub fn server_error(&self, obj: &Object) -> String {
+        match self.reason {
+            RefusalReason::Invalid => self.message.clone(),
+            RefusalReason::NotServed => format!(
+                "resource mapping not found for name: {:?} namespace: {:?} from {:?}: {}",
+                obj.meta.name,
+                obj.meta.namespace.as_deref().unwrap_or(""),
+                obj.origin.file,
+                self.message
+            ),
+            _ if self.forbidden => format!("{} {:?} is forbidden: {}", obj.type_info.group_resource(), obj.meta.name, self.message),
+            _ => self.message.clone(),
+        }
+    }
+}
+
+/// How one quota judged the object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum QuotaVerdict {
+    /// The quota has no status yet: the quota controller has not synced it.
+    NotEnforced,
+    /// A scope or selector excludes the object, or the quota limits nothing it consumes.
+    NotApplicable,
+    Fits,
+    Exceeded,
+    MustSpecify,
+    StatusUnknown,
+}
+
+/// Per resource of an applying quota.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRow {
+    /// The resource name (standard names shared, not copied: see [`interned`]).
+    pub resource: Cow<'static, str>,
+    pub requested: Quantity,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used: Option<Quantity>,
+    pub hard: Quantity,
+    pub after: Quantity,
+    pub exceeded: bool,
+}
+
+/// The explanation for one quota.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuotaReport {
+    pub name: String,
+    pub applies: bool,
+    /// The quota limits nothing this kind of object consumes.
+    pub unrelated: bool,
+    pub verdict: QuotaVerdict,
+    /// One sentence: why it applies or not.
+    pub why: String,
+    pub scopes: Vec<ScopeOutcome>,
+    pub resources: Vec<ResourceRow>,
+    /// For `mustSpecify`: resource -> containers lacking it.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub missing: BTreeMap<String, Vec<String>>,
+}
+
+impl QuotaReport {
+    /// A quota that does not apply (yet): no reason, scopes, rows or missing resources.
+    pub(super) fn blank(name: &str) -> Self {
+        QuotaReport {
+            name: name.to_string(),
+            applies: false,
+            unrelated: false,
+            verdict: QuotaVerdict::NotApplicable,
+            why: String::new(),
+            scopes: vec![],
+            resources: vec![],
+            missing: BTreeMap::new(),
+        }
+    }
+}
+
+/// Must-specify findings as a report lists them: resource -> containers.
+pub(super) fn listed(missing: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, Vec<String>> {
+    missing.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect()
+}
+
+/// The outcome of admitting one object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    pub allowed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
+    /// What the object consumes (zeros dropped).
+    pub usage: ResourceList,
+    pub quotas: Vec<QuotaReport>,
+    /// Set when quota admission does not look at this object at all, with the reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+impl Decision {
+    pub(super) fn allow(usage: ResourceList, quotas: Vec<QuotaReport>) -> Decision {
+        Decision { allowed: true, refusal: None, usage, quotas, skipped: None }
+    }
+
+    /// A refusal before quota admission runs (validation, another admission plugin).
+    pub fn refused(reason: RefusalReason, message: String) -> Decision {
+        Decision { allowed: false, refusal: Some(refusal(reason, None, vec![], message)), usage: ResourceList::new(), quotas: vec![], skipped: None }
+    }
+}
+
+pub(super) fn refusal(reason: RefusalReason, quota: Option<&str>, resources: Vec<String>, message: String) -> Refusal {
+    // Validation errors are 422s, and these two plain errors 500s; everything else is a 403.
+    let forbidden = !matches!(
+        reason,
+        RefusalReason::InsufficientQuotaToMatchScopes
+            | RefusalReason::ScopeError
+            | RefusalReason::Invalid
+            | RefusalReason::NotServed
+            | RefusalReason::NamespaceNotFound
+            | RefusalReason::NamespaceMismatch
+            | RefusalReason::TooLarge
+    );
+    Refusal { reason, quota: quota.map(str::to_string), resources, message, forbidden, alternatives: vec![] }
+}
+
+/// The first refusal in quota order, with the others as alternatives.
+pub(super) fn first_of(mut refusals: Vec<Refusal>) -> Option<Refusal> {
+    if refusals.is_empty() {
+        return None;
+    }
+    let mut first = refusals.remove(0);
+    first.alternatives = refusals.into_iter().map(|r| r.message).collect();
+    Some(first)
+}
