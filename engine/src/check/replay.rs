@@ -137,35 +137,10 @@ pub(super) fn admit_workload_pods(
         claims_refused: PodNumbers::default(),
         claim_refusal: None,
     };
-    let wanted = match (kind, w.replicas, opts.nodes) {
-        ("DaemonSet", _, Some(n)) => {
-            // The plugin refuses counts above i32::MAX; saturate rather than wrap if one slips by.
-            let n = i32::try_from(n).unwrap_or(i32::MAX);
-            out.wanted = Some(n);
-            n
-        }
-        ("DaemonSet", _, None) => {
-            out.notes.push("a DaemonSet runs one pod per eligible node and the node count is unknown: pass --nodes N to check its pods".into());
-            return out;
-        }
-        (_, Some(r), _) => r,
-        (_, None, _) => 1,
-    };
+    let Some(wanted) = wanted_pods(kind, w, opts, &mut out) else { return out };
     out.admitted = running.min(wanted);
-    // The intermediate object the controller creates first.
-    let intermediate = match kind {
-        "Deployment" => Some(("apps/v1", "ReplicaSet", format!("{}-<hash>", obj.meta.name))),
-        "CronJob" => Some(("batch/v1", "Job", format!("{}-<schedule>", obj.meta.name))),
-        _ => None,
-    };
-    if let Some((av, k, name)) = intermediate.filter(|_| existing.is_none()) {
-        let mut inter = child(obj, av, k, name, Body::Other, &w.template_meta);
-        let (d, _) = admit(&mut inter, state, ns, opts);
-        if let Some(r) = d.refusal {
-            out.notes.push(format!("the {k} {} would be refused, so no pod is created", inter.meta.name));
-            out.first_refusal = Some(r);
-            return out;
-        }
+    if existing.is_none() && !admit_intermediate(obj, w, state, ns, opts, &mut out) {
+        return out;
     }
     let pod_prefix = match kind {
         "StatefulSet" => format!("{}-", obj.meta.name),
@@ -180,46 +155,10 @@ pub(super) fn admit_workload_pods(
         // grows by the same amount per replica: how many more fit is a division per quota,
         // and only the replica that would be refused (or the last one) is replayed in full.
         let before = (!each_replica && wanted - i > 2 && !blocked.contains(&i64::from(i))).then(|| used_in(state, ns));
-        for (claim, pvc) in &w.volume_claim_templates {
-            let mut c =
-                child(obj, "v1", "PersistentVolumeClaim", format!("{claim}-{}-{i}", obj.meta.name), Body::PersistentVolumeClaim(pvc.clone()), &Meta::default());
-            let (d, _) = admit(&mut c, state, ns, opts);
-            if let Some(r) = d.refusal {
-                out.first_refusal = Some(r);
-                out.notes.push(format!("claim {} for replica {i} would be refused, so that pod is not created", c.meta.name));
-                return out;
-            }
-        }
-        let name = if kind == "StatefulSet" { format!("{pod_prefix}{i}") } else { format!("{pod_prefix}{}", i + 1) };
-        let mut pod = child(obj, "v1", "Pod", name, Body::Pod(w.template.clone()), &w.template_meta);
-        let (d, mutations) = admit(&mut pod, state, ns, opts);
-        let allowed = d.allowed;
-        let report = PodsReport { pod: pod.meta.name.clone(), allowed, usage: d.usage, mutations, quotas: d.quotas };
-        out.explained = Some(report);
-        if let Some(r) = d.refusal {
-            out.first_refusal = Some(r);
-            return out;
-        }
-        // DRA: the resourceclaim controller creates the pod's claims once the pod exists. A
-        // refused claim leaves its pod Pending; pods do not charge claim quotas, so the claims
-        // of every later pod are refused alike.
-        let number = if kind == "StatefulSet" { i } else { i + 1 };
-        let mut first_claim_refusal = false;
-        if !w.template.resource_claim_templates.is_empty() {
-            if out.claim_refusal.is_some() {
-                out.claims_refused.push(number);
-            } else {
-                let (refusal, notes) = admit_pod_claims(&pod, state, ns, opts);
-                if out.notes.is_empty() {
-                    out.notes.extend(notes);
-                }
-                if let Some(r) = refusal {
-                    out.claims_refused.push(number);
-                    out.claim_refusal = Some(r);
-                    first_claim_refusal = true;
-                }
-            }
-        }
+        let first_claim_refusal = match admit_replica(obj, w, i, &pod_prefix, state, ns, opts, &mut out) {
+            Replica::Refused => return out,
+            Replica::Admitted { first_claim_refusal } => first_claim_refusal,
+        };
         out.admitted += 1;
         i += 1;
         // The replica whose claims were first refused may have charged some of its claims:
@@ -246,6 +185,104 @@ pub(super) fn admit_workload_pods(
         }
     }
     out
+}
+
+/// How many pods the workload's controller wants: a DaemonSet one per node (`--nodes`; with
+/// no count, none is checked and a note says so), any other its replicas (1 when unset).
+fn wanted_pods(kind: &str, w: &Workload, opts: &CheckOptions, out: &mut PodsOutcome) -> Option<i32> {
+    match (kind, w.replicas, opts.nodes) {
+        ("DaemonSet", _, Some(n)) => {
+            // The plugin refuses counts above i32::MAX; saturate rather than wrap if one slips by.
+            let n = i32::try_from(n).unwrap_or(i32::MAX);
+            out.wanted = Some(n);
+            Some(n)
+        }
+        ("DaemonSet", _, None) => {
+            out.notes.push("a DaemonSet runs one pod per eligible node and the node count is unknown: pass --nodes N to check its pods".into());
+            None
+        }
+        (_, Some(r), _) => Some(r),
+        (_, None, _) => Some(1),
+    }
+}
+
+/// The object a new workload's controller creates before any pod (a Deployment's ReplicaSet,
+/// a CronJob's Job). Returns whether it is admitted.
+fn admit_intermediate(obj: &Object, w: &Workload, state: &mut ClusterState, ns: &str, opts: &CheckOptions, out: &mut PodsOutcome) -> bool {
+    let (av, k, name) = match obj.type_info.kind.as_str() {
+        "Deployment" => ("apps/v1", "ReplicaSet", format!("{}-<hash>", obj.meta.name)),
+        "CronJob" => ("batch/v1", "Job", format!("{}-<schedule>", obj.meta.name)),
+        _ => return true,
+    };
+    let mut inter = child(obj, av, k, name, Body::Other, &w.template_meta);
+    let (d, _) = admit(&mut inter, state, ns, opts);
+    match d.refusal {
+        Some(r) => {
+            out.notes.push(format!("the {k} {} would be refused, so no pod is created", inter.meta.name));
+            out.first_refusal = Some(r);
+            false
+        }
+        None => true,
+    }
+}
+
+/// How one replica went.
+enum Replica {
+    /// Its claim or its pod is refused: no later replica is created either.
+    Refused,
+    /// Its pod is created; `first_claim_refusal`: its ResourceClaims are the first refused.
+    Admitted { first_claim_refusal: bool },
+}
+
+/// Replica `i` in full: its StatefulSet claims, its pod, then the pod's ResourceClaims, which
+/// the resourceclaim controller creates once the pod exists. A refused ResourceClaim leaves
+/// its pod Pending; pods do not charge claim quotas, so every later pod's claims are refused
+/// alike.
+#[allow(clippy::too_many_arguments)]
+fn admit_replica(
+    obj: &Object,
+    w: &Workload,
+    i: i32,
+    pod_prefix: &str,
+    state: &mut ClusterState,
+    ns: &str,
+    opts: &CheckOptions,
+    out: &mut PodsOutcome,
+) -> Replica {
+    let statefulset = obj.type_info.kind == "StatefulSet";
+    for (claim, pvc) in &w.volume_claim_templates {
+        let mut c =
+            child(obj, "v1", "PersistentVolumeClaim", format!("{claim}-{}-{i}", obj.meta.name), Body::PersistentVolumeClaim(pvc.clone()), &Meta::default());
+        let (d, _) = admit(&mut c, state, ns, opts);
+        if let Some(r) = d.refusal {
+            out.first_refusal = Some(r);
+            out.notes.push(format!("claim {} for replica {i} would be refused, so that pod is not created", c.meta.name));
+            return Replica::Refused;
+        }
+    }
+    let number = if statefulset { i } else { i + 1 };
+    let mut pod = child(obj, "v1", "Pod", format!("{pod_prefix}{number}"), Body::Pod(w.template.clone()), &w.template_meta);
+    let (d, mutations) = admit(&mut pod, state, ns, opts);
+    out.explained = Some(PodsReport { pod: pod.meta.name.clone(), allowed: d.allowed, usage: d.usage, mutations, quotas: d.quotas });
+    if let Some(r) = d.refusal {
+        out.first_refusal = Some(r);
+        return Replica::Refused;
+    }
+    if w.template.resource_claim_templates.is_empty() {
+        return Replica::Admitted { first_claim_refusal: false };
+    }
+    if out.claim_refusal.is_some() {
+        out.claims_refused.push(number);
+        return Replica::Admitted { first_claim_refusal: false };
+    }
+    let (refusal, notes) = admit_pod_claims(&pod, state, ns, opts);
+    if out.notes.is_empty() {
+        out.notes.extend(notes);
+    }
+    let Some(r) = refusal else { return Replica::Admitted { first_claim_refusal: false } };
+    out.claims_refused.push(number);
+    out.claim_refusal = Some(r);
+    Replica::Admitted { first_claim_refusal: true }
 }
 
 /// The used lists of the namespace's quotas, in quota order.
