@@ -191,7 +191,8 @@ impl<'a> Checker<'a> {
                 // The server discards a new quota's status before validating it.
                 let mut raw = q.raw.as_deref().cloned().unwrap_or_default();
                 raw.status = None;
-                let style = crate::validation::ValueStyle::json_if(self.opts.rules.invalid_values_as_json);
+                let style =
+                    crate::validation::ValueStyle::for_release(self.opts.rules.invalid_values_as_json, self.opts.rules.cross_namespace_pod_affinity_scope);
                 let errors = crate::validation::validate_resource_quota(&raw, style);
                 (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors)).or_else(|| {
                     version::unsupported_scope(&self.opts.rules, &q.scopes, q.scope_selector.as_deref())
