@@ -221,3 +221,23 @@ fn block_markers_and_shell_words_are_read_as_documented() {
     assert!(blocks::matches(&shown, &["a", "d"]));
     assert!(!blocks::matches(&shown, &["a", "b"]));
 }
+
+#[test]
+fn benchmark_figures_name_the_run_they_come_from() {
+    // performance.md's table: each row links the RESULTS.md run it was measured in (the link
+    // check above holds the heading to exist), or is from the row above's ("the same run").
+    let text = std::fs::read_to_string(root().join("docs/performance.md")).unwrap();
+    let rows: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("| what | measured | run")).skip(2).take_while(|l| l.starts_with('|')).collect();
+    assert!(rows.len() >= 5, "performance.md lost its table of measured figures");
+    for (i, row) in rows.iter().enumerate() {
+        let run = row.trim_end_matches('|').rsplit('|').next().unwrap().trim();
+        let named = run.contains("](../bench/RESULTS.md#") || (i > 0 && run == "the same run");
+        assert!(named, "performance.md: a figure without its run: {row}");
+    }
+    // Elsewhere a figure from a benchmark links its run too.
+    for (file, figure) in [("README.md", "0.98 ms"), ("docs/guard.md", "0.98 ms")] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let at = text.find(figure).unwrap_or_else(|| panic!("{file} no longer quotes {figure}"));
+        assert!(text[at..].chars().take(300).collect::<String>().contains("RESULTS.md#"), "{file}: {figure} does not name its run");
+    }
+}
