@@ -110,16 +110,24 @@ fn every_link_in_readme_and_docs_leads_somewhere() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
-/// The not-run blocks as tests/docs/not-run.txt lists them: the file, each command, the reason.
+/// FNV-1a, 64 bits: a fingerprint of a block's text.
+fn fingerprint(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The not-run blocks as tests/docs/not-run.txt lists them: the file, each command, the reason,
+/// and a fingerprint of everything the block shows, so that no output shown changes unseen.
 fn not_run_listing(all: &[blocks::Block]) -> String {
     let mut out = String::new();
     for b in all {
         if let blocks::Mode::NotRun { reason } = &b.mode {
             out.push_str(&format!("{}\n", b.file));
+            let mut shown = String::new();
             for s in &b.steps {
                 out.push_str(&format!("  $ {}\n", s.command));
+                shown.push_str(&format!("$ {}\n{}\n{:?}\n", s.command, s.output.join("\n"), s.status));
             }
-            out.push_str(&format!("  not run: {reason}\n"));
+            out.push_str(&format!("  not run: {reason}\n  shows: {:016x}\n", fingerprint(&shown)));
         }
     }
     out

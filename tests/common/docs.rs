@@ -8,7 +8,8 @@
 //! - `<!-- docs: live RELEASE SETUP -->`: by `tests/live_docs.rs` against a lab of RELEASE
 //!   (`1.20`, `1.37`, or `any`), after the cluster state SETUP names is made;
 //! - `<!-- docs: not run: REASON -->`: not run, for the reason given; tests/docs/not-run.txt
-//!   lists every such block, so one cannot be added or changed unseen.
+//!   lists every such block with a fingerprint of what it shows, so one cannot be added or
+//!   changed unseen.
 //!
 //! Inside a block: `$ COMMAND` lines, each followed by its output. `$ echo $?` shows the previous
 //! command's exit status, as does a last output line `(exit N)`; a command followed by neither
