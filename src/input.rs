@@ -592,6 +592,9 @@ pub fn namespaces_known(state: &mut ClusterState, recorded: &[Recorded], objs: &
         if uncovered && !known {
             let of: Vec<String> = covered.iter().map(|(n, f)| format!("{f} covers namespace {n:?}")).collect();
             out.outside.push(format!("the state says nothing of namespace {ns:?} (whether it exists, its quotas): {} only", of.join(", ")));
+        } else if covered.is_empty() && state.namespaces.as_ref().is_some_and(|n| !n.contains_key(ns)) {
+            // The state lists the cluster's Namespaces (`snapshot -A`) and NS is not among
+            // them: the check refuses it as missing, which says all there is to say.
         } else if !quota && elsewhere && !known {
             out.unlisted.push(format!(
                 "the state holds nothing about namespace {ns:?} (no quota, LimitRange or object there), only other namespaces' quotas: it may be a snapshot of another namespace"

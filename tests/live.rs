@@ -573,6 +573,33 @@ async fn invalid_input_is_refused_before_any_request() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `create` refuses an invalid quota before sending it, in the words of the server's release:
+/// what kubectl itself prints when that server refuses the same quota (1.20: Go's
+/// `[]core.ResourceQuotaScope{"BestEffort"}` and its `resource.Quantity{...}` struct; 1.34 on:
+/// JSON).
+#[tokio::test]
+async fn a_refused_create_reads_as_the_servers_own_refusal() {
+    let Some(lab) = lab() else { return };
+    let c = client(&lab.kubeconfig).await;
+    let ns = new_namespace(&c, "kq-words").await;
+    let k = &lab.kubeconfig;
+    let cases: [&[&str]; 3] = [&["--hard=cpu=1,services=2", "--scopes=BestEffort"], &["--hard=pods=500m"], &["--hard=count/jobs.batch=0.5"]];
+    for flags in cases {
+        let kubectl = std::process::Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(k)
+            .args(["create", "quota", "bad", "-n", &ns])
+            .args(flags)
+            .output()
+            .expect("kubectl runs");
+        let ours = plugin(k, &[&["create", "bad", "-n", &ns][..], flags].concat());
+        assert_eq!(kubectl.status.code(), Some(1), "{flags:?}: kubectl: {}", text(&kubectl.stderr));
+        assert_eq!(ours.status.code(), Some(1), "{flags:?}");
+        assert_eq!(text(&ours.stderr), text(&kubectl.stderr), "{flags:?}");
+    }
+    drop_namespace(&c, &ns).await;
+}
+
 #[tokio::test]
 async fn dry_runs_persist_nothing() {
     let Some(lab) = lab() else { return };

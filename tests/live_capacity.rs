@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use common::live::{client, lab_dir, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod, ResourceQuota};
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::Client;
 use serde_json::{json, Value};
@@ -301,4 +301,42 @@ async fn capacity_uncovered_and_blocked_live_and_from_a_snapshot() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
 
     let _ = std::fs::remove_file(&state);
+}
+
+/// `-n NS` narrows the views to NS, reads included: a user whose only right is `view` in NS
+/// (a RoleBinding there) gets NS's promise and its uncovered line, with what the cluster
+/// would not show it (nodes, namespaces) said on standard error (exit 3, incomplete), never
+/// a refusal for quotas of namespaces it did not ask about.
+#[tokio::test(flavor = "multi_thread")]
+async fn view_in_one_namespace_answers_capacity_and_uncovered_for_it() {
+    let Some(kubeconfig) = lab() else { return };
+    let c = client(&kubeconfig).await;
+    let ns = new_namespace(&c, "kq-cap-one").await;
+    let _cleanup = Cleanup { c: c.clone(), nodes: vec![], namespaces: vec![ns.clone()], rbac: vec![] };
+    let quota: ResourceQuota = serde_json::from_value(json!({"metadata": {"name": "compute"}, "spec": {"hard": {"requests.cpu": "3", "pods": "4"}}})).unwrap();
+    Api::<ResourceQuota>::namespaced(c.clone(), &ns).create(&PostParams::default(), &quota).await.unwrap();
+    synced(&c, &ns, "compute").await;
+    let user = format!("kq-ns-viewer-{}", std::process::id());
+    let binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": "view"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]
+    }))
+    .unwrap();
+    Api::<RoleBinding>::namespaced(c.clone(), &ns).create(&PostParams::default(), &binding).await.unwrap();
+    let run = |args: &[&str]| plugin(&kubeconfig, &[&["--as", user.as_str()][..], args].concat());
+    // The binding takes effect within moments.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while run(&["describe", "-n", &ns]).status.code() != Some(0) {
+        assert!(Instant::now() < deadline, "the RoleBinding never took effect");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let out = run(&["capacity", "-n", &ns, "-o", "json"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("cannot list nodes on ") && !err.contains("resourcequotas"), "{err}");
+    let report = json_of(&out, "capacity -n");
+    assert_eq!(row(&report, "requests.cpu")["promised"], "3", "{report:#}");
+    let out = run(&["uncovered", "-n", &ns]);
+    assert_ne!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("resourcequotas"), "{}", text(&out.stderr));
 }

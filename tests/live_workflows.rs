@@ -640,11 +640,16 @@ async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
                 (Some(1), Some("blockedByQuota"), Some("objs"), Some(2)),
                 "why: {w:#}"
             );
+            // The only old ReplicaSet is the live one: nothing to delete, and a lower
+            // revisionHistoryLimit would free nothing. Only raising the quota is offered.
+            let changes: Vec<&str> = w["changes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+            assert_eq!(changes, ["raise quota objs's count/replicasets.apps by 1 (to 2) to admit the next ReplicaSet"], "why: {w:#}");
         }
         let blocked = plugin(&kc, &[vec!["blocked", "-n", &ns, "-o", "json"], extra.clone()].concat());
         let b: Value = serde_json::from_str(&text(&blocked.stdout)).unwrap_or_else(|e| panic!("{how}: blocked: {e}: {}", text(&blocked.stderr)));
         assert_eq!(blocked.status.code(), Some(1), "{how}: blocked: {b:#}");
         assert_eq!((b["blocked"][0]["workload"].as_str(), b["blocked"][0]["quota"].as_str()), (Some("deployment/web"), Some("objs")), "{how}: {b:#}");
+        assert_eq!(b["blocked"][0]["fix"], "raise quota objs's count/replicasets.apps by 1 (to 2) to admit the next ReplicaSet", "{how}: {b:#}");
     }
     let _ = std::fs::remove_file(state);
     let _ = std::fs::remove_file(release);

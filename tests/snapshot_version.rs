@@ -354,8 +354,10 @@ fn a_snapshot_knows_which_namespaces_exist_within_what_it_covers() {
             if command == "check" {
                 assert_eq!(out.status.code(), Some(exit), "{what}: {v:#}\n{}", text(&out.stderr));
                 assert_eq!(v["documents"][0]["message"].as_str(), message, "{what}: {v:#}");
-                if let Some(s) = stderr {
-                    assert!(text(&out.stderr).contains(s), "{what}: {}", text(&out.stderr));
+                match stderr {
+                    Some(s) => assert!(text(&out.stderr).contains(s), "{what}: {}", text(&out.stderr)),
+                    // A refusal as missing says all there is: no warning beside it.
+                    None => assert!(!text(&out.stderr).contains("warning:"), "{what}: {}", text(&out.stderr)),
                 }
             } else if let Some(m) = message {
                 // plan cannot size a quota for a namespace that does not exist, and says why.

@@ -11,24 +11,17 @@
 //!    server's. Our reason may append advice after the server's reason (we compare with
 //!    `starts_with`), but the field path and the server's reason must be there;
 //! 3. each of our error lines equals the server's line exactly (field, kind, rendered bad
-//!    value, reason), except where we render the bad value differently on purpose: a
-//!    `must be an integer` value is the quantity string (`"500m"`), not Go's dump of the
-//!    `resource.Quantity` struct, so those lines are only checked by (2);
+//!    value, reason), worded as 1.20 words them: refused values as Go's `%#v` (a `must be an
+//!    integer` quantity as the `resource.Quantity{...}` struct, its cached string `s`
+//!    included), and the exists-only operator rule as `must be 'Exist' only operator when
+//!    scope is any of ... and ResourceQuotaScopeNotBestEffort`;
 //! 4. our whole rendered message (`render_server_message`) has the server's form (one error
-//!    inline, or one `\n* ` line per error, duplicates removed) and the same lines, with
-//!    the `must be an integer` values blanked; line order is not compared (the server
-//!    walks `spec.hard` in Go map order, though the corpus happens to be sorted like ours).
+//!    inline, or one `\n* ` line per error, duplicates removed) and the same lines; line order
+//!    is not compared (the server walks `spec.hard` in Go map order, though the corpus
+//!    happens to be sorted like ours).
 //!
-//! One tolerated difference, and only this one: v1.20 words the exists-only operator rule
-//! `must be 'Exist' only operator when scope is any of ResourceQuotaScopeTerminating,
-//! ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort and
-//! ResourceQuotaScopeNotBestEffort`; current servers, which also have the
-//! CrossNamespacePodAffinity scope, say `must be 'Exists' when scope is any of ...,
-//! ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity`. We
-//! follow current servers, so on `spec.scopeSelector.matchExpressions.operator` the old
-//! reason from the corpus is mapped to the new one before comparing. (Cases using the
-//! CrossNamespacePodAffinity or VolumeAttributesClass scopes, which v1.20 refuses, are not in
-//! the corpus.)
+//! No difference is tolerated. (Cases using the CrossNamespacePodAffinity or
+//! VolumeAttributesClass scopes, which v1.20 refuses, are not in the corpus.)
 //!
 //! A manifest that cannot be decoded into k8s-openapi types is reported as DECODE ERROR and
 //! fails the test. Every failing case prints one summary line, then details.
@@ -38,7 +31,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::ResourceQuota;
-use kubectl_quota_engine::validation::{reasons, render_server_message, validate_resource_quota, FieldError, ValueStyle};
+use kubectl_quota_engine::validation::{render_server_message, validate_resource_quota, FieldError, ValueStyle};
 
 #[derive(serde::Deserialize)]
 struct Expected {
@@ -110,30 +103,16 @@ fn parse_server_error(line: &str) -> Result<ServerError, String> {
     } else {
         return Err(format!("unknown error kind in {line:?}"));
     };
-    Ok(ServerError { line: line.to_string(), field: field.to_string(), value, reason: normalize_reason(field, &reason) })
+    Ok(ServerError { line: line.to_string(), field: field.to_string(), value, reason })
 }
 
-/// The one tolerated v1.20 / current-server wording difference (see the module docs).
-fn normalize_reason(field: &str, reason: &str) -> String {
-    if field == "spec.scopeSelector.matchExpressions.operator" && reason == reasons::EXISTS_ONLY_OPERATOR_V1_20 {
-        reasons::EXISTS_ONLY_OPERATOR.to_string()
-    } else {
-        reason.to_string()
-    }
-}
-
-/// A message as (is it a `\n* ` list, sorted lines), quantity values of `must be an integer`
-/// blanked and the v1.20 operator wording mapped to the current one.
+/// A message as (is it a `\n* ` list, sorted lines); every line parses as a field error.
 fn normalized_lines(message: &str) -> Result<(bool, Vec<String>), String> {
     let is_list = message.contains(" is invalid: \n* ");
     let mut lines = Vec::new();
     for line in split_message(message)? {
-        let e = parse_server_error(&line)?;
-        let line = match &e.value {
-            Some(v) if e.reason == reasons::NOT_INTEGER => line.replacen(v.as_str(), "<quantity>", 1),
-            _ => line,
-        };
-        lines.push(line.replace(reasons::EXISTS_ONLY_OPERATOR_V1_20, reasons::EXISTS_ONLY_OPERATOR));
+        parse_server_error(&line)?;
+        lines.push(line);
     }
     lines.sort();
     Ok((is_list, lines))
@@ -151,8 +130,8 @@ fn check_case(dir: &Path) -> Result<(), (String, Vec<String>)> {
         serde_json::from_str(&fs::read_to_string(dir.join("expected.json")).map_err(|e| (format!("cannot read expected.json: {e}"), vec![]))?)
             .map_err(|e| (format!("bad expected.json: {e}"), vec![]))?;
     let rq: ResourceQuota = serde_saphyr::from_str(&yaml).map_err(|e| (format!("DECODE ERROR: quota.yaml is not a k8s-openapi ResourceQuota: {e}"), vec![]))?;
-    // Recorded on 1.20, which prints refused lists and structs as Go does.
-    let ours = validate_resource_quota(&rq, ValueStyle::GoSyntax);
+    // Recorded on 1.20: its wording (no invalidValuesAsJson, no CrossNamespacePodAffinity).
+    let ours = validate_resource_quota(&rq, ValueStyle::for_release(false, false));
     let name = rq.metadata.name.clone().unwrap_or_default();
     let our_message = render_server_message(&name, &ours);
 
@@ -181,19 +160,15 @@ fn check_case(dir: &Path) -> Result<(), (String, Vec<String>)> {
             details.push(format!("extra (we have it, server doesn't): {o}"));
         }
     }
-    // Exact rendering, where we render like the server.
+    // Exact rendering, every line.
     for s in &server {
-        if s.value.as_deref().is_some_and(|v| v.starts_with("resource.Quantity{")) {
-            continue;
-        }
-        let want = s.line.replace(reasons::EXISTS_ONLY_OPERATOR_V1_20, reasons::EXISTS_ONLY_OPERATOR);
-        if !ours.iter().any(|o| o.to_string() == want) {
+        let want = &s.line;
+        if !ours.iter().any(|o| o.to_string() == *want) {
             details.push(format!("rendering differs: server line {want:?} not among ours"));
         }
     }
     // The whole message: same form (one error inline, or `\n* ` lines) and the same lines,
-    // with the bad value of `must be an integer` blanked on both sides. Line order is not
-    // compared: the server walks `spec.hard` in Go map order.
+    // word for word. Line order is not compared: the server walks `spec.hard` in Go map order.
     match (normalized_lines(&expected.message), normalized_lines(&our_message)) {
         (Ok(want), Ok(got)) if want == got => {}
         (Ok(_), Ok(_)) => details.push("whole message differs (form or lines)".to_string()),

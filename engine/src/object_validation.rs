@@ -419,7 +419,7 @@ fn document_refusal(obj: &Object, rules: &Rules) -> Option<String> {
         Body::ResourceQuota(q) => {
             let mut raw = q.raw.as_deref().cloned().unwrap_or_default();
             raw.status = None;
-            let style = crate::validation::ValueStyle::json_if(rules.invalid_values_as_json);
+            let style = crate::validation::ValueStyle::for_release(rules.invalid_values_as_json, rules.cross_namespace_pod_affinity_scope);
             let errors = crate::validation::validate_resource_quota(&raw, style);
             (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors)).or_else(|| {
                 crate::version::unsupported_scope(rules, &q.scopes, q.scope_selector.as_deref())

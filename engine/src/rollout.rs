@@ -383,12 +383,18 @@ pub fn describe(kind: &str, strategy: UpdateStrategy, replicas: i32, outcome: &O
         return vec![];
     }
     let how = strategy_words(strategy, replicas);
+    if *outcome == Outcome::TooLarge {
+        // One statement: what is not simulated is not said to be.
+        return vec![format!(
+            "the pod template changed: the {kind} rolls out ({how}); with more than {MAX_SIMULATED} replicas the rollout is not simulated step by step"
+        )];
+    }
     let mut notes =
         vec![format!("the pod template changed: the {kind} rolls out ({how}); simulated with quota charged at each step, pods taken to become ready at once")];
     match outcome {
         Outcome::Completes => notes.push("the rollout completes under the quotas".into()),
         Outcome::Waits => notes.push("OnDelete: no pod is replaced until you delete it; each deleted pod is recreated from the new template".into()),
-        Outcome::TooLarge => notes.push(format!("more than {MAX_SIMULATED} replicas: the rollout is not simulated step by step")),
+        Outcome::TooLarge => {}
         Outcome::Stalls { new, wanted, old, refusal, missing, .. } => {
             notes.push(format!("the rollout stalls with {new} of {wanted} new pods ({old} old left): {refusal}"));
             let mut fixes = Vec::new();
@@ -413,6 +419,17 @@ pub fn describe(kind: &str, strategy: UpdateStrategy, replicas: i32, outcome: &O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rollout_too_large_to_simulate_is_said_once_and_never_said_simulated() {
+        let strategy = UpdateStrategy::Recreate;
+        let notes = describe("Deployment", strategy, 5000, &Outcome::TooLarge, None);
+        assert_eq!(
+            notes,
+            ["the pod template changed: the Deployment rolls out (Recreate: the old pods go first); with more than 1000 replicas the rollout is not simulated step by step"]
+        );
+        assert!(describe("Deployment", strategy, 5, &Outcome::Completes, None)[0].contains("simulated with quota charged at each step"));
+    }
 
     fn q(s: &str) -> Quantity {
         Quantity::parse(s).unwrap()

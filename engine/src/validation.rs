@@ -9,14 +9,19 @@
 //! [`render_server_message`] builds the whole refusal as kubectl prints it
 //! (`The ResourceQuota "q" is invalid: ...`, one error inline, several as `\n* ` lines).
 //!
-//! Rules and wording follow current servers (1.3x): the `CrossNamespacePodAffinity` and
-//! `VolumeAttributesClass` scopes exist, and the operator rule reads
-//! `must be 'Exists' when scope is any of ..., ResourceQuotaScopeNotBestEffort or
-//! ResourceQuotaScopeCrossNamespacePodAffinity`.
+//! Rules follow current servers (1.3x): the `CrossNamespacePodAffinity` and
+//! `VolumeAttributesClass` scopes exist. The wording is the release's, as [`ValueStyle`] says:
+//! a refused value that is not a string or a number as JSON (1.34 on) or as Go's `%#v` (a
+//! `must be an integer` quantity then as the server's `resource.Quantity{...}` struct, its
+//! cached string `s` included, [`go_quantity`]); the exists-only operator rule as current
+//! servers word it (`must be 'Exists' when scope is any of ..., ResourceQuotaScopeNotBestEffort
+//! or ResourceQuotaScopeCrossNamespacePodAffinity`) or as 1.20 does (`must be 'Exist' only
+//! operator when scope is any of ... and ResourceQuotaScopeNotBestEffort`).
 //!
 //! Deliberate differences from the server's text:
-//! - the bad value of `must be an integer` is the quantity's canonical string (`"500m"`),
-//!   not Go's `%#v` dump of the `resource.Quantity` struct;
+//! - a `must be an integer` quantity that Go holds as an `inf.Dec` (more than 18 digits, finer
+//!   than nano units, or a fractional binary suffix such as `1.5Ki`) is printed as its
+//!   canonical string: Go prints that struct with a pointer's address;
 //! - resource names are quoted (`"foo"`) as older servers print them (the v1.20 corpus does);
 //!   current servers pass a `core.ResourceName`, which Go prints unquoted;
 //! - a quantity that does not parse is reported as a [`FieldErrorKind::Unparseable`] error on
@@ -243,8 +248,8 @@ pub fn validate_resource_quota(rq: &ResourceQuota, style: ValueStyle) -> Vec<Fie
         errs.extend(validate_resource_quota_spec(spec, style));
     }
     if let Some(status) = &rq.status {
-        errs.extend(validate_resource_list(status.hard.as_ref(), "status.hard"));
-        errs.extend(validate_resource_list(status.used.as_ref(), "status.used"));
+        errs.extend(validate_resource_list(status.hard.as_ref(), "status.hard", style));
+        errs.extend(validate_resource_list(status.used.as_ref(), "status.used", style));
     }
     dedup(errs)
 }
@@ -253,7 +258,7 @@ pub fn validate_resource_quota(rq: &ResourceQuota, style: ValueStyle) -> Vec<Fie
 /// for `spec.hard`, `spec.scopes` and `spec.scopeSelector`. Useful for a quota built from
 /// command-line flags.
 pub fn validate_resource_quota_spec(spec: &ResourceQuotaSpec, style: ValueStyle) -> Vec<FieldError> {
-    let mut errs = validate_resource_list(spec.hard.as_ref(), "spec.hard");
+    let mut errs = validate_resource_list(spec.hard.as_ref(), "spec.hard", style);
     errs.extend(validate_scopes(spec, style));
     if let Some(selector) = &spec.scope_selector {
         errs.extend(validate_scope_selector(spec, selector, style));
@@ -352,12 +357,12 @@ fn metadata_errors(meta: &ObjectMeta, style: ValueStyle) -> Vec<FieldError> {
 
 /// Validates one resource list (`spec.hard`, `status.hard`, `status.used`): per key, in
 /// sorted order, the name checks then the value checks.
-fn validate_resource_list(list: Option<&BTreeMap<String, ApiQuantity>>, path: &str) -> Vec<FieldError> {
+fn validate_resource_list(list: Option<&BTreeMap<String, ApiQuantity>>, path: &str, style: ValueStyle) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (key, value) in list.into_iter().flatten() {
         let field = format!("{path}[{key}]");
         errs.extend(validate_quota_resource_name(key, &field));
-        errs.extend(validate_quota_resource_value(key, &value.0, &field));
+        errs.extend(validate_quota_resource_value(key, &value.0, &field, style));
     }
     errs
 }
@@ -378,8 +383,10 @@ pub fn validate_quota_resource_name(name: &str, field: &str) -> Vec<FieldError> 
 
 /// `ValidateResourceQuantityValue` after milli round-up: not negative, and a whole number
 /// for integer resources (`MilliValue() % 1000 == 0`, as the server computes it). A string
-/// that is not a quantity gives one [`FieldErrorKind::Unparseable`] error.
-pub fn validate_quota_resource_value(name: &str, raw: &str, field: &str) -> Vec<FieldError> {
+/// that is not a quantity gives one [`FieldErrorKind::Unparseable`] error. The negative value
+/// is printed as a string (the server passes `String()`); the fractional one as the
+/// `resource.Quantity` itself, which `style` renders.
+pub fn validate_quota_resource_value(name: &str, raw: &str, field: &str, style: ValueStyle) -> Vec<FieldError> {
     let quantity = match Quantity::parse(raw) {
         Ok(q) => q.round_up(-3),
         Err(e) => return vec![FieldError { field: field.to_string(), kind: FieldErrorKind::Unparseable, bad_value: go_quote(raw), detail: e.to_string() }],
@@ -389,7 +396,11 @@ pub fn validate_quota_resource_value(name: &str, raw: &str, field: &str) -> Vec<
         errs.push(FieldError::invalid(field, go_quote(&quantity.to_string()), reasons::NEGATIVE));
     }
     if is_integer_resource_name(name) && quantity.milli_value() % 1000 != 0 {
-        errs.push(FieldError::invalid(field, go_quote(&quantity.to_string()), reasons::NOT_INTEGER));
+        let value = match style {
+            ValueStyle::Json => None,
+            ValueStyle::GoSyntax | ValueStyle::GoSyntaxV1_20 => go_quantity(raw),
+        };
+        errs.push(FieldError::invalid(field, value.unwrap_or_else(|| go_quote(&quantity.to_string())), reasons::NOT_INTEGER));
     }
     errs
 }
@@ -442,7 +453,8 @@ fn validate_scope_selector(spec: &ResourceQuotaSpec, selector: &ScopeSelector, s
         }
         let operator = ScopeOperator::parse(&req.operator);
         if scope.is_some_and(QuotaScope::requires_exists_operator) && operator != Some(ScopeOperator::Exists) {
-            errs.push(FieldError::invalid(format!("{PATH}.operator"), go_quote(&req.operator), reasons::EXISTS_ONLY_OPERATOR));
+            let reason = if style == ValueStyle::GoSyntaxV1_20 { reasons::EXISTS_ONLY_OPERATOR_V1_20 } else { reasons::EXISTS_ONLY_OPERATOR };
+            errs.push(FieldError::invalid(format!("{PATH}.operator"), go_quote(&req.operator), reason));
         }
         let n_values = req.values.as_ref().map_or(0, Vec::len);
         match operator {
@@ -487,31 +499,38 @@ fn dedup(errors: Vec<FieldError>) -> Vec<FieldError> {
 // Go value rendering (`%q` and `%#v`), as the server prints bad values.
 // ---------------------------------------------------------------------------------------
 
-/// How the server prints a refused value that is not a string or a number: as Go's `%#v`
-/// (`[]core.ResourceQuotaScope{"BestEffort"}`, before 1.34) or as JSON (`["BestEffort"]`,
-/// apimachinery 0.34 on; a struct of the server's internal types keeps its Go field names,
-/// `{"MatchExpressions":[{"ScopeName":"X","Operator":"In","Values":["a"]}]}`).
+/// How a release words a refusal: a refused value that is not a string or a number as Go's
+/// `%#v` (`[]core.ResourceQuotaScope{"BestEffort"}`, `resource.Quantity{...}`, before 1.34)
+/// or as JSON (`["BestEffort"]`, `"500m"`, apimachinery 0.34 on; a struct of the server's
+/// internal types keeps its Go field names,
+/// `{"MatchExpressions":[{"ScopeName":"X","Operator":"In","Values":["a"]}]}`); and, before the
+/// CrossNamespacePodAffinity scope (1.20), the exists-only operator rule in its old words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ValueStyle {
+    /// 1.20: Go's `%#v`, and [`reasons::EXISTS_ONLY_OPERATOR_V1_20`].
+    GoSyntaxV1_20,
+    /// 1.21 to 1.33: Go's `%#v`.
     GoSyntax,
+    /// 1.34 on.
     #[default]
     Json,
 }
 
 impl ValueStyle {
-    /// JSON when `json` (the `invalidValuesAsJson` rule), else Go's syntax.
-    pub fn json_if(json: bool) -> ValueStyle {
-        if json {
-            ValueStyle::Json
-        } else {
-            ValueStyle::GoSyntax
+    /// The wording of a release, from its rules `invalidValuesAsJson` and
+    /// `crossNamespacePodAffinityScope` (the operator rule was reworded with that scope).
+    pub fn for_release(invalid_values_as_json: bool, cross_namespace_pod_affinity_scope: bool) -> ValueStyle {
+        match (invalid_values_as_json, cross_namespace_pod_affinity_scope) {
+            (true, _) => ValueStyle::Json,
+            (false, true) => ValueStyle::GoSyntax,
+            (false, false) => ValueStyle::GoSyntaxV1_20,
         }
     }
 
     /// A list of strings: `spec.scopes` (`[]core.ResourceQuotaScope`) or `[]string`.
     fn strings(self, go_type: &str, items: Option<&[String]>) -> String {
         match self {
-            ValueStyle::GoSyntax => go_slice(go_type, items),
+            ValueStyle::GoSyntax | ValueStyle::GoSyntaxV1_20 => go_slice(go_type, items),
             ValueStyle::Json => json_strings(items),
         }
     }
@@ -519,7 +538,7 @@ impl ValueStyle {
     /// `spec.scopeSelector`.
     fn selector(self, selector: &ScopeSelector) -> String {
         match self {
-            ValueStyle::GoSyntax => go_scope_selector(selector),
+            ValueStyle::GoSyntax | ValueStyle::GoSyntaxV1_20 => go_scope_selector(selector),
             ValueStyle::Json => {
                 let exprs = match &selector.match_expressions {
                     None => "null".to_string(),
@@ -650,6 +669,132 @@ pub fn go_scope_selector(selector: &ScopeSelector) -> String {
     format!("core.ScopeSelector{{MatchExpressions:{exprs}}}")
 }
 
+/// `%#v` of the `resource.Quantity` the server holds for `raw` once API defaulting has rounded
+/// it up to milli units, as a release before 1.34 prints it in `must be an integer`:
+/// `resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:"DecimalSI"}`.
+///
+/// apimachinery's parser keeps the number as written, digits and scale (`0.5`: 5 at scale -1),
+/// and caches the text in `s` only when it is already canonical (`500m`; not `0.5`, `1.50`
+/// nor `5e-1`); rounding to milli units keeps both unless the scale is finer, when it rounds
+/// away from zero and drops `s`. `None` when Go would hold the number as an `inf.Dec` (more
+/// than 18 digits, finer than nano, a fractional binary suffix, an overflow), whose `%#v` is a
+/// pointer's address, or when `raw` is not a quantity.
+pub fn go_quantity(raw: &str) -> Option<String> {
+    let s = raw.trim();
+    if s.is_empty() {
+        return None;
+    }
+    let b = s.as_bytes();
+    let digits_from = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let mut pos = 0;
+    let positive = match b[0] {
+        b'-' => {
+            pos = 1;
+            false
+        }
+        b'+' => {
+            pos = 1;
+            true
+        }
+        _ => true,
+    };
+    while pos < b.len() && b[pos] == b'0' {
+        pos += 1;
+    }
+    let end = digits_from(pos);
+    let num = if end == pos { "0" } else { &s[pos..end] };
+    pos = end;
+    let mut denom = "";
+    if pos < b.len() && b[pos] == b'.' {
+        let end = digits_from(pos + 1);
+        denom = &s[pos + 1..end];
+        pos = end;
+    }
+    #[derive(PartialEq)]
+    enum Format {
+        DecimalSi,
+        BinarySi,
+        DecimalExponent,
+    }
+    let (exponent, format): (i64, Format) = match &s[pos..] {
+        "" => (0, Format::DecimalSi),
+        "n" => (-9, Format::DecimalSi),
+        "u" => (-6, Format::DecimalSi),
+        "m" => (-3, Format::DecimalSi),
+        "k" => (3, Format::DecimalSi),
+        "M" => (6, Format::DecimalSi),
+        "G" => (9, Format::DecimalSi),
+        "T" => (12, Format::DecimalSi),
+        "P" => (15, Format::DecimalSi),
+        "E" => (18, Format::DecimalSi),
+        "Ki" => (10, Format::BinarySi),
+        "Mi" => (20, Format::BinarySi),
+        "Gi" => (30, Format::BinarySi),
+        "Ti" => (40, Format::BinarySi),
+        "Pi" => (50, Format::BinarySi),
+        "Ei" => (60, Format::BinarySi),
+        e if e.len() > 1 && (e.starts_with('e') || e.starts_with('E')) => (e[1..].parse().ok()?, Format::DecimalExponent),
+        _ => return None,
+    };
+    let n_digits = (num.len() + denom.len()) as i64;
+    let (mut scale, mantissa, precision) = match format {
+        Format::BinarySi if exponent >= 0 && denom.is_empty() && exponent < 63 => {
+            (0i64, 1i64 << exponent, 15 - num.len() as i64 - (exponent as f32 * 3.0 / 10.0) as i64 - 1)
+        }
+        Format::BinarySi => return None,
+        _ => (exponent, 1, 18 - n_digits),
+    };
+    if precision < 0 {
+        return None;
+    }
+    scale -= denom.len() as i64;
+    if scale < -9 {
+        return None;
+    }
+    let shifted = format!("{num}{denom}");
+    let value: i64 = shifted.parse().ok()?;
+    let mut value = value.checked_mul(mantissa)?;
+    if !positive {
+        value = -value;
+    }
+    let canonical = match format {
+        Format::BinarySi => exponent % 10 == 0 && (shifted.parse::<i64>().ok()? & 7) != 0,
+        _ => scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0'),
+    };
+    let mut cached = if canonical { s } else { "" };
+    if scale < -3 {
+        // RoundUp(Milli): away from zero, and the cached text dropped.
+        cached = "";
+        let base = value;
+        let mut fraction = false;
+        for _ in 0..(-3 - scale) {
+            if value % 10 != 0 {
+                fraction = true;
+            }
+            value /= 10;
+        }
+        if fraction {
+            value += base.signum();
+        }
+        scale = -3;
+    }
+    let format = match format {
+        Format::DecimalSi => "DecimalSI",
+        Format::BinarySi => "BinarySI",
+        Format::DecimalExponent => "DecimalExponent",
+    };
+    Some(format!(
+        "resource.Quantity{{i:resource.int64Amount{{value:{value}, scale:{scale}}}, d:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:{}, Format:{}}}",
+        go_quote(cached),
+        go_quote(format)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -661,6 +806,11 @@ mod tests {
     /// The errors as a 1.20 server prints them (the tables below were written against it).
     fn lines(rq: &ResourceQuota) -> Vec<String> {
         validate_resource_quota(rq, ValueStyle::GoSyntax).iter().map(ToString::to_string).collect()
+    }
+
+    /// As 1.34 on words them: quantities as their canonical strings.
+    fn json_lines(rq: &ResourceQuota) -> Vec<String> {
+        validate_resource_quota(rq, ValueStyle::Json).iter().map(ToString::to_string).collect()
     }
 
     #[test]
@@ -772,7 +922,7 @@ mod tests {
         ];
         for (key, value, want) in table {
             let rq = quota(&format!("{HEAD}spec:\n  hard:\n    {key}: '{value}'\n"));
-            assert_eq!(lines(&rq), *want, "{key}: {value}");
+            assert_eq!(json_lines(&rq), *want, "{key}: {value}");
         }
     }
 
@@ -835,7 +985,7 @@ mod tests {
     fn status_is_validated_when_present() {
         let rq = quota(&format!("{HEAD}status:\n  hard:\n    pods: '1.5'\n  used:\n    storage: '1'\n"));
         assert_eq!(
-            lines(&rq),
+            json_lines(&rq),
             [
                 "status.hard[pods]: Invalid value: \"1500m\": must be an integer",
                 "status.used[storage]: Invalid value: \"storage\": must be a standard resource for quota",
@@ -871,6 +1021,55 @@ mod tests {
             render_server_message("q", &[one.clone(), two.clone(), one.clone()]),
             "The ResourceQuota \"q\" is invalid: \n* spec.hard[foo]: Invalid value: \"foo\": must be a standard resource for quota\n* spec.scopeSelector.matchExpressions.values: Required value: must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"
         );
+    }
+
+    #[test]
+    fn go_quantity_is_the_struct_a_release_before_1_34_prints() {
+        let q = |v: i64, scale: i64, s: &str, f: &str| {
+            format!("resource.Quantity{{i:resource.int64Amount{{value:{v}, scale:{scale}}}, d:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:\"{s}\", Format:\"{f}\"}}")
+        };
+        let cases: &[(&str, Option<String>)] = &[
+            // As the real 1.20.2 server printed them (tests/conformance-validation).
+            ("500m", Some(q(500, -3, "500m", "DecimalSI"))),
+            ("0.5", Some(q(5, -1, "", "DecimalSI"))),
+            ("1.5", Some(q(15, -1, "", "DecimalSI"))),
+            // Canonical text is cached, other spellings are not.
+            ("1500m", Some(q(1500, -3, "1500m", "DecimalSI"))),
+            ("2.50", Some(q(250, -2, "", "DecimalSI"))),
+            ("-500m", Some(q(-500, -3, "-500m", "DecimalSI"))),
+            ("5e-1", Some(q(5, -1, "", "DecimalExponent"))),
+            // Finer than milli: rounded up, away from zero, the text dropped.
+            ("0.0005", Some(q(1, -3, "", "DecimalSI"))),
+            ("1500u", Some(q(2, -3, "", "DecimalSI"))),
+            ("-0.0015", Some(q(-2, -3, "", "DecimalSI"))),
+            // Held as an inf.Dec by Go: no struct we could print.
+            ("1.5Ki", None),
+            ("0.0000000001", None),
+            ("1234567890123456789m", None),
+            ("abc", None),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(&go_quantity(raw), want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn each_release_words_the_refusals_as_it_does() {
+        let fraction = quota("metadata: {name: q}\nspec: {hard: {pods: 500m}}");
+        let operator =
+            quota("metadata: {name: q}\nspec: {hard: {pods: '1'}, scopeSelector: {matchExpressions: [{scopeName: BestEffort, operator: In, values: [x]}]}}");
+        let cases = [
+            (ValueStyle::for_release(false, false), &fraction, "resource.Quantity{i:resource.int64Amount{value:500, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"500m\", Format:\"DecimalSI\"}: must be an integer"),
+            (ValueStyle::for_release(false, true), &fraction, "resource.Quantity{i:resource.int64Amount{value:500, scale:-3}"),
+            (ValueStyle::for_release(true, true), &fraction, "spec.hard[pods]: Invalid value: \"500m\": must be an integer"),
+            (ValueStyle::for_release(false, false), &operator, reasons::EXISTS_ONLY_OPERATOR_V1_20),
+            (ValueStyle::for_release(false, true), &operator, reasons::EXISTS_ONLY_OPERATOR),
+            (ValueStyle::for_release(true, true), &operator, reasons::EXISTS_ONLY_OPERATOR),
+        ];
+        for (style, rq, want) in cases {
+            let got: Vec<String> = validate_resource_quota(rq, style).iter().map(ToString::to_string).collect();
+            assert!(got.iter().any(|l| l.contains(want)), "{style:?}: {got:?} lacks {want:?}");
+        }
     }
 
     #[test]

@@ -246,9 +246,32 @@ pub fn raise_change_for(what: &str, quota: &str, resource: &str, used: &Quantity
     s
 }
 
-/// The other way to make room for a Deployment's new ReplicaSet: old ReplicaSets count against
-/// `count/replicasets.apps` until the controller deletes them.
-pub const FEWER_REPLICASETS: &str = "or lower the Deployment's spec.revisionHistoryLimit, so that its controller deletes old ReplicaSets";
+/// The other way to make room for a Deployment's new ReplicaSet, offered only when it would
+/// work: its old ReplicaSets scaled down to 0 (`history`, kept as rollout history) count
+/// against `count/replicasets.apps`, and deleting one frees its place. Lowering
+/// `revisionHistoryLimit` is not offered: the controller prunes history only after a
+/// rollout completes (or while the Deployment is paused), never while its new ReplicaSet is
+/// refused; and with no such ReplicaSet (the only old one is the live one) there is nothing
+/// to free.
+pub fn free_history_change(history: &[String]) -> Option<String> {
+    let first = history.first()?;
+    let more = match history.len() {
+        1 => String::new(),
+        n => format!(" (it has {n}: {})", history.iter().map(|h| format!("replicaset/{h}")).collect::<Vec<_>>().join(", ")),
+    };
+    Some(format!("or delete an old ReplicaSet of the Deployment scaled down to 0, kept as rollout history: `kubectl delete replicaset {first}`{more}"))
+}
+
+/// The ReplicaSets of `children` scaled down to 0 (spec and status), by name.
+fn scaled_down(children: &[Value]) -> Vec<String> {
+    let mut names: Vec<String> = children
+        .iter()
+        .filter(|rs| int(rs, &["spec", "replicas"]) == Some(0) && int(rs, &["status", "replicas"]).unwrap_or(0) == 0)
+        .filter_map(|rs| rs["metadata"]["name"].as_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
 
 /// Changes that would admit the pods the replay refused: raise the quota (for the next pod
 /// and for all waiting), or lower a container's value into what is left.
@@ -352,7 +375,7 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
                 });
                 r.changes.push(raise_change_for("ReplicaSet", q, res, &used, requested, &hard, 1));
             }
-            r.changes.push(FEWER_REPLICASETS.into());
+            r.changes.extend(free_history_change(&scaled_down(children)));
             return r;
         }
     }

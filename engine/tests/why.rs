@@ -80,3 +80,38 @@ fn a_pod_without_the_request_a_quota_requires_is_told_what_to_add() {
     assert_eq!(r.verdict, Verdict::BlockedByQuota);
     assert!(r.changes.iter().any(|c| c.starts_with("add resources.requests.cpu to container(s) app")), "{:?}", r.changes);
 }
+
+#[test]
+fn a_refused_new_replicaset_is_offered_only_fixes_that_would_free_a_place() {
+    let app = pod("p").app("app", "requests: {cpu: 100m}");
+    let web = workload("Deployment", "web", "replicas: 1", &app);
+    let message = "Failed to create new replica set \"web-2\": replicasets.apps \"web-2\" is forbidden: exceeded quota: objs, requested: count/replicasets.apps=1, used: count/replicasets.apps=1, limited: count/replicasets.apps=1";
+    let state = vec![quota("objs", "", "count/replicasets.apps=1/1")];
+    let rs = |name: &str, replicas: i64| serde_json::json!({"metadata": {"name": name}, "spec": {"replicas": replicas}, "status": {"replicas": replicas}});
+    let raise = "raise quota objs's count/replicasets.apps by 1 (to 2) to admit the next ReplicaSet";
+    let rows: Vec<(&str, Vec<serde_json::Value>, Vec<String>)> = vec![
+        // The lab's case: the only old ReplicaSet is the live one; no history to free, and a
+        // lower revisionHistoryLimit would change nothing.
+        ("only the live ReplicaSet", vec![rs("web-1", 1)], vec![raise.into()]),
+        (
+            "history scaled down to 0: deleting it frees a place",
+            vec![rs("web-1", 1), rs("web-0", 0)],
+            vec![
+                raise.into(),
+                "or delete an old ReplicaSet of the Deployment scaled down to 0, kept as rollout history: `kubectl delete replicaset web-0`".into(),
+            ],
+        ),
+    ];
+    let cluster = ClusterState::from_objects(decode("state.yaml", &cluster(&state)), NS);
+    let mut obj = decode("w.yaml", &web).remove(0);
+    obj.meta.namespace = Some(NS.into());
+    let mut raw = manifest::parse_str("w.yaml", &web).unwrap().remove(0).value;
+    raw["metadata"]["generation"] = 2.into();
+    raw["status"] = serde_json::json!({"observedGeneration": 1, "replicas": 1, "conditions": [{"type": "Progressing", "status": "False", "reason": "ReplicaSetCreateError", "message": message}]});
+    let mut t = Table::default();
+    for (what, children, changes) in rows {
+        let r = why::explain(&obj, &raw, &children, &[], &cluster, kubectl_quota_engine::version::Rules::newest());
+        t.row(what, format!("{:?} {:?}", r.verdict, r.changes), format!("{:?} {changes:?}", Verdict::BlockedByQuota));
+    }
+    t.done();
+}

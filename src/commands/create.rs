@@ -249,6 +249,18 @@ async fn missing_priority_classes(conn: &live::Conn, q: &ResourceQuota) -> Vec<S
     missing
 }
 
+/// How `rules`' release words a refused quota.
+pub fn wording(rules: &Rules) -> validation::ValueStyle {
+    validation::ValueStyle::for_release(rules.invalid_values_as_json, rules.cross_namespace_pod_affinity_scope)
+}
+
+/// The rules of the server's release, when its version can be read within 5 seconds.
+async fn server_rules(g: &GlobalFlags) -> Option<Rules> {
+    let conn = live::connect(&g.kube, g.namespace.as_deref()).await.ok()?;
+    let version = tokio::time::timeout(std::time::Duration::from_secs(5), live::server_version(&conn)).await.ok()?.ok()?;
+    Some(Rules::for_version(version.1))
+}
+
 /// A refusal as `kubectl create quota` prints one (`error: failed to create quota: <the
 /// server's message>`, exit status 1).
 fn refused(message: String) -> Fatal {
@@ -265,10 +277,16 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
     };
     // Client dry-run names no namespace unless one was given, as kubectl does.
     let mut quota = build_quota(&args.name, g.namespace.as_deref(), &flags).map_err(Fatal::input)?;
-    // Refused before anything is sent, worded as the current server words its refusal (and
-    // as kubectl prints it, with its exit status).
-    let errors = validation::validate_resource_quota(&quota, validation::ValueStyle::Json);
-    if !errors.is_empty() {
+    // Refused before the quota is sent (as kubectl prints the server's refusal, with its exit
+    // status). The verdict is every release's; the words are the release's: a client dry run
+    // words it as the newest, otherwise the server's version is read (a GET, within 5 s) so
+    // that a 1.20 server's refusal reads as 1.20 prints it.
+    if !validation::validate_resource_quota(&quota, wording(&Rules::newest())).is_empty() {
+        let rules = match args.dry_run {
+            DryRun::Client => Rules::newest(),
+            _ => server_rules(g).await.unwrap_or_else(Rules::newest),
+        };
+        let errors = validation::validate_resource_quota(&quota, wording(&rules));
         return Err(refused(validation::status_message(&args.name, &errors)));
     }
     // The server's warnings come with its answer; a client dry run has none to ask, so it

@@ -43,9 +43,9 @@ pub async fn collect(g: &GlobalFlags, state: &[String], view: live::View, all: b
     }
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
     let ns = current.then(|| conn.namespace.clone());
-    // What the promise is measured against (nodes, every pod on them) is the cluster's.
-    let listed = if view == live::View::Capacity { None } else { ns.as_deref() };
-    let c = live::collect_view(&conn, view, listed, Collector::default()).await.map_err(|e| {
+    // `-n NS` reads NS's quotas, pods and events only, so that `view` in NS is enough; the
+    // nodes the promise is measured against stay the cluster's (cluster-scoped reads).
+    let c = live::collect_view(&conn, view, ns.as_deref(), Collector::default()).await.map_err(|e| {
         let code = if e.unreachable { 2 } else { 1 };
         Fatal(e.to_string(), code)
     })?;

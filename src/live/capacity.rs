@@ -85,7 +85,8 @@ fn not_served(e: &ReadError) -> bool {
 /// The most decoding problems noted per read.
 const MAX_NOTED: usize = 5;
 
-/// Reads what `view` shows into `collector`: cluster-wide, or (`blocked -n`) in `namespace`.
+/// Reads what `view` shows into `collector`: cluster-wide, or (`-n`) the namespaced kinds in
+/// `namespace` (cluster-scoped kinds, nodes among them, are always read whole).
 /// A failed quota LIST, or a server that cannot be reached, is the error; anything else the
 /// view can do without is noted in the collector.
 pub async fn collect_view(conn: &Conn, view: View, namespace: Option<&str>, collector: Collector) -> Result<Collector, ReadError> {

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::{Collector, Options};
-use crate::why::{parse_refusal, raise_change_for, Refusal, FEWER_REPLICASETS};
+use crate::why::{free_history_change, parse_refusal, raise_change_for, Refusal};
 
 /// A workload a quota blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -46,7 +46,7 @@ impl Collector {
     /// The resources a refusal names and the smallest fix for each, worked out from the quota
     /// as it stands now (as the message says when the quota was not read); `what` is what the
     /// quota refuses one of per waiting pod (`pod`, `pod's claim`).
-    fn fixes(&self, ns: &str, refusal: &Refusal, waiting: i32, what: &str) -> (Vec<String>, Vec<String>) {
+    fn fixes(&self, ns: &str, workload: &str, refusal: &Refusal, waiting: i32, what: &str) -> (Vec<String>, Vec<String>) {
         let name = refusal.quota.as_deref().unwrap_or("");
         let quota = self.namespaces.get(ns).and_then(|n| n.quotas.iter().find(|q| q.name == name));
         let mut resources = Vec::new();
@@ -58,7 +58,11 @@ impl Collector {
                 None => (used_then.clone(), hard_then.clone()),
             };
             if res == "count/replicasets.apps" {
-                fixes.push(format!("{}, {FEWER_REPLICASETS}", raise_change_for("ReplicaSet", name, res, &used, requested, &hard, 1)));
+                let raise = raise_change_for("ReplicaSet", name, res, &used, requested, &hard, 1);
+                fixes.push(match free_history_change(&self.scaled_down(ns, workload)) {
+                    Some(free) => format!("{raise}, {free}"),
+                    None => raise,
+                });
             } else if used.add(requested) <= hard {
                 fixes.push(format!("quota {name}'s {res} fits the next {what} now: the controller creates it at its next retry"));
             } else {
@@ -74,6 +78,15 @@ impl Collector {
             ));
         }
         (resources, fixes)
+    }
+
+    /// The ReplicaSets `owner` (`deployment/web`) owns that are scaled down to 0, by name.
+    fn scaled_down(&self, ns: &str, owner: &str) -> Vec<String> {
+        self.controllers
+            .iter()
+            .filter(|((n, obj), c)| n == ns && obj.starts_with("replicaset/") && c.owner.as_deref() == Some(owner) && c.wanted == 0 && c.current == 0)
+            .map(|((_, obj), _)| obj.trim_start_matches("replicaset/").to_string())
+            .collect()
     }
 
     /// Workloads whose pods a quota refused: the newest quota `FailedCreate` event of each
@@ -105,7 +118,8 @@ impl Collector {
             };
             let refusal = parse_refusal(&message);
             let waiting_pods = waiting.unwrap_or(1).clamp(1, i64::from(i32::MAX)) as i32;
-            let (resources, mut fixes) = self.fixes(ns, &refusal, waiting_pods, "pod");
+            let workload = c.and_then(|c| c.owner.clone()).unwrap_or_else(|| obj.clone());
+            let (resources, mut fixes) = self.fixes(ns, &workload, &refusal, waiting_pods, "pod");
             if fixes.is_empty() {
                 fixes.push(format!("see `kubectl quota why {} -n {ns}`", c.and_then(|c| c.owner.clone()).unwrap_or_else(|| obj.clone())));
             }
@@ -125,7 +139,7 @@ impl Collector {
                 continue;
             };
             let refusal = parse_refusal(&f.message);
-            let (resources, fixes) = self.fixes(ns, &refusal, (*count).clamp(1, i64::from(i32::MAX)) as i32, "pod's claim");
+            let (resources, fixes) = self.fixes(ns, owner, &refusal, (*count).clamp(1, i64::from(i32::MAX)) as i32, "pod's claim");
             let workload = self.controllers.get(&(ns.clone(), owner.clone())).and_then(|c| c.owner.clone());
             let (workload, via) = match workload {
                 Some(w) => (w, Some(owner.clone())),

@@ -260,6 +260,13 @@ fn yaml_message(e: &serde_saphyr::Error) -> String {
         format!("nested deeper than {MAX_DEPTH} levels{at}")
     } else if raw.contains("ScalarBytes") || raw.contains("budget breached") {
         format!("expands far beyond its own size through aliases{at}")
+    } else if let Some(rest) = raw.split_once("duplicate mapping key").map(|(_, r)| r) {
+        // The reader's advice to its programmer (`set DuplicateKeyPolicy in Options if
+        // acceptable`) means nothing to the manifest's author: the key and where it is.
+        let key = rest.trim_start_matches(':').trim_start();
+        let key = key.split(", set DuplicateKeyPolicy").next().unwrap_or(key);
+        let key = key.split(" at line ").next().unwrap_or(key);
+        format!("duplicate mapping key \"{key}\": a key may appear once in a mapping{at}")
     } else if raw.contains("non-finite float") {
         format!("{} is not a number Kubernetes accepts (.inf and .nan are refused){at}", raw.split('`').nth(1).unwrap_or("the value"))
     } else {
@@ -388,11 +395,20 @@ mod tests {
             (format!("kind: A\n---\nbase: &a\n{keys}{refs}"), "f, document 2: not valid YAML or JSON: aliases expand to more than 100000 nodes"),
             ("[".repeat(10_000), "f, document 1: not valid YAML or JSON: nested deeper than 128 levels"),
             ("a: .inf\n".to_string(), "f, document 1: not valid YAML or JSON: .inf is not a number Kubernetes accepts"),
-            ("a: 1\na: 2\n".to_string(), "f, document 1: not valid YAML or JSON: duplicate mapping key"),
+            (
+                "a: 1\na: 2\n".to_string(),
+                "f, document 1: not valid YAML or JSON: duplicate mapping key \"a\": a key may appear once in a mapping (line 2, column 1)",
+            ),
+            (
+                "m: {name: a, name: b}\n".to_string(),
+                "f, document 1: not valid YAML or JSON: duplicate mapping key \"name\": a key may appear once in a mapping (line 1",
+            ),
         ];
         for (text, want) in cases {
             let err = parse_str("f", &text).unwrap_err().to_string();
             assert!(err.starts_with(want), "{err:?} should start with {want:?}");
+            // Nothing of the reader's own advice to its programmer.
+            assert!(!err.contains("DuplicateKeyPolicy") && !err.contains("Options"), "{err:?}");
         }
     }
 
