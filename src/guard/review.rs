@@ -248,6 +248,8 @@ mod tests {
         assert_eq!(fitted.len(), MAX_TOTAL_CHARS / MAX_WARNING_CHARS);
         let controls = fit(vec!["a\u{1b}[31mb\nc".into()]);
         assert!(!controls[0].chars().any(char::is_control), "{controls:?}");
+        // The line and paragraph separators are line breaks to many readers: escaped too.
+        assert_eq!(fit(vec!["a\u{2028}b\u{2029}c".into()]), ["a\\u2028b\\u2029c"]);
     }
 
     #[test]
