@@ -280,6 +280,9 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
     let flag = version_flag(args)?;
     let loaded = load_state(&args.state)?;
+    if let Some(w) = &loaded.duplicates {
+        crate::error::print_err(&format!("warning: {}\n", crate::escape::escape(w)));
+    }
     // A snapshot's server decides the rules; --kubernetes-version overrides it.
     let offline = offline_rules(&loaded.recorded, flag)?;
     let (rules, notes) = (offline.rules, offline.notes);
