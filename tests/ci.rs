@@ -577,6 +577,31 @@ fn junit_reports_are_read_by_a_junit_consumer() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+#[test]
+fn a_check_that_cannot_run_writes_a_junit_report_with_the_error_as_a_failed_case() {
+    if !have_junit_consumer() {
+        return;
+    }
+    let dir = scratch("junit-error");
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, "apiVersion: v1\nkind: Pod\nmetadata: {name: [not, a, name]}\n").unwrap();
+    let out = bin().args(["check", "-f"]).arg(&bad).args(["--state", "examples/cluster-state.yaml", "-o", "junit"]).output().unwrap();
+    // The exit status and standard error stay those of an input error.
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.starts_with(&format!("error: {}", bad.display())), "{err}");
+    let file = dir.join("report.xml");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let read = Command::new("python3").arg(root().join("tests/ci/junit_read.py")).arg(&file).output().unwrap();
+    assert!(read.status.success(), "the consumer refused the report: {}\n{}", text(&read.stderr), text(&out.stdout));
+    let suites: Value = serde_json::from_slice(&read.stdout).unwrap();
+    assert_eq!((suites[0]["tests"].as_u64(), suites[0]["failures"].as_u64()), (Some(1), Some(1)), "{suites}");
+    let case = &suites[0]["cases"][0];
+    assert_eq!(case["name"], "the check could not run");
+    assert_eq!(case["failures"][0]["message"].as_str(), err.lines().next().and_then(|l| l.strip_prefix("error: ")), "{suites}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 // --- GitHub annotations ------------------------------------------------------------------
 
 /// A workflow command's data decoded (`%25`, `%0D`, `%0A`; in properties `%3A`, `%2C` too).
