@@ -158,8 +158,28 @@ pub fn parse_each(file: &str, text: &str, mut each: impl FnMut(Document) -> Resu
     if let Some(chunks) = plain_documents(text) {
         let mut handed_out = 0;
         for (number, line, chunk) in chunks {
+            let origin = Origin { line, ..Origin::new(file, number) };
+            // A large List is read an item at a time (a state of 100,000 nodes is one).
+            match list_items(&origin, chunk, json, &mut each) {
+                Items::Read => {
+                    handed_out = number;
+                    continue;
+                }
+                Items::Stopped(e) => return Err(e),
+                Items::Failed(items) => {
+                    return parse_whole(file, text, json, |d| {
+                        let done = d.origin.document < number || (d.origin.document == number && d.origin.item.is_some_and(|i| i <= items));
+                        if d.origin.document <= handed_out || done {
+                            Ok(())
+                        } else {
+                            each(d)
+                        }
+                    })
+                }
+                Items::NotAList => {}
+            }
             match plain::read(chunk).map_or_else(|| serde_saphyr::from_str_with_options::<Value>(chunk, yaml_options(chunk.len())), Ok) {
-                Ok(value) => emit(Origin { line, ..Origin::new(file, number) }, value, json, &mut each)?,
+                Ok(value) => emit(origin, value, json, &mut each)?,
                 // The whole stream's parse names the error, with the whole text's line numbers.
                 Err(_) => return parse_whole(file, text, json, |d| if d.origin.document <= handed_out { Ok(()) } else { each(d) }),
             }
@@ -168,6 +188,96 @@ pub fn parse_each(file: &str, text: &str, mut each: impl FnMut(Document) -> Resu
         return Ok(());
     }
     parse_whole(file, text, json, each)
+}
+
+/// A document this large that is a block `kind: List` is read item by item.
+const LIST_READ_BY_ITEM: usize = 256 << 10;
+
+/// What [`list_items`] did.
+enum Items {
+    /// Not a List it reads item by item (nothing handed out): read the document whole.
+    NotAList,
+    /// Every item handed out.
+    Read,
+    /// `each` stopped the parse.
+    Stopped(InputError),
+    /// An item could not be read after this many were handed out: the whole stream's parse
+    /// says why.
+    Failed(usize),
+}
+
+/// Reads a large block List (`items:` at the start of a line, each item a `- ` at the start
+/// of a line, as kubectl and `snapshot` write them) one item at a time, each item's text
+/// read alone: only one item's JSON is held at a time. Only a document without anchors is
+/// cut (an alias in one item could name an anchor in another).
+fn list_items(origin: &Origin, chunk: &str, json: bool, each: &mut impl FnMut(Document) -> Result<(), InputError>) -> Items {
+    if chunk.len() < LIST_READ_BY_ITEM || json || chunk.contains('&') {
+        return Items::NotAList;
+    }
+    let Some((head, items)) = cut_list(chunk) else { return Items::NotAList };
+    let read = |t: &str| plain::read(t).map_or_else(|| serde_saphyr::from_str_with_options::<Value>(t, yaml_options(t.len())).ok(), Some);
+    let Some(head) = read(&head) else { return Items::NotAList };
+    let is_list = head.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List")) && head.get("items").is_none();
+    if !is_list {
+        return Items::NotAList;
+    }
+    for (j, item_text) in items.into_iter().enumerate() {
+        // `- ...` alone is a sequence of one item.
+        let Some(Value::Array(mut one)) = read(item_text) else { return Items::Failed(j) };
+        let (Some(mut item), true) = (one.pop(), one.is_empty()) else { return Items::Failed(j) };
+        normalize_floats(&mut item, json);
+        let o = Origin { item: Some(j + 1), ..origin.clone() };
+        if !item.is_object() {
+            return Items::Stopped(InputError::at(&o, None, "a list item must be a mapping"));
+        }
+        if let Err(e) = each(Document { origin: o, value: item }) {
+            return Items::Stopped(e);
+        }
+    }
+    Items::Read
+}
+
+/// A block List cut into its text without the items and each item's text (`- ...` and the
+/// indented lines after it); `None` unless `items:` is a line of its own at the start of a
+/// line and every item starts with `- ` there.
+fn cut_list(chunk: &str) -> Option<(String, Vec<&str>)> {
+    let mut offset = 0;
+    let mut at = None;
+    for line in chunk.split_inclusive('\n') {
+        if line.trim_end() == "items:" {
+            if at.is_some() {
+                return None;
+            }
+            at = Some((offset, offset + line.len()));
+        }
+        offset += line.len();
+    }
+    let (items_line, start) = at?;
+    let mut items = Vec::new();
+    let (mut item_start, mut end) = (None, start);
+    for line in chunk[start..].split_inclusive('\n') {
+        let top = !line.starts_with(' ') && has_content(line);
+        if line.starts_with("- ") || line.trim_end() == "-" {
+            if let Some(s) = item_start {
+                items.push(&chunk[s..end]);
+            }
+            item_start = Some(end);
+        } else if top {
+            break;
+        } else if item_start.is_none() && has_content(line) {
+            // Content before the first item (an indented list): not this shape.
+            return None;
+        }
+        end += line.len();
+    }
+    if let Some(s) = item_start {
+        items.push(&chunk[s..end]);
+    }
+    if items.is_empty() {
+        return None;
+    }
+    let head = format!("{}{}", &chunk[..items_line], &chunk[end..]);
+    Some((head, items))
 }
 
 /// The whole stream in one parse (one alias budget, line numbers of the whole text).
@@ -422,6 +532,44 @@ mod tests {
             let all = whole(&text).map(|d| d.iter().map(|d| (d.origin.clone(), d.value.clone())).collect::<Vec<_>>()).map_err(|e| e.to_string());
             assert_eq!(each, all, "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_large_list_is_read_item_by_item_as_it_is_read_whole() {
+        let item = |i: usize| {
+            format!("- apiVersion: v1\n  kind: Node\n  metadata: {{name: n{i}}}\n  # a comment\n\n  status:\n    allocatable: {{cpu: '4', ratio: 1.5}}\n")
+        };
+        let items: String = (0..4000).map(item).collect();
+        let cases = [
+            format!("apiVersion: v1\nitems:\n{items}kind: List\nmetadata: {{resourceVersion: ''}}\n"),
+            format!("---\nkind: NodeList\nitems:\n{items}---\nkind: Pod\n"),
+            // Not this shape, or not a List: read whole, the same.
+            format!("kind: Foo\nitems:\n{items}"),
+            format!("kind: List\nitems:\n{}", items.replace("\n- ", "\n  - ").replacen("- ", "  - ", 1)),
+            // A broken item: the whole stream's error.
+            format!("kind: List\nitems:\n{items}- {{unclosed\n"),
+            format!("kind: List\nitems:\n{items}- just a string\n"),
+        ];
+        for text in cases {
+            assert!(text.len() > LIST_READ_BY_ITEM);
+            let each = parse_str("f", &text).map(|d| d.iter().map(|d| (d.origin.clone(), d.value.clone())).collect::<Vec<_>>()).map_err(|e| e.to_string());
+            let mut whole = Vec::new();
+            let all = parse_whole("f", &text, false, |d| {
+                whole.push((d.origin.clone(), d.value.clone()));
+                Ok(())
+            })
+            .map(|()| whole)
+            .map_err(|e| e.to_string());
+            assert_eq!(each, all, "{}", &text[..200]);
+        }
+        assert!(cut_list(&format!("kind: List\nitems:\n{}", item(1))).is_some());
+        // The first shape is read item by item: one item's JSON at a time.
+        let (mut seen, origin) = (0, Origin::new("f", 1));
+        let read = list_items(&origin, &cases[0], false, &mut |_| {
+            seen += 1;
+            Ok(())
+        });
+        assert!(matches!(read, Items::Read) && seen == 4000);
     }
 
     #[test]
