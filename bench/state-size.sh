@@ -45,6 +45,9 @@ w("quotas-40.yaml", "".join(q % i for i in range(40)))
 pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p%d}\n"
        "spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}, limits: {cpu: 100m}}}]}\n---\n")
 w("pods-3000.yaml", "".join(pod % i for i in range(3000)))
+w("pod-200k.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers:\n"
+  + "".join("  - {name: c%d, image: x, resources: {requests: {cpu: 1m}}}\n" % i for i in range(200_000)))
+w("state.yaml", "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q, namespace: default}\nspec: {hard: {pods: '10'}}\nstatus: {hard: {pods: '10'}, used: {pods: '0'}}\n")
 PY
 
 run() { # name, input, then the command
@@ -66,3 +69,4 @@ run "\`capacity\`, 1,000,000 devices in 10,000 ResourceSlices" devices-1m.yaml "
 run "\`uncovered\`, the same" devices-1m.yaml "$BIN" uncovered --state devices-1m.yaml
 run "\`check -o junit\`, 3,000 Pods x 40 refusing quotas" pods-3000.yaml "$BIN" check -f pods-3000.yaml --state quotas-40.yaml -o junit
 run "\`check\` (text), the same" pods-3000.yaml "$BIN" check -f pods-3000.yaml --state quotas-40.yaml
+run "a Pod of 200,000 containers (over the server's 3 MiB)" pod-200k.yaml "$BIN" check -f pod-200k.yaml --state state.yaml

@@ -606,6 +606,24 @@ fn an_object_larger_than_the_server_reads_is_refused_with_its_words() {
 }
 
 #[test]
+fn a_document_whose_text_shows_it_over_the_server_s_limit_is_refused_from_its_size() {
+    // 200,000 containers: its text alone shows its JSON is over 3 MiB, so it is refused
+    // without being read further than its name (bench/state-size.sh measures its memory).
+    let containers: String = (0..200_000).map(|i| format!("  - {{name: c{i}, image: x, resources: {{requests: {{cpu: 1m}}}}}}\n")).collect();
+    let d = scratch("too-large-text");
+    let m = write(&d, "big.yaml", format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: big}}\nspec:\n  containers:\n{containers}---\n{POD}"));
+    let s = write(&d, "state.yaml", STATE);
+    let o = bin().args(["check", "-f", &m, "--state", &s, "-o", "json"]).output().unwrap();
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let docs = report["documents"].as_array().unwrap();
+    assert_eq!((docs[0]["name"].as_str(), docs[0]["message"].as_str()), (Some("big"), Some("Request entity too large: limit is 3145728")));
+    assert!(docs[0].to_string().contains("\"reason\":\"tooLarge\""), "{}", docs[0]);
+    // The next document is read as always.
+    assert_eq!((docs[1]["name"].as_str(), docs[1]["outcome"].as_str()), (Some("web"), Some("admitted")));
+}
+
+#[test]
 fn describe_state_over_many_namespaces_streams_and_shows_every_quota() {
     // Each quota becomes its view as it is decoded (bench/hostile.sh measures 100,000 of them:
     // under 1 s and 90 MB); here 20,000, under a deadline that only a hang would reach.

@@ -35,7 +35,15 @@ pub struct Origin {
     /// kustomization file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// The document is surely larger, as the JSON kubectl sends, than the API server reads
+    /// ([`MAX_REQUEST_BODY_BYTES`]): judged from its text, only what names it was read.
+    #[serde(skip)]
+    pub too_large: bool,
 }
+
+/// The most bytes of a request body the API server reads (`--max-request-body-bytes`, 3 MiB
+/// by default); past it the answer is `Request entity too large: limit is 3145728` (413).
+pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
 
 impl Origin {
     /// Document `document` of `file`, nothing more known.
@@ -159,6 +167,13 @@ pub fn parse_each(file: &str, text: &str, mut each: impl FnMut(Document) -> Resu
         let mut handed_out = 0;
         for (number, line, chunk) in chunks {
             let origin = Origin { line, ..Origin::new(file, number) };
+            // A document surely larger than the server reads is refused from its size, as the
+            // server refuses it before decoding: only what names it is read.
+            if let Some(named) = too_large_for_a_request(chunk, json) {
+                emit(Origin { too_large: true, ..origin }, named, json, &mut each)?;
+                handed_out = number;
+                continue;
+            }
             // A large List is read an item at a time (a state of 100,000 nodes is one).
             match list_items(&origin, chunk, json, &mut each) {
                 Items::Read => {
@@ -188,6 +203,60 @@ pub fn parse_each(file: &str, text: &str, mut each: impl FnMut(Document) -> Resu
         return Ok(());
     }
     parse_whole(file, text, json, each)
+}
+
+/// What names a document (its `apiVersion`, `kind` and `metadata`) when its text alone shows
+/// that its JSON is larger than [`MAX_REQUEST_BODY_BYTES`] ([`json_len_at_least`]); `None`
+/// otherwise, and for a List (whose items are sent one by one).
+fn too_large_for_a_request(chunk: &str, json: bool) -> Option<Value> {
+    if json || chunk.len() <= MAX_REQUEST_BODY_BYTES || json_len_at_least(chunk)? <= MAX_REQUEST_BODY_BYTES {
+        return None;
+    }
+    // The top-level apiVersion, kind and metadata lines (metadata with its indented block).
+    let mut head = String::new();
+    let mut in_metadata = false;
+    for line in chunk.split_inclusive('\n') {
+        if line.starts_with(' ') || !has_content(line) {
+            if in_metadata {
+                head.push_str(line);
+            }
+            continue;
+        }
+        in_metadata = line.starts_with("metadata:");
+        if in_metadata || line.starts_with("apiVersion:") || line.starts_with("kind:") {
+            head.push_str(line);
+        }
+    }
+    let named = plain::read(&head)?;
+    let kind = named.get("kind")?.as_str()?;
+    (named.get("apiVersion").is_some_and(Value::is_string) && !kind.ends_with("List")).then_some(named)
+}
+
+/// A lower bound of the length of a YAML document's compact JSON, from its text: each
+/// character of a plain scalar or key appears in the JSON, each flow bracket and comma too,
+/// each `- ` item becomes a bracket or a comma; a number may shrink (`1.50`, `0x1F`), so it
+/// counts one. `None` for text with what could make the JSON shorter in other ways (anchors
+/// and aliases, tags, block scalars, escapes, `''`, merge keys, comments after content,
+/// directives): such a document is measured once read.
+fn json_len_at_least(text: &str) -> Option<usize> {
+    if text.contains(['&', '*', '!', '|', '>', '\\', '%', '<', '\t', '\r']) || text.contains("''") || text.contains(" #") {
+        return None;
+    }
+    let mut n = 0;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.is_empty() || t.starts_with('#') || is_marker(line, "---") {
+            continue;
+        }
+        let flow = |c: char| matches!(c, ',' | '{' | '}' | '[' | ']');
+        n += t.chars().filter(|c| flow(*c)).count();
+        for token in t.split(|c: char| c == ' ' || flow(c)).filter(|s| !s.is_empty()) {
+            let starts_number = |s: &str| s.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == '+');
+            let number = starts_number(token) || (token.len() > 1 && token.starts_with('-') && starts_number(&token[1..]));
+            n += if number { 1 } else { token.len() };
+        }
+    }
+    Some(n)
 }
 
 /// A document this large that is a block `kind: List` is read item by item.
@@ -539,7 +608,7 @@ mod tests {
         let item = |i: usize| {
             format!("- apiVersion: v1\n  kind: Node\n  metadata: {{name: n{i}}}\n  # a comment\n\n  status:\n    allocatable: {{cpu: '4', ratio: 1.5}}\n")
         };
-        let items: String = (0..4000).map(item).collect();
+        let items: String = (0..2500).map(item).collect();
         let cases = [
             format!("apiVersion: v1\nitems:\n{items}kind: List\nmetadata: {{resourceVersion: ''}}\n"),
             format!("---\nkind: NodeList\nitems:\n{items}---\nkind: Pod\n"),
@@ -550,11 +619,11 @@ mod tests {
             format!("kind: List\nitems:\n{items}- {{unclosed\n"),
             format!("kind: List\nitems:\n{items}- just a string\n"),
         ];
-        for text in cases {
+        for text in &cases {
             assert!(text.len() > LIST_READ_BY_ITEM);
-            let each = parse_str("f", &text).map(|d| d.iter().map(|d| (d.origin.clone(), d.value.clone())).collect::<Vec<_>>()).map_err(|e| e.to_string());
+            let each = parse_str("f", text).map(|d| d.iter().map(|d| (d.origin.clone(), d.value.clone())).collect::<Vec<_>>()).map_err(|e| e.to_string());
             let mut whole = Vec::new();
-            let all = parse_whole("f", &text, false, |d| {
+            let all = parse_whole("f", text, false, |d| {
                 whole.push((d.origin.clone(), d.value.clone()));
                 Ok(())
             })
@@ -569,7 +638,33 @@ mod tests {
             seen += 1;
             Ok(())
         });
-        assert!(matches!(read, Items::Read) && seen == 4000);
+        assert!(matches!(read, Items::Read) && seen == 2500);
+    }
+
+    #[test]
+    fn a_document_surely_over_the_request_limit_is_named_only() {
+        let containers: String = (0..200_000).map(|i| format!("  - {{name: c{i}, image: x}}\n")).collect();
+        let big = format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: big\n  namespace: a\nspec:\n  containers:\n{containers}");
+        let docs = parse_str("f", &format!("{big}---\nkind: B\n")).unwrap();
+        assert!(docs[0].origin.too_large && !docs[1].origin.too_large);
+        assert_eq!(docs[0].value, serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "big", "namespace": "a"}}));
+        // The bound never passes the JSON's real length; text that could shrink is not judged.
+        let whole: Value = plain::read(&big).unwrap();
+        let real = serde_json::to_string(&whole).unwrap().len();
+        assert!(json_len_at_least(&big).unwrap() <= real);
+        for odd in ["a: &x b\nc: *x\n", "a: |\n  b\n", "a: 'it''s'\n", "a: b # c\n", "<<: {a: b}\n", "a: !!str b\n"] {
+            assert_eq!(json_len_at_least(odd), None, "{odd:?}");
+        }
+        let cases = [("a: 1.500\n", 3), ("- 0x1F\n- -1.0\n", 4), ("a: {b: c, d: [e, f]}\n", 15), ("key:\n", 4)];
+        for (text, at_least) in cases {
+            let value: Value = serde_saphyr::from_str(text).unwrap();
+            let real = serde_json::to_string(&value).unwrap().len();
+            assert_eq!(json_len_at_least(text), Some(at_least), "{text:?}");
+            assert!(at_least <= real, "{text:?}: {at_least} > {real}");
+        }
+        // Under the limit, a List, or JSON text: read as always.
+        let small = format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: s}}\nspec:\n  containers:\n{}", &containers[..100_000]);
+        assert!(!parse_str("f", &small).unwrap()[0].origin.too_large);
     }
 
     #[test]
