@@ -8,13 +8,25 @@
 //! C1 controls (U+0080 to U+009F, where a lone CSI lives) as `\u{..}`-style `\u009b`.
 //! Unicode's bidirectional controls (embeddings, overrides, isolates and the direction marks)
 //! are shown the same way: they reorder what a terminal draws, so a name could make a line
-//! read other than it is (the "Trojan source" trick).
+//! read other than it is (the "Trojan source" trick). So are U+2028 and U+2029, the line and
+//! paragraph separators, line breaks to many readers.
 //! Text only: JSON and YAML encoders escape on their own.
 
 use std::borrow::Cow;
 
 fn needs_escape(c: char) -> bool {
-    c.is_control() || is_bidi_control(c)
+    c.is_control() || is_bidi_control(c) || is_line_separator(c)
+}
+
+/// Unicode's LINE SEPARATOR and PARAGRAPH SEPARATOR: line breaks to JavaScript, editors and
+/// many terminals' viewers, escaped as the other line breaks are.
+fn is_line_separator(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// Whether `s` holds nothing [`escape`] would change.
+pub fn is_plain(s: &str) -> bool {
+    matches!(escape(s), Cow::Borrowed(_))
 }
 
 /// ALM, LRM and RLM, the embeddings and overrides (U+202A to U+202E) and the isolates
@@ -74,6 +86,7 @@ mod tests {
             ("a\u{2066}b\u{2069}", "a\\u2066b\\u2069"),
             ("rlm\u{200f}", "rlm\\u200f"),
             ("עברית", "עברית"),
+            ("line\u{2028}sep\u{2029}", "line\\u2028sep\\u2029"),
         ];
         for (input, want) in cases {
             assert_eq!(escape(input), want, "{input:?}");

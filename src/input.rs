@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, OnceLock};
 
 use kubectl_quota_engine::admission::LimitedResource;
-use kubectl_quota_engine::capacity::Collector;
+use kubectl_quota_engine::capacity::{Collector, Duplicates};
 use kubectl_quota_engine::check::{ClusterState, Gap, Lacking};
 use kubectl_quota_engine::manifest::{parse_each, Document, InputError};
 use kubectl_quota_engine::version::{KubeVersion, Rules, NEWEST, OLDEST};
@@ -334,13 +334,59 @@ pub struct Recorded {
 pub struct State {
     pub objects: Vec<objects::Object>,
     pub recorded: Vec<Recorded>,
+    /// The one warning about objects the state holds more than once (each kept once: the
+    /// later wins), if any.
+    pub duplicates: Option<String>,
 }
 
-/// Reads `--state` files: their objects, and what each snapshot among them recorded.
+/// Reads `--state` files: their objects, and what each snapshot among them recorded. An
+/// object held twice (the same file given twice, two files with the same quota) is one
+/// object, the one read last, as the server holds one object per name.
 pub fn load_state(paths: &[String]) -> Result<State, Fatal> {
     let mut objects = Vec::new();
     let recorded = load_each(paths, None, false, true, |o| objects.push(o))?;
-    Ok(State { objects, recorded })
+    let mut duplicates = Duplicates::default();
+    let objects = once_each(objects, &mut duplicates);
+    Ok(State { objects, recorded, duplicates: duplicates.warning() })
+}
+
+/// `objs` with each object (group, kind, namespace, name) kept once, where it was last read;
+/// every one dropped is counted in `duplicates`. Objects without a name are all kept.
+fn once_each(objs: Vec<objects::Object>, duplicates: &mut Duplicates) -> Vec<objects::Object> {
+    let key = |o: &objects::Object| (o.type_info.group.clone(), o.type_info.kind.clone(), o.meta.namespace.clone().unwrap_or_default(), o.meta.name.clone());
+    let mut seen = std::collections::HashSet::new();
+    let mut keep = vec![true; objs.len()];
+    for (i, o) in objs.iter().enumerate().rev() {
+        if o.meta.name.is_empty() {
+            continue;
+        }
+        if !seen.insert(key(o)) {
+            keep[i] = false;
+            duplicates.add(|| match o.meta.namespace.as_deref() {
+                Some(ns) if o.type_info.namespaced => format!("{} {ns}/{}", o.type_info.kind, o.meta.name),
+                _ => format!("{} {}", o.type_info.kind, o.meta.name),
+            });
+        }
+    }
+    let mut keep = keep.into_iter();
+    objs.into_iter().filter(|_| keep.next().unwrap_or(true)).collect()
+}
+
+/// `paths` with a file given more than once (the same file, however spelled) read once:
+/// the paths kept, and one warning naming those given twice.
+fn files_once(paths: &[String]) -> (Vec<String>, Option<String>) {
+    let mut seen = BTreeSet::new();
+    let mut kept = Vec::new();
+    let mut twice = Vec::new();
+    for p in paths {
+        let same = if p == "-" || is_url(p) { None } else { std::fs::canonicalize(p).ok().filter(|c| c.is_file()) };
+        match same {
+            Some(c) if !seen.insert(c.clone()) => twice.push(p.clone()),
+            _ => kept.push(p.clone()),
+        }
+    }
+    let warning = (!twice.is_empty()).then(|| format!("--state names the same file more than once, read once: {}", twice.join(", ")));
+    (kept, warning)
 }
 
 /// Reads `--state` files for the cluster views (`capacity`, `uncovered`, `blocked`): every
@@ -350,8 +396,11 @@ pub fn load_state(paths: &[String]) -> Result<State, Fatal> {
 pub fn collect_state(paths: &[String], collector: &mut Collector) -> Result<(), Fatal> {
     let mut errors = Vec::new();
     let mut recorded = Vec::new();
+    // A file given twice would count its pods twice: it is read once.
+    let (paths, twice) = files_once(paths);
+    collector.warnings.extend(twice);
     for_each_document(
-        paths,
+        &paths,
         None,
         false,
         |d| {

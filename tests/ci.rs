@@ -115,6 +115,73 @@ fn urls_are_read_as_kubectl_reads_them_and_bounded() {
     assert!(text(&out.stderr).contains(&format!("error: {url}: cannot read: ")), "{}", text(&out.stderr));
 }
 
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(bytes).unwrap();
+    enc.finish().unwrap()
+}
+
+/// An HTTPS server on loopback with a certificate of a CA nobody trusts (made here); it
+/// answers nothing past the handshake. Returns its base URL.
+fn self_signed_server() -> String {
+    let issued = kubectl_quota::guard::tls::issue(&["127.0.0.1".into()]).unwrap();
+    let dir = scratch("self-signed");
+    std::fs::write(dir.join("tls.crt"), &issued.cert).unwrap();
+    std::fs::write(dir.join("tls.key"), &issued.key).unwrap();
+    let config = std::sync::Arc::new(kubectl_quota::guard::tls::load(&dir.join("tls.crt"), &dir.join("tls.key")).unwrap());
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("https://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut conn = rustls::ServerConnection::new(config.clone()).unwrap();
+            while conn.is_handshaking() && conn.complete_io(&mut stream).is_ok() {}
+        }
+    });
+    base
+}
+
+#[test]
+fn redirects_encodings_and_certificates_are_handled_as_kubectl_handles_them() {
+    let app = std::fs::read(root().join("examples/app.yaml")).unwrap();
+    let other = serve(BTreeMap::from([("/app.yaml".to_string(), Reply::Body(app.clone()))]));
+    let network_path = other.trim_start_matches("http:").to_string() + "/app.yaml";
+    let routes = BTreeMap::from([
+        ("/to-file".to_string(), Reply::Redirect("file:///etc/passwd".into())),
+        ("/network-path".to_string(), Reply::Redirect(network_path)),
+        ("/utf8".to_string(), Reply::Redirect("/caf\u{e9}/\u{6587}.yaml".into())),
+        ("/caf%C3%A9/%E6%96%87.yaml".to_string(), Reply::Body(app.clone())),
+        ("/gzip".to_string(), Reply::Gzip(gzip(&app))),
+        ("/gzip-bomb".to_string(), Reply::Gzip(gzip(&vec![b'#'; 10 << 20]))),
+    ]);
+    let base = serve(routes);
+    let tls = self_signed_server();
+    // (URL, exit status, what standard error says)
+    let cases = [
+        (format!("{base}/to-file"), 2, "with a Location \"file:///etc/passwd\": unsupported protocol scheme \"file\" (only http and https URLs are read)"),
+        (format!("{base}/network-path"), 1, ""),
+        (format!("{base}/utf8"), 1, ""),
+        (format!("{base}/gzip"), 1, ""),
+        (format!("{base}/gzip-bomb"), 2, "larger than 100000 bytes (set KUBECTL_QUOTA_MAX_INPUT_BYTES to allow more) once decoded from gzip"),
+        (format!("{tls}/app.yaml"), 2, "tls: failed to verify certificate: x509: certificate signed by unknown authority"),
+    ];
+    for (url, code, says) in cases {
+        let out = bin()
+            .args(["check", "-f", &url, "-n", "shop", "--quiet", "--state", "examples/cluster-state.yaml"])
+            .env("KUBECTL_QUOTA_URL_TIMEOUT", "10")
+            .env("KUBECTL_QUOTA_MAX_INPUT_BYTES", "100000")
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{url}: {err}");
+        if code == 2 {
+            assert!(err.starts_with(&format!("error: {url}: ")) && err.contains(says), "{url}: {err}");
+        } else {
+            assert!(text(&out.stdout).contains("pod/payments-worker: refused by quota compute"), "{url}: {err}");
+        }
+    }
+}
+
 /// A proxy on loopback that records each request's first line and answers it: an absolute-form
 /// GET with the example manifest, a CONNECT with 403 (no TLS here: the tunnel being asked
 /// for is what is checked).
@@ -303,6 +370,84 @@ fn a_kustomization_that_cannot_be_built_is_an_error_naming_why() {
     let _ = std::fs::remove_dir_all(no_tools);
 }
 
+/// A directory holding one program, `kubectl`, with the shell script `body`, and a PATH with
+/// it first (the shell and coreutils after it).
+fn fake_kubectl(name: &str, body: &str) -> (PathBuf, String) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch(name);
+    let bin_dir = dir.join("bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    let program = bin_dir.join("kubectl");
+    std::fs::write(&program, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin_dir.display());
+    (dir, path)
+}
+
+/// Whether process `pid` has ended (gone, or a zombie left for its parent to reap), waiting
+/// up to 10 s for it to.
+fn ended(pid: u32) -> bool {
+    for _ in 0..1000 {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => return true,
+            Ok(stat) if stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')) => return true,
+            Ok(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+        }
+    }
+    false
+}
+
+#[test]
+fn a_kustomize_build_that_never_ends_is_stopped_at_the_deadline_with_its_children() {
+    // A build that fetches a remote resource from a server that never answers: the program
+    // (and the child it started) would wait for ever.
+    let (dir, path) = fake_kubectl("kustomize-silent", "sleep 120 &\necho $! > \"$KQ_CHILD\"\nsleep 120\n");
+    std::fs::write(dir.join("kustomization.yaml"), "resources:\n- https://manifests.example.invalid/app.yaml\n").unwrap();
+    let pid_file = dir.join("child.pid");
+    let out = bin()
+        .args(["check", "-k"])
+        .arg(&dir)
+        .args(["--state", "examples/cluster-state.yaml"])
+        .env("PATH", &path)
+        .env("KQ_CHILD", &pid_file)
+        .env("KUBECTL_QUOTA_URL_TIMEOUT", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!("error: {}: -k: kubectl kustomize did not finish within 1 s (set KUBECTL_QUOTA_URL_TIMEOUT to wait longer); it was stopped\n", dir.display())
+    );
+    let child: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    assert!(ended(child), "the build's own child {child} was left running");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_kustomize_value_that_starts_with_a_dash_is_a_path() {
+    // The program records its arguments and builds one Pod.
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: c, image: i}]\n";
+    let (dir, path) = fake_kubectl("kustomize-dash", &format!("printf '%s\\n' \"$@\" > \"$KQ_ARGS\"\ncat <<'EOF'\n{pod}EOF\n"));
+    let odd = dir.join("--load-restrictor=LoadRestrictionsNone");
+    std::fs::create_dir_all(&odd).unwrap();
+    std::fs::write(odd.join("kustomization.yaml"), "resources: [pod.yaml]\n").unwrap();
+    let args = dir.join("args");
+    let out = bin()
+        .current_dir(&dir)
+        .args(["check", "--kustomize=--load-restrictor=LoadRestrictionsNone", "--state"])
+        .arg(root().join("examples/cluster-state.yaml"))
+        .args(["-o", "json"])
+        .env("PATH", &path)
+        .env("KQ_ARGS", &args)
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&args).unwrap(), "kustomize\n./--load-restrictor=LoadRestrictionsNone\n");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["documents"][0]["source"]["id"], "Pod/shop/p");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn helm_template_output_is_read_from_standard_input() {
     // `helm template ... | kubectl quota check -f -`: any program writing YAML stands in for
@@ -429,6 +574,31 @@ fn junit_reports_are_read_by_a_junit_consumer() {
         let refused = documents.iter().filter(|d| d["outcome"] != "admitted").count();
         assert_eq!(suite["failures"].as_u64().unwrap() as usize, refused, "{args:?}: a failure per refused document");
     }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_check_that_cannot_run_writes_a_junit_report_with_the_error_as_a_failed_case() {
+    if !have_junit_consumer() {
+        return;
+    }
+    let dir = scratch("junit-error");
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, "apiVersion: v1\nkind: Pod\nmetadata: {name: [not, a, name]}\n").unwrap();
+    let out = bin().args(["check", "-f"]).arg(&bad).args(["--state", "examples/cluster-state.yaml", "-o", "junit"]).output().unwrap();
+    // The exit status and standard error stay those of an input error.
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.starts_with(&format!("error: {}", bad.display())), "{err}");
+    let file = dir.join("report.xml");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let read = Command::new("python3").arg(root().join("tests/ci/junit_read.py")).arg(&file).output().unwrap();
+    assert!(read.status.success(), "the consumer refused the report: {}\n{}", text(&read.stderr), text(&out.stdout));
+    let suites: Value = serde_json::from_slice(&read.stdout).unwrap();
+    assert_eq!((suites[0]["tests"].as_u64(), suites[0]["failures"].as_u64()), (Some(1), Some(1)), "{suites}");
+    let case = &suites[0]["cases"][0];
+    assert_eq!(case["name"], "the check could not run");
+    assert_eq!(case["failures"][0]["message"].as_str(), err.lines().next().and_then(|l| l.strip_prefix("error: ")), "{suites}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

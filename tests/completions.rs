@@ -58,3 +58,23 @@ fn kubectl_complete_quota_speaks_the_plugin_protocol() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{words:?}");
     }
 }
+
+#[test]
+fn context_names_with_control_characters_are_not_offered() {
+    // A newline would inject a candidate of its own; an escape sequence would drive the
+    // terminal. Such names are dropped; the others are offered as they are.
+    let dir = std::env::temp_dir().join(format!("kq-completion-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kubeconfig = dir.join("config");
+    let context = |name: &str| format!("- name: {}\n  context: {{cluster: c, user: u}}\n", serde_json::to_string(name).unwrap());
+    let names = ["prod", "evil\ninjected", "title\u{1b}]0;owned\u{7}", "staging"];
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {{server: 'https://127.0.0.1:1'}}\nusers:\n- name: u\n  user: {{}}\ncontexts:\n{}current-context: prod\n",
+        names.iter().map(|n| context(n)).collect::<String>()
+    );
+    std::fs::write(&kubeconfig, text).unwrap();
+    let out = bin().arg("__complete").arg("--kubeconfig").arg(&kubeconfig).args(["--context", ""]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "prod\nstaging\n:4\n");
+    let _ = std::fs::remove_dir_all(dir);
+}

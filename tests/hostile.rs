@@ -606,6 +606,24 @@ fn an_object_larger_than_the_server_reads_is_refused_with_its_words() {
 }
 
 #[test]
+fn a_document_whose_text_shows_it_over_the_server_s_limit_is_refused_from_its_size() {
+    // 200,000 containers: its text alone shows its JSON is over 3 MiB, so it is refused
+    // without being read further than its name (bench/state-size.sh measures its memory).
+    let containers: String = (0..200_000).map(|i| format!("  - {{name: c{i}, image: x, resources: {{requests: {{cpu: 1m}}}}}}\n")).collect();
+    let d = scratch("too-large-text");
+    let m = write(&d, "big.yaml", format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: big}}\nspec:\n  containers:\n{containers}---\n{POD}"));
+    let s = write(&d, "state.yaml", STATE);
+    let o = bin().args(["check", "-f", &m, "--state", &s, "-o", "json"]).output().unwrap();
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let docs = report["documents"].as_array().unwrap();
+    assert_eq!((docs[0]["name"].as_str(), docs[0]["message"].as_str()), (Some("big"), Some("Request entity too large: limit is 3145728")));
+    assert!(docs[0].to_string().contains("\"reason\":\"tooLarge\""), "{}", docs[0]);
+    // The next document is read as always.
+    assert_eq!((docs[1]["name"].as_str(), docs[1]["outcome"].as_str()), (Some("web"), Some("admitted")));
+}
+
+#[test]
 fn describe_state_over_many_namespaces_streams_and_shows_every_quota() {
     // Each quota becomes its view as it is decoded (bench/hostile.sh measures 100,000 of them:
     // under 1 s and 90 MB); here 20,000, under a deadline that only a hang would reach.
@@ -677,4 +695,63 @@ fn server_refusals_are_printed_as_kubectl_prints_them() {
         std::fs::write(&path, &got).unwrap();
     }
     assert_eq!(got, std::fs::read_to_string(&path).unwrap(), "run with UPDATE_GOLDEN=1 to rewrite {}", path.display());
+}
+
+#[test]
+fn objects_a_state_holds_twice_count_once_the_later_winning_with_one_warning() {
+    let d = scratch("duplicates");
+    let nodes = "apiVersion: v1\nkind: List\nitems:\n\
+        - {apiVersion: v1, kind: Node, metadata: {name: w1}, status: {allocatable: {cpu: '4', pods: '10'}, conditions: [{type: Ready, status: 'True'}]}}\n\
+        - {apiVersion: v1, kind: Node, metadata: {name: w2}, spec: {unschedulable: true}, status: {allocatable: {cpu: '4'}, conditions: [{type: Ready, status: 'True'}]}}\n\
+        - {apiVersion: v1, kind: Namespace, metadata: {name: a}}\n\
+        - {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: '1'}}}]}, status: {phase: Running}}\n";
+    let nodes = write(&d, "nodes.yaml", nodes);
+    let quota = |hard: &str| {
+        format!("apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: compute, namespace: a}}\nspec: {{hard: {{requests.cpu: '{hard}', pods: '{hard}'}}}}\nstatus: {{hard: {{requests.cpu: '{hard}', pods: '{hard}'}}, used: {{requests.cpu: '0', pods: '0'}}}}\n")
+    };
+    let (q1, q2) = (write(&d, "q1.yaml", quota("1")), write(&d, "q2.yaml", quota("3")));
+    let view = |args: &[&str]| bin().args(["capacity", "-o", "json"]).args(args).output().unwrap();
+
+    // The same file twice is the file once: every node, pod and quota counted once.
+    let once = view(&["--state", &nodes, "--state", &q2]);
+    let twice = view(&["--state", &nodes, "--state", &nodes, "--state", &q2]);
+    assert_eq!(code(&once), 0, "{}", text(&once.stderr));
+    assert_eq!(text(&twice.stdout), text(&once.stdout));
+    let report: serde_json::Value = serde_json::from_slice(&twice.stdout).unwrap();
+    assert_eq!((report["nodes"].as_u64(), report["nodesCounted"].as_u64()), (Some(2), Some(1)), "{report}");
+    assert_eq!(text(&twice.stderr), format!("warning: --state names the same file more than once, read once: {nodes}\n"));
+
+    // Two quotas of one namespace and name (two files, two spellings of the same node): one
+    // each, the later read, and one warning naming them.
+    let again = write(
+        &d,
+        "w1-again.yaml",
+        "{apiVersion: v1, kind: Node, metadata: {name: w1}, status: {allocatable: {cpu: '8', pods: '10'}, conditions: [{type: Ready, status: 'True'}]}}\n",
+    );
+    let out = view(&["--state", &nodes, "--state", &q1, "--state", &q2, "--state", &again]);
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cpu = report["resources"].as_array().unwrap().iter().find(|r| r["resource"] == "requests.cpu").unwrap();
+    assert_eq!((cpu["allocatable"].as_str(), cpu["promised"].as_str()), (Some("8"), Some("3")), "{report}");
+    assert_eq!(text(&out.stderr), "warning: the state holds 2 objects more than once, counted once (each as last read): ResourceQuota a/compute, Node w1\n");
+
+    // A check reads the state the same way: the later quota (3 pods) is the one that counts.
+    let pods = write(&d, "pods.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: a}\nspec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}, limits: {cpu: 100m}}}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p2, namespace: a}\nspec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}, limits: {cpu: 100m}}}]}\n");
+    let out = bin().args(["check", "-f", &pods, "--state", &q1, "--state", &q2, "--quiet"]).output().unwrap();
+    assert_eq!(code(&out), 0, "{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(text(&out.stderr), "warning: the state holds 1 object more than once, counted once (it as last read): ResourceQuota a/compute\n");
+}
+
+#[test]
+fn a_negative_allocatable_is_refused_as_the_server_refuses_it() {
+    let d = scratch("negative-allocatable");
+    let state = write(
+        &d,
+        "nodes.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: w1}\nstatus: {allocatable: {cpu: '-4', pods: '10'}, conditions: [{type: Ready, status: 'True'}]}\n",
+    );
+    for view in ["capacity", "uncovered"] {
+        let out = bin().args([view, "--state", &state]).output().unwrap();
+        assert_refused_input(&out, "Node \"w1\" is invalid: status.allocatable.cpu: Invalid value: \"-4\": must be greater than or equal to 0");
+    }
 }

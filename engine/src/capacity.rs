@@ -210,12 +210,128 @@ struct Failure {
     last_seen: String,
 }
 
+/// What one node gives the sum: its allocatable (a shape shared by every node with the same
+/// allocatable: a large cluster has few), or nothing, and why.
+#[derive(Debug, Clone)]
+enum NodeEntry {
+    Counted(u32),
+    LeftOut(LeftOut),
+}
+
+/// The nodes read, each once (a node read again replaces what it gave: the later wins).
+#[derive(Debug, Clone, Default)]
+struct Nodes {
+    /// Name -> its entry, in the order first read.
+    index: std::collections::HashMap<String, u32>,
+    entries: Vec<NodeEntry>,
+    /// Distinct allocatable lists, and each one's canonical text -> its place.
+    shapes: Vec<ResourceList>,
+    shape_of: std::collections::HashMap<String, u32>,
+}
+
+/// The nodes' sums, as the views read them.
+struct NodeSums {
+    total: usize,
+    allocatable: ResourceList,
+    left_out: Vec<LeftOut>,
+}
+
+impl Nodes {
+    /// Records `name`'s entry; `true` when the node was read before (its old entry replaced).
+    fn put(&mut self, name: String, allocatable: Option<ResourceList>, left_out: Option<LeftOut>) -> bool {
+        let entry = match (left_out, allocatable) {
+            (Some(l), _) => NodeEntry::LeftOut(l),
+            (None, alloc) => {
+                let alloc = alloc.unwrap_or_default();
+                let text: String = alloc.iter().map(|(k, v)| format!("{k}={v};")).collect();
+                let next = self.shapes.len() as u32;
+                let id = *self.shape_of.entry(text).or_insert(next);
+                if id == next {
+                    self.shapes.push(alloc);
+                }
+                NodeEntry::Counted(id)
+            }
+        };
+        match self.index.get(&name) {
+            Some(&i) => {
+                self.entries[i as usize] = entry;
+                true
+            }
+            None => {
+                self.index.insert(name, self.entries.len() as u32);
+                self.entries.push(entry);
+                false
+            }
+        }
+    }
+
+    fn sums(&self) -> NodeSums {
+        let mut per_shape = vec![0u64; self.shapes.len()];
+        let mut left_out = Vec::new();
+        for e in &self.entries {
+            match e {
+                NodeEntry::Counted(id) => per_shape[*id as usize] += 1,
+                NodeEntry::LeftOut(l) => left_out.push(l.clone()),
+            }
+        }
+        let mut allocatable = ResourceList::new();
+        for (shape, n) in self.shapes.iter().zip(per_shape) {
+            for (k, q) in shape {
+                // Doubling: a shape shared by many nodes is added a few dozen times, not once
+                // per node.
+                let (mut times, mut power) = (n, q.clone());
+                while times > 0 {
+                    if times & 1 == 1 {
+                        add_to(&mut allocatable, k, &power);
+                    }
+                    times >>= 1;
+                    if times > 0 {
+                        power = power.add(&power);
+                    }
+                }
+            }
+        }
+        NodeSums { total: self.entries.len(), allocatable, left_out }
+    }
+}
+
+/// Objects a state holds more than once, named up to [`DUPLICATES_NAMED`].
+#[derive(Debug, Clone, Default)]
+pub struct Duplicates {
+    pub named: Vec<String>,
+    pub count: usize,
+}
+
+/// Duplicates named in the one warning about them; the rest are counted.
+pub const DUPLICATES_NAMED: usize = 10;
+
+impl Duplicates {
+    pub fn add(&mut self, what: impl FnOnce() -> String) {
+        self.count += 1;
+        if self.named.len() < DUPLICATES_NAMED {
+            self.named.push(what());
+        }
+    }
+
+    /// The one warning: `None` when nothing was read twice.
+    pub fn warning(&self) -> Option<String> {
+        if self.count == 0 {
+            return None;
+        }
+        let more = if self.count > self.named.len() { format!(" and {} more", self.count - self.named.len()) } else { String::new() };
+        let (n, them) = if self.count == 1 { ("1 object", "it") } else { (&*format!("{} objects", self.count), "each") };
+        Some(format!("the state holds {n} more than once, counted once ({them} as last read): {}{more}", self.named.join(", ")))
+    }
+}
+
 /// Everything read, folded as it arrives.
 #[derive(Debug, Clone, Default)]
 pub struct Collector {
-    nodes_total: usize,
-    allocatable: ResourceList,
-    left_out: Vec<LeftOut>,
+    nodes: Nodes,
+    /// Objects read more than once (nodes, quotas): each counted once, the later wins.
+    pub duplicates: Duplicates,
+    /// Said on standard error, not gaps in the answer (a file given twice, read once).
+    pub warnings: Vec<String>,
     slices: BTreeMap<(String, String), Slice>,
     slice_drivers: BTreeMap<(String, String), String>,
     classes: BTreeMap<String, Option<String>>,
@@ -380,14 +496,27 @@ impl Collector {
                     let scoped = (!sels.is_empty()).then(|| sels.iter().map(|s| describe_selector(s).into_owned()).collect::<Vec<_>>().join("; "));
                     let enforced = if q.has_status { &q.status_hard } else { &q.spec_hard };
                     let quota = Quota {
-                        name,
+                        name: name.clone(),
                         scoped,
                         hard: rows_min(enforced),
                         used: rows_min(&q.status_used),
                         all_hard: enforced.clone(),
                         all_used: q.status_used.clone(),
                     };
-                    self.ns(&namespace).quotas.push(quota);
+                    let quotas = &mut self.ns(&namespace).quotas;
+                    let again = match quotas.iter_mut().find(|q| q.name == quota.name) {
+                        Some(old) => {
+                            *old = quota;
+                            true
+                        }
+                        None => {
+                            quotas.push(quota);
+                            false
+                        }
+                    };
+                    if again {
+                        self.duplicates.add(|| format!("ResourceQuota {namespace}/{name}"));
+                    }
                 }
             }
             ("", "Pod") => {
@@ -427,7 +556,6 @@ impl Collector {
 
     fn node(&mut self, d: &Document, name: String) -> Result<(), InputError> {
         let v = &d.value;
-        self.nodes_total += 1;
         let mut reasons = Vec::new();
         if v.get("spec").and_then(|s| s.get("unschedulable")).and_then(Value::as_bool) == Some(true) {
             reasons.push("unschedulable (cordoned)".to_string());
@@ -451,12 +579,14 @@ impl Collector {
             None => reasons.push("no Ready condition".into()),
         }
         let alloc = quantities(d, v.get("status").and_then(|s| s.get("allocatable")), "status.allocatable")?;
-        if !reasons.is_empty() {
-            self.left_out.push(LeftOut { name, reasons });
-            return Ok(());
+        // The API server refuses a Node whose allocatable is negative (ValidateNodeResources).
+        if let Some((k, q)) = alloc.iter().find(|(_, q)| q.sign() < 0) {
+            let said = format!("Node {name:?} is invalid: status.allocatable.{k}: Invalid value: \"{q}\": {}", crate::validation::reasons::NEGATIVE);
+            return Err(InputError::at(&d.origin, None, said));
         }
-        for (k, q) in &alloc {
-            add_to(&mut self.allocatable, k, q);
+        let (allocatable, left_out) = if reasons.is_empty() { (Some(alloc), None) } else { (None, Some(LeftOut { name: name.clone(), reasons })) };
+        if self.nodes.put(name.clone(), allocatable, left_out) {
+            self.duplicates.add(|| format!("Node {name}"));
         }
         Ok(())
     }

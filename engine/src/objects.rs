@@ -83,7 +83,7 @@ pub struct Meta {
 
 /// The most bytes of a request body the API server reads (`--max-request-body-bytes`, 3 MiB
 /// by default); past it the answer is `Request entity too large: limit is 3145728` (413).
-pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
+pub const MAX_REQUEST_BODY_BYTES: usize = crate::manifest::MAX_REQUEST_BODY_BYTES;
 
 /// Whether the object, as compact JSON (what kubectl sends), is larger than
 /// [`MAX_REQUEST_BODY_BYTES`]; the count stops as soon as it is.

@@ -280,6 +280,9 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
     let flag = version_flag(args)?;
     let loaded = load_state(&args.state)?;
+    if let Some(w) = &loaded.duplicates {
+        crate::error::print_err(&format!("warning: {}\n", crate::escape::escape(w)));
+    }
     // A snapshot's server decides the rules; --kubernetes-version overrides it.
     let offline = offline_rules(&loaded.recorded, flag)?;
     let (rules, notes) = (offline.rules, offline.notes);
@@ -370,10 +373,17 @@ pub async fn run(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
         colored::control::set_override(false);
     }
     let result = if args.state.is_empty() { run_live(g, args).await } else { run_offline(g, args) };
-    if let (Err(e), Output::Github | Output::TextAndGithub) = (&result, output_of(args)) {
+    match (&result, output_of(args)) {
         // A check that could not run is annotated too: the run's page then says why (the error
         // is still printed on standard error, as always).
-        let _ = crate::error::print_out(&crate::render::github::error_annotation(&e.0));
+        (Err(e), Output::Github | Output::TextAndGithub) => {
+            let _ = crate::error::print_out(&crate::render::github::error_annotation(&e.0));
+        }
+        // And a JUnit report says so in a failed test case: a CI's JUnit step finds a report.
+        (Err(e), Output::Junit) => {
+            let _ = crate::error::print_out(&crate::render::junit::error_report(&e.0));
+        }
+        _ => {}
     }
     result
 }

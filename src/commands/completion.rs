@@ -116,9 +116,12 @@ pub fn plan(root: &clap::Command, words: &[String]) -> Plan {
     }
 }
 
-/// Renders candidates in the protocol kubectl reads.
+/// Renders candidates in the protocol kubectl reads. A candidate holding a control character
+/// (a kubeconfig's context name with a newline or an escape sequence) is dropped: printed, it
+/// would inject a candidate of its own or drive the terminal, and escaped it would complete to
+/// a name that does not exist.
 pub fn render(candidates: &[String], files: bool) -> String {
-    let mut out: String = candidates.iter().map(|c| format!("{c}\n")).collect();
+    let mut out: String = candidates.iter().filter(|c| crate::escape::is_plain(c)).map(|c| format!("{c}\n")).collect();
     out.push_str(if files { ":0\n" } else { ":4\n" });
     out
 }
@@ -225,5 +228,12 @@ mod tests {
     fn protocol_ends_with_a_directive() {
         assert_eq!(render(&["a".into(), "b".into()], false), "a\nb\n:4\n");
         assert_eq!(render(&[], true), ":0\n");
+    }
+
+    #[test]
+    fn candidates_with_control_characters_are_dropped() {
+        let names = ["prod", "evil\ninjected", "esc\x1b]0;title\x07", "cr\rx", "csi\u{9b}1m", "rtl\u{202e}x", "ls\u{2028}x", "caf\u{e9}"];
+        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        assert_eq!(render(&names, false), "prod\ncaf\u{e9}\n:4\n");
     }
 }

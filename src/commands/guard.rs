@@ -299,7 +299,18 @@ async fn uninstall(g: &GlobalFlags, a: &UninstallArgs) -> Result<i32, Fatal> {
     }
     if !any {
         print_out("nothing to uninstall: the guard is not installed\n")?;
-    } else {
+        return Ok(0);
+    }
+    // Only an in-cluster installation made the namespace (one with --url made none): it is
+    // spoken of only when it is seen there (a user who may not read it is told nothing).
+    let namespace = live::guard::Target {
+        api_version: "v1".into(),
+        kind: "Namespace".into(),
+        plural: "namespaces".into(),
+        namespace: None,
+        name: a.guard_namespace.clone(),
+    };
+    if matches!(live::guard::get(&conn, &namespace).await, Ok(Some(_))) {
         print_out(&format!(
             "namespace {:?} is kept: delete it with `kubectl delete namespace {}` if nothing else lives there\n",
             a.guard_namespace, a.guard_namespace

@@ -79,6 +79,9 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
     if !args.state.is_empty() {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
         let loaded = load_state(&args.state)?;
+        if let Some(w) = &loaded.duplicates {
+            crate::error::print_err(&format!("warning: {}\n", crate::escape::escape(w)));
+        }
         // A snapshot's server decides the rules, as for `check`.
         let offline = offline_rules(&loaded.recorded, None)?;
         let rules = offline.rules;

@@ -39,6 +39,9 @@ pub async fn collect(g: &GlobalFlags, state: &[String], view: live::View, all: b
     if !state.is_empty() {
         let mut c = Collector::default();
         collect_state(state, &mut c)?;
+        for w in c.warnings.iter().cloned().chain(c.duplicates.warning()) {
+            print_err(&format!("warning: {}\n", crate::escape::escape(&w)));
+        }
         return Ok((c, current.then(|| g.namespace.clone().unwrap_or_else(|| "default".into()))));
     }
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;

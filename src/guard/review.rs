@@ -86,27 +86,131 @@ impl Why {
     }
 }
 
+/// The review as read: only the fields the guard reads are kept (serde skips the others,
+/// `userInfo`, `options`, the dry-run flag, without building them), and of the objects
+/// everything but what deciding never reads ([`Kept`]).
+#[derive(serde::Deserialize)]
+struct Envelope {
+    #[serde(rename = "apiVersion", default)]
+    api_version: String,
+    #[serde(default)]
+    kind: String,
+    request: Option<RawRequest>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawRequest {
+    #[serde(default)]
+    uid: String,
+    #[serde(default)]
+    kind: Gvk,
+    #[serde(default)]
+    operation: String,
+    #[serde(default)]
+    namespace: String,
+    object: Option<Kept>,
+    #[serde(rename = "oldObject")]
+    old_object: Option<Kept>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct Gvk {
+    #[serde(default)]
+    group: String,
+    #[serde(default)]
+    kind: String,
+}
+
+/// An object without what deciding never reads and a review can carry in bulk: its
+/// `metadata.managedFields` and its `kubectl.kubernetes.io/last-applied-configuration`
+/// annotation (a copy of the whole manifest), skipped as they are read, never built.
+struct Kept(Value);
+
+impl<'de> serde::Deserialize<'de> for Kept {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Kept, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, Visitor};
+        /// `skip(key)`: a key whose value is skipped; `inner(key)`: one read by `next`.
+        struct Pruning {
+            skip: fn(&str) -> bool,
+            inner: Option<(&'static str, fn() -> Pruning)>,
+        }
+        impl<'de> serde::de::DeserializeSeed<'de> for Pruning {
+            type Value = Value;
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+        impl<'de> Visitor<'de> for Pruning {
+            type Value = Value;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+                let mut out = serde_json::Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if (self.skip)(&key) {
+                        map.next_value::<IgnoredAny>()?;
+                    } else if let Some((_, next)) = self.inner.filter(|(k, _)| *k == key) {
+                        out.insert(key, map.next_value_seed(next())?);
+                    } else {
+                        out.insert(key, map.next_value::<Value>()?);
+                    }
+                }
+                Ok(Value::Object(out))
+            }
+            // Anything else is read as it is (an object that is not a map is not decoded).
+            fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+                Ok(Value::Bool(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+                Ok(Value::from(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+                Ok(Value::from(v))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+                Ok(Value::from(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+                Ok(Value::from(v))
+            }
+            fn visit_unit<E>(self) -> Result<Value, E> {
+                Ok(Value::Null)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = seq.next_element::<Value>()? {
+                    out.push(v);
+                }
+                Ok(Value::Array(out))
+            }
+        }
+        fn annotations() -> Pruning {
+            Pruning { skip: |k| k == "kubectl.kubernetes.io/last-applied-configuration", inner: None }
+        }
+        fn metadata() -> Pruning {
+            Pruning { skip: |k| k == "managedFields", inner: Some(("annotations", annotations)) }
+        }
+        let top = Pruning { skip: |_| false, inner: Some(("metadata", metadata)) };
+        serde::de::DeserializeSeed::deserialize(top, d).map(Kept)
+    }
+}
+
 /// Reads an AdmissionReview: `Err` says what is wrong with it, for a 400.
 pub fn parse(body: &[u8]) -> Result<Request, String> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
-    let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
-    if (api_version, kind) != ("admission.k8s.io/v1", "AdmissionReview") {
-        return Err(format!("want an admission.k8s.io/v1 AdmissionReview, got apiVersion {api_version:?} kind {kind:?}"));
+    let v: Envelope = serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+    if (v.api_version.as_str(), v.kind.as_str()) != ("admission.k8s.io/v1", "AdmissionReview") {
+        return Err(format!("want an admission.k8s.io/v1 AdmissionReview, got apiVersion {:?} kind {:?}", v.api_version, v.kind));
     }
-    let Some(Value::Object(mut req)) = v.get("request").cloned() else {
+    let Some(req) = v.request else {
         return Err("the AdmissionReview has no request".into());
     };
-    let text = |req: &serde_json::Map<String, Value>, k: &str| req.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let uid = text(&req, "uid");
-    if uid.is_empty() {
+    if req.uid.is_empty() {
         return Err("the AdmissionReview's request has no uid".into());
     }
-    let gvk = req.get("kind").cloned().unwrap_or(Value::Null);
-    let field = |k: &str| gvk.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let object = req.remove("object").filter(Value::is_object);
-    let old_object = req.remove("oldObject").filter(Value::is_object);
-    Ok(Request { uid, group: field("group"), kind: field("kind"), operation: text(&req, "operation"), namespace: text(&req, "namespace"), object, old_object })
+    let object = req.object.map(|k| k.0).filter(Value::is_object);
+    let old_object = req.old_object.map(|k| k.0).filter(Value::is_object);
+    Ok(Request { uid: req.uid, group: req.kind.group, kind: req.kind.kind, operation: req.operation, namespace: req.namespace, object, old_object })
 }
 
 /// The AdmissionReview answering `uid`.
@@ -215,6 +319,23 @@ mod tests {
     }
 
     #[test]
+    fn what_deciding_never_reads_is_not_kept() {
+        let object = json!({"metadata": {"name": "web", "managedFields": [{"manager": "kubectl"}],
+            "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{...}", "team": "a"}, "labels": {"app": "web"}},
+            "spec": {"replicas": 2, "template": {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration": "kept here"}}}}});
+        let r = parse(&review(json!({"uid": "u", "kind": {"group": "apps", "kind": "Deployment"}, "operation": "UPDATE", "namespace": "a",
+            "userInfo": {"username": "me", "groups": ["x"]}, "object": object, "oldObject": object})))
+        .unwrap();
+        let want = json!({"metadata": {"name": "web", "annotations": {"team": "a"}, "labels": {"app": "web"}},
+            "spec": {"replicas": 2, "template": {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration": "kept here"}}}}});
+        assert_eq!(r.object.as_ref(), Some(&want));
+        assert_eq!(r.old_object.as_ref(), Some(&want));
+        assert_eq!((r.uid.as_str(), r.group.as_str(), r.kind.as_str(), r.operation.as_str(), r.namespace.as_str()), ("u", "apps", "Deployment", "UPDATE", "a"));
+        // An object that is not a map is no object.
+        assert!(parse(&review(json!({"uid": "u", "object": [1, "two"]}))).unwrap().object.is_none());
+    }
+
+    #[test]
     fn only_created_or_changed_unowned_workloads_concern_the_guard() {
         let deploy = json!({"metadata": {"name": "web"}, "spec": {"replicas": 2}});
         let base =
@@ -248,6 +369,8 @@ mod tests {
         assert_eq!(fitted.len(), MAX_TOTAL_CHARS / MAX_WARNING_CHARS);
         let controls = fit(vec!["a\u{1b}[31mb\nc".into()]);
         assert!(!controls[0].chars().any(char::is_control), "{controls:?}");
+        // The line and paragraph separators are line breaks to many readers: escaped too.
+        assert_eq!(fit(vec!["a\u{2028}b\u{2029}c".into()]), ["a\\u2028b\\u2029c"]);
     }
 
     #[test]

@@ -5,9 +5,13 @@
 //!
 //! Every read is bounded: a connection's TLS handshake and request headers get 10 s, a body
 //! [`MAX_REVIEW_BYTES`] and 10 s, and at most [`MAX_CONNECTIONS`] connections are served at
-//! once (more wait in the kernel's queue). Whatever goes wrong, the answer comes quickly: the
-//! API server calls with `failurePolicy: Ignore` and a short timeout, so an error or silence
-//! never blocks admission.
+//! once. When they are all taken, the connection idle the longest (no request in flight, or
+//! none sent yet) is closed for the new one: idle connections held open by a client, or by an
+//! attacker, never keep the API server waiting for a slot past its 2 s timeout. A review of
+//! [`LARGE_REVIEW_BYTES`] or more is decided on the blocking pool, at most [`LARGE_DECISIONS`]
+//! at once, so that large objects never hold the threads the normal reviews are answered on.
+//! Whatever goes wrong, the answer comes quickly: the API server calls with `failurePolicy:
+//! Ignore` and a short timeout, so an error or silence never blocks admission.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -34,6 +38,10 @@ pub const MAX_REVIEW_BYTES: usize = 8 << 20;
 pub const MAX_CONNECTIONS: usize = 1024;
 /// The bound on a TLS handshake, on request headers, and on a request's body.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// A review body at least this large is decided off the request threads.
+pub const LARGE_REVIEW_BYTES: usize = 256 << 10;
+/// Large reviews decided at once; more wait for their turn (normal ones never do).
+pub const LARGE_DECISIONS: usize = 2;
 
 /// What every request handler shares.
 pub struct App {
@@ -45,15 +53,74 @@ pub struct App {
     pub limited: Vec<kubectl_quota_engine::admission::LimitedResource>,
     /// Namespaces the guard never speaks about (kube-system, its own).
     pub excluded: Vec<String>,
+    /// Turns of the large reviews ([`LARGE_DECISIONS`]).
+    pub large: tokio::sync::Semaphore,
 }
 
 /// Serves on `listen` until the process ends.
 pub async fn serve(app: Arc<App>, listen: SocketAddr, tls: Arc<Reloading>) -> Result<(), String> {
     let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     crate::error::print_err(&format!("guard: serving https://{}/validate\n", listener.local_addr().map_err(|e| e.to_string())?));
-    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    serve_on(app, listener, tls, MAX_CONNECTIONS).await;
+    Ok(())
+}
+
+/// The connections open, each with when it became idle (`None`: a request in flight) and how
+/// to ask it to close.
+#[derive(Default)]
+struct Open {
+    next: u64,
+    conns: std::collections::HashMap<u64, (Option<Instant>, Arc<tokio::sync::Notify>)>,
+}
+
+/// One connection's place in [`Open`]; leaving it (the connection ended) removes it.
+struct Tracked {
+    id: u64,
+    open: Arc<std::sync::Mutex<Open>>,
+    close: Arc<tokio::sync::Notify>,
+}
+
+impl Tracked {
+    fn new(open: &Arc<std::sync::Mutex<Open>>) -> Tracked {
+        let close = Arc::new(tokio::sync::Notify::new());
+        let mut o = open.lock().unwrap_or_else(|p| p.into_inner());
+        let id = o.next;
+        o.next += 1;
+        o.conns.insert(id, (Some(Instant::now()), close.clone()));
+        Tracked { id, open: open.clone(), close }
+    }
+
+    /// A request starts (`busy`) or its answer is ready (`!busy`).
+    fn set_busy(&self, busy: bool) {
+        if let Some(c) = self.open.lock().unwrap_or_else(|p| p.into_inner()).conns.get_mut(&self.id) {
+            c.0 = (!busy).then(Instant::now);
+        }
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.open.lock().unwrap_or_else(|p| p.into_inner()).conns.remove(&self.id);
+    }
+}
+
+/// Asks the connection idle the longest to close; `false` when none is idle.
+fn reclaim_oldest_idle(open: &std::sync::Mutex<Open>) -> bool {
+    let o = open.lock().unwrap_or_else(|p| p.into_inner());
+    match o.conns.values().filter_map(|(idle, close)| idle.map(|t| (t, close))).min_by_key(|(t, _)| *t) {
+        Some((_, close)) => {
+            close.notify_one();
+            true
+        }
+        None => false,
+    }
+}
+
+/// Serves connections from `listener`, at most `cap` at once (see the module comment).
+pub async fn serve_on(app: Arc<App>, listener: tokio::net::TcpListener, tls: Arc<Reloading>, cap: usize) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(cap));
+    let open = Arc::new(std::sync::Mutex::new(Open::default()));
     loop {
-        let Ok(permit) = slots.clone().acquire_owned().await else { return Ok(()) };
         let (tcp, _) = match listener.accept().await {
             Ok(c) => c,
             // Out of file descriptors, say: wait a moment rather than spin.
@@ -62,18 +129,53 @@ pub async fn serve(app: Arc<App>, listen: SocketAddr, tls: Arc<Reloading>) -> Re
                 continue;
             }
         };
+        let permit = match slots.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                // Every slot is taken: the longest idle connection makes room, else the new one
+                // waits for a connection to end.
+                reclaim_oldest_idle(&open);
+                let Ok(p) = slots.clone().acquire_owned().await else { return };
+                p
+            }
+        };
         let _ = tcp.set_nodelay(true);
         let acceptor = tokio_rustls::TlsAcceptor::from(tls.current());
         let app = app.clone();
+        let tracked = Arc::new(Tracked::new(&open));
         tokio::spawn(async move {
             let _permit = permit;
-            let Ok(Ok(stream)) = tokio::time::timeout(READ_TIMEOUT, acceptor.accept(tcp)).await else { return };
-            let service = hyper::service::service_fn(move |req| handle(app.clone(), req));
-            let _ = hyper::server::conn::http1::Builder::new()
+            let close = tracked.close.clone();
+            let stream = tokio::select! {
+                s = tokio::time::timeout(READ_TIMEOUT, acceptor.accept(tcp)) => match s {
+                    Ok(Ok(s)) => s,
+                    _ => return,
+                },
+                _ = close.notified() => return,
+            };
+            let t = tracked.clone();
+            let service = hyper::service::service_fn(move |req| {
+                let (app, t) = (app.clone(), t.clone());
+                async move {
+                    t.set_busy(true);
+                    let r = handle(app, req).await;
+                    t.set_busy(false);
+                    r
+                }
+            });
+            let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(READ_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = close.notified() => {
+                    // Idle: it closes at once (a request that just arrived is answered first).
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
         });
     }
 }
@@ -132,7 +234,11 @@ pub fn status(app: &App) -> serde_json::Value {
     })
 }
 
-async fn validate(app: &App, req: Request<Incoming>) -> Response<Full<Bytes>> {
+async fn validate<B>(app: &Arc<App>, req: Request<B>) -> Response<Full<Bytes>>
+where
+    B: hyper::body::Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let arrived = Instant::now();
     let body = match tokio::time::timeout(READ_TIMEOUT, Limited::new(req.into_body(), MAX_REVIEW_BYTES).collect()).await {
         Ok(Ok(b)) => b.to_bytes(),
@@ -149,6 +255,21 @@ async fn validate(app: &App, req: Request<Incoming>) -> Response<Full<Bytes>> {
             return text(StatusCode::REQUEST_TIMEOUT, format!("the body did not arrive within {} s", READ_TIMEOUT.as_secs()));
         }
     };
+    if body.len() < LARGE_REVIEW_BYTES {
+        return decide_body(app, body, arrived);
+    }
+    // A large review waits for its turn, then is decided on the blocking pool: the request
+    // threads stay free for the normal ones.
+    let Ok(_turn) = app.large.acquire().await else { return text(StatusCode::SERVICE_UNAVAILABLE, "stopping") };
+    let app = app.clone();
+    match tokio::task::spawn_blocking(move || decide_body(&app, body, arrived)).await {
+        Ok(r) => r,
+        Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, format!("the decision failed: {e}")),
+    }
+}
+
+/// Reads a review's body and answers it.
+fn decide_body(app: &App, body: Bytes, arrived: Instant) -> Response<Full<Bytes>> {
     let request = match review::parse(&body) {
         Ok(r) => r,
         Err(e) => {
@@ -184,4 +305,92 @@ fn answer(app: &App, request: review::Request) -> review::Answer {
     let nodes = (request.kind == "DaemonSet").then_some(1);
     let opts = CheckOptions { namespace: request.namespace.clone(), limited: app.limited.clone(), nodes, rules: app.rules, ..CheckOptions::default() };
     review::decide(request, state, &opts, enforce)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether the server closed `c` within `wait` (it sends nothing else).
+    async fn closed(c: &tokio::net::TcpStream, wait: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + wait;
+        while tokio::time::timeout_at(deadline, c.readable()).await.is_ok() {
+            match c.try_read(&mut [0u8; 1]) {
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+                _ => return true,
+            }
+        }
+        false
+    }
+
+    /// A guard whose caches never fill (every review is answered as skipped) and its TLS,
+    /// with the CA that signed it.
+    fn app() -> (Arc<App>, Arc<Reloading>, String) {
+        let issued = super::super::tls::issue(&["127.0.0.1".into()]).unwrap();
+        let dir = std::env::temp_dir().join(format!("kq-serve-{}-{}", std::process::id(), std::thread::current().name().unwrap_or("t").replace(':', "_")));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("tls.crt"), &issued.cert).unwrap();
+        std::fs::write(dir.join("tls.key"), &issued.key).unwrap();
+        let tls = Reloading::new(&dir.join("tls.crt"), &dir.join("tls.key")).unwrap();
+        let app = App {
+            cache: Arc::new(Cache::default()),
+            metrics: Default::default(),
+            rules: Rules::newest(),
+            kubernetes: VersionReport::new(&Rules::newest(), "default", None),
+            limited: vec![],
+            excluded: vec![],
+            large: tokio::sync::Semaphore::new(LARGE_DECISIONS),
+        };
+        (Arc::new(app), tls, issued.ca_cert)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn when_every_slot_is_taken_the_longest_idle_connection_makes_room() {
+        let (app, tls, ca) = app();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve_on(app, listener, tls, 3));
+        // Three connections that say nothing, the first the oldest.
+        let mut idle: Vec<tokio::net::TcpStream> = Vec::new();
+        for _ in 0..3 {
+            idle.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // A new client is served (before its own 5 s deadline, which waiting for the idle ones'
+        // 10 s timeout would pass).
+        let got = crate::live::guard::via_url(&format!("https://{addr}/healthz"), ca.as_bytes()).await;
+        assert_eq!(got.as_deref(), Ok("ok\n"));
+        // The oldest was closed for it; the others are open still.
+        assert!(closed(&idle[0], Duration::from_secs(5)).await, "the oldest idle connection is closed");
+        for c in &idle[1..] {
+            assert!(!closed(c, Duration::from_millis(200)).await, "a younger one is kept");
+        }
+    }
+
+    fn review(padding: usize) -> Request<Full<Bytes>> {
+        let body = serde_json::json!({
+            "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": {"uid": "u", "kind": {"group": "apps", "version": "v1", "kind": "Deployment"}, "operation": "CREATE", "namespace": "a",
+                        "object": {"metadata": {"name": "w", "annotations": {"pad": "x".repeat(padding)}}, "spec": {}}}
+        });
+        Request::post("/validate").body(Full::new(Bytes::from(body.to_string()))).unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_large_review_waits_for_its_turn_and_a_normal_one_never_does() {
+        let (app, _, _) = app();
+        // Every turn of the large reviews taken.
+        let turns = app.large.acquire_many(LARGE_DECISIONS as u32).await.unwrap();
+        let large = tokio::spawn({
+            let app = app.clone();
+            async move { validate(&app, review(LARGE_REVIEW_BYTES)).await }
+        });
+        let normal = tokio::time::timeout(Duration::from_secs(5), validate(&app, review(10))).await.expect("a normal review never waits");
+        assert_eq!(normal.status(), StatusCode::OK);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!large.is_finished(), "the large review waits for a turn");
+        drop(turns);
+        let large = tokio::time::timeout(Duration::from_secs(5), large).await.expect("decided once its turn comes").unwrap();
+        assert_eq!(large.status(), StatusCode::OK);
+    }
 }

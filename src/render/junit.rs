@@ -5,8 +5,12 @@
 //! pods and its rollout: are they all created? skipped when the object itself is refused). A refusal is a `<failure>` whose `message`
 //! is the server's own message and whose text is the document's whole text report (every
 //! quota, the table, the hints). The counts of the suite come before its test cases in the
-//! XML, so the test cases are held until the end: a few hundred bytes per document, and the
-//! text reports of refused documents only.
+//! XML, so the test cases are held until the end: in memory up to [`HELD_IN_MEMORY`] bytes,
+//! past that in a file of their own (removed at once where the system allows, else at the
+//! end), so a run of thousands of refused documents is streamed, not held.
+//!
+//! A check that cannot run at all (a manifest that cannot be read) still writes a report:
+//! one failed test case saying why ([`error_report`]), so that a CI's JUnit step shows it.
 //!
 //! The layout follows the schema Jenkins validates against (tests/ci/junit.xsd holds it as
 //! the tests read it): `testsuites` > `testsuite` (`properties`, `testcase`*, `system-out`),
@@ -23,11 +27,72 @@ use crate::escape::escape_lines;
 /// The name of the suite (and of the report).
 const SUITE: &str = "kubectl quota check";
 
+/// Test cases held in memory before they go to a file of their own.
+pub const HELD_IN_MEMORY: usize = 4 << 20;
+
+/// Test cases written so far: in memory, then in an unnamed (or soon removed) file.
+struct Held {
+    cases: String,
+    spill: Option<Spill>,
+}
+
+struct Spill {
+    file: std::io::BufWriter<std::fs::File>,
+    /// Removed when done (a system that cannot remove an open file).
+    path: Option<std::path::PathBuf>,
+}
+
+impl Held {
+    /// Moves what is in memory to the file once there is too much of it. Without a file to be
+    /// had (a read-only temporary directory) the cases stay in memory.
+    fn spill_if_full(&mut self) {
+        if self.cases.len() < HELD_IN_MEMORY {
+            return;
+        }
+        if self.spill.is_none() {
+            self.spill = Spill::create();
+        }
+        if let Some(s) = &mut self.spill {
+            if std::io::Write::write_all(&mut s.file, self.cases.as_bytes()).is_ok() {
+                self.cases.clear();
+            }
+        }
+    }
+
+    /// Copies every case, in order, to `w`.
+    fn write_to(self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        use std::io::{Seek, Write};
+        if let Some(s) = self.spill {
+            let mut file = s.file.into_inner().map_err(|e| e.into_error())?;
+            file.flush()?;
+            file.seek(std::io::SeekFrom::Start(0))?;
+            std::io::copy(&mut file, w)?;
+            drop(file);
+            if let Some(p) = s.path {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+        w.write_all(self.cases.as_bytes())
+    }
+}
+
+impl Spill {
+    fn create() -> Option<Spill> {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+        let path = std::env::temp_dir().join(format!("kubectl-quota-junit-{}-{nanos}", std::process::id()));
+        let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path).ok()?;
+        // Unnamed from now on where the system allows it: nothing is left behind, whatever ends
+        // the run.
+        let path = std::fs::remove_file(&path).is_err().then_some(path);
+        Some(Spill { file: std::io::BufWriter::new(file), path })
+    }
+}
+
 /// Writes a check as JUnit XML (see the module comment).
 pub struct JunitWriter<W: std::io::Write> {
     w: W,
     kubernetes: VersionReport,
-    cases: String,
+    held: Held,
     tests: usize,
     failures: usize,
     skipped: usize,
@@ -35,7 +100,7 @@ pub struct JunitWriter<W: std::io::Write> {
 
 impl<W: std::io::Write> JunitWriter<W> {
     pub fn new(w: W, kubernetes: &VersionReport) -> Self {
-        JunitWriter { w, kubernetes: kubernetes.clone(), cases: String::new(), tests: 0, failures: 0, skipped: 0 }
+        JunitWriter { w, kubernetes: kubernetes.clone(), held: Held { cases: String::new(), spill: None }, tests: 0, failures: 0, skipped: 0 }
     }
 
     /// Adds a document's test cases.
@@ -51,6 +116,7 @@ impl<W: std::io::Write> JunitWriter<W> {
         if outcome == Outcome::Undecided && !workload {
             // Neither a pass nor a failure: what it needs could not be read.
             self.skipped(d, &name, &format!("cannot be decided: {}", undecided()));
+            self.held.spill_if_full();
             return Ok(());
         }
         let refused = (outcome == Outcome::Refused).then(|| (d.refusal.as_ref().map(|r| format!("{:?}", r.reason)), d.message.clone()));
@@ -78,6 +144,7 @@ impl<W: std::io::Write> JunitWriter<W> {
             };
             self.case(d, &pods, failure);
         }
+        self.held.spill_if_full();
         Ok(())
     }
 
@@ -86,12 +153,12 @@ impl<W: std::io::Write> JunitWriter<W> {
         self.tests += 1;
         self.skipped += 1;
         self.open_case(d, name);
-        let _ = write!(self.cases, ">\n      <skipped message=\"{}\"/>\n    </testcase>\n", attr(why));
+        let _ = write!(self.held.cases, ">\n      <skipped message=\"{}\"/>\n    </testcase>\n", attr(why));
     }
 
     /// A test case's opening tag, left open.
     fn open_case(&mut self, d: &DocumentReport, name: &str) {
-        let c = &mut self.cases;
+        let c = &mut self.held.cases;
         let _ = write!(c, "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\"", attr(name), attr(&classname(d)), attr(&d.source.file));
         if let Some(line) = d.source.line {
             let _ = write!(c, " line=\"{line}\"");
@@ -103,7 +170,7 @@ impl<W: std::io::Write> JunitWriter<W> {
     fn case(&mut self, d: &DocumentReport, name: &str, failure: Option<(Option<String>, Option<String>)>) {
         self.tests += 1;
         self.open_case(d, name);
-        let c = &mut self.cases;
+        let c = &mut self.held.cases;
         let Some((kind, message)) = failure else {
             c.push_str("/>\n");
             return;
@@ -117,26 +184,54 @@ impl<W: std::io::Write> JunitWriter<W> {
 
     /// Writes the report and returns the writer.
     pub fn finish(mut self, notes: &[String]) -> std::io::Result<W> {
-        let mut head = String::new();
-        head.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        let counts = format!("tests=\"{}\" failures=\"{}\" errors=\"0\"", self.tests, self.failures);
-        let _ = writeln!(head, "<testsuites name=\"{SUITE}\" {counts} time=\"0\">");
-        let _ = writeln!(head, "  <testsuite name=\"{SUITE}\" {counts} skipped=\"{}\" time=\"0\">", self.skipped);
-        head.push_str("    <properties>\n");
-        let _ = writeln!(head, "      <property name=\"kubernetes.version\" value=\"{}\"/>", attr(&self.kubernetes.version));
-        let _ = writeln!(head, "      <property name=\"kubernetes.source\" value=\"{}\"/>", attr(&self.kubernetes.source));
-        head.push_str("    </properties>\n");
-        self.w.write_all(head.as_bytes())?;
-        self.w.write_all(self.cases.as_bytes())?;
-        let mut tail = String::new();
-        if !notes.is_empty() {
-            let lines: Vec<String> = notes.iter().map(|n| format!("note: {n}")).collect();
-            let _ = writeln!(tail, "    <system-out>{}</system-out>", text(&lines.join("\n")));
-        }
-        tail.push_str("  </testsuite>\n</testsuites>\n");
-        self.w.write_all(tail.as_bytes())?;
+        self.w.write_all(head(self.tests, self.failures, self.skipped, Some(&self.kubernetes)).as_bytes())?;
+        self.held.write_to(&mut self.w)?;
+        self.w.write_all(tail(notes).as_bytes())?;
         Ok(self.w)
     }
+}
+
+/// The report's opening: the XML declaration, the counts, the release's properties.
+fn head(tests: usize, failures: usize, skipped: usize, kubernetes: Option<&VersionReport>) -> String {
+    let mut head = String::new();
+    head.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let counts = format!("tests=\"{tests}\" failures=\"{failures}\" errors=\"0\"");
+    let _ = writeln!(head, "<testsuites name=\"{SUITE}\" {counts} time=\"0\">");
+    let _ = writeln!(head, "  <testsuite name=\"{SUITE}\" {counts} skipped=\"{skipped}\" time=\"0\">");
+    if let Some(k) = kubernetes {
+        head.push_str("    <properties>\n");
+        let _ = writeln!(head, "      <property name=\"kubernetes.version\" value=\"{}\"/>", attr(&k.version));
+        let _ = writeln!(head, "      <property name=\"kubernetes.source\" value=\"{}\"/>", attr(&k.source));
+        head.push_str("    </properties>\n");
+    }
+    head
+}
+
+/// The report's end: the run's notes, then the closing tags.
+fn tail(notes: &[String]) -> String {
+    let mut tail = String::new();
+    if !notes.is_empty() {
+        let lines: Vec<String> = notes.iter().map(|n| format!("note: {n}")).collect();
+        let _ = writeln!(tail, "    <system-out>{}</system-out>", text(&lines.join("\n")));
+    }
+    tail.push_str("  </testsuite>\n</testsuites>\n");
+    tail
+}
+
+/// The report of a check that could not run (`error` is what stopped it, as printed on
+/// standard error): one failed test case, so that a CI's JUnit step shows the run failed and
+/// why rather than finding no report at all.
+pub fn error_report(error: &str) -> String {
+    let mut out = head(1, 1, 0, None);
+    let first = error.lines().next().unwrap_or_default();
+    let _ = write!(
+        out,
+        "    <testcase name=\"the check could not run\" classname=\"{SUITE}\" time=\"0\">\n      <failure message=\"{}\" type=\"InputError\">{}</failure>\n    </testcase>\n",
+        attr(first),
+        text(error)
+    );
+    out.push_str(&tail(&[]));
+    out
 }
 
 /// Whether a document is a workload: something whose controllers create pods (known by its
@@ -227,6 +322,38 @@ mod tests {
             assert_eq!(text(input), as_text, "{input:?}");
             assert_eq!(attr(input), as_attr, "{input:?}");
         }
+    }
+
+    #[test]
+    fn cases_past_the_memory_bound_go_through_a_file_in_order() {
+        let mut held = Held { cases: String::new(), spill: None };
+        let mut want = String::new();
+        for i in 0..3 {
+            let chunk = format!("<case {i}/>\n").repeat(HELD_IN_MEMORY / 10 + 1);
+            held.cases.push_str(&chunk);
+            want.push_str(&chunk);
+            held.spill_if_full();
+            assert!(held.cases.len() < HELD_IN_MEMORY, "{i}: spilled");
+        }
+        assert!(held.spill.is_some());
+        held.cases.push_str("<last/>\n");
+        want.push_str("<last/>\n");
+        let mut out = Vec::new();
+        held.write_to(&mut out).unwrap();
+        assert!(out == want.as_bytes());
+    }
+
+    #[test]
+    fn an_error_is_a_report_with_one_failed_case() {
+        let r = error_report("m.yaml: document 1: bad <thing>\nsecond line");
+        assert!(r.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kubectl quota check\" tests=\"1\" failures=\"1\""), "{r}");
+        assert!(
+            r.contains(
+                "<failure message=\"m.yaml: document 1: bad &lt;thing&gt;\" type=\"InputError\">m.yaml: document 1: bad &lt;thing&gt;\nsecond line</failure>"
+            ),
+            "{r}"
+        );
+        assert!(r.ends_with("  </testsuite>\n</testsuites>\n"), "{r}");
     }
 
     #[test]

@@ -25,6 +25,8 @@ pub fn yaml(file: &str, text: &str) -> serde_json::Value {
 pub enum Reply {
     Body(Vec<u8>),
     Redirect(String),
+    /// A body sent as is with `Content-Encoding: gzip` (the caller compressed it).
+    Gzip(Vec<u8>),
     NotFound,
     /// A body that never ends.
     Endless,
@@ -62,6 +64,9 @@ fn answer(mut stream: TcpStream, routes: &BTreeMap<String, Reply>) {
     let head = |status: &str, extra: &str| format!("HTTP/1.1 {status}\r\nConnection: close\r\n{extra}\r\n");
     let _ = match routes.get(&path).cloned().unwrap_or(Reply::NotFound) {
         Reply::Body(b) => stream.write_all(head("200 OK", &format!("Content-Length: {}\r\n", b.len())).as_bytes()).and_then(|_| stream.write_all(&b)),
+        Reply::Gzip(b) => stream
+            .write_all(head("200 OK", &format!("Content-Encoding: gzip\r\nContent-Length: {}\r\n", b.len())).as_bytes())
+            .and_then(|_| stream.write_all(&b)),
         Reply::Redirect(to) => stream.write_all(head("302 Found", &format!("Location: {to}\r\nContent-Length: 0\r\n")).as_bytes()),
         Reply::NotFound => stream.write_all(head("404 Not Found", "Content-Length: 0\r\n").as_bytes()),
         Reply::Endless => {

@@ -106,10 +106,11 @@ pub struct CapacityReport {
 impl Collector {
     /// The capacity view.
     pub fn capacity(&self, opts: &Options) -> CapacityReport {
+        let nodes = self.nodes.sums();
         let mut rows: BTreeMap<String, Offer> = BTreeMap::new();
-        for k in self.allocatable.keys() {
+        for k in nodes.allocatable.keys() {
             if let Some((row, offer)) = row_of(k) {
-                if self.allocatable.get(k).is_some_and(|q| !q.is_zero()) {
+                if nodes.allocatable.get(k).is_some_and(|q| !q.is_zero()) {
                     rows.insert(row, offer);
                 }
             }
@@ -127,11 +128,11 @@ impl Collector {
             let want = rows_named(r).unwrap_or_default();
             rows.retain(|k, _| want.contains(k));
         }
-        let devices = self.devices_per_class();
+        let devices = self.devices_per_class(&nodes.left_out);
         let mut out = Vec::new();
         for (row, offer) in rows {
             let allocatable = match &offer {
-                Offer::Node(r) => self.allocatable.get(r).cloned(),
+                Offer::Node(r) => nodes.allocatable.get(r).cloned(),
                 Offer::DeviceClass(c) => devices.get(c).cloned().flatten(),
             };
             let mut promised = Quantity::zero();
@@ -225,9 +226,9 @@ impl Collector {
         }
         let namespaces_excluded: Vec<String> = self.in_scope(opts).map(|(n, _)| n).filter(|n| opts.excluded.contains(*n)).cloned().collect();
         CapacityReport {
-            nodes: self.nodes_total,
-            nodes_counted: self.nodes_total - self.left_out.len(),
-            nodes_left_out: self.left_out.clone(),
+            nodes: nodes.total,
+            nodes_counted: nodes.total - nodes.left_out.len(),
+            nodes_left_out: nodes.left_out,
             namespaces: self.in_scope(opts).count() - namespaces_excluded.len(),
             scope: opts.scope(),
             namespaces_excluded,
@@ -239,8 +240,8 @@ impl Collector {
     /// Devices the ResourceSlices publish per device class (newest generation of each pool,
     /// slices of left-out nodes not counted); `None` for a class whose selectors are not a
     /// plain driver match.
-    fn devices_per_class(&self) -> BTreeMap<String, Option<Quantity>> {
-        let left: BTreeSet<&str> = self.left_out.iter().map(|l| l.name.as_str()).collect();
+    fn devices_per_class(&self, left_out: &[LeftOut]) -> BTreeMap<String, Option<Quantity>> {
+        let left: BTreeSet<&str> = left_out.iter().map(|l| l.name.as_str()).collect();
         let mut per_driver: BTreeMap<&str, i64> = BTreeMap::new();
         for (key, s) in &self.slices {
             if s.node.as_deref().is_some_and(|n| left.contains(n)) {

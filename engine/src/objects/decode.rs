@@ -624,7 +624,7 @@ pub fn decode(doc: &Document) -> Result<Object, InputError> {
         return Err(InputError::at(&doc.origin, Some(field.into()), "Required value: every object needs apiVersion and kind"));
     };
     let ti = type_info(api_version, kind);
-    if larger_than_a_request(v) {
+    if doc.origin.too_large || larger_than_a_request(v) {
         // The server reads no further than its limit: only what names the object is taken.
         let field = |k: &str| v.get("metadata").and_then(|m| m.get(k)).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
         let name = field("name").or_else(|| field("generateName").map(|g| format!("{g}<generated>"))).unwrap_or_else(|| "<unnamed>".into());
