@@ -8,7 +8,11 @@
 #      `cargo test` with KUBECTL_QUOTA_LAB / KUBECTL_QUOTA_LAB_LIMITED pointing at them,
 #   3. stops those, starts the same pair on the modern release, and runs every live test target
 #      (tests/live*.rs) again against it, with KUBECTL_QUOTA_LAB_VERSION saying which release,
-#   4. stops every cluster, whatever happened, and fails if either run failed.
+#   4. on 1.37, then starts a node in the default modern cluster (tests/cluster/node.sh:
+#      containerd, kubelet, kube-scheduler, images built here; built once with the servers) and
+#      runs tests/live_node.rs, the one target that needs pods to run, with KUBECTL_QUOTA_NODE;
+#      the other targets never see a node (their pods must stay Pending),
+#   5. stops the node and every cluster, whatever happened, and fails if any run failed.
 # Where the clusters cannot be provisioned (not root, no apt-get), the live tests say so and
 # skip, except under CI=true, where they fail. KQ_LAB_MODERN_VERSION=none skips step 3.
 set -euo pipefail
@@ -32,6 +36,14 @@ mlimited() {
     KQ_LAB_ADMISSION_CONFIG=$ADMISSION tests/cluster/lab.sh "$@"
 }
 [[ $MODERN_VERSION == none ]] && MODERN_VERSION=
+# The node: settable like the labs' ports, for a second run beside this one.
+node() {
+  KQ_LAB_DIR=$MODERN KQ_NODE_VERSION=$MODERN_VERSION KQ_NODE_DIR=${KQ_NODE_DIR:-$MODERN-node} tests/cluster/node.sh "$@"
+}
+# Releases the node harness has a kubelet for.
+node_release() { [[ $MODERN_VERSION == 1.37 ]]; }
+# live_node skips without complaint where the harness runs no node (1.20, other modern releases).
+export KUBECTL_QUOTA_NODE=none
 
 t_start=$(date +%s)
 phase() { echo "run-all: [$(($(date +%s) - t_start))s] $*" >&2; }
@@ -42,6 +54,7 @@ stop_labs() {
     limited down >/dev/null 2>&1 || true
     lab down >/dev/null 2>&1 || true
     if [[ -n $MODERN_VERSION ]]; then
+      if node_release; then node down >/dev/null 2>&1 || true; fi
       mlimited down >/dev/null 2>&1 || true
       mlab down >/dev/null 2>&1 || true
     fi
@@ -65,7 +78,10 @@ if [[ ${KUBECTL_QUOTA_SKIP_LAB:-} != 1 ]]; then
     # Both at once: a cold 1.20 build spends minutes in single-threaded steps (fetching and
     # unpacking the source, make's setup) that the other build's compiling fills.
     lab build & build120=$!
-    if [[ -n $MODERN_VERSION ]]; then mlab build & build_modern=$!; fi
+    # The node's kubelet and kube-scheduler after the modern servers (they share its Go build cache).
+    if [[ -n $MODERN_VERSION ]]; then
+      if node_release; then { mlab build && node build; } & build_modern=$!; else mlab build & build_modern=$!; fi
+    fi
     wait "$build120" || no_lab "Kubernetes 1.20 could not be built"
     if [[ -n $MODERN_VERSION ]]; then
       wait "$build_modern" || { no_lab "Kubernetes $MODERN_VERSION could not be built"; MODERN_VERSION=; }
@@ -109,9 +125,22 @@ if [[ -n $MODERN_VERSION ]]; then
   if mlab up && mlimited up; then
     export KUBECTL_QUOTA_LAB=$MODERN KUBECTL_QUOTA_LAB_LIMITED=$MODERN_LIMITED KUBECTL_QUOTA_LAB_VERSION=$MODERN_VERSION
     targets=()
-    for f in tests/live*.rs; do targets+=(--test "$(basename "$f" .rs)"); done
+    for f in tests/live*.rs; do
+      [[ $f == tests/live_node.rs ]] || targets+=(--test "$(basename "$f" .rs)")
+    done
     phase "cargo test ${targets[*]} against Kubernetes $MODERN_VERSION"
     cargo test --locked --no-fail-fast "${targets[@]}" "$@" || status=$?
+    if node_release; then
+      phase "starting the node in the $MODERN_VERSION cluster"
+      if node up; then
+        export KUBECTL_QUOTA_NODE=${KQ_NODE_DIR:-$MODERN-node}
+        phase "cargo test --test live_node against Kubernetes $MODERN_VERSION with a node"
+        cargo test --locked --no-fail-fast --test live_node "$@" || status=$?
+        node down || true
+      else
+        no_lab "the node did not come up in the $MODERN_VERSION cluster"
+      fi
+    fi
   else
     no_lab "the $MODERN_VERSION test clusters did not come up"
   fi

@@ -39,6 +39,7 @@
 #
 # Environment:
 #   KQ_LAB_DIR              the lab's state (lab.sh's KQ_LAB_DIR)          [/tmp/kubectl-quota-lab]
+#   KQ_NODE_VERSION         the release to build for (`build` before `up`)   [the lab's]
 #   KQ_NODE_DIR             the node's state                               [$KQ_LAB_DIR-node]
 #   KQ_NODE_NAME            the Node's name                                [lab-node]
 #   KQ_NODE_KUBELET_PORT    kubelet's port, on 127.0.0.1                   [28250]
@@ -95,6 +96,9 @@ PREFIX=${BASH_REMATCH[5]}
 # ---------------------------------------------------------------------------------------------
 
 lab_version() { cat "$LAB_DIR/version" 2>/dev/null || echo 1.20; }
+# The release the node is built for: KQ_NODE_VERSION (a `build` before the lab is up), else the
+# lab's.
+node_version() { echo "${KQ_NODE_VERSION:-$(lab_version)}"; }
 lab_server() { sed -n 's/^ *server: *//p' "$LAB_DIR/kubeconfig" | head -1; }
 
 # api METHOD PATH [BODY]: a call to the lab's API server as its admin; body, then the HTTP status.
@@ -131,7 +135,7 @@ apt_install() {
 
 NODE_BIN=   # set by build: kubelet and kube-scheduler
 build_binaries() {
-  local v; v=$(lab_version)
+  local v; v=$(node_version)
   case $v in
     1.37) NODE_BIN=$("$HERE/modern/build.sh" "$v" --node) || die "building the node's binaries of Kubernetes $v failed" ;;
     *) die "no node for Kubernetes $v yet: only 1.37 (see tests/cluster/README.md)" ;;
@@ -374,6 +378,20 @@ route_api_service() {
   printf '%s\n' "${rule[@]}" >"$NODE_DIR/dnat-rule"   # one word a line, for down
 }
 
+# make_cgroup_root: the kubelet wants its cgroupRoot to exist in every hierarchy (cgroupfs
+# driver); a new cpuset cgroup has no CPUs or memory nodes until given its parent's.
+make_cgroup_root() {
+  local h
+  for h in /sys/fs/cgroup/*/; do
+    h=${h%/}
+    [[ -d $h$CGROUP_ROOT ]] || mkdir "$h$CGROUP_ROOT" 2>/dev/null || continue
+    if [[ -f $h$CGROUP_ROOT/cpuset.cpus && -z $(<"$h$CGROUP_ROOT/cpuset.cpus") ]]; then
+      cat "$h/cpuset.cpus" >"$h$CGROUP_ROOT/cpuset.cpus"
+      cat "$h/cpuset.mems" >"$h$CGROUP_ROOT/cpuset.mems"
+    fi
+  done
+}
+
 make_bridge() {
   if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
     ip link add "$BRIDGE" type bridge || die "cannot create bridge $BRIDGE"
@@ -391,6 +409,7 @@ import_image() {   # import_image ARCHIVE REF
 cmd_up() {
   local t0; t0=$(now)
   lab_up || die "no running lab at $LAB_DIR (start it with tests/cluster/lab.sh up, same KQ_LAB_DIR)"
+  [[ $(node_version) == "$(lab_version)" ]] || die "KQ_NODE_VERSION=$(node_version), but the lab at $LAB_DIR runs $(lab_version)"
   mkdir -p "$NODE_DIR"
   exec 9>"$NODE_DIR/.lock"
   flock 9
@@ -414,6 +433,7 @@ cmd_up() {
   printf '%s\n' "$LAB_DIR" >"$NODE_DIR/lab"
   make_bridge
   route_api_service
+  make_cgroup_root
 
   log "starting containerd ($SOCK)"
   start containerd "$NODE_DIR/containerd.pid" containerd --config "$NODE_DIR/containerd.toml"
@@ -506,7 +526,7 @@ down_all() {
   if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link del "$BRIDGE" 2>/dev/null || log "cannot remove bridge $BRIDGE"; fi
   # The kubelet's cgroups (cgroupfs driver: one tree per v1 controller, and the unified one).
   local cg
-  for cg in /sys/fs/cgroup/*"$CGROUP_ROOT" /sys/fs/cgroup/unified"$CGROUP_ROOT"; do
+  for cg in /sys/fs/cgroup/*"$CGROUP_ROOT"; do
     [[ -d $cg ]] && find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null
   done
   rm -f "$NODE_DIR/ready"
