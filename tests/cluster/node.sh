@@ -121,7 +121,7 @@ lab_up() {
 apt_install() {
   local missing=() p
   for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == *'install ok installed'* ]] || missing+=("$p")
   done
   ((${#missing[@]})) || return 0
   [[ $(id -u) == 0 ]] || die "need root to install: ${missing[*]}"
@@ -253,9 +253,13 @@ stop_pid() {   # stop_pid NAME PID: TERM, up to STOP_TIMEOUT seconds, then KILL
 }
 
 ctr_() { ctr --address "$SOCK" --namespace k8s.io "$@"; }
+# has_image REF. Never `ctr ... | grep -q`: grep's early exit SIGPIPEs ctr, and under pipefail
+# the image then reads as missing.
+has_image() { local all; all=$(ctr_ images ls -q) && grep -qxF "$1" <<<"$all"; }
 
 node_ready() {
-  api GET "/api/v1/nodes/$NODE_NAME" | tr -d ' \n' | grep -q '"type":"Ready","status":"True"'
+  local out; out=$(api GET "/api/v1/nodes/$NODE_NAME" | tr -d ' \n')
+  [[ $out == *'"type":"Ready","status":"True"'* ]]
 }
 
 healthy() {
@@ -396,14 +400,14 @@ make_bridge() {
   if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
     ip link add "$BRIDGE" type bridge || die "cannot create bridge $BRIDGE"
   fi
-  ip addr show dev "$BRIDGE" | grep -q "inet $GATEWAY/$PREFIX" || ip addr add "$GATEWAY/$PREFIX" dev "$BRIDGE"
+  [[ $(ip addr show dev "$BRIDGE") == *"inet $GATEWAY/$PREFIX "* ]] || ip addr add "$GATEWAY/$PREFIX" dev "$BRIDGE"
   ip link set "$BRIDGE" up
 }
 
 import_image() {   # import_image ARCHIVE REF
   # The archive names the image in full: --base-name keeps that name (ctr would drop it).
   ctr_ images import --base-name "${2%:*}" "$1" >/dev/null || die "importing $1 failed"
-  ctr_ images ls -q | grep -qxF "$2" || die "$1 imported, but containerd has no image $2"
+  has_image "$2" || die "$1 imported, but containerd has no image $2"
 }
 
 cmd_up() {
@@ -426,6 +430,7 @@ cmd_up() {
   for p in "$KUBELET_PORT" "$HEALTHZ_PORT"; do
     port_busy "$p" && die "port 127.0.0.1:$p is already in use (set KQ_NODE_KUBELET_PORT / KQ_NODE_HEALTHZ_PORT)"
   done
+  for c in "${COMPONENTS[@]}"; do rm -f "$NODE_DIR/$c.pid"; done   # stale ones would read as crashes
   rm -f "$NODE_DIR/ready"
   write_configs
   printf '%s\n' "$NODE_NAME" >"$NODE_DIR/node-name"
@@ -483,7 +488,7 @@ down_all() {
     if ((n)); then
       local i
       for ((i = 0; i < 60; i++)); do
-        ctr_ tasks ls 2>/dev/null | awk 'NR > 1 && $3 == "RUNNING"' | grep -q . || break
+        [[ -n $(ctr_ tasks ls 2>/dev/null | awk 'NR > 1 && $3 == "RUNNING"') ]] || break
         sleep 0.5
       done
       log "deleted the node's $n pods"
@@ -499,6 +504,11 @@ down_all() {
   for c in kube-scheduler kubelet; do
     if pid=$(pid_of "$c"); then stop_pid "$c" "$pid"; fi
   done
+  # The Node object too: a later `up` must wait for its new kubelet to register, not read the
+  # old one's Ready.
+  if [[ -f $NODE_DIR/node-name ]] && lab_up; then
+    api DELETE "/api/v1/nodes/$(<"$NODE_DIR/node-name")" >/dev/null || true
+  fi
   # What containers are left (pods the kubelet had no time to stop): killed through containerd.
   if pid_of containerd >/dev/null; then
     local id
@@ -578,7 +588,7 @@ cmd_image_quota() {
       65532:65532 >/dev/null
     rm -rf "$root"
   fi
-  ctr_ images ls -q | grep -qxF "$ref" || import_image "$IMAGES/kubectl-quota-$tag.oci.tar" "$ref"
+  has_image "$ref" || import_image "$IMAGES/kubectl-quota-$tag.oci.tar" "$ref"
   echo "$ref"
 }
 
