@@ -78,13 +78,16 @@ if [[ ${KUBECTL_QUOTA_SKIP_LAB:-} != 1 ]]; then
     # Both at once: a cold 1.20 build spends minutes in single-threaded steps (fetching and
     # unpacking the source, make's setup) that the other build's compiling fills.
     lab build & build120=$!
-    # The node's kubelet and kube-scheduler after the modern servers (they share its Go build cache).
-    if [[ -n $MODERN_VERSION ]]; then
-      if node_release; then { mlab build && node build; } & build_modern=$!; else mlab build & build_modern=$!; fi
-    fi
+    if [[ -n $MODERN_VERSION ]]; then mlab build & build_modern=$!; fi
     wait "$build120" || no_lab "Kubernetes 1.20 could not be built"
     if [[ -n $MODERN_VERSION ]]; then
       wait "$build_modern" || { no_lab "Kubernetes $MODERN_VERSION could not be built"; MODERN_VERSION=; }
+    fi
+    # The node's kubelet and kube-scheduler after the servers (they share the Go build cache;
+    # its apt-get never races the 1.20 build's).
+    if [[ -n $MODERN_VERSION ]] && node_release; then
+      phase "building (or reusing) the $MODERN_VERSION node"
+      node build || no_lab "the $MODERN_VERSION node could not be built"
     fi
     phase "starting the 1.20 clusters"
     if lab up && limited up; then
