@@ -8,10 +8,10 @@
 #      `cargo test` with KUBECTL_QUOTA_LAB / KUBECTL_QUOTA_LAB_LIMITED pointing at them,
 #   3. stops those, starts the same pair on the modern release, and runs every live test target
 #      (tests/live*.rs) again against it, with KUBECTL_QUOTA_LAB_VERSION saying which release,
-#   4. on 1.37, then starts a node in the default modern cluster (tests/cluster/node.sh:
-#      containerd, kubelet, kube-scheduler, images built here; built once with the servers) and
-#      runs tests/live_node.rs, the one target that needs pods to run, with KUBECTL_QUOTA_NODE;
-#      the other targets never see a node (their pods must stay Pending),
+#   4. on 1.37, then restarts the default modern cluster empty, starts a node in it
+#      (tests/cluster/node.sh: containerd, kubelet, kube-scheduler, images built here; built once
+#      with the servers) and runs tests/live_node.rs, the one target that needs pods to run, with
+#      KUBECTL_QUOTA_NODE; the other targets never see a node (their pods must stay Pending),
 #   5. stops the node and every cluster, whatever happened, and fails if any run failed.
 # Where the clusters cannot be provisioned (not root, no apt-get), the live tests say so and
 # skip, except under CI=true, where they fail. KQ_LAB_MODERN_VERSION=none skips step 3.
@@ -134,8 +134,11 @@ if [[ -n $MODERN_VERSION ]]; then
     phase "cargo test ${targets[*]} against Kubernetes $MODERN_VERSION"
     cargo test --locked --no-fail-fast "${targets[@]}" "$@" || status=$?
     if node_release; then
-      phase "starting the node in the $MODERN_VERSION cluster"
-      if node up; then
+      # A fresh cluster for the node: the suites above leave Pending pods behind, which a
+      # scheduler would now place on the node (and their requests could leave no room).
+      phase "restarting the $MODERN_VERSION cluster empty and starting a node in it"
+      mlab down >/dev/null 2>&1 || true
+      if mlab up >/dev/null && node up; then
         export KUBECTL_QUOTA_NODE=${KQ_NODE_DIR:-$MODERN-node}
         phase "cargo test --test live_node against Kubernetes $MODERN_VERSION with a node"
         cargo test --locked --no-fail-fast --test live_node "$@" || status=$?
