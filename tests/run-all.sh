@@ -8,7 +8,11 @@
 #      `cargo test` with KUBECTL_QUOTA_LAB / KUBECTL_QUOTA_LAB_LIMITED pointing at them,
 #   3. stops those, starts the same pair on the modern release, and runs every live test target
 #      (tests/live*.rs) again against it, with KUBECTL_QUOTA_LAB_VERSION saying which release,
-#   4. stops every cluster, whatever happened, and fails if either run failed.
+#   4. on 1.37, then restarts the default modern cluster empty, starts a node in it
+#      (tests/cluster/node.sh: containerd, kubelet, kube-scheduler, images built here; built once
+#      with the servers) and runs tests/live_node.rs, the one target that needs pods to run, with
+#      KUBECTL_QUOTA_NODE; the other targets never see a node (their pods must stay Pending),
+#   5. stops the node and every cluster, whatever happened, and fails if any run failed.
 # Where the clusters cannot be provisioned (not root, no apt-get), the live tests say so and
 # skip, except under CI=true, where they fail. KQ_LAB_MODERN_VERSION=none skips step 3.
 set -euo pipefail
@@ -32,6 +36,14 @@ mlimited() {
     KQ_LAB_ADMISSION_CONFIG=$ADMISSION tests/cluster/lab.sh "$@"
 }
 [[ $MODERN_VERSION == none ]] && MODERN_VERSION=
+# The node: settable like the labs' ports, for a second run beside this one.
+node() {
+  KQ_LAB_DIR=$MODERN KQ_NODE_VERSION=$MODERN_VERSION KQ_NODE_DIR=${KQ_NODE_DIR:-$MODERN-node} tests/cluster/node.sh "$@"
+}
+# Releases the node harness has a kubelet for.
+node_release() { [[ $MODERN_VERSION == 1.37 ]]; }
+# live_node skips without complaint where the harness runs no node (1.20, other modern releases).
+export KUBECTL_QUOTA_NODE=none
 
 t_start=$(date +%s)
 phase() { echo "run-all: [$(($(date +%s) - t_start))s] $*" >&2; }
@@ -42,6 +54,7 @@ stop_labs() {
     limited down >/dev/null 2>&1 || true
     lab down >/dev/null 2>&1 || true
     if [[ -n $MODERN_VERSION ]]; then
+      if node_release; then node down >/dev/null 2>&1 || true; fi
       mlimited down >/dev/null 2>&1 || true
       mlab down >/dev/null 2>&1 || true
     fi
@@ -69,6 +82,12 @@ if [[ ${KUBECTL_QUOTA_SKIP_LAB:-} != 1 ]]; then
     wait "$build120" || no_lab "Kubernetes 1.20 could not be built"
     if [[ -n $MODERN_VERSION ]]; then
       wait "$build_modern" || { no_lab "Kubernetes $MODERN_VERSION could not be built"; MODERN_VERSION=; }
+    fi
+    # The node's kubelet and kube-scheduler after the servers (they share the Go build cache;
+    # its apt-get never races the 1.20 build's).
+    if [[ -n $MODERN_VERSION ]] && node_release; then
+      phase "building (or reusing) the $MODERN_VERSION node"
+      node build || no_lab "the $MODERN_VERSION node could not be built"
     fi
     phase "starting the 1.20 clusters"
     if lab up && limited up; then
@@ -109,9 +128,25 @@ if [[ -n $MODERN_VERSION ]]; then
   if mlab up && mlimited up; then
     export KUBECTL_QUOTA_LAB=$MODERN KUBECTL_QUOTA_LAB_LIMITED=$MODERN_LIMITED KUBECTL_QUOTA_LAB_VERSION=$MODERN_VERSION
     targets=()
-    for f in tests/live*.rs; do targets+=(--test "$(basename "$f" .rs)"); done
+    for f in tests/live*.rs; do
+      [[ $f == tests/live_node.rs ]] || targets+=(--test "$(basename "$f" .rs)")
+    done
     phase "cargo test ${targets[*]} against Kubernetes $MODERN_VERSION"
     cargo test --locked --no-fail-fast "${targets[@]}" "$@" || status=$?
+    if node_release; then
+      # A fresh cluster for the node: the suites above leave Pending pods behind, which a
+      # scheduler would now place on the node (and their requests could leave no room).
+      phase "restarting the $MODERN_VERSION cluster empty and starting a node in it"
+      mlab down >/dev/null 2>&1 || true
+      if mlab up >/dev/null && node up; then
+        export KUBECTL_QUOTA_NODE=${KQ_NODE_DIR:-$MODERN-node}
+        phase "cargo test --test live_node against Kubernetes $MODERN_VERSION with a node"
+        cargo test --locked --no-fail-fast --test live_node "$@" || status=$?
+        node down || true
+      else
+        no_lab "the node did not come up in the $MODERN_VERSION cluster"
+      fi
+    fi
   else
     no_lab "the $MODERN_VERSION test clusters did not come up"
   fi

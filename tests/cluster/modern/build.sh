@@ -2,15 +2,21 @@
 # modern/build.sh - builds (or reuses) kube-apiserver, kube-controller-manager and etcd of a
 # recent Kubernetes release from the Go module proxy, for tests/cluster/lab.sh.
 #
-# Usage: tests/cluster/modern/build.sh MINOR [--modules-only]     (MINOR: 1.34 | 1.35 | 1.36 | 1.37)
+# Usage: tests/cluster/modern/build.sh MINOR [--modules-only | --node]   (MINOR: 1.34 | 1.35 | 1.36 | 1.37)
 # Prints the directory holding the three binaries on stdout; logs go to stderr. With
 # --modules-only it only generates the release's Go modules (if missing) and builds nothing.
+# With --node it builds (or reuses) the node's binaries of the same release, kubelet and
+# kube-scheduler, for tests/cluster/node.sh, and prints their directory: a separate cached step
+# ($KQ_LAB_CACHE/k8s-vX.Y.Z-node, its own lock), taken after the server build so that the two
+# share the Go build cache, and never invalidating the server's cache. Only releases whose module
+# lists cmd/kubelet and cmd/kube-scheduler as tools can (1.37 today).
 #
 # Each release has two small Go modules of ours beside this script, committed with their
 # go.sum so that a build is reproducible:
 #   k8s-vX.Y.Z/go.mod   requires k8s.io/kubernetes vX.Y.Z, replaces every staging module
 #                       (k8s.io/api, apiserver, client-go, ...) by its published v0.Y.Z, and
-#                       names the two commands as `tool`s so `go mod tidy` keeps their imports.
+#                       names the commands as `tool`s so `go mod tidy` keeps their imports
+#                       (1.37 also kubelet and kube-scheduler, for the lab's node).
 #   etcd-vA.B.C/go.mod  requires go.etcd.io/etcd/server/v3 at the etcd release that Kubernetes
 #                       release names in its build/dependencies.yaml (its main package is etcd).
 # A missing module is generated once (go mod tidy) and should then be committed.
@@ -74,7 +80,8 @@ gen_k8s() {
     gomod "$tmp" mod edit -replace="$m=$m@$STAGING"; n=$((n + 1))
   done
   ((n > 10)) || die "found only $n staging replaces in k8s.io/kubernetes@$K8S's go.mod"
-  gomod "$tmp" get -tool "k8s.io/kubernetes/cmd/kube-apiserver@$K8S" "k8s.io/kubernetes/cmd/kube-controller-manager@$K8S" >&2
+  gomod "$tmp" get -tool "k8s.io/kubernetes/cmd/kube-apiserver@$K8S" "k8s.io/kubernetes/cmd/kube-controller-manager@$K8S" \
+    "k8s.io/kubernetes/cmd/kubelet@$K8S" "k8s.io/kubernetes/cmd/kube-scheduler@$K8S" >&2
   gomod "$tmp" mod tidy >&2
   # The etcd this release names, checked against the table above.
   local dir want
@@ -103,24 +110,47 @@ if [[ ${2:-} == --modules-only ]]; then
   exit 0
 fi
 
+if [[ ${2:-} == --node ]]; then
+  grep -q 'k8s.io/kubernetes/cmd/kubelet$' "$KMOD/go.mod" && grep -q 'k8s.io/kubernetes/cmd/kube-scheduler$' "$KMOD/go.mod" ||
+    die "$KMOD/go.mod does not list cmd/kubelet and cmd/kube-scheduler as tools: no node for $K8S"
+  NODE=$CACHE/k8s-$K8S-node
+  node_complete() { [[ -x $NODE/kubelet && -x $NODE/kube-scheduler && -f $NODE/BUILDINFO ]]; }
+  if node_complete; then
+    log "reusing cached node binaries: $NODE"
+    echo "$NODE"; exit 0
+  fi
+  # The server's build first (or its wait on its lock): the node's binaries share most packages.
+  "$0" "$1" >/dev/null
+  mkdir -p "$CACHE"
+  exec 8>"$CACHE/.build-k8s-$K8S-node.lock"
+  flock 8
+  if node_complete; then
+    log "reusing cached node binaries: $NODE (built meanwhile by another run)"
+    echo "$NODE"; exit 0
+  fi
+fi
+
 complete() { [[ -x $BIN/kube-apiserver && -x $BIN/kube-controller-manager && -x $BIN/etcd && -f $BIN/BUILDINFO ]]; }
 
-if complete; then
-  log "reusing cached binaries: $BIN"
-  echo "$BIN"; exit 0
-fi
-mkdir -p "$CACHE"
-exec 8>"$CACHE/.build-k8s-$K8S.lock"
-flock 8
-if complete; then
-  log "reusing cached binaries: $BIN (built meanwhile by another run)"
-  echo "$BIN"; exit 0
+if [[ ${2:-} != --node ]]; then
+  if complete; then
+    log "reusing cached binaries: $BIN"
+    echo "$BIN"; exit 0
+  fi
+  mkdir -p "$CACHE"
+  exec 8>"$CACHE/.build-k8s-$K8S.lock"
+  flock 8
+  if complete; then
+    log "reusing cached binaries: $BIN (built meanwhile by another run)"
+    echo "$BIN"; exit 0
+  fi
 fi
 
 [[ -f $KMOD/go.mod && -f $KMOD/go.sum ]] || gen_k8s
 [[ -f $EMOD/go.mod && -f $EMOD/go.sum ]] || gen_etcd
 
 TMP=$BIN.tmp
+[[ ${2:-} == --node ]] && TMP=$NODE.tmp
 rm -rf "$TMP"; mkdir -p "$TMP"
 # What `make` would stamp in (hack/lib/version.sh): the server's /version must say the release.
 X=
@@ -136,6 +166,23 @@ build_one() {   # build_one MODULE_DIR PACKAGE OUTPUT [GO FLAGS...]
   secs[$3]=$(since "$t0")
   log "  $3: ${secs[$3]}s"
 }
+if [[ ${2:-} == --node ]]; then
+  build_one "$KMOD" k8s.io/kubernetes/cmd/kubelet kubelet -ldflags="-s -w$X"
+  build_one "$KMOD" k8s.io/kubernetes/cmd/kube-scheduler kube-scheduler -ldflags="-s -w$X"
+  {
+    echo "kubernetes: $K8S (k8s.io/kubernetes from the Go module proxy, staging $STAGING): the node's binaries"
+    echo "go: $("$GO" version)"
+    echo "built: $(date -u +%FT%TZ) on $(nproc) CPUs"
+    echo "seconds: kubelet ${secs[kubelet]} kube-scheduler ${secs[kube-scheduler]}"
+    "$TMP/kubelet" --version
+  } >"$TMP/BUILDINFO"
+  "$TMP/kubelet" --version | grep -qx "Kubernetes $K8S" || die "kubelet says $("$TMP/kubelet" --version), not $K8S"
+  rm -rf "$NODE"; mv "$TMP" "$NODE"
+  exec 8>&-
+  log "built $NODE"
+  echo "$NODE"
+  exit 0
+fi
 build_one "$KMOD" k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver -ldflags="-s -w$X"
 build_one "$KMOD" k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager -ldflags="-s -w$X"
 build_one "$EMOD" go.etcd.io/etcd/server/v3 etcd -ldflags="-s -w"

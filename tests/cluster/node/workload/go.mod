@@ -1,0 +1,3 @@
+module kubectl-quota.test/lab/workload
+
+go 1.26.0
