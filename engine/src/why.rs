@@ -310,114 +310,198 @@ fn changes_for(doc: &DocumentReport, pod: &crate::objects::Pod, waiting: i32) ->
 
 /// Explains a workload. `raw` is the workload as read (spec and status), `children` the
 /// ReplicaSets or Jobs it owns, `events` their events and its own; `rules` those of the
-/// server's release.
+/// server's release. The steps, in order: the pods wanted and waiting, the server's last
+/// word, a Deployment's refused new ReplicaSet, pods waiting for their claims, then the
+/// next pod replayed against the quotas as they are and judged with what the server said.
 pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Event], state: &ClusterState, rules: Rules) -> WhyReport {
-    let kind = workload.type_info.kind.clone();
-    let ns = workload.meta.namespace.clone().unwrap_or_default();
-    let (wanted, current) = counts(&kind, raw, children);
-    // A Deployment mid-rollout can have all its pods (old ones) while its new ReplicaSet
-    // cannot create its own: those are waiting too.
-    let rolling: i32 = if kind == "Deployment" {
-        children.iter().map(|rs| (int(rs, &["spec", "replicas"]).unwrap_or(0) - int(rs, &["status", "replicas"]).unwrap_or(0)).max(0) as i32).sum()
-    } else {
-        0
-    };
-    let waiting = (wanted - current).max(0).max(rolling);
-    let mut r = WhyReport {
-        kind: kind.clone(),
-        name: workload.meta.name.clone(),
-        namespace: ns.clone(),
-        verdict: Verdict::NotBlocked,
-        wanted,
-        current,
-        waiting,
-        quota: None,
-        server_message: None,
-        server_message_from: None,
-        replay_message: None,
-        replay: None,
-        changes: vec![],
-        notes: vec![],
-    };
-    // The server's last word: the newest FailedCreate event, else a ReplicaFailure condition.
-    let mut failed: Vec<&Event> = events.iter().filter(|e| e.reason == "FailedCreate").collect();
-    failed.sort_by(|a, b| a.last_seen.cmp(&b.last_seen));
-    if let Some(e) = failed.last() {
-        r.server_message = Some(e.message.clone());
-        let n = if e.count > 1 { format!(", {} times", e.count) } else { String::new() };
-        r.server_message_from = Some(format!("event FailedCreate on {}{n}", e.object));
-    } else if let Some((m, from)) = failure_conditions(raw, children).pop() {
-        r.server_message = Some(m);
-        r.server_message_from = Some(from);
-    }
-    if rolling > 0 && wanted <= current {
-        r.notes.push(format!("a rollout is under way: its new ReplicaSet is missing {rolling} pod(s) while the old pods still run"));
-    }
-    if let Some(m) = replicaset_refused(&kind, raw) {
-        // The new template has no ReplicaSet: none of its pods can come (the status, of the
-        // generation before, does not say so).
-        r.waiting = wanted;
-        if r.waiting > 0 {
-            let refusal = parse_refusal(&m);
-            r.verdict = if is_quota_message(&m) { Verdict::BlockedByQuota } else { Verdict::BlockedOther };
-            r.quota = refusal.quota.clone();
-            r.server_message_from = Some(format!("condition Progressing=False (ReplicaSetCreateError) on deployment/{}", r.name));
-            r.server_message = Some(m);
-            r.notes.push(format!(
-                "the rollout has not started: the Deployment's new ReplicaSet is refused, so none of the {} pods of this template can be created; the {current} old pods keep running",
-                r.waiting
-            ));
-            for (res, requested, used, hard) in &refusal.exceeded {
-                let q = refusal.quota.as_deref().unwrap_or("");
-                // The quota as it stands now; as the message says when it was not read.
-                let (used, hard) = state.quotas.get(&ns).and_then(|list| list.iter().find(|x| x.name == q)).map_or((used.clone(), hard.clone()), |x| {
-                    (x.quota.status_used.get(res).cloned().unwrap_or_default(), x.quota.status_hard.get(res).cloned().unwrap_or_else(|| hard.clone()))
-                });
-                r.changes.push(raise_change_for("ReplicaSet", q, res, &used, requested, &hard, 1));
-            }
-            r.changes.extend(free_history_change(&scaled_down(children)));
-            return r;
-        }
+    let mut r = WhyReport::waiting(workload, raw, children);
+    r.take_server_word(raw, children, events);
+    if r.new_replicaset_refused(raw, children, state) {
+        return r;
     }
     let Body::Workload(w) = &workload.body else {
-        r.notes.push(format!("{kind} does not create pods"));
+        r.notes.push(format!("{} does not create pods", r.kind));
         return r;
     };
-    let waiting_for_claims = state.pods_without_claims(&ns, &kind, &r.name);
-    if r.waiting == 0 && !waiting_for_claims.is_empty() {
-        // Its pods exist, but some wait for claims the resourceclaim controller could not create.
+    if r.waiting_for_claims(events, state) {
+        return r;
+    }
+    if r.kind == "DaemonSet" && r.wanted == 0 {
+        r.notes.push("the DaemonSet wants no pod: no node is eligible (or none is registered)".into());
+    }
+    let doc = replay_next_pod(workload, w, state, rules);
+    r.judge(raw, w, doc);
+    r
+}
+
+impl WhyReport {
+    /// The report before any verdict: the pods the workload wants, has, and waits for.
+    fn waiting(workload: &Object, raw: &Value, children: &[Value]) -> WhyReport {
+        let kind = workload.type_info.kind.clone();
+        let (wanted, current) = counts(&kind, raw, children);
+        // A Deployment mid-rollout can have all its pods (old ones) while its new ReplicaSet
+        // cannot create its own: those are waiting too.
+        let rolling: i32 = if kind == "Deployment" {
+            children.iter().map(|rs| (int(rs, &["spec", "replicas"]).unwrap_or(0) - int(rs, &["status", "replicas"]).unwrap_or(0)).max(0) as i32).sum()
+        } else {
+            0
+        };
+        let mut notes = vec![];
+        if rolling > 0 && wanted <= current {
+            notes.push(format!("a rollout is under way: its new ReplicaSet is missing {rolling} pod(s) while the old pods still run"));
+        }
+        WhyReport {
+            kind,
+            name: workload.meta.name.clone(),
+            namespace: workload.meta.namespace.clone().unwrap_or_default(),
+            verdict: Verdict::NotBlocked,
+            wanted,
+            current,
+            waiting: (wanted - current).max(0).max(rolling),
+            quota: None,
+            server_message: None,
+            server_message_from: None,
+            replay_message: None,
+            replay: None,
+            changes: vec![],
+            notes,
+        }
+    }
+
+    /// The server's last word: the newest FailedCreate event, else a ReplicaFailure condition.
+    fn take_server_word(&mut self, raw: &Value, children: &[Value], events: &[Event]) {
+        let mut failed: Vec<&Event> = events.iter().filter(|e| e.reason == "FailedCreate").collect();
+        failed.sort_by(|a, b| a.last_seen.cmp(&b.last_seen));
+        if let Some(e) = failed.last() {
+            self.server_message = Some(e.message.clone());
+            let n = if e.count > 1 { format!(", {} times", e.count) } else { String::new() };
+            self.server_message_from = Some(format!("event FailedCreate on {}{n}", e.object));
+        } else if let Some((m, from)) = failure_conditions(raw, children).pop() {
+            self.server_message = Some(m);
+            self.server_message_from = Some(from);
+        }
+    }
+
+    /// A Deployment whose new template has no ReplicaSet (refused): none of its pods can
+    /// come, whatever the status of the generation before says. True when that decides it.
+    fn new_replicaset_refused(&mut self, raw: &Value, children: &[Value], state: &ClusterState) -> bool {
+        let Some(m) = replicaset_refused(&self.kind, raw) else { return false };
+        self.waiting = self.wanted;
+        if self.waiting == 0 {
+            return false;
+        }
+        let refusal = parse_refusal(&m);
+        self.verdict = if is_quota_message(&m) { Verdict::BlockedByQuota } else { Verdict::BlockedOther };
+        self.quota = refusal.quota.clone();
+        self.server_message_from = Some(format!("condition Progressing=False (ReplicaSetCreateError) on deployment/{}", self.name));
+        self.server_message = Some(m);
+        self.notes.push(format!(
+            "the rollout has not started: the Deployment's new ReplicaSet is refused, so none of the {} pods of this template can be created; the {} old pods keep running",
+            self.waiting, self.current
+        ));
+        for (res, requested, used, hard) in &refusal.exceeded {
+            let q = refusal.quota.as_deref().unwrap_or("");
+            // The quota as it stands now; as the message says when it was not read.
+            let (used, hard) = state.quotas.get(&self.namespace).and_then(|list| list.iter().find(|x| x.name == q)).map_or((used.clone(), hard.clone()), |x| {
+                (x.quota.status_used.get(res).cloned().unwrap_or_default(), x.quota.status_hard.get(res).cloned().unwrap_or_else(|| hard.clone()))
+            });
+            self.changes.push(raise_change_for("ReplicaSet", q, res, &used, requested, &hard, 1));
+        }
+        self.changes.extend(free_history_change(&scaled_down(children)));
+        true
+    }
+
+    /// Pods that exist but wait for ResourceClaims the resourceclaim controller could not
+    /// create. True when that decides it.
+    fn waiting_for_claims(&mut self, events: &[Event], state: &ClusterState) -> bool {
+        let waiting_for_claims = state.pods_without_claims(&self.namespace, &self.kind, &self.name);
+        if self.waiting != 0 || waiting_for_claims.is_empty() {
+            return false;
+        }
         let names: Vec<String> = waiting_for_claims.iter().map(|p| format!("pod/{}", p.meta.name)).collect();
-        r.waiting = i32::try_from(names.len()).unwrap_or(i32::MAX);
+        self.waiting = i32::try_from(names.len()).unwrap_or(i32::MAX);
         let mut said: Vec<&Event> = events.iter().filter(|e| e.reason == "FailedResourceClaimCreation" && names.contains(&e.object)).collect();
         said.sort_by(|a, b| a.last_seen.cmp(&b.last_seen));
-        r.notes.push(format!(
+        self.notes.push(format!(
             "{} of its pods exist but are Pending: their ResourceClaims were not created ({})",
-            r.waiting,
+            self.waiting,
             names.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
         ));
         match said.last() {
             Some(e) => {
                 let refusal = parse_refusal(&e.message);
-                r.verdict = if is_quota_message(&e.message) { Verdict::BlockedByQuota } else { Verdict::BlockedOther };
-                r.quota = refusal.quota.clone();
-                r.server_message = Some(e.message.clone());
+                self.verdict = if is_quota_message(&e.message) { Verdict::BlockedByQuota } else { Verdict::BlockedOther };
+                self.quota = refusal.quota.clone();
+                self.server_message = Some(e.message.clone());
                 let n = if e.count > 1 { format!(", {} times", e.count) } else { String::new() };
-                r.server_message_from = Some(format!("event FailedResourceClaimCreation on {}{n}", e.object));
+                self.server_message_from = Some(format!("event FailedResourceClaimCreation on {}{n}", e.object));
                 for (res, requested, used, hard) in &refusal.exceeded {
-                    r.changes.push(raise_change_for("pod's claim", refusal.quota.as_deref().unwrap_or(""), res, used, requested, hard, r.waiting));
+                    self.changes.push(raise_change_for("pod's claim", refusal.quota.as_deref().unwrap_or(""), res, used, requested, hard, self.waiting));
                 }
             }
             None => {
-                r.verdict = Verdict::Unknown;
-                r.notes.push("no FailedResourceClaimCreation event says why (events expire after an hour by default)".into());
+                self.verdict = Verdict::Unknown;
+                self.notes.push("no FailedResourceClaimCreation event says why (events expire after an hour by default)".into());
             }
         }
-        return r;
+        true
     }
-    if kind == "DaemonSet" && wanted == 0 {
-        r.notes.push("the DaemonSet wants no pod: no node is eligible (or none is registered)".into());
+
+    /// The verdict from the replayed next pod and what the server said.
+    fn judge(&mut self, raw: &Value, w: &crate::objects::Workload, doc: DocumentReport) {
+        self.replay_message = doc.server_error.clone();
+        if self.waiting == 0 {
+            self.verdict = Verdict::NotBlocked;
+            if !doc.allowed {
+                self.notes.push("every pod exists, but a new one (a scale-up or a rollout) would be refused now: see the replay".into());
+            }
+            self.replay = Some(doc);
+            return;
+        }
+        let current = self.current;
+        let server_says_quota = self.server_message.as_deref().is_some_and(is_quota_message);
+        let ordered = self.kind == "StatefulSet" && raw["spec"]["podManagementPolicy"].as_str().unwrap_or("OrderedReady") == "OrderedReady";
+        let ready = int(raw, &["status", "readyReplicas"]).unwrap_or(0) as i32;
+        if ordered && self.server_message.is_none() && ready < current {
+            // The controller waits for the pods before the next one: nothing was attempted.
+            self.verdict = Verdict::WaitingForReady;
+            self.notes.push(format!(
+                "OrderedReady: the StatefulSet creates pod {}-{current} only once pods 0 to {} are Ready ({ready} of {current} are); no pod was refused",
+                self.name,
+                current - 1
+            ));
+            if !doc.allowed {
+                self.notes.push(format!("when it is attempted, it would be refused now: {}", doc.server_error.clone().unwrap_or_default()));
+            }
+        } else if !doc.allowed && doc.refusal.as_ref().is_some_and(|x| x.reason != RefusalReason::Admission && x.reason != RefusalReason::Invalid) {
+            self.verdict = Verdict::BlockedByQuota;
+            self.quota = doc.refusal.as_ref().and_then(|x| x.quota.clone());
+            self.changes = changes_for(&doc, &w.template, self.waiting);
+            self.changes.extend(doc.hints.iter().filter(|h| !h.starts_with("headroom")).cloned());
+        } else if server_says_quota {
+            // The server refused on quota, but the pod fits now: usage went down since.
+            self.verdict = Verdict::BlockedByQuota;
+            self.notes.push("the next pod fits the quotas now: the controller will create it at its next retry (usage went down since the event)".into());
+        } else if !doc.allowed {
+            self.verdict = Verdict::BlockedOther;
+            self.changes.extend(doc.hints.iter().cloned());
+        } else if self.server_message.is_some() {
+            self.verdict = Verdict::BlockedOther;
+        } else {
+            self.verdict = Verdict::Unknown;
+            self.notes.push(
+                "no FailedCreate event or ReplicaFailure condition says why: the controller may not have tried yet, or events have expired (1 hour by default)"
+                    .into(),
+            );
+        }
+        self.replay = Some(doc);
     }
-    // Replay the next pod against the current usage, as its controller would create it.
+}
+
+/// The workload's next pod, as its controller would create it, checked against the quotas
+/// as they are now.
+fn replay_next_pod(workload: &Object, w: &crate::objects::Workload, state: &ClusterState, rules: Rules) -> DocumentReport {
+    let ns = workload.meta.namespace.clone().unwrap_or_default();
     let pod = Object {
         origin: workload.origin.clone(),
         type_info: type_info("v1", "Pod"),
@@ -425,57 +509,8 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
         body: Body::Pod(w.template.clone()),
     };
     let mut scratch = state.clone();
-    let opts = CheckOptions { namespace: ns.clone(), rules, ..Default::default() };
+    let opts = CheckOptions { namespace: ns, rules, ..Default::default() };
     let mut report = check::check(&mut scratch, vec![pod], &opts);
     crate::report::explain(&mut report, state);
-    let doc = report.documents.remove(0);
-    r.replay_message = doc.server_error.clone();
-    if waiting == 0 {
-        r.verdict = Verdict::NotBlocked;
-        if !doc.allowed {
-            r.notes.push("every pod exists, but a new one (a scale-up or a rollout) would be refused now: see the replay".into());
-        }
-        r.replay = Some(doc);
-        return r;
-    }
-    let server_says_quota = r.server_message.as_deref().is_some_and(is_quota_message);
-    let ordered = kind == "StatefulSet" && raw["spec"]["podManagementPolicy"].as_str().unwrap_or("OrderedReady") == "OrderedReady";
-    let ready = int(raw, &["status", "readyReplicas"]).unwrap_or(0) as i32;
-    if ordered && r.server_message.is_none() && ready < current {
-        // The controller waits for the pods before the next one: nothing was attempted.
-        r.verdict = Verdict::WaitingForReady;
-        r.notes.push(format!(
-            "OrderedReady: the StatefulSet creates pod {}-{current} only once pods 0 to {} are Ready ({ready} of {current} are); no pod was refused",
-            r.name,
-            current - 1
-        ));
-        if !doc.allowed {
-            r.notes.push(format!("when it is attempted, it would be refused now: {}", doc.server_error.clone().unwrap_or_default()));
-        }
-        r.replay = Some(doc);
-        return r;
-    }
-    if !doc.allowed && doc.refusal.as_ref().is_some_and(|x| x.reason != RefusalReason::Admission && x.reason != RefusalReason::Invalid) {
-        r.verdict = Verdict::BlockedByQuota;
-        r.quota = doc.refusal.as_ref().and_then(|x| x.quota.clone());
-        r.changes = changes_for(&doc, &w.template, waiting);
-        r.changes.extend(doc.hints.iter().filter(|h| !h.starts_with("headroom")).cloned());
-    } else if server_says_quota {
-        // The server refused on quota, but the pod fits now: usage went down since.
-        r.verdict = Verdict::BlockedByQuota;
-        r.notes.push("the next pod fits the quotas now: the controller will create it at its next retry (usage went down since the event)".into());
-    } else if !doc.allowed {
-        r.verdict = Verdict::BlockedOther;
-        r.changes.extend(doc.hints.iter().cloned());
-    } else if r.server_message.is_some() {
-        r.verdict = Verdict::BlockedOther;
-    } else {
-        r.verdict = Verdict::Unknown;
-        r.notes.push(
-            "no FailedCreate event or ReplicaFailure condition says why: the controller may not have tried yet, or events have expired (1 hour by default)"
-                .into(),
-        );
-    }
-    r.replay = Some(doc);
-    r
+    report.documents.remove(0)
 }

@@ -104,107 +104,22 @@ pub struct CapacityReport {
 }
 
 impl Collector {
-    /// The capacity view.
+    /// The capacity view: one row per resource the nodes offer or a quota promises, each
+    /// summed over the namespaces in scope, overcommitted first.
     pub fn capacity(&self, opts: &Options) -> CapacityReport {
         let nodes = self.nodes.sums();
-        let mut rows: BTreeMap<String, Offer> = BTreeMap::new();
-        for k in nodes.allocatable.keys() {
-            if let Some((row, offer)) = row_of(k) {
-                if nodes.allocatable.get(k).is_some_and(|q| !q.is_zero()) {
-                    rows.insert(row, offer);
-                }
-            }
-        }
-        for ns in self.namespaces.values() {
-            for q in &ns.quotas {
-                for k in q.hard.keys() {
-                    if let Some((row, offer)) = row_of(k) {
-                        rows.insert(row, offer);
-                    }
-                }
-            }
-        }
-        if let Some(r) = &opts.resource {
-            let want = rows_named(r).unwrap_or_default();
-            rows.retain(|k, _| want.contains(k));
-        }
         let devices = self.devices_per_class(&nodes.left_out);
-        let mut out = Vec::new();
-        for (row, offer) in rows {
-            let allocatable = match &offer {
-                Offer::Node(r) => nodes.allocatable.get(r).cloned(),
-                Offer::DeviceClass(c) => devices.get(c).cloned().flatten(),
-            };
-            let mut promised = Quantity::zero();
-            let mut capped = false;
-            let mut used = Quantity::zero();
-            let mut unbounded = Vec::new();
-            let (mut scoped_hard, mut scoped_quotas) = (Quantity::zero(), 0);
-            let mut shares = Vec::new();
-            for (name, ns) in self.in_scope(opts) {
-                let excluded = opts.excluded.contains(name);
-                let cap = cap_of(ns, &row);
-                let ns_used = match cap {
-                    Some((_, q)) => q.used.get(&row).cloned().or_else(|| ns.pods.get(&row).cloned()),
-                    None => ns.pods.get(&row).cloned(),
-                }
-                .unwrap_or_default();
-                used = used.add(&ns_used);
-                if excluded {
-                    continue;
-                }
-                let mut ns_scoped = Quantity::zero();
-                for q in ns.quotas.iter().filter(|q| q.scoped.is_some()) {
-                    if let Some(h) = q.hard.get(&row) {
-                        ns_scoped = ns_scoped.add(h);
-                        scoped_quotas += 1;
-                    }
-                }
-                scoped_hard = scoped_hard.add(&ns_scoped);
-                match cap {
-                    Some((h, _)) => {
-                        promised = promised.add(h);
-                        capped = true;
-                    }
-                    None => unbounded.push(name.clone()),
-                }
-                if opts.by_namespace {
-                    shares.push(Share {
-                        namespace: name.clone(),
-                        cap: cap.map(|(h, _)| h.clone()),
-                        quota: cap.map(|(_, q)| q.name.clone()),
-                        percent: match (cap, &allocatable) {
-                            (Some((h, _)), Some(a)) => ratio_percent(h, a),
-                            _ => None,
-                        },
-                        used: ns_used,
-                        scoped_hard: ns_scoped,
-                    });
-                }
-            }
-            // Largest share first; unbounded namespaces (no cap) after, by used.
-            shares.sort_by(|a, b| match (&a.cap, &b.cap) {
-                (Some(x), Some(y)) => y.cmp(x).then(a.namespace.cmp(&b.namespace)),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => b.used.cmp(&a.used).then(a.namespace.cmp(&b.namespace)),
-            });
-            let pct = |x: &Quantity| allocatable.as_ref().and_then(|a| ratio_percent(x, a));
-            let promised = (capped || unbounded.is_empty()).then_some(promised);
-            out.push(ResourceRow {
-                promised_percent: promised.as_ref().and_then(pct),
-                used_percent: pct(&used),
-                resource: row,
-                offered_by: offer,
-                allocatable,
-                promised,
-                unbounded,
-                used,
-                scoped_hard,
-                scoped_quotas,
-                namespaces: shares,
-            });
-        }
+        let mut out: Vec<ResourceRow> = self
+            .rows_to_show(&nodes, opts)
+            .into_iter()
+            .map(|(row, offer)| {
+                let allocatable = match &offer {
+                    Offer::Node(r) => nodes.allocatable.get(r).cloned(),
+                    Offer::DeviceClass(c) => devices.get(c).cloned().flatten(),
+                };
+                self.resource_row(row, offer, allocatable, opts)
+            })
+            .collect();
         // Overcommitted first; quotas on what no node offers last, in their own section.
         out.sort_by(|a, b| {
             a.offered_nowhere()
@@ -215,15 +130,7 @@ impl Collector {
         });
         // A row no node offers and no quota promises says nothing.
         out.retain(|r| !(r.offered_nowhere() && r.promised.as_ref().is_none_or(Quantity::is_zero) && r.scoped_hard.is_zero()));
-        let mut notes = self.notes_for_views();
-        if !self.seen.contains("Node") && !self.notes.iter().any(|n| n.contains("nodes")) {
-            notes.push("no Node objects were read: nothing is allocatable".into());
-        }
-        for (class, driver) in &self.classes {
-            if driver.is_none() && out.iter().any(|r| r.offered_by == Offer::DeviceClass(class.clone())) {
-                notes.push(format!("device class {class} selects devices by an expression this tool does not evaluate: its allocatable is unknown"));
-            }
-        }
+        let notes = self.capacity_notes(&out);
         let namespaces_excluded: Vec<String> = self.in_scope(opts).map(|(n, _)| n).filter(|n| opts.excluded.contains(*n)).cloned().collect();
         CapacityReport {
             nodes: nodes.total,
@@ -235,6 +142,114 @@ impl Collector {
             resources: out,
             notes,
         }
+    }
+
+    /// The rows: what the nodes offer (not zero) and what any quota caps, narrowed to
+    /// `--resource`.
+    fn rows_to_show(&self, nodes: &super::NodeSums, opts: &Options) -> BTreeMap<String, Offer> {
+        let mut rows: BTreeMap<String, Offer> = BTreeMap::new();
+        for k in nodes.allocatable.keys() {
+            if let Some((row, offer)) = row_of(k) {
+                if nodes.allocatable.get(k).is_some_and(|q| !q.is_zero()) {
+                    rows.insert(row, offer);
+                }
+            }
+        }
+        for k in self.namespaces.values().flat_map(|ns| &ns.quotas).flat_map(|q| q.hard.keys()) {
+            if let Some((row, offer)) = row_of(k) {
+                rows.insert(row, offer);
+            }
+        }
+        if let Some(r) = &opts.resource {
+            let want = rows_named(r).unwrap_or_default();
+            rows.retain(|k, _| want.contains(k));
+        }
+        rows
+    }
+
+    /// One resource: what the namespaces in scope are promised (their caps), what they use,
+    /// which have no cap, and (with `--by-namespace`) each one's share.
+    fn resource_row(&self, row: String, offer: Offer, allocatable: Option<Quantity>, opts: &Options) -> ResourceRow {
+        let mut promised = Quantity::zero();
+        let mut capped = false;
+        let mut used = Quantity::zero();
+        let mut unbounded = Vec::new();
+        let (mut scoped_hard, mut scoped_quotas) = (Quantity::zero(), 0);
+        let mut shares = Vec::new();
+        for (name, ns) in self.in_scope(opts) {
+            let cap = cap_of(ns, &row);
+            let ns_used = match cap {
+                Some((_, q)) => q.used.get(&row).cloned().or_else(|| ns.pods.get(&row).cloned()),
+                None => ns.pods.get(&row).cloned(),
+            }
+            .unwrap_or_default();
+            used = used.add(&ns_used);
+            if opts.excluded.contains(name) {
+                continue;
+            }
+            let mut ns_scoped = Quantity::zero();
+            for h in ns.quotas.iter().filter(|q| q.scoped.is_some()).filter_map(|q| q.hard.get(&row)) {
+                ns_scoped = ns_scoped.add(h);
+                scoped_quotas += 1;
+            }
+            scoped_hard = scoped_hard.add(&ns_scoped);
+            match cap {
+                Some((h, _)) => {
+                    promised = promised.add(h);
+                    capped = true;
+                }
+                None => unbounded.push(name.clone()),
+            }
+            if opts.by_namespace {
+                shares.push(Share {
+                    namespace: name.clone(),
+                    cap: cap.map(|(h, _)| h.clone()),
+                    quota: cap.map(|(_, q)| q.name.clone()),
+                    percent: match (cap, &allocatable) {
+                        (Some((h, _)), Some(a)) => ratio_percent(h, a),
+                        _ => None,
+                    },
+                    used: ns_used,
+                    scoped_hard: ns_scoped,
+                });
+            }
+        }
+        // Largest share first; unbounded namespaces (no cap) after, by used.
+        shares.sort_by(|a, b| match (&a.cap, &b.cap) {
+            (Some(x), Some(y)) => y.cmp(x).then(a.namespace.cmp(&b.namespace)),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => b.used.cmp(&a.used).then(a.namespace.cmp(&b.namespace)),
+        });
+        let pct = |x: &Quantity| allocatable.as_ref().and_then(|a| ratio_percent(x, a));
+        let promised = (capped || unbounded.is_empty()).then_some(promised);
+        ResourceRow {
+            promised_percent: promised.as_ref().and_then(pct),
+            used_percent: pct(&used),
+            resource: row,
+            offered_by: offer,
+            allocatable,
+            promised,
+            unbounded,
+            used,
+            scoped_hard,
+            scoped_quotas,
+            namespaces: shares,
+        }
+    }
+
+    /// The view's notes: what was not read, and device classes whose allocatable is unknown.
+    fn capacity_notes(&self, rows: &[ResourceRow]) -> Vec<String> {
+        let mut notes = self.notes_for_views();
+        if !self.seen.contains("Node") && !self.notes.iter().any(|n| n.contains("nodes")) {
+            notes.push("no Node objects were read: nothing is allocatable".into());
+        }
+        for (class, driver) in &self.classes {
+            if driver.is_none() && rows.iter().any(|r| r.offered_by == Offer::DeviceClass(class.clone())) {
+                notes.push(format!("device class {class} selects devices by an expression this tool does not evaluate: its allocatable is unknown"));
+            }
+        }
+        notes
     }
 
     /// Devices the ResourceSlices publish per device class (newest generation of each pool,

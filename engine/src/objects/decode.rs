@@ -381,33 +381,241 @@ fn older_version_shape(ti: &TypeInfo, v: &Value) -> (String, Option<Value>) {
     (group, Some(v))
 }
 
-fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
-    use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch};
-    let (decode_group, reshaped) = older_version_shape(ti, v);
-    let v = reshaped.as_ref().unwrap_or(v);
-    // Where the object's pod spec is, if it has one.
-    let pod_spec_at = match (decode_group.as_str(), ti.kind.as_str()) {
+/// The JSON pointer and the field path of a kind's pod spec, if it has one.
+fn pod_spec_at(group: &str, kind: &str) -> Option<(&'static str, &'static str)> {
+    match (group, kind) {
         ("", "Pod") => Some(("/spec", "spec")),
         ("batch", "CronJob") => Some(("/spec/jobTemplate/spec/template/spec", "spec.jobTemplate.spec.template.spec")),
         ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") | ("batch", "Job") | ("", "ReplicationController") => {
             Some(("/spec/template/spec", "spec.template.spec"))
         }
         _ => None,
-    };
-    let (stripped, taken) = match pod_spec_at {
+    }
+}
+
+/// One document being decoded: its JSON (reshaped to the current version, long container
+/// lists taken out) and the containers taken, which the one pod spec decoded uses.
+struct Doc<'v> {
+    ti: &'v TypeInfo,
+    v: &'v Value,
+    taken: std::cell::Cell<Option<TakenContainers>>,
+}
+
+/// The typed object of a document: its metadata and the body the engine reads, decoded with
+/// the kind's k8s-openapi type (the current version's, for older group versions).
+fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
+    let (group, reshaped) = older_version_shape(ti, v);
+    let v = reshaped.as_ref().unwrap_or(v);
+    let (stripped, taken) = match pod_spec_at(&group, &ti.kind) {
         Some((pointer, path)) => long_container_lists(v, pointer, path)?.unzip(),
         None => (None, None),
     };
-    let v = stripped.as_ref().unwrap_or(v);
-    // Taken by the one pod spec decoded below.
-    let taken = std::cell::Cell::new(taken);
-    let generic_meta = || -> FieldResult<Meta> {
+    let doc = Doc { ti, v: stripped.as_ref().unwrap_or(v), taken: std::cell::Cell::new(taken) };
+    match (group.as_str(), ti.kind.as_str()) {
+        ("", "Pod") => doc.pod(),
+        ("", kind) => doc.core(kind),
+        ("apps", kind) => doc.apps(kind),
+        ("batch", kind) => doc.batch(kind),
+        (group, kind) => doc.cluster_scoped(group, kind),
+    }
+}
+
+impl Doc<'_> {
+    fn generic_meta(&self) -> FieldResult<Meta> {
         let m: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
-            typed(v.get("metadata").unwrap_or(&Value::Null)).map_err(|(p, e)| (format!("metadata{}{p}", if p.is_empty() { "" } else { "." }), e))?;
+            typed(self.v.get("metadata").unwrap_or(&Value::Null)).map_err(|(p, e)| (format!("metadata{}{p}", if p.is_empty() { "" } else { "." }), e))?;
         Ok(meta(m))
-    };
-    let strategied = |replicas: Option<i32>, t: &core::PodTemplateSpec, path: &str, claims: Vec<(String, Pvc)>, update_strategy| -> FieldResult<Body> {
-        let mut taken = taken.take();
+    }
+
+    fn other(&self) -> FieldResult<(Meta, Body)> {
+        Ok((self.generic_meta()?, Body::Other))
+    }
+
+    fn pod(&self) -> FieldResult<(Meta, Body)> {
+        let p: core::Pod = typed(self.v)?;
+        let spec = p.spec.as_ref().ok_or_else(|| ("spec".to_string(), "Required value".to_string()))?;
+        let mut pod = lean_pod_spec(spec, "spec", self.taken.take())?;
+        pod.phase = p.status.as_ref().and_then(|s| s.phase.clone());
+        pod.status_qos_class = p.status.as_ref().and_then(|s| s.qos_class.clone());
+        pod.claims_created = p
+            .status
+            .iter()
+            .flat_map(|s| s.resource_claim_statuses.iter().flatten())
+            .filter(|c| c.resource_claim_name.as_deref().is_some_and(|n| !n.is_empty()))
+            .map(|c| c.name.clone())
+            .collect();
+        if let Some(st) = &p.status {
+            (pod.container_statuses, pod.resize_infeasible) = pod_status(st, "status")?;
+        }
+        Ok((meta(p.metadata), Body::Pod(pod)))
+    }
+
+    /// The core group's other kinds.
+    fn core(&self, kind: &str) -> FieldResult<(Meta, Body)> {
+        Ok(match kind {
+            "PersistentVolumeClaim" => {
+                let p: core::PersistentVolumeClaim = typed(self.v)?;
+                (meta(p.metadata), Body::PersistentVolumeClaim(pvc(&p.spec, &p.status, "spec")?))
+            }
+            "Service" => {
+                let s: core::Service = typed(self.v)?;
+                let spec = s.spec.unwrap_or_default();
+                let svc = Service {
+                    type_: spec.type_.clone().unwrap_or_else(|| "ClusterIP".into()),
+                    node_ports: spec.ports.iter().flatten().map(|p| p.node_port).collect(),
+                    allocate_load_balancer_node_ports: spec.allocate_load_balancer_node_ports,
+                };
+                (meta(s.metadata), Body::Service(svc))
+            }
+            "ResourceQuota" => {
+                let rq: core::ResourceQuota = typed(self.v)?;
+                // The raw quota, metadata included, is kept for validation.
+                let m = meta(rq.metadata.clone());
+                (m, Body::ResourceQuota(Box::new(quota(rq)?)))
+            }
+            "LimitRange" => {
+                let lr: core::LimitRange = typed(self.v)?;
+                let items = lr
+                    .spec
+                    .iter()
+                    .flat_map(|s| s.limits.iter())
+                    .enumerate()
+                    .map(|(i, item)| limit_range_item(item, &format!("spec.limits[{i}]")))
+                    .collect::<FieldResult<Vec<_>>>()?;
+                (meta(lr.metadata), Body::LimitRange(items))
+            }
+            "ReplicationController" => {
+                let rc: core::ReplicationController = typed(self.v)?;
+                let spec = rc.spec.unwrap_or_default();
+                let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
+                (meta(rc.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![], UpdateStrategy::None)?)
+            }
+            _ => self.other()?,
+        })
+    }
+
+    fn apps(&self, kind: &str) -> FieldResult<(Meta, Body)> {
+        use k8s_openapi::api::apps::v1 as apps;
+        Ok(match kind {
+            "Deployment" => {
+                let d: apps::Deployment = typed(self.v)?;
+                let spec = d.spec;
+                let st = spec.strategy.unwrap_or_default();
+                let strategy = if st.type_.as_deref() == Some("Recreate") {
+                    UpdateStrategy::Recreate
+                } else {
+                    let ru = st.rolling_update.unwrap_or_default();
+                    rolling_update(&ru.max_surge, &ru.max_unavailable, IntOrPercent::Percent(25), IntOrPercent::Percent(25))
+                };
+                (meta(d.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", vec![], strategy)?)
+            }
+            "ReplicaSet" => {
+                let d: apps::ReplicaSet = typed(self.v)?;
+                let spec = d.spec;
+                let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
+                (meta(d.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![], UpdateStrategy::None)?)
+            }
+            "StatefulSet" => {
+                let d: apps::StatefulSet = typed(self.v)?;
+                let spec = d.spec;
+                let claims = spec
+                    .volume_claim_templates
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .map(|(i, c)| Ok((c.metadata.name.clone().unwrap_or_default(), pvc(&c.spec, &None, &format!("spec.volumeClaimTemplates[{i}].spec"))?)))
+                    .collect::<FieldResult<Vec<_>>>()?;
+                let st = spec.update_strategy.unwrap_or_default();
+                let strategy = if st.type_.as_deref() == Some("OnDelete") {
+                    UpdateStrategy::OnDelete
+                } else {
+                    UpdateStrategy::Ordered { partition: st.rolling_update.and_then(|r| r.partition).unwrap_or(0) }
+                };
+                (meta(d.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", claims, strategy)?)
+            }
+            "DaemonSet" => {
+                let d: apps::DaemonSet = typed(self.v)?;
+                let spec = d.spec;
+                let st = spec.update_strategy.unwrap_or_default();
+                let strategy = if st.type_.as_deref() == Some("OnDelete") {
+                    UpdateStrategy::OnDelete
+                } else {
+                    let ru = st.rolling_update.unwrap_or_default();
+                    rolling_update(&ru.max_surge, &ru.max_unavailable, IntOrPercent::Int(0), IntOrPercent::Int(1))
+                };
+                (meta(d.metadata), self.workload(None, &spec.template, "spec.template", vec![], strategy)?)
+            }
+            _ => self.other()?,
+        })
+    }
+
+    fn batch(&self, kind: &str) -> FieldResult<(Meta, Body)> {
+        use k8s_openapi::api::batch::v1 as batch;
+        Ok(match kind {
+            "Job" => {
+                let j: batch::Job = typed(self.v)?;
+                let spec = j.spec.unwrap_or_default();
+                (meta(j.metadata), self.workload(Some(job_pods(&spec)), &spec.template, "spec.template", vec![], UpdateStrategy::None)?)
+            }
+            "CronJob" => {
+                let c: batch::CronJob = typed(self.v)?;
+                let job = c.spec.job_template.spec.clone().unwrap_or_default();
+                (meta(c.metadata), self.workload(Some(job_pods(&job)), &job.template, "spec.jobTemplate.spec.template", vec![], UpdateStrategy::None)?)
+            }
+            _ => self.other()?,
+        })
+    }
+
+    /// PriorityClass, StorageClass, RuntimeClass and the DRA kinds; any other group's kind
+    /// is read for its metadata alone.
+    fn cluster_scoped(&self, group: &str, kind: &str) -> FieldResult<(Meta, Body)> {
+        let v = self.v;
+        Ok(match (group, kind) {
+            ("scheduling.k8s.io", "PriorityClass") => {
+                let pc: k8s_openapi::api::scheduling::v1::PriorityClass = typed(v)?;
+                (meta(pc.metadata), Body::PriorityClass { global_default: pc.global_default.unwrap_or(false), value: pc.value.unwrap_or(0) })
+            }
+            ("storage.k8s.io", "StorageClass") => {
+                let m = self.generic_meta()?;
+                let is_default = ["storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"]
+                    .iter()
+                    .any(|a| m.annotations.get(*a).is_some_and(|v| v == "true"));
+                let allow_volume_expansion = v.get("allowVolumeExpansion").and_then(serde_json::Value::as_bool).unwrap_or(false);
+                (m, Body::StorageClass { is_default, allow_volume_expansion })
+            }
+            ("node.k8s.io", "RuntimeClass") => {
+                let rc: k8s_openapi::api::node::v1::RuntimeClass = typed(v)?;
+                let overhead = resource_list(rc.overhead.as_ref().map_or(&None, |o| &o.pod_fixed), &"overhead.podFixed", true)?;
+                (meta(rc.metadata), Body::RuntimeClass { overhead })
+            }
+            ("resource.k8s.io", "ResourceClaim") => {
+                let spec = v.get("spec").cloned().unwrap_or(Value::Null);
+                (self.generic_meta()?, Body::ResourceClaim(claim_spec(&spec, "spec")?))
+            }
+            ("resource.k8s.io", "ResourceClaimTemplate") => {
+                let spec = v.get("spec").and_then(|s| s.get("spec")).cloned().unwrap_or(Value::Null);
+                (self.generic_meta()?, Body::ResourceClaimTemplate(claim_spec(&spec, "spec.spec")?))
+            }
+            ("resource.k8s.io", "DeviceClass") => {
+                let ext = v.get("spec").and_then(|s| s.get("extendedResourceName")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+                (self.generic_meta()?, Body::DeviceClass { extended_resource_name: ext })
+            }
+            _ => self.other()?,
+        })
+    }
+
+    /// A workload: its template decoded as the pods its controller creates (`path` is the
+    /// template's field path), and what the rest of the engine reads of its spec and status.
+    fn workload(
+        &self,
+        replicas: Option<i32>,
+        t: &core::PodTemplateSpec,
+        path: &str,
+        claims: Vec<(String, Pvc)>,
+        update_strategy: UpdateStrategy,
+    ) -> FieldResult<Body> {
+        let (ti, v) = (self.ti, self.v);
+        let mut taken = self.taken.take();
         let taken_images = taken.as_mut().map(|t| std::mem::take(&mut t.images));
         let (template, template_meta) = workload_template(t, path, taken)?;
         let spec_path = path.strip_suffix(".template").unwrap_or("spec");
@@ -436,169 +644,32 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
                 .flatten()
                 .map_or(0, |n| i32::try_from(n.max(0)).unwrap_or(i32::MAX)),
             restart_policy: t.spec.as_ref().and_then(|s| s.restart_policy.clone()).filter(|p| !p.is_empty()),
-            selector: spec.and_then(|s| s.get("selector")).and_then(|sel| {
-                if ti.kind == "ReplicationController" {
-                    let labels: BTreeMap<String, String> = serde_json::from_value(sel.clone()).ok()?;
-                    Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector { match_labels: Some(labels), match_expressions: None })
-                } else {
-                    serde_json::from_value(sel.clone()).ok()
-                }
-            }),
+            selector: spec.and_then(|s| s.get("selector")).and_then(|sel| workload_selector(&ti.kind, sel)),
         })))
-    };
-    let workload = |replicas, t: &core::PodTemplateSpec, path: &str, claims| strategied(replicas, t, path, claims, UpdateStrategy::None);
-    Ok(match (decode_group.as_str(), ti.kind.as_str()) {
-        ("", "Pod") => {
-            let p: core::Pod = typed(v)?;
-            let spec = p.spec.as_ref().ok_or_else(|| ("spec".to_string(), "Required value".to_string()))?;
-            let mut pod = lean_pod_spec(spec, "spec", taken.take())?;
-            pod.phase = p.status.as_ref().and_then(|s| s.phase.clone());
-            pod.status_qos_class = p.status.as_ref().and_then(|s| s.qos_class.clone());
-            pod.claims_created = p
-                .status
-                .iter()
-                .flat_map(|s| s.resource_claim_statuses.iter().flatten())
-                .filter(|c| c.resource_claim_name.as_deref().is_some_and(|n| !n.is_empty()))
-                .map(|c| c.name.clone())
-                .collect();
-            if let Some(st) = &p.status {
-                (pod.container_statuses, pod.resize_infeasible) = pod_status(st, "status")?;
-            }
-            (meta(p.metadata), Body::Pod(pod))
-        }
-        ("", "PersistentVolumeClaim") => {
-            let p: core::PersistentVolumeClaim = typed(v)?;
-            (meta(p.metadata), Body::PersistentVolumeClaim(pvc(&p.spec, &p.status, "spec")?))
-        }
-        ("", "Service") => {
-            let s: core::Service = typed(v)?;
-            let spec = s.spec.unwrap_or_default();
-            let svc = Service {
-                type_: spec.type_.clone().unwrap_or_else(|| "ClusterIP".into()),
-                node_ports: spec.ports.iter().flatten().map(|p| p.node_port).collect(),
-                allocate_load_balancer_node_ports: spec.allocate_load_balancer_node_ports,
-            };
-            (meta(s.metadata), Body::Service(svc))
-        }
-        ("", "ResourceQuota") => {
-            let rq: core::ResourceQuota = typed(v)?;
-            // The raw quota, metadata included, is kept for validation.
-            let m = meta(rq.metadata.clone());
-            (m, Body::ResourceQuota(Box::new(quota(rq)?)))
-        }
-        ("", "LimitRange") => {
-            let lr: core::LimitRange = typed(v)?;
-            let items = lr
-                .spec
-                .iter()
-                .flat_map(|s| s.limits.iter())
-                .enumerate()
-                .map(|(i, item)| limit_range_item(item, &format!("spec.limits[{i}]")))
-                .collect::<FieldResult<Vec<_>>>()?;
-            (meta(lr.metadata), Body::LimitRange(items))
-        }
-        ("", "ReplicationController") => {
-            let rc: core::ReplicationController = typed(v)?;
-            let spec = rc.spec.unwrap_or_default();
-            let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
-            (meta(rc.metadata), workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![])?)
-        }
-        ("scheduling.k8s.io", "PriorityClass") => {
-            let pc: k8s_openapi::api::scheduling::v1::PriorityClass = typed(v)?;
-            (meta(pc.metadata), Body::PriorityClass { global_default: pc.global_default.unwrap_or(false), value: pc.value.unwrap_or(0) })
-        }
-        ("storage.k8s.io", "StorageClass") => {
-            let m = generic_meta()?;
-            let is_default = ["storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"]
-                .iter()
-                .any(|a| m.annotations.get(*a).is_some_and(|v| v == "true"));
-            let allow_volume_expansion = v.get("allowVolumeExpansion").and_then(serde_json::Value::as_bool).unwrap_or(false);
-            (m, Body::StorageClass { is_default, allow_volume_expansion })
-        }
-        ("node.k8s.io", "RuntimeClass") => {
-            let rc: k8s_openapi::api::node::v1::RuntimeClass = typed(v)?;
-            let overhead = resource_list(rc.overhead.as_ref().map_or(&None, |o| &o.pod_fixed), &"overhead.podFixed", true)?;
-            (meta(rc.metadata), Body::RuntimeClass { overhead })
-        }
-        ("apps", "Deployment") => {
-            let d: apps::Deployment = typed(v)?;
-            let spec = d.spec;
-            let st = spec.strategy.unwrap_or_default();
-            let strategy = if st.type_.as_deref() == Some("Recreate") {
-                UpdateStrategy::Recreate
-            } else {
-                let ru = st.rolling_update.unwrap_or_default();
-                UpdateStrategy::RollingUpdate {
-                    max_surge: IntOrPercent::from_k8s(&ru.max_surge, IntOrPercent::Percent(25)),
-                    max_unavailable: IntOrPercent::from_k8s(&ru.max_unavailable, IntOrPercent::Percent(25)),
-                }
-            };
-            (meta(d.metadata), strategied(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", vec![], strategy)?)
-        }
-        ("apps", "ReplicaSet") => {
-            let d: apps::ReplicaSet = typed(v)?;
-            let spec = d.spec;
-            let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
-            (meta(d.metadata), workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![])?)
-        }
-        ("apps", "StatefulSet") => {
-            let d: apps::StatefulSet = typed(v)?;
-            let spec = d.spec;
-            let claims = spec
-                .volume_claim_templates
-                .iter()
-                .flatten()
-                .enumerate()
-                .map(|(i, c)| Ok((c.metadata.name.clone().unwrap_or_default(), pvc(&c.spec, &None, &format!("spec.volumeClaimTemplates[{i}].spec"))?)))
-                .collect::<FieldResult<Vec<_>>>()?;
-            let st = spec.update_strategy.unwrap_or_default();
-            let strategy = if st.type_.as_deref() == Some("OnDelete") {
-                UpdateStrategy::OnDelete
-            } else {
-                UpdateStrategy::Ordered { partition: st.rolling_update.and_then(|r| r.partition).unwrap_or(0) }
-            };
-            (meta(d.metadata), strategied(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", claims, strategy)?)
-        }
-        ("apps", "DaemonSet") => {
-            let d: apps::DaemonSet = typed(v)?;
-            let spec = d.spec;
-            let st = spec.update_strategy.unwrap_or_default();
-            let strategy = if st.type_.as_deref() == Some("OnDelete") {
-                UpdateStrategy::OnDelete
-            } else {
-                let ru = st.rolling_update.unwrap_or_default();
-                UpdateStrategy::RollingUpdate {
-                    max_surge: IntOrPercent::from_k8s(&ru.max_surge, IntOrPercent::Int(0)),
-                    max_unavailable: IntOrPercent::from_k8s(&ru.max_unavailable, IntOrPercent::Int(1)),
-                }
-            };
-            (meta(d.metadata), strategied(None, &spec.template, "spec.template", vec![], strategy)?)
-        }
-        ("batch", "Job") => {
-            let j: batch::Job = typed(v)?;
-            let spec = j.spec.unwrap_or_default();
-            (meta(j.metadata), workload(Some(job_pods(&spec)), &spec.template, "spec.template", vec![])?)
-        }
-        ("batch", "CronJob") => {
-            let c: batch::CronJob = typed(v)?;
-            let spec = c.spec;
-            let job = spec.job_template.spec.clone().unwrap_or_default();
-            (meta(c.metadata), workload(Some(job_pods(&job)), &job.template, "spec.jobTemplate.spec.template", vec![])?)
-        }
-        ("resource.k8s.io", "ResourceClaim") => {
-            let spec = v.get("spec").cloned().unwrap_or(Value::Null);
-            (generic_meta()?, Body::ResourceClaim(claim_spec(&spec, "spec")?))
-        }
-        ("resource.k8s.io", "ResourceClaimTemplate") => {
-            let spec = v.get("spec").and_then(|s| s.get("spec")).cloned().unwrap_or(Value::Null);
-            (generic_meta()?, Body::ResourceClaimTemplate(claim_spec(&spec, "spec.spec")?))
-        }
-        ("resource.k8s.io", "DeviceClass") => {
-            let ext = v.get("spec").and_then(|s| s.get("extendedResourceName")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
-            (generic_meta()?, Body::DeviceClass { extended_resource_name: ext })
-        }
-        _ => (generic_meta()?, Body::Other),
-    })
+    }
+}
+
+/// `spec.selector` as a label selector; a ReplicationController's is a plain label map.
+fn workload_selector(kind: &str, sel: &Value) -> Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> {
+    if kind == "ReplicationController" {
+        let labels: BTreeMap<String, String> = serde_json::from_value(sel.clone()).ok()?;
+        Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector { match_labels: Some(labels), match_expressions: None })
+    } else {
+        serde_json::from_value(sel.clone()).ok()
+    }
+}
+
+/// A rolling update's surge and unavailability, each defaulted as the kind defaults it.
+fn rolling_update(
+    max_surge: &Option<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
+    max_unavailable: &Option<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
+    surge_default: IntOrPercent,
+    unavailable_default: IntOrPercent,
+) -> UpdateStrategy {
+    UpdateStrategy::RollingUpdate {
+        max_surge: IntOrPercent::from_k8s(max_surge, surge_default),
+        max_unavailable: IntOrPercent::from_k8s(max_unavailable, unavailable_default),
+    }
 }
 
 /// Pods a Job starts at once: parallelism (default 1), capped by completions when set;
