@@ -210,3 +210,23 @@ fn one_version_string_everywhere() {
     let yaml: serde_json::Value = serde_saphyr::from_str(&text(&run(&["version", "-o", "yaml"]).stdout)).unwrap();
     assert_eq!(yaml, json);
 }
+
+#[test]
+fn a_new_daemonset_without_a_node_count_cannot_be_decided() {
+    let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec:\n      containers:\n      - {name: c, image: x, resources: {requests: {cpu: 400m, memory: 64Mi}, limits: {cpu: 400m, memory: 64Mi}}}\n";
+    let state = "tests/conformance/1000-compute-fits/state.yaml";
+    // (flags, exit status, what the output must say)
+    let cases: [(&[&str], i32, &str); 3] = [
+        (&[], 3, "the node count is unknown: pass --nodes N"),
+        (&["--nodes", "1"], 0, "admitted"),
+        (&["--nodes", "10"], 1, "refused"),
+    ];
+    for (flags, code, says) in cases {
+        let mut args = vec!["check", "-f", "-", "--state", state, "-n", "NAMESPACE"];
+        args.extend_from_slice(flags);
+        let out = run_stdin(&args, ds);
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(code), "{flags:?}: {all}");
+        assert!(all.contains(says), "{flags:?}: {all}");
+    }
+}

@@ -310,6 +310,13 @@ impl<'a> Checker<'a> {
         report.pod_message = pods.first_refusal.map(|r| r.message).or(report.pod_message.take());
         report.pods = pods.explained;
         report.notes.extend(pods.notes);
+        if obj.type_info.kind == "DaemonSet" && pods.wanted.is_none() && report.replicas_existing.is_none() {
+            // A new DaemonSet whose pods were not checked: the answer waits for the node count.
+            report.undecided.push(Undecided {
+                lacking: None,
+                why: "a DaemonSet runs one pod per eligible node and the node count is unknown: pass --nodes N to check its pods".into(),
+            });
+        }
         if let Some(r) = pods.claim_refusal {
             let pending = pods.claims_refused.len();
             report.notes.push(format!(
@@ -416,7 +423,7 @@ impl<'a> Checker<'a> {
             Outcome::Admitted => {}
             Outcome::Undecided => {
                 self.summary.undecided += 1;
-                self.summary.lacking.extend(report.undecided.iter().map(|u| u.lacking));
+                self.summary.lacking.extend(report.undecided.iter().filter_map(|u| u.lacking));
             }
             _ => self.summary.refused += 1,
         }

@@ -105,7 +105,7 @@ pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
     };
     let mut report = why::explain(&obj, &read.object, &read.children, &read.events, &state, rules);
     // What could not be read, where the replay of the next pod depended on it.
-    let needed = report.replay.iter().flat_map(|d| &d.undecided).map(|u| u.lacking).collect();
+    let needed = report.replay.iter().flat_map(|d| &d.undecided).filter_map(|u| u.lacking).collect();
     report.notes.extend(Gap::relevant(&gaps, &needed).map(str::to_string));
     let text = match args.output {
         WhyOutput::Text => render_text(&report),

@@ -19,8 +19,8 @@ pub(super) fn lacking_for(obj: &Object, state: &ClusterState, ns: &str, rules: &
     let quotas = state.quotas.get(ns).map(Vec::as_slice).unwrap_or_default();
     let mut out = Vec::new();
     let mut need = |lacking: Lacking, why: String| {
-        if state.lacks(lacking) && !out.iter().any(|u: &Undecided| u.lacking == lacking && u.why == why) {
-            out.push(Undecided { lacking, why });
+        if state.lacks(lacking) && !out.iter().any(|u: &Undecided| u.lacking == Some(lacking) && u.why == why) {
+            out.push(Undecided { lacking: Some(lacking), why });
         }
     };
     match &obj.body {
@@ -181,7 +181,7 @@ mod tests {
             let mut state = ClusterState::from_objects(objects(quotas), "ns");
             state.forget(Lacking::ResourceClaimTemplates);
             let obj = objects(&doc).remove(0);
-            let got: Vec<Lacking> = lacking_for(&obj, &state, "ns", &Rules::newest()).iter().map(|u| u.lacking).collect();
+            let got: Vec<Lacking> = lacking_for(&obj, &state, "ns", &Rules::newest()).iter().filter_map(|u| u.lacking).collect();
             assert_eq!(got, want, "{what}");
             // A state that holds every kind needs nothing.
             Lacking::ALL.into_iter().for_each(|k| state.know_all(k));

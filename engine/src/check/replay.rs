@@ -197,10 +197,8 @@ fn wanted_pods(kind: &str, w: &Workload, opts: &CheckOptions, out: &mut PodsOutc
             out.wanted = Some(n);
             Some(n)
         }
-        ("DaemonSet", _, None) => {
-            out.notes.push("a DaemonSet runs one pod per eligible node and the node count is unknown: pass --nodes N to check its pods".into());
-            None
-        }
+        // Left undecided by the caller (`Checker::workload_pods`), which says why.
+        ("DaemonSet", _, None) => None,
         (_, Some(r), _) => Some(r),
         (_, None, _) => Some(1),
     }

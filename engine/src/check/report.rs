@@ -108,7 +108,10 @@ pub struct DocumentReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Undecided {
-    pub lacking: Lacking,
+    /// The kind the state lacks; `None` when what is missing is a count only the user can
+    /// give (a DaemonSet's nodes: `--nodes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lacking: Option<Lacking>,
     pub why: String,
 }
 
