@@ -216,11 +216,8 @@ fn a_new_daemonset_without_a_node_count_cannot_be_decided() {
     let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec:\n      containers:\n      - {name: c, image: x, resources: {requests: {cpu: 400m, memory: 64Mi}, limits: {cpu: 400m, memory: 64Mi}}}\n";
     let state = "tests/conformance/1000-compute-fits/state.yaml";
     // (flags, exit status, what the output must say)
-    let cases: [(&[&str], i32, &str); 3] = [
-        (&[], 3, "the node count is unknown: pass --nodes N"),
-        (&["--nodes", "1"], 0, "admitted"),
-        (&["--nodes", "10"], 1, "refused"),
-    ];
+    let cases: [(&[&str], i32, &str); 3] =
+        [(&[], 3, "the node count is unknown: pass --nodes N"), (&["--nodes", "1"], 0, "admitted"), (&["--nodes", "10"], 1, "refused")];
     for (flags, code, says) in cases {
         let mut args = vec!["check", "-f", "-", "--state", state, "-n", "NAMESPACE"];
         args.extend_from_slice(flags);

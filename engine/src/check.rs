@@ -22,12 +22,16 @@ pub use state::{ClusterState, Gap, Lacking};
 use replay::{admit, admit_as, admit_pod_claims, admit_workload_pods};
 use template_change::rollout_of;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::admission::{Decision, RefusalReason};
+use crate::autoscaling::{self, Ceiling};
 use crate::defaulting;
-use crate::objects::{Body, Object, ResourceQuota, Workload};
+use crate::objects::{Autoscaler, AutoscalerKind, Body, Object, ResourceQuota, Workload};
 use crate::version::{self, Served, VersionReport};
+
+/// The kinds whose replica count an autoscaler sets (through their scale subresource).
+const SCALABLE: [&str; 4] = ["Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"];
 
 /// Where a document's object is stored: (namespace, group-resource, name).
 type Key = (String, String, String);
@@ -52,6 +56,12 @@ pub struct Checker<'a> {
     generated: HashMap<&'static str, HashMap<String, HashSet<String>>>,
     /// Namespaces the documents create: a quota created in one finds nothing there to count.
     created_namespaces: BTreeSet<String>,
+    /// The autoscalers the documents create or change, per namespace, by name: they decide
+    /// the replicas of the workloads they target wherever those come in the input.
+    input_autoscalers: BTreeMap<String, Vec<(String, Autoscaler)>>,
+    /// The keys of every document (when announced): an autoscaler whose target is among them
+    /// leaves the answer to the target's own document.
+    input_keys: BTreeSet<Key>,
 }
 
 impl<'a> Checker<'a> {
@@ -65,6 +75,8 @@ impl<'a> Checker<'a> {
             repeated: None,
             generated: HashMap::new(),
             created_namespaces: BTreeSet::new(),
+            input_autoscalers: BTreeMap::new(),
+            input_keys: BTreeSet::new(),
         }
     }
 
@@ -82,11 +94,15 @@ impl<'a> Checker<'a> {
                     prefix("persistentvolumeclaims", format!("{claim}-{}-", o.meta.name));
                 }
             }
+            if let Body::Autoscaler(a) = &o.body {
+                self.input_autoscalers.entry(key.0.clone()).or_default().push((key.2.clone(), (**a).clone()));
+            }
             if let Some(k) = once.replace(key) {
                 repeated.insert(k);
             }
         }
         self.repeated = Some(repeated);
+        self.input_keys = once;
     }
 
     /// Whether a later document, or a replica of a workload, may name this admitted object
@@ -178,6 +194,7 @@ impl<'a> Checker<'a> {
         if existing.is_some() {
             report.notes.push("an object of this name already exists: this is an update".into());
         }
+        let scaled_by = self.scale(&mut obj, existing.as_ref(), &ns, &mut report);
         let succeeded = match existing.as_ref().map(|e| &e.body) {
             Some(Body::Workload(old)) => self.existing_workload(&obj, old, &ns, &mut report),
             _ => 0,
@@ -187,7 +204,13 @@ impl<'a> Checker<'a> {
             let undecided = !report.undecided.is_empty();
             let own = undecided && !matches!(obj.body, Body::Workload(_));
             match &obj.body {
-                Body::Workload(w) => self.workload_pods(&obj, w, succeeded, undecided, &ns, &key, &mut report),
+                Body::Workload(w) => {
+                    self.workload_pods(&obj, w, succeeded, undecided, &ns, &key, &mut report);
+                    if let (Some((name, a)), false) = (&scaled_by, undecided) {
+                        report.autoscaling = Some(self.ceiling(&obj, w, name, a, &ns, &report));
+                    }
+                }
+                Body::Autoscaler(a) => self.autoscaler_target(&obj, a, &ns, &mut report),
                 Body::Pod(p) if existing.is_none() && !p.resource_claim_templates.is_empty() => self.pod_claims(&obj, undecided, &ns, &key, &mut report),
                 _ => {}
             }
@@ -278,6 +301,139 @@ impl<'a> Checker<'a> {
             }
         }
         old.succeeded
+    }
+
+    /// The autoscaler that targets the workload `obj` in `ns`: the input's first (it is applied
+    /// with the workload), then the state's; a note when several would act.
+    fn autoscaler_of(&self, obj: &Object, ns: &str) -> (Option<(String, Autoscaler)>, Option<String>) {
+        let (group, kind, name) = (obj.type_info.group.as_str(), obj.type_info.kind.as_str(), obj.meta.name.as_str());
+        let mut found: Vec<(&str, &Autoscaler)> = self
+            .input_autoscalers
+            .get(ns)
+            .into_iter()
+            .flatten()
+            .map(|(n, a)| (n.as_str(), a))
+            .filter(|(_, a)| autoscaling::targets(a, group, kind, name))
+            .collect();
+        for (n, a) in self.state.autoscalers_in(ns) {
+            if autoscaling::targets(a, group, kind, name) && !found.iter().any(|(m, b)| *m == n && b.kind == a.kind) {
+                found.push((n, a));
+            }
+        }
+        let (one, note) = autoscaling::the_one(&found);
+        (one.map(|(n, a)| (n.to_string(), a)), note)
+    }
+
+    /// Replicas as the cluster will run them: an autoscaler's count where one targets the
+    /// workload, the live count where the manifest leaves `replicas` out, else the
+    /// manifest's. Returns the autoscaler, whose ceiling is worked out once the pods are.
+    fn scale(&self, obj: &mut Object, existing: Option<&Object>, ns: &str, report: &mut DocumentReport) -> Option<(String, Autoscaler)> {
+        if !report.allowed || !SCALABLE.contains(&obj.type_info.kind.as_str()) {
+            return None;
+        }
+        let (by, note) = self.autoscaler_of(obj, ns);
+        let Body::Workload(w) = &mut obj.body else { return None };
+        let written = w.counts.iter().find(|(p, _)| p == "spec.replicas").map(|(_, n)| i32::try_from((*n).max(0)).unwrap_or(i32::MAX));
+        let live = match existing.map(|e| &e.body) {
+            Some(Body::Workload(old)) => old.replicas,
+            _ => None,
+        };
+        let scaled = autoscaling::replicas(written, live, by.as_ref().map(|(n, a)| (n.as_str(), a)));
+        w.replicas = Some(scaled.replicas);
+        report.notes.extend(note);
+        report.notes.extend(scaled.why);
+        by
+    }
+
+    /// How many of its autoscaler's maximum the workload can run: its pods past the ones it
+    /// runs now, replayed on a copy of the state as charged so far.
+    fn ceiling(&self, obj: &Object, w: &Workload, name: &str, a: &Autoscaler, ns: &str, report: &DocumentReport) -> Ceiling {
+        let running = report.replicas_admitted.unwrap_or(0);
+        let mut c = Ceiling {
+            autoscaler_kind: a.kind,
+            autoscaler: name.to_string(),
+            target: format!("{}/{}", obj.type_info.kind.to_lowercase(), obj.meta.name),
+            min_replicas: a.min,
+            max_replicas: a.max,
+            replicas: w.replicas.unwrap_or(0),
+            fits: running.min(a.max),
+            quota: None,
+            resources: vec![],
+            message: None,
+        };
+        if a.max > running {
+            let at_max = Workload { replicas: Some(a.max), ..w.clone() };
+            let mut scratch = self.state.scratch_for(ns);
+            let out = admit_workload_pods(obj, &at_max, Some(running), &mut scratch, ns, self.opts, self.each_replica);
+            c.fits = out.admitted.min(a.max);
+            if let Some(r) = out.first_refusal {
+                c.quota = r.quota;
+                c.resources = r.resources;
+                c.message = Some(r.message);
+            }
+        }
+        c
+    }
+
+    /// An autoscaler sent on its own: what it does at once to a target that exists (the HPA
+    /// controller moves it into [min, max] before reading any metric), charged like the
+    /// target's own scale-up, and its ceiling. A target in the input answers for itself.
+    fn autoscaler_target(&mut self, obj: &Object, a: &Autoscaler, ns: &str, report: &mut DocumentReport) {
+        let name = obj.meta.name.as_str();
+        let who = format!("{} {name}", a.kind.short());
+        if a.made_for.is_some() {
+            return;
+        }
+        let Some(t) = &a.target else {
+            if a.kind == AutoscalerKind::ScaledJob {
+                report.notes.push(format!("{who} creates up to {} Jobs at once from its template; their pods are not replayed here", a.max));
+            } else {
+                report.notes.push(format!("{who} has no scaleTargetRef: it scales nothing"));
+            }
+            return;
+        };
+        if !SCALABLE.contains(&t.kind.as_str()) {
+            report.notes.push(format!(
+                "{who} targets {}/{}: a kind whose pods this tool does not replay (it replays Deployments, StatefulSets, ReplicaSets and ReplicationControllers)",
+                t.kind, t.name
+            ));
+            return;
+        }
+        let api_version = if t.api_version.is_empty() {
+            if t.kind == "ReplicationController" {
+                "v1"
+            } else {
+                "apps/v1"
+            }
+        } else {
+            t.api_version.as_str()
+        };
+        let key = (ns.to_string(), crate::objects::type_info(api_version, &t.kind).group_resource(), t.name.clone());
+        if self.input_keys.contains(&key) {
+            return;
+        }
+        let Some(target) = self.state.existing.get(&key).cloned() else {
+            report.notes.push(format!(
+                "{who} targets {}/{}, which is neither in the cluster nor in the manifests: it scales nothing until that exists",
+                t.kind.to_lowercase(),
+                t.name
+            ));
+            return;
+        };
+        let Body::Workload(old) = &target.body else { return };
+        let (by, note) = self.autoscaler_of(&target, ns);
+        let acting = by.filter(|(n, b)| n == name && b.kind == a.kind).unwrap_or_else(|| (name.to_string(), a.clone()));
+        report.notes.extend(note);
+        let scaled = autoscaling::replicas(None, old.replicas, Some((acting.0.as_str(), &acting.1)));
+        report.notes.extend(scaled.why);
+        let w = Workload { replicas: Some(scaled.replicas), ..(**old).clone() };
+        report.replicas_existing = Some(old.current.or(old.replicas).unwrap_or(0));
+        self.workload_pods(&target, &w, 0, false, ns, &key, report);
+        report.autoscaling = Some(self.ceiling(&target, &w, &acting.0, &acting.1, ns, report));
+        if let Some(Body::Workload(stored)) = self.state.existing.get_mut(&key).map(|o| &mut o.body) {
+            stored.replicas = Some(scaled.replicas);
+            stored.current = report.replicas_admitted.or(stored.current);
+        }
     }
 
     /// The pods an admitted workload's controller creates, and their claims. A CronJob's come
@@ -420,7 +576,7 @@ impl<'a> Checker<'a> {
         report.outcome = report.outcome();
         self.summary.documents += 1;
         match report.outcome {
-            Outcome::Admitted => {}
+            Outcome::Admitted => self.summary.capped += usize::from(report.autoscaling.as_ref().is_some_and(Ceiling::capped)),
             Outcome::Undecided => {
                 self.summary.undecided += 1;
                 self.summary.lacking.extend(report.undecided.iter().filter_map(|u| u.lacking));

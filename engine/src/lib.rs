@@ -17,6 +17,8 @@
 //!    (its [`usage`](admission::usage) evaluators, [`scopes`](admission::scopes) and the verdict
 //!    with the server's message);
 //! 4. [`rollout`]: a changed template's rollout, step by step on the quotas' counters;
+//!    [`autoscaling`]: the replicas an HPA or KEDA sets a workload to, and how many of its
+//!    maximum quota lets run;
 //! 5. [`check`]: documents in order; each decided, then its existing workload and rollout,
 //!    the pods its controllers create, and what later documents see;
 //! 6. [`report`]: data built from the check's result (hints, describe's view); [`plan`],
@@ -30,6 +32,7 @@
 
 pub mod admission;
 pub mod admission_config;
+pub mod autoscaling;
 pub mod capacity;
 pub mod check;
 pub mod defaulting;

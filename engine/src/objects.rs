@@ -411,8 +411,67 @@ pub enum Body {
     DeviceClass {
         extended_resource_name: Option<String>,
     },
+    /// A HorizontalPodAutoscaler, or a KEDA ScaledObject or ScaledJob: who decides how many
+    /// pods a workload runs.
+    Autoscaler(Box<Autoscaler>),
     /// Anything else: only counted (`count/<resource>`).
     Other,
+}
+
+/// Who sets a workload's replica count instead of its `spec.replicas`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum AutoscalerKind {
+    /// `autoscaling/*` HorizontalPodAutoscaler, run by kube-controller-manager.
+    HorizontalPodAutoscaler,
+    /// `keda.sh/v1alpha1` ScaledObject: KEDA's operator makes an HPA (`keda-hpa-NAME`) for it
+    /// and scales between zero and one itself.
+    ScaledObject,
+    /// `keda.sh/v1alpha1` ScaledJob: KEDA creates Jobs from its template, at most
+    /// `maxReplicaCount` at once.
+    ScaledJob,
+}
+
+impl AutoscalerKind {
+    /// How the answers name it: `HPA web`, `ScaledObject web`.
+    pub fn short(self) -> &'static str {
+        match self {
+            AutoscalerKind::HorizontalPodAutoscaler => "HPA",
+            AutoscalerKind::ScaledObject => "ScaledObject",
+            AutoscalerKind::ScaledJob => "ScaledJob",
+        }
+    }
+}
+
+/// The workload an autoscaler scales (`scaleTargetRef`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleTarget {
+    /// As written; empty when left out (KEDA defaults it to `apps/v1`).
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+}
+
+/// What the engine reads of an autoscaler: its target, its bounds (defaults applied) and the
+/// count it wants now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Autoscaler {
+    pub kind: AutoscalerKind,
+    /// `None` for a ScaledJob, which scales its own Job template.
+    pub target: Option<ScaleTarget>,
+    /// `minReplicas` (HPA, default 1) or `minReplicaCount` (KEDA, default 0).
+    pub min: i32,
+    /// `maxReplicas` (HPA, required) or `maxReplicaCount` (KEDA, default 100).
+    pub max: i32,
+    /// KEDA's `idleReplicaCount`: the count while no trigger is active.
+    pub idle: Option<i32>,
+    /// `status.desiredReplicas`: the count the autoscaler last asked for.
+    pub desired: Option<i32>,
+    /// An HPA KEDA made for a ScaledObject (owned by it): the ScaledObject's name. Never
+    /// counted beside its ScaledObject.
+    pub made_for: Option<String>,
+    /// A ScaledJob's Job template, as a Job workload (its pods per Job).
+    pub job: Option<Box<Workload>>,
 }
 
 /// A decoded object.

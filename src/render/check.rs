@@ -181,12 +181,14 @@ impl<W: std::io::Write> ReportWriter<W> {
                 super::yaml::to_writer(&mut self.w, &std::slice::from_ref(d))
             }
             Output::Text => {
-                if self.quiet && d.fully_admitted() {
+                let capped = d.autoscaling.as_ref().is_some_and(|c| c.capped());
+                if self.quiet && d.fully_admitted() && !capped {
                     return Ok(());
                 }
                 let mut out = String::new();
                 if self.quiet {
                     let _ = writeln!(out, "{}", verdict_line(d));
+                    autoscaling_line(&mut out, d);
                 } else {
                     document_block(&mut out, d);
                 }
@@ -289,6 +291,11 @@ fn told_line(who: &str, d: &DocumentReport) -> String {
 /// quota refuses 4 of its 6 pods`).
 fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
     let kind = esc(&d.kind);
+    // An autoscaler's pods are its target's.
+    let its = match &d.autoscaling {
+        Some(c) if !matches!(d.kind.as_str(), "Deployment" | "StatefulSet" | "ReplicaSet" | "ReplicationController") => format!("{}'s", esc(&c.target)),
+        _ => "its".to_string(),
+    };
     match outcome {
         Outcome::PodsRefused => {
             let (w, a) = (d.replicas.unwrap_or(0), d.replicas_admitted.unwrap_or(0));
@@ -297,7 +304,7 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
                 None => format!("{a} fit"),
             };
             let mut s = format!("{who}: the {kind} is admitted, but ");
-            let _ = write!(s, "{} ({fits})", format!("quota refuses {} of its {w} pods", w - a).red().bold());
+            let _ = write!(s, "{} ({fits})", format!("quota refuses {} of {its} {w} pods", w - a).red().bold());
             if let Some(m) = &d.pod_message {
                 let _ = write!(s, ": {}", esc(m));
             }
@@ -331,13 +338,13 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
             if let Some(w) = d.replicas {
                 match d.replicas_existing {
                     Some(e) if e >= w => {
-                        let _ = write!(s, "; its {w} pods exist");
+                        let _ = write!(s, "; {its} {w} pods exist");
                     }
                     Some(e) => {
-                        let _ = write!(s, "; its {w} pods fit ({e} exist, {} more fit)", w - e);
+                        let _ = write!(s, "; {its} {w} pods fit ({e} exist, {} more fit)", w - e);
                     }
                     None => {
-                        let _ = write!(s, "; its {w} pods fit");
+                        let _ = write!(s, "; {its} {w} pods fit");
                     }
                 }
             }
@@ -416,6 +423,14 @@ fn quota_blocks(out: &mut String, quotas: &[QuotaReport], indent: &str, what: &s
     }
 }
 
+/// How far quota lets the document's autoscaler scale it, in one sentence.
+fn autoscaling_line(out: &mut String, d: &DocumentReport) {
+    if let Some(c) = &d.autoscaling {
+        let sentence = esc(&c.sentence()).into_owned();
+        let _ = writeln!(out, "  autoscaling: {}", if c.capped() { paint(&sentence, |s| s.yellow()).into_owned() } else { sentence });
+    }
+}
+
 fn document_block(out: &mut String, d: &DocumentReport) {
     let _ = writeln!(out, "{}", verdict_line(d));
     if d.outcome == Outcome::Undecided {
@@ -423,6 +438,7 @@ fn document_block(out: &mut String, d: &DocumentReport) {
         let told = told_line(&who, d);
         let _ = writeln!(out, "  as far as what was read tells: {}", told.strip_prefix(&format!("{who}: ")).unwrap_or(&told));
     }
+    autoscaling_line(out, d);
     let _ = writeln!(out, "  from {}{}", esc(&d.source.to_string()), d.namespace.as_ref().map(|n| format!(", namespace {}", esc(n))).unwrap_or_default());
     if let Some(e) = &d.server_error {
         // A validation message lists its errors on lines of their own (names in it are quoted,

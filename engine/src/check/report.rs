@@ -83,6 +83,10 @@ pub struct DocumentReport {
     /// The first refusal the controller would meet creating pods (or their claims).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_message: Option<String>,
+    /// How far quota lets the workload's autoscaler scale it (an autoscaled workload, or an
+    /// autoscaler whose target exists already).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub autoscaling: Option<crate::autoscaling::Ceiling>,
     /// Pods created whose ResourceClaims quota refuses: they stay Pending.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pods_pending: Option<i32>,
@@ -152,6 +156,7 @@ impl DocumentReport {
             replicas_admitted: None,
             replicas_existing: None,
             rollout: None,
+            autoscaling: None,
             pod_message: None,
             pods_pending: None,
             pod_message_alternatives: vec![],
@@ -228,6 +233,8 @@ pub struct Summary {
     /// Documents that cannot be decided, and what they needed that the state lacks.
     pub undecided: usize,
     pub lacking: BTreeSet<Lacking>,
+    /// Documents whose autoscaler quota stops below its maximum (their minimum fits).
+    pub capped: usize,
     pub notes: Vec<String>,
 }
 

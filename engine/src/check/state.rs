@@ -40,6 +40,9 @@ pub struct ClusterState {
     pub claim_templates_unknown: bool,
 }
 
+/// The group-resources autoscalers are stored under.
+pub const AUTOSCALER_RESOURCES: [&str; 3] = ["horizontalpodautoscalers.autoscaling", "scaledobjects.keda.sh", "scaledjobs.keda.sh"];
+
 /// A kind of cluster object the state can lack: it could not be read (RBAC), or an offline
 /// state does not hold it. A document whose answer depends on it cannot be decided; one that
 /// does not (a pod naming no PriorityClass, where no quota selects by class) is answered in
@@ -173,6 +176,17 @@ impl ClusterState {
         s
     }
 
+    /// The autoscalers of namespace `ns` the state holds (HPAs, then KEDA's kinds), by name.
+    pub fn autoscalers_in<'a>(&'a self, ns: &'a str) -> impl Iterator<Item = (&'a str, &'a crate::objects::Autoscaler)> + 'a {
+        AUTOSCALER_RESOURCES.iter().flat_map(move |gr| {
+            let from = (ns.to_string(), gr.to_string(), String::new());
+            self.existing.range(from..).take_while(move |(k, _)| k.0 == ns && k.1 == *gr).filter_map(|(k, o)| match &o.body {
+                Body::Autoscaler(a) => Some((k.2.as_str(), a.as_ref())),
+                _ => None,
+            })
+        })
+    }
+
     /// A copy with only what admitting into `ns` consults (no existing objects): enough to
     /// try something out without charging it.
     pub fn scratch_for(&self, ns: &str) -> ClusterState {
@@ -206,7 +220,13 @@ impl ClusterState {
         // the old object of a resize (which needs a resourceVersion to be charged by delta).
         if matches!(
             o.body,
-            Body::Workload(_) | Body::Pod(_) | Body::PersistentVolumeClaim(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_) | Body::Service(_)
+            Body::Workload(_)
+                | Body::Pod(_)
+                | Body::PersistentVolumeClaim(_)
+                | Body::ResourceClaim(_)
+                | Body::ResourceClaimTemplate(_)
+                | Body::Service(_)
+                | Body::Autoscaler(_)
         ) {
             let mut e = o;
             // The server's stored objects always have one: the update is charged by its delta.

@@ -416,6 +416,9 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         ("", kind) => doc.core(kind),
         ("apps", kind) => doc.apps(kind),
         ("batch", kind) => doc.batch(kind),
+        ("autoscaling", "HorizontalPodAutoscaler") => doc.autoscaler(AutoscalerKind::HorizontalPodAutoscaler),
+        ("keda.sh", "ScaledObject") => doc.autoscaler(AutoscalerKind::ScaledObject),
+        ("keda.sh", "ScaledJob") => doc.autoscaler(AutoscalerKind::ScaledJob),
         (group, kind) => doc.cluster_scoped(group, kind),
     }
 }
@@ -566,6 +569,52 @@ impl Doc<'_> {
         })
     }
 
+    /// An HPA (any autoscaling version: the fields read are the same) or a KEDA ScaledObject
+    /// or ScaledJob, with the defaults its API or operator gives.
+    fn autoscaler(&self, kind: AutoscalerKind) -> FieldResult<(Meta, Body)> {
+        let m = self.generic_meta()?;
+        let v = self.v;
+        let spec = v.get("spec").unwrap_or(&Value::Null);
+        let keda = kind != AutoscalerKind::HorizontalPodAutoscaler;
+        let count = |field: &str, at: &str| -> FieldResult<Option<i32>> { count_at(v, at, field) };
+        let (min_field, max_field) = if keda { ("minReplicaCount", "maxReplicaCount") } else { ("minReplicas", "maxReplicas") };
+        let min = count(min_field, "spec")?.unwrap_or(if keda { 0 } else { 1 });
+        let max = count(max_field, "spec")?.unwrap_or(if keda { 100 } else { 0 });
+        let target = spec.get("scaleTargetRef").filter(|_| kind != AutoscalerKind::ScaledJob).map(|t| {
+            let text = |f: &str| t.get(f).and_then(Value::as_str).unwrap_or_default().to_string();
+            let kind_written = text("kind");
+            ScaleTarget {
+                api_version: text("apiVersion"),
+                kind: if kind_written.is_empty() && keda { "Deployment".into() } else { kind_written },
+                name: text("name"),
+            }
+        });
+        let job = match (kind, spec.get("jobTargetRef")) {
+            (AutoscalerKind::ScaledJob, Some(j)) => {
+                let job: k8s_openapi::api::batch::v1::JobSpec =
+                    typed(j).map_err(|(p, e)| (format!("spec.jobTargetRef{}{p}", if p.is_empty() { "" } else { "." }), e))?;
+                match self.workload(Some(job_pods(&job)), &job.template, "spec.jobTargetRef.template", vec![], UpdateStrategy::None)? {
+                    Body::Workload(w) => Some(w),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        // An HPA KEDA made carries its ScaledObject as owner.
+        let made_for = m.controller.as_ref().filter(|(k, _)| k == "ScaledObject").map(|(_, n)| n.clone());
+        let a = Autoscaler {
+            kind,
+            target,
+            min,
+            max,
+            idle: if keda { count("idleReplicaCount", "spec")? } else { None },
+            desired: count("desiredReplicas", "status")?,
+            made_for,
+            job,
+        };
+        Ok((m, Body::Autoscaler(Box::new(a))))
+    }
+
     /// PriorityClass, StorageClass, RuntimeClass and the DRA kinds; any other group's kind
     /// is read for its metadata alone.
     fn cluster_scoped(&self, group: &str, kind: &str) -> FieldResult<(Meta, Body)> {
@@ -647,6 +696,13 @@ impl Doc<'_> {
             selector: spec.and_then(|s| s.get("selector")).and_then(|sel| workload_selector(&ti.kind, sel)),
         })))
     }
+}
+
+/// A replica count at `at.field` (`spec.maxReplicas`): absent, or an integer that fits an
+/// int32, as the API's schema requires.
+fn count_at(v: &Value, at: &str, field: &str) -> FieldResult<Option<i32>> {
+    let Some(n) = v.get(at).and_then(|s| s.get(field)).filter(|n| !n.is_null()) else { return Ok(None) };
+    n.as_i64().and_then(|n| i32::try_from(n).ok()).map(Some).ok_or_else(|| (format!("{at}.{field}"), format!("expected an integer (int32), got {n}")))
 }
 
 /// `spec.selector` as a label selector; a ReplicationController's is a plain label map.

@@ -1,0 +1,151 @@
+//! Rule table, autoscalers: the replicas a workload runs when an HPA or a KEDA ScaledObject
+//! sets them (kube-controller-manager's HPA controller moves a target into [minReplicas,
+//! maxReplicas] before it reads any metric), and how many of the maximum quota lets run.
+//! docs/autoscaling.md says the same in words.
+
+mod support;
+
+use support::*;
+
+/// Quota `compute` of the scenario: 8 pods of 500m/1 cpu fit.
+fn compute(used_pods: u32) -> String {
+    let (r, l) = (used_pods * 500, used_pods);
+    quota("compute", "", &format!("requests.cpu=4/{r}m limits.cpu=8/{l} pods=10/{used_pods}"))
+}
+
+fn web(replicas: &str) -> String {
+    let spec = if replicas.is_empty() { String::new() } else { format!("replicas: {replicas}") };
+    workload("Deployment", "web", &spec, &pod("p").app("app", "requests: {cpu: 500m}, limits: {cpu: 1}"))
+}
+
+/// The live Deployment: `replicas` in its spec, `running` pods in its status.
+fn web_live(replicas: u32, running: u32) -> String {
+    format!("{}status: {{replicas: {running}}}\n", web(&replicas.to_string()).replacen("metadata: {name: web}", "metadata: {name: web, namespace: ns}", 1))
+}
+
+fn hpa(name: &str, target: &str, min: u32, max: u32) -> String {
+    format!(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}}}\nspec: {{scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: {target}}}, minReplicas: {min}, maxReplicas: {max}}}\n"
+    )
+}
+
+fn scaled_object(name: &str, target: &str, fields: &str) -> String {
+    format!(
+        "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {{name: {name}}}\nspec: {{scaleTargetRef: {{name: {target}}}{}, triggers: []}}\n",
+        more(fields)
+    )
+}
+
+/// `pods admitted/wanted; ceiling fits/max (quota: resources)`, or `no autoscaler`.
+fn scaled(d: &DocumentReport) -> String {
+    let pods = format!("pods {}/{}", d.replicas_admitted.unwrap_or(-1), d.replicas.unwrap_or(-1));
+    match &d.autoscaling {
+        Some(c) => format!(
+            "{pods}; {} {} ceiling {}/{} ({}: {})",
+            c.autoscaler_kind.short(),
+            c.autoscaler,
+            c.fits,
+            c.max_replicas,
+            c.quota.as_deref().unwrap_or("-"),
+            c.resources.join(",")
+        ),
+        None => format!("{pods}; no autoscaler"),
+    }
+}
+
+#[test]
+fn workloads_run_the_replicas_their_autoscaler_sets_and_quota_caps_the_maximum() {
+    // (what, state, input, the Deployment's answer)
+    let rows: Vec<(&str, Vec<String>, Vec<String>, &str)> = vec![
+        (
+            "a new Deployment with an HPA after it: it starts at its replicas within [min, max]; quota lets 8 of 20 run",
+            vec![compute(0)],
+            vec![web("5"), hpa("web", "web", 3, 20)],
+            "pods 5/5; HPA web ceiling 8/20 (compute: limits.cpu,requests.cpu)",
+        ),
+        (
+            "the HPA first in the input: the same answer, on the Deployment's document",
+            vec![compute(0)],
+            vec![hpa("web", "web", 3, 20), web("5")],
+            "pods 5/5; HPA web ceiling 8/20 (compute: limits.cpu,requests.cpu)",
+        ),
+        (
+            "minReplicas that does not fit is a refusal of the pods above 8",
+            vec![compute(0)],
+            vec![web("5"), hpa("web", "web", 12, 20)],
+            "pods 8/12; HPA web ceiling 8/20 (compute: limits.cpu,requests.cpu)",
+        ),
+        (
+            "an HPA alone on a Deployment that runs 5: the controller raises it to 12 at once, 3 more fit",
+            vec![compute(5), web_live(5, 5)],
+            vec![hpa("web", "web", 12, 20)],
+            "pods 8/12; HPA web ceiling 8/20 (compute: limits.cpu,requests.cpu)",
+        ),
+        (
+            "a Deployment without replicas that exists keeps its live count (kubectl apply leaves the field)",
+            vec![compute(6), web_live(6, 6)],
+            vec![web("")],
+            "pods 6/6; no autoscaler",
+        ),
+        (
+            "without replicas, an HPA in the cluster: its desired count (the live count here) within [min, max]",
+            vec![compute(6), web_live(6, 6), hpa("web", "web", 3, 20).replacen("{name: web}", "{name: web, namespace: ns}", 1)],
+            vec![web("")],
+            "pods 6/6; HPA web ceiling 8/20 (compute: limits.cpu,requests.cpu)",
+        ),
+        (
+            "a ScaledObject: defaults min 0, max 100; a new Deployment keeps its replicas",
+            vec![compute(0)],
+            vec![web("2"), scaled_object("web", "web", "")],
+            "pods 2/2; ScaledObject web ceiling 8/100 (compute: limits.cpu,requests.cpu)",
+        ),
+        (
+            "a ScaledObject's minReplicaCount raises the count like an HPA's",
+            vec![compute(0)],
+            vec![web("1"), scaled_object("web", "web", "minReplicaCount: 4, maxReplicaCount: 6")],
+            "pods 4/4; ScaledObject web ceiling 6/6 (-: )",
+        ),
+    ];
+    let mut t = Table::default();
+    for (what, state, input, want) in rows {
+        let reports = check_all(&cluster(&state), &docs(&input));
+        let first = reports.iter().find(|d| d.kind == "Deployment").unwrap_or(&reports[0]);
+        t.row(what, scaled(first), want);
+    }
+    t.done();
+}
+
+#[test]
+fn an_autoscaler_in_the_input_is_counted_once_with_its_workload() {
+    // The HPA comes first: the Deployment's document carries the answer, the HPA's says nothing more.
+    let reports = check_all(&cluster(&[compute(0)]), &docs(&[hpa("web", "web", 12, 20), web("5")]));
+    assert_eq!(reports[0].autoscaling, None, "{:?}", reports[0]);
+    assert_eq!(scaled(&reports[1]), "pods 8/12; HPA web ceiling 8/20 (compute: limits.cpu,requests.cpu)");
+    assert!(reports[1].notes.iter().any(|n| n == "HPA web sets the replicas to 12: its minimum raises the manifest's count (5)"), "{:?}", reports[1].notes);
+}
+
+#[test]
+fn a_keda_made_hpa_is_its_scaled_object() {
+    // Live, KEDA's operator has made keda-hpa-web for ScaledObject web: one autoscaler.
+    let made = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: keda-hpa-web\n  namespace: ns\n  ownerReferences: [{apiVersion: keda.sh/v1alpha1, kind: ScaledObject, name: web, uid: u, controller: true}]\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, minReplicas: 1, maxReplicas: 30}\nstatus: {desiredReplicas: 7, currentReplicas: 6}\n";
+    let so = scaled_object("web", "web", "maxReplicaCount: 30").replacen("{name: web}", "{name: web, namespace: ns}", 1);
+    let d = only(check_all(&cluster(&[compute(6), web_live(6, 6), made.to_string(), so]), &web("")));
+    assert_eq!(scaled(&d), "pods 7/7; ScaledObject web ceiling 8/30 (compute: limits.cpu,requests.cpu)");
+    assert!(!d.notes.iter().any(|n| n.contains("autoscalers target")), "{:?}", d.notes);
+}
+
+#[test]
+fn autoscalers_that_scale_nothing_say_so() {
+    let rows = [
+        (hpa("web", "gone", 1, 3), "HPA web targets deployment/gone, which is neither in the cluster nor in the manifests: it scales nothing until that exists"),
+        (
+            hpa("web", "web", 1, 3).replace("kind: Deployment", "kind: Rollout").replace("apps/v1", "argoproj.io/v1alpha1"),
+            "HPA web targets Rollout/web: a kind whose pods this tool does not replay (it replays Deployments, StatefulSets, ReplicaSets and ReplicationControllers)",
+        ),
+    ];
+    for (input, note) in rows {
+        let d = only(check_all(&cluster(&[compute(0)]), &input));
+        assert!(d.fully_admitted());
+        assert!(d.notes.iter().any(|n| n == note), "{:?}", d.notes);
+    }
+}
