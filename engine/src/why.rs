@@ -74,6 +74,10 @@ pub struct WhyReport {
     /// The replay in full (per quota rows), as `check` reports a pod.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<DocumentReport>,
+    /// The autoscaler that sets the count the workload wants, when it is why it wants more
+    /// than quota allows: `HPA web wants 12, 8 exist: quota compute refuses the rest`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub autoscaler: Option<String>,
     /// The smallest changes that would let the waiting pods in, most direct first.
     pub changes: Vec<String>,
     pub notes: Vec<String>,
@@ -331,6 +335,7 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
     }
     let doc = replay_next_pod(workload, w, state, rules);
     r.judge(raw, w, doc);
+    r.name_the_autoscaler(workload, state);
     r
 }
 
@@ -363,6 +368,7 @@ impl WhyReport {
             server_message_from: None,
             replay_message: None,
             replay: None,
+            autoscaler: None,
             changes: vec![],
             notes,
         }
@@ -445,6 +451,20 @@ impl WhyReport {
             }
         }
         true
+    }
+
+    /// The autoscaler whose count the workload wants, when quota refuses pods of it.
+    fn name_the_autoscaler(&mut self, workload: &Object, state: &ClusterState) {
+        if self.verdict != Verdict::BlockedByQuota || self.waiting == 0 {
+            return;
+        }
+        let found: Vec<(&str, &crate::objects::Autoscaler)> = state
+            .autoscalers_in(&self.namespace)
+            .filter(|(_, a)| crate::autoscaling::targets(a, &workload.type_info.group, &self.kind, &self.name))
+            .collect();
+        let (Some((name, a)), _) = crate::autoscaling::the_one(&found) else { return };
+        let quota = self.quota.as_deref().map(|q| format!("quota {q}")).unwrap_or_else(|| "quota".into());
+        self.autoscaler = Some(format!("{} {name} wants {}, {} exist: {quota} refuses the rest", a.kind.short(), self.wanted, self.current));
     }
 
     /// The verdict from the replayed next pod and what the server said.

@@ -203,6 +203,24 @@ where
     objects_selected::<K>(conn, namespace, None, what, each).await
 }
 
+/// Every object the LIST at `url_path` returns, as `api_version` `kind` (a kind this program
+/// has no API type for: KEDA's), decoded by the file decoder.
+pub async fn objects_at(conn: &Conn, url_path: String, api_version: &str, kind: &str, what: String) -> Result<Vec<Object>, ReadError> {
+    let mut out = Vec::new();
+    let mut n = 0;
+    list_pages(conn, url_path, what, |mut item| {
+        n += 1;
+        item.insert("apiVersion".into(), api_version.into());
+        item.insert("kind".into(), kind.into());
+        let doc = Document { origin: Origin::new("cluster", n), value: serde_json::Value::Object(item) };
+        if let Ok(o) = objects::decode(&doc) {
+            out.push(o);
+        }
+    })
+    .await?;
+    Ok(out)
+}
+
 /// [`for_each_object`], only the objects a label selector matches (the server filters).
 async fn objects_selected<K>(conn: &Conn, namespace: Option<&str>, labels: Option<&str>, what: String, mut each: impl FnMut(Object)) -> Result<(), ReadError>
 where

@@ -3,10 +3,11 @@
 
 use super::discovery::{discovery_has_no, serves};
 use super::errors::{transport_message, within, ReadError};
-use super::list::{list_objects, list_pages};
+use super::list::{list_objects, list_pages, objects_at};
 use super::Conn;
 use std::collections::{BTreeMap, BTreeSet};
 
+use k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler;
 use k8s_openapi::api::core::v1::{LimitRange, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaimTemplate};
@@ -39,6 +40,17 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     let rcs = spawn_list::<RuntimeClass>(conn, None, "list runtimeclasses".into());
     // DRA (resource.k8s.io/v1, 1.34+): DeviceClasses, and the claim templates pods name.
     let dcs = spawn_list::<DeviceClass>(conn, None, "list deviceclasses.resource.k8s.io".into());
+    // Autoscalers: the HPAs (autoscaling/v1, served by every release) and KEDA's
+    // ScaledObjects where KEDA is installed, one LIST each per namespace.
+    let (mut hpa_tasks, mut keda_tasks) = (Vec::new(), Vec::new());
+    for ns in namespaces {
+        hpa_tasks.push(spawn_list::<HorizontalPodAutoscaler>(conn, Some(ns), format!("list horizontalpodautoscalers.autoscaling in namespace {ns:?}")));
+        let (c, ns) = (conn.clone(), ns.clone());
+        keda_tasks.push(tokio::spawn(async move {
+            let url = format!("/apis/keda.sh/v1alpha1/namespaces/{ns}/scaledobjects");
+            objects_at(&c, url, "keda.sh/v1alpha1", "ScaledObject", format!("list scaledobjects.keda.sh in namespace {ns:?}")).await
+        }));
+    }
     let mut tmpl_tasks = Vec::new();
     for ns in namespaces {
         tmpl_tasks.push(spawn_list::<ResourceClaimTemplate>(conn, Some(ns), format!("list resourceclaimtemplates.resource.k8s.io in namespace {ns:?}")));
@@ -93,6 +105,29 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     match joined(dcs.await) {
         Err(e) if !missed(&e).await => state.know_all(Lacking::DeviceClasses),
         items => read(&mut state, Lacking::DeviceClasses, items, "DRA extended resource names are not resolved"),
+    }
+    let autoscaler_gap = |e: ReadError| Gap::always(format!("{e}; the replicas an autoscaler sets are not known, and the manifests' are used"));
+    for t in hpa_tasks {
+        match joined(t.await) {
+            Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
+            Err(e) => gaps.push(autoscaler_gap(e)),
+        }
+    }
+    // KEDA not installed: none. A user who may not list them is told so by discovery.
+    let mut keda_served: Option<Option<bool>> = None;
+    for t in keda_tasks {
+        match joined(t.await) {
+            Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
+            Err(e) if not_served(&e) => {}
+            Err(e) => {
+                if keda_served.is_none() {
+                    keda_served = Some(serves(conn, "keda.sh/v1alpha1", "scaledobjects").await);
+                }
+                if keda_served != Some(Some(false)) {
+                    gaps.push(autoscaler_gap(e));
+                }
+            }
+        }
     }
     for t in tmpl_tasks {
         match joined(t.await) {
