@@ -43,7 +43,7 @@ Examples:
   kubectl quota check -f deploy/ --state state.yaml -o github
 
 Exit status: 0 everything fits, 1 something would be refused (an object, a workload's pods,
-or a rollout), 2 the input could not be read, 3 nothing would be refused but the answer is
+or a rollout; with --fail-on-ceiling also an autoscaler quota stops below its maximum), 2 the input could not be read, 3 nothing would be refused but the answer is
 incomplete (something it needed could not be read; said on standard error).";
 /// Output formats of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -86,6 +86,10 @@ pub struct CheckArgs {
     /// Print only what would be refused.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Exit 1 when quota stops an autoscaler (HPA, KEDA ScaledObject) below its maximum, not
+    /// only when it refuses what runs now.
+    #[arg(long = "fail-on-ceiling")]
+    pub fail_on_ceiling: bool,
     /// Answer as this Kubernetes release would (1.20 to 1.37, e.g. 1.33 or v1.33.2). Offline
     /// default: the snapshot's release, else 1.37; live: the server's own version.
     #[arg(long = "kubernetes-version", value_name = "X.Y")]
@@ -155,7 +159,12 @@ fn check_and_print(
     } else {
         print_beside(decide, output, quiet, kubernetes)
     };
-    incomplete_status(&summary, &relevant)
+    let code = incomplete_status(&summary, &relevant);
+    if args.fail_on_ceiling && summary.capped > 0 && code != 1 && code != 2 {
+        1
+    } else {
+        code
+    }
 }
 
 /// Bytes written to the output at a time: explained reports run to hundreds of megabytes,

@@ -1,5 +1,5 @@
 //! What the guard answers from: every ResourceQuota, LimitRange, PriorityClass, StorageClass,
-//! RuntimeClass, DeviceClass and Namespace, kept by list+watch (`live::watch_objects`), so no
+//! RuntimeClass, DeviceClass, Namespace and HorizontalPodAutoscaler, kept by list+watch (`live::watch_objects`), so no
 //! API call is made while a request waits. A request takes a copy of its namespace's part
 //! ([`Cache::for_namespace`]) and decides without holding any lock.
 
@@ -27,11 +27,21 @@ pub enum Kind {
     RuntimeClasses,
     DeviceClasses,
     Namespaces,
+    /// HorizontalPodAutoscalers: the replicas of the workloads they target.
+    Autoscalers,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] =
-        [Kind::ResourceQuotas, Kind::LimitRanges, Kind::PriorityClasses, Kind::StorageClasses, Kind::RuntimeClasses, Kind::DeviceClasses, Kind::Namespaces];
+    pub const ALL: [Kind; 8] = [
+        Kind::ResourceQuotas,
+        Kind::LimitRanges,
+        Kind::PriorityClasses,
+        Kind::StorageClasses,
+        Kind::RuntimeClasses,
+        Kind::DeviceClasses,
+        Kind::Namespaces,
+        Kind::Autoscalers,
+    ];
 
     /// The resource's name, as metrics and `/status` show it.
     pub fn resource(self) -> &'static str {
@@ -43,6 +53,7 @@ impl Kind {
             Kind::RuntimeClasses => "runtimeclasses.node.k8s.io",
             Kind::DeviceClasses => "deviceclasses.resource.k8s.io",
             Kind::Namespaces => "namespaces",
+            Kind::Autoscalers => HPAS,
         }
     }
 }
@@ -65,7 +76,7 @@ struct KindState {
 pub struct Cache {
     state: RwLock<ClusterState>,
     quantities: Quantities,
-    kinds: [KindState; 7],
+    kinds: [KindState; 8],
     started: Instant,
 }
 
@@ -244,10 +255,19 @@ impl Cache {
             runtime_classes: state.runtime_classes.clone(),
             device_classes: state.device_classes.clone(),
             namespaces: labels.clone().map(|l| [(ns.to_string(), l)].into()),
+            existing: hpa_entries(&state, ns).map(|(k, o)| (k.clone(), o.clone())).collect(),
             ..ClusterState::default()
         };
         (copy, labels.unwrap_or_default())
     }
+}
+
+/// The group-resource HPAs are kept under in the state's existing objects.
+const HPAS: &str = "horizontalpodautoscalers.autoscaling";
+
+/// The cached HPAs of namespace `ns`.
+fn hpa_entries<'a>(s: &'a ClusterState, ns: &'a str) -> impl Iterator<Item = (&'a (String, String, String), &'a Object)> + 'a {
+    s.existing.range((ns.to_string(), HPAS.to_string(), String::new())..).take_while(move |(k, _)| k.0 == ns && k.1 == HPAS)
 }
 
 /// Replaces kind `k`'s objects in `s` with those `listed` holds, leaving the kind known.
@@ -264,6 +284,10 @@ fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
         Kind::RuntimeClasses => s.runtime_classes = Some(listed.runtime_classes.unwrap_or_default()),
         Kind::DeviceClasses => s.device_classes = Some(listed.device_classes.unwrap_or_default()),
         Kind::Namespaces => s.namespaces = Some(listed.namespaces.unwrap_or_default()),
+        Kind::Autoscalers => {
+            s.existing.retain(|k, _| k.1 != HPAS);
+            s.existing.extend(listed.existing.into_iter().filter(|(k, _)| k.1 == HPAS));
+        }
     }
 }
 
@@ -306,6 +330,9 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
         Kind::Namespaces => {
             s.namespaces.as_mut().map(|m| m.remove(name));
         }
+        Kind::Autoscalers => {
+            s.existing.remove(&(ns.to_string(), HPAS.to_string(), name.to_string()));
+        }
     }
 }
 
@@ -318,6 +345,7 @@ fn count(s: &ClusterState, k: Kind) -> usize {
         Kind::RuntimeClasses => s.runtime_classes.as_ref().map_or(0, BTreeMap::len),
         Kind::DeviceClasses => s.device_classes.as_ref().map_or(0, |d| d.len()),
         Kind::Namespaces => s.namespaces.as_ref().map_or(0, BTreeMap::len),
+        Kind::Autoscalers => s.existing.keys().filter(|k| k.1 == HPAS).count(),
     }
 }
 

@@ -125,6 +125,7 @@ pub fn cluster_role() -> Value {
             read("storage.k8s.io", &["storageclasses"]),
             read("node.k8s.io", &["runtimeclasses"]),
             read("resource.k8s.io", &["deviceclasses"]),
+            read("autoscaling", &["horizontalpodautoscalers"]),
         ],
     })
 }

@@ -71,6 +71,13 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
             }
         }
     }
+    // An autoscaler that quota stops below its maximum (or its minimum): said even when every
+    // pod wanted now fits, since the refusals come with the next scale-up.
+    if let Some(c) = d.autoscaling.as_ref().filter(|c| c.capped()) {
+        if !matches!(d.outcome, Outcome::Refused | Outcome::Undecided) {
+            out.push(c.sentence());
+        }
+    }
     out
 }
 
