@@ -59,7 +59,7 @@ pub async fn serve(conn: Conn, o: ServeOptions) -> Result<i32, Fatal> {
     watch_all(&conn, &cache).await;
     let mut excluded = vec!["kube-system".to_string()];
     excluded.extend(o.own_namespace);
-    let large = tokio::sync::Semaphore::new(serve::LARGE_DECISIONS);
+    let large = Arc::new(tokio::sync::Semaphore::new(serve::LARGE_DECISIONS));
     let app = Arc::new(serve::App { cache, metrics: Default::default(), rules, kubernetes, limited: o.limited, excluded, large });
     tokio::spawn(tls.clone().watch(Duration::from_secs(2)));
     let server = serve::serve(app, o.listen, tls);
