@@ -309,15 +309,22 @@ async fn the_real_hpa_scales_a_deployment_into_its_quota_on_real_metrics() {
     let c = client(&kubeconfig).await;
     let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
 
-    // metrics-server is registered and serves the node's figures (node.sh waited for them).
-    let top = kubectl(&kubeconfig, &["top", "node", &node_name(&node)], None);
-    assert!(top.status.success(), "kubectl top node: {}{}", text(&top.stdout), text(&top.stderr));
-    assert!(text(&top.stdout).starts_with("NAME "), "{}", text(&top.stdout));
-
     let ns = new_namespace(&c, "node-hpa").await;
     cleanup.namespaces.push(ns.clone());
     let s = HpaIntoQuota::new(&ns, &node_image(&node, "workload"));
     s.create(&c).await;
+
+    // metrics-server is registered and serves the node's figures (after its first two scrapes).
+    let top = eventually("kubectl top node", 90, || async {
+        let out = kubectl(&kubeconfig, &["top", "node", &node_name(&node)], None);
+        if out.status.success() {
+            Ok(text(&out.stdout))
+        } else {
+            Err(format!("{}{}", text(&out.stdout), text(&out.stderr)))
+        }
+    })
+    .await;
+    assert!(top.starts_with("NAME ") && top.contains("CPU(cores)"), "{top}");
 
     // Bounded and generous: the first pod starts, metrics-server has two samples of it (10 s
     // apart), the HPA controller (synced every 5 s) raises the Deployment, its ReplicaSet is
