@@ -376,7 +376,9 @@ EOF
 }
 EOF
   # A test node: anonymous requests to the kubelet are allowed (it listens on loopback only);
-  # thresholds loose, since the disk is shared with the builds.
+  # no disk-pressure eviction ("0%" turns a signal off; one left out gets its default): the disk
+  # is shared with the builds, and at 98% used the kubelet tainted the node disk-pressure and
+  # every new pod stayed Pending.
   cat >"$d/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -396,7 +398,7 @@ failSwapOn: false
 containerRuntimeEndpoint: unix://$SOCK
 resolvConf: ""
 enforceNodeAllocatable: []
-evictionHard: {memory.available: "1Mi", nodefs.available: "1%", nodefs.inodesFree: "1%", imagefs.available: "1%"}
+evictionHard: {memory.available: "1Mi", nodefs.available: "0%", nodefs.inodesFree: "0%", imagefs.available: "0%", imagefs.inodesFree: "0%"}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 imageMinimumGCAge: 87600h
