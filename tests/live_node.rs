@@ -1,6 +1,8 @@
 //! A real node in the lab (tests/cluster/node.sh: containerd, runc, a CNI bridge, the kubelet
-//! and kube-scheduler of the lab's release, images built here): pods are scheduled and run.
-//! One test, step by step, since the guard's registration is cluster-wide:
+//! and kube-scheduler of the lab's release, metrics-server, images built here): pods are
+//! scheduled and run.
+//!
+//! The guard's test is one test, step by step, since its registration is cluster-wide:
 //!   1. a pod of the workload image runs (Running, an address on the pods' bridge);
 //!   2. `guard install` without `--url`, with kubectl-quota's image built from the binary under
 //!      test: its Deployment becomes Ready on the node, the guard reads the cluster through its
@@ -10,8 +12,13 @@
 //!      removes it;
 //!   3. `capacity` counts the node's allocatable as its kubelet reports it.
 //!
+//! Beside it, each in its own namespace: the real HPA controller scaling a Deployment into its
+//! quota on real metrics (the scenario in common/node.rs, for other assertions on it); `describe`
+//! and `capacity` with running pods against the node's allocatable; `blocked` and `why` with
+//! Running, Pending and refused pods side by side.
+//!
 //! `KUBECTL_QUOTA_NODE` names the node's state directory (what `node.sh env` prints), beside
-//! `KUBECTL_QUOTA_LAB`. Without it the test says so and skips; under CI=true it fails, unless
+//! `KUBECTL_QUOTA_LAB`. Without it the tests say so and skip; under CI=true they fail, unless
 //! it is `none` (tests/run-all.sh says so for a release the harness has no node for).
 
 mod common;
@@ -23,31 +30,13 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use common::live::{client, eventually, lab_dir, new_namespace, plugin, text};
+use common::node::{failed_creates, node_dir, node_image, node_name, HpaIntoQuota};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod, ResourceQuota};
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube::Client;
+use kubectl_quota_engine::quantity::Quantity;
 use serde_json::{json, Value};
-
-/// The node's state directory, or `None` (the test skips) with the reason on standard error.
-fn node_dir() -> Option<PathBuf> {
-    match std::env::var("KUBECTL_QUOTA_NODE").as_deref() {
-        Ok("none") => {
-            eprintln!("\n*** SKIPPED: the lab's harness runs no node for this release (KUBECTL_QUOTA_NODE=none) ***\n");
-            None
-        }
-        Ok(dir) => Some(PathBuf::from(dir)),
-        Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("the node test needs the lab's node under CI: run it through tests/run-all.sh")
-        }
-        Err(_) => {
-            eprintln!(
-                "\n*** SKIPPED: the node test needs a lab with a node; run tests/run-all.sh, or tests/cluster/node.sh up and export KUBECTL_QUOTA_NODE ***\n"
-            );
-            None
-        }
-    }
-}
 
 /// `kubectl` with the lab's kubeconfig, bounded.
 fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> Output {
@@ -74,12 +63,6 @@ fn quota_image(node: &Path) -> String {
     let out = deadline::output_within(cmd, Duration::from_secs(300));
     assert!(out.status.success(), "tests/cluster/node.sh image-quota: {}", text(&out.stderr));
     text(&out.stdout).trim().to_string()
-}
-
-/// The node's images by role (`pause`, `workload`), from the file the harness writes.
-fn node_image(node: &Path, role: &str) -> String {
-    let images = std::fs::read_to_string(node.join("images")).expect("the node's images file");
-    images.lines().find_map(|l| l.strip_prefix(&format!("{role}="))).unwrap_or_else(|| panic!("no {role} image in {images}")).to_string()
 }
 
 /// What the pods of a namespace look like, and their containers' logs as the kubelet wrote
@@ -152,7 +135,7 @@ async fn pods_run_on_the_lab_node_and_the_guard_runs_from_its_own_image() {
     let Some(node) = node_dir() else { return };
     let kubeconfig = lab.join("kubeconfig");
     let c = client(&kubeconfig).await;
-    let node_name = std::fs::read_to_string(node.join("node-name")).expect("the node's name file").trim().to_string();
+    let node_name = node_name(&node);
     let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
 
     // The node is registered and Ready, with its kubelet's allocatable.
@@ -292,4 +275,309 @@ spec:
     assert!(text(&s.stdout).starts_with("Registered:  no"), "{}", text(&s.stdout));
     cleanup.namespaces.push(gns);
     cleanup.guard_namespace = None;
+}
+
+/// What the HPA scenario looks like, said when a wait fails: the HPA's status, the Deployment's
+/// replicas, the pods, the ReplicaSet's refusals, and metrics-server's last words.
+async fn hpa_report(c: &Client, node: &Path, s: &HpaIntoQuota) -> String {
+    let hpa = Api::<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler>::namespaced(c.clone(), &s.namespace)
+        .get(&s.name)
+        .await
+        .map(|h| serde_json::to_value(h.status).unwrap_or_default().to_string())
+        .unwrap_or_else(|e| e.to_string());
+    let log = std::fs::read_to_string(node.join("metrics-server.log")).unwrap_or_default();
+    let tail: Vec<&str> = log.lines().rev().take(10).collect();
+    format!(
+        "HPA status {hpa}\nDeployment replicas {:?}\npods {:?}\nFailedCreate {:?}\n{}--- metrics-server.log\n{}",
+        s.deployment_replicas(c).await,
+        s.pods(c).await,
+        s.failed_creates(c).await,
+        pods_report(c, node, &s.namespace).await,
+        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+    )
+}
+
+/// The real HPA controller, on real metrics (metrics-server reading the node's kubelet), scales a
+/// Deployment whose pods burn CPU past what its quota lets run: the pods that exist are exactly
+/// what the quota lets run, and the ReplicaSet's FailedCreate events carry the API server's
+/// refusal. (The HPA itself says nothing of quota: its desired count stays above.)
+#[tokio::test(flavor = "multi_thread")]
+async fn the_real_hpa_scales_a_deployment_into_its_quota_on_real_metrics() {
+    let Some(lab) = lab_dir() else { return };
+    let Some(node) = node_dir() else { return };
+    let kubeconfig = lab.join("kubeconfig");
+    let c = client(&kubeconfig).await;
+    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
+
+    let ns = new_namespace(&c, "node-hpa").await;
+    cleanup.namespaces.push(ns.clone());
+    let s = HpaIntoQuota::new(&ns, &node_image(&node, "workload"));
+    s.create(&c).await;
+
+    // metrics-server is registered and serves the node's figures (after its first two scrapes).
+    let top = eventually("kubectl top node", 90, || async {
+        let out = kubectl(&kubeconfig, &["top", "node", &node_name(&node)], None);
+        if out.status.success() {
+            Ok(text(&out.stdout))
+        } else {
+            Err(format!("{}{}", text(&out.stdout), text(&out.stderr)))
+        }
+    })
+    .await;
+    assert!(top.starts_with("NAME ") && top.contains("CPU(cores)"), "{top}");
+
+    // Bounded and generous: the first pod starts, metrics-server has two samples of it (10 s
+    // apart), the HPA controller (synced every 5 s) raises the Deployment, its ReplicaSet is
+    // refused beyond the quota.
+    let fit = s.fit as i32;
+    let (replicas, refusals) = eventually("the HPA raising the Deployment past the quota, and the refusals", 300, || async {
+        let replicas = s.deployment_replicas(&c).await.unwrap_or(0);
+        let refusals = s.failed_creates(&c).await;
+        if replicas > fit && !refusals.is_empty() {
+            Ok((replicas, refusals))
+        } else {
+            Err(hpa_report(&c, &node, &s).await)
+        }
+    })
+    .await;
+    assert!(replicas <= s.max_replicas, "{replicas}");
+
+    // The pods that exist are what the quota lets run, and they run on the node.
+    let pods = s.pods(&c).await;
+    assert_eq!(pods.len(), s.fit as usize, "{pods:?}\n{}", hpa_report(&c, &node, &s).await);
+    eventually("the quota's pods Running", 120, || async {
+        let pods = s.pods(&c).await;
+        if pods.len() == s.fit as usize && pods.iter().all(|(_, phase)| phase == "Running") {
+            Ok(())
+        } else {
+            Err(format!("{pods:?}"))
+        }
+    })
+    .await;
+
+    // Every refusal is the quota's, in the API server's words.
+    let want = s.refusal();
+    for m in &refusals {
+        assert!(m.contains(" is forbidden: ") && m.ends_with(&want), "FailedCreate {m:?}, want it to end with {want:?}");
+    }
+
+    // The HPA still wants more than can exist.
+    let (_, desired) = s.hpa_replicas(&c).await.expect("the HPA's status");
+    assert!(desired > fit, "HPA desiredReplicas {desired}\n{}", hpa_report(&c, &node, &s).await);
+
+    // `kubectl top` reads the same metrics the HPA read.
+    let top = eventually("kubectl top pod", 60, || async {
+        let out = kubectl(&kubeconfig, &["top", "pod", "-n", &ns, "-l", "app=burn"], None);
+        let said = text(&out.stdout);
+        if out.status.success() && said.lines().skip(1).count() >= 1 {
+            Ok(said)
+        } else {
+            Err(format!("{said}{}", text(&out.stderr)))
+        }
+    })
+    .await;
+    assert!(top.starts_with("NAME ") && top.contains("CPU(cores)"), "{top}");
+}
+
+/// A quantity as the engine reads it (exact), for comparing what the plugin prints with what the
+/// cluster says.
+fn qty(s: &str) -> Quantity {
+    s.parse().unwrap_or_else(|e| panic!("quantity {s:?}: {e:?}"))
+}
+
+/// A Deployment of sleeping pods of the workload image, `replicas` of them, each requesting
+/// `cpu` and `memory`; `extra` is merged into the pod spec (a nodeSelector, say).
+fn sleepers(ns: &str, name: &str, image: &str, replicas: i32, cpu: &str, memory: &str, extra: Value) -> Deployment {
+    let mut spec = json!({
+        "terminationGracePeriodSeconds": 1,
+        "containers": [{"name": "sleep", "image": image, "imagePullPolicy": "Never", "args": ["sleep"],
+                        "resources": {"requests": {"cpu": cpu, "memory": memory}, "limits": {"cpu": cpu, "memory": memory}}}],
+    });
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        spec[k] = v.clone();
+    }
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": spec},
+        },
+    }))
+    .unwrap()
+}
+
+/// The phases of a workload's pods (label app=NAME), not being deleted.
+async fn phases(c: &Client, ns: &str, app: &str) -> Vec<String> {
+    let pods = Api::<Pod>::namespaced(c.clone(), ns).list(&ListParams::default().labels(&format!("app={app}"))).await.unwrap();
+    pods.items.into_iter().filter(|p| p.metadata.deletion_timestamp.is_none()).map(|p| p.status.and_then(|s| s.phase).unwrap_or_default()).collect()
+}
+
+/// Pods that run: `describe` shows the quota's usage as the running pods make it, and `capacity`
+/// sets it against the allocatable the node's kubelet reports (cpu, memory, pods).
+#[tokio::test(flavor = "multi_thread")]
+async fn describe_and_capacity_count_running_pods_against_the_nodes_allocatable() {
+    let Some(lab) = lab_dir() else { return };
+    let Some(node) = node_dir() else { return };
+    let kubeconfig = lab.join("kubeconfig");
+    let c = client(&kubeconfig).await;
+    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
+    let ns = new_namespace(&c, "node-capacity").await;
+    cleanup.namespaces.push(ns.clone());
+
+    let quota = format!(
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: compute, namespace: {ns}}}\nspec: {{hard: {{requests.cpu: '1', requests.memory: 1Gi, pods: '5'}}}}\n"
+    );
+    let out = kubectl(&kubeconfig, &["apply", "-f", "-"], Some(&quota));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let image = node_image(&node, "workload");
+    Api::<Deployment>::namespaced(c.clone(), &ns).create(&PostParams::default(), &sleepers(&ns, "app", &image, 2, "100m", "32Mi", json!({}))).await.unwrap();
+    eventually("2 pods Running", 120, || async {
+        let p = phases(&c, &ns, "app").await;
+        if p.len() == 2 && p.iter().all(|p| p == "Running") {
+            Ok(())
+        } else {
+            Err(format!("{p:?}\n{}", pods_report(&c, &node, &ns).await))
+        }
+    })
+    .await;
+    // The quota controller has counted them.
+    let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &ns);
+    let used = eventually("the quota's status.used with both pods", 60, || async {
+        let q = quotas.get("compute").await.map_err(|e| e.to_string())?;
+        let used = q.status.and_then(|s| s.used).unwrap_or_default();
+        match used.get("pods") {
+            Some(p) if p.0 == "2" => Ok(used),
+            _ => Err(format!("{used:?}")),
+        }
+    })
+    .await;
+    assert_eq!(qty(&used["requests.cpu"].0), qty("200m"));
+    assert_eq!(qty(&used["requests.memory"].0), qty("64Mi"));
+
+    // describe: Used/Hard as the quota's status says, percentages exact.
+    let out = plugin(&kubeconfig, &["describe", "compute", "-n", &ns, "-o", "json"]);
+    assert!(out.status.success(), "describe: {}", text(&out.stderr));
+    let views: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = views[0]["rows"].as_array().unwrap_or_else(|| panic!("{views}"));
+    let row = |r: &str| rows.iter().find(|x| x["resource"] == r).unwrap_or_else(|| panic!("no {r} row: {views}")).clone();
+    for (r, hard, percent) in [("requests.cpu", "1", 20), ("pods", "5", 40), ("requests.memory", "1Gi", 6)] {
+        let x = row(r);
+        assert_eq!(qty(x["used"].as_str().unwrap()), qty(&used[r].0), "{r}: {x}");
+        assert_eq!(qty(x["hard"].as_str().unwrap()), qty(hard), "{r}: {x}");
+        assert_eq!(x["percent"], percent, "{r}: {x}");
+    }
+    let said = text(&plugin(&kubeconfig, &["describe", "compute", "-n", &ns]).stdout);
+    let cpu_row: Vec<&str> = said.lines().find(|l| l.starts_with("requests.cpu ")).unwrap_or_default().split_whitespace().collect();
+    assert_eq!(cpu_row[..4], ["requests.cpu", "200m", "1", "20%"], "{said}");
+
+    // capacity: the node's allocatable, as its kubelet reports it, against the quota's promise.
+    let node_name = node_name(&node);
+    let n = Api::<Node>::all(c.clone()).get(&node_name).await.unwrap();
+    let allocatable = n.status.and_then(|s| s.allocatable).expect("the node reports allocatable");
+    let nodes = Api::<Node>::all(c.clone()).list(&ListParams::default()).await.unwrap();
+    assert_eq!(nodes.items.len(), 1, "the lab has one node, the harness's");
+    let out = plugin(&kubeconfig, &["capacity", "-n", &ns, "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "capacity: {}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["nodesCounted"], 1, "{report}");
+    let cap_row = |r: &str| {
+        report["resources"].as_array().and_then(|rows| rows.iter().find(|x| x["resource"] == r)).unwrap_or_else(|| panic!("no {r} row: {report}")).clone()
+    };
+    for (r, node_resource, promised) in [("requests.cpu", "cpu", "1"), ("requests.memory", "memory", "1Gi"), ("pods", "pods", "5")] {
+        let x = cap_row(r);
+        assert_eq!(qty(x["allocatable"].as_str().unwrap()), qty(&allocatable[node_resource].0), "{r}: {x}");
+        assert_eq!(qty(x["promised"].as_str().unwrap()), qty(promised), "{r}: {x}");
+        assert_eq!(qty(x["used"].as_str().unwrap()), qty(&used[r].0), "{r}: {x}");
+    }
+}
+
+/// Running, Pending and refused pods side by side in one namespace under one quota: pods that
+/// run, pods the scheduler cannot place (a nodeSelector no node has) and pods quota refuses.
+/// Pending pods count in the quota as running ones do; only the refused workload is blocked, and
+/// `blocked` and `why` say what the cluster shows: its pods, the FailedCreate event's words, the
+/// quota's usage.
+#[tokio::test(flavor = "multi_thread")]
+async fn blocked_and_why_tell_running_pending_and_refused_pods_apart() {
+    let Some(lab) = lab_dir() else { return };
+    let Some(node) = node_dir() else { return };
+    let kubeconfig = lab.join("kubeconfig");
+    let c = client(&kubeconfig).await;
+    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
+    let ns = new_namespace(&c, "node-blocked").await;
+    cleanup.namespaces.push(ns.clone());
+    let quota = format!("apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: compute, namespace: {ns}}}\nspec: {{hard: {{requests.cpu: 500m}}}}\n");
+    let out = kubectl(&kubeconfig, &["apply", "-f", "-"], Some(&quota));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &ns);
+    eventually("the quota's status.hard", 60, || async {
+        quotas.get("compute").await.map_err(|e| e.to_string())?.status.and_then(|s| s.hard).map(|_| ()).ok_or_else(|| "no status".to_string())
+    })
+    .await;
+    let image = node_image(&node, "workload");
+    let deployments = Api::<Deployment>::namespaced(c.clone(), &ns);
+    // 2 x 100m run, 2 x 100m wait for a node that does not exist, then 3 x 100m of which 1 fits.
+    deployments.create(&PostParams::default(), &sleepers(&ns, "runs", &image, 2, "100m", "16Mi", json!({}))).await.unwrap();
+    let nowhere = json!({"nodeSelector": {"kubectl-quota.test/no-such-node": "true"}});
+    deployments.create(&PostParams::default(), &sleepers(&ns, "waits", &image, 2, "100m", "16Mi", nowhere)).await.unwrap();
+    eventually("runs: 2 Running, waits: 2 Pending", 120, || async {
+        let (r, w) = (phases(&c, &ns, "runs").await, phases(&c, &ns, "waits").await);
+        if r == ["Running", "Running"] && w == ["Pending", "Pending"] {
+            Ok(())
+        } else {
+            Err(format!("runs {r:?} waits {w:?}\n{}", pods_report(&c, &node, &ns).await))
+        }
+    })
+    .await;
+    deployments.create(&PostParams::default(), &sleepers(&ns, "refused", &image, 3, "100m", "16Mi", json!({}))).await.unwrap();
+    let messages = eventually("refused: 1 pod and a FailedCreate", 120, || async {
+        let m = failed_creates(&c, &ns, "refused").await;
+        let p = phases(&c, &ns, "refused").await;
+        let d = deployments.get("refused").await.map_err(|e| e.to_string())?;
+        let current = d.status.and_then(|s| s.replicas).unwrap_or(0);
+        if !m.is_empty() && p.len() == 1 && current == 1 {
+            Ok(m)
+        } else {
+            Err(format!("{m:?} {p:?} status.replicas {current}"))
+        }
+    })
+    .await;
+    let want = "exceeded quota: compute, requested: requests.cpu=100m, used: requests.cpu=500m, limited: requests.cpu=500m";
+    assert!(messages.iter().all(|m| m.ends_with(want)), "{messages:?}");
+    // The Pending pods are in the quota's usage: 2 running + 2 pending + 1 refused's = 500m.
+    let used = quotas.get("compute").await.unwrap().status.and_then(|s| s.used).unwrap_or_default();
+    assert_eq!(qty(&used["requests.cpu"].0), qty("500m"), "{used:?}");
+
+    // blocked: the refused workload alone, with the server's words and why's fix.
+    let out = plugin(&kubeconfig, &["blocked", "-n", &ns, "-o", "json"]);
+    assert_eq!(out.status.code(), Some(1), "blocked: {}{}", text(&out.stdout), text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let blocked = report["blocked"].as_array().unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(blocked.len(), 1, "{report}");
+    let b = &blocked[0];
+    assert_eq!(b["workload"], "deployment/refused", "{report}");
+    assert_eq!(b["waiting"], 2, "{report}");
+    assert_eq!(b["quota"], "compute", "{report}");
+    assert_eq!(b["resources"], json!(["requests.cpu"]), "{report}");
+    // One of the cluster's events, read after `blocked` read them (the controller keeps retrying).
+    let messages = failed_creates(&c, &ns, "refused").await;
+    assert!(b["message"].as_str().is_some_and(|m| m.ends_with(want) && messages.iter().any(|e| e == m)), "{report}\n{messages:?}");
+    assert_eq!(b["fix"], "raise quota compute's requests.cpu by 100m (to 600m) to admit the next pod, or by 200m (to 700m) for all 2 waiting", "{report}");
+
+    // why, for each: the pods the cluster shows, the verdict, and for the refused one the
+    // server's words and the replay against the usage the Pending pods are part of.
+    for (name, verdict, wanted, current) in [("runs", "notBlocked", 2, 2), ("waits", "notBlocked", 2, 2), ("refused", "blockedByQuota", 3, 1)] {
+        let out = plugin(&kubeconfig, &["why", &format!("deployment/{name}"), "-n", &ns, "-o", "json"]);
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("why {name}: {e}: {}{}", text(&out.stdout), text(&out.stderr)));
+        assert_eq!(r["verdict"], verdict, "{name}: {r}");
+        assert_eq!((r["wanted"].as_i64(), r["current"].as_i64()), (Some(wanted), Some(current)), "{name}: {r}");
+        let d = deployments.get(name).await.unwrap();
+        assert_eq!(d.status.and_then(|s| s.replicas).unwrap_or(0) as i64, current, "{name}: the Deployment's status.replicas");
+        assert_eq!(out.status.code(), Some(if name == "refused" { 1 } else { 0 }), "why {name}: {r}");
+    }
+    let out = plugin(&kubeconfig, &["why", "deployment/refused", "-n", &ns]);
+    let said = text(&out.stdout);
+    assert!(said.starts_with("deployment/refused: blocked by quota compute; 1 of 3 pods exist, 2 waiting\n"), "{said}");
+    assert!(said.contains(&format!("  pods \"refused-next\" is forbidden: {want}\n")), "{said}");
+    assert!(said.contains("  quota compute: requests.cpu 100m + used 500m > hard 500m\n"), "{said}");
 }

@@ -9,8 +9,8 @@
 #   3. stops those, starts the same pair on the modern release, and runs every live test target
 #      (tests/live*.rs) again against it, with KUBECTL_QUOTA_LAB_VERSION saying which release,
 #   4. on 1.37, then restarts the default modern cluster empty, starts a node in it
-#      (tests/cluster/node.sh: containerd, kubelet, kube-scheduler, images built here; built once
-#      with the servers) and runs tests/live_node.rs, the one target that needs pods to run, with
+#      (tests/cluster/node.sh: containerd, kubelet, kube-scheduler, metrics-server, images built
+#      here; built once with the servers) and runs tests/live_node.rs, the one target that needs pods to run, with
 #      KUBECTL_QUOTA_NODE; the other targets never see a node (their pods must stay Pending),
 #   5. stops the node and every cluster, whatever happened, and fails if any run failed.
 # Where the clusters cannot be provisioned (not root, no apt-get), the live tests say so and

@@ -385,6 +385,35 @@ EOF
     die "generated serving certificate does not verify"
 }
 
+# The front proxy's CA and the client certificate the API server presents when it proxies to
+# an aggregated API (metrics-server's metrics.k8s.io): the aggregated server trusts the
+# X-Remote-User/-Group headers only from a client certificate of this CA named
+# front-proxy-client, which it reads from kube-system/extension-apiserver-authentication. A CA of
+# its own, as kubeadm makes it: a client certificate of the cluster CA is no front proxy.
+make_front_proxy_certs() {
+  local d=$LAB_DIR
+  if [[ -f $d/front-proxy-ca.crt && -f $d/front-proxy-client.crt && -f $d/front-proxy-client.key ]] &&
+     openssl verify -x509_strict -CAfile "$d/front-proxy-ca.crt" "$d/front-proxy-client.crt" >/dev/null 2>&1; then
+    return 0
+  fi
+  log "generating the front proxy's CA and client certificate"
+  openssl req -x509 -new -nodes -newkey rsa:2048 -sha256 -days 3650 \
+    -keyout "$d/front-proxy-ca.key" -out "$d/front-proxy-ca.crt" -subj "/CN=kubectl-quota-lab-front-proxy-ca" \
+    -addext "basicConstraints=critical,CA:TRUE" \
+    -addext "keyUsage=critical,keyCertSign,cRLSign" \
+    -addext "subjectKeyIdentifier=hash" 2>/dev/null
+  printf '%s\n' "basicConstraints = critical, CA:FALSE" "keyUsage = critical, digitalSignature, keyEncipherment" \
+    "extendedKeyUsage = clientAuth" "authorityKeyIdentifier = keyid" >"$d/front-proxy-client.ext"
+  openssl req -new -nodes -newkey rsa:2048 -sha256 \
+    -keyout "$d/front-proxy-client.key" -out "$d/front-proxy-client.csr" -subj "/CN=front-proxy-client" 2>/dev/null
+  openssl x509 -req -sha256 -days 3650 -in "$d/front-proxy-client.csr" -CA "$d/front-proxy-ca.crt" \
+    -CAkey "$d/front-proxy-ca.key" -CAcreateserial -out "$d/front-proxy-client.crt" -extfile "$d/front-proxy-client.ext" 2>/dev/null
+  rm -f "$d/front-proxy-client.csr" "$d/front-proxy-client.ext" "$d/front-proxy-ca.srl"
+  chmod 600 "$d/front-proxy-ca.key" "$d/front-proxy-client.key"
+  openssl verify -x509_strict -CAfile "$d/front-proxy-ca.crt" "$d/front-proxy-client.crt" >/dev/null ||
+    die "generated front proxy client certificate does not verify"
+}
+
 # Service-account signing key pair, and static tokens (random, kept for the life of $KQ_LAB_DIR).
 make_creds() {
   local d=$LAB_DIR u
@@ -490,6 +519,7 @@ cmd_up() {
   done
 
   make_certs
+  make_front_proxy_certs
   make_creds
   write_kubeconfigs
   rm -rf "$LAB_DIR/etcd-data"   # every cluster starts empty
@@ -511,6 +541,8 @@ cmd_up() {
   # service, as `guard install` does in the cluster) through its endpoints, never its ClusterIP:
   # the lab has no node, so no pod has an address, and a call fails with "no endpoints" before
   # anything is dialled. (Through the ClusterIP, 10.96.x.x, it would leave loopback.)
+  # --requestheader-* and --proxy-client-*: the aggregation layer's front proxy (kubeadm's
+  # values), so that an aggregated API (metrics-server, for the node's HPA test) learns who asks.
   # Nothing else is set: feature gates and served API versions are the release's defaults.
   local insecure=(--insecure-port=0)
   modern && insecure=()
@@ -524,6 +556,10 @@ cmd_up() {
     --service-account-key-file="$LAB_DIR/sa.pub" --service-account-signing-key-file="$LAB_DIR/sa.key" \
     --service-cluster-ip-range=10.96.0.0/16 --endpoint-reconciler-type=none \
     --enable-aggregator-routing=true \
+    --requestheader-client-ca-file="$LAB_DIR/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
+    --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+    --requestheader-extra-headers-prefix=X-Remote-Extra- \
+    --proxy-client-cert-file="$LAB_DIR/front-proxy-client.crt" --proxy-client-key-file="$LAB_DIR/front-proxy-client.key" \
     --profiling=false "${admission[@]}"
   wait_for "kube-apiserver /readyz" curl -sf --max-time 2 --cacert "$LAB_DIR/ca.crt" "$SERVER/readyz"
 
@@ -531,7 +567,9 @@ cmd_up() {
   # All default controllers (resourcequota, namespace, replicaset, deployment, serviceaccount,
   # serviceaccount-token, garbagecollector, ...; in 1.3x also resourceclaim, as on a real
   # cluster); no listening ports (--port, the insecure one, exists only in 1.20), no leader
-  # election.
+  # election. The HPA controller syncs every 5 s (default 15 s), so that the node's HPA test
+  # sees a scale-up within a minute; its other windows keep their defaults (the downscale
+  # stabilization of 5 minutes only holds a raised count up, which that test wants).
   local ports=(--port=0 --secure-port=0)
   modern && ports=(--secure-port=0)
   start kube-controller-manager "$BIN/kube-controller-manager" \
@@ -539,6 +577,7 @@ cmd_up() {
     "${ports[@]}" --leader-elect=false \
     --service-account-private-key-file="$LAB_DIR/sa.key" --root-ca-file="$LAB_DIR/ca.crt" \
     --cluster-signing-cert-file="$LAB_DIR/ca.crt" --cluster-signing-key-file="$LAB_DIR/ca.key" \
+    --horizontal-pod-autoscaler-sync-period=5s \
     --profiling=false
 
   # The viewer gets the built-in read-only ClusterRole `view`.

@@ -11,6 +11,9 @@
 #               address of KQ_NODE_POD_CIDR, pods on it; no masquerade, no port maps
 #   kubelet     of the lab's release (same build as the server), registering node KQ_NODE_NAME
 #   kube-scheduler  of the same release, so that the pods of Deployments land on the node
+#   metrics-server  v0.8.0 from the Go module proxy (modern/metrics-server-v0.8.0), registered as
+#               the APIService v1beta1.metrics.k8s.io, reading the kubelet: `kubectl top` and the
+#               HPA controller's resource metrics work (the lab's API server is its front proxy)
 # and images built here (no registry is reachable), imported into the node's containerd:
 #   pause, workload   one static Go program of ours (tests/cluster/node/workload: pause, sleep,
 #                     burn CPU), each image that file alone on an empty root
@@ -44,6 +47,7 @@
 #   KQ_NODE_NAME            the Node's name                                [lab-node]
 #   KQ_NODE_KUBELET_PORT    kubelet's port, on 127.0.0.1                   [28250]
 #   KQ_NODE_HEALTHZ_PORT    kubelet's healthz port, on 127.0.0.1           [28248]
+#   KQ_NODE_METRICS_PORT    metrics-server's port, on the bridge's address [28443]
 #   KQ_NODE_BRIDGE          the pods' bridge (at most 15 characters)       [kq-lab0]
 #   KQ_NODE_POD_CIDR        the pods' addresses (a /16 to /28)             [10.88.0.0/24]
 #   KQ_NODE_CGROUP_ROOT     the kubelet's cgroupRoot                       [/kubectl-quota-lab-node]
@@ -67,6 +71,7 @@ NODE_DIR=${KQ_NODE_DIR:-$LAB_DIR-node}
 NODE_NAME=${KQ_NODE_NAME:-lab-node}
 KUBELET_PORT=${KQ_NODE_KUBELET_PORT:-28250}
 HEALTHZ_PORT=${KQ_NODE_HEALTHZ_PORT:-28248}
+METRICS_PORT=${KQ_NODE_METRICS_PORT:-28443}
 BRIDGE=${KQ_NODE_BRIDGE:-kq-lab0}
 POD_CIDR=${KQ_NODE_POD_CIDR:-10.88.0.0/24}
 CGROUP_ROOT=${KQ_NODE_CGROUP_ROOT:-/kubectl-quota-lab-node}
@@ -191,11 +196,48 @@ build_images() {
   fi
 }
 
+# metrics-server, from the Go module proxy: our module beside build.sh
+# (modern/metrics-server-vX.Y.Z, committed with its go.sum) names it as a tool. Cached in
+# $CACHE/metrics-server-vX.Y.Z, built in .tmp and renamed under its own lock, as the servers.
+# It serves metrics.k8s.io from the kubelet's /metrics/resource; which Kubernetes release runs
+# the lab does not matter to it (it speaks the stable kubelet and aggregation APIs).
+METRICS_VERSION=v0.8.0
+METRICS_BIN=$CACHE/metrics-server-$METRICS_VERSION
+build_metrics_server() {
+  [[ -x $METRICS_BIN/metrics-server && -f $METRICS_BIN/BUILDINFO ]] && return 0
+  local mod=$HERE/modern/metrics-server-$METRICS_VERSION
+  [[ -f $mod/go.mod && -f $mod/go.sum ]] || die "$mod/go.mod or go.sum missing"
+  mkdir -p "$CACHE"
+  exec 6>"$CACHE/.build-metrics-server-$METRICS_VERSION.lock"
+  flock 6
+  if [[ -x $METRICS_BIN/metrics-server && -f $METRICS_BIN/BUILDINFO ]]; then exec 6>&-; return 0; fi
+  local t0 tmp=$METRICS_BIN.tmp; t0=$(now)
+  rm -rf "$tmp"; mkdir -p "$tmp"
+  log "building metrics-server $METRICS_VERSION (module $mod; several minutes cold)"
+  # Stamped as its Makefile stamps it: the version it reports is the release.
+  (cd "$mod" && CGO_ENABLED=0 GOTOOLCHAIN=local GOWORK=off GOFLAGS=-mod=readonly \
+    GOMODCACHE=${GOMODCACHE:-/var/cache/kubectl-quota-go/mod} GOCACHE=${GOCACHE:-/var/cache/kubectl-quota-go/build} \
+    nice -n 10 "$GO" build -trimpath \
+      -ldflags="-s -w -X k8s.io/client-go/pkg/version.gitVersion=$METRICS_VERSION -X k8s.io/client-go/pkg/version.buildDate=$(date -u +%FT%TZ)" \
+      -o "$tmp/metrics-server" sigs.k8s.io/metrics-server/cmd/metrics-server) >&2 ||
+    die "go build of metrics-server $METRICS_VERSION failed"
+  {
+    echo "metrics-server: $METRICS_VERSION (sigs.k8s.io/metrics-server from the Go module proxy)"
+    echo "go: $("$GO" version)"
+    echo "built: $(date -u +%FT%TZ) on $(nproc) CPUs"
+    echo "seconds: metrics-server $(since "$t0")"
+  } >"$tmp/BUILDINFO"
+  rm -rf "$METRICS_BIN"; mv "$tmp" "$METRICS_BIN"
+  exec 6>&-
+  log "built metrics-server $METRICS_VERSION in $(since "$t0")s: $METRICS_BIN"
+}
+
 cmd_build() {
   [[ $(id -u) == 0 ]] || die "needs root"
   apt_install containerd runc containernetworking-plugins buildah iptables iproute2 curl ca-certificates binutils
   build_binaries
   build_images
+  build_metrics_server
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -219,7 +261,7 @@ start() {   # start LOGNAME PIDFILE CMD...
   rm -f "$pidfile"
   # shellcheck disable=SC2016 # expanded by the inner bash
   setsid bash -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@" \
-    </dev/null >"$NODE_DIR/$name.log" 2>&1 7>&- 8>&- 9>&- &
+    </dev/null >"$NODE_DIR/$name.log" 2>&1 6>&- 7>&- 8>&- 9>&- &
   local i; for i in $(seq 100); do pid_of "${1##*/}" "$pidfile" >/dev/null && return 0; sleep 0.1; done
   die "$name did not start"
 }
@@ -334,7 +376,9 @@ EOF
 }
 EOF
   # A test node: anonymous requests to the kubelet are allowed (it listens on loopback only);
-  # thresholds loose, since the disk is shared with the builds.
+  # no disk-pressure eviction ("0%" turns a signal off; one left out gets its default): the disk
+  # is shared with the builds, and at 98% used the kubelet tainted the node disk-pressure and
+  # every new pod stayed Pending.
   cat >"$d/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -354,7 +398,7 @@ failSwapOn: false
 containerRuntimeEndpoint: unix://$SOCK
 resolvConf: ""
 enforceNodeAllocatable: []
-evictionHard: {memory.available: "1Mi", nodefs.available: "1%", nodefs.inodesFree: "1%", imagefs.available: "1%"}
+evictionHard: {memory.available: "1Mi", nodefs.available: "0%", nodefs.inodesFree: "0%", imagefs.available: "0%", imagefs.inodesFree: "0%"}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 imageMinimumGCAge: 87600h
@@ -380,6 +424,62 @@ route_api_service() {
               -j DNAT --to-destination "127.0.0.1:$port")
   iptables -t nat -C "${rule[@]}" 2>/dev/null || iptables -t nat -A "${rule[@]}"
   printf '%s\n' "${rule[@]}" >"$NODE_DIR/dnat-rule"   # one word a line, for down
+}
+
+# route_kubelet_address IP: what dials the node's address IP (its InternalIP, off loopback) at
+# the kubelet's port from this machine reaches the kubelet on 127.0.0.1: metrics-server picks a
+# node's address from its status, as in a cluster. One DNAT rule on locally made packets, for
+# that address and port only.
+route_kubelet_address() {
+  local rule=(OUTPUT -d "$1/32" -p tcp --dport "$KUBELET_PORT" -m comment --comment "kubectl-quota lab node $NODE_DIR"
+              -j DNAT --to-destination "127.0.0.1:$KUBELET_PORT")
+  iptables -t nat -C "${rule[@]}" 2>/dev/null || iptables -t nat -A "${rule[@]}"
+  printf '%s\n' "${rule[@]}" >"$NODE_DIR/kubelet-dnat-rule"
+}
+
+# start_metrics_server IP: metrics-server beside the node (an extra process, stopped by down),
+# registered as the v1beta1.metrics.k8s.io APIService the way a cluster registers it: a Service
+# kube-system/metrics-server whose endpoint is this machine's bridge address, which the API
+# server dials (--enable-aggregator-routing) with its front-proxy client certificate. It scrapes
+# the kubelet at the node's InternalIP (routed above) every 10 s, its shortest resolution.
+start_metrics_server() {
+  local ip=$1 d=$NODE_DIR/metrics-server
+  mkdir -p "$d"
+  start metrics-server "$NODE_DIR/extra-metrics-server.pid" "$METRICS_BIN/metrics-server" \
+    --kubeconfig="$LAB_DIR/kubeconfig" --authentication-kubeconfig="$LAB_DIR/kubeconfig" \
+    --authorization-kubeconfig="$LAB_DIR/kubeconfig" \
+    --bind-address="$GATEWAY" --secure-port="$METRICS_PORT" --cert-dir="$d" \
+    --kubelet-insecure-tls --kubelet-preferred-address-types=InternalIP --kubelet-use-node-status-port \
+    --metric-resolution=10s --kubelet-request-timeout=5s --profiling=false
+  local svc='{"apiVersion":"v1","kind":"Service","metadata":{"name":"metrics-server","namespace":"kube-system",
+      "labels":{"app.kubernetes.io/managed-by":"kubectl-quota-lab-node"}},
+      "spec":{"ports":[{"name":"https","port":443,"protocol":"TCP","targetPort":'"$METRICS_PORT"'}]}}'
+  local ep='{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"metrics-server","namespace":"kube-system",
+      "labels":{"app.kubernetes.io/managed-by":"kubectl-quota-lab-node"}},
+      "subsets":[{"addresses":[{"ip":"'"$GATEWAY"'"}],"ports":[{"name":"https","port":'"$METRICS_PORT"',"protocol":"TCP"}]}]}'
+  local apisvc='{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"v1beta1.metrics.k8s.io",
+      "labels":{"app.kubernetes.io/managed-by":"kubectl-quota-lab-node"}},
+      "spec":{"group":"metrics.k8s.io","version":"v1beta1","insecureSkipTLSVerify":true,
+      "groupPriorityMinimum":100,"versionPriority":100,
+      "service":{"name":"metrics-server","namespace":"kube-system","port":443}}}'
+  local out
+  out=$(api POST /api/v1/namespaces/kube-system/services "$svc"); [[ ${out##*$'\n'} == 201 || ${out##*$'\n'} == 409 ]] ||
+    die "creating Service kube-system/metrics-server: $out"
+  out=$(api POST /api/v1/namespaces/kube-system/endpoints "$ep"); [[ ${out##*$'\n'} == 201 || ${out##*$'\n'} == 409 ]] ||
+    die "creating Endpoints kube-system/metrics-server: $out"
+  out=$(api POST /apis/apiregistration.k8s.io/v1/apiservices "$apisvc"); [[ ${out##*$'\n'} == 201 || ${out##*$'\n'} == 409 ]] ||
+    die "creating APIService v1beta1.metrics.k8s.io: $out"
+  wait_for "metrics-server serving (APIService v1beta1.metrics.k8s.io Available)" metrics_available
+  # Not waited for: the node's own figures, which arrive after two scrapes (until then
+  # `kubectl top node` answers "metrics not available yet"); a test that needs them waits for
+  # them while the others run.
+}
+
+metrics_available() {
+  pid_of metrics-server "$NODE_DIR/extra-metrics-server.pid" >/dev/null || {
+    log "metrics-server exited; tail of $NODE_DIR/metrics-server.log:"; tail -n 25 "$NODE_DIR/metrics-server.log" >&2; exit 1; }
+  local out; out=$(api GET /apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io | tr -d ' \n')
+  [[ $out == *'"type":"Available","status":"True"'* ]]
 }
 
 # make_cgroup_root: the kubelet wants its cgroupRoot to exist in every hierarchy (cgroupfs
@@ -459,6 +559,14 @@ cmd_up() {
     --kubeconfig="$LAB_DIR/kcm.kubeconfig" --leader-elect=false --secure-port=0 --profiling=false
   sleep 1
   pid_of kube-scheduler >/dev/null || { tail -n 25 "$NODE_DIR/kube-scheduler.log" >&2; die "kube-scheduler exited"; }
+
+  if [[ -n $ip ]]; then
+    log "starting metrics-server $METRICS_VERSION on $GATEWAY:$METRICS_PORT"
+    route_kubelet_address "$ip"
+    start_metrics_server "$ip"
+  else
+    log "no address off loopback: no metrics-server (it reads the kubelet at the node's InternalIP)"
+  fi
   touch "$NODE_DIR/ready"
   log "up in $(since "$t0")s: node $NODE_NAME Ready in the lab at $(lab_server)"
   cmd_env
@@ -494,6 +602,13 @@ down_all() {
       log "deleted the node's $n pods"
     fi
   fi
+  # metrics-server's registration first: an APIService left without its server makes the lab's
+  # discovery answer "metrics.k8s.io/v1beta1: the server is currently unable to handle the request".
+  if [[ -f $NODE_DIR/extra-metrics-server.pid ]] && lab_up; then
+    api DELETE /apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io >/dev/null || true
+    api DELETE /api/v1/namespaces/kube-system/services/metrics-server >/dev/null || true
+    api DELETE /api/v1/namespaces/kube-system/endpoints/metrics-server >/dev/null || true
+  fi
   for f in "$NODE_DIR"/extra-*.pid; do
     [[ -f $f ]] || continue
     pid=$(<"$f")
@@ -528,11 +643,12 @@ down_all() {
   awk -v d="$NODE_DIR/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r | while read -r m; do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "cannot unmount $m"
   done
-  if [[ -f $NODE_DIR/dnat-rule ]]; then
-    local rule; mapfile -t rule <"$NODE_DIR/dnat-rule"
+  for f in "$NODE_DIR/dnat-rule" "$NODE_DIR/kubelet-dnat-rule"; do
+    [[ -f $f ]] || continue
+    local rule; mapfile -t rule <"$f"
     while iptables -t nat -D "${rule[@]}" 2>/dev/null; do :; done
-    rm -f "$NODE_DIR/dnat-rule"
-  fi
+    rm -f "$f"
+  done
   if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link del "$BRIDGE" 2>/dev/null || log "cannot remove bridge $BRIDGE"; fi
   # The kubelet's cgroups (cgroupfs driver: one tree per v1 controller, and the unified one).
   local cg

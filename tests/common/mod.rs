@@ -4,6 +4,7 @@
 
 pub mod ci;
 pub mod live;
+pub mod node;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
