@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use common::live::{client, eventually, lab_dir, new_namespace, plugin, text};
+use common::live::{client, eventually, lab_dir, new_namespace, plugin, plugin_stdin, text};
 use common::node::{failed_creates, node_dir, node_image, node_name, HpaIntoQuota};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod, ResourceQuota};
@@ -312,7 +312,17 @@ async fn the_real_hpa_scales_a_deployment_into_its_quota_on_real_metrics() {
     let ns = new_namespace(&c, "node-hpa").await;
     cleanup.namespaces.push(ns.clone());
     let s = HpaIntoQuota::new(&ns, &node_image(&node, "workload"));
-    s.create(&c).await;
+    s.create_quota(&c).await;
+    // Before: check says how far the quota lets the HPA scale the Deployment.
+    let before = plugin_stdin(&kubeconfig, &["check", "-f", "-", "-n", &ns, "--quiet", "--fail-on-ceiling"], &s.workload_manifests());
+    let said = text(&before.stdout);
+    let ceiling = format!(
+        "HPA {0} scales deployment/{0} from {1} to {2} pods; quota {3} lets {4} run (requests.cpu): scale-ups past {4} will be refused",
+        s.name, s.min_replicas, s.max_replicas, s.quota, s.fit
+    );
+    assert!(said.contains(&format!("  autoscaling: {ceiling}\n")), "check before: {said}{}", text(&before.stderr));
+    assert_eq!(before.status.code(), Some(1), "check --fail-on-ceiling: {said}");
+    s.create_workload(&c).await;
 
     // metrics-server is registered and serves the node's figures (after its first two scrapes).
     let top = eventually("kubectl top node", 90, || async {
@@ -364,6 +374,23 @@ async fn the_real_hpa_scales_a_deployment_into_its_quota_on_real_metrics() {
     // The HPA still wants more than can exist.
     let (_, desired) = s.hpa_replicas(&c).await.expect("the HPA's status");
     assert!(desired > fit, "HPA desiredReplicas {desired}\n{}", hpa_report(&c, &node, &s).await);
+
+    // After: why names the HPA, and a live check of the same manifests says what exists.
+    let out = plugin(&kubeconfig, &["why", &format!("deployment/{}", s.name), "-n", &ns, "-o", "json"]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("why: {e}: {}{}", text(&out.stdout), text(&out.stderr)));
+    assert_eq!(r["verdict"], "blockedByQuota", "{r}");
+    assert_eq!(r["current"].as_i64(), Some(i64::from(s.fit)), "{r}");
+    let wanted = r["wanted"].as_i64().unwrap_or(0);
+    assert_eq!(
+        r["autoscaler"].as_str(),
+        Some(format!("HPA {0} wants {wanted}, {1} exist: quota {2} refuses the rest", s.name, s.fit, s.quota).as_str()),
+        "{r}"
+    );
+    let after = plugin_stdin(&kubeconfig, &["check", "-f", "-", "-n", &ns, "-o", "json"], &s.workload_manifests());
+    let report: Value = serde_json::from_slice(&after.stdout).unwrap_or_else(|e| panic!("check after: {e}: {}", text(&after.stderr)));
+    let d = &report["documents"][0];
+    assert_eq!((d["replicasAdmitted"].as_i64(), d["autoscaling"]["fits"].as_i64()), (Some(i64::from(s.fit)), Some(i64::from(s.fit))), "{d}");
+    assert!(d["podMessage"].as_str().is_some_and(|m| m.ends_with(&want)), "{d}");
 
     // `kubectl top` reads the same metrics the HPA read.
     let top = eventually("kubectl top pod", 60, || async {

@@ -78,6 +78,24 @@ pub fn plugin(kubeconfig: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Runs the plugin binary against a kubeconfig, with `input` on its standard input.
+pub fn plugin_stdin(kubeconfig: &Path, args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).to_string()
 }

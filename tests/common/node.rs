@@ -130,8 +130,23 @@ spec:
     /// Creates the quota, waits until its controller has set its status (so that the
     /// Deployment's pods are counted from the first), then the Deployment and the HPA.
     pub async fn create(&self, c: &Client) {
-        let docs: Vec<serde_json::Value> =
-            self.manifests.split("\n---\n").map(|d| serde_saphyr::from_str::<serde_json::Value>(d).unwrap_or_else(|e| panic!("{e}: {d}"))).collect();
+        self.create_quota(c).await;
+        self.create_workload(c).await;
+    }
+
+    /// The Deployment and the HPA, as one YAML stream (what `check -f -` is given once the
+    /// quota exists).
+    pub fn workload_manifests(&self) -> String {
+        self.manifests.split("\n---\n").skip(1).collect::<Vec<_>>().join("\n---\n")
+    }
+
+    fn docs(&self) -> Vec<serde_json::Value> {
+        self.manifests.split("\n---\n").map(|d| serde_saphyr::from_str::<serde_json::Value>(d).unwrap_or_else(|e| panic!("{e}: {d}"))).collect()
+    }
+
+    /// The quota, waited for until its controller has set its status.
+    pub async fn create_quota(&self, c: &Client) {
+        let docs = self.docs();
         let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &self.namespace);
         quotas.create(&PostParams::default(), &serde_json::from_value(docs[0].clone()).unwrap()).await.unwrap();
         super::live::eventually("the quota's status.hard", 60, || async {
@@ -139,6 +154,11 @@ spec:
             q.status.and_then(|s| s.hard).map(|_| ()).ok_or_else(|| "no status yet".to_string())
         })
         .await;
+    }
+
+    /// The Deployment, then the HPA.
+    pub async fn create_workload(&self, c: &Client) {
+        let docs = self.docs();
         let deployments = Api::<Deployment>::namespaced(c.clone(), &self.namespace);
         deployments.create(&PostParams::default(), &serde_json::from_value(docs[1].clone()).unwrap()).await.unwrap();
         let hpas = Api::<HorizontalPodAutoscaler>::namespaced(c.clone(), &self.namespace);
