@@ -264,16 +264,7 @@ pub fn clear_pvc_status(pvc: &mut Pvc) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::objects::Container;
-    use crate::quantity::Quantity;
-
-    fn rl(pairs: &[(&str, &str)]) -> ResourceList {
-        pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect()
-    }
-
-    fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
-        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), sidecar: false }], ..Pod::default() }
-    }
+    use crate::objects::testing::pod_with;
 
     #[test]
     fn explicit_requests_are_never_overwritten() {

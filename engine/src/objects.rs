@@ -489,3 +489,21 @@ impl Object {
         format!("{}/{}", self.type_info.kind.to_lowercase(), self.meta.name)
     }
 }
+
+/// Builders the unit tests of several modules share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Container, Pod};
+    use crate::quantity::Quantity;
+    use crate::resources::ResourceList;
+
+    /// A resource list from `(name, quantity)` pairs.
+    pub fn rl(pairs: &[(&str, &str)]) -> ResourceList {
+        pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect()
+    }
+
+    /// A pod of one container `app` with these requests and limits.
+    pub fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
+        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), sidecar: false }], ..Pod::default() }
+    }
+}

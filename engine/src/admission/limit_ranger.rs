@@ -255,13 +255,7 @@ pub fn validate_pvc(pvc: &Pvc, limit_ranges: &[(&str, &[LimitRangeItem])]) -> Re
 mod tests {
     use super::*;
 
-    fn rl(pairs: &[(&str, &str)]) -> ResourceList {
-        pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect()
-    }
-
-    fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
-        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), sidecar: false }], ..Pod::default() }
-    }
+    use crate::objects::testing::{pod_with, rl};
 
     #[test]
     fn defaulting_notes_are_kept_to_a_hundred_with_a_count_of_the_rest() {
