@@ -364,6 +364,11 @@ impl<'a> Checker<'a> {
         let mut stored = obj;
         stored.meta.resource_version = Some("1".into());
         stored.meta.namespace = Some(ns.clone());
+        // The server ignores a created namespace's status (it starts Active); applying one being
+        // terminated leaves it so.
+        if let Body::Namespace { terminating } = &mut stored.body {
+            *terminating = self.state.terminating.contains(&stored.meta.name);
+        }
         // Only the kinds admission consults go into the state's lists (no copy of the rest).
         if matches!(
             stored.body,

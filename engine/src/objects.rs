@@ -411,6 +411,11 @@ pub enum Body {
     DeviceClass {
         extended_resource_name: Option<String>,
     },
+    /// A Namespace: whether it is being terminated (`status.phase: Terminating`, which the
+    /// server sets when the namespace is deleted), when nothing may be created in it.
+    Namespace {
+        terminating: bool,
+    },
     /// Anything else: only counted (`count/<resource>`).
     Other,
 }

@@ -244,6 +244,7 @@ impl Cache {
             runtime_classes: state.runtime_classes.clone(),
             device_classes: state.device_classes.clone(),
             namespaces: labels.clone().map(|l| [(ns.to_string(), l)].into()),
+            terminating: state.terminating.get(ns).map(|n| [n.clone()].into()).unwrap_or_default(),
             ..ClusterState::default()
         };
         (copy, labels.unwrap_or_default())
@@ -263,7 +264,10 @@ fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
         Kind::StorageClasses => s.storage_classes = Some(listed.storage_classes.unwrap_or_default()),
         Kind::RuntimeClasses => s.runtime_classes = Some(listed.runtime_classes.unwrap_or_default()),
         Kind::DeviceClasses => s.device_classes = Some(listed.device_classes.unwrap_or_default()),
-        Kind::Namespaces => s.namespaces = Some(listed.namespaces.unwrap_or_default()),
+        Kind::Namespaces => {
+            s.namespaces = Some(listed.namespaces.unwrap_or_default());
+            s.terminating = listed.terminating;
+        }
     }
 }
 
@@ -305,6 +309,7 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
         }
         Kind::Namespaces => {
             s.namespaces.as_mut().map(|m| m.remove(name));
+            s.terminating.remove(name);
         }
     }
 }

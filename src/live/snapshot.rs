@@ -241,8 +241,9 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
 }
 
 /// The namespaces a snapshot covers that exist (the one it was taken of, or all of them), as
-/// Namespace objects with their name and labels only: what an offline check consults
-/// (whether a namespace exists; its admin-access label). Nothing else of theirs is kept, so
+/// Namespace objects with their name and labels only, and the phase of one being terminated:
+/// what an offline check consults (whether a namespace exists and takes new objects; its
+/// admin-access label). Nothing else of theirs is kept, so
 /// two snapshots of an unchanged namespace are the same file.
 async fn snapshot_namespaces(conn: &Conn, scope: &Scope<'_>) -> Result<Vec<serde_json::Value>, ReadError> {
     let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
@@ -261,7 +262,12 @@ async fn snapshot_namespaces(conn: &Conn, scope: &Scope<'_>) -> Result<Vec<serde
             if let Some(labels) = n.metadata.labels.filter(|l| !l.is_empty()) {
                 meta["labels"] = serde_json::json!(labels);
             }
-            Some(serde_json::json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": meta }))
+            let mut ns = serde_json::json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": meta });
+            // Nothing new can be created in a namespace being terminated.
+            if n.status.and_then(|s| s.phase).as_deref() == Some("Terminating") || n.metadata.deletion_timestamp.is_some() {
+                ns["status"] = serde_json::json!({ "phase": "Terminating" });
+            }
+            Some(ns)
         })
         .collect();
     out.sort_by(|a, b| a["metadata"]["name"].as_str().cmp(&b["metadata"]["name"].as_str()));

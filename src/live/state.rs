@@ -311,7 +311,10 @@ pub async fn live_state(conn: &Conn, objs: &mut [Object]) -> Result<LiveState, R
     let namespaces: BTreeSet<String> = objs.iter().map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone())).collect();
     let (mut state, mut incomplete) = cluster_state(conn, &namespaces).await?;
     match namespaces_existing(conn, &namespaces).await {
-        Ok(existing) => state.namespaces = Some(existing),
+        Ok((existing, terminating)) => {
+            state.namespaces = Some(existing);
+            state.terminating = terminating;
+        }
         Err(e) => incomplete.push(Gap::always(format!("{e}; whether the namespace exists is not checked"))),
     }
     let (notes, unread) = resolve_and_existing(conn, objs, &mut state).await;
@@ -319,21 +322,26 @@ pub async fn live_state(conn: &Conn, objs: &mut [Object]) -> Result<LiveState, R
     Ok(LiveState { state, notes, incomplete })
 }
 
-/// Which of `names` exist as namespaces, with their labels: `Err` (why) when that cannot be
-/// read (no `get` on namespaces), in which case the check does not decide it.
-pub async fn namespaces_existing(conn: &Conn, names: &BTreeSet<String>) -> Result<BTreeMap<String, BTreeMap<String, String>>, String> {
+/// Which of `names` exist as namespaces, with their labels, and which of those are being
+/// terminated: `Err` (why) when that cannot be read (no `get` on namespaces), in which case
+/// the check does not decide it.
+pub async fn namespaces_existing(conn: &Conn, names: &BTreeSet<String>) -> Result<(BTreeMap<String, BTreeMap<String, String>>, BTreeSet<String>), String> {
     let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
     let mut out = BTreeMap::new();
+    let mut terminating = BTreeSet::new();
     for name in names {
         match within(conn.timeout, api.get_opt(name)).await {
             Ok(Some(n)) => {
+                if n.status.and_then(|s| s.phase).as_deref() == Some("Terminating") || n.metadata.deletion_timestamp.is_some() {
+                    terminating.insert(name.clone());
+                }
                 out.insert(name.clone(), n.metadata.labels.unwrap_or_default());
             }
             Ok(None) => {}
             Err(e) => return Err(format!("cannot read namespace {name:?} ({})", transport_message(&conn.server, &e))),
         }
     }
-    Ok(out)
+    Ok((out, terminating))
 }
 
 /// Documents of one namespace and kind above which `resolve_and_existing` LISTs the kind

@@ -6,7 +6,7 @@
 //!
 //! | order | plugin | halves | here |
 //! |---|---|---|---|
-//! | 1 | NamespaceLifecycle | mutating | [`namespace_lifecycle`]: a namespace that does not exist |
+//! | 1 | NamespaceLifecycle | mutating | [`namespace_lifecycle`]: a namespace that does not exist, or is being terminated |
 //! | 2 | LimitRanger | mutating, validating | [`limit_ranger`]: defaults; min, max, ratio |
 //! | 3 | ServiceAccount | mutating, validating | not replayed |
 //! | 4 | PodSecurity | validating | not replayed (a note says when a namespace enforces it) |
@@ -36,7 +36,7 @@ pub use resource_quota::{
     Refusal, RefusalReason, Request, ResourceRow,
 };
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dra::DeviceClasses;
 use crate::objects::{Body, LimitRangeItem, Object, StorageClassInfo};
@@ -49,6 +49,8 @@ use crate::version::Rules;
 pub struct Cluster<'a> {
     /// Namespaces known to exist, with their labels.
     pub namespaces: Option<&'a BTreeMap<String, BTreeMap<String, String>>>,
+    /// Namespaces known to be being terminated.
+    pub terminating: Option<&'a BTreeSet<String>>,
     /// LimitRanges of the object's namespace: (name, items), in name order.
     pub limit_ranges: &'a [(String, Vec<LimitRangeItem>)],
     /// PriorityClasses by name: (globalDefault, value).
@@ -78,6 +80,11 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
     if obj.type_info.namespaced {
         if let Some(message) = namespace_lifecycle::refusal(ns, cluster.namespaces) {
             return (Decision::refused(RefusalReason::NamespaceNotFound, message), vec![]);
+        }
+        if old.is_none() {
+            if let Some(message) = namespace_lifecycle::terminating_refusal(ns, cluster.terminating) {
+                return (Decision::refused(RefusalReason::Admission, message), vec![]);
+            }
         }
     }
     let mutations = match old {

@@ -35,6 +35,8 @@ pub struct ClusterState {
     /// in another namespace is refused as the server refuses it (`namespaces "x" not found`),
     /// and a claim asking for admin access needs its namespace's label.
     pub namespaces: Option<BTreeMap<String, BTreeMap<String, String>>>,
+    /// Namespaces known to be being terminated: nothing new is created in them.
+    pub terminating: BTreeSet<String>,
     /// The namespaces' ResourceClaimTemplates could not be read: a pod naming one that is not
     /// in the state cannot be decided (when false, a template not in the state does not exist).
     pub claim_templates_unknown: bool,
@@ -192,6 +194,7 @@ impl ClusterState {
             device_classes: self.device_classes.clone(),
             seen: BTreeSet::new(),
             namespaces: self.namespaces.clone(),
+            terminating: self.terminating.clone(),
             claim_templates_unknown: self.claim_templates_unknown,
         }
     }
@@ -246,7 +249,12 @@ impl ClusterState {
             Body::DeviceClass { extended_resource_name } => {
                 std::sync::Arc::make_mut(self.device_classes.get_or_insert_with(Default::default)).insert(name, extended_resource_name);
             }
-            _ if o.type_info.kind == "Namespace" && o.type_info.group.is_empty() => {
+            Body::Namespace { terminating } => {
+                if terminating {
+                    self.terminating.insert(name.clone());
+                } else {
+                    self.terminating.remove(&name);
+                }
                 self.namespaces.get_or_insert_with(BTreeMap::new).insert(name, o.meta.labels);
             }
             _ => {}

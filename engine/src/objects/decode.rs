@@ -597,6 +597,12 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
             let ext = v.get("spec").and_then(|s| s.get("extendedResourceName")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
             (generic_meta()?, Body::DeviceClass { extended_resource_name: ext })
         }
+        ("", "Namespace") => {
+            // The server refuses creates by the phase alone; a deleted namespace has it.
+            let phase = v.get("status").and_then(|s| s.get("phase")).and_then(Value::as_str);
+            let deleted = v.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|t| !t.is_null());
+            (generic_meta()?, Body::Namespace { terminating: phase == Some("Terminating") || deleted })
+        }
         _ => (generic_meta()?, Body::Other),
     })
 }
