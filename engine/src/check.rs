@@ -357,6 +357,14 @@ impl<'a> Checker<'a> {
         }
         if obj.type_info.kind == "Namespace" && obj.type_info.group.is_empty() {
             self.created_namespaces.insert(obj.meta.name.clone());
+            // The serviceaccounts controller gives a new namespace its `default` at once, and
+            // the plugin waits for that one (it retries the lookup for about a second).
+            self.state.service_accounts.entry(obj.meta.name.clone()).or_default().insert(crate::admission::service_account::DEFAULT.into());
+        }
+        if obj.type_info.kind == "ServiceAccount" && obj.type_info.group.is_empty() {
+            if let Some(known) = self.state.service_accounts.get_mut(&ns) {
+                known.insert(obj.meta.name.clone());
+            }
         }
         if let Body::ResourceQuota(q) = &mut obj.body {
             report.notes.push(self.new_quota_status(q, &ns));

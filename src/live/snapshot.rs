@@ -23,6 +23,8 @@ struct SnapshotKind {
 const SNAPSHOT_KINDS: &[SnapshotKind] = &[
     SnapshotKind { group: "", versions: &["v1"], kind: "ResourceQuota", plural: "resourcequotas", namespaced: true, optional: false },
     SnapshotKind { group: "", versions: &["v1"], kind: "LimitRange", plural: "limitranges", namespaced: true, optional: false },
+    // Names only: a pod naming one that does not exist is refused (the ServiceAccount plugin).
+    SnapshotKind { group: "", versions: &["v1"], kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true, optional: true },
     SnapshotKind { group: "scheduling.k8s.io", versions: &["v1"], kind: "PriorityClass", plural: "priorityclasses", namespaced: false, optional: false },
     SnapshotKind { group: "storage.k8s.io", versions: &["v1"], kind: "StorageClass", plural: "storageclasses", namespaced: false, optional: false },
     SnapshotKind { group: "node.k8s.io", versions: &["v1", "v1beta1"], kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false, optional: true },
@@ -186,6 +188,11 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
                 o.insert("apiVersion".into(), api_version.clone().into());
                 o.insert("kind".into(), k.kind.into());
                 trim_metadata(k.kind, &mut v);
+                if k.kind == "ServiceAccount" {
+                    // The plugin looks a ServiceAccount up by name; its secrets say nothing.
+                    let m = &v["metadata"];
+                    v = serde_json::json!({"apiVersion": api_version, "kind": k.kind, "metadata": {"name": m["name"], "namespace": m["namespace"]}});
+                }
                 Some(v)
             })
             .collect();

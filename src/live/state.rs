@@ -317,9 +317,44 @@ pub async fn live_state(conn: &Conn, objs: &mut [Object]) -> Result<LiveState, R
         }
         Err(e) => incomplete.push(Gap::always(format!("{e}; whether the namespace exists is not checked"))),
     }
+    service_accounts(conn, objs, &mut state, &mut incomplete).await;
     let (notes, unread) = resolve_and_existing(conn, objs, &mut state).await;
     incomplete.extend(unread.into_iter().map(Gap::always));
     Ok(LiveState { state, notes, incomplete })
+}
+
+/// The ServiceAccounts (names) of the namespaces where a document makes pods: one LIST per
+/// such namespace, all at once. One that cannot be read leaves that namespace's unknown (a
+/// pod naming a ServiceAccount other than `default` there cannot be decided), and is a gap.
+async fn service_accounts(conn: &Conn, objs: &[Object], state: &mut ClusterState, gaps: &mut Vec<Gap>) {
+    use k8s_openapi::api::core::v1::ServiceAccount;
+    let with_pods: BTreeSet<String> = objs
+        .iter()
+        .filter(|o| matches!(o.body, objects::Body::Pod(_) | objects::Body::Workload(_)))
+        .map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone()))
+        .collect();
+    let tasks: Vec<_> = with_pods
+        .into_iter()
+        .map(|ns| {
+            let conn = conn.clone();
+            tokio::spawn(async move {
+                let what = format!("list serviceaccounts in namespace {ns:?}");
+                let r = list_objects::<ServiceAccount>(&conn, Some(&ns), what).await;
+                (ns, r)
+            })
+        })
+        .collect();
+    for t in tasks {
+        let Ok((ns, r)) = t.await else { continue };
+        match r {
+            Ok(items) => {
+                state.service_accounts.entry(ns.clone()).or_default();
+                items.into_iter().for_each(|o| state.add(o, &ns));
+            }
+            Err(e) => gaps
+                .push(Gap { lacking: Some(Lacking::ServiceAccounts), text: format!("{e}; a pod naming a ServiceAccount that does not exist is not refused") }),
+        }
+    }
 }
 
 /// Which of `names` exist as namespaces, with their labels, and which of those are being

@@ -193,6 +193,7 @@ fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<TakenContainers
         pod_limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
         pod_level_shared: Vec::new(),
         priority_class_name: spec.priority_class_name.clone().unwrap_or_default(),
+        service_account_name: spec.service_account_name.clone().filter(|s| !s.is_empty()).or_else(|| spec.service_account.clone()).unwrap_or_default(),
         active_deadline_seconds: spec.active_deadline_seconds,
         runtime_class_name: spec.runtime_class_name.clone().filter(|s| !s.is_empty()),
         cross_namespace_affinity: cross_namespace_affinity(&spec.affinity),
