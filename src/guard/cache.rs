@@ -3,7 +3,7 @@
 //! API call is made while a request waits. A request takes a copy of its namespace's part
 //! ([`Cache::for_namespace`]) and decides without holding any lock.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::RwLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -27,11 +27,21 @@ pub enum Kind {
     RuntimeClasses,
     DeviceClasses,
     Namespaces,
+    /// Names only: a workload's pods naming one that does not exist are refused.
+    ServiceAccounts,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] =
-        [Kind::ResourceQuotas, Kind::LimitRanges, Kind::PriorityClasses, Kind::StorageClasses, Kind::RuntimeClasses, Kind::DeviceClasses, Kind::Namespaces];
+    pub const ALL: [Kind; 8] = [
+        Kind::ResourceQuotas,
+        Kind::LimitRanges,
+        Kind::PriorityClasses,
+        Kind::StorageClasses,
+        Kind::RuntimeClasses,
+        Kind::DeviceClasses,
+        Kind::Namespaces,
+        Kind::ServiceAccounts,
+    ];
 
     /// The resource's name, as metrics and `/status` show it.
     pub fn resource(self) -> &'static str {
@@ -43,6 +53,7 @@ impl Kind {
             Kind::RuntimeClasses => "runtimeclasses.node.k8s.io",
             Kind::DeviceClasses => "deviceclasses.resource.k8s.io",
             Kind::Namespaces => "namespaces",
+            Kind::ServiceAccounts => "serviceaccounts",
         }
     }
 }
@@ -65,7 +76,7 @@ struct KindState {
 pub struct Cache {
     state: RwLock<ClusterState>,
     quantities: Quantities,
-    kinds: [KindState; 7],
+    kinds: [KindState; 8],
     started: Instant,
 }
 
@@ -245,6 +256,7 @@ impl Cache {
             device_classes: state.device_classes.clone(),
             namespaces: labels.clone().map(|l| [(ns.to_string(), l)].into()),
             terminating: state.terminating.get(ns).map(|n| [n.clone()].into()).unwrap_or_default(),
+            service_accounts: state.service_accounts.get(ns).map(|s| [(ns.to_string(), s.clone())].into()).unwrap_or_default(),
             ..ClusterState::default()
         };
         (copy, labels.unwrap_or_default())
@@ -268,6 +280,7 @@ fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
             s.namespaces = Some(listed.namespaces.unwrap_or_default());
             s.terminating = listed.terminating;
         }
+        Kind::ServiceAccounts => s.service_accounts = listed.service_accounts,
     }
 }
 
@@ -311,6 +324,14 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
             s.namespaces.as_mut().map(|m| m.remove(name));
             s.terminating.remove(name);
         }
+        Kind::ServiceAccounts => {
+            if let Some(set) = s.service_accounts.get_mut(ns) {
+                set.remove(name);
+                if set.is_empty() {
+                    s.service_accounts.remove(ns);
+                }
+            }
+        }
     }
 }
 
@@ -323,6 +344,7 @@ fn count(s: &ClusterState, k: Kind) -> usize {
         Kind::RuntimeClasses => s.runtime_classes.as_ref().map_or(0, BTreeMap::len),
         Kind::DeviceClasses => s.device_classes.as_ref().map_or(0, |d| d.len()),
         Kind::Namespaces => s.namespaces.as_ref().map_or(0, BTreeMap::len),
+        Kind::ServiceAccounts => s.service_accounts.values().map(BTreeSet::len).sum(),
     }
 }
 

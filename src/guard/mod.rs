@@ -97,6 +97,7 @@ async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
     spawn::<ResourceQuota>(conn, cache, Kind::ResourceQuotas);
     spawn::<LimitRange>(conn, cache, Kind::LimitRanges);
     spawn::<Namespace>(conn, cache, Kind::Namespaces);
+    spawn::<k8s_openapi::api::core::v1::ServiceAccount>(conn, cache, Kind::ServiceAccounts);
     let optional = [
         (Kind::PriorityClasses, "scheduling.k8s.io/v1", "priorityclasses"),
         (Kind::StorageClasses, "storage.k8s.io/v1", "storageclasses"),
