@@ -669,6 +669,7 @@ fn not_read_note(file: &str, kind: &str, rules: &Rules) -> Option<String> {
         "storageclasses.storage.k8s.io" => ("StorageClasses", "the default StorageClass is not given to claims without a class"),
         "namespaces.core" => ("Namespaces", "whether a namespace exists, and its admin-access label, are not checked"),
         "runtimeclasses.node.k8s.io" => ("RuntimeClasses", "RuntimeClass overhead is not added to pods"),
+        "serviceaccounts.core" => ("ServiceAccounts", "a pod naming one that does not exist is not refused"),
         "deviceclasses.resource.k8s.io" if !rules.dra => return None,
         "deviceclasses.resource.k8s.io" => ("DeviceClasses", "DRA extended resource names are not resolved"),
         "resourceclaimtemplates.resource.k8s.io" if !rules.dra => return None,

@@ -274,3 +274,87 @@ async fn a_quota_created_with_its_namespace_in_one_apply_is_enforced_on_what_fol
     }
     panic!("in three tries the server never refused the second pod");
 }
+
+/// A namespace being terminated (held by an object's finalizer) takes no new object: the
+/// server refuses the create (403), and `check` says so in its words, live and from a
+/// snapshot, which keeps the namespace's phase.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pod_created_in_a_namespace_being_terminated_is_refused_live_and_offline() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::{Patch, PatchParams};
+    let Some(kubeconfig) = lab() else { return };
+    let c = client(&kubeconfig).await;
+    let ns = new_namespace(&c, "terminating").await;
+    let hold: ConfigMap = serde_json::from_value(serde_json::json!({"metadata": {"name": "hold", "finalizers": ["example.com/hold"]}})).unwrap();
+    Api::<ConfigMap>::namespaced(c.clone(), &ns).create(&PostParams::default(), &hold).await.unwrap();
+    Api::<Namespace>::all(c.clone()).delete(&ns, &DeleteParams::default()).await.unwrap();
+    let doc = format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: {ns}}}\nspec: {{automountServiceAccountToken: false, containers: [{{name: a, image: x}}]}}\n");
+    let file = std::env::temp_dir().join(format!("kq-terminating-{}.yaml", std::process::id()));
+    std::fs::write(&file, &doc).unwrap();
+    let p: Pod = serde_json::from_value(kubectl_quota_engine::manifest::parse_str("p.yaml", &doc).unwrap()[0].value.clone()).unwrap();
+    let server = match Api::<Pod>::namespaced(c.clone(), &ns).create(&PostParams { dry_run: true, ..Default::default() }, &p).await {
+        Err(kube::Error::Api(s)) => s.message,
+        other => panic!("the server admitted a pod in a namespace being terminated: {other:?}"),
+    };
+    assert!(server.contains("because it is being terminated"), "{server}");
+
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "-o", "json"]);
+    let v = json(&out, "check");
+    assert_eq!((out.status.code(), v["documents"][0]["serverError"].as_str()), (Some(1), Some(server.as_str())), "live: {v:#}");
+
+    let snap = plugin(&kubeconfig, &["snapshot", "-n", &ns]);
+    assert_eq!(snap.status.code(), Some(0), "snapshot: {}", text(&snap.stderr));
+    let state = std::env::temp_dir().join(format!("kq-terminating-state-{}.yaml", std::process::id()));
+    std::fs::write(&state, &snap.stdout).unwrap();
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let v = json(&out, "offline check");
+    assert_eq!((out.status.code(), v["documents"][0]["serverError"].as_str()), (Some(1), Some(server.as_str())), "offline: {v:#}");
+
+    // Let the namespace go.
+    let release = serde_json::json!({"metadata": {"finalizers": null}});
+    Api::<ConfigMap>::namespaced(c.clone(), &ns).patch("hold", &PatchParams::default(), &Patch::Merge(&release)).await.unwrap();
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(&state);
+}
+
+/// A pod naming a ServiceAccount its namespace does not have: the server's ServiceAccount
+/// plugin refuses it (403), and `check` says so in its words, live and from a snapshot (which
+/// keeps the ServiceAccounts' names); a Deployment naming it is admitted and its pods refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pod_naming_a_missing_service_account_is_refused_live_and_offline() {
+    let Some(kubeconfig) = lab() else { return };
+    let c = client(&kubeconfig).await;
+    let ns = new_namespace(&c, "ghost-sa").await;
+    let doc = format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: {ns}}}\nspec: {{serviceAccountName: ghost, automountServiceAccountToken: false, containers: [{{name: a, image: x}}]}}\n"
+    );
+    let file = std::env::temp_dir().join(format!("kq-ghost-sa-{}.yaml", std::process::id()));
+    std::fs::write(&file, &doc).unwrap();
+    let p: Pod = serde_json::from_value(kubectl_quota_engine::manifest::parse_str("p.yaml", &doc).unwrap()[0].value.clone()).unwrap();
+    let server = match Api::<Pod>::namespaced(c.clone(), &ns).create(&PostParams { dry_run: true, ..Default::default() }, &p).await {
+        Err(kube::Error::Api(s)) => s.message,
+        other => panic!("the server admitted a pod naming a missing ServiceAccount: {other:?}"),
+    };
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "-o", "json"]);
+    let v = json(&out, "check");
+    assert_eq!((out.status.code(), v["documents"][0]["serverError"].as_str()), (Some(1), Some(server.as_str())), "live: {v:#}");
+
+    let snap = plugin(&kubeconfig, &["snapshot", "-n", &ns]);
+    assert_eq!(snap.status.code(), Some(0), "snapshot: {}", text(&snap.stderr));
+    let state = std::env::temp_dir().join(format!("kq-ghost-sa-state-{}.yaml", std::process::id()));
+    std::fs::write(&state, &snap.stdout).unwrap();
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let v = json(&out, "offline check");
+    assert_eq!((out.status.code(), v["documents"][0]["serverError"].as_str()), (Some(1), Some(server.as_str())), "offline: {v:#}");
+
+    // The same pods from a Deployment: admitted, its pods refused with the server's words.
+    let deployment = format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: {ns}}}\nspec:\n  replicas: 2\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{serviceAccountName: ghost, automountServiceAccountToken: false, containers: [{{name: a, image: x}}]}}\n");
+    std::fs::write(&file, &deployment).unwrap();
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "-o", "json"]);
+    let v = json(&out, "check");
+    let words = server.split_once("is forbidden: ").map(|(_, w)| w).unwrap_or(&server);
+    assert_eq!((out.status.code(), v["documents"][0]["podMessage"].as_str()), (Some(1), Some(words)), "deployment: {v:#}");
+    let _ = Api::<Namespace>::all(c.clone()).delete(&ns, &DeleteParams::default()).await;
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(&state);
+}

@@ -204,8 +204,9 @@ async fn the_view_cluster_role_can_take_a_snapshot_and_it_records_what_it_could_
     match std::process::Command::new("kubectl").arg("--kubeconfig").arg(&kc).args(["get", "-f", state.to_str().unwrap(), "-o", "name"]).output() {
         Ok(k) => {
             assert!(k.status.success(), "kubectl get -f on the snapshot: {}", text(&k.stderr));
-            // The namespace itself (name and labels) comes first, then its quota.
-            assert_eq!(text(&k.stdout).trim(), format!("namespace/{ns}\nresourcequota/compute"), "{}", text(&k.stderr));
+            // The namespace itself (name and labels) comes first, then its quota, then its
+            // ServiceAccounts (names only: a pod naming one that does not exist is refused).
+            assert_eq!(text(&k.stdout).trim(), format!("namespace/{ns}\nresourcequota/compute\nserviceaccount/default"), "{}", text(&k.stderr));
         }
         Err(e) => eprintln!("note: kubectl not runnable ({e}): the snapshot was not given to kubectl"),
     }

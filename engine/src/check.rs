@@ -520,6 +520,14 @@ impl<'a> Checker<'a> {
         }
         if obj.type_info.kind == "Namespace" && obj.type_info.group.is_empty() {
             self.created_namespaces.insert(obj.meta.name.clone());
+            // The serviceaccounts controller gives a new namespace its `default` at once, and
+            // the plugin waits for that one (it retries the lookup for about a second).
+            self.state.service_accounts.entry(obj.meta.name.clone()).or_default().insert(crate::admission::service_account::DEFAULT.into());
+        }
+        if obj.type_info.kind == "ServiceAccount" && obj.type_info.group.is_empty() {
+            if let Some(known) = self.state.service_accounts.get_mut(&ns) {
+                known.insert(obj.meta.name.clone());
+            }
         }
         if let Body::ResourceQuota(q) = &mut obj.body {
             report.notes.push(self.new_quota_status(q, &ns));
@@ -527,6 +535,11 @@ impl<'a> Checker<'a> {
         let mut stored = obj;
         stored.meta.resource_version = Some("1".into());
         stored.meta.namespace = Some(ns.clone());
+        // The server ignores a created namespace's status (it starts Active); applying one being
+        // terminated leaves it so.
+        if let Body::Namespace { terminating } = &mut stored.body {
+            *terminating = self.state.terminating.contains(&stored.meta.name);
+        }
         // Only the kinds admission consults go into the state's lists (no copy of the rest).
         if matches!(
             stored.body,

@@ -128,6 +128,9 @@ pub struct Pod {
     /// itself, one Go value for both (see `pod_totals::within_one_usage`).
     pub pod_level_shared: Vec<String>,
     pub priority_class_name: String,
+    /// `spec.serviceAccountName` (or the deprecated `serviceAccount` when that is empty, as
+    /// the v1 conversion takes it); empty: the ServiceAccount plugin sets `default`.
+    pub service_account_name: String,
     pub active_deadline_seconds: Option<i64>,
     pub runtime_class_name: Option<String>,
     /// Some pod (anti-)affinity term names other namespaces (`namespaces` or `namespaceSelector`).
@@ -414,6 +417,11 @@ pub enum Body {
     /// A HorizontalPodAutoscaler, or a KEDA ScaledObject or ScaledJob: who decides how many
     /// pods a workload runs.
     Autoscaler(Box<Autoscaler>),
+    /// A Namespace: whether it is being terminated (`status.phase: Terminating`, which the
+    /// server sets when the namespace is deleted), when nothing may be created in it.
+    Namespace {
+        terminating: bool,
+    },
     /// Anything else: only counted (`count/<resource>`).
     Other,
 }

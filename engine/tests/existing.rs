@@ -149,6 +149,89 @@ fn an_object_in_a_namespace_that_does_not_exist_is_refused() {
 }
 
 #[test]
+fn nothing_new_is_created_in_a_namespace_being_terminated() {
+    let pod = |name: &str| format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: ns}}\nspec: {{containers: [{{name: a, image: x}}]}}\n");
+    let terminating = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\nstatus: {phase: Terminating}\n";
+    let deleted = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns, deletionTimestamp: \"2026-01-01T00:00:00Z\"}\n";
+    let active = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\nstatus: {phase: Active}\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: a, image: x}]}\n";
+    let refused = "Refused pods \"p\" is forbidden: unable to create new content in namespace ns because it is being terminated";
+    let mut t = Table::default();
+    let rows: Vec<(&str, String, String, Vec<&str>)> = vec![
+        ("phase Terminating: a new pod is refused (403)", terminating.into(), pod("p"), vec![refused]),
+        ("a deletionTimestamp alone: refused as well", deleted.into(), pod("p"), vec![refused]),
+        ("phase Active: admitted", active.into(), pod("p"), vec!["Admitted -"]),
+        // An update is not a create: the plugin lets it through.
+        ("an existing pod applied again is an update: admitted", format!("{terminating}---\n{}", pod("p")), pod("p"), vec!["Admitted -"]),
+        (
+            "a new Deployment is refused itself",
+            terminating.into(),
+            deployment.into(),
+            vec!["Refused deployments.apps \"web\" is forbidden: unable to create new content in namespace ns because it is being terminated"],
+        ),
+        // The server ignores a created namespace's status: it starts Active.
+        (
+            "a Namespace document's status is not the namespace's",
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: other}\n".into(),
+            format!("{terminating}---\n{}", pod("p")),
+            vec!["Admitted -", "Admitted -"],
+        ),
+    ];
+    for (what, state, input, want) in rows {
+        let got: Vec<String> = check_all(&state, &input)
+            .iter()
+            .map(|d| format!("{:?} {}", d.outcome, d.server_error.as_deref().or(d.message.as_deref()).unwrap_or("-")))
+            .collect();
+        t.row(what, got.join(" | "), want.join(" | "));
+    }
+    t.done();
+}
+
+#[test]
+fn a_pod_naming_a_service_account_that_does_not_exist_is_refused() {
+    let pod = |sa: &str| format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: ns}}\nspec: {{{sa}containers: [{{name: a, image: x}}]}}\n");
+    let account = |name: &str, ns: &str| format!("apiVersion: v1\nkind: ServiceAccount\nmetadata: {{name: {name}, namespace: {ns}}}\n");
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {serviceAccountName: ghost, containers: [{name: a, image: x}]}\n";
+    let known = format!("{QUOTA}---\n{}", account("default", "ns"));
+    let ghost = "pods \"p\" is forbidden: error looking up service account ns/ghost: serviceaccount \"ghost\" not found";
+    let mut t = Table::default();
+    let rows: Vec<(&str, String, String, Vec<&str>)> = vec![
+        ("a name the namespace has not", known.clone(), pod("serviceAccountName: ghost, "), vec![ghost]),
+        ("the deprecated serviceAccount field, when serviceAccountName is empty", known.clone(), pod("serviceAccount: ghost, "), vec![ghost]),
+        ("no name: default, which exists", known.clone(), pod(""), vec!["Admitted -"]),
+        (
+            "no default in the namespace",
+            format!("{QUOTA}---\n{}", account("builder", "ns")),
+            pod(""),
+            vec!["Refused pods \"p\" is forbidden: error looking up service account ns/default: serviceaccount \"default\" not found"],
+        ),
+        (
+            "created earlier in the input",
+            known.clone(),
+            format!("{}---\n{}", account("ghost", "ns"), pod("serviceAccountName: ghost, ")),
+            vec!["Admitted -", "Admitted -"],
+        ),
+        // Another namespace's ServiceAccounts say nothing of this one's: unknown, undecided.
+        ("unknown here: cannot be decided", format!("{QUOTA}---\n{}", account("ghost", "other")), pod("serviceAccountName: ghost, "), vec!["Undecided -"]),
+        ("unknown here, default: admitted", QUOTA.to_string(), pod(""), vec!["Admitted -"]),
+        (
+            "a workload's pods: the workload is admitted, its pods refused",
+            known.clone(),
+            deployment.into(),
+            vec!["PodsRefused error looking up service account ns/ghost: serviceaccount \"ghost\" not found"],
+        ),
+    ];
+    for (what, state, input, want) in rows {
+        let got: Vec<String> = check_all(&state, &input)
+            .iter()
+            .map(|d| format!("{:?} {}", d.outcome, d.server_error.as_deref().or(d.pod_message.as_deref()).unwrap_or("-")))
+            .collect();
+        t.row(what, got.join(" | "), want.join(" | ").replace(&format!("{ghost}"), &format!("Refused {ghost}")));
+    }
+    t.done();
+}
+
+#[test]
 fn an_object_naming_another_namespace_than_n_is_refused_as_kubectl_does() {
     let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: other}\nspec: {containers: [{name: a, image: x}]}\n";
     let state = ClusterState::default();

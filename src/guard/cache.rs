@@ -3,7 +3,7 @@
 //! API call is made while a request waits. A request takes a copy of its namespace's part
 //! ([`Cache::for_namespace`]) and decides without holding any lock.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::RwLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -29,10 +29,12 @@ pub enum Kind {
     Namespaces,
     /// HorizontalPodAutoscalers: the replicas of the workloads they target.
     Autoscalers,
+    /// Names only: a workload's pods naming one that does not exist are refused.
+    ServiceAccounts,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::ResourceQuotas,
         Kind::LimitRanges,
         Kind::PriorityClasses,
@@ -41,6 +43,7 @@ impl Kind {
         Kind::DeviceClasses,
         Kind::Namespaces,
         Kind::Autoscalers,
+        Kind::ServiceAccounts,
     ];
 
     /// The resource's name, as metrics and `/status` show it.
@@ -54,6 +57,7 @@ impl Kind {
             Kind::DeviceClasses => "deviceclasses.resource.k8s.io",
             Kind::Namespaces => "namespaces",
             Kind::Autoscalers => HPAS,
+            Kind::ServiceAccounts => "serviceaccounts",
         }
     }
 }
@@ -76,7 +80,7 @@ struct KindState {
 pub struct Cache {
     state: RwLock<ClusterState>,
     quantities: Quantities,
-    kinds: [KindState; 8],
+    kinds: [KindState; 9],
     started: Instant,
 }
 
@@ -256,6 +260,8 @@ impl Cache {
             device_classes: state.device_classes.clone(),
             namespaces: labels.clone().map(|l| [(ns.to_string(), l)].into()),
             existing: hpa_entries(&state, ns).map(|(k, o)| (k.clone(), o.clone())).collect(),
+            terminating: state.terminating.get(ns).map(|n| [n.clone()].into()).unwrap_or_default(),
+            service_accounts: state.service_accounts.get(ns).map(|s| [(ns.to_string(), s.clone())].into()).unwrap_or_default(),
             ..ClusterState::default()
         };
         (copy, labels.unwrap_or_default())
@@ -283,11 +289,15 @@ fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
         Kind::StorageClasses => s.storage_classes = Some(listed.storage_classes.unwrap_or_default()),
         Kind::RuntimeClasses => s.runtime_classes = Some(listed.runtime_classes.unwrap_or_default()),
         Kind::DeviceClasses => s.device_classes = Some(listed.device_classes.unwrap_or_default()),
-        Kind::Namespaces => s.namespaces = Some(listed.namespaces.unwrap_or_default()),
         Kind::Autoscalers => {
             s.existing.retain(|k, _| k.1 != HPAS);
             s.existing.extend(listed.existing.into_iter().filter(|(k, _)| k.1 == HPAS));
         }
+        Kind::Namespaces => {
+            s.namespaces = Some(listed.namespaces.unwrap_or_default());
+            s.terminating = listed.terminating;
+        }
+        Kind::ServiceAccounts => s.service_accounts = listed.service_accounts,
     }
 }
 
@@ -329,6 +339,15 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
         }
         Kind::Namespaces => {
             s.namespaces.as_mut().map(|m| m.remove(name));
+            s.terminating.remove(name);
+        }
+        Kind::ServiceAccounts => {
+            if let Some(set) = s.service_accounts.get_mut(ns) {
+                set.remove(name);
+                if set.is_empty() {
+                    s.service_accounts.remove(ns);
+                }
+            }
         }
         Kind::Autoscalers => {
             s.existing.remove(&(ns.to_string(), HPAS.to_string(), name.to_string()));
@@ -346,6 +365,7 @@ fn count(s: &ClusterState, k: Kind) -> usize {
         Kind::DeviceClasses => s.device_classes.as_ref().map_or(0, |d| d.len()),
         Kind::Namespaces => s.namespaces.as_ref().map_or(0, BTreeMap::len),
         Kind::Autoscalers => s.existing.keys().filter(|k| k.1 == HPAS).count(),
+        Kind::ServiceAccounts => s.service_accounts.values().map(BTreeSet::len).sum(),
     }
 }
 

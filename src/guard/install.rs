@@ -120,7 +120,7 @@ pub fn cluster_role() -> Value {
         "kind": "ClusterRole",
         "metadata": {"name": NAME, "labels": labels()},
         "rules": [
-            read("", &["resourcequotas", "limitranges", "namespaces"]),
+            read("", &["resourcequotas", "limitranges", "namespaces", "serviceaccounts"]),
             read("scheduling.k8s.io", &["priorityclasses"]),
             read("storage.k8s.io", &["storageclasses"]),
             read("node.k8s.io", &["runtimeclasses"]),

@@ -98,6 +98,7 @@ async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
     spawn::<LimitRange>(conn, cache, Kind::LimitRanges);
     spawn::<Namespace>(conn, cache, Kind::Namespaces);
     spawn::<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler>(conn, cache, Kind::Autoscalers);
+    spawn::<k8s_openapi::api::core::v1::ServiceAccount>(conn, cache, Kind::ServiceAccounts);
     let optional = [
         (Kind::PriorityClasses, "scheduling.k8s.io/v1", "priorityclasses"),
         (Kind::StorageClasses, "storage.k8s.io/v1", "storageclasses"),

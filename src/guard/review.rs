@@ -263,6 +263,12 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
         old.meta.resource_version.get_or_insert_with(|| "1".into());
         state.existing.insert((req.namespace.clone(), old.type_info.group_resource(), old.meta.name.clone()), old);
     }
+    // A pod reaches the webhook past the server's own ServiceAccount plugin: its ServiceAccount
+    // exists, whatever the cache has seen yet.
+    if let objects::Body::Pod(p) = &obj.body {
+        let name = if p.service_account_name.is_empty() { "default" } else { p.service_account_name.as_str() };
+        state.service_accounts.entry(req.namespace.clone()).or_default().insert(name.to_string());
+    }
     let report = Checker::new(&mut state, opts).check_one(obj);
     let said = fit(warnings::for_document(&report));
     if said.is_empty() {

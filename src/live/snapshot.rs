@@ -23,6 +23,8 @@ struct SnapshotKind {
 const SNAPSHOT_KINDS: &[SnapshotKind] = &[
     SnapshotKind { group: "", versions: &["v1"], kind: "ResourceQuota", plural: "resourcequotas", namespaced: true, optional: false },
     SnapshotKind { group: "", versions: &["v1"], kind: "LimitRange", plural: "limitranges", namespaced: true, optional: false },
+    // Names only: a pod naming one that does not exist is refused (the ServiceAccount plugin).
+    SnapshotKind { group: "", versions: &["v1"], kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true, optional: true },
     SnapshotKind { group: "scheduling.k8s.io", versions: &["v1"], kind: "PriorityClass", plural: "priorityclasses", namespaced: false, optional: false },
     SnapshotKind { group: "storage.k8s.io", versions: &["v1"], kind: "StorageClass", plural: "storageclasses", namespaced: false, optional: false },
     SnapshotKind { group: "node.k8s.io", versions: &["v1", "v1beta1"], kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false, optional: true },
@@ -186,6 +188,11 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
                 o.insert("apiVersion".into(), api_version.clone().into());
                 o.insert("kind".into(), k.kind.into());
                 trim_metadata(k.kind, &mut v);
+                if k.kind == "ServiceAccount" {
+                    // The plugin looks a ServiceAccount up by name; its secrets say nothing.
+                    let m = &v["metadata"];
+                    v = serde_json::json!({"apiVersion": api_version, "kind": k.kind, "metadata": {"name": m["name"], "namespace": m["namespace"]}});
+                }
                 Some(v)
             })
             .collect();
@@ -241,8 +248,9 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
 }
 
 /// The namespaces a snapshot covers that exist (the one it was taken of, or all of them), as
-/// Namespace objects with their name and labels only: what an offline check consults
-/// (whether a namespace exists; its admin-access label). Nothing else of theirs is kept, so
+/// Namespace objects with their name and labels only, and the phase of one being terminated:
+/// what an offline check consults (whether a namespace exists and takes new objects; its
+/// admin-access label). Nothing else of theirs is kept, so
 /// two snapshots of an unchanged namespace are the same file.
 async fn snapshot_namespaces(conn: &Conn, scope: &Scope<'_>) -> Result<Vec<serde_json::Value>, ReadError> {
     let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
@@ -261,7 +269,12 @@ async fn snapshot_namespaces(conn: &Conn, scope: &Scope<'_>) -> Result<Vec<serde
             if let Some(labels) = n.metadata.labels.filter(|l| !l.is_empty()) {
                 meta["labels"] = serde_json::json!(labels);
             }
-            Some(serde_json::json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": meta }))
+            let mut ns = serde_json::json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": meta });
+            // Nothing new can be created in a namespace being terminated.
+            if n.status.and_then(|s| s.phase).as_deref() == Some("Terminating") || n.metadata.deletion_timestamp.is_some() {
+                ns["status"] = serde_json::json!({ "phase": "Terminating" });
+            }
+            Some(ns)
         })
         .collect();
     out.sort_by(|a, b| a["metadata"]["name"].as_str().cmp(&b["metadata"]["name"].as_str()));

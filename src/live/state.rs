@@ -346,29 +346,72 @@ pub async fn live_state(conn: &Conn, objs: &mut [Object]) -> Result<LiveState, R
     let namespaces: BTreeSet<String> = objs.iter().map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone())).collect();
     let (mut state, mut incomplete) = cluster_state(conn, &namespaces).await?;
     match namespaces_existing(conn, &namespaces).await {
-        Ok(existing) => state.namespaces = Some(existing),
+        Ok((existing, terminating)) => {
+            state.namespaces = Some(existing);
+            state.terminating = terminating;
+        }
         Err(e) => incomplete.push(Gap::always(format!("{e}; whether the namespace exists is not checked"))),
     }
+    service_accounts(conn, objs, &mut state, &mut incomplete).await;
     let (notes, unread) = resolve_and_existing(conn, objs, &mut state).await;
     incomplete.extend(unread.into_iter().map(Gap::always));
     Ok(LiveState { state, notes, incomplete })
 }
 
-/// Which of `names` exist as namespaces, with their labels: `Err` (why) when that cannot be
-/// read (no `get` on namespaces), in which case the check does not decide it.
-pub async fn namespaces_existing(conn: &Conn, names: &BTreeSet<String>) -> Result<BTreeMap<String, BTreeMap<String, String>>, String> {
+/// The ServiceAccounts (names) of the namespaces where a document makes pods: one LIST per
+/// such namespace, all at once. One that cannot be read leaves that namespace's unknown (a
+/// pod naming a ServiceAccount other than `default` there cannot be decided), and is a gap.
+async fn service_accounts(conn: &Conn, objs: &[Object], state: &mut ClusterState, gaps: &mut Vec<Gap>) {
+    use k8s_openapi::api::core::v1::ServiceAccount;
+    let with_pods: BTreeSet<String> = objs
+        .iter()
+        .filter(|o| matches!(o.body, objects::Body::Pod(_) | objects::Body::Workload(_)))
+        .map(|o| o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone()))
+        .collect();
+    let tasks: Vec<_> = with_pods
+        .into_iter()
+        .map(|ns| {
+            let conn = conn.clone();
+            tokio::spawn(async move {
+                let what = format!("list serviceaccounts in namespace {ns:?}");
+                let r = list_objects::<ServiceAccount>(&conn, Some(&ns), what).await;
+                (ns, r)
+            })
+        })
+        .collect();
+    for t in tasks {
+        let Ok((ns, r)) = t.await else { continue };
+        match r {
+            Ok(items) => {
+                state.service_accounts.entry(ns.clone()).or_default();
+                items.into_iter().for_each(|o| state.add(o, &ns));
+            }
+            Err(e) => gaps
+                .push(Gap { lacking: Some(Lacking::ServiceAccounts), text: format!("{e}; a pod naming a ServiceAccount that does not exist is not refused") }),
+        }
+    }
+}
+
+/// Which of `names` exist as namespaces, with their labels, and which of those are being
+/// terminated: `Err` (why) when that cannot be read (no `get` on namespaces), in which case
+/// the check does not decide it.
+pub async fn namespaces_existing(conn: &Conn, names: &BTreeSet<String>) -> Result<(BTreeMap<String, BTreeMap<String, String>>, BTreeSet<String>), String> {
     let api = Api::<k8s_openapi::api::core::v1::Namespace>::all(conn.client.clone());
     let mut out = BTreeMap::new();
+    let mut terminating = BTreeSet::new();
     for name in names {
         match within(conn.timeout, api.get_opt(name)).await {
             Ok(Some(n)) => {
+                if n.status.and_then(|s| s.phase).as_deref() == Some("Terminating") || n.metadata.deletion_timestamp.is_some() {
+                    terminating.insert(name.clone());
+                }
                 out.insert(name.clone(), n.metadata.labels.unwrap_or_default());
             }
             Ok(None) => {}
             Err(e) => return Err(format!("cannot read namespace {name:?} ({})", transport_message(&conn.server, &e))),
         }
     }
-    Ok(out)
+    Ok((out, terminating))
 }
 
 /// Documents of one namespace and kind above which `resolve_and_existing` LISTs the kind

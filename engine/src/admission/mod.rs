@@ -6,9 +6,9 @@
 //!
 //! | order | plugin | halves | here |
 //! |---|---|---|---|
-//! | 1 | NamespaceLifecycle | mutating | [`namespace_lifecycle`]: a namespace that does not exist |
+//! | 1 | NamespaceLifecycle | mutating | [`namespace_lifecycle`]: a namespace that does not exist, or is being terminated |
 //! | 2 | LimitRanger | mutating, validating | [`limit_ranger`]: defaults; min, max, ratio |
-//! | 3 | ServiceAccount | mutating, validating | not replayed |
+//! | 3 | ServiceAccount | mutating, validating | [`service_account`]: `default`; a ServiceAccount that does not exist |
 //! | 4 | PodSecurity | validating | not replayed (a note says when a namespace enforces it) |
 //! | 5 | Priority | mutating | [`priority`]: the class, the global default |
 //! | 6 | DefaultStorageClass | mutating | [`default_storage_class`] |
@@ -30,13 +30,14 @@ pub mod priority;
 pub mod pvc_resize;
 pub mod resource_quota;
 pub mod runtime_class;
+pub mod service_account;
 
 pub use resource_quota::{
     check_request, check_request_detailed, check_request_with, scopes, usage, Decision, Detail, LimitedResource, NamedQuota, QuotaReport, QuotaVerdict,
     Refusal, RefusalReason, Request, ResourceRow,
 };
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dra::DeviceClasses;
 use crate::objects::{Body, LimitRangeItem, Object, StorageClassInfo};
@@ -49,6 +50,10 @@ use crate::version::Rules;
 pub struct Cluster<'a> {
     /// Namespaces known to exist, with their labels.
     pub namespaces: Option<&'a BTreeMap<String, BTreeMap<String, String>>>,
+    /// Namespaces known to be being terminated.
+    pub terminating: Option<&'a BTreeSet<String>>,
+    /// The ServiceAccounts of the object's namespace, by name; `None`: unknown.
+    pub service_accounts: Option<&'a BTreeSet<String>>,
     /// LimitRanges of the object's namespace: (name, items), in name order.
     pub limit_ranges: &'a [(String, Vec<LimitRangeItem>)],
     /// PriorityClasses by name: (globalDefault, value).
@@ -79,9 +84,14 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
         if let Some(message) = namespace_lifecycle::refusal(ns, cluster.namespaces) {
             return (Decision::refused(RefusalReason::NamespaceNotFound, message), vec![]);
         }
+        if old.is_none() {
+            if let Some(message) = namespace_lifecycle::terminating_refusal(ns, cluster.terminating) {
+                return (Decision::refused(RefusalReason::Admission, message), vec![]);
+            }
+        }
     }
     let mutations = match old {
-        None => match mutating_half(obj, cluster, opts.rules) {
+        None => match mutating_half(obj, ns, cluster, opts.rules) {
             Ok(m) => m,
             Err(refused) => return (refused, vec![]),
         },
@@ -104,13 +114,14 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
 /// A create, up to the validation of the object: what the registry does first, every
 /// plugin's mutating half in the server's order (NamespaceLifecycle's, which acts on every
 /// request, came first), then the strategy's preparation.
-fn mutating_half(obj: &mut Object, cluster: &Cluster, rules: &Rules) -> Result<Vec<String>, Decision> {
+fn mutating_half(obj: &mut Object, ns: &str, cluster: &Cluster, rules: &Rules) -> Result<Vec<String>, Decision> {
     let mut notes = crate::defaulting::as_decoded(obj, rules);
     let refused = |message| Decision::refused(RefusalReason::Admission, message);
     match &mut obj.body {
         Body::Pod(p) => {
             let limit_ranges: Vec<(&str, &[LimitRangeItem])> = cluster.limit_ranges.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect();
             notes.extend(limit_ranger::apply_limit_ranges(p, &limit_ranges));
+            service_account::admit_pod(p, &obj.meta.annotations, ns, cluster.service_accounts).map_err(refused)?;
             notes.extend(priority::apply_priority(p, cluster.priority_classes).map_err(refused)?);
             notes.extend(runtime_class::set_overhead(p, cluster.runtime_classes).map_err(refused)?);
         }

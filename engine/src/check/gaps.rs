@@ -95,6 +95,17 @@ fn pod_needs(pod: &Pod, w: Who, quotas: &[NamedQuota], state: &ClusterState, ns:
             ),
         );
     }
+    // Every namespace has `default` (the controller makes it at once, the plugin waits for
+    // it): only another name needs the namespace's ServiceAccounts.
+    let sa = pod.service_account_name.as_str();
+    if !sa.is_empty() && sa != crate::admission::service_account::DEFAULT && !state.service_accounts.contains_key(ns) {
+        need(
+            Lacking::ServiceAccounts,
+            format!(
+                "{who} {names} ServiceAccount {sa:?}, and the namespace's ServiceAccounts are not known: the server refuses {them} if there is no such ServiceAccount (error looking up service account {ns}/{sa}: serviceaccount {sa:?} not found)"
+            ),
+        );
+    }
     if let Some(rc) = &pod.runtime_class_name {
         need(
             Lacking::RuntimeClasses,
@@ -170,6 +181,8 @@ mod tests {
             ("a pod naming a class", PLAIN, pod("priorityClassName: gold, "), vec![Lacking::PriorityClasses]),
             ("a pod naming a system class", PLAIN, pod("priorityClassName: system-node-critical, "), vec![]),
             ("a pod naming a RuntimeClass", PLAIN, pod("runtimeClassName: kata, "), vec![Lacking::RuntimeClasses]),
+            ("a pod naming a ServiceAccount", PLAIN, pod("serviceAccountName: builder, "), vec![Lacking::ServiceAccounts]),
+            ("a pod naming the default ServiceAccount", PLAIN, pod("serviceAccountName: default, "), vec![]),
             ("a workload's pods naming a class", PLAIN, deployment.to_string(), vec![Lacking::PriorityClasses]),
             ("a claim naming no class, a quota per class", PER_CLASS, pvc(""), vec![Lacking::StorageClasses]),
             ("a claim naming its class", PER_CLASS, pvc("storageClassName: fast, "), vec![]),
@@ -185,6 +198,7 @@ mod tests {
             assert_eq!(got, want, "{what}");
             // A state that holds every kind needs nothing.
             Lacking::ALL.into_iter().for_each(|k| state.know_all(k));
+            state.service_accounts.insert("ns".into(), ["builder".to_string()].into());
             assert!(lacking_for(&obj, &state, "ns", &Rules::newest()).is_empty(), "{what}: with every kind known");
         }
     }

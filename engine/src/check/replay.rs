@@ -19,6 +19,8 @@ pub(super) fn admit_as(obj: &mut Object, state: &mut ClusterState, ns: &str, opt
     // What the chain consults, beside the quotas it charges.
     let cluster = Cluster {
         namespaces: state.namespaces.as_ref(),
+        terminating: Some(&state.terminating),
+        service_accounts: state.service_accounts.get(ns),
         limit_ranges: state.limit_ranges.get(ns).map(Vec::as_slice).unwrap_or_default(),
         priority_classes: state.priority_classes.as_ref(),
         runtime_classes: state.runtime_classes.as_ref(),

@@ -35,6 +35,12 @@ pub struct ClusterState {
     /// in another namespace is refused as the server refuses it (`namespaces "x" not found`),
     /// and a claim asking for admin access needs its namespace's label.
     pub namespaces: Option<BTreeMap<String, BTreeMap<String, String>>>,
+    /// Namespaces known to be being terminated: nothing new is created in them.
+    pub terminating: BTreeSet<String>,
+    /// The ServiceAccounts (names) of the namespaces whose ServiceAccounts are known: a pod
+    /// there naming another is refused. A namespace not in the map: unknown, nothing refused
+    /// (and a pod naming a ServiceAccount other than `default` there cannot be decided).
+    pub service_accounts: BTreeMap<String, BTreeSet<String>>,
     /// The namespaces' ResourceClaimTemplates could not be read: a pod naming one that is not
     /// in the state cannot be decided (when false, a template not in the state does not exist).
     pub claim_templates_unknown: bool,
@@ -55,11 +61,20 @@ pub enum Lacking {
     StorageClasses,
     DeviceClasses,
     ResourceClaimTemplates,
+    /// Known per namespace ([`ClusterState::service_accounts`]), not as one kind: what the
+    /// state lacks is a namespace's, so it is "lacked" whenever a pod's answer needs it.
+    ServiceAccounts,
 }
 
 impl Lacking {
-    pub const ALL: [Lacking; 5] =
-        [Lacking::PriorityClasses, Lacking::RuntimeClasses, Lacking::StorageClasses, Lacking::DeviceClasses, Lacking::ResourceClaimTemplates];
+    pub const ALL: [Lacking; 6] = [
+        Lacking::PriorityClasses,
+        Lacking::RuntimeClasses,
+        Lacking::StorageClasses,
+        Lacking::DeviceClasses,
+        Lacking::ResourceClaimTemplates,
+        Lacking::ServiceAccounts,
+    ];
 
     /// The kind in words (`PriorityClasses`).
     pub fn kinds(self) -> &'static str {
@@ -69,6 +84,7 @@ impl Lacking {
             Lacking::StorageClasses => "StorageClasses",
             Lacking::DeviceClasses => "DeviceClasses",
             Lacking::ResourceClaimTemplates => "ResourceClaimTemplates",
+            Lacking::ServiceAccounts => "ServiceAccounts",
         }
     }
 
@@ -80,6 +96,7 @@ impl Lacking {
             Lacking::StorageClasses => "storageclasses.storage.k8s.io",
             Lacking::DeviceClasses => "deviceclasses.resource.k8s.io",
             Lacking::ResourceClaimTemplates => "resourceclaimtemplates.resource.k8s.io",
+            Lacking::ServiceAccounts => "serviceaccounts.core",
         }
     }
 
@@ -206,6 +223,8 @@ impl ClusterState {
             device_classes: self.device_classes.clone(),
             seen: BTreeSet::new(),
             namespaces: self.namespaces.clone(),
+            terminating: self.terminating.clone(),
+            service_accounts: self.service_accounts.get(ns).map(|s| [(ns.to_string(), s.clone())].into()).unwrap_or_default(),
             claim_templates_unknown: self.claim_templates_unknown,
         }
     }
@@ -266,8 +285,16 @@ impl ClusterState {
             Body::DeviceClass { extended_resource_name } => {
                 std::sync::Arc::make_mut(self.device_classes.get_or_insert_with(Default::default)).insert(name, extended_resource_name);
             }
-            _ if o.type_info.kind == "Namespace" && o.type_info.group.is_empty() => {
+            Body::Namespace { terminating } => {
+                if terminating {
+                    self.terminating.insert(name.clone());
+                } else {
+                    self.terminating.remove(&name);
+                }
                 self.namespaces.get_or_insert_with(BTreeMap::new).insert(name, o.meta.labels);
+            }
+            _ if o.type_info.kind == "ServiceAccount" && o.type_info.group.is_empty() => {
+                self.service_accounts.entry(ns).or_default().insert(name);
             }
             _ => {}
         }
@@ -281,6 +308,8 @@ impl ClusterState {
             Lacking::StorageClasses => self.storage_classes.is_none(),
             Lacking::DeviceClasses => self.device_classes.is_none(),
             Lacking::ResourceClaimTemplates => self.claim_templates_unknown,
+            // Whether a namespace's are known is asked of that namespace (see the field).
+            Lacking::ServiceAccounts => true,
         }
     }
 
@@ -293,6 +322,7 @@ impl ClusterState {
             Lacking::StorageClasses => _ = self.storage_classes.get_or_insert_with(Vec::new),
             Lacking::DeviceClasses => _ = self.device_classes.get_or_insert_with(Default::default),
             Lacking::ResourceClaimTemplates => self.claim_templates_unknown = false,
+            Lacking::ServiceAccounts => {}
         }
     }
 
@@ -304,6 +334,7 @@ impl ClusterState {
             Lacking::StorageClasses => self.storage_classes = None,
             Lacking::DeviceClasses => self.device_classes = None,
             Lacking::ResourceClaimTemplates => self.claim_templates_unknown = true,
+            Lacking::ServiceAccounts => self.service_accounts.clear(),
         }
     }
 

@@ -193,6 +193,7 @@ fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<TakenContainers
         pod_limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
         pod_level_shared: Vec::new(),
         priority_class_name: spec.priority_class_name.clone().unwrap_or_default(),
+        service_account_name: spec.service_account_name.clone().filter(|s| !s.is_empty()).or_else(|| spec.service_account.clone()).unwrap_or_default(),
         active_deadline_seconds: spec.active_deadline_seconds,
         runtime_class_name: spec.runtime_class_name.clone().filter(|s| !s.is_empty()),
         cross_namespace_affinity: cross_namespace_affinity(&spec.affinity),
@@ -486,6 +487,12 @@ impl Doc<'_> {
                     .map(|(i, item)| limit_range_item(item, &format!("spec.limits[{i}]")))
                     .collect::<FieldResult<Vec<_>>>()?;
                 (meta(lr.metadata), Body::LimitRange(items))
+            }
+            "Namespace" => {
+                // The server refuses creates by the phase alone; a deleted namespace has it.
+                let phase = self.v.get("status").and_then(|s| s.get("phase")).and_then(Value::as_str);
+                let deleted = self.v.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|t| !t.is_null());
+                (self.generic_meta()?, Body::Namespace { terminating: phase == Some("Terminating") || deleted })
             }
             "ReplicationController" => {
                 let rc: core::ReplicationController = typed(self.v)?;
