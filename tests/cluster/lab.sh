@@ -385,6 +385,30 @@ EOF
     die "generated serving certificate does not verify"
 }
 
+# The aggregation layer's front proxy: its own CA (--requestheader-client-ca-file) and the client
+# certificate the API server presents when it proxies to an APIService (--proxy-client-*). An
+# extension API server (KEDA's metrics server for external.metrics.k8s.io, metrics-server) trusts
+# the X-Remote-User/Group headers only from a client this CA signed, under the allowed name.
+make_front_proxy_certs() {
+  local d=$LAB_DIR
+  if [[ -f $d/front-proxy-ca.crt && -f $d/front-proxy-client.crt && -f $d/front-proxy-client.key ]] &&
+     openssl verify -CAfile "$d/front-proxy-ca.crt" "$d/front-proxy-client.crt" >/dev/null 2>&1; then
+    return 0
+  fi
+  log "generating the front proxy's CA and client certificate (aggregation layer)"
+  openssl req -x509 -new -nodes -newkey rsa:2048 -sha256 -days 3650 \
+    -keyout "$d/front-proxy-ca.key" -out "$d/front-proxy-ca.crt" -subj "/CN=kubectl-quota-lab-front-proxy-ca" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
+  printf '%s\n' 'basicConstraints = critical, CA:FALSE' 'keyUsage = critical, digitalSignature, keyEncipherment' \
+    'extendedKeyUsage = clientAuth' >"$d/front-proxy-client.ext"
+  openssl req -new -nodes -newkey rsa:2048 -sha256 \
+    -keyout "$d/front-proxy-client.key" -out "$d/front-proxy-client.csr" -subj "/CN=front-proxy-client" 2>/dev/null
+  openssl x509 -req -sha256 -days 3650 -in "$d/front-proxy-client.csr" -CA "$d/front-proxy-ca.crt" \
+    -CAkey "$d/front-proxy-ca.key" -CAcreateserial -out "$d/front-proxy-client.crt" -extfile "$d/front-proxy-client.ext" 2>/dev/null
+  rm -f "$d/front-proxy-client.csr" "$d/front-proxy-client.ext" "$d/front-proxy-ca.srl"
+  chmod 600 "$d/front-proxy-ca.key" "$d/front-proxy-client.key"
+}
+
 # Service-account signing key pair, and static tokens (random, kept for the life of $KQ_LAB_DIR).
 make_creds() {
   local d=$LAB_DIR u
@@ -490,6 +514,7 @@ cmd_up() {
   done
 
   make_certs
+  make_front_proxy_certs
   make_creds
   write_kubeconfigs
   rm -rf "$LAB_DIR/etcd-data"   # every cluster starts empty
@@ -511,6 +536,8 @@ cmd_up() {
   # service, as `guard install` does in the cluster) through its endpoints, never its ClusterIP:
   # the lab has no node, so no pod has an address, and a call fails with "no endpoints" before
   # anything is dialled. (Through the ClusterIP, 10.96.x.x, it would leave loopback.)
+  # --requestheader-*, --proxy-client-*: the aggregation layer, as kubeadm sets it, so that an
+  # APIService's server (KEDA's metrics server) learns who asks (make_front_proxy_certs).
   # Nothing else is set: feature gates and served API versions are the release's defaults.
   local insecure=(--insecure-port=0)
   modern && insecure=()
@@ -524,6 +551,10 @@ cmd_up() {
     --service-account-key-file="$LAB_DIR/sa.pub" --service-account-signing-key-file="$LAB_DIR/sa.key" \
     --service-cluster-ip-range=10.96.0.0/16 --endpoint-reconciler-type=none \
     --enable-aggregator-routing=true \
+    --requestheader-client-ca-file="$LAB_DIR/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
+    --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+    --requestheader-extra-headers-prefix=X-Remote-Extra- \
+    --proxy-client-cert-file="$LAB_DIR/front-proxy-client.crt" --proxy-client-key-file="$LAB_DIR/front-proxy-client.key" \
     --profiling=false "${admission[@]}"
   wait_for "kube-apiserver /readyz" curl -sf --max-time 2 --cacert "$LAB_DIR/ca.crt" "$SERVER/readyz"
 
