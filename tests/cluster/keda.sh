@@ -65,7 +65,7 @@ cmd_up() {
   exec 9>"$STATE/.lock"; flock 9
   stop_all
   log "applying KEDA's CRDs from the module ($bin/crds)"
-  kc apply --server-side --force-conflicts -f "$bin/crds/" >/dev/null
+  apply_crds "$bin/crds/"
   kc wait --for condition=established --timeout=60s crd/scaledobjects.keda.sh crd/scaledjobs.keda.sh >/dev/null
   make_ca "$STATE/certs"
   make_leaf "$STATE/certs" tls keda \

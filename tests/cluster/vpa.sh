@@ -23,7 +23,8 @@
 #
 # The admission controller alone: no recommender (a test writes status.recommendation through
 # the status subresource, as the recommender would) and no updater (nothing is evicted; modes
-# Initial and Recreate act the same at pod creation).
+# Initial and Recreate act the same at pod creation). It needs Kubernetes 1.21+ (batch/v1
+# CronJobs, which it watches): `up` refuses the 1.20 lab.
 set -euo pipefail
 {
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -55,12 +56,16 @@ P
 cmd_up() {
   local t0 bin; t0=$(now)
   lab_up || die "the lab in $LAB_DIR is not up (tests/cluster/lab.sh up)"
+  # Its controller fetcher watches batch/v1 CronJobs: on a server without them (1.20) its
+  # informers never sync and it never registers.
+  kc get --raw /apis/batch/v1 | grep -q '"name":"cronjobs"' ||
+    die "the lab serves no batch/v1 CronJobs, which VPA 1.8.1's admission controller watches (Kubernetes 1.21+)"
   bin=$(build)
   mkdir -p "$STATE"
   exec 9>"$STATE/.lock"; flock 9
   stop_all
   log "applying the VPA CRDs from the module ($bin/crds)"
-  kc apply --server-side --force-conflicts -f "$bin/crds/" >/dev/null
+  apply_crds "$bin/crds/"
   kc wait --for condition=established --timeout=60s crd/verticalpodautoscalers.autoscaling.k8s.io >/dev/null
   make_ca "$STATE"
   make_leaf "$STATE" webhook vpa-webhook "IP:127.0.0.1,DNS:localhost"
