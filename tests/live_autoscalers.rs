@@ -1,7 +1,6 @@
 //! The real autoscalers scaling a Deployment into a quota, on the lab: the HPA controller of
 //! kube-controller-manager (every release), KEDA's operator and metrics server with the cron
-//! scaler (tests/cluster/keda.sh; 1.23+, so the 1.37 lab; not yet run: tests/run-all.sh does not
-//! build KEDA yet, see tests/cluster/README.md), the VPA admission controller
+//! scaler (tests/cluster/keda.sh; 1.23+, so the 1.37 lab), the VPA admission controller
 //! (tests/cluster/vpa.sh). Each test pins what the controllers do, in the quota's words, for the
 //! answers of `check`, `why` and the guard to be compared with (tests/common/autoscalers.rs sets
 //! the scenarios up and observes them).

@@ -12,12 +12,11 @@
 #      (tests/cluster/node.sh: containerd, kubelet, kube-scheduler, images built here; built once
 #      with the servers) and runs tests/live_node.rs, the one target that needs pods to run, with
 #      KUBECTL_QUOTA_NODE; the other targets never see a node (their pods must stay Pending),
-#   5. on the modern release, before the node, runs tests/live_autoscalers.rs with the VPA
-#      admission controller beside the default cluster (tests/cluster/vpa.sh), built once from
-#      its Go module (tests/cluster/autoscalers/build.sh) and started only for that target (its
-#      webhook sees every pod); on 1.20 that target runs its HPA test alone. KEDA
-#      (tests/cluster/keda.sh) is not started yet: its cold build did not complete on this
-#      machine (tests/cluster/README.md), so its test skips (KUBECTL_QUOTA_KEDA=none),
+#   5. on the modern release, before the node, runs tests/live_autoscalers.rs with the real
+#      autoscalers beside the default cluster: KEDA's operator and metrics server
+#      (tests/cluster/keda.sh) and the VPA admission controller (tests/cluster/vpa.sh), built
+#      once from their Go modules (tests/cluster/autoscalers/build.sh) and started only for that
+#      target (the VPA webhook sees every pod); on 1.20 that target runs its HPA test alone,
 #   6. stops the autoscalers, the node and every cluster, whatever happened, and fails if any run
 #      failed.
 # Where the clusters cannot be provisioned (not root, no apt-get), the live tests say so and
@@ -51,9 +50,10 @@ node() {
 node_release() { [[ $MODERN_VERSION == 1.37 ]]; }
 # live_node skips without complaint where the harness runs no node (1.20, other modern releases).
 export KUBECTL_QUOTA_NODE=none
-# The VPA admission controller beside the default modern cluster, for live_autoscalers alone
-# (settable like the labs' ports, for a second run beside this one). Until it runs, that
-# target's VPA test skips without complaint (VPA 1.8.1 needs 1.21+: not on 1.20).
+# The autoscalers beside the default modern cluster, for live_autoscalers alone (settable like
+# the labs' ports, for a second run beside this one). Until they run, that target's KEDA and VPA
+# tests skip without complaint (KEDA 2.21 needs autoscaling/v2 HPAs: not on 1.20).
+keda() { KQ_LAB_DIR=$MODERN KQ_KEDA_DIR=${KQ_KEDA_DIR:-$MODERN-keda} tests/cluster/keda.sh "$@"; }
 vpa() { KQ_LAB_DIR=$MODERN KQ_VPA_DIR=${KQ_VPA_DIR:-$MODERN-vpa} tests/cluster/vpa.sh "$@"; }
 autoscalers_built=0
 export KUBECTL_QUOTA_KEDA=none KUBECTL_QUOTA_VPA=none
@@ -67,6 +67,7 @@ stop_labs() {
     limited down >/dev/null 2>&1 || true
     lab down >/dev/null 2>&1 || true
     if [[ -n $MODERN_VERSION ]]; then
+      keda down >/dev/null 2>&1 || true
       vpa down >/dev/null 2>&1 || true
       if node_release; then node down >/dev/null 2>&1 || true; fi
       mlimited down >/dev/null 2>&1 || true
@@ -103,13 +104,15 @@ if [[ ${KUBECTL_QUOTA_SKIP_LAB:-} != 1 ]]; then
       phase "building (or reusing) the $MODERN_VERSION node"
       node build || no_lab "the $MODERN_VERSION node could not be built"
     fi
-    # The VPA admission controller, after the servers (they share the Go build cache).
+    # KEDA and the VPA admission controller, after the servers (they share the Go build cache).
     if [[ -n $MODERN_VERSION ]]; then
-      phase "building (or reusing) the VPA admission controller"
-      if tests/cluster/autoscalers/build.sh vpa >/dev/null; then
+      phase "building (or reusing) KEDA and the VPA admission controller"
+      # Cold, KEDA's operator compiles every scaler's cloud SDK: about 20 minutes of CPU on 2
+      # cores and several GB of Go's work directory (tests/cluster/README.md).
+      if tests/cluster/autoscalers/build.sh keda >/dev/null && tests/cluster/autoscalers/build.sh vpa >/dev/null; then
         autoscalers_built=1
       else
-        no_lab "the VPA admission controller could not be built"
+        no_lab "KEDA or the VPA admission controller could not be built"
       fi
     fi
     phase "starting the 1.20 clusters"
@@ -157,17 +160,18 @@ if [[ -n $MODERN_VERSION ]]; then
     phase "cargo test ${targets[*]} against Kubernetes $MODERN_VERSION"
     cargo test --locked --no-fail-fast "${targets[@]}" "$@" || status=$?
     if [[ $autoscalers_built == 1 ]]; then
-      phase "starting the VPA admission controller beside the $MODERN_VERSION cluster"
-      if vpa up >/dev/null; then
-        export KUBECTL_QUOTA_VPA=${KQ_VPA_DIR:-$MODERN-vpa}
+      phase "starting KEDA and the VPA admission controller beside the $MODERN_VERSION cluster"
+      if keda up >/dev/null && vpa up >/dev/null; then
+        export KUBECTL_QUOTA_KEDA=${KQ_KEDA_DIR:-$MODERN-keda} KUBECTL_QUOTA_VPA=${KQ_VPA_DIR:-$MODERN-vpa}
       else
-        no_lab "the VPA admission controller did not come up beside the $MODERN_VERSION cluster"
+        no_lab "KEDA or the VPA admission controller did not come up beside the $MODERN_VERSION cluster"
       fi
     fi
     phase "cargo test --test live_autoscalers against Kubernetes $MODERN_VERSION"
     cargo test --locked --no-fail-fast --test live_autoscalers "$@" || status=$?
+    keda down >/dev/null 2>&1 || true
     vpa down >/dev/null 2>&1 || true
-    export KUBECTL_QUOTA_VPA=none
+    export KUBECTL_QUOTA_KEDA=none KUBECTL_QUOTA_VPA=none
     if node_release; then
       # A fresh cluster for the node: the suites above leave Pending pods behind, which a
       # scheduler would now place on the node (and their requests could leave no room).
