@@ -12,7 +12,13 @@
 #      (tests/cluster/node.sh: containerd, kubelet, kube-scheduler, metrics-server, images built
 #      here; built once with the servers) and runs tests/live_node.rs, the one target that needs pods to run, with
 #      KUBECTL_QUOTA_NODE; the other targets never see a node (their pods must stay Pending),
-#   5. stops the node and every cluster, whatever happened, and fails if any run failed.
+#   5. on the modern release, before the node, runs tests/live_autoscalers.rs with the real
+#      autoscalers beside the default cluster: KEDA's operator and metrics server
+#      (tests/cluster/keda.sh) and the VPA admission controller (tests/cluster/vpa.sh), built
+#      once from their Go modules (tests/cluster/autoscalers/build.sh) and started only for that
+#      target (the VPA webhook sees every pod); on 1.20 that target runs its HPA test alone,
+#   6. stops the autoscalers, the node and every cluster, whatever happened, and fails if any run
+#      failed.
 # Where the clusters cannot be provisioned (not root, no apt-get), the live tests say so and
 # skip, except under CI=true, where they fail. KQ_LAB_MODERN_VERSION=none skips step 3.
 set -euo pipefail
@@ -44,6 +50,13 @@ node() {
 node_release() { [[ $MODERN_VERSION == 1.37 ]]; }
 # live_node skips without complaint where the harness runs no node (1.20, other modern releases).
 export KUBECTL_QUOTA_NODE=none
+# The autoscalers beside the default modern cluster, for live_autoscalers alone (settable like
+# the labs' ports, for a second run beside this one). Until they run, that target's KEDA and VPA
+# tests skip without complaint (KEDA 2.21 needs autoscaling/v2 HPAs: not on 1.20).
+keda() { KQ_LAB_DIR=$MODERN KQ_KEDA_DIR=${KQ_KEDA_DIR:-$MODERN-keda} tests/cluster/keda.sh "$@"; }
+vpa() { KQ_LAB_DIR=$MODERN KQ_VPA_DIR=${KQ_VPA_DIR:-$MODERN-vpa} tests/cluster/vpa.sh "$@"; }
+autoscalers_built=0
+export KUBECTL_QUOTA_KEDA=none KUBECTL_QUOTA_VPA=none
 
 t_start=$(date +%s)
 phase() { echo "run-all: [$(($(date +%s) - t_start))s] $*" >&2; }
@@ -54,6 +67,8 @@ stop_labs() {
     limited down >/dev/null 2>&1 || true
     lab down >/dev/null 2>&1 || true
     if [[ -n $MODERN_VERSION ]]; then
+      keda down >/dev/null 2>&1 || true
+      vpa down >/dev/null 2>&1 || true
       if node_release; then node down >/dev/null 2>&1 || true; fi
       mlimited down >/dev/null 2>&1 || true
       mlab down >/dev/null 2>&1 || true
@@ -88,6 +103,17 @@ if [[ ${KUBECTL_QUOTA_SKIP_LAB:-} != 1 ]]; then
     if [[ -n $MODERN_VERSION ]] && node_release; then
       phase "building (or reusing) the $MODERN_VERSION node"
       node build || no_lab "the $MODERN_VERSION node could not be built"
+    fi
+    # KEDA and the VPA admission controller, after the servers (they share the Go build cache).
+    if [[ -n $MODERN_VERSION ]]; then
+      phase "building (or reusing) KEDA and the VPA admission controller"
+      # Cold, KEDA's operator compiles every scaler's cloud SDK: about 20 minutes of CPU on 2
+      # cores and several GB of Go's work directory (tests/cluster/README.md).
+      if tests/cluster/autoscalers/build.sh keda >/dev/null && tests/cluster/autoscalers/build.sh vpa >/dev/null; then
+        autoscalers_built=1
+      else
+        no_lab "KEDA or the VPA admission controller could not be built"
+      fi
     fi
     phase "starting the 1.20 clusters"
     if lab up && limited up; then
@@ -129,10 +155,23 @@ if [[ -n $MODERN_VERSION ]]; then
     export KUBECTL_QUOTA_LAB=$MODERN KUBECTL_QUOTA_LAB_LIMITED=$MODERN_LIMITED KUBECTL_QUOTA_LAB_VERSION=$MODERN_VERSION
     targets=()
     for f in tests/live*.rs; do
-      [[ $f == tests/live_node.rs ]] || targets+=(--test "$(basename "$f" .rs)")
+      [[ $f == tests/live_node.rs || $f == tests/live_autoscalers.rs ]] || targets+=(--test "$(basename "$f" .rs)")
     done
     phase "cargo test ${targets[*]} against Kubernetes $MODERN_VERSION"
     cargo test --locked --no-fail-fast "${targets[@]}" "$@" || status=$?
+    if [[ $autoscalers_built == 1 ]]; then
+      phase "starting KEDA and the VPA admission controller beside the $MODERN_VERSION cluster"
+      if keda up >/dev/null && vpa up >/dev/null; then
+        export KUBECTL_QUOTA_KEDA=${KQ_KEDA_DIR:-$MODERN-keda} KUBECTL_QUOTA_VPA=${KQ_VPA_DIR:-$MODERN-vpa}
+      else
+        no_lab "KEDA or the VPA admission controller did not come up beside the $MODERN_VERSION cluster"
+      fi
+    fi
+    phase "cargo test --test live_autoscalers against Kubernetes $MODERN_VERSION"
+    cargo test --locked --no-fail-fast --test live_autoscalers "$@" || status=$?
+    keda down >/dev/null 2>&1 || true
+    vpa down >/dev/null 2>&1 || true
+    export KUBECTL_QUOTA_KEDA=none KUBECTL_QUOTA_VPA=none
     if node_release; then
       # A fresh cluster for the node: the suites above leave Pending pods behind, which a
       # scheduler would now place on the node (and their requests could leave no room).

@@ -2,6 +2,7 @@
 //! with a case's `expected.json`, as tests/conformance/README.md prescribes.
 #![allow(dead_code)]
 
+pub mod autoscalers;
 pub mod ci;
 pub mod live;
 pub mod node;

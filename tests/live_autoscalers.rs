@@ -1,0 +1,114 @@
+//! The real autoscalers scaling a Deployment into a quota, on the lab: the HPA controller of
+//! kube-controller-manager (every release), KEDA's operator and metrics server with the cron
+//! scaler (tests/cluster/keda.sh; 1.23+, so the 1.37 lab), the VPA admission controller
+//! (tests/cluster/vpa.sh). Each test pins what the controllers do, in the quota's words, for the
+//! answers of `check`, `why` and the guard to be compared with (tests/common/autoscalers.rs sets
+//! the scenarios up and observes them).
+//!
+//! Quota `compute`: requests.cpu=4, limits.cpu=8, pods=10; pods of 500m/1 cpu: 8 fit.
+
+mod common;
+
+use common::autoscalers::{self as scen, Observed};
+use common::live::{client, lab_dir, lab_version, new_namespace};
+use serde_json::json;
+
+fn describe(seen: &Observed) -> String {
+    format!(
+        "{} pods {:?}; deployment replicas {:?}; FailedCreate: {:?}",
+        seen.pods.len(),
+        seen.pods.iter().map(|p| (&p.requests_cpu, &p.limits_cpu)).collect::<Vec<_>>(),
+        seen.deployment_replicas,
+        seen.failed_create.iter().take(2).collect::<Vec<_>>()
+    )
+}
+
+/// (a) The HPA controller raises `web` from 5 to minReplicas 12 with no metric at all; quota lets
+/// 8 pods be created and the ReplicaSet's FailedCreate events carry the quota's words.
+#[tokio::test(flavor = "multi_thread")]
+async fn hpa_controller_raises_a_deployment_to_min_replicas_into_the_quota() {
+    let Some(lab) = lab_dir() else { return };
+    let c = client(&lab.join("kubeconfig")).await;
+    let ns = new_namespace(&c, "kq-auto-hpa").await;
+    let version = scen::hpa_api_version(lab_version().minor);
+    scen::setup_hpa(&c, &ns, version, 5, 12, 20).await.unwrap();
+
+    let seen = scen::settle(&c, &ns, 8, 120).await;
+    assert_eq!(seen.deployment_replicas, Some(12), "the HPA ({version}) did not raise the Deployment to minReplicas: {}", describe(&seen));
+    assert_eq!(seen.pods.len(), 8, "{}", describe(&seen));
+    let refusals = seen.quota_refusals();
+    assert!(
+        refusals.iter().any(|m| m.starts_with(
+            "exceeded quota: compute, requested: limits.cpu=1,requests.cpu=500m, used: limits.cpu=8,requests.cpu=4, limited: limits.cpu=8,requests.cpu=4"
+        )),
+        "no FailedCreate in the quota's words: {}",
+        describe(&seen)
+    );
+    assert_eq!(scen::hpa_desired(&c, &ns, scen::DEPLOYMENT).await, Some(12), "the HPA's desired count");
+    let _ = c; // the namespace stays for inspection; the lab is thrown away after the run
+}
+
+/// (b) KEDA's cron scaler asks for 12 replicas of `web` (minReplicaCount 1): the operator creates
+/// HPA `keda-hpa-web`, whose metric (from KEDA's metrics server, through the API server's
+/// aggregation layer) raises the Deployment to 12; quota lets 8 be created.
+#[tokio::test(flavor = "multi_thread")]
+async fn keda_cron_scaled_object_raises_a_deployment_into_the_quota() {
+    let Some(lab) = lab_dir() else { return };
+    let Some(keda) = scen::controller_dir("KUBECTL_QUOTA_KEDA", "KEDA", "tests/cluster/keda.sh") else { return };
+    let c = client(&lab.join("kubeconfig")).await;
+    let ns = new_namespace(&c, "kq-auto-keda").await;
+    scen::setup_keda(&c, &ns, 1, 20, 12).await.unwrap();
+
+    let hpa = common::live::eventually("KEDA's HPA keda-hpa-web", 60, || async {
+        match scen::get(&c, &ns, "autoscaling/v2", "HorizontalPodAutoscaler", "keda-hpa-web").await {
+            Ok(Some(h)) => Ok(h),
+            Ok(None) => Err(format!("not yet; operator log:\n{}", scen::log_tail(&keda, "keda-operator.log", 5))),
+            Err(e) => Err(e),
+        }
+    })
+    .await;
+    assert_eq!(hpa["spec"]["minReplicas"], json!(1));
+    assert_eq!(hpa["spec"]["maxReplicas"], json!(20));
+    assert_eq!(hpa["spec"]["scaleTargetRef"]["name"], json!("web"));
+
+    let seen = scen::settle(&c, &ns, 8, 150).await;
+    let logs = || {
+        format!("\noperator:\n{}\nmetrics server:\n{}", scen::log_tail(&keda, "keda-operator.log", 15), scen::log_tail(&keda, "keda-metrics-apiserver.log", 15))
+    };
+    assert_eq!(seen.deployment_replicas, Some(12), "keda-hpa-web did not raise the Deployment to the cron's 12: {}{}", describe(&seen), logs());
+    assert_eq!(seen.pods.len(), 8, "{}{}", describe(&seen), logs());
+    assert!(
+        seen.quota_refusals().iter().any(|m| m.starts_with("exceeded quota: compute, requested: limits.cpu=1,requests.cpu=500m,")),
+        "no FailedCreate in the quota's words: {}",
+        describe(&seen)
+    );
+    assert_eq!(scen::hpa_desired(&c, &ns, "keda-hpa-web").await, Some(12), "keda-hpa-web's desired count");
+}
+
+/// (c) A VPA in mode Initial on `web`, its recommendation (cpu 1) written through the status
+/// subresource as the recommender would: the pods the ReplicaSet controller creates through the
+/// real webhook ask for 1 cpu, limited to 2 (the template's 1:2 kept), and quota lets 4 of the 6
+/// be created, though 6 pods at the template's 500m would fit.
+#[tokio::test(flavor = "multi_thread")]
+async fn vpa_webhook_sets_new_pods_requests_and_quota_refuses_those_that_do_not_fit() {
+    let Some(lab) = lab_dir() else { return };
+    let Some(vpa) = scen::controller_dir("KUBECTL_QUOTA_VPA", "the VPA admission controller", "tests/cluster/vpa.sh") else { return };
+    let c = client(&lab.join("kubeconfig")).await;
+    let ns = new_namespace(&c, "kq-auto-vpa").await;
+    if let Err(e) = scen::setup_vpa(&c, &ns, "Initial", &json!({"cpu": "1"}), 6).await {
+        panic!("{e}\nadmission controller:\n{}", scen::log_tail(&vpa, "vpa-admission-controller.log", 20));
+    }
+
+    let seen = scen::settle(&c, &ns, 4, 120).await;
+    assert_eq!(seen.pods.len(), 4, "{}", describe(&seen));
+    for p in &seen.pods {
+        assert_eq!((p.requests_cpu.as_deref(), p.limits_cpu.as_deref()), (Some("1"), Some("2")), "pod {} was not created at the VPA's target", p.name);
+    }
+    assert!(
+        seen.quota_refusals().iter().any(|m| m.starts_with(
+            "exceeded quota: compute, requested: limits.cpu=2,requests.cpu=1, used: limits.cpu=8,requests.cpu=4, limited: limits.cpu=8,requests.cpu=4"
+        )),
+        "no FailedCreate in the quota's words at the VPA's target: {}",
+        describe(&seen)
+    );
+}
