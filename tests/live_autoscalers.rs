@@ -10,7 +10,7 @@
 mod common;
 
 use common::autoscalers::{self as scen, Observed};
-use common::live::{client, lab_dir, lab_version, new_namespace};
+use common::live::{client, lab_dir, lab_version, new_namespace, plugin, plugin_stdin, text};
 use serde_json::json;
 
 fn describe(seen: &Observed) -> String {
@@ -31,9 +31,35 @@ async fn hpa_controller_raises_a_deployment_to_min_replicas_into_the_quota() {
     let c = client(&lab.join("kubeconfig")).await;
     let ns = new_namespace(&c, "kq-auto-hpa").await;
     let version = scen::hpa_api_version(lab_version().minor);
-    scen::setup_hpa(&c, &ns, version, 5, 12, 20).await.unwrap();
+    let kubeconfig = lab.join("kubeconfig");
+    // Before the HPA: web runs 5 pods, and check of the HPA says what the controller will do.
+    scen::quota_ready(&c, &ns).await.unwrap();
+    scen::create(&c, &ns, &scen::deployment(5)).await.unwrap();
+    common::live::eventually("web's 5 pods", 60, || async {
+        let seen = scen::observe(&c, &ns).await;
+        if seen.pods.len() == 5 {
+            Ok(())
+        } else {
+            Err(describe(&seen))
+        }
+    })
+    .await;
+    let hpa = scen::hpa(version, scen::DEPLOYMENT, 12, 20);
+    let before = plugin_stdin(&kubeconfig, &["check", "-f", "-", "-n", &ns, "-o", "json"], &hpa.to_string());
+    let report: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap_or_else(|e| panic!("check: {e}: {}", text(&before.stderr)));
+    let d = &report["documents"][0];
+    assert_eq!(before.status.code(), Some(1), "{d}");
+    assert_eq!((d["replicas"].as_i64(), d["replicasExisting"].as_i64(), d["replicasAdmitted"].as_i64()), (Some(12), Some(5), Some(8)), "{d}");
+    assert_eq!(d["autoscaling"]["fits"].as_i64(), Some(8), "{d}");
+    let predicted = d["podMessage"].as_str().unwrap_or_default().to_string();
+    scen::create(&c, &ns, &hpa).await.unwrap();
 
     let seen = scen::settle(&c, &ns, 8, 120).await;
+    // What check said is what the controllers then met, word for word.
+    assert!(seen.quota_refusals().iter().any(|m| *m == predicted), "check predicted {predicted:?}: {}", describe(&seen));
+    let out = plugin(&kubeconfig, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+    let why: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("why: {e}: {}", text(&out.stderr)));
+    assert_eq!(why["autoscaler"], json!("HPA web wants 12, 8 exist: quota compute refuses the rest"), "{why}");
     assert_eq!(seen.deployment_replicas, Some(12), "the HPA ({version}) did not raise the Deployment to minReplicas: {}", describe(&seen));
     assert_eq!(seen.pods.len(), 8, "{}", describe(&seen));
     let refusals = seen.quota_refusals();
@@ -83,6 +109,10 @@ async fn keda_cron_scaled_object_raises_a_deployment_into_the_quota() {
         describe(&seen)
     );
     assert_eq!(scen::hpa_desired(&c, &ns, "keda-hpa-web").await, Some(12), "keda-hpa-web's desired count");
+    // why names the ScaledObject (keda-hpa-web is the same autoscaler, never a second one).
+    let out = plugin(&lab.join("kubeconfig"), &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+    let why: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("why: {e}: {}", text(&out.stderr)));
+    assert_eq!(why["autoscaler"], json!("ScaledObject web wants 12, 8 exist: quota compute refuses the rest"), "{why}");
 }
 
 /// (c) A VPA in mode Initial on `web`, its recommendation (cpu 1) written through the status

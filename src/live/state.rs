@@ -264,9 +264,46 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
             Err(e) => unread.push(format!("cannot read {} {:?} to tell a create from an update: {e}", obj.type_info.group_resource(), obj.meta.name)),
         }
     }
+    unread.extend(load_autoscaler_targets(conn, objs, state).await);
     unread.extend(load_revisions(conn, state).await);
     unread.extend(load_claim_pods(conn, state).await);
     (notes, unread)
+}
+
+/// The workloads the documents' autoscalers target, into `state`: an HPA sent on its own acts
+/// on its target at once (a GET each, only for targets no document names).
+async fn load_autoscaler_targets(conn: &Conn, objs: &[Object], state: &mut ClusterState) -> Vec<String> {
+    let mut unread = Vec::new();
+    for obj in objs {
+        let objects::Body::Autoscaler(a) = &obj.body else { continue };
+        let Some(t) = &a.target else { continue };
+        let (api_version, plural) = match t.kind.as_str() {
+            "Deployment" => ("apps/v1", "deployments"),
+            "StatefulSet" => ("apps/v1", "statefulsets"),
+            "ReplicaSet" => ("apps/v1", "replicasets"),
+            "ReplicationController" => ("v1", "replicationcontrollers"),
+            _ => continue,
+        };
+        let ns = obj.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone());
+        let ti = objects::type_info(api_version, &t.kind);
+        let key = (ns.clone(), ti.group_resource(), t.name.clone());
+        if state.existing.contains_key(&key) {
+            continue;
+        }
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let ar = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, &t.kind), plural);
+        match existing_by_get(conn, &ns, &ar, &t.name).await {
+            Ok(Some(value)) => {
+                if let Ok(mut o) = objects::decode(&Document { origin: Origin::new("cluster", 1), value }) {
+                    o.meta.namespace = Some(ns.clone());
+                    state.existing.insert(key, o);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => unread.push(format!("cannot read {} {:?}, which autoscaler {:?} targets: {e}", ti.group_resource(), t.name, obj.meta.name)),
+        }
+    }
+    unread
 }
 
 /// The pods of the existing workloads whose template has claims from ResourceClaimTemplates,
