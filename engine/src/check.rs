@@ -315,8 +315,8 @@ impl<'a> Checker<'a> {
             .map(|(n, a)| (n.as_str(), a))
             .filter(|(_, a)| autoscaling::targets(a, group, kind, name))
             .collect();
-        for (n, a) in self.state.autoscalers_in(ns) {
-            if autoscaling::targets(a, group, kind, name) && !found.iter().any(|(m, b)| *m == n && b.kind == a.kind) {
+        for (n, a) in self.state.autoscalers_of(ns, obj) {
+            if !found.iter().any(|(m, b)| *m == n && b.kind == a.kind) {
                 found.push((n, a));
             }
         }

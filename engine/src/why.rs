@@ -458,8 +458,7 @@ impl WhyReport {
         if self.verdict != Verdict::BlockedByQuota || self.waiting == 0 {
             return;
         }
-        let found: Vec<(&str, &crate::objects::Autoscaler)> =
-            state.autoscalers_in(&self.namespace).filter(|(_, a)| crate::autoscaling::targets(a, &workload.type_info.group, &self.kind, &self.name)).collect();
+        let found: Vec<(&str, &crate::objects::Autoscaler)> = state.autoscalers_of(&self.namespace, workload).collect();
         let (Some((name, a)), _) = crate::autoscaling::the_one(&found) else { return };
         let quota = self.quota.as_deref().map(|q| format!("quota {q}")).unwrap_or_else(|| "quota".into());
         self.autoscaler = Some(format!("{} {name} wants {}, {} exist: {quota} refuses the rest", a.kind.short(), self.wanted, self.current));

@@ -293,7 +293,7 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
     let kind = esc(&d.kind);
     // An autoscaler's pods are its target's.
     let its = match &d.autoscaling {
-        Some(c) if !matches!(d.kind.as_str(), "Deployment" | "StatefulSet" | "ReplicaSet" | "ReplicationController") => format!("{}'s", esc(&c.target)),
+        Some(c) if c.target != format!("{}/{}", d.kind.to_lowercase(), d.name) => format!("{}'s", esc(&c.target)),
         _ => "its".to_string(),
     };
     match outcome {

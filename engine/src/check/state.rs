@@ -193,12 +193,14 @@ impl ClusterState {
         s
     }
 
-    /// The autoscalers of namespace `ns` the state holds (HPAs, then KEDA's kinds), by name.
-    pub fn autoscalers_in<'a>(&'a self, ns: &'a str) -> impl Iterator<Item = (&'a str, &'a crate::objects::Autoscaler)> + 'a {
+    /// The autoscalers the state holds in namespace `ns` (HPAs, then KEDA's kinds) that target
+    /// `workload`, by name.
+    pub fn autoscalers_of<'a>(&'a self, ns: &'a str, workload: &'a Object) -> impl Iterator<Item = (&'a str, &'a crate::objects::Autoscaler)> + 'a {
+        let (group, kind, name) = (workload.type_info.group.as_str(), workload.type_info.kind.as_str(), workload.meta.name.as_str());
         AUTOSCALER_RESOURCES.iter().flat_map(move |gr| {
             let from = (ns.to_string(), gr.to_string(), String::new());
-            self.existing.range(from..).take_while(move |(k, _)| k.0 == ns && k.1 == *gr).filter_map(|(k, o)| match &o.body {
-                Body::Autoscaler(a) => Some((k.2.as_str(), a.as_ref())),
+            self.existing.range(from..).take_while(move |(k, _)| k.0 == ns && k.1 == *gr).filter_map(move |(k, o)| match &o.body {
+                Body::Autoscaler(a) if crate::autoscaling::targets(a, group, kind, name) => Some((k.2.as_str(), a.as_ref())),
                 _ => None,
             })
         })
