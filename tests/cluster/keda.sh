@@ -66,7 +66,9 @@ cmd_up() {
   stop_all
   log "applying KEDA's CRDs from the module ($bin/crds)"
   apply_crds "$bin/crds/"
-  kc wait --for condition=established --timeout=60s crd/scaledobjects.keda.sh crd/scaledjobs.keda.sh >/dev/null
+  # Retried: just after the apply a CRD may have no status yet, and kubectl wait then fails
+  # at once (".status.conditions accessor error") instead of waiting.
+  wait_for "KEDA's CRDs established" 60 kc wait --for condition=established --timeout=5s crd/scaledobjects.keda.sh crd/scaledjobs.keda.sh
   make_ca "$STATE/certs"
   make_leaf "$STATE/certs" tls keda \
     "IP:127.0.0.1,IP:$ip,DNS:localhost,DNS:keda-metrics-apiserver.keda.svc,DNS:keda-operator.keda.svc"

@@ -66,7 +66,8 @@ cmd_up() {
   stop_all
   log "applying the VPA CRDs from the module ($bin/crds)"
   apply_crds "$bin/crds/"
-  kc wait --for condition=established --timeout=60s crd/verticalpodautoscalers.autoscaling.k8s.io >/dev/null
+  # Retried: a CRD just applied may have no status yet (kubectl wait then fails at once).
+  wait_for "the VPA CRD established" 60 kc wait --for condition=established --timeout=5s crd/verticalpodautoscalers.autoscaling.k8s.io
   make_ca "$STATE"
   make_leaf "$STATE" webhook vpa-webhook "IP:127.0.0.1,DNS:localhost"
   # A registration left by an earlier run (another port) would send pods elsewhere.
