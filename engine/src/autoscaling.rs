@@ -24,7 +24,7 @@
 //! assert!(s.why.unwrap().starts_with("HPA web sets the replicas to 12"));
 //! ```
 
-use crate::objects::{Autoscaler, AutoscalerKind};
+use crate::objects::{Autoscaler, AutoscalerKind, ScaleTarget, VpaMode};
 
 /// A workload's replica count as the cluster will run it, and why when it is not the
 /// manifest's own.
@@ -37,7 +37,12 @@ pub struct Scaled {
 /// Whether `a` scales the workload `kind`/`name` of API group `group`. A target that names no
 /// apiVersion matches any group (KEDA defaults it to `apps/v1`).
 pub fn targets(a: &Autoscaler, group: &str, kind: &str, name: &str) -> bool {
-    let Some(t) = &a.target else { return false };
+    a.target.as_ref().is_some_and(|t| names(t, group, kind, name))
+}
+
+/// Whether the reference `t` (an autoscaler's target) names the workload `kind`/`name` of API
+/// group `group`; a reference without an apiVersion names any group's.
+pub fn names(t: &ScaleTarget, group: &str, kind: &str, name: &str) -> bool {
     let target_group = t.api_version.rsplit_once('/').map_or("", |(g, _)| g);
     t.kind == kind && t.name == name && (t.api_version.is_empty() || target_group == group || (group == "extensions" && target_group == "apps"))
 }
@@ -165,10 +170,59 @@ impl Ceiling {
     }
 }
 
+/// How many of a workload's running pods quota lets come back at its VerticalPodAutoscaler's
+/// target, when the VPA evicts (or resizes) them to apply it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerticalCeiling {
+    pub vpa: String,
+    /// `deployment/web`.
+    pub target: String,
+    pub mode: VpaMode,
+    /// The pods that run now.
+    pub pods: i32,
+    /// Of them, how many the quotas let run at the target.
+    pub fits: i32,
+    /// What one pod asks of the resources that stop the rest (or of cpu and memory), as
+    /// `requests.cpu=1200m`.
+    pub per_pod: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quota: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<String>,
+    /// The server's words for the first pod that cannot come back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl VerticalCeiling {
+    /// Some pods cannot come back at the target.
+    pub fn capped(&self) -> bool {
+        self.fits < self.pods
+    }
+
+    /// The sentence every output uses.
+    pub fn sentence(&self) -> String {
+        let how = if self.mode == VpaMode::InPlaceOrRecreate { "be resized or recreated" } else { "be recreated" };
+        let each = if self.per_pod.is_empty() { String::new() } else { format!(" ({} each)", self.per_pod.join(", ")) };
+        if !self.capped() {
+            return format!("the quotas let all {} pods of {} {how} at VPA {}'s target{each}", self.pods, self.target, self.vpa);
+        }
+        let who = self.quota.as_deref().map_or_else(|| "the quotas let".to_string(), |q| format!("quota {q} lets"));
+        format!(
+            "{who} {} of {} pods of {} {how} at VPA {}'s target{each}: the other {} stay evicted",
+            self.fits,
+            self.pods,
+            self.target,
+            self.vpa,
+            self.pods - self.fits
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::objects::ScaleTarget;
 
     fn hpa(min: i32, max: i32, desired: Option<i32>) -> Autoscaler {
         Autoscaler {
@@ -245,5 +299,26 @@ mod tests {
         assert!(low.sentence().ends_with("even its minimum of 12 is refused"));
         let all = Ceiling { fits: 20, quota: None, resources: vec![], ..c };
         assert_eq!(all.sentence(), "HPA web scales deployment/web from 3 to 20 pods; the quotas let all 20 run");
+    }
+
+    #[test]
+    fn the_vpa_sentence_says_how_many_pods_come_back_at_the_target() {
+        let v = VerticalCeiling {
+            vpa: "web".into(),
+            target: "deployment/web".into(),
+            mode: VpaMode::Recreate,
+            pods: 5,
+            fits: 3,
+            per_pod: vec!["requests.cpu=1200m".into()],
+            quota: Some("compute".into()),
+            resources: vec!["requests.cpu".into()],
+            message: None,
+        };
+        assert_eq!(
+            v.sentence(),
+            "quota compute lets 3 of 5 pods of deployment/web be recreated at VPA web's target (requests.cpu=1200m each): the other 2 stay evicted"
+        );
+        let all = VerticalCeiling { fits: 5, mode: VpaMode::InPlaceOrRecreate, ..v };
+        assert_eq!(all.sentence(), "the quotas let all 5 pods of deployment/web be resized or recreated at VPA web's target (requests.cpu=1200m each)");
     }
 }

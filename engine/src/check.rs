@@ -19,15 +19,15 @@ mod template_change;
 pub use report::{CheckOptions, DocumentReport, Outcome, PodsReport, Report, Summary, Undecided};
 pub use state::{ClusterState, Gap, Lacking};
 
-use replay::{admit, admit_as, admit_pod_claims, admit_workload_pods};
+use replay::{admit, admit_as, admit_pod_claims, admit_workload_pods, pod_charge};
 use template_change::rollout_of;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::admission::{Decision, RefusalReason};
-use crate::autoscaling::{self, Ceiling};
+use crate::autoscaling::{self, Ceiling, VerticalCeiling};
 use crate::defaulting;
-use crate::objects::{Autoscaler, AutoscalerKind, Body, Object, ResourceQuota, Workload};
+use crate::objects::{Autoscaler, AutoscalerKind, Body, Object, ResourceQuota, VerticalAutoscaler, VpaMode, Workload};
 use crate::version::{self, Served, VersionReport};
 
 /// The kinds whose replica count an autoscaler sets (through their scale subresource).
@@ -62,6 +62,9 @@ pub struct Checker<'a> {
     /// The keys of every document (when announced): an autoscaler whose target is among them
     /// leaves the answer to the target's own document.
     input_keys: BTreeSet<Key>,
+    /// The VerticalPodAutoscalers the documents create or change, per namespace: (name,
+    /// creation time, object).
+    input_vpas: BTreeMap<String, Vec<(String, String, VerticalAutoscaler)>>,
 }
 
 impl<'a> Checker<'a> {
@@ -77,6 +80,7 @@ impl<'a> Checker<'a> {
             created_namespaces: BTreeSet::new(),
             input_autoscalers: BTreeMap::new(),
             input_keys: BTreeSet::new(),
+            input_vpas: BTreeMap::new(),
         }
     }
 
@@ -96,6 +100,10 @@ impl<'a> Checker<'a> {
             }
             if let Body::Autoscaler(a) = &o.body {
                 self.input_autoscalers.entry(key.0.clone()).or_default().push((key.2.clone(), (**a).clone()));
+            }
+            if let Body::VerticalAutoscaler(v) = &o.body {
+                let created = o.meta.creation_timestamp.clone().unwrap_or_default();
+                self.input_vpas.entry(key.0.clone()).or_default().push((key.2.clone(), created, (**v).clone()));
             }
             if let Some(k) = once.replace(key) {
                 repeated.insert(k);
@@ -195,6 +203,7 @@ impl<'a> Checker<'a> {
             report.notes.push("an object of this name already exists: this is an update".into());
         }
         let scaled_by = self.scale(&mut obj, existing.as_ref(), &ns, &mut report);
+        self.vertical_of(&mut obj, existing.as_ref(), &ns, &mut report);
         let succeeded = match existing.as_ref().map(|e| &e.body) {
             Some(Body::Workload(old)) => self.existing_workload(&obj, old, &ns, &mut report),
             _ => 0,
@@ -209,8 +218,12 @@ impl<'a> Checker<'a> {
                     if let (Some((name, a)), false) = (&scaled_by, undecided) {
                         report.autoscaling = Some(self.ceiling(&obj, w, name, a, &ns, &report));
                     }
+                    if !undecided {
+                        report.vertical = self.vertical(&obj, w, &ns, &mut report);
+                    }
                 }
                 Body::Autoscaler(a) => self.autoscaler_target(&obj, a, &ns, &mut report),
+                Body::VerticalAutoscaler(v) => self.vpa_target(&obj, v, &ns, &mut report),
                 Body::Pod(p) if existing.is_none() && !p.resource_claim_templates.is_empty() => self.pod_claims(&obj, undecided, &ns, &key, &mut report),
                 _ => {}
             }
@@ -436,6 +449,134 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The VerticalPodAutoscaler whose webhook writes the requests of the workload's new pods
+    /// (the input's, then the state's; of several, the earliest created), set on the workload
+    /// so that every pod replayed for it gets the VPA's target; notes for the VPAs that change
+    /// nothing.
+    fn vertical_of(&self, obj: &mut Object, existing: Option<&Object>, ns: &str, report: &mut DocumentReport) {
+        if !report.allowed || !matches!(obj.body, Body::Workload(_)) {
+            return;
+        }
+        let (group, kind, name) = (obj.type_info.group.as_str(), obj.type_info.kind.as_str(), obj.meta.name.as_str());
+        let mut found: Vec<(String, String, VerticalAutoscaler)> = self
+            .input_vpas
+            .get(ns)
+            .into_iter()
+            .flatten()
+            .filter(|(_, _, v)| v.target.as_ref().is_some_and(|t| autoscaling::names(t, group, kind, name)))
+            .cloned()
+            .collect();
+        for (n, created, v) in self.state.vpas_of(ns, obj) {
+            if !found.iter().any(|(m, _, _)| m == n) {
+                found.push((n.to_string(), created.to_string(), v.clone()));
+            }
+        }
+        for (n, _, v) in &found {
+            if v.mode == Some(VpaMode::Off) {
+                report.notes.push(format!("VPA {n} is in updateMode Off: it changes no pod (its recommendation is advice only)"));
+            }
+        }
+        found.retain(|(_, _, v)| v.mode != Some(VpaMode::Off));
+        found.sort_by(|a, b| (&a.1, &a.0).cmp(&(&b.1, &b.0)));
+        let Some((n, _, v)) = found.into_iter().next() else { return };
+        let Body::Workload(w) = &mut obj.body else { return };
+        match &v.recommendation {
+            None => report.notes.push(format!("VPA {n} has no recommendation yet: new pods keep the template's requests until its recommender writes one")),
+            Some(r) if !w.template.containers.iter().any(|c| r.iter().any(|(rc, _)| *rc == c.name)) => {
+                report.notes.push(format!("VPA {n}'s recommendation names no container of the pod template: its webhook changes nothing"))
+            }
+            Some(_) => {
+                let running = match existing.map(|e| &e.body) {
+                    Some(Body::Workload(old)) => old.current.or(old.replicas).unwrap_or(0),
+                    _ => 0,
+                };
+                if running > 0 && v.mode.is_some_and(|m| !m.changes_running_pods()) {
+                    report.notes.push(format!("VPA {n} (updateMode Initial) writes its target into new pods only: the {running} running keep their requests"));
+                }
+            }
+        }
+        w.vpa = Some((n, Box::new(v)));
+    }
+
+    /// How many of the workload's running pods quota lets come back at its VPA's target, in a
+    /// mode that evicts (or resizes) them: on a copy of the state, the running pods' charges
+    /// are given back and as many pods as ran are created again through the VPA's webhook.
+    fn vertical(&self, obj: &Object, w: &Workload, ns: &str, report: &mut DocumentReport) -> Option<VerticalCeiling> {
+        let (name, vpa) = w.vpa.as_ref()?;
+        let mode = vpa.mode.filter(|m| m.changes_running_pods())?;
+        vpa.recommendation.as_ref()?;
+        let pods = report.replicas_existing?.min(w.replicas.unwrap_or(i32::MAX));
+        if pods <= 0 {
+            return None;
+        }
+        let as_they_are = Workload { vpa: None, ..w.clone() };
+        let held = self.state.pods_of(ns, &obj.type_info.kind, &obj.meta.name);
+        let charges: Vec<_> = if held.is_empty() {
+            report.notes.push(format!("the {pods} running pods are taken at the template's requests (the state holds none of them): a live check reads them"));
+            let one = pod_charge(obj, &as_they_are, Body::Pod(w.template.clone()), format!("{}-running", obj.meta.name), self.state, ns, self.opts).ok()?;
+            vec![one; usize::try_from(pods).unwrap_or(0)]
+        } else {
+            held.iter().filter_map(|p| pod_charge(obj, &as_they_are, p.body.clone(), p.meta.name.clone(), self.state, ns, self.opts).ok()).collect()
+        };
+        let mut scratch = self.state.scratch_for(ns);
+        for q in scratch.quotas.values_mut().flatten() {
+            for c in charges.iter().filter_map(|c| c.get(&q.name)) {
+                q.quota.status_used = crate::resources::subtract_non_negative(&q.quota.status_used, c);
+            }
+        }
+        let again = Workload { replicas: Some(pods), ..w.clone() };
+        let out = admit_workload_pods(obj, &again, Some(0), &mut scratch, ns, self.opts, self.each_replica);
+        let (quota, resources, message) = match out.first_refusal {
+            Some(r) => (r.quota, r.resources, Some(r.message)),
+            None => (None, vec![], None),
+        };
+        let usage = out.explained.map(|e| e.usage).unwrap_or_default();
+        let shown: Vec<String> =
+            if resources.is_empty() { ["requests.cpu", "requests.memory"].iter().map(|r| r.to_string()).collect() } else { resources.clone() };
+        let per_pod = shown.iter().filter_map(|r| usage.get(r).map(|q| format!("{r}={}", q.to_canonical()))).collect();
+        Some(VerticalCeiling { vpa: name.clone(), target: obj.display_name(), mode, pods, fits: out.admitted.min(pods), per_pod, quota, resources, message })
+    }
+
+    /// A VerticalPodAutoscaler sent on its own: what it does to the running pods of a target
+    /// that exists. A target in the input answers for itself.
+    fn vpa_target(&mut self, obj: &Object, v: &VerticalAutoscaler, ns: &str, report: &mut DocumentReport) {
+        let who = format!("VPA {}", obj.meta.name);
+        let Some(t) = &v.target else {
+            report.notes.push(format!("{who} has no targetRef: it changes no pod"));
+            return;
+        };
+        let api_version = if t.api_version.is_empty() { "apps/v1" } else { t.api_version.as_str() };
+        let key = (ns.to_string(), crate::objects::type_info(api_version, &t.kind).group_resource(), t.name.clone());
+        if self.input_keys.contains(&key) {
+            return;
+        }
+        let Some(target) = self.state.existing.get(&key).cloned() else {
+            report.notes.push(format!(
+                "{who} targets {}/{}, which is neither in the cluster nor in the manifests: it changes no pod until that exists",
+                t.kind.to_lowercase(),
+                t.name
+            ));
+            return;
+        };
+        let Body::Workload(old) = &target.body else {
+            report.notes.push(format!("{who} targets {}/{}, whose pods this tool does not replay", t.kind.to_lowercase(), t.name));
+            return;
+        };
+        if v.mode == Some(VpaMode::Off) {
+            report.notes.push(format!("{who} is in updateMode Off: it changes no pod (its recommendation is advice only)"));
+            return;
+        }
+        let mut w = (**old).clone();
+        w.vpa = Some((obj.meta.name.clone(), Box::new(v.clone())));
+        report.replicas_existing = Some(old.current.or(old.replicas).unwrap_or(0));
+        report.vertical = self.vertical(&target, &w, ns, report);
+        if v.recommendation.is_none() {
+            report.notes.push(format!("{who} has no recommendation yet: pods keep their requests until its recommender writes one"));
+        } else if report.vertical.is_none() && v.mode.is_some_and(|m| !m.changes_running_pods()) {
+            report.notes.push(format!("{who} (updateMode Initial) writes its target into new pods only: the running ones keep their requests"));
+        }
+    }
+
     /// The pods an admitted workload's controller creates, and their claims. A CronJob's come
     /// when its schedule fires: one run is evaluated without charging it to the documents that
     /// follow; an undecided workload's are what the state tells, charged to nothing.
@@ -589,7 +730,10 @@ impl<'a> Checker<'a> {
         report.outcome = report.outcome();
         self.summary.documents += 1;
         match report.outcome {
-            Outcome::Admitted => self.summary.capped += usize::from(report.autoscaling.as_ref().is_some_and(Ceiling::capped)),
+            Outcome::Admitted => {
+                let capped = report.autoscaling.as_ref().is_some_and(Ceiling::capped) || report.vertical.as_ref().is_some_and(VerticalCeiling::capped);
+                self.summary.capped += usize::from(capped);
+            }
             Outcome::Undecided => {
                 self.summary.undecided += 1;
                 self.summary.lacking.extend(report.undecided.iter().filter_map(|u| u.lacking));

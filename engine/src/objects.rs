@@ -332,6 +332,9 @@ pub struct Workload {
     /// `spec.selector` as written (a ReplicationController's is a plain label map, read as
     /// `matchLabels`; `None` where the kind has none or it is left to the server).
     pub selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    /// The VerticalPodAutoscaler (name, object) whose webhook writes its new pods' requests;
+    /// set by `check` from the input and the state, never decoded.
+    pub vpa: Option<(String, Box<VerticalAutoscaler>)>,
 }
 
 /// The pods a workload's status says exist: `status.replicas` of a Deployment, ReplicaSet,
@@ -417,6 +420,9 @@ pub enum Body {
     /// A HorizontalPodAutoscaler, or a KEDA ScaledObject or ScaledJob: who decides how many
     /// pods a workload runs.
     Autoscaler(Box<Autoscaler>),
+    /// A VerticalPodAutoscaler: what the VPA's admission webhook writes into the requests
+    /// (and limits) of the pods of its target.
+    VerticalAutoscaler(Box<VerticalAutoscaler>),
     /// A Namespace: whether it is being terminated (`status.phase: Terminating`, which the
     /// server sets when the namespace is deleted), when nothing may be created in it.
     Namespace {
@@ -480,6 +486,66 @@ pub struct Autoscaler {
     pub made_for: Option<String>,
     /// A ScaledJob's Job template, as a Job workload (its pods per Job).
     pub job: Option<Box<Workload>>,
+}
+
+/// `spec.updatePolicy.updateMode` of a VerticalPodAutoscaler (`Recreate` when left out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum VpaMode {
+    /// Changes no pod: its admission webhook leaves even new pods alone.
+    Off,
+    /// New pods get the target; running pods keep what they have.
+    Initial,
+    /// New pods get the target; running pods far from it are evicted and come back with it.
+    Recreate,
+    /// Deprecated alias of `Recreate`.
+    Auto,
+    /// Running pods are resized in place where the node allows, else evicted.
+    InPlaceOrRecreate,
+}
+
+impl VpaMode {
+    /// The mode as `spec.updatePolicy.updateMode` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VpaMode::Off => "Off",
+            VpaMode::Initial => "Initial",
+            VpaMode::Recreate => "Recreate",
+            VpaMode::Auto => "Auto",
+            VpaMode::InPlaceOrRecreate => "InPlaceOrRecreate",
+        }
+    }
+
+    /// Running pods are brought to the target (evicted and recreated, or resized).
+    pub fn changes_running_pods(self) -> bool {
+        matches!(self, VpaMode::Recreate | VpaMode::Auto | VpaMode::InPlaceOrRecreate)
+    }
+}
+
+/// One `spec.resourcePolicy.containerPolicies` entry: `container` is a container's name or
+/// `*` (every container no entry names).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct VpaContainerPolicy {
+    pub container: String,
+    pub min_allowed: ResourceList,
+    pub max_allowed: ResourceList,
+    /// `controlledValues: RequestsOnly`: limits are left as they are (the default,
+    /// `RequestsAndLimits`, scales them with the requests).
+    pub requests_only: bool,
+}
+
+/// What the engine reads of a VerticalPodAutoscaler (`autoscaling.k8s.io/v1`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerticalAutoscaler {
+    /// `spec.targetRef`.
+    pub target: Option<ScaleTarget>,
+    /// `spec.updatePolicy.updateMode`, `None` when written as a mode this tool does not know.
+    pub mode: Option<VpaMode>,
+    /// The mode as written when it is not one this tool knows.
+    pub mode_written: String,
+    pub policies: Vec<VpaContainerPolicy>,
+    /// `status.recommendation.containerRecommendations`: (container, target); `None` when the
+    /// recommender has written none yet.
+    pub recommendation: Option<Vec<(String, ResourceList)>>,
 }
 
 /// A decoded object.

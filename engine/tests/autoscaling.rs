@@ -149,3 +149,136 @@ fn autoscalers_that_scale_nothing_say_so() {
         assert!(d.notes.iter().any(|n| n == note), "{:?}", d.notes);
     }
 }
+
+/// A VerticalPodAutoscaler on Deployment `web` (container `app`) with `target` as its
+/// recommendation (none when empty), in `mode` (left out when empty).
+fn vpa(name: &str, mode: &str, target: &str, fields: &str) -> String {
+    let policy = if mode.is_empty() { String::new() } else { format!(", updatePolicy: {{updateMode: \"{mode}\"}}") };
+    let status = if target.is_empty() {
+        String::new()
+    } else {
+        format!("status: {{recommendation: {{containerRecommendations: [{{containerName: app, target: {{{target}}}}}]}}}}\n")
+    };
+    format!(
+        "apiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: {name}, namespace: ns}}\nspec: {{targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}{policy}{}}}\n{status}",
+        more(fields)
+    )
+}
+
+/// `pods admitted/wanted; VPA name fits/pods (quota: resources) per pod`, or `no VPA`.
+fn vertically(d: &DocumentReport) -> String {
+    let pods = format!("pods {}/{}", d.replicas_admitted.unwrap_or(-1), d.replicas.unwrap_or(-1));
+    match &d.vertical {
+        Some(v) => {
+            format!("{pods}; VPA {} {}/{} ({}: {}) {}", v.vpa, v.fits, v.pods, v.quota.as_deref().unwrap_or("-"), v.resources.join(","), v.per_pod.join(","))
+        }
+        None => format!("{pods}; no VPA"),
+    }
+}
+
+#[test]
+fn pods_come_back_at_the_vpa_target_as_far_as_quota_lets_them() {
+    // Quota compute holds 8 pods of 500m/1 cpu; at the VPA's 1200m (limits 2400m) it holds 3.
+    // (what, state, input, the answer of the document that carries it)
+    let rows: Vec<(&str, Vec<String>, Vec<String>, &str)> = vec![
+        (
+            "a running Deployment: 3 of its 5 pods come back at the target, 2 stay evicted",
+            vec![compute(5), web_live(5, 5), vpa("web", "", "cpu: 1200m", "")],
+            vec![web("5")],
+            "pods 5/5; VPA web 3/5 (compute: limits.cpu,requests.cpu) limits.cpu=2400m,requests.cpu=1200m",
+        ),
+        (
+            "the VPA checked alone against the running Deployment: the same answer",
+            vec![compute(5), web_live(5, 5)],
+            vec![vpa("web", "Recreate", "cpu: 1200m", "")],
+            "pods -1/-1; VPA web 3/5 (compute: limits.cpu,requests.cpu) limits.cpu=2400m,requests.cpu=1200m",
+        ),
+        (
+            "a new Deployment's pods are created at the target: 3 of 5 fit",
+            vec![compute(0)],
+            vec![vpa("web", "Auto", "cpu: 1200m", ""), web("5")],
+            "pods 3/5; no VPA",
+        ),
+        (
+            "maxAllowed keeps the target at 600m: all 5 come back",
+            vec![
+                compute(5),
+                web_live(5, 5),
+                vpa("web", "", "cpu: 1200m", "resourcePolicy: {containerPolicies: [{containerName: '*', maxAllowed: {cpu: 600m}}]}"),
+            ],
+            vec![web("5")],
+            "pods 5/5; VPA web 5/5 (-: ) requests.cpu=600m",
+        ),
+        (
+            "RequestsOnly keeps the limits: requests.cpu alone stops the rest",
+            vec![
+                compute(5),
+                web_live(5, 5),
+                vpa("web", "", "cpu: 900m", "resourcePolicy: {containerPolicies: [{containerName: app, controlledValues: RequestsOnly}]}"),
+            ],
+            vec![web("5")],
+            "pods 5/5; VPA web 4/5 (compute: requests.cpu) requests.cpu=900m",
+        ),
+        (
+            "updateMode Initial leaves running pods",
+            vec![compute(5), web_live(5, 5), vpa("web", "Initial", "cpu: 1200m", "")],
+            vec![web("5")],
+            "pods 5/5; no VPA",
+        ),
+        ("updateMode Off changes nothing, new pods included", vec![compute(0)], vec![vpa("web", "Off", "cpu: 1200m", ""), web("5")], "pods 5/5; no VPA"),
+        ("no recommendation yet: nothing changes", vec![compute(0)], vec![vpa("web", "", "", ""), web("5")], "pods 5/5; no VPA"),
+    ];
+    let mut t = Table::default();
+    for (what, state, input, want) in rows {
+        let reports = check_all(&cluster(&state), &docs(&input));
+        let d = reports.iter().find(|d| d.vertical.is_some()).or_else(|| reports.iter().find(|d| d.kind == "Deployment")).unwrap_or(&reports[0]);
+        t.row(what, vertically(d), want);
+    }
+    t.done();
+}
+
+#[test]
+fn the_vpa_notes_say_why_it_changes_nothing() {
+    let rows = [
+        (
+            vec![compute(0)],
+            vec![vpa("web", "Off", "cpu: 1200m", ""), web("5")],
+            "VPA web is in updateMode Off: it changes no pod (its recommendation is advice only)",
+        ),
+        (
+            vec![compute(0)],
+            vec![vpa("web", "", "", ""), web("5")],
+            "VPA web has no recommendation yet: new pods keep the template's requests until its recommender writes one",
+        ),
+        (
+            vec![compute(5), web_live(5, 5), vpa("web", "Initial", "cpu: 1200m", "")],
+            vec![web("5")],
+            "VPA web (updateMode Initial) writes its target into new pods only: the 5 running keep their requests",
+        ),
+        (
+            vec![compute(0)],
+            vec![vpa("other", "", "cpu: 1", "").replace("name: web}}", "name: gone}}")],
+            "VPA other targets deployment/gone, which is neither in the cluster nor in the manifests: it changes no pod until that exists",
+        ),
+    ];
+    for (state, input, note) in rows {
+        let reports = check_all(&cluster(&state), &docs(&input));
+        assert!(reports.iter().any(|d| d.notes.iter().any(|n| n == note)), "{note}: {:?}", reports.iter().map(|d| &d.notes).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn a_pod_refused_at_the_vpa_target_carries_the_servers_words_and_the_webhooks_change() {
+    let reports = check_all(&cluster(&[compute(0)]), &docs(&[vpa("web", "", "cpu: 1200m", ""), web("5")]));
+    let d = reports.iter().find(|d| d.kind == "Deployment").unwrap();
+    let message = d.pod_message.as_deref().unwrap_or_default();
+    assert!(
+        message.contains("exceeded quota: compute, requested: limits.cpu=2400m,requests.cpu=1200m, used: limits.cpu=7200m,requests.cpu=3600m"),
+        "{message}"
+    );
+    let mutations = d.pods.as_ref().map(|p| p.mutations.clone()).unwrap_or_default();
+    assert!(
+        mutations.iter().any(|m| m == "VPA web's admission webhook sets container \"app\"'s requests to cpu=1200m and limits to cpu=2400m"),
+        "{mutations:?}"
+    );
+}

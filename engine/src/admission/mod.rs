@@ -14,7 +14,8 @@
 //! | 6 | DefaultStorageClass | mutating | [`default_storage_class`] |
 //! | 7 | PersistentVolumeClaimResize | validating | [`pvc_resize`] |
 //! | 8 | RuntimeClass | mutating, validating | [`runtime_class`]: the pod's overhead |
-//! | ... | webhooks, policies | | not replayed |
+//! | ... | MutatingAdmissionWebhook | mutating | [`vpa_webhook`]: a VerticalPodAutoscaler's requests and limits; other webhooks are not replayed |
+//! | ... | ValidatingAdmissionWebhook, policies | | not replayed |
 //! | last | ResourceQuota | validating | [`resource_quota`]: usage, scopes, the verdict |
 //!
 //! One request goes through [`admit`] as the server takes it: on a create, what the registry
@@ -31,6 +32,7 @@ pub mod pvc_resize;
 pub mod resource_quota;
 pub mod runtime_class;
 pub mod service_account;
+pub mod vpa_webhook;
 
 pub use resource_quota::{
     check_request, check_request_detailed, check_request_with, scopes, usage, Decision, Detail, LimitedResource, NamedQuota, QuotaReport, QuotaVerdict,
@@ -40,7 +42,7 @@ pub use resource_quota::{
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dra::DeviceClasses;
-use crate::objects::{Body, LimitRangeItem, Object, StorageClassInfo};
+use crate::objects::{Body, LimitRangeItem, Object, StorageClassInfo, VerticalAutoscaler};
 use crate::resources::ResourceList;
 use crate::version::Rules;
 
@@ -62,6 +64,9 @@ pub struct Cluster<'a> {
     pub runtime_classes: Option<&'a BTreeMap<String, ResourceList>>,
     pub storage_classes: Option<&'a [StorageClassInfo]>,
     pub device_classes: Option<&'a DeviceClasses>,
+    /// The VerticalPodAutoscaler (name, object) whose webhook writes the requests of the pod
+    /// being created: the one that targets the workload the pod is made for.
+    pub vpa: Option<(&'a str, &'a VerticalAutoscaler)>,
 }
 
 /// How a request is sent and judged.
@@ -124,6 +129,10 @@ fn mutating_half(obj: &mut Object, ns: &str, cluster: &Cluster, rules: &Rules) -
             service_account::admit_pod(p, &obj.meta.annotations, ns, cluster.service_accounts).map_err(refused)?;
             notes.extend(priority::apply_priority(p, cluster.priority_classes).map_err(refused)?);
             notes.extend(runtime_class::set_overhead(p, cluster.runtime_classes).map_err(refused)?);
+            // Webhooks come after every built-in mutating plugin.
+            if let Some((name, vpa)) = cluster.vpa {
+                notes.extend(vpa_webhook::write_pod(p, name, vpa, &limit_ranges));
+            }
         }
         Body::PersistentVolumeClaim(p) => notes.extend(default_storage_class::apply_default_storage_class(p, &obj.meta.annotations, cluster.storage_classes)),
         _ => {}

@@ -4,10 +4,10 @@
 
 use super::report::{CheckOptions, PodsReport};
 use super::state::ClusterState;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::admission::{self, Cluster, Decision, Refusal};
-use crate::objects::{type_info, Body, Meta, Object, Workload};
+use crate::objects::{type_info, Body, Meta, Object, VerticalAutoscaler, Workload};
 use crate::quantity::Quantity;
 use crate::resources::ResourceList;
 
@@ -15,6 +15,18 @@ use crate::resources::ResourceList;
 /// state holds under its name, else a create), charging the quotas when admitted. `as_sent`:
 /// a document as the user sent it, not an object a controller makes.
 pub(super) fn admit_as(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions, as_sent: bool) -> (Decision, Vec<String>) {
+    admit_through(obj, state, ns, opts, as_sent, None)
+}
+
+/// [`admit_as`], with the VerticalPodAutoscaler whose webhook writes the pod's requests.
+fn admit_through(
+    obj: &mut Object,
+    state: &mut ClusterState,
+    ns: &str,
+    opts: &CheckOptions,
+    as_sent: bool,
+    vpa: Option<(&str, &VerticalAutoscaler)>,
+) -> (Decision, Vec<String>) {
     let old = state.existing_for(ns, obj).cloned();
     // What the chain consults, beside the quotas it charges.
     let cluster = Cluster {
@@ -26,10 +38,49 @@ pub(super) fn admit_as(obj: &mut Object, state: &mut ClusterState, ns: &str, opt
         runtime_classes: state.runtime_classes.as_ref(),
         storage_classes: state.storage_classes.as_deref(),
         device_classes: state.device_classes.as_ref(),
+        vpa,
     };
     let quotas = state.quotas.entry(ns.to_string()).or_default();
     let chain = admission::Options { rules: &opts.rules, limited: &opts.limited, detail: opts.detail, as_sent };
     admission::admit(obj, old.as_ref(), ns, &cluster, quotas, &chain)
+}
+
+/// A pod `w`'s controller makes, through the admission chain and its VerticalPodAutoscaler's
+/// webhook, if one targets `w`.
+pub(super) fn admit_pod_of(pod: &mut Object, w: &Workload, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> (Decision, Vec<String>) {
+    admit_through(pod, state, ns, opts, false, w.vpa.as_ref().map(|(n, v)| (n.as_str(), &**v)))
+}
+
+/// What one pod of `w` (`pod`: its template, or a pod of it that exists; `name`: the name
+/// its refusal gives it) charges each of the
+/// namespace's quotas, by quota name: admitted against the quotas opened wide.
+pub(super) fn pod_charge(
+    obj: &Object,
+    w: &Workload,
+    pod: Body,
+    name: String,
+    state: &ClusterState,
+    ns: &str,
+    opts: &CheckOptions,
+) -> Result<BTreeMap<String, ResourceList>, String> {
+    let mut scratch = state.scratch_for(ns);
+    for q in scratch.quotas.values_mut().flatten() {
+        q.quota.status_hard.values_mut().for_each(|v| *v = Quantity::parse("1E").expect("valid"));
+    }
+    let before = scratch.quotas.get(ns).cloned().unwrap_or_default();
+    let mut pod = child(obj, "v1", "Pod", name, pod, &w.template_meta);
+    let (d, _) = admit_pod_of(&mut pod, w, &mut scratch, ns, opts);
+    if let Some(r) = d.refusal {
+        return Err(r.message);
+    }
+    let after = scratch.quotas.get(ns).cloned().unwrap_or_default();
+    Ok(after
+        .iter()
+        .zip(&before)
+        .map(|(a, b)| {
+            (a.name.clone(), a.quota.status_used.iter().map(|(k, v)| (k.clone(), v.sub(&b.quota.status_used.get(k).cloned().unwrap_or_default()))).collect())
+        })
+        .collect())
 }
 
 /// An object a controller makes, through the admission chain (see [`admit_as`]).
@@ -262,7 +313,7 @@ fn admit_replica(
     }
     let number = if statefulset { i } else { i + 1 };
     let mut pod = child(obj, "v1", "Pod", format!("{pod_prefix}{number}"), Body::Pod(w.template.clone()), &w.template_meta);
-    let (d, mutations) = admit(&mut pod, state, ns, opts);
+    let (d, mutations) = admit_pod_of(&mut pod, w, state, ns, opts);
     out.explained = Some(PodsReport { pod: pod.meta.name.clone(), allowed: d.allowed, usage: d.usage, mutations, quotas: d.quotas });
     if let Some(r) = d.refusal {
         out.first_refusal = Some(r);

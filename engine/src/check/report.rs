@@ -87,6 +87,10 @@ pub struct DocumentReport {
     /// autoscaler whose target exists already).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub autoscaling: Option<crate::autoscaling::Ceiling>,
+    /// How many of the workload's running pods quota lets come back at its
+    /// VerticalPodAutoscaler's target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vertical: Option<crate::autoscaling::VerticalCeiling>,
     /// Pods created whose ResourceClaims quota refuses: they stay Pending.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pods_pending: Option<i32>,
@@ -157,6 +161,7 @@ impl DocumentReport {
             replicas_existing: None,
             rollout: None,
             autoscaling: None,
+            vertical: None,
             pod_message: None,
             pods_pending: None,
             pod_message_alternatives: vec![],
@@ -233,7 +238,8 @@ pub struct Summary {
     /// Documents that cannot be decided, and what they needed that the state lacks.
     pub undecided: usize,
     pub lacking: BTreeSet<Lacking>,
-    /// Documents whose autoscaler quota stops below its maximum (their minimum fits).
+    /// Documents whose autoscaler quota stops below its maximum (their minimum fits), or some
+    /// of whose pods cannot come back at their VerticalPodAutoscaler's target.
     pub capped: usize,
     pub notes: Vec<String>,
 }

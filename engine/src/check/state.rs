@@ -49,6 +49,9 @@ pub struct ClusterState {
 /// The group-resources autoscalers are stored under.
 pub const AUTOSCALER_RESOURCES: [&str; 3] = ["horizontalpodautoscalers.autoscaling", "scaledobjects.keda.sh", "scaledjobs.keda.sh"];
 
+/// The group-resource VerticalPodAutoscalers are stored under.
+pub const VPA_RESOURCE: &str = "verticalpodautoscalers.autoscaling.k8s.io";
+
 /// A kind of cluster object the state can lack: it could not be read (RBAC), or an offline
 /// state does not hold it. A document whose answer depends on it cannot be decided; one that
 /// does not (a pod naming no PriorityClass, where no quota selects by class) is answered in
@@ -148,12 +151,22 @@ impl ClusterState {
     /// The pods of workload `kind`/`name` in `ns` that the state holds (a Deployment's through
     /// its ReplicaSets) that wait for ResourceClaims not created ([`crate::objects::Pod::waits_for_claims`]).
     pub fn pods_without_claims(&self, ns: &str, kind: &str, name: &str) -> Vec<&Object> {
+        self.pods_of(ns, kind, name).into_iter().filter(|o| matches!(&o.body, Body::Pod(p) if p.waits_for_claims())).collect()
+    }
+
+    /// The pods of workload `kind`/`name` in `ns` that the state holds (a Deployment's through
+    /// its ReplicaSets), finished ones left out.
+    pub fn pods_of(&self, ns: &str, kind: &str, name: &str) -> Vec<&Object> {
         let owners: Vec<(&str, &str)> = if kind == "Deployment" {
             self.owned(ns, "replicasets.apps", "Deployment", name).into_iter().map(|rs| ("ReplicaSet", rs.meta.name.as_str())).collect()
         } else {
             vec![(kind, name)]
         };
-        owners.into_iter().flat_map(|(k, n)| self.owned(ns, "pods", k, n)).filter(|o| matches!(&o.body, Body::Pod(p) if p.waits_for_claims())).collect()
+        owners
+            .into_iter()
+            .flat_map(|(k, n)| self.owned(ns, "pods", k, n))
+            .filter(|o| matches!(&o.body, Body::Pod(p) if !matches!(p.phase.as_deref(), Some("Succeeded" | "Failed"))))
+            .collect()
     }
 
     /// The ReplicaSets of Deployment `name` in `ns` that the state holds (those whose
@@ -206,6 +219,22 @@ impl ClusterState {
         })
     }
 
+    /// Every VerticalPodAutoscaler the state holds in `ns` that targets `workload`: (name,
+    /// creation time, object).
+    pub fn vpas_of<'a>(&'a self, ns: &'a str, workload: &'a Object) -> impl Iterator<Item = (&'a str, &'a str, &'a crate::objects::VerticalAutoscaler)> + 'a {
+        let from = (ns.to_string(), VPA_RESOURCE.to_string(), String::new());
+        self.existing.range(from..).take_while(move |(k, _)| k.0 == ns && k.1 == VPA_RESOURCE).filter_map(move |(k, o)| match &o.body {
+            Body::VerticalAutoscaler(v)
+                if v.target
+                    .as_ref()
+                    .is_some_and(|t| crate::autoscaling::names(t, &workload.type_info.group, &workload.type_info.kind, &workload.meta.name)) =>
+            {
+                Some((k.2.as_str(), o.meta.creation_timestamp.as_deref().unwrap_or_default(), v.as_ref()))
+            }
+            _ => None,
+        })
+    }
+
     /// A copy with only what admitting into `ns` consults (no existing objects): enough to
     /// try something out without charging it.
     pub fn scratch_for(&self, ns: &str) -> ClusterState {
@@ -248,6 +277,7 @@ impl ClusterState {
                 | Body::ResourceClaimTemplate(_)
                 | Body::Service(_)
                 | Body::Autoscaler(_)
+                | Body::VerticalAutoscaler(_)
         ) {
             let mut e = o;
             // The server's stored objects always have one: the update is charged by its delta.

@@ -1,13 +1,10 @@
 //! A changed template of an existing workload: its rollout, step by step, on the quotas'
 //! counters (the steps themselves are [`crate::rollout`]'s).
 
-use super::replay::{admit, child};
+use super::replay::pod_charge;
 use super::report::CheckOptions;
 use super::state::ClusterState;
-use std::collections::BTreeMap;
-
 use crate::objects::{Body, Object, Workload};
-use crate::resources::ResourceList;
 
 /// A changed pod template of an existing workload whose `old_running` pods of other templates
 /// and `new_running` of this one exist: its rollout, simulated step by step in [`crate::rollout`] with each template's pod charged as
@@ -34,30 +31,8 @@ pub(super) fn rollout_of(
         }
         _ => new.replicas.unwrap_or(1).max(0),
     };
-    // What one pod of a template is charged, per quota: admitted against quotas opened wide.
-    let charge = |w: &Workload| -> Result<BTreeMap<String, ResourceList>, String> {
-        let mut scratch = state.scratch_for(ns);
-        for q in scratch.quotas.values_mut().flatten() {
-            q.quota.status_hard.values_mut().for_each(|v| *v = crate::quantity::Quantity::parse("1E").expect("valid"));
-        }
-        let before = scratch.quotas.get(ns).cloned().unwrap_or_default();
-        let mut pod = child(obj, "v1", "Pod", format!("{}-rollout", obj.meta.name), Body::Pod(w.template.clone()), &w.template_meta);
-        let (d, _) = admit(&mut pod, &mut scratch, ns, opts);
-        if let Some(r) = d.refusal {
-            return Err(r.message);
-        }
-        let after = scratch.quotas.get(ns).cloned().unwrap_or_default();
-        Ok(after
-            .iter()
-            .zip(&before)
-            .map(|(a, b)| {
-                (
-                    a.name.clone(),
-                    a.quota.status_used.iter().map(|(k, v)| (k.clone(), v.sub(&b.quota.status_used.get(k).cloned().unwrap_or_default()))).collect(),
-                )
-            })
-            .collect())
-    };
+    // What one pod of a template is charged, per quota.
+    let charge = |w: &Workload| pod_charge(obj, w, Body::Pod(w.template.clone()), format!("{}-rollout", obj.meta.name), state, ns, opts);
     let (old_pod, new_pod) = match (charge(old), charge(new)) {
         (Ok(o), Ok(n)) => (o, n),
         (_, Err(m)) | (Err(m), _) => return (vec![format!("the pod template changed: the rollout's new pods would be refused: {m}")], None),

@@ -420,6 +420,7 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         ("autoscaling", "HorizontalPodAutoscaler") => doc.autoscaler(AutoscalerKind::HorizontalPodAutoscaler),
         ("keda.sh", "ScaledObject") => doc.autoscaler(AutoscalerKind::ScaledObject),
         ("keda.sh", "ScaledJob") => doc.autoscaler(AutoscalerKind::ScaledJob),
+        ("autoscaling.k8s.io", "VerticalPodAutoscaler") => doc.vertical_autoscaler(),
         (group, kind) => doc.cluster_scoped(group, kind),
     }
 }
@@ -622,6 +623,63 @@ impl Doc<'_> {
         Ok((m, Body::Autoscaler(Box::new(a))))
     }
 
+    /// A VerticalPodAutoscaler (`autoscaling.k8s.io/v1`): its target, mode, container
+    /// policies and the recommendation in its status.
+    fn vertical_autoscaler(&self) -> FieldResult<(Meta, Body)> {
+        let m = self.generic_meta()?;
+        let v = self.v;
+        let spec = v.get("spec").unwrap_or(&Value::Null);
+        let text = |v: &Value, f: &str| v.get(f).and_then(Value::as_str).unwrap_or_default().to_string();
+        let target = spec.get("targetRef").filter(|t| t.is_object()).map(|t| ScaleTarget {
+            api_version: text(t, "apiVersion"),
+            kind: text(t, "kind"),
+            name: text(t, "name"),
+        });
+        let mode_written = match spec.get("updatePolicy").and_then(|p| p.get("updateMode")).filter(|m| !m.is_null()) {
+            None => String::new(),
+            Some(Value::String(m)) => m.clone(),
+            // YAML 1.1 reads an unquoted Off as false: the server refuses it as not a string.
+            Some(other) => return Err(("spec.updatePolicy.updateMode".into(), format!("must be a string (quote it: \"Off\"), got {other}"))),
+        };
+        let mode = match mode_written.as_str() {
+            // The webhook and updater take a mode left out (or empty) as Recreate.
+            "" | "Recreate" => Some(VpaMode::Recreate),
+            "Off" => Some(VpaMode::Off),
+            "Initial" => Some(VpaMode::Initial),
+            "Auto" => Some(VpaMode::Auto),
+            "InPlaceOrRecreate" => Some(VpaMode::InPlaceOrRecreate),
+            _ => None,
+        };
+        let list = |at: &Value, field: &str, path: &str| -> FieldResult<ResourceList> {
+            let raw: Option<BTreeMap<String, K8sQuantity>> =
+                at.get(field).filter(|l| !l.is_null()).map(|l| typed(l).map_err(|(p, e)| (format!("{path}.{field}{p}"), e))).transpose()?;
+            resource_list(&raw, &format_args!("{path}.{field}"), false)
+        };
+        let mut policies = Vec::new();
+        let entries = spec.get("resourcePolicy").and_then(|p| p.get("containerPolicies")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        for (i, p) in entries.iter().enumerate() {
+            let path = format!("spec.resourcePolicy.containerPolicies[{i}]");
+            policies.push(VpaContainerPolicy {
+                container: text(p, "containerName"),
+                min_allowed: list(p, "minAllowed", &path)?,
+                max_allowed: list(p, "maxAllowed", &path)?,
+                requests_only: text(p, "controlledValues") == "RequestsOnly",
+            });
+        }
+        let recommendation = match v.get("status").and_then(|s| s.get("recommendation")).filter(|r| !r.is_null()) {
+            None => None,
+            Some(r) => {
+                let mut out = Vec::new();
+                let entries = r.get("containerRecommendations").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+                for (i, c) in entries.iter().enumerate() {
+                    out.push((text(c, "containerName"), list(c, "target", &format!("status.recommendation.containerRecommendations[{i}]"))?));
+                }
+                Some(out)
+            }
+        };
+        Ok((m, Body::VerticalAutoscaler(Box::new(VerticalAutoscaler { target, mode, mode_written, policies, recommendation }))))
+    }
+
     /// PriorityClass, StorageClass, RuntimeClass and the DRA kinds; any other group's kind
     /// is read for its metadata alone.
     fn cluster_scoped(&self, group: &str, kind: &str) -> FieldResult<(Meta, Body)> {
@@ -701,6 +759,7 @@ impl Doc<'_> {
                 .map_or(0, |n| i32::try_from(n.max(0)).unwrap_or(i32::MAX)),
             restart_policy: t.spec.as_ref().and_then(|s| s.restart_policy.clone()).filter(|p| !p.is_empty()),
             selector: spec.and_then(|s| s.get("selector")).and_then(|sel| workload_selector(&ti.kind, sel)),
+            vpa: None,
         })))
     }
 }
