@@ -125,11 +125,21 @@ async fn vpa_webhook_sets_new_pods_requests_and_quota_refuses_those_that_do_not_
     let Some(vpa) = scen::controller_dir("KUBECTL_QUOTA_VPA", "the VPA admission controller", "tests/cluster/vpa.sh") else { return };
     let c = client(&lab.join("kubeconfig")).await;
     let ns = new_namespace(&c, "kq-auto-vpa").await;
-    if let Err(e) = scen::setup_vpa(&c, &ns, "Initial", &json!({"cpu": "1"}), 6).await {
+    if let Err(e) = scen::setup_vpa(&c, &ns, "Initial", &json!({"cpu": "1"})).await {
         panic!("{e}\nadmission controller:\n{}", scen::log_tail(&vpa, "vpa-admission-controller.log", 20));
     }
+    // Before the scale-up, check of the Deployment at 6 replicas reads the VPA and replays its
+    // webhook: 4 pods fit at the target, and the refusal the ReplicaSet will meet.
+    let kubeconfig = lab.join("kubeconfig");
+    let before = plugin_stdin(&kubeconfig, &["check", "-f", "-", "-n", &ns, "-o", "json"], &scen::deployment(6).to_string());
+    let report: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap_or_else(|e| panic!("check: {e}: {}", text(&before.stderr)));
+    let d = &report["documents"][0];
+    assert_eq!((d["replicas"].as_i64(), d["replicasAdmitted"].as_i64()), (Some(6), Some(4)), "{d}");
+    let predicted = d["podMessage"].as_str().unwrap_or_default().to_string();
+    scen::scale(&c, &ns, 6).await.unwrap();
 
     let seen = scen::settle(&c, &ns, 4, 120).await;
+    assert!(seen.quota_refusals().iter().any(|m| *m == predicted), "check predicted {predicted:?}: {}", describe(&seen));
     assert_eq!(seen.pods.len(), 4, "{}", describe(&seen));
     for p in &seen.pods {
         assert_eq!((p.requests_cpu.as_deref(), p.limits_cpu.as_deref()), (Some("1"), Some("2")), "pod {} was not created at the VPA's target", p.name);
@@ -141,4 +151,44 @@ async fn vpa_webhook_sets_new_pods_requests_and_quota_refuses_those_that_do_not_
         "no FailedCreate in the quota's words at the VPA's target: {}",
         describe(&seen)
     );
+    let out = plugin(&kubeconfig, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+    let why: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("why: {e}: {}", text(&out.stderr)));
+    assert_eq!(why["vpa"], json!("VPA web sets new pods to its target (app: cpu=1): at that size quota compute refuses the rest"), "{why}");
+}
+
+/// (d) A VPA in mode Recreate whose target (1200m) outgrows the quota's room, on `web` running 5
+/// pods of 500m: `check` of the VPA says 3 of the 5 come back at the target. The test then does
+/// what the updater does (evicts the pods); the real ReplicaSet controller creates them again
+/// through the real webhook, and quota lets 3 back.
+#[tokio::test(flavor = "multi_thread")]
+async fn vpa_recreated_pods_come_back_only_as_far_as_quota_lets_them() {
+    let Some(lab) = lab_dir() else { return };
+    let Some(vpa) = scen::controller_dir("KUBECTL_QUOTA_VPA", "the VPA admission controller", "tests/cluster/vpa.sh") else { return };
+    let c = client(&lab.join("kubeconfig")).await;
+    let ns = new_namespace(&c, "kq-auto-vpa-rc").await;
+    scen::quota_ready(&c, &ns).await.unwrap();
+    scen::create(&c, &ns, &scen::deployment(5)).await.unwrap();
+    scen::settle(&c, &ns, 5, 90).await;
+    if let Err(e) = scen::vpa_on(&c, &ns, "Recreate", &json!({"cpu": "1200m"})).await {
+        panic!("{e}\nadmission controller:\n{}", scen::log_tail(&vpa, "vpa-admission-controller.log", 20));
+    }
+    let kubeconfig = lab.join("kubeconfig");
+    let vpa_doc = scen::get(&c, &ns, "autoscaling.k8s.io/v1", "VerticalPodAutoscaler", scen::DEPLOYMENT).await.unwrap().expect("the VPA");
+    let before = plugin_stdin(&kubeconfig, &["check", "-f", "-", "-n", &ns, "-o", "json"], &vpa_doc.to_string());
+    let report: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap_or_else(|e| panic!("check: {e}: {}", text(&before.stderr)));
+    let v = &report["documents"][0]["vertical"];
+    assert_eq!((v["pods"].as_i64(), v["fits"].as_i64(), v["quota"].as_str()), (Some(5), Some(3), Some("compute")), "{report}");
+    let predicted = v["message"].as_str().unwrap_or_default().to_string();
+
+    let pods = kube::Api::<k8s_openapi::api::core::v1::Pod>::namespaced(c.clone(), &ns);
+    for p in scen::observe(&c, &ns).await.pods {
+        pods.delete(&p.name, &Default::default()).await.unwrap();
+    }
+    let seen = scen::settle(&c, &ns, 3, 120).await;
+    assert_eq!(seen.pods.len(), 3, "{}", describe(&seen));
+    for p in &seen.pods {
+        assert_eq!(p.requests_cpu.as_deref(), Some("1200m"), "pod {} did not come back at the VPA's target", p.name);
+    }
+    let first = predicted.split(", used:").next().unwrap_or_default().to_string();
+    assert!(seen.quota_refusals().iter().any(|m| m.starts_with(&first)), "check predicted {predicted:?}: {}", describe(&seen));
 }

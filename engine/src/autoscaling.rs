@@ -24,7 +24,7 @@
 //! assert!(s.why.unwrap().starts_with("HPA web sets the replicas to 12"));
 //! ```
 
-use crate::objects::{Autoscaler, AutoscalerKind, ScaleTarget, VpaMode};
+use crate::objects::{Autoscaler, AutoscalerKind, ScaleTarget, VerticalAutoscaler, VpaMode};
 
 /// A workload's replica count as the cluster will run it, and why when it is not the
 /// manifest's own.
@@ -112,6 +112,16 @@ pub fn the_one<'a>(found: &[(&'a str, &'a Autoscaler)]) -> (Option<(&'a str, Aut
         )
     });
     (Some((name, chosen)), note)
+}
+
+/// Of the VerticalPodAutoscalers that target one workload, (name, creation time, object), the
+/// one whose webhook writes its pods: of those not `Off`, the earliest created, then the first
+/// by name, as the webhook picks.
+pub fn acting_vpa<'a, I>(found: I) -> Option<(&'a str, &'a VerticalAutoscaler)>
+where
+    I: IntoIterator<Item = (&'a str, &'a str, &'a VerticalAutoscaler)>,
+{
+    found.into_iter().filter(|(_, _, v)| v.mode != Some(VpaMode::Off)).min_by(|a, b| (a.1, a.0).cmp(&(b.1, b.0))).map(|(n, _, v)| (n, v))
 }
 
 /// How far quota lets an autoscaled workload scale.

@@ -476,9 +476,9 @@ impl<'a> Checker<'a> {
                 report.notes.push(format!("VPA {n} is in updateMode Off: it changes no pod (its recommendation is advice only)"));
             }
         }
-        found.retain(|(_, _, v)| v.mode != Some(VpaMode::Off));
-        found.sort_by(|a, b| (&a.1, &a.0).cmp(&(&b.1, &b.0)));
-        let Some((n, _, v)) = found.into_iter().next() else { return };
+        let Some((n, v)) = autoscaling::acting_vpa(found.iter().map(|(n, c, v)| (n.as_str(), c.as_str(), v))).map(|(n, v)| (n.to_string(), v.clone())) else {
+            return;
+        };
         let Body::Workload(w) = &mut obj.body else { return };
         match &v.recommendation {
             None => report.notes.push(format!("VPA {n} has no recommendation yet: new pods keep the template's requests until its recommender writes one")),

@@ -78,6 +78,10 @@ pub struct WhyReport {
     /// than quota allows: `HPA web wants 12, 8 exist: quota compute refuses the rest`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub autoscaler: Option<String>,
+    /// The VerticalPodAutoscaler whose target the refused pods ask for, when quota refuses
+    /// them at that size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vpa: Option<String>,
     /// The smallest changes that would let the waiting pods in, most direct first.
     pub changes: Vec<String>,
     pub notes: Vec<String>,
@@ -333,10 +337,39 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
     if r.kind == "DaemonSet" && r.wanted == 0 {
         r.notes.push("the DaemonSet wants no pod: no node is eligible (or none is registered)".into());
     }
-    let doc = replay_next_pod(workload, w, state, rules);
+    let (template, vpa) = as_the_webhook_writes(workload, w, state);
+    let doc = replay_next_pod(workload, &template, w, state, rules);
     r.judge(raw, w, doc);
     r.name_the_autoscaler(workload, state);
+    if let (Some(said), Verdict::BlockedByQuota, true) = (vpa, r.verdict, r.waiting > 0) {
+        let quota = r.quota.as_deref().map(|q| format!("quota {q}")).unwrap_or_else(|| "quota".into());
+        r.vpa = Some(format!("{said}: at that size {quota} refuses the rest"));
+    }
     r
+}
+
+/// The workload's pod template as its VerticalPodAutoscaler's webhook writes new pods (after
+/// LimitRanger's defaults), and what it changed, in words (`VPA web sets new pods to its
+/// target (app: cpu=1)`); the template as it is when no VPA changes it.
+fn as_the_webhook_writes(workload: &Object, w: &crate::objects::Workload, state: &ClusterState) -> (crate::objects::Pod, Option<String>) {
+    let ns = workload.meta.namespace.clone().unwrap_or_default();
+    let found: Vec<(&str, &str, &crate::objects::VerticalAutoscaler)> = state.vpas_of(&ns, workload).collect();
+    let Some((name, vpa)) = crate::autoscaling::acting_vpa(found) else { return (w.template.clone(), None) };
+    let mut pod = w.template.clone();
+    let ranges = state.limit_ranges.get(&ns).map(Vec::as_slice).unwrap_or_default();
+    if crate::admission::as_the_vpa_writes(&mut pod, ranges, name, vpa).is_empty() {
+        return (w.template.clone(), None);
+    }
+    let targets: Vec<String> = pod
+        .containers
+        .iter()
+        .filter_map(|c| {
+            let (_, t) = vpa.recommendation.as_ref()?.iter().find(|(n, _)| *n == c.name)?;
+            let said: Vec<String> = t.keys().filter_map(|k| c.requests.get(k).map(|q| format!("{k}={}", q.to_canonical()))).collect();
+            Some(format!("{}: {}", c.name, said.join(", ")))
+        })
+        .collect();
+    (pod, Some(format!("VPA {name} sets new pods to its target ({})", targets.join("; "))))
 }
 
 impl WhyReport {
@@ -369,6 +402,7 @@ impl WhyReport {
             replay_message: None,
             replay: None,
             autoscaler: None,
+            vpa: None,
             changes: vec![],
             notes,
         }
@@ -517,13 +551,13 @@ impl WhyReport {
 
 /// The workload's next pod, as its controller would create it, checked against the quotas
 /// as they are now.
-fn replay_next_pod(workload: &Object, w: &crate::objects::Workload, state: &ClusterState, rules: Rules) -> DocumentReport {
+fn replay_next_pod(workload: &Object, template: &crate::objects::Pod, w: &crate::objects::Workload, state: &ClusterState, rules: Rules) -> DocumentReport {
     let ns = workload.meta.namespace.clone().unwrap_or_default();
     let pod = Object {
         origin: workload.origin.clone(),
         type_info: type_info("v1", "Pod"),
         meta: Meta { name: format!("{}-next", workload.meta.name), generate_name: None, namespace: Some(ns.clone()), ..w.template_meta.clone() },
-        body: Body::Pod(w.template.clone()),
+        body: Body::Pod(template.clone()),
     };
     let mut scratch = state.clone();
     let opts = CheckOptions { namespace: ns, rules, ..Default::default() };

@@ -42,14 +42,12 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     let dcs = spawn_list::<DeviceClass>(conn, None, "list deviceclasses.resource.k8s.io".into());
     // Autoscalers: the HPAs (autoscaling/v1, served by every release) and KEDA's
     // ScaledObjects where KEDA is installed, one LIST each per namespace.
-    let (mut hpa_tasks, mut keda_tasks) = (Vec::new(), Vec::new());
+    // VerticalPodAutoscalers likewise where the VPA is installed.
+    let (mut hpa_tasks, mut keda_tasks, mut vpa_tasks) = (Vec::new(), Vec::new(), Vec::new());
     for ns in namespaces {
         hpa_tasks.push(spawn_list::<HorizontalPodAutoscaler>(conn, Some(ns), format!("list horizontalpodautoscalers.autoscaling in namespace {ns:?}")));
-        let (c, ns) = (conn.clone(), ns.clone());
-        keda_tasks.push(tokio::spawn(async move {
-            let url = format!("/apis/keda.sh/v1alpha1/namespaces/{ns}/scaledobjects");
-            objects_at(&c, url, "keda.sh/v1alpha1", "ScaledObject", format!("list scaledobjects.keda.sh in namespace {ns:?}")).await
-        }));
+        keda_tasks.push(spawn_optional(conn, ns, &OPTIONAL_KINDS[0]));
+        vpa_tasks.push(spawn_optional(conn, ns, &OPTIONAL_KINDS[1]));
     }
     let mut tmpl_tasks = Vec::new();
     for ns in namespaces {
@@ -113,18 +111,20 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
             Err(e) => gaps.push(autoscaler_gap(e)),
         }
     }
-    // KEDA not installed: none. A user who may not list them is told so by discovery.
-    let mut keda_served: Option<Option<bool>> = None;
-    for t in keda_tasks {
-        match joined(t.await) {
-            Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
-            Err(e) if not_served(&e) => {}
-            Err(e) => {
-                if keda_served.is_none() {
-                    keda_served = Some(serves(conn, "keda.sh/v1alpha1", "scaledobjects").await);
-                }
-                if keda_served != Some(Some(false)) {
-                    gaps.push(autoscaler_gap(e));
+    // Not installed: none. A user who may not list them is told so by discovery.
+    for (kind, tasks) in OPTIONAL_KINDS.iter().zip([keda_tasks, vpa_tasks]) {
+        let mut served: Option<Option<bool>> = None;
+        for t in tasks {
+            match joined(t.await) {
+                Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
+                Err(e) if not_served(&e) => {}
+                Err(e) => {
+                    if served.is_none() {
+                        served = Some(serves(conn, kind.api_version, kind.plural).await);
+                    }
+                    if served != Some(Some(false)) {
+                        gaps.push(Gap::always(format!("{e}; {}", kind.consequence)));
+                    }
                 }
             }
         }
@@ -266,8 +266,42 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
     }
     unread.extend(load_autoscaler_targets(conn, objs, state).await);
     unread.extend(load_revisions(conn, state).await);
-    unread.extend(load_claim_pods(conn, state).await);
+    unread.extend(load_claim_pods(conn, objs, state).await);
     (notes, unread)
+}
+
+/// A kind of an add-on that may not be installed, read per namespace when it is.
+struct OptionalKind {
+    api_version: &'static str,
+    kind: &'static str,
+    plural: &'static str,
+    /// What is not known when it cannot be read.
+    consequence: &'static str,
+}
+
+const OPTIONAL_KINDS: [OptionalKind; 2] = [
+    OptionalKind {
+        api_version: "keda.sh/v1alpha1",
+        kind: "ScaledObject",
+        plural: "scaledobjects",
+        consequence: "the replicas an autoscaler sets are not known, and the manifests' are used",
+    },
+    OptionalKind {
+        api_version: "autoscaling.k8s.io/v1",
+        kind: "VerticalPodAutoscaler",
+        plural: "verticalpodautoscalers",
+        consequence: "the requests a VerticalPodAutoscaler writes into pods are not known, and the templates' are used",
+    },
+];
+
+/// Lists `kind` in namespace `ns`, in the background.
+fn spawn_optional(conn: &Conn, ns: &str, kind: &'static OptionalKind) -> tokio::task::JoinHandle<Result<Vec<Object>, ReadError>> {
+    let (c, ns) = (conn.clone(), ns.to_string());
+    tokio::spawn(async move {
+        let url = format!("/apis/{}/namespaces/{ns}/{}", kind.api_version, kind.plural);
+        let group = kind.api_version.split_once('/').map_or("", |(g, _)| g);
+        objects_at(&c, url, kind.api_version, kind.kind, format!("list {}.{group} in namespace {ns:?}", kind.plural)).await
+    })
 }
 
 /// The workloads the documents' autoscalers target, into `state`: an HPA sent on its own acts
@@ -275,11 +309,16 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
 async fn load_autoscaler_targets(conn: &Conn, objs: &[Object], state: &mut ClusterState) -> Vec<String> {
     let mut unread = Vec::new();
     for obj in objs {
-        let objects::Body::Autoscaler(a) = &obj.body else { continue };
-        let Some(t) = &a.target else { continue };
+        let t = match &obj.body {
+            objects::Body::Autoscaler(a) => a.target.as_ref(),
+            objects::Body::VerticalAutoscaler(v) => v.target.as_ref(),
+            _ => None,
+        };
+        let Some(t) = t else { continue };
         let (api_version, plural) = match t.kind.as_str() {
             "Deployment" => ("apps/v1", "deployments"),
             "StatefulSet" => ("apps/v1", "statefulsets"),
+            "DaemonSet" => ("apps/v1", "daemonsets"),
             "ReplicaSet" => ("apps/v1", "replicasets"),
             "ReplicationController" => ("v1", "replicationcontrollers"),
             _ => continue,
@@ -308,12 +347,24 @@ async fn load_autoscaler_targets(conn: &Conn, objs: &[Object], state: &mut Clust
 
 /// The pods of the existing workloads whose template has claims from ResourceClaimTemplates,
 /// into `state`: whether their claims were created (quota may refuse a claim, leaving its pod
-/// Pending) is in their status. One LIST of pods per namespace, only for such workloads.
-async fn load_claim_pods(conn: &Conn, state: &mut ClusterState) -> Vec<String> {
+/// Pending) is in their status. Also the pods of the workloads a VerticalPodAutoscaler (of
+/// the state or the documents) targets: what they ask for now is what their recreation
+/// gives back. One LIST of pods per namespace, only for such workloads.
+async fn load_claim_pods(conn: &Conn, objs: &[Object], state: &mut ClusterState) -> Vec<String> {
     let mut owners: BTreeMap<String, BTreeSet<(String, String)>> = BTreeMap::new();
+    let sent_vpas: Vec<(String, &objects::ScaleTarget)> = objs
+        .iter()
+        .filter_map(|o| match &o.body {
+            objects::Body::VerticalAutoscaler(v) => v.target.as_ref().map(|t| (o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone()), t)),
+            _ => None,
+        })
+        .collect();
     for ((ns, _, name), o) in &state.existing {
         if let objects::Body::Workload(w) = &o.body {
-            if !w.template.resource_claim_templates.is_empty() && o.type_info.kind != "ReplicaSet" {
+            let (group, kind) = (o.type_info.group.as_str(), o.type_info.kind.as_str());
+            let by_vpa = state.vpas_of(ns, o).next().is_some()
+                || sent_vpas.iter().any(|(n, t)| n == ns && kubectl_quota_engine::autoscaling::names(t, group, kind, name));
+            if (by_vpa || !w.template.resource_claim_templates.is_empty()) && kind != "ReplicaSet" {
                 owners.entry(ns.clone()).or_default().insert((o.type_info.kind.clone(), name.clone()));
             }
         }

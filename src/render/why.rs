@@ -24,7 +24,7 @@ pub fn render_text(r: &WhyReport) -> String {
         Verdict::WaitingForReady => format!("{who}: {}; {pods}, {} not created yet", "waiting for earlier pods to be Ready (not blocked)".yellow(), r.waiting),
     };
     let _ = writeln!(out, "{line}");
-    if let Some(a) = &r.autoscaler {
+    for a in [&r.autoscaler, &r.vpa].into_iter().flatten() {
         let _ = writeln!(out, "  {}", clean(a));
     }
     if let (Some(m), Some(from)) = (&r.server_message, &r.server_message_from) {

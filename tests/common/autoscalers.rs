@@ -281,9 +281,15 @@ pub async fn setup_keda(c: &Client, ns: &str, min: i64, max: i64, desired: i64) 
 /// recommendation `target` written through the status subresource; once the webhook answers a
 /// dry-run pod of `web`'s ReplicaSet with the target (it has seen the VPA), the Deployment is
 /// scaled to `replicas`, and the ReplicaSet controller creates its pods through the webhook.
-pub async fn setup_vpa(c: &Client, ns: &str, mode: &str, target: &Value, replicas: i64) -> Result<(), String> {
+pub async fn setup_vpa(c: &Client, ns: &str, mode: &str, target: &Value) -> Result<(), String> {
     quota_ready(c, ns).await?;
     create(c, ns, &deployment(0)).await?;
+    vpa_on(c, ns, mode, target).await
+}
+
+/// VPA `web` in `mode` on the Deployment that exists, its recommendation `target`; returns once
+/// the webhook writes the target into a dry-run pod of the Deployment's ReplicaSet.
+pub async fn vpa_on(c: &Client, ns: &str, mode: &str, target: &Value) -> Result<(), String> {
     create(c, ns, &vpa(DEPLOYMENT, mode)).await?;
     recommend(c, ns, DEPLOYMENT, target).await?;
     let want_cpu = target["cpu"].as_str().map(str::to_string);
@@ -302,7 +308,7 @@ pub async fn setup_vpa(c: &Client, ns: &str, mode: &str, target: &Value, replica
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    scale(c, ns, replicas).await
+    Ok(())
 }
 
 /// A pod of the ReplicaSet's template, owned by it, created with dryRun=All: what the admission

@@ -116,6 +116,14 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
     (check_request_detailed(quotas, obj, old, opts.limited, opts.rules, &request), mutations)
 }
 
+/// A pod template as a VerticalPodAutoscaler's webhook writes the pods made from it:
+/// LimitRanger's defaults first, then the webhook. Returns what the webhook changed, in words.
+pub fn as_the_vpa_writes(pod: &mut crate::objects::Pod, limit_ranges: &[(String, Vec<LimitRangeItem>)], name: &str, vpa: &VerticalAutoscaler) -> Vec<String> {
+    let ranges: Vec<(&str, &[LimitRangeItem])> = limit_ranges.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect();
+    limit_ranger::apply_limit_ranges(pod, &ranges);
+    vpa_webhook::write_pod(pod, name, vpa, &ranges)
+}
+
 /// A create, up to the validation of the object: what the registry does first, every
 /// plugin's mutating half in the server's order (NamespaceLifecycle's, which acts on every
 /// request, came first), then the strategy's preparation.
