@@ -586,7 +586,8 @@ pub fn kinds_known(state: &mut ClusterState, recorded: &[Recorded]) {
     for kind in Lacking::ALL {
         let resource = kind.resource();
         if recorded.iter().any(|r| r.not_read.iter().any(|k| k == resource)) {
-            if kind == Lacking::ResourceClaimTemplates {
+            // Known unless said otherwise: forgotten here.
+            if matches!(kind, Lacking::ResourceClaimTemplates | Lacking::VerticalPodAutoscalers) {
                 state.forget(kind);
             }
         } else if recorded.iter().any(|r| r.server_version.is_some() || r.namespace.is_some()) {

@@ -63,10 +63,29 @@ const SNAPSHOT_KINDS: &[SnapshotKind] = &[
     SnapshotKind { group: "", versions: &["v1"], kind: "ReplicationController", plural: "replicationcontrollers", namespaced: true, optional: false },
     SnapshotKind { group: "", versions: &["v1"], kind: "Pod", plural: "pods", namespaced: true, optional: false },
     SnapshotKind { group: "", versions: &["v1"], kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: true, optional: false },
+    // Who sets the replicas and the requests the workloads run with.
+    SnapshotKind {
+        group: "autoscaling",
+        versions: &["v1"],
+        kind: "HorizontalPodAutoscaler",
+        plural: "horizontalpodautoscalers",
+        namespaced: true,
+        optional: false,
+    },
+    SnapshotKind { group: "keda.sh", versions: &["v1alpha1"], kind: "ScaledObject", plural: "scaledobjects", namespaced: true, optional: true },
+    SnapshotKind {
+        group: "autoscaling.k8s.io",
+        versions: &["v1"],
+        kind: "VerticalPodAutoscaler",
+        plural: "verticalpodautoscalers",
+        namespaced: true,
+        optional: true,
+    },
 ];
 
 /// Server-set metadata that says nothing to admission and changes on every read. A
-/// StorageClass keeps its creationTimestamp: with several default classes the newest wins. A
+/// StorageClass keeps its creationTimestamp: with several default classes the newest wins; so
+/// does a VerticalPodAutoscaler: of several on one workload the oldest acts. A
 /// Deployment keeps its generation: one its controller has not observed tells a rollout that
 /// could not start.
 fn trim_metadata(kind: &str, value: &mut serde_json::Value) {
@@ -77,7 +96,7 @@ fn trim_metadata(kind: &str, value: &mut serde_json::Value) {
     if kind != "Deployment" {
         meta.remove("generation");
     }
-    if kind != "StorageClass" {
+    if kind != "StorageClass" && kind != "VerticalPodAutoscaler" {
         meta.remove("creationTimestamp");
     }
     if let Some(a) = meta.get_mut("annotations").and_then(serde_json::Value::as_object_mut) {

@@ -123,7 +123,11 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
                         served = Some(serves(conn, kind.api_version, kind.plural).await);
                     }
                     if served != Some(Some(false)) {
-                        gaps.push(Gap::always(format!("{e}; {}", kind.consequence)));
+                        let lacking = (kind.kind == "VerticalPodAutoscaler").then_some(Lacking::VerticalPodAutoscalers);
+                        if let Some(l) = lacking {
+                            state.forget(l);
+                        }
+                        gaps.push(Gap { lacking, text: format!("{e}; {}", kind.consequence) });
                     }
                 }
             }

@@ -27,6 +27,10 @@ pub(super) fn lacking_for(obj: &Object, state: &ClusterState, ns: &str, rules: &
         Body::Pod(p) => pod_needs(p, Who::ONE, quotas, state, ns, rules, &mut need),
         Body::Workload(w) => {
             pod_needs(&w.template, Who::MANY, quotas, state, ns, rules, &mut need);
+            need(
+                Lacking::VerticalPodAutoscalers,
+                "a VerticalPodAutoscaler may write its pods' requests, and the namespace's VerticalPodAutoscalers are not known".into(),
+            );
             for (name, pvc) in &w.volume_claim_templates {
                 pvc_needs(pvc, false, &format!("its claims {name}-*"), quotas, &mut need);
             }

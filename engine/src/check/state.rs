@@ -44,6 +44,9 @@ pub struct ClusterState {
     /// The namespaces' ResourceClaimTemplates could not be read: a pod naming one that is not
     /// in the state cannot be decided (when false, a template not in the state does not exist).
     pub claim_templates_unknown: bool,
+    /// The namespaces' VerticalPodAutoscalers could not be read: a workload's pods may get
+    /// requests no one can tell (when false, a VPA not in the state does not exist).
+    pub vpas_unknown: bool,
 }
 
 /// The group-resources autoscalers are stored under.
@@ -67,16 +70,19 @@ pub enum Lacking {
     /// Known per namespace ([`ClusterState::service_accounts`]), not as one kind: what the
     /// state lacks is a namespace's, so it is "lacked" whenever a pod's answer needs it.
     ServiceAccounts,
+    /// An add-on's kind (autoscaling.k8s.io), not in the built-in `view` ClusterRole.
+    VerticalPodAutoscalers,
 }
 
 impl Lacking {
-    pub const ALL: [Lacking; 6] = [
+    pub const ALL: [Lacking; 7] = [
         Lacking::PriorityClasses,
         Lacking::RuntimeClasses,
         Lacking::StorageClasses,
         Lacking::DeviceClasses,
         Lacking::ResourceClaimTemplates,
         Lacking::ServiceAccounts,
+        Lacking::VerticalPodAutoscalers,
     ];
 
     /// The kind in words (`PriorityClasses`).
@@ -88,6 +94,7 @@ impl Lacking {
             Lacking::DeviceClasses => "DeviceClasses",
             Lacking::ResourceClaimTemplates => "ResourceClaimTemplates",
             Lacking::ServiceAccounts => "ServiceAccounts",
+            Lacking::VerticalPodAutoscalers => "VerticalPodAutoscalers",
         }
     }
 
@@ -100,6 +107,7 @@ impl Lacking {
             Lacking::DeviceClasses => "deviceclasses.resource.k8s.io",
             Lacking::ResourceClaimTemplates => "resourceclaimtemplates.resource.k8s.io",
             Lacking::ServiceAccounts => "serviceaccounts.core",
+            Lacking::VerticalPodAutoscalers => VPA_RESOURCE,
         }
     }
 
@@ -257,6 +265,7 @@ impl ClusterState {
             terminating: self.terminating.clone(),
             service_accounts: self.service_accounts.get(ns).map(|s| [(ns.to_string(), s.clone())].into()).unwrap_or_default(),
             claim_templates_unknown: self.claim_templates_unknown,
+            vpas_unknown: self.vpas_unknown,
         }
     }
 
@@ -342,6 +351,7 @@ impl ClusterState {
             Lacking::ResourceClaimTemplates => self.claim_templates_unknown,
             // Whether a namespace's are known is asked of that namespace (see the field).
             Lacking::ServiceAccounts => true,
+            Lacking::VerticalPodAutoscalers => self.vpas_unknown,
         }
     }
 
@@ -355,6 +365,7 @@ impl ClusterState {
             Lacking::DeviceClasses => _ = self.device_classes.get_or_insert_with(Default::default),
             Lacking::ResourceClaimTemplates => self.claim_templates_unknown = false,
             Lacking::ServiceAccounts => {}
+            Lacking::VerticalPodAutoscalers => self.vpas_unknown = false,
         }
     }
 
@@ -367,6 +378,7 @@ impl ClusterState {
             Lacking::DeviceClasses => self.device_classes = None,
             Lacking::ResourceClaimTemplates => self.claim_templates_unknown = true,
             Lacking::ServiceAccounts => self.service_accounts.clear(),
+            Lacking::VerticalPodAutoscalers => self.vpas_unknown = true,
         }
     }
 
