@@ -412,27 +412,7 @@ impl<'a> Checker<'a> {
             ));
             return;
         }
-        let api_version = if t.api_version.is_empty() {
-            if t.kind == "ReplicationController" {
-                "v1"
-            } else {
-                "apps/v1"
-            }
-        } else {
-            t.api_version.as_str()
-        };
-        let key = (ns.to_string(), crate::objects::type_info(api_version, &t.kind).group_resource(), t.name.clone());
-        if self.input_keys.contains(&key) {
-            return;
-        }
-        let Some(target) = self.state.existing.get(&key).cloned() else {
-            report.notes.push(format!(
-                "{who} targets {}/{}, which is neither in the cluster nor in the manifests: it scales nothing until that exists",
-                t.kind.to_lowercase(),
-                t.name
-            ));
-            return;
-        };
+        let Some((key, target)) = self.target_of(t, ns, &who, "it scales nothing", report) else { return };
         let Body::Workload(old) = &target.body else { return };
         let (by, note) = self.autoscaler_of(&target, ns);
         let acting = by.filter(|(n, b)| n == name && b.kind == a.kind).unwrap_or_else(|| (name.to_string(), a.clone()));
@@ -537,6 +517,30 @@ impl<'a> Checker<'a> {
         Some(VerticalCeiling { vpa: name.clone(), target: obj.display_name(), mode, pods, fits: out.admitted.min(pods), per_pod, quota, resources, message })
     }
 
+    /// The existing object an autoscaler sent on its own acts on, with its key: `None` when a
+    /// document names it (it answers for itself) or when it exists nowhere (a note says that
+    /// `who` does nothing, in the words `nothing`, until it does).
+    fn target_of(&self, t: &crate::objects::ScaleTarget, ns: &str, who: &str, nothing: &str, report: &mut DocumentReport) -> Option<(Key, Object)> {
+        let api_version = match (t.api_version.as_str(), t.kind.as_str()) {
+            ("", "ReplicationController") => "v1",
+            ("", _) => "apps/v1",
+            (written, _) => written,
+        };
+        let key = (ns.to_string(), crate::objects::type_info(api_version, &t.kind).group_resource(), t.name.clone());
+        if self.input_keys.contains(&key) {
+            return None;
+        }
+        let Some(target) = self.state.existing.get(&key).cloned() else {
+            report.notes.push(format!(
+                "{who} targets {}/{}, which is neither in the cluster nor in the manifests: {nothing} until that exists",
+                t.kind.to_lowercase(),
+                t.name
+            ));
+            return None;
+        };
+        Some((key, target))
+    }
+
     /// A VerticalPodAutoscaler sent on its own: what it does to the running pods of a target
     /// that exists. A target in the input answers for itself.
     fn vpa_target(&mut self, obj: &Object, v: &VerticalAutoscaler, ns: &str, report: &mut DocumentReport) {
@@ -545,19 +549,7 @@ impl<'a> Checker<'a> {
             report.notes.push(format!("{who} has no targetRef: it changes no pod"));
             return;
         };
-        let api_version = if t.api_version.is_empty() { "apps/v1" } else { t.api_version.as_str() };
-        let key = (ns.to_string(), crate::objects::type_info(api_version, &t.kind).group_resource(), t.name.clone());
-        if self.input_keys.contains(&key) {
-            return;
-        }
-        let Some(target) = self.state.existing.get(&key).cloned() else {
-            report.notes.push(format!(
-                "{who} targets {}/{}, which is neither in the cluster nor in the manifests: it changes no pod until that exists",
-                t.kind.to_lowercase(),
-                t.name
-            ));
-            return;
-        };
+        let Some((_, target)) = self.target_of(t, ns, &who, "it changes no pod", report) else { return };
         let Body::Workload(old) = &target.body else {
             report.notes.push(format!("{who} targets {}/{}, whose pods this tool does not replay", t.kind.to_lowercase(), t.name));
             return;
