@@ -78,6 +78,12 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
             out.push(c.sentence());
         }
     }
+    // Running pods a VerticalPodAutoscaler evicts that cannot come back at its target.
+    if let Some(v) = d.vertical.as_ref().filter(|v| v.capped()) {
+        if !matches!(d.outcome, Outcome::Refused | Outcome::Undecided) {
+            out.push(v.sentence());
+        }
+    }
     out
 }
 
