@@ -307,6 +307,10 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
     let min12 = "HPA web scales deployment/web from 12 to 20 pods; quota compute lets 8 run (limits.cpu, requests.cpu): even its minimum of 12 is refused";
     let want = [format!("quota compute will refuse 4 of the 12 pods of deployment/web: {refusal}"), min12.to_string()];
     assert_eq!(warnings(&out), want);
+    // ... and /metrics has its ceiling from that decision.
+    let series = format!("kubectl_quota_autoscaler_replicas_fit{{namespace=\"{scaled}\",kind=\"HorizontalPodAutoscaler\",name=\"web\"}} 8");
+    let metrics = curl(&[&format!("{base}/metrics")]).1;
+    assert!(metrics.lines().any(|l| l == series), "{series} in\n{metrics}");
     let seen = scen::settle(&c, &scaled, 8, 120).await;
     assert_eq!((seen.pods.len(), seen.deployment_replicas), (8, Some(12)), "{:?}", seen);
     assert!(seen.quota_refusals().iter().any(|m| m == refusal), "the controller's refusals: {:?}", seen.failed_create);

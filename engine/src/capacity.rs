@@ -341,6 +341,9 @@ pub struct Collector {
     /// Pending pods whose ResourceClaims from templates were not all created, by (namespace,
     /// controller `kind/name`): their names (up to [`MAX_PENDING_NAMES`]) and how many.
     claims_pending: BTreeMap<(String, String), (Vec<String>, i64)>,
+    /// The autoscalers (HPAs, KEDA ScaledObjects) by (namespace, target `kind/name`): by name,
+    /// what `blocked` names when one sets the count a blocked workload wants.
+    autoscalers: BTreeMap<(String, String), Vec<(String, objects::Autoscaler)>>,
     /// What could not be read (RBAC, an API not served): said in every view.
     pub notes: Vec<String>,
     /// Kinds seen at least once (`Node`, `Namespace`, `Event`, ...).
@@ -542,6 +545,17 @@ impl Collector {
                                 add_to(&mut ns.pods, &row, q);
                             }
                         }
+                    }
+                }
+            }
+            ("autoscaling", "HorizontalPodAutoscaler") | ("keda.sh", "ScaledObject") => {
+                self.seen.insert("Autoscaler");
+                let o = objects::decode(d)?;
+                if let Body::Autoscaler(a) = o.body {
+                    if let Some(t) = &a.target {
+                        let list = self.autoscalers.entry((namespace, format!("{}/{}", t.kind.to_lowercase(), t.name))).or_default();
+                        list.retain(|(n, b)| !(n == &name && b.kind == a.kind));
+                        list.push((name, *a));
                     }
                 }
             }

@@ -222,6 +222,14 @@ pub fn blocked_text(r: &BlockedReport) -> String {
         })
         .collect();
     table(&mut out, &["Namespace", "Workload", "Waiting", "Quota", "Resource", "Smallest fix"], &rows, |_, i, c| if i == 1 { c.bold().to_string() } else { c });
+    // The autoscalers behind what the workloads want.
+    let scaled: Vec<&kubectl_quota_engine::capacity::Blocked> = r.blocked.iter().filter(|b| b.autoscaler.is_some()).collect();
+    if !scaled.is_empty() {
+        let _ = writeln!(out, "\nAutoscaled:");
+        for b in scaled {
+            let _ = writeln!(out, "  {}/{}: {}", esc(&b.namespace), esc(&b.workload), esc(b.autoscaler.as_deref().unwrap_or_default()));
+        }
+    }
     out
 }
 
