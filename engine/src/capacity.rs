@@ -58,11 +58,13 @@ use crate::resources::ResourceList;
 use crate::why::is_quota_message;
 
 mod blocked;
+mod headroom;
 mod promise;
 mod uncovered;
 
 pub use crate::why::{parse_refusal, Refusal};
 pub use blocked::{Blocked, BlockedReport};
+pub use headroom::{Headroom, HeadroomRow, Scaled};
 pub use promise::{ratio_percent, rows_named, CapacityReport, ResourceRow, Share};
 pub use uncovered::{Uncovered, UncoveredReport};
 
@@ -190,6 +192,14 @@ struct Namespace {
     quotas: Vec<Quota>,
     /// Requests of the pods that count (not terminal), per capacity row.
     pods: ResourceList,
+}
+
+/// A workload an autoscaler may scale (Deployment, StatefulSet, ReplicationController, a
+/// ReplicaSet no Deployment owns), as `capacity` needs it.
+#[derive(Debug, Clone, Default)]
+struct Scalable {
+    current: i64,
+    per_pod: ResourceList,
 }
 
 /// A controller that creates pods, as `blocked` needs it.
@@ -344,6 +354,9 @@ pub struct Collector {
     /// The autoscalers (HPAs, KEDA ScaledObjects) by (namespace, target `kind/name`): by name,
     /// what `blocked` names when one sets the count a blocked workload wants.
     autoscalers: BTreeMap<(String, String), Vec<(String, objects::Autoscaler)>>,
+    /// The workloads an autoscaler may scale, by (namespace, `kind/name`): the pods they run
+    /// and what one pod of their template charges quota, per capacity row.
+    workloads: BTreeMap<(String, String), Scalable>,
     /// What could not be read (RBAC, an API not served): said in every view.
     pub notes: Vec<String>,
     /// Kinds seen at least once (`Node`, `Namespace`, `Event`, ...).
@@ -561,6 +574,7 @@ impl Collector {
             }
             ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") | ("batch", "Job") | ("", "ReplicationController") => {
                 self.seen.insert("Controller");
+                self.scalable(d, kind, &name, &namespace);
                 self.controller(v, kind, name, namespace);
             }
             _ => {}
@@ -635,6 +649,29 @@ impl Collector {
                 self.failures.insert(key, f);
             }
         }
+    }
+
+    /// A workload an autoscaler may scale: its pods and one pod's charge (its template's
+    /// requests and limits; LimitRange defaults are not applied). One that does not decode is
+    /// left out (the views it matters to name its autoscaler).
+    fn scalable(&mut self, d: &Document, kind: &str, name: &str, namespace: &str) {
+        let owned = d.value.get("metadata").and_then(|m| m.get("ownerReferences")).and_then(Value::as_array).is_some_and(|r| !r.is_empty());
+        if !matches!(kind, "Deployment" | "StatefulSet" | "ReplicationController" | "ReplicaSet") || (kind == "ReplicaSet" && owned) {
+            return;
+        }
+        let Ok(o) = objects::decode(d) else { return };
+        let Body::Workload(w) = &o.body else { return };
+        let mut per_pod = ResourceList::new();
+        for (k, q) in &usage::pod_usage(&w.template) {
+            if matches!(k.as_str(), "cpu" | "memory" | "ephemeral-storage") || k.starts_with("hugepages-") {
+                continue;
+            }
+            if let Some((row, _)) = row_of(k) {
+                add_to(&mut per_pod, &row, q);
+            }
+        }
+        let current = i64::from(w.current.or(w.replicas).unwrap_or(1));
+        self.workloads.insert((namespace.to_string(), format!("{}/{name}", kind.to_lowercase())), Scalable { current, per_pod });
     }
 
     fn controller(&mut self, v: &Value, kind: &str, name: String, namespace: String) {

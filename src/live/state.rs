@@ -294,7 +294,7 @@ async fn load_autoscaler_targets(conn: &Conn, objs: &[Object], state: &mut Clust
 }
 
 /// The apiVersion and plural of a kind an autoscaler's target may be whose pods are replayed.
-fn scalable(kind: &str) -> Option<(&'static str, &'static str)> {
+pub(super) fn scalable(kind: &str) -> Option<(&'static str, &'static str)> {
     Some(match kind {
         "Deployment" => ("apps/v1", "deployments"),
         "StatefulSet" => ("apps/v1", "statefulsets"),
@@ -475,7 +475,7 @@ const LIST_FROM: usize = 16;
 
 /// The object `name` as the server has it (`None`: it does not exist), as JSON with its
 /// apiVersion and kind; `Err`: why it could not be read.
-async fn existing_by_get(conn: &Conn, ns: &str, ar: &ApiResource, name: &str) -> Result<Option<serde_json::Value>, String> {
+pub(super) async fn existing_by_get(conn: &Conn, ns: &str, ar: &ApiResource, name: &str) -> Result<Option<serde_json::Value>, String> {
     let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), ns, ar);
     match within(conn.timeout, api.get_opt(name)).await {
         Ok(Some(o)) => Ok(serde_json::to_value(&o).ok()),
