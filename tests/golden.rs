@@ -103,6 +103,20 @@ fn check_ci_outputs() {
     let min12 = ["check", "-f", "examples/autoscaling/hpa-min12.yaml", "--state", "examples/autoscaling/state.yaml", "-n", "shop"];
     golden("check-autoscaling-min-junit", &[&min12[..], &["-o", "junit"]].concat(), 1);
     golden("check-autoscaling-min-github", &[&min12[..], &["-o", "github"]].concat(), 1);
+    // plan sized for every autoscaler at its maximum.
+    let plan_max = [
+        "plan",
+        "-f",
+        "examples/autoscaling/web.yaml",
+        "-f",
+        "examples/autoscaling/hpa.yaml",
+        "--state",
+        "examples/autoscaling/state.yaml",
+        "-n",
+        "shop",
+        "--autoscalers-at-max",
+    ];
+    golden("plan-autoscalers-at-max", &plan_max, 1);
     // A workload refused itself: its pods' test case is skipped.
     golden(
         "check-refused-workload-junit",
