@@ -357,6 +357,9 @@ pub struct Collector {
     /// The workloads an autoscaler may scale, by (namespace, `kind/name`): the pods they run
     /// and what one pod of their template charges quota, per capacity row.
     workloads: BTreeMap<(String, String), Scalable>,
+    /// Whether workloads are kept for the autoscalers' headroom (`capacity` only: the other
+    /// views never decode a workload's template).
+    pub scale_targets: bool,
     /// What could not be read (RBAC, an API not served): said in every view.
     pub notes: Vec<String>,
     /// Kinds seen at least once (`Node`, `Namespace`, `Event`, ...).
@@ -655,6 +658,12 @@ impl Collector {
     /// requests and limits; LimitRange defaults are not applied). One that does not decode is
     /// left out (the views it matters to name its autoscaler).
     fn scalable(&mut self, d: &Document, kind: &str, name: &str, namespace: &str) {
+        let key = (namespace.to_string(), format!("{}/{name}", kind.to_lowercase()));
+        // Only a workload an autoscaler read before targets: without autoscalers nothing is
+        // decoded (a target read before its autoscaler is read again, [`Self::add_scale_target`]).
+        if !self.scale_targets || !self.autoscalers.contains_key(&key) || self.workloads.contains_key(&key) {
+            return;
+        }
         let owned = d.value.get("metadata").and_then(|m| m.get("ownerReferences")).and_then(Value::as_array).is_some_and(|r| !r.is_empty());
         if !matches!(kind, "Deployment" | "StatefulSet" | "ReplicationController" | "ReplicaSet") || (kind == "ReplicaSet" && owned) {
             return;
@@ -671,7 +680,18 @@ impl Collector {
             }
         }
         let current = i64::from(w.current.or(w.replicas).unwrap_or(1));
-        self.workloads.insert((namespace.to_string(), format!("{}/{name}", kind.to_lowercase())), Scalable { current, per_pod });
+        self.workloads.insert(key, Scalable { current, per_pod });
+    }
+
+    /// Takes a workload an autoscaler targets that was not kept when first read (it came
+    /// before its autoscaler): the caller reads the input again for [`Self::unread_scale_targets`].
+    /// Anything else is ignored.
+    pub fn add_scale_target(&mut self, d: &Document) {
+        let v = &d.value;
+        let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+        let name = str_at(v, &["metadata", "name"]).unwrap_or("");
+        let namespace = str_at(v, &["metadata", "namespace"]).unwrap_or("");
+        self.scalable(d, kind, name, namespace);
     }
 
     fn controller(&mut self, v: &Value, kind: &str, name: String, namespace: String) {
