@@ -1357,7 +1357,7 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__plan)
-            opts="-f -k -R -o -n -h -V --filename --kustomize --recursive --state --admission-config --nodes --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            opts="-f -k -R -o -n -h -V --filename --kustomize --recursive --state --admission-config --nodes --autoscalers-at-max --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -148,6 +148,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l as-
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l request-timeout -d 'The length of time to wait before giving up on a single server request: seconds, or numbers with units (e.g. 30s, 1m30s, 500ms); 0 waits for ever. Without it, a command\'s requests must end within 5m0s together (`guard serve` excepted)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s R -l recursive -d 'Process directories given with -f recursively'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l autoscalers-at-max -d 'Size the quotas for every autoscaler (HPA, KEDA ScaledObject) at its maximum: each workload one targets runs its maxReplicas'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s V -l version -d 'Print version'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand snapshot" -s o -l output -d 'Output format' -r -f -a "yaml\t''

@@ -172,6 +172,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace (default: the kubeconfig context''s namespace; offline: `default`)')
             [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Process directories given with -f recursively')
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process directories given with -f recursively')
+            [CompletionResult]::new('--autoscalers-at-max', '--autoscalers-at-max', [CompletionResultType]::ParameterName, 'Size the quotas for every autoscaler (HPA, KEDA ScaledObject) at its maximum: each workload one targets runs its maxReplicas')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

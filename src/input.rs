@@ -414,6 +414,19 @@ pub fn collect_state(paths: &[String], collector: &mut Collector) -> Result<(), 
     if !errors.is_empty() {
         return Err(Fatal::input(errors.join("\nerror: ")));
     }
+    // Workloads read before the autoscaler that targets them: read again, only those kept.
+    if collector.scale_targets && !collector.unread_scale_targets().is_empty() {
+        for_each_document(
+            &paths,
+            None,
+            false,
+            |d| {
+                collector.add_scale_target(&d);
+                Ok(())
+            },
+            |_, _| {},
+        )?;
+    }
     for r in recorded {
         // A snapshot of every namespace saved every kind the views read, but those it says
         // it could not: none of a kind there means none in the cluster.

@@ -94,6 +94,29 @@ fn check_ci_outputs() {
     golden("check-example-github", &[&example[..], &["-o", "github"]].concat(), 1);
     let rollout = ["check", "-f", "tests/golden/rollout-app.yaml", "--state", "tests/golden/rollout-state.yaml", "-n", "shop"];
     golden("check-rollout-junit", &[&rollout[..], &["-o", "junit"]].concat(), 1);
+    // An autoscaler's ceiling: below its maximum a passing case (a warning annotation), a
+    // minimum quota refuses a failure.
+    let scaled =
+        ["check", "-f", "examples/autoscaling/web.yaml", "-f", "examples/autoscaling/hpa.yaml", "--state", "examples/autoscaling/state.yaml", "-n", "shop"];
+    golden("check-autoscaling-junit", &[&scaled[..], &["-o", "junit"]].concat(), 0);
+    golden("check-autoscaling-github", &[&scaled[..], &["-o", "github"]].concat(), 0);
+    let min12 = ["check", "-f", "examples/autoscaling/hpa-min12.yaml", "--state", "examples/autoscaling/state.yaml", "-n", "shop"];
+    golden("check-autoscaling-min-junit", &[&min12[..], &["-o", "junit"]].concat(), 1);
+    golden("check-autoscaling-min-github", &[&min12[..], &["-o", "github"]].concat(), 1);
+    // plan sized for every autoscaler at its maximum.
+    let plan_max = [
+        "plan",
+        "-f",
+        "examples/autoscaling/web.yaml",
+        "-f",
+        "examples/autoscaling/hpa.yaml",
+        "--state",
+        "examples/autoscaling/state.yaml",
+        "-n",
+        "shop",
+        "--autoscalers-at-max",
+    ];
+    golden("plan-autoscalers-at-max", &plan_max, 1);
     // A workload refused itself: its pods' test case is skipped.
     golden(
         "check-refused-workload-junit",

@@ -60,6 +60,18 @@ async fn hpa_controller_raises_a_deployment_to_min_replicas_into_the_quota() {
     let out = plugin(&kubeconfig, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
     let why: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("why: {e}: {}", text(&out.stderr)));
     assert_eq!(why["autoscaler"], json!("HPA web wants 12, 8 exist: quota compute refuses the rest"), "{why}");
+    // blocked names the HPA in the same words (from the HPAs it lists beside the controllers).
+    let out = plugin(&kubeconfig, &["blocked", "-n", &ns, "-o", "json"]);
+    let blocked: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("blocked: {e}: {}", text(&out.stderr)));
+    assert_eq!(blocked["blocked"][0]["autoscaler"], json!("HPA web wants 12, 8 exist: quota compute refuses the rest"), "{blocked}");
+    // capacity: at its maximum of 20 the HPA may ask for 12 more pods (6 cpu requested), and
+    // compute has no room left: the namespace where a spike hits quota.
+    let out = plugin(&kubeconfig, &["capacity", "-n", &ns, "-o", "json"]);
+    let cap: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("capacity: {e}: {}", text(&out.stderr)));
+    let h = &cap["autoscalers"][0];
+    assert_eq!(h["autoscalers"], json!([{"autoscaler": "HPA web", "target": "deployment/web", "current": 8, "maxReplicas": 20}]), "{cap}");
+    let row = h["resources"].as_array().and_then(|r| r.iter().find(|x| x["resource"] == "requests.cpu")).cloned().unwrap_or_default();
+    assert_eq!(row, json!({"resource": "requests.cpu", "mayAsk": "6", "room": "0", "quota": "compute", "short": "6"}), "{cap}");
     assert_eq!(seen.deployment_replicas, Some(12), "the HPA ({version}) did not raise the Deployment to minReplicas: {}", describe(&seen));
     assert_eq!(seen.pods.len(), 8, "{}", describe(&seen));
     let refusals = seen.quota_refusals();

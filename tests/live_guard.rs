@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use common::autoscalers as scen;
 use common::live::{client, lab_dir, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::{Event, Node, Pod, ResourceQuota, Secret};
@@ -280,6 +281,53 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
     quota(&c, &kubeconfig, &roomy, "10").await;
     let out = apply(&kubeconfig, &deployment(&roomy, "small", 2, "100m", "small:1"), &[]);
     assert!(out.status.success() && warnings(&out).is_empty(), "{}", text(&out.stderr));
+
+    // 2b. The scenario: quota compute (requests.cpu 4, limits.cpu 8, pods 10), web running
+    // 5 pods of 500m/1 cpu, then an HPA from 12 to 20 applied to it. The guard reads web from
+    // the cluster and warns that the minimum cannot fit; the real HPA controller then raises web
+    // to 12 and quota stops it at 8, in the words the warning quoted.
+    let scaled = new_namespace(&c, "guard-hpa").await;
+    scen::quota_ready(&c, &scaled).await.unwrap();
+    let mut web = scen::deployment(5);
+    web["metadata"]["namespace"] = json!(scaled);
+    let out = apply(&kubeconfig, &web.to_string(), &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &scaled);
+    until(90, "web's 5 pods counted by the quota", || async {
+        let q = serde_json::to_value(quotas.get(scen::QUOTA).await.ok()?).ok()?;
+        let d = serde_json::to_value(Api::<Deployment>::namespaced(c.clone(), &scaled).get(scen::DEPLOYMENT).await.ok()?).ok()?;
+        (q["status"]["used"]["pods"] == "5" && d["status"]["replicas"] == 5).then_some(())
+    })
+    .await;
+    let mut hpa = scen::hpa(scen::hpa_api_version(release.minor), scen::DEPLOYMENT, 12, 20);
+    hpa["metadata"]["namespace"] = json!(scaled);
+    let out = apply(&kubeconfig, &hpa.to_string(), &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let refusal = "exceeded quota: compute, requested: limits.cpu=1,requests.cpu=500m, used: limits.cpu=8,requests.cpu=4, limited: limits.cpu=8,requests.cpu=4";
+    let min12 = "HPA web scales deployment/web from 12 to 20 pods; quota compute lets 8 run (limits.cpu, requests.cpu): even its minimum of 12 is refused";
+    let want = [format!("quota compute will refuse 4 of the 12 pods of deployment/web: {refusal}"), min12.to_string()];
+    assert_eq!(warnings(&out), want);
+    // ... and /metrics has its ceiling from that decision.
+    let series = format!("kubectl_quota_autoscaler_replicas_fit{{namespace=\"{scaled}\",kind=\"HorizontalPodAutoscaler\",name=\"web\"}} 8");
+    let metrics = curl(&[&format!("{base}/metrics")]).1;
+    assert!(metrics.lines().any(|l| l == series), "{series} in\n{metrics}");
+    let seen = scen::settle(&c, &scaled, 8, 120).await;
+    assert_eq!((seen.pods.len(), seen.deployment_replicas), (8, Some(12)), "{:?}", seen);
+    assert!(seen.quota_refusals().iter().any(|m| m == refusal), "the controller's refusals: {:?}", seen.failed_create);
+    // The reverse: web changed while its HPA holds it at 12 (8 exist): answered at the HPA's
+    // count, with the ceiling (a server-side dry run: the HPA is left as it is).
+    let mut changed = scen::deployment(12);
+    changed["metadata"]["namespace"] = json!(scaled);
+    changed["spec"]["revisionHistoryLimit"] = json!(3);
+    let mut last = vec![];
+    for _ in 0..60 {
+        last = warnings(&apply(&kubeconfig, &changed.to_string(), &["--dry-run=server"]));
+        if last == want {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert_eq!(last, want, "a change of web under its HPA");
 
     // 3. A changed template whose surge pod does not fit: the rollout stalls, for real.
     let rolling = new_namespace(&c, "guard-roll").await;

@@ -162,8 +162,10 @@ impl Ceiling {
 
     /// The sentence every output uses.
     pub fn sentence(&self) -> String {
+        // A ScaledJob scales its Jobs, not a workload's pods.
+        let unit = if self.autoscaler_kind == AutoscalerKind::ScaledJob { "Jobs" } else { "pods" };
         let who =
-            format!("{} {} scales {} from {} to {} pods", self.autoscaler_kind.short(), self.autoscaler, self.target, self.min_replicas, self.max_replicas);
+            format!("{} {} scales {} from {} to {} {unit}", self.autoscaler_kind.short(), self.autoscaler, self.target, self.min_replicas, self.max_replicas);
         if !self.capped() {
             return format!("{who}; the quotas let all {} run", self.max_replicas);
         }

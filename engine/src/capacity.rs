@@ -58,11 +58,13 @@ use crate::resources::ResourceList;
 use crate::why::is_quota_message;
 
 mod blocked;
+mod headroom;
 mod promise;
 mod uncovered;
 
 pub use crate::why::{parse_refusal, Refusal};
 pub use blocked::{Blocked, BlockedReport};
+pub use headroom::{Headroom, HeadroomRow, Scaled};
 pub use promise::{ratio_percent, rows_named, CapacityReport, ResourceRow, Share};
 pub use uncovered::{Uncovered, UncoveredReport};
 
@@ -190,6 +192,14 @@ struct Namespace {
     quotas: Vec<Quota>,
     /// Requests of the pods that count (not terminal), per capacity row.
     pods: ResourceList,
+}
+
+/// A workload an autoscaler may scale (Deployment, StatefulSet, ReplicationController, a
+/// ReplicaSet no Deployment owns), as `capacity` needs it.
+#[derive(Debug, Clone, Default)]
+struct Scalable {
+    current: i64,
+    per_pod: ResourceList,
 }
 
 /// A controller that creates pods, as `blocked` needs it.
@@ -341,6 +351,15 @@ pub struct Collector {
     /// Pending pods whose ResourceClaims from templates were not all created, by (namespace,
     /// controller `kind/name`): their names (up to [`MAX_PENDING_NAMES`]) and how many.
     claims_pending: BTreeMap<(String, String), (Vec<String>, i64)>,
+    /// The autoscalers (HPAs, KEDA ScaledObjects) by (namespace, target `kind/name`): by name,
+    /// what `blocked` names when one sets the count a blocked workload wants.
+    autoscalers: BTreeMap<(String, String), Vec<(String, objects::Autoscaler)>>,
+    /// The workloads an autoscaler may scale, by (namespace, `kind/name`): the pods they run
+    /// and what one pod of their template charges quota, per capacity row.
+    workloads: BTreeMap<(String, String), Scalable>,
+    /// Whether workloads are kept for the autoscalers' headroom (`capacity` only: the other
+    /// views never decode a workload's template).
+    pub scale_targets: bool,
     /// What could not be read (RBAC, an API not served): said in every view.
     pub notes: Vec<String>,
     /// Kinds seen at least once (`Node`, `Namespace`, `Event`, ...).
@@ -545,8 +564,20 @@ impl Collector {
                     }
                 }
             }
+            ("autoscaling", "HorizontalPodAutoscaler") | ("keda.sh", "ScaledObject") => {
+                self.seen.insert("Autoscaler");
+                let o = objects::decode(d)?;
+                if let Body::Autoscaler(a) = o.body {
+                    if let Some(t) = &a.target {
+                        let list = self.autoscalers.entry((namespace, format!("{}/{}", t.kind.to_lowercase(), t.name))).or_default();
+                        list.retain(|(n, b)| !(n == &name && b.kind == a.kind));
+                        list.push((name, *a));
+                    }
+                }
+            }
             ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") | ("batch", "Job") | ("", "ReplicationController") => {
                 self.seen.insert("Controller");
+                self.scalable(d, kind, &name, &namespace);
                 self.controller(v, kind, name, namespace);
             }
             _ => {}
@@ -621,6 +652,46 @@ impl Collector {
                 self.failures.insert(key, f);
             }
         }
+    }
+
+    /// A workload an autoscaler may scale: its pods and one pod's charge (its template's
+    /// requests and limits; LimitRange defaults are not applied). One that does not decode is
+    /// left out (the views it matters to name its autoscaler).
+    fn scalable(&mut self, d: &Document, kind: &str, name: &str, namespace: &str) {
+        let key = (namespace.to_string(), format!("{}/{name}", kind.to_lowercase()));
+        // Only a workload an autoscaler read before targets: without autoscalers nothing is
+        // decoded (a target read before its autoscaler is read again, [`Self::add_scale_target`]).
+        if !self.scale_targets || !self.autoscalers.contains_key(&key) || self.workloads.contains_key(&key) {
+            return;
+        }
+        let owned = d.value.get("metadata").and_then(|m| m.get("ownerReferences")).and_then(Value::as_array).is_some_and(|r| !r.is_empty());
+        if !matches!(kind, "Deployment" | "StatefulSet" | "ReplicationController" | "ReplicaSet") || (kind == "ReplicaSet" && owned) {
+            return;
+        }
+        let Ok(o) = objects::decode(d) else { return };
+        let Body::Workload(w) = &o.body else { return };
+        let mut per_pod = ResourceList::new();
+        for (k, q) in &usage::pod_usage(&w.template) {
+            if matches!(k.as_str(), "cpu" | "memory" | "ephemeral-storage") || k.starts_with("hugepages-") {
+                continue;
+            }
+            if let Some((row, _)) = row_of(k) {
+                add_to(&mut per_pod, &row, q);
+            }
+        }
+        let current = i64::from(w.current.or(w.replicas).unwrap_or(1));
+        self.workloads.insert(key, Scalable { current, per_pod });
+    }
+
+    /// Takes a workload an autoscaler targets that was not kept when first read (it came
+    /// before its autoscaler): the caller reads the input again for [`Self::unread_scale_targets`].
+    /// Anything else is ignored.
+    pub fn add_scale_target(&mut self, d: &Document) {
+        let v = &d.value;
+        let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+        let name = str_at(v, &["metadata", "name"]).unwrap_or("");
+        let namespace = str_at(v, &["metadata", "namespace"]).unwrap_or("");
+        self.scalable(d, kind, name, namespace);
     }
 
     fn controller(&mut self, v: &Value, kind: &str, name: String, namespace: String) {

@@ -398,7 +398,9 @@ impl<'a> Checker<'a> {
             return;
         }
         let Some(t) = &a.target else {
-            if a.kind == AutoscalerKind::ScaledJob {
+            if let (AutoscalerKind::ScaledJob, Some(job)) = (a.kind, &a.job) {
+                report.autoscaling = Some(self.scaled_job_ceiling(obj, a, job, ns, report));
+            } else if a.kind == AutoscalerKind::ScaledJob {
                 report.notes.push(format!("{who} creates up to {} Jobs at once from its template; their pods are not replayed here", a.max));
             } else {
                 report.notes.push(format!("{who} has no scaleTargetRef: it scales nothing"));
@@ -566,6 +568,35 @@ impl<'a> Checker<'a> {
             report.notes.push(format!("{who} has no recommendation yet: pods keep their requests until its recommender writes one"));
         } else if report.vertical.is_none() && v.mode.is_some_and(|m| !m.changes_running_pods()) {
             report.notes.push(format!("{who} (updateMode Initial) writes its target into new pods only: the running ones keep their requests"));
+        }
+    }
+
+    /// How many of a ScaledJob's `maxReplicaCount` Jobs can run at once: each Job's pods (its
+    /// parallelism, within its completions) replayed for them all on a copy of the state
+    /// (nothing is charged). The Job objects themselves are not charged (`count/jobs.batch`).
+    fn scaled_job_ceiling(&self, obj: &Object, a: &Autoscaler, job: &Workload, ns: &str, report: &mut DocumentReport) -> Ceiling {
+        let per_job = job.replicas.unwrap_or(1).max(1);
+        let mut jobs = obj.clone();
+        jobs.type_info = crate::objects::type_info("batch/v1", "Job");
+        let all = Workload { replicas: Some(a.max.max(0).saturating_mul(per_job)), ..job.clone() };
+        let mut scratch = self.state.scratch_for(ns);
+        let out = admit_workload_pods(&jobs, &all, None, &mut scratch, ns, self.opts, self.each_replica);
+        report.notes.push(format!(
+            "ScaledJob {} runs up to {} Jobs at once, {per_job} pod(s) each: their pods are replayed on the quotas as they are (the Job objects themselves, count/jobs.batch, are not)",
+            obj.meta.name, a.max
+        ));
+        let refusal = out.first_refusal;
+        Ceiling {
+            autoscaler_kind: a.kind,
+            autoscaler: obj.meta.name.clone(),
+            target: "its Jobs".into(),
+            min_replicas: a.min,
+            max_replicas: a.max,
+            replicas: 0,
+            fits: (out.admitted / per_job).min(a.max),
+            quota: refusal.as_ref().and_then(|r| r.quota.clone()),
+            resources: refusal.as_ref().map(|r| r.resources.clone()).unwrap_or_default(),
+            message: refusal.map(|r| r.message),
         }
     }
 

@@ -152,6 +152,29 @@ fn blocked(d: &DocumentReport) -> Option<Blocked> {
     Some(Blocked { kind: d.kind.clone(), name: d.name.clone(), namespace: d.namespace.clone(), message })
 }
 
+/// [`plan`] with every autoscaler at its maximum: each HPA and ScaledObject, in the manifests
+/// or the cluster, is taken to want its `maxReplicas` (`maxReplicaCount`), so the quotas are
+/// sized for the largest scale-up the autoscalers may ask for. (A ScaledJob's Jobs are not
+/// charged by a check, only its ceiling worked out: they are not sized here.)
+pub fn plan_at_max(state: &ClusterState, mut objects: Vec<Object>, opts: &CheckOptions) -> Plan {
+    let mut state = state.clone();
+    let mut at_max = 0;
+    let mut raise = |o: &mut Object| {
+        if let Body::Autoscaler(a) = &mut o.body {
+            a.desired = Some(a.max);
+            at_max += 1;
+        }
+    };
+    objects.iter_mut().for_each(&mut raise);
+    state.existing.values_mut().for_each(&mut raise);
+    let mut p = plan(&state, objects, opts);
+    p.notes.insert(
+        0,
+        format!("sized for every autoscaler at its maximum ({at_max} autoscaler(s)): each workload one targets runs its maxReplicas (a ScaledJob's Jobs are not sized)"),
+    );
+    p
+}
+
 /// Plans the quota `objects` need in `state` (which is not changed).
 pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> Plan {
     let mut notes = Vec::new();

@@ -372,6 +372,15 @@ fn as_the_webhook_writes(workload: &Object, w: &crate::objects::Workload, state:
     (pod, Some(format!("VPA {name} sets new pods to its target ({})", targets.join("; "))))
 }
 
+/// The sentence naming the autoscaler (of those `found` targeting a workload, the one that
+/// acts) whose count a workload quota blocks wants: `HPA web wants 12, 8 exist: quota compute
+/// refuses the rest`. `why` and `blocked` both say it.
+pub fn autoscaler_wants(found: &[(&str, &crate::objects::Autoscaler)], wanted: i64, current: i64, quota: Option<&str>) -> Option<String> {
+    let (Some((name, a)), _) = crate::autoscaling::the_one(found) else { return None };
+    let quota = quota.map(|q| format!("quota {q}")).unwrap_or_else(|| "quota".into());
+    Some(format!("{} {name} wants {wanted}, {current} exist: {quota} refuses the rest", a.kind.short()))
+}
+
 impl WhyReport {
     /// The report before any verdict: the pods the workload wants, has, and waits for.
     fn waiting(workload: &Object, raw: &Value, children: &[Value]) -> WhyReport {
@@ -493,9 +502,7 @@ impl WhyReport {
             return;
         }
         let found: Vec<(&str, &crate::objects::Autoscaler)> = state.autoscalers_of(&self.namespace, workload).collect();
-        let (Some((name, a)), _) = crate::autoscaling::the_one(&found) else { return };
-        let quota = self.quota.as_deref().map(|q| format!("quota {q}")).unwrap_or_else(|| "quota".into());
-        self.autoscaler = Some(format!("{} {name} wants {}, {} exist: {quota} refuses the rest", a.kind.short(), self.wanted, self.current));
+        self.autoscaler = autoscaler_wants(&found, i64::from(self.wanted), i64::from(self.current), self.quota.as_deref());
     }
 
     /// The verdict from the replayed next pod and what the server said.

@@ -282,3 +282,27 @@ fn a_pod_refused_at_the_vpa_target_carries_the_servers_words_and_the_webhooks_ch
         "{mutations:?}"
     );
 }
+#[test]
+fn a_scaled_job_runs_at_most_its_maximum_of_jobs_each_with_its_pods() {
+    // KEDA's ScaledJob creates up to maxReplicaCount Jobs at once, each running parallelism pods
+    // (within its completions): 2 pods of 500m/1 cpu a Job, against quota compute.
+    let job = |max: u32, parallelism: u32| {
+        format!(
+            "apiVersion: keda.sh/v1alpha1\nkind: ScaledJob\nmetadata: {{name: batch}}\nspec:\n  maxReplicaCount: {max}\n  triggers: []\n  jobTargetRef:\n    parallelism: {parallelism}\n    template:\n      spec:\n        restartPolicy: Never\n        containers: [{{name: w, image: x, resources: {{requests: {{cpu: 500m}}, limits: {{cpu: '1'}}}}}}]\n"
+        )
+    };
+    // (used pods of 500m/1 cpu, max Jobs, parallelism, Jobs that fit, the sentence's end)
+    let rows = [
+        (0, 10, 2, 4, "quota compute lets 4 run (limits.cpu, requests.cpu): scale-ups past 4 will be refused"),
+        (0, 3, 2, 3, "the quotas let all 3 run"),
+        (6, 10, 2, 1, "quota compute lets 1 run (limits.cpu, requests.cpu): scale-ups past 1 will be refused"),
+        (0, 10, 1, 8, "quota compute lets 8 run (limits.cpu, requests.cpu): scale-ups past 8 will be refused"),
+    ];
+    for (used, max, parallelism, fits, end) in rows {
+        let d = only(check_all(&cluster(&[compute(used)]), &job(max, parallelism)));
+        let c = d.autoscaling.clone().unwrap_or_else(|| panic!("no ceiling: {:?}", d.notes));
+        assert_eq!((c.fits, c.max_replicas), (fits, max as i32), "{used} {max} {parallelism}: {c:?}");
+        assert_eq!(c.sentence(), format!("ScaledJob batch scales its Jobs from 0 to {max} Jobs; {end}"));
+        assert!(d.notes.iter().any(|n| n.contains(&format!("runs up to {max} Jobs at once, {parallelism} pod(s) each"))), "{:?}", d.notes);
+    }
+}

@@ -103,3 +103,41 @@ fn planned_manifests_raise_only_what_is_short_and_keep_scopes() {
     assert_eq!(m["spec"]["scopeSelector"]["matchExpressions"][0]["values"][0], "high", "{m}");
     assert!(m.get("status").is_none() && m["metadata"].get("resourceVersion").is_none(), "{m}");
 }
+
+#[test]
+fn plan_at_max_sizes_quotas_for_every_autoscaler_at_its_maximum() {
+    // Quota compute (requests.cpu 4, pods 10) and Deployment web of 500m pods, 2 running.
+    let state = vec![
+        quota("compute", "", "requests.cpu=4/1 pods=10/2"),
+        format!(
+            "{}status: {{replicas: 2}}\n",
+            workload("Deployment", "web", "replicas: 2", &pod("p").app("a", "requests: {cpu: 500m}")).replacen("{name: web}", "{name: web, namespace: ns}", 1)
+        ),
+    ];
+    let hpa = |min: u32, max: u32| {
+        format!("apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web}}\nspec: {{scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}, minReplicas: {min}, maxReplicas: {max}}}\n")
+    };
+    let at_max = |state: &[String], input: &str| {
+        let cluster = ClusterState::from_objects(decode("state.yaml", &cluster(state)), NS);
+        plan::plan_at_max(&cluster, decode("input.yaml", input), &CheckOptions { namespace: NS.into(), ..Default::default() })
+    };
+    // (the autoscaler: in the manifests, or in the cluster; the plan)
+    let rows: Vec<(Vec<String>, String, &str)> = vec![
+        // In the manifests, from 2 to 20: 18 more pods of 500m.
+        (state.clone(), hpa(2, 20), "compute: pods 18+2>10=20 +10, requests.cpu 9+1>4=10 +6; exit 1"),
+        // A maximum that fits: nothing to raise.
+        (state.clone(), hpa(2, 6), "compute: pods 4+2>10=6, requests.cpu 2+1>4=3; exit 0"),
+    ];
+    for (state, input, want) in rows {
+        let p = at_max(&state, &input);
+        assert_eq!(summary_of(&p), want);
+        assert!(p.notes[0].starts_with("sized for every autoscaler at its maximum (1 autoscaler(s))"), "{:?}", p.notes);
+    }
+    // One in the cluster, the manifests only the Deployment: sized alike.
+    let mut with_hpa = state.clone();
+    with_hpa.push(hpa(2, 20).replacen("{name: web}", "{name: web, namespace: ns}", 1));
+    let web = workload("Deployment", "web", "replicas: 2", &pod("p").app("a", "requests: {cpu: 500m}"));
+    assert_eq!(summary_of(&at_max(&with_hpa, &web)), "compute: pods 18+2>10=20 +10, requests.cpu 9+1>4=10 +6; exit 1");
+    // Without --autoscalers-at-max the plan is for the count the HPA sets now.
+    assert_eq!(summary_of(&planned(&with_hpa, &web)), "exit 0");
+}

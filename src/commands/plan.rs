@@ -56,6 +56,10 @@ pub struct PlanArgs {
     /// Schedulable node count, to count a DaemonSet's pods.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(i32::MAX)))]
     pub nodes: Option<u32>,
+    /// Size the quotas for every autoscaler (HPA, KEDA ScaledObject) at its maximum: each
+    /// workload one targets runs its maxReplicas.
+    #[arg(long = "autoscalers-at-max")]
+    pub autoscalers_at_max: bool,
     /// Output: text, JSON, or YAML ResourceQuota manifests sized to admit the release.
     #[arg(short = 'o', long, value_enum, default_value = "text")]
     pub output: PlanOutput,
@@ -90,7 +94,7 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
         // covers is a note (one merely without anything yet is what plan proposes quotas for).
         let known = namespaces_known(&mut state, &loaded.recorded, &objs, &namespace);
         let opts = CheckOptions { namespace, limited, nodes: args.nodes, rules, enforce_namespace: g.namespace.is_some(), ..CheckOptions::default() };
-        let mut p = plan::plan(&state, objs, &opts);
+        let mut p = if args.autoscalers_at_max { plan::plan_at_max(&state, objs, &opts) } else { plan::plan(&state, objs, &opts) };
         p.notes.extend(offline.notes.into_iter().chain(offline.incomplete.into_iter().map(|g| g.text)).chain(known.outside));
         return Ok(print(&p, args));
     }
@@ -110,7 +114,7 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
         enforce_namespace: g.namespace.is_some(),
         ..CheckOptions::default()
     };
-    let mut p = plan::plan(&state, objs, &opts);
+    let mut p = if args.autoscalers_at_max { plan::plan_at_max(&state, objs, &opts) } else { plan::plan(&state, objs, &opts) };
     p.notes.extend(notes);
     Ok(print(&p, args))
 }

@@ -37,7 +37,7 @@ pub enum Unscoped {
 pub async fn collect(g: &GlobalFlags, state: &[String], view: live::View, all: bool, unscoped: Unscoped) -> Result<(Collector, Option<String>), Fatal> {
     let current = !all && (g.namespace.is_some() || unscoped == Unscoped::CurrentNamespace);
     if !state.is_empty() {
-        let mut c = Collector::default();
+        let mut c = collector(view);
         collect_state(state, &mut c)?;
         for w in c.warnings.iter().cloned().chain(c.duplicates.warning()) {
             print_err(&format!("warning: {}\n", crate::escape::escape(&w)));
@@ -48,11 +48,18 @@ pub async fn collect(g: &GlobalFlags, state: &[String], view: live::View, all: b
     let ns = current.then(|| conn.namespace.clone());
     // `-n NS` reads NS's quotas, pods and events only, so that `view` in NS is enough; the
     // nodes the promise is measured against stay the cluster's (cluster-scoped reads).
-    let c = live::collect_view(&conn, view, ns.as_deref(), Collector::default()).await.map_err(|e| {
+    let c = live::collect_view(&conn, view, ns.as_deref(), collector(view)).await.map_err(|e| {
         let code = if e.unreachable { 2 } else { 1 };
         Fatal(e.to_string(), code)
     })?;
     Ok((c, ns))
+}
+
+/// An empty collector for `view`: only `capacity` keeps workloads (for the autoscalers).
+fn collector(view: live::View) -> Collector {
+    let mut c = Collector::default();
+    c.scale_targets = view == live::View::Capacity;
+    c
 }
 
 /// Prints `report` as `output` asks (`text` renders the text form), then its `notes`.

@@ -1,5 +1,6 @@
 //! What the guard answers from: every ResourceQuota, LimitRange, PriorityClass, StorageClass,
-//! RuntimeClass, DeviceClass, Namespace and HorizontalPodAutoscaler, kept by list+watch (`live::watch_objects`), so no
+//! RuntimeClass, DeviceClass, Namespace, HorizontalPodAutoscaler and KEDA ScaledObject (where
+//! served), kept by list+watch (`live::watch_objects`), so no
 //! API call is made while a request waits. A request takes a copy of its namespace's part
 //! ([`Cache::for_namespace`]) and decides without holding any lock.
 
@@ -31,10 +32,12 @@ pub enum Kind {
     Autoscalers,
     /// Names only: a workload's pods naming one that does not exist are refused.
     ServiceAccounts,
+    /// KEDA's ScaledObjects (where keda.sh is served): the autoscaler behind the HPA KEDA makes.
+    ScaledObjects,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::ResourceQuotas,
         Kind::LimitRanges,
         Kind::PriorityClasses,
@@ -44,6 +47,7 @@ impl Kind {
         Kind::Namespaces,
         Kind::Autoscalers,
         Kind::ServiceAccounts,
+        Kind::ScaledObjects,
     ];
 
     /// The resource's name, as metrics and `/status` show it.
@@ -58,6 +62,7 @@ impl Kind {
             Kind::Namespaces => "namespaces",
             Kind::Autoscalers => HPAS,
             Kind::ServiceAccounts => "serviceaccounts",
+            Kind::ScaledObjects => SCALED_OBJECTS,
         }
     }
 }
@@ -80,7 +85,7 @@ struct KindState {
 pub struct Cache {
     state: RwLock<ClusterState>,
     quantities: Quantities,
-    kinds: [KindState; 9],
+    kinds: [KindState; 10],
     started: Instant,
 }
 
@@ -245,6 +250,28 @@ impl Cache {
         slot.changed_ms.store(now_ms(), Ordering::SeqCst);
     }
 
+    /// Whether an autoscaler of `kind` (`HorizontalPodAutoscaler`, `ScaledObject`) named `name`
+    /// is cached in `ns`.
+    pub fn has_autoscaler(&self, ns: &str, kind: &str, name: &str) -> bool {
+        let gr = match kind {
+            "HorizontalPodAutoscaler" => HPAS,
+            "ScaledObject" => SCALED_OBJECTS,
+            _ => return false,
+        };
+        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        state.existing.contains_key(&(ns.to_string(), gr.to_string(), name.to_string()))
+    }
+
+    /// Every cached autoscaler that acts on its own (not an HPA KEDA made for a ScaledObject),
+    /// with its namespace: copies, taken at once.
+    pub fn autoscalers(&self) -> Vec<(String, Object)> {
+        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        autoscalers(&state)
+            .filter(|(_, o)| matches!(&o.body, kubectl_quota_engine::objects::Body::Autoscaler(a) if a.made_for.is_none()))
+            .map(|(k, o)| (k.0.clone(), o.clone()))
+            .collect()
+    }
+
     /// What deciding a request in `ns` consults: the namespace's quotas and LimitRanges, the
     /// classes, and the namespace with its labels (when cached: a namespace created a moment
     /// ago may not be yet, and is then taken as unknown rather than missing).
@@ -259,7 +286,7 @@ impl Cache {
             runtime_classes: state.runtime_classes.clone(),
             device_classes: state.device_classes.clone(),
             namespaces: labels.clone().map(|l| [(ns.to_string(), l)].into()),
-            existing: hpa_entries(&state, ns).map(|(k, o)| (k.clone(), o.clone())).collect(),
+            existing: autoscaler_entries(&state, ns).map(|(k, o)| (k.clone(), o.clone())).collect(),
             terminating: state.terminating.get(ns).map(|n| [n.clone()].into()).unwrap_or_default(),
             service_accounts: state.service_accounts.get(ns).map(|s| [(ns.to_string(), s.clone())].into()).unwrap_or_default(),
             ..ClusterState::default()
@@ -268,12 +295,20 @@ impl Cache {
     }
 }
 
-/// The group-resource HPAs are kept under in the state's existing objects.
+/// The group-resources autoscalers are kept under in the state's existing objects.
 const HPAS: &str = "horizontalpodautoscalers.autoscaling";
+const SCALED_OBJECTS: &str = "scaledobjects.keda.sh";
 
-/// The cached HPAs of namespace `ns`.
-fn hpa_entries<'a>(s: &'a ClusterState, ns: &'a str) -> impl Iterator<Item = (&'a (String, String, String), &'a Object)> + 'a {
-    s.existing.range((ns.to_string(), HPAS.to_string(), String::new())..).take_while(move |(k, _)| k.0 == ns && k.1 == HPAS)
+/// The cached autoscalers of namespace `ns`.
+fn autoscaler_entries<'a>(s: &'a ClusterState, ns: &'a str) -> impl Iterator<Item = (&'a (String, String, String), &'a Object)> + 'a {
+    [HPAS, SCALED_OBJECTS]
+        .into_iter()
+        .flat_map(move |gr| s.existing.range((ns.to_string(), gr.to_string(), String::new())..).take_while(move |(k, _)| k.0 == ns && k.1 == gr))
+}
+
+/// Every cached autoscaler: (namespace, group-resource, name) and the object.
+pub fn autoscalers(s: &ClusterState) -> impl Iterator<Item = (&(String, String, String), &Object)> {
+    s.existing.iter().filter(|(k, _)| k.1 == HPAS || k.1 == SCALED_OBJECTS)
 }
 
 /// Replaces kind `k`'s objects in `s` with those `listed` holds, leaving the kind known.
@@ -289,9 +324,10 @@ fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
         Kind::StorageClasses => s.storage_classes = Some(listed.storage_classes.unwrap_or_default()),
         Kind::RuntimeClasses => s.runtime_classes = Some(listed.runtime_classes.unwrap_or_default()),
         Kind::DeviceClasses => s.device_classes = Some(listed.device_classes.unwrap_or_default()),
-        Kind::Autoscalers => {
-            s.existing.retain(|k, _| k.1 != HPAS);
-            s.existing.extend(listed.existing.into_iter().filter(|(k, _)| k.1 == HPAS));
+        Kind::Autoscalers | Kind::ScaledObjects => {
+            let gr = k.resource();
+            s.existing.retain(|k, _| k.1 != gr);
+            s.existing.extend(listed.existing.into_iter().filter(|(k, _)| k.1 == gr));
         }
         Kind::Namespaces => {
             s.namespaces = Some(listed.namespaces.unwrap_or_default());
@@ -349,8 +385,8 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
                 }
             }
         }
-        Kind::Autoscalers => {
-            s.existing.remove(&(ns.to_string(), HPAS.to_string(), name.to_string()));
+        Kind::Autoscalers | Kind::ScaledObjects => {
+            s.existing.remove(&(ns.to_string(), k.resource().to_string(), name.to_string()));
         }
     }
 }
@@ -364,7 +400,7 @@ fn count(s: &ClusterState, k: Kind) -> usize {
         Kind::RuntimeClasses => s.runtime_classes.as_ref().map_or(0, BTreeMap::len),
         Kind::DeviceClasses => s.device_classes.as_ref().map_or(0, |d| d.len()),
         Kind::Namespaces => s.namespaces.as_ref().map_or(0, BTreeMap::len),
-        Kind::Autoscalers => s.existing.keys().filter(|k| k.1 == HPAS).count(),
+        Kind::Autoscalers | Kind::ScaledObjects => s.existing.keys().filter(|key| key.1 == k.resource()).count(),
         Kind::ServiceAccounts => s.service_accounts.values().map(BTreeSet::len).sum(),
     }
 }

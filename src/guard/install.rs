@@ -96,6 +96,10 @@ pub fn webhook_configuration(endpoint: &Endpoint) -> Value {
                 rule("apps", &["v1"], &["deployments", "replicasets", "statefulsets", "daemonsets"]),
                 rule("batch", &["v1", "v1beta1"], &["jobs", "cronjobs"]),
                 rule("", &["v1"], &["replicationcontrollers"]),
+                // Autoscalers: their target's pods at the count they set (KEDA's where installed;
+                // a rule for a group the server does not serve matches nothing).
+                rule("autoscaling", &["v1", "v2", "v2beta2"], &["horizontalpodautoscalers"]),
+                rule("keda.sh", &["v1alpha1"], &["scaledobjects"]),
             ],
             "failurePolicy": "Ignore",
             "sideEffects": "None",
@@ -126,6 +130,10 @@ pub fn cluster_role() -> Value {
             read("node.k8s.io", &["runtimeclasses"]),
             read("resource.k8s.io", &["deviceclasses"]),
             read("autoscaling", &["horizontalpodautoscalers"]),
+            read("keda.sh", &["scaledobjects"]),
+            // The workload an autoscaler being created or changed targets (a GET).
+            json!({"apiGroups": ["apps"], "resources": ["deployments", "statefulsets", "replicasets"], "verbs": ["get"]}),
+            json!({"apiGroups": [""], "resources": ["replicationcontrollers"], "verbs": ["get"]}),
         ],
     })
 }

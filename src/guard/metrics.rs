@@ -1,10 +1,15 @@
 //! The guard's counters, shown at `/metrics` in Prometheus' text format: requests by result,
-//! warnings sent, bad requests, the time each answer took (a histogram), and the caches'
-//! sizes and ages.
+//! warnings sent, bad requests, the time each answer took (a histogram), the caches' sizes and
+//! ages, and per autoscaler how many of its maximum replicas quota lets run.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
+
+use kubectl_quota_engine::autoscaling::Ceiling;
+use kubectl_quota_engine::objects::AutoscalerKind;
 
 use super::cache::Cache;
 use super::review::Why;
@@ -20,10 +25,35 @@ pub struct Metrics {
     /// Answers given before the caches' first list (allowed, unsaid).
     not_ready: AtomicU64,
     bad_requests: AtomicU64,
+    /// Autoscalers answered without their target, which could not be read in time.
+    targets_unread: AtomicU64,
     warnings: AtomicU64,
     buckets: [AtomicU64; 12],
     count: AtomicU64,
     sum_micros: AtomicU64,
+    /// Per autoscaler (namespace, kind, name): its minimum, its maximum, and how many pods of
+    /// its target quota lets run, as last decided.
+    ceilings: Mutex<BTreeMap<(String, AutoscalerKindLabel, String), (i32, i32, i32)>>,
+}
+
+/// Autoscalers shown at most: past this a new one is left out (and counted), so that the
+/// scrape never grows without bound; one removed from the cluster leaves room.
+pub const MAX_AUTOSCALERS: usize = 10_000;
+
+/// An autoscaler kind as a label value.
+type AutoscalerKindLabel = &'static str;
+
+fn kind_label(k: AutoscalerKind) -> AutoscalerKindLabel {
+    match k {
+        AutoscalerKind::HorizontalPodAutoscaler => "HorizontalPodAutoscaler",
+        AutoscalerKind::ScaledObject => "ScaledObject",
+        AutoscalerKind::ScaledJob => "ScaledJob",
+    }
+}
+
+/// A label value as the text format writes it: backslash, double quote and line feed escaped.
+fn label(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }
 
 impl Metrics {
@@ -42,8 +72,22 @@ impl Metrics {
         self.sum_micros.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
     }
 
+    /// Records how far quota lets an autoscaler of namespace `ns` scale (from a decision about
+    /// it or its workload, or the periodic pass over the cached autoscalers).
+    pub fn ceiling(&self, ns: &str, c: &Ceiling) {
+        let mut m = self.ceilings.lock().unwrap_or_else(|e| e.into_inner());
+        let key = (ns.to_string(), kind_label(c.autoscaler_kind), c.autoscaler.clone());
+        if m.len() < MAX_AUTOSCALERS || m.contains_key(&key) {
+            m.insert(key, (c.min_replicas, c.max_replicas, c.fits));
+        }
+    }
+
     pub fn not_ready(&self) {
         self.not_ready.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn target_unread(&self) {
+        self.targets_unread.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn bad_request(&self) {
@@ -70,6 +114,8 @@ impl Metrics {
         let _ = writeln!(s, "kubectl_quota_guard_not_ready_total {}", load(&self.not_ready));
         family(&mut s, "bad_requests_total", "counter", "Requests refused with an HTTP error (not an AdmissionReview, too large, wrong path or method).");
         let _ = writeln!(s, "kubectl_quota_guard_bad_requests_total {}", load(&self.bad_requests));
+        family(&mut s, "target_reads_failed_total", "counter", "Autoscalers answered without their target workload, which could not be read within 1 s.");
+        let _ = writeln!(s, "kubectl_quota_guard_target_reads_failed_total {}", load(&self.targets_unread));
         family(&mut s, "warnings_total", "counter", "Warnings sent to the API server.");
         let _ = writeln!(s, "kubectl_quota_guard_warnings_total {}", load(&self.warnings));
         family(&mut s, "request_duration_seconds", "histogram", "Time from a request's arrival to its answer, at the guard.");
@@ -103,7 +149,31 @@ impl Metrics {
         }
         family(&mut s, "ready", "gauge", "1 once every cached resource has been listed.");
         let _ = writeln!(s, "kubectl_quota_guard_ready {}", u8::from(cache.ready()));
+        self.render_ceilings(&mut s, cache);
         s
+    }
+}
+
+impl Metrics {
+    /// The autoscalers' series (those no longer cached are forgotten first).
+    fn render_ceilings(&self, s: &mut String, cache: &Cache) {
+        let mut m = self.ceilings.lock().unwrap_or_else(|e| e.into_inner());
+        m.retain(|(ns, kind, name), _| cache.has_autoscaler(ns, kind, name));
+        let series: [(&str, &str, fn(&(i32, i32, i32)) -> i32); 3] = [
+            ("autoscaler_min_replicas", "An autoscaler's minimum replicas.", |v| v.0),
+            ("autoscaler_max_replicas", "An autoscaler's maximum replicas.", |v| v.1),
+            (
+                "autoscaler_replicas_fit",
+                "Of an autoscaler's maximum, the replicas of its target the quotas let run, as last decided (below max: scale-ups past it will be refused).",
+                |v| v.2,
+            ),
+        ];
+        for (name, help, value) in series {
+            let _ = writeln!(s, "# HELP kubectl_quota_{name} {help}\n# TYPE kubectl_quota_{name} gauge");
+            for ((ns, kind, n), v) in m.iter() {
+                let _ = writeln!(s, "kubectl_quota_{name}{{namespace=\"{}\",kind=\"{kind}\",name=\"{}\"}} {}", label(ns), label(n), value(v));
+            }
+        }
     }
 }
 
@@ -129,5 +199,53 @@ mod tests {
         ] {
             assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
         }
+    }
+
+    #[test]
+    fn each_cached_autoscaler_shows_its_maximum_and_the_replicas_quota_lets_run() {
+        use crate::live::Change;
+        use kubectl_quota_engine::{manifest, objects};
+        let hpa = |name: &str| {
+            let text = format!("apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}, namespace: shop}}\nspec: {{scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}, minReplicas: 3, maxReplicas: 20}}\n");
+            objects::decode(&manifest::parse_str("hpa.yaml", &text).unwrap()[0]).unwrap()
+        };
+        let cache = Cache::default();
+        cache.apply(super::super::cache::Kind::Autoscalers, Change::ListBegin);
+        cache.apply(super::super::cache::Kind::Autoscalers, Change::Listed(hpa("web")));
+        cache.apply(super::super::cache::Kind::Autoscalers, Change::ListEnd);
+        let ceiling = |name: &str, fits: i32| Ceiling {
+            autoscaler_kind: AutoscalerKind::HorizontalPodAutoscaler,
+            autoscaler: name.into(),
+            target: "deployment/web".into(),
+            min_replicas: 3,
+            max_replicas: 20,
+            replicas: 5,
+            fits,
+            quota: Some("compute".into()),
+            resources: vec![],
+            message: None,
+        };
+        let m = Metrics::default();
+        m.ceiling("shop", &ceiling("web", 9));
+        m.ceiling("shop", &ceiling("web", 8));
+        // One the cache does not hold (deleted since) is forgotten.
+        m.ceiling("shop", &ceiling("gone", 1));
+        let text = m.render(&cache);
+        let series: Vec<&str> = text.lines().filter(|l| l.starts_with("kubectl_quota_autoscaler")).collect();
+        assert_eq!(
+            series,
+            [
+                r#"kubectl_quota_autoscaler_min_replicas{namespace="shop",kind="HorizontalPodAutoscaler",name="web"} 3"#,
+                r#"kubectl_quota_autoscaler_max_replicas{namespace="shop",kind="HorizontalPodAutoscaler",name="web"} 20"#,
+                r#"kubectl_quota_autoscaler_replicas_fit{namespace="shop",kind="HorizontalPodAutoscaler",name="web"} 8"#,
+            ]
+        );
+        assert!(text.contains("# TYPE kubectl_quota_autoscaler_replicas_fit gauge"));
+        // Bounded: past the cap a new autoscaler is left out, a known one still updated.
+        for i in 0..MAX_AUTOSCALERS + 5 {
+            m.ceiling("other", &ceiling(&format!("a{i}"), 1));
+        }
+        assert_eq!(m.ceilings.lock().unwrap().len(), MAX_AUTOSCALERS);
+        assert_eq!(label("a\"b\\c\nd"), r#"a\"b\\c\nd"#);
     }
 }

@@ -60,8 +60,9 @@ pub async fn serve(conn: Conn, o: ServeOptions) -> Result<i32, Fatal> {
     let mut excluded = vec!["kube-system".to_string()];
     excluded.extend(o.own_namespace);
     let large = Arc::new(tokio::sync::Semaphore::new(serve::LARGE_DECISIONS));
-    let app = Arc::new(serve::App { cache, metrics: Default::default(), rules, kubernetes, limited: o.limited, excluded, large });
+    let app = Arc::new(serve::App { cache, metrics: Default::default(), rules, kubernetes, limited: o.limited, excluded, large, targets: Some(conn.clone()) });
     tokio::spawn(tls.clone().watch(Duration::from_secs(2)));
+    tokio::spawn(serve::refresh_ceilings(app.clone()));
     let server = serve::serve(app, o.listen, tls);
     tokio::select! {
         r = server => r.map(|()| 0).map_err(Fatal::input),
@@ -99,6 +100,15 @@ async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
     spawn::<Namespace>(conn, cache, Kind::Namespaces);
     spawn::<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler>(conn, cache, Kind::Autoscalers);
     spawn::<k8s_openapi::api::core::v1::ServiceAccount>(conn, cache, Kind::ServiceAccounts);
+    // KEDA's ScaledObjects, where KEDA is installed (a custom resource: read by name).
+    if live::guard::serves(conn, "keda.sh/v1alpha1", "scaledobjects").await == Some(true) {
+        let (conn, cache) = (conn.clone(), cache.clone());
+        tokio::spawn(async move {
+            live::watch_custom(&conn, "keda.sh/v1alpha1", "ScaledObject", "scaledobjects", |o| cache.keep(o), |c| cache.apply(Kind::ScaledObjects, c)).await
+        });
+    } else {
+        cache.not_served(Kind::ScaledObjects);
+    }
     let optional = [
         (Kind::PriorityClasses, "scheduling.k8s.io/v1", "priorityclasses"),
         (Kind::StorageClasses, "storage.k8s.io/v1", "storageclasses"),

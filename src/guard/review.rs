@@ -37,6 +37,10 @@ pub const WORKLOADS: [(&str, &str); 7] = [
     ("", "ReplicationController"),
 ];
 
+/// The autoscalers whose target's pods the guard speaks about: (group, kind). Their target is
+/// read from the cluster when they are created or changed.
+pub const AUTOSCALERS: [(&str, &str); 2] = [("autoscaling", "HorizontalPodAutoscaler"), ("keda.sh", "ScaledObject")];
+
 /// The request fields the guard reads.
 pub struct Request {
     pub uid: String,
@@ -56,6 +60,9 @@ pub struct Answer {
     /// The refusal's message when not allowed.
     pub message: Option<String>,
     pub why: Why,
+    /// How far quota lets the autoscaler of the request (or the workload's) scale, for the
+    /// metrics.
+    pub ceiling: Option<kubectl_quota_engine::autoscaling::Ceiling>,
 }
 
 /// Why the answer is what it is.
@@ -226,11 +233,12 @@ pub fn response(uid: &str, a: &Answer) -> Value {
 }
 
 /// Whether the guard speaks about this request at all, before anything is decoded: a workload
-/// kind, created or updated, not owned by a controller (the controller's creator was answered),
-/// not labelled to opt out, and on update with a changed spec (metadata and status changes do
-/// not change the pods).
+/// kind or an autoscaler, created or updated, not owned by a controller (the controller's
+/// creator was answered: the HPA KEDA makes for a ScaledObject, say), not labelled to opt out,
+/// and on update with a changed spec (metadata and status changes do not change the pods).
 pub fn concerns(req: &Request) -> bool {
-    if !WORKLOADS.contains(&(req.group.as_str(), req.kind.as_str())) || !matches!(req.operation.as_str(), "CREATE" | "UPDATE") {
+    let kind = (req.group.as_str(), req.kind.as_str());
+    if !(WORKLOADS.contains(&kind) || AUTOSCALERS.contains(&kind)) || !matches!(req.operation.as_str(), "CREATE" | "UPDATE") {
         return false;
     }
     let Some(obj) = &req.object else { return false };
@@ -249,6 +257,18 @@ pub fn concerns(req: &Request) -> bool {
     }
 }
 
+/// The workload an autoscaler of the request names (`spec.scaleTargetRef`), which the guard
+/// reads from the cluster to answer for its pods; `None` for any other request.
+pub fn scale_target(req: &Request) -> Option<objects::ScaleTarget> {
+    if !AUTOSCALERS.contains(&(req.group.as_str(), req.kind.as_str())) {
+        return None;
+    }
+    let t = req.object.as_ref()?.get("spec")?.get("scaleTargetRef")?;
+    let field = |f: &str| t.get(f).and_then(Value::as_str).unwrap_or_default().to_string();
+    let target = objects::ScaleTarget { api_version: field("apiVersion"), kind: field("kind"), name: field("name") };
+    (!target.kind.is_empty() && !target.name.is_empty()).then_some(target)
+}
+
 /// Decides a request the guard [`concerns`] itself with: `state` holds the namespace's quotas,
 /// LimitRanges and classes (and the namespace with its labels, when known); `enforce` is
 /// whether the namespace opted in to refusals.
@@ -256,7 +276,7 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
     let origin = || Origin::new(format!("{} {}/{}", req.operation.to_lowercase(), req.kind, req.namespace), 1);
     let decode = |v: Value| objects::decode(&Document { origin: origin(), value: v });
     let Some(Ok(obj)) = req.object.map(decode) else {
-        return Answer { allowed: true, warnings: vec![], message: None, why: Why::Undecodable };
+        return Answer { allowed: true, warnings: vec![], message: None, why: Why::Undecodable, ceiling: None };
     };
     if let Some(Ok(mut old)) = req.old_object.map(decode) {
         old.meta.namespace = Some(req.namespace.clone());
@@ -269,18 +289,24 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
         let name = if p.service_account_name.is_empty() { "default" } else { p.service_account_name.as_str() };
         state.service_accounts.entry(req.namespace.clone()).or_default().insert(name.to_string());
     }
-    let report = Checker::new(&mut state, opts).check_one(obj);
+    let mut checker = Checker::new(&mut state, opts);
+    if let objects::Body::Autoscaler(_) = &obj.body {
+        // The autoscaler as sent, not the cached one it replaces, decides its target's count.
+        checker.expect(std::slice::from_ref(&obj));
+    }
+    let report = checker.check_one(obj);
     let said = fit(warnings::for_document(&report));
+    let ceiling = report.autoscaling.clone();
     if said.is_empty() {
-        return Answer { allowed: true, warnings: said, message: None, why: Why::Fits };
+        return Answer { allowed: true, warnings: said, message: None, why: Why::Fits, ceiling };
     }
     if enforce && warnings::no_pod_created(&report) {
         // The refusal says the first sentence; the others stay warnings.
         let mut rest = said.into_iter();
         let message = format!("kubectl-quota guard: {}", rest.next().unwrap_or_default());
-        return Answer { allowed: false, warnings: rest.collect(), message: Some(message), why: Why::Denied };
+        return Answer { allowed: false, warnings: rest.collect(), message: Some(message), why: Why::Denied, ceiling };
     }
-    Answer { allowed: true, warnings: said, message: None, why: Why::Warned }
+    Answer { allowed: true, warnings: said, message: None, why: Why::Warned, ceiling }
 }
 
 /// Warnings as the API server will show them whole: control characters made visible, each cut
@@ -366,6 +392,64 @@ mod tests {
         }));
     }
 
+    /// The namespace shop of examples/autoscaling: quota compute (requests.cpu 4, limits.cpu 8,
+    /// pods 10) and Deployment web running 5 pods of 500m/1 cpu.
+    fn shop() -> ClusterState {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/autoscaling/state.yaml")).unwrap();
+        let objs: Vec<_> = kubectl_quota_engine::manifest::parse_str("state.yaml", &text).unwrap().iter().map(|d| objects::decode(d).unwrap()).collect();
+        ClusterState::from_objects(objs, "shop")
+    }
+
+    fn hpa_review(operation: &str, min: i64, old_min: Option<i64>) -> Request {
+        let hpa = |min: i64| {
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web", "namespace": "shop"},
+                "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": min, "maxReplicas": 20}})
+        };
+        let mut r = json!({"uid": "u", "kind": {"group": "autoscaling", "version": "v2", "kind": "HorizontalPodAutoscaler"}, "operation": operation,
+            "namespace": "shop", "object": hpa(min)});
+        if let Some(old) = old_min {
+            r["oldObject"] = hpa(old);
+        }
+        parse(&review(r)).unwrap()
+    }
+
+    #[test]
+    fn an_autoscaler_is_answered_for_the_pods_of_the_workload_it_targets() {
+        let opts = CheckOptions { namespace: "shop".into(), ..CheckOptions::default() };
+        let refused = "quota compute will refuse 4 of the 12 pods of deployment/web: exceeded quota: compute, requested: limits.cpu=1,requests.cpu=500m, used: limits.cpu=8,requests.cpu=4, limited: limits.cpu=8,requests.cpu=4";
+        let min12 = "HPA web scales deployment/web from 12 to 20 pods; quota compute lets 8 run (limits.cpu, requests.cpu): even its minimum of 12 is refused";
+        let min3 = "HPA web scales deployment/web from 3 to 20 pods; quota compute lets 8 run (limits.cpu, requests.cpu): scale-ups past 8 will be refused";
+        // (request, the target known, warnings)
+        let cases: Vec<(Request, bool, Vec<&str>)> = vec![
+            // Created with a minimum above what fits: the pods refused, and the ceiling.
+            (hpa_review("CREATE", 12, None), true, vec![refused, min12]),
+            // A minimum that fits: the ceiling alone.
+            (hpa_review("CREATE", 3, None), true, vec![min3]),
+            // Changed from 3 to 12: the new minimum decides, not the old one.
+            (hpa_review("UPDATE", 12, Some(3)), true, vec![refused, min12]),
+            // Changed from 12 to 3: the old minimum is gone.
+            (hpa_review("UPDATE", 3, Some(12)), true, vec![min3]),
+            // A target that could not be read: nothing is said.
+            (hpa_review("CREATE", 12, None), false, vec![]),
+        ];
+        for (i, (req, known, want)) in cases.into_iter().enumerate() {
+            assert!(concerns(&req), "case {i}");
+            assert_eq!(scale_target(&req).map(|t| t.name), Some("web".to_string()), "case {i}");
+            let mut state = shop();
+            if !known {
+                state.existing.clear();
+            }
+            let a = decide(req, state, &opts, false);
+            assert_eq!(a.warnings, want, "case {i}");
+        }
+        // A change of the autoscaler's status or metadata only is not spoken about.
+        let mut same = hpa_review("UPDATE", 12, Some(12));
+        assert!(!concerns(&same));
+        same.object.as_mut().unwrap()["metadata"]["ownerReferences"] = json!([{"controller": true, "kind": "ScaledObject", "name": "web"}]);
+        same.operation = "CREATE".into();
+        assert!(!concerns(&same), "the HPA KEDA makes for a ScaledObject is the ScaledObject's");
+    }
+
     #[test]
     fn warnings_fit_the_servers_limits() {
         let long = "x".repeat(1000);
@@ -381,13 +465,13 @@ mod tests {
 
     #[test]
     fn the_answer_is_an_admission_review() {
-        let a = Answer { allowed: false, warnings: vec!["w".into()], message: Some("m".into()), why: Why::Denied };
+        let a = Answer { allowed: false, warnings: vec!["w".into()], message: Some("m".into()), why: Why::Denied, ceiling: None };
         let r = response("u1", &a);
         assert_eq!(r["response"]["uid"], "u1");
         assert_eq!(r["response"]["allowed"], false);
         assert_eq!(r["response"]["warnings"], json!(["w"]));
         assert_eq!(r["response"]["status"]["code"], 403);
-        let ok = response("u2", &Answer { allowed: true, warnings: vec![], message: None, why: Why::Fits });
+        let ok = response("u2", &Answer { allowed: true, warnings: vec![], message: None, why: Why::Fits, ceiling: None });
         assert!(ok["response"].get("warnings").is_none() && ok["response"].get("status").is_none());
     }
 }

@@ -1,5 +1,6 @@
 //! `guard serve`: the webhook's HTTPS server. `POST /validate` answers AdmissionReviews from
-//! the caches (no API call while a request waits); `/healthz`, `/readyz` (200 once every cached
+//! the caches (no API call while a request waits, but one GET of the workload an autoscaler
+//! being created or changed targets); `/healthz`, `/readyz` (200 once every cached
 //! kind has been listed), `/metrics` (Prometheus text) and `/status` (JSON, what `guard status`
 //! reads) tell how it is doing.
 //!
@@ -58,7 +59,13 @@ pub struct App {
     pub excluded: Vec<String>,
     /// Turns of the large reviews ([`LARGE_DECISIONS`]).
     pub large: Arc<tokio::sync::Semaphore>,
+    /// Where an autoscaler's target is read (`None`: nowhere, its target is taken as unknown).
+    pub targets: Option<crate::live::Conn>,
 }
+
+/// How long the workload an autoscaler targets is waited for: well within the API server's
+/// 2 s for the whole answer.
+pub const TARGET_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Serves on `listen` until the process ends.
 pub async fn serve(app: Arc<App>, listen: SocketAddr, tls: Arc<Reloading>) -> Result<(), String> {
@@ -258,14 +265,14 @@ where
             return text(StatusCode::REQUEST_TIMEOUT, format!("the body did not arrive within {} s", READ_TIMEOUT.as_secs()));
         }
     };
-    let Some(turn) = turn else { return decide_body(app, body, arrived) };
+    let Some(turn) = turn else { return decide_body(app, body, arrived).await };
     // A large review is decided on the blocking pool, in the turn it took to be read: the
     // request threads stay free for the normal ones.
     let app = app.clone();
     match tokio::task::spawn_blocking(move || {
         let _turn = turn;
         yield_to_normal_reviews();
-        decide_body(&app, body, arrived)
+        tokio::runtime::Handle::current().block_on(decide_body(&app, body, arrived))
     })
     .await
     {
@@ -334,7 +341,7 @@ where
 }
 
 /// Reads a review's body and answers it.
-fn decide_body(app: &App, body: Vec<u8>, arrived: Instant) -> Response<Full<Bytes>> {
+async fn decide_body(app: &App, body: Vec<u8>, arrived: Instant) -> Response<Full<Bytes>> {
     let request = match review::parse(&body) {
         Ok(r) => r,
         Err(e) => {
@@ -344,14 +351,15 @@ fn decide_body(app: &App, body: Vec<u8>, arrived: Instant) -> Response<Full<Byte
     };
     drop(body);
     let uid = request.uid.clone();
-    let answer = answer(app, request);
+    let answer = answer(app, request).await;
     app.metrics.answered(answer.why, answer.warnings.len(), arrived.elapsed());
     reply(StatusCode::OK, "application/json", review::response(&uid, &answer).to_string())
 }
 
-/// The answer to one request, from the caches.
-fn answer(app: &App, request: review::Request) -> review::Answer {
-    let skipped = review::Answer { allowed: true, warnings: vec![], message: None, why: Why::Skipped };
+/// The answer to one request, from the caches; an autoscaler's, with its target read from the
+/// cluster (one GET, at most [`TARGET_TIMEOUT`]).
+async fn answer(app: &App, request: review::Request) -> review::Answer {
+    let skipped = review::Answer { allowed: true, warnings: vec![], message: None, why: Why::Skipped, ceiling: None };
     if !review::concerns(&request) || app.excluded.contains(&request.namespace) {
         return skipped;
     }
@@ -359,18 +367,71 @@ fn answer(app: &App, request: review::Request) -> review::Answer {
         app.metrics.not_ready();
         return skipped;
     }
-    let (state, labels) = app.cache.for_namespace(&request.namespace);
+    let (mut state, labels) = app.cache.for_namespace(&request.namespace);
     let enforce = match labels.get(LABEL).map(String::as_str) {
         Some("ignore") => return skipped,
         Some("enforce") => true,
         _ => false,
     };
+    if let Some(t) = review::scale_target(&request) {
+        read_target(app, &request.namespace, &t, &mut state).await;
+    }
     // A DaemonSet's pods are one per node, and the guard caches no nodes: its first pod is
     // checked, so a DaemonSet none of whose pods fit is still said.
     let nodes = (request.kind == "DaemonSet").then_some(1);
-    let opts = CheckOptions { namespace: request.namespace.clone(), limited: app.limited.clone(), nodes, rules: app.rules, ..CheckOptions::default() };
-    review::decide(request, state, &opts, enforce)
+    let ns = request.namespace.clone();
+    let opts = CheckOptions { namespace: ns.clone(), limited: app.limited.clone(), nodes, rules: app.rules, ..CheckOptions::default() };
+    let answer = review::decide(request, state, &opts, enforce);
+    if let Some(c) = &answer.ceiling {
+        app.metrics.ceiling(&ns, c);
+    }
+    answer
 }
+
+/// Puts the workload `t` of namespace `ns` into `state`, read from the cluster (one GET, at
+/// most [`TARGET_TIMEOUT`]); one that cannot be read is left out, and counted.
+async fn read_target(app: &App, ns: &str, t: &kubectl_quota_engine::objects::ScaleTarget, state: &mut kubectl_quota_engine::check::ClusterState) {
+    let (Some(conn), Some(key)) = (&app.targets, crate::live::scale_target_key(ns, t)) else { return };
+    match tokio::time::timeout(TARGET_TIMEOUT, crate::live::scale_target(conn, ns, t)).await {
+        Ok(Ok(Some(target))) => {
+            state.existing.insert(key, app.cache.keep(target));
+        }
+        Ok(Ok(None)) => {}
+        Ok(Err(e)) => {
+            app.metrics.target_unread();
+            crate::error::print_err(&format!("guard: {}\n", crate::escape::escape(&e)));
+        }
+        Err(_) => app.metrics.target_unread(),
+    }
+}
+
+/// Every [`CEILINGS_EVERY`], how far quota lets each cached autoscaler scale, for the metrics:
+/// its target read (one GET each, one at a time) and its pods replayed on its namespace's
+/// cached quotas, as a review of it would be.
+pub async fn refresh_ceilings(app: Arc<App>) {
+    loop {
+        tokio::time::sleep(CEILINGS_EVERY).await;
+        if !app.cache.ready() {
+            continue;
+        }
+        for (ns, obj) in app.cache.autoscalers() {
+            let kubectl_quota_engine::objects::Body::Autoscaler(a) = &obj.body else { continue };
+            let (mut state, _) = app.cache.for_namespace(&ns);
+            if let Some(t) = &a.target {
+                read_target(&app, &ns, t, &mut state).await;
+            }
+            let opts = CheckOptions { namespace: ns.clone(), limited: app.limited.clone(), rules: app.rules, ..CheckOptions::default() };
+            let mut checker = kubectl_quota_engine::check::Checker::new(&mut state, &opts);
+            checker.expect(std::slice::from_ref(&obj));
+            if let Some(c) = checker.check_one(obj).autoscaling {
+                app.metrics.ceiling(&ns, &c);
+            }
+        }
+    }
+}
+
+/// How often every cached autoscaler's ceiling is worked out again.
+pub const CEILINGS_EVERY: Duration = Duration::from_secs(60);
 
 #[cfg(test)]
 mod tests {
@@ -405,6 +466,7 @@ mod tests {
             limited: vec![],
             excluded: vec![],
             large: Arc::new(tokio::sync::Semaphore::new(LARGE_DECISIONS)),
+            targets: None,
         };
         (Arc::new(app), tls, issued.ca_cert)
     }

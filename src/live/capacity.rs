@@ -47,6 +47,10 @@ fn reads(view: View) -> Vec<Read> {
         View::Capacity => vec![
             QUOTAS,
             NAMESPACES,
+            // The autoscalers: what they may still ask for (their targets are read after, one
+            // GET each, only when there are any).
+            read("autoscaling", &["v1"], "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, false),
+            read("keda.sh", &["v1alpha1"], "scaledobjects", "ScaledObject", true, false),
             read("", &["v1"], "nodes", "Node", false, false),
             read("", &["v1"], "pods", "Pod", true, false),
             read("resource.k8s.io", DRA, "resourceslices", "ResourceSlice", false, false),
@@ -65,6 +69,9 @@ fn reads(view: View) -> Vec<Read> {
             read("apps", &["v1"], "daemonsets", "DaemonSet", true, false),
             read("batch", &["v1"], "jobs", "Job", true, false),
             read("", &["v1"], "replicationcontrollers", "ReplicationController", true, false),
+            // The autoscalers that set what they want (KEDA's where installed).
+            read("autoscaling", &["v1"], "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, false),
+            read("keda.sh", &["v1alpha1"], "scaledobjects", "ScaledObject", true, false),
         ],
     }
 }
@@ -158,7 +165,23 @@ pub async fn collect_view(conn: &Conn, view: View, namespace: Option<&str>, coll
     })?;
     let mut out = shared.into_inner().unwrap_or_else(|p| p.into_inner());
     notes.into_iter().for_each(|n| out.note(n));
+    if view == View::Capacity {
+        read_scale_targets(conn, &mut out).await;
+    }
     Ok(out)
+}
+
+/// The workloads the autoscalers read target, one GET each (none without autoscalers); one
+/// that cannot be read is named by the view.
+async fn read_scale_targets(conn: &Conn, c: &mut Collector) {
+    for (ns, t) in c.unread_scale_targets() {
+        let Some((api_version, plural)) = super::state::scalable(&t.kind) else { continue };
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let ar = kube::api::ApiResource::from_gvk_with_plural(&kube::api::GroupVersionKind::gvk(group, version, &t.kind), plural);
+        if let Ok(Some(value)) = super::state::existing_by_get(conn, &ns, &ar, &t.name).await {
+            let _ = c.add(&Document { origin: Origin::new("cluster", 1), value });
+        }
+    }
 }
 
 /// What `snapshot` adds for the cluster views, beyond what checks consult: Nodes (their

@@ -319,34 +319,53 @@ async fn load_autoscaler_targets(conn: &Conn, objs: &[Object], state: &mut Clust
             _ => None,
         };
         let Some(t) = t else { continue };
-        let (api_version, plural) = match t.kind.as_str() {
-            "Deployment" => ("apps/v1", "deployments"),
-            "StatefulSet" => ("apps/v1", "statefulsets"),
-            "DaemonSet" => ("apps/v1", "daemonsets"),
-            "ReplicaSet" => ("apps/v1", "replicasets"),
-            "ReplicationController" => ("v1", "replicationcontrollers"),
-            _ => continue,
-        };
         let ns = obj.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone());
-        let ti = objects::type_info(api_version, &t.kind);
-        let key = (ns.clone(), ti.group_resource(), t.name.clone());
+        let Some(key) = scale_target_key(&ns, t) else { continue };
         if state.existing.contains_key(&key) {
             continue;
         }
-        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        let ar = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, &t.kind), plural);
-        match existing_by_get(conn, &ns, &ar, &t.name).await {
-            Ok(Some(value)) => {
-                if let Ok(mut o) = objects::decode(&Document { origin: Origin::new("cluster", 1), value }) {
-                    o.meta.namespace = Some(ns.clone());
-                    state.existing.insert(key, o);
-                }
+        match scale_target(conn, &ns, t).await {
+            Ok(Some(o)) => {
+                state.existing.insert(key, o);
             }
             Ok(None) => {}
-            Err(e) => unread.push(format!("cannot read {} {:?}, which autoscaler {:?} targets: {e}", ti.group_resource(), t.name, obj.meta.name)),
+            Err(e) => unread.push(format!("cannot read {} {:?}, which autoscaler {:?} targets: {e}", key.1, t.name, obj.meta.name)),
         }
     }
     unread
+}
+
+/// The apiVersion and plural of a kind an autoscaler's target may be whose pods are replayed
+/// (a DaemonSet only a VerticalPodAutoscaler's).
+pub(super) fn scalable(kind: &str) -> Option<(&'static str, &'static str)> {
+    Some(match kind {
+        "Deployment" => ("apps/v1", "deployments"),
+        "StatefulSet" => ("apps/v1", "statefulsets"),
+        "DaemonSet" => ("apps/v1", "daemonsets"),
+        "ReplicaSet" => ("apps/v1", "replicasets"),
+        "ReplicationController" => ("v1", "replicationcontrollers"),
+        _ => return None,
+    })
+}
+
+/// Where the state keeps the workload `t` names in `ns` (`None`: a kind whose pods are not
+/// replayed).
+pub fn scale_target_key(ns: &str, t: &objects::ScaleTarget) -> Option<(String, String, String)> {
+    let (api_version, _) = scalable(&t.kind)?;
+    Some((ns.to_string(), objects::type_info(api_version, &t.kind).group_resource(), t.name.clone()))
+}
+
+/// The workload an autoscaler targets, as the engine reads it, with its status (one GET):
+/// `None` when it does not exist, is of a kind whose pods are not replayed, or cannot be read.
+pub async fn scale_target(conn: &Conn, ns: &str, t: &objects::ScaleTarget) -> Result<Option<Object>, String> {
+    let Some((api_version, plural)) = scalable(&t.kind) else { return Ok(None) };
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let ar = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, &t.kind), plural);
+    let Some(value) = existing_by_get(conn, ns, &ar, &t.name).await? else { return Ok(None) };
+    // One the engine cannot read is left out, as a LIST's items are.
+    let Ok(mut o) = objects::decode(&Document { origin: Origin::new("cluster", 1), value }) else { return Ok(None) };
+    o.meta.namespace = Some(ns.to_string());
+    Ok(Some(o))
 }
 
 /// The pods of the existing workloads whose template has claims from ResourceClaimTemplates,
@@ -512,7 +531,7 @@ const LIST_FROM: usize = 16;
 
 /// The object `name` as the server has it (`None`: it does not exist), as JSON with its
 /// apiVersion and kind; `Err`: why it could not be read.
-async fn existing_by_get(conn: &Conn, ns: &str, ar: &ApiResource, name: &str) -> Result<Option<serde_json::Value>, String> {
+pub(super) async fn existing_by_get(conn: &Conn, ns: &str, ar: &ApiResource, name: &str) -> Result<Option<serde_json::Value>, String> {
     let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), ns, ar);
     match within(conn.timeout, api.get_opt(name)).await {
         Ok(Some(o)) => Ok(serde_json::to_value(&o).ok()),

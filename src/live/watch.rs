@@ -6,7 +6,7 @@
 use super::Conn;
 
 use futures::StreamExt;
-use kube::api::Api;
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
 use kube::runtime::watcher::{self, Event};
 use kube::runtime::WatchStreamExt;
 use kubectl_quota_engine::manifest::{Document, Origin};
@@ -31,11 +31,34 @@ pub const MAX_LISTED: usize = 200_000;
 
 /// Lists, then watches, every object of kind `K` for ever, handing each change to `on` as it
 /// arrives (nothing of a list is held here); `keep` makes each object what the caller keeps.
-pub async fn watch_objects<K>(conn: &Conn, keep: impl Fn(Object) -> Object, mut on: impl FnMut(Change))
+pub async fn watch_objects<K>(conn: &Conn, keep: impl Fn(Object) -> Object, on: impl FnMut(Change))
 where
     K: kube::Resource<DynamicType = ()> + Clone + DeserializeOwned + serde::Serialize + std::fmt::Debug + Send + 'static,
 {
     let api: Api<K> = Api::all(conn.client.clone());
+    let (api_version, kind) = (K::api_version(&()).to_string(), K::kind(&()).to_string());
+    watch_with(conn, api, &K::plural(&()), |k: &K| to_object(k, &api_version, &kind), keep, on).await
+}
+
+/// [`watch_objects`] for a kind no library type describes (a custom resource: KEDA's
+/// ScaledObjects), named by its apiVersion, kind and plural.
+pub async fn watch_custom(conn: &Conn, api_version: &str, kind: &str, plural: &str, keep: impl Fn(Object) -> Object, on: impl FnMut(Change)) {
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let ar = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural);
+    let api: Api<DynamicObject> = Api::all_with(conn.client.clone(), &ar);
+    watch_with(conn, api, plural, |k: &DynamicObject| to_object(k, api_version, kind), keep, on).await
+}
+
+async fn watch_with<K>(
+    conn: &Conn,
+    api: Api<K>,
+    plural: &str,
+    decode: impl Fn(&K) -> Option<Object>,
+    keep: impl Fn(Object) -> Object,
+    mut on: impl FnMut(Change),
+) where
+    K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
+{
     let mut stream = std::pin::pin!(watcher::watcher(api, watcher::Config::default().page_size(100)).default_backoff());
     let mut listed = 0;
     while let Some(event) = stream.next().await {
@@ -47,39 +70,39 @@ where
             Ok(Event::InitApply(k)) => {
                 listed += 1;
                 if listed <= MAX_LISTED {
-                    if let Some(o) = to_object(&k) {
+                    if let Some(o) = decode(&k) {
                         on(Change::Listed(keep(o)));
                     }
                 }
             }
             Ok(Event::InitDone) => {
                 if listed > MAX_LISTED {
-                    on(Change::Failed(format!("{} {}: more than {MAX_LISTED} objects; the rest are not cached", conn.server, K::plural(&()))));
+                    on(Change::Failed(format!("{} {plural}: more than {MAX_LISTED} objects; the rest are not cached", conn.server)));
                 }
                 on(Change::ListEnd);
             }
             Ok(Event::Apply(k)) => {
-                if let Some(o) = to_object(&k) {
+                if let Some(o) = decode(&k) {
                     on(Change::Applied(keep(o)));
                 }
             }
             Ok(Event::Delete(k)) => {
-                if let Some(o) = to_object(&k) {
+                if let Some(o) = decode(&k) {
                     on(Change::Deleted(o));
                 }
             }
-            Err(e) => on(Change::Failed(format!("{}: watch {}: {e}", conn.server, K::plural(&())))),
+            Err(e) => on(Change::Failed(format!("{}: watch {plural}: {e}", conn.server))),
         }
     }
 }
 
 /// An object as the engine reads it (`None`: one the engine cannot read, left out).
-fn to_object<K: kube::Resource<DynamicType = ()> + serde::Serialize>(k: &K) -> Option<Object> {
+fn to_object<K: serde::Serialize>(k: &K, api_version: &str, kind: &str) -> Option<Object> {
     let mut v = serde_json::to_value(k).ok()?;
     if let Some(m) = v.get_mut("metadata").and_then(serde_json::Value::as_object_mut) {
         m.remove("managedFields");
     }
-    v["apiVersion"] = K::api_version(&()).as_ref().into();
-    v["kind"] = K::kind(&()).as_ref().into();
+    v["apiVersion"] = api_version.into();
+    v["kind"] = kind.into();
     objects::decode(&Document { origin: Origin::new("cluster", 1), value: v }).ok()
 }

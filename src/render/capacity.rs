@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use colored::Colorize;
-use kubectl_quota_engine::capacity::{BlockedReport, CapacityReport, Offer, ResourceRow, UncoveredReport};
+use kubectl_quota_engine::capacity::{BlockedReport, CapacityReport, HeadroomRow, Offer, ResourceRow, UncoveredReport};
 use kubectl_quota_engine::quantity::Quantity;
 
 use super::describe::{bar, percent_text};
@@ -135,6 +135,43 @@ pub fn capacity_text(r: &CapacityReport) -> String {
             .collect();
         lines(&mut out, &rows);
     }
+    if !r.autoscalers.is_empty() {
+        let _ = writeln!(out, "\nAutoscalers at their maximum, against the quotas' room (where a spike hits quota first, first):");
+        let rows: Vec<Vec<String>> = r
+            .autoscalers
+            .iter()
+            .map(|h| {
+                let who: Vec<String> =
+                    h.autoscalers.iter().map(|a| format!("{} ({}: {} of max {})", esc(&a.autoscaler), esc(&a.target), a.current, a.max_replicas)).collect();
+                let row = h.tightest().or(h.resources.first());
+                let (res, ask, room) = match row {
+                    Some(x) => (
+                        esc(&x.resource).into_owned(),
+                        x.may_ask.to_string(),
+                        match (&x.room, &x.quota) {
+                            (Some(room), Some(q)) => format!("{room} in {}", esc(q)),
+                            _ => "no quota caps it".into(),
+                        },
+                    ),
+                    None => ("-".into(), "-".into(), "-".into()),
+                };
+                let verdict = match row {
+                    Some(HeadroomRow { short: Some(s), .. }) => format!("refused: {s} short"),
+                    Some(HeadroomRow { room: Some(_), percent_of_room: Some(p), .. }) => format!("fits ({p}% of the room)"),
+                    Some(HeadroomRow { room: Some(_), .. }) => "fits".into(),
+                    _ => "unbounded".into(),
+                };
+                vec![esc(&h.namespace).into_owned(), names(&who), res, ask, room, verdict]
+            })
+            .collect();
+        table(&mut out, &["Namespace", "Autoscalers", "Resource", "May ask", "Room", "At the maximum"], &rows, |n, i, cell| {
+            if i == 5 && r.autoscalers[n].spike_refused() {
+                cell.red().to_string()
+            } else {
+                cell
+            }
+        });
+    }
     for x in r.resources.iter().filter(|x| !x.namespaces.is_empty()) {
         let _ = writeln!(out, "\n{} (allocatable {}):", esc(&x.resource).bold(), quantity(&x.allocatable));
         let rows: Vec<Vec<String>> = x
@@ -222,6 +259,14 @@ pub fn blocked_text(r: &BlockedReport) -> String {
         })
         .collect();
     table(&mut out, &["Namespace", "Workload", "Waiting", "Quota", "Resource", "Smallest fix"], &rows, |_, i, c| if i == 1 { c.bold().to_string() } else { c });
+    // The autoscalers behind what the workloads want.
+    let scaled: Vec<&kubectl_quota_engine::capacity::Blocked> = r.blocked.iter().filter(|b| b.autoscaler.is_some()).collect();
+    if !scaled.is_empty() {
+        let _ = writeln!(out, "\nAutoscaled:");
+        for b in scaled {
+            let _ = writeln!(out, "  {}/{}: {}", esc(&b.namespace), esc(&b.workload), esc(b.autoscaler.as_deref().unwrap_or_default()));
+        }
+    }
     out
 }
 

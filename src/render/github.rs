@@ -1,6 +1,7 @@
 //! GitHub Actions annotations: one `::error` workflow command per document that would be refused
 //! (in whole or in part), at the document's first line, so the refusal shows on the pull
-//! request's diff where the manifest is.
+//! request's diff where the manifest is; a `::warning` for one whose autoscaler quota stops
+//! below its maximum.
 //!
 //! GitHub reads `::error file=F,line=L,title=T::MESSAGE` lines from a step's output. Its
 //! escaping rules: in the message, `%`, `\r` and `\n` become `%25`, `%0D` and `%0A`; in a
@@ -15,20 +16,17 @@ use crate::escape::{escape, escape_lines};
 
 /// The annotation of a document, or `None` when everything it asks for would be created.
 pub fn annotation(d: &DocumentReport) -> Option<String> {
+    let capped = d.autoscaling.as_ref().filter(|c| c.capped() && d.outcome() != Outcome::Refused);
     if d.fully_admitted() {
-        return None;
+        // Everything fits now, but quota stops its autoscaler below its maximum: a warning.
+        let c = capped?;
+        let title = format!("quota check: {} {} is capped by quota at {} of {} pods", c.autoscaler_kind.short(), c.autoscaler, c.fits, c.max_replicas);
+        let mut props = location(d);
+        props.push(format!("title={}", property(&escape(&title))));
+        let message = format!("{}\nfrom {}", escape_lines(&c.sentence()), escape_lines(&d.source.to_string()));
+        return Some(format!("::warning {}::{}\n", props.join(","), data(&message)));
     }
-    let mut props = Vec::new();
-    // Standard input and URLs are no file of the repository: the annotation then stands for
-    // the run as a whole, and its message says where the document came from.
-    let file = &d.source.file;
-    let in_repository = file != "-" && !file.starts_with("http://") && !file.starts_with("https://");
-    if in_repository {
-        props.push(format!("file={}", property(&d.source.file)));
-        if let Some(line) = d.source.line {
-            props.push(format!("line={line}"));
-        }
-    }
+    let mut props = location(d);
     let who = format!("{}/{}", d.kind.to_lowercase(), d.name);
     let title = match d.outcome() {
         Outcome::Refused => format!("quota check: {who} would be refused"),
@@ -52,9 +50,28 @@ pub fn annotation(d: &DocumentReport) -> Option<String> {
     for h in &d.hints {
         add("hint: ", h);
     }
+    if let Some(c) = capped {
+        add("autoscaling: ", &c.sentence());
+    }
     // Not a refusal: a warning, as the run's incomplete answer is.
     let level = if d.outcome() == Outcome::Undecided { "warning" } else { "error" };
     Some(format!("::{level} {}::{}\n", props.join(","), data(&message)))
+}
+
+/// Where an annotation points: the document's file and line. Standard input and URLs are no
+/// file of the repository: the annotation then stands for the run as a whole, and its message
+/// says where the document came from.
+fn location(d: &DocumentReport) -> Vec<String> {
+    let mut props = Vec::new();
+    let file = &d.source.file;
+    let in_repository = file != "-" && !file.starts_with("http://") && !file.starts_with("https://");
+    if in_repository {
+        props.push(format!("file={}", property(&d.source.file)));
+        if let Some(line) = d.source.line {
+            props.push(format!("line={line}"));
+        }
+    }
+    props
 }
 
 /// The annotation of an error that ended the check (bad input, an unreachable server).

@@ -144,8 +144,29 @@ impl<W: std::io::Write> JunitWriter<W> {
             };
             self.case(d, &pods, failure);
         }
+        if let Some(c) = d.autoscaling.as_ref().filter(|_| outcome != Outcome::Refused) {
+            self.autoscaling(d, &format!("{name}: autoscaling"), c);
+        }
         self.held.spill_if_full();
         Ok(())
+    }
+
+    /// The test case of an autoscaler's ceiling: a failure when quota refuses even its
+    /// minimum; else passed, its sentence in `system-out` when quota stops it below its maximum
+    /// (a warning, as the run's exit status has it unless `--fail-on-ceiling`).
+    fn autoscaling(&mut self, d: &DocumentReport, name: &str, c: &kubectl_quota_engine::autoscaling::Ceiling) {
+        if c.minimum_refused() {
+            self.case(d, name, Some((Some("MinimumRefused".into()), Some(c.sentence()))));
+            return;
+        }
+        self.tests += 1;
+        self.open_case(d, name);
+        let cases = &mut self.held.cases;
+        if c.capped() {
+            let _ = write!(cases, ">\n      <system-out>{}</system-out>\n    </testcase>\n", text(&c.sentence()));
+        } else {
+            cases.push_str("/>\n");
+        }
     }
 
     /// A test case that did not run, and why.

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::{Collector, Options};
-use crate::why::{free_history_change, parse_refusal, raise_change_for, Refusal};
+use crate::why::{autoscaler_wants, free_history_change, parse_refusal, raise_change_for, Refusal};
 
 /// A workload a quota blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -27,6 +27,10 @@ pub struct Blocked {
     pub resources: Vec<String>,
     /// The smallest fix, as `why` words it.
     pub fix: String,
+    /// The autoscaler whose count the workload wants, as `why` words it: `HPA web wants 12,
+    /// 8 exist: quota compute refuses the rest`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub autoscaler: Option<String>,
     /// The server's message and where it was read.
     pub message: String,
     pub from: String,
@@ -80,6 +84,15 @@ impl Collector {
         (resources, fixes)
     }
 
+    /// The autoscaler that sets the count `workload` (`deployment/web`) of `ns` wants, when
+    /// one targets it: its controller `c`'s pods wanted and existing, as `why` says it.
+    fn autoscaler_of(&self, ns: &str, workload: &str, c: Option<&super::Controller>, quota: Option<&str>) -> Option<String> {
+        let found = self.autoscalers.get(&(ns.to_string(), workload.to_string()))?;
+        let c = c?;
+        let found: Vec<(&str, &crate::objects::Autoscaler)> = found.iter().map(|(n, a)| (n.as_str(), a)).collect();
+        autoscaler_wants(&found, c.wanted, c.current, quota)
+    }
+
     /// The ReplicaSets `owner` (`deployment/web`) owns that are scaled down to 0, by name.
     fn scaled_down(&self, ns: &str, owner: &str) -> Vec<String> {
         self.controllers
@@ -127,7 +140,19 @@ impl Collector {
                 Some(owner) => (owner, Some(obj.clone())),
                 None => (obj.clone(), None),
             };
-            out.push(Blocked { namespace: ns.clone(), workload, via, waiting, quota: refusal.quota.clone(), resources, fix: fixes.join("; "), message, from });
+            let autoscaler = self.autoscaler_of(ns, &workload, c, refusal.quota.as_deref());
+            out.push(Blocked {
+                namespace: ns.clone(),
+                workload,
+                via,
+                waiting,
+                quota: refusal.quota.clone(),
+                resources,
+                fix: fixes.join("; "),
+                autoscaler,
+                message,
+                from,
+            });
         }
         // Pods that exist but wait for claims quota refused: the newest refusal among their
         // events.
@@ -153,6 +178,7 @@ impl Collector {
                 quota: refusal.quota.clone(),
                 resources,
                 fix: fixes.join("; "),
+                autoscaler: None,
                 message: f.message.clone(),
                 from: format!("event FailedResourceClaimCreation on {count} Pending pod(s)"),
             });

@@ -100,6 +100,10 @@ pub struct CapacityReport {
     /// Overcommitted first (highest promised/allocatable), then quotas on resources no node
     /// offers.
     pub resources: Vec<ResourceRow>,
+    /// Per namespace with autoscalers: what they may still ask for against each quota's room,
+    /// where a spike hits quota first first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub autoscalers: Vec<super::Headroom>,
     pub notes: Vec<String>,
 }
 
@@ -130,7 +134,8 @@ impl Collector {
         });
         // A row no node offers and no quota promises says nothing.
         out.retain(|r| !(r.offered_nowhere() && r.promised.as_ref().is_none_or(Quantity::is_zero) && r.scoped_hard.is_zero()));
-        let notes = self.capacity_notes(&out);
+        let mut notes = self.capacity_notes(&out);
+        let autoscalers = self.headroom(opts, &mut notes);
         let namespaces_excluded: Vec<String> = self.in_scope(opts).map(|(n, _)| n).filter(|n| opts.excluded.contains(*n)).cloned().collect();
         CapacityReport {
             nodes: nodes.total,
@@ -140,6 +145,7 @@ impl Collector {
             scope: opts.scope(),
             namespaces_excluded,
             resources: out,
+            autoscalers,
             notes,
         }
     }

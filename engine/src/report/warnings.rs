@@ -26,7 +26,8 @@ use crate::check::{DocumentReport, Outcome};
 /// object itself is refused: the API server's own error says that), else one sentence per
 /// thing that goes wrong, the most important first.
 pub fn for_document(d: &DocumentReport) -> Vec<String> {
-    let what = format!("{}/{}", d.kind.to_lowercase(), d.name);
+    // An autoscaler's document speaks of its target's pods, named as the target.
+    let what = d.autoscaling.as_ref().map_or_else(|| format!("{}/{}", d.kind.to_lowercase(), d.name), |c| c.target.clone());
     let mut out = Vec::new();
     match d.outcome {
         Outcome::Admitted | Outcome::Refused | Outcome::Undecided => {}
