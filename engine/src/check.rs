@@ -17,7 +17,7 @@ mod state;
 mod template_change;
 
 pub use report::{CheckOptions, DocumentReport, Outcome, PodsReport, Report, Summary, Undecided};
-pub use state::{ClusterState, Gap, Lacking};
+pub use state::{ClusterState, Gap, Lacking, VPA_RESOURCE};
 
 use replay::{admit, admit_as, admit_pod_claims, admit_workload_pods, pod_charge};
 use template_change::rollout_of;

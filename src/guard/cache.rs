@@ -34,10 +34,13 @@ pub enum Kind {
     ServiceAccounts,
     /// KEDA's ScaledObjects (where keda.sh is served): the autoscaler behind the HPA KEDA makes.
     ScaledObjects,
+    /// VerticalPodAutoscalers (where autoscaling.k8s.io is served): the requests their
+    /// webhook writes into the pods of the workloads they target.
+    VerticalAutoscalers,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::ResourceQuotas,
         Kind::LimitRanges,
         Kind::PriorityClasses,
@@ -48,6 +51,7 @@ impl Kind {
         Kind::Autoscalers,
         Kind::ServiceAccounts,
         Kind::ScaledObjects,
+        Kind::VerticalAutoscalers,
     ];
 
     /// The resource's name, as metrics and `/status` show it.
@@ -63,6 +67,7 @@ impl Kind {
             Kind::Autoscalers => HPAS,
             Kind::ServiceAccounts => "serviceaccounts",
             Kind::ScaledObjects => SCALED_OBJECTS,
+            Kind::VerticalAutoscalers => VPAS,
         }
     }
 }
@@ -85,7 +90,7 @@ struct KindState {
 pub struct Cache {
     state: RwLock<ClusterState>,
     quantities: Quantities,
-    kinds: [KindState; 10],
+    kinds: [KindState; Kind::ALL.len()],
     started: Instant,
 }
 
@@ -250,12 +255,14 @@ impl Cache {
         slot.changed_ms.store(now_ms(), Ordering::SeqCst);
     }
 
-    /// Whether an autoscaler of `kind` (`HorizontalPodAutoscaler`, `ScaledObject`) named `name`
+    /// Whether an autoscaler of `kind` (`HorizontalPodAutoscaler`, `ScaledObject`,
+    /// `VerticalPodAutoscaler`) named `name`
     /// is cached in `ns`.
     pub fn has_autoscaler(&self, ns: &str, kind: &str, name: &str) -> bool {
         let gr = match kind {
             "HorizontalPodAutoscaler" => HPAS,
             "ScaledObject" => SCALED_OBJECTS,
+            "VerticalPodAutoscaler" => VPAS,
             _ => return false,
         };
         let state = self.state.read().unwrap_or_else(|e| e.into_inner());
@@ -298,10 +305,11 @@ impl Cache {
 /// The group-resources autoscalers are kept under in the state's existing objects.
 const HPAS: &str = "horizontalpodautoscalers.autoscaling";
 const SCALED_OBJECTS: &str = "scaledobjects.keda.sh";
+const VPAS: &str = kubectl_quota_engine::check::VPA_RESOURCE;
 
-/// The cached autoscalers of namespace `ns`.
+/// The cached autoscalers (VerticalPodAutoscalers too) of namespace `ns`.
 fn autoscaler_entries<'a>(s: &'a ClusterState, ns: &'a str) -> impl Iterator<Item = (&'a (String, String, String), &'a Object)> + 'a {
-    [HPAS, SCALED_OBJECTS]
+    [HPAS, SCALED_OBJECTS, VPAS]
         .into_iter()
         .flat_map(move |gr| s.existing.range((ns.to_string(), gr.to_string(), String::new())..).take_while(move |(k, _)| k.0 == ns && k.1 == gr))
 }
@@ -324,7 +332,7 @@ fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
         Kind::StorageClasses => s.storage_classes = Some(listed.storage_classes.unwrap_or_default()),
         Kind::RuntimeClasses => s.runtime_classes = Some(listed.runtime_classes.unwrap_or_default()),
         Kind::DeviceClasses => s.device_classes = Some(listed.device_classes.unwrap_or_default()),
-        Kind::Autoscalers | Kind::ScaledObjects => {
+        Kind::Autoscalers | Kind::ScaledObjects | Kind::VerticalAutoscalers => {
             let gr = k.resource();
             s.existing.retain(|k, _| k.1 != gr);
             s.existing.extend(listed.existing.into_iter().filter(|(k, _)| k.1 == gr));
@@ -385,7 +393,7 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
                 }
             }
         }
-        Kind::Autoscalers | Kind::ScaledObjects => {
+        Kind::Autoscalers | Kind::ScaledObjects | Kind::VerticalAutoscalers => {
             s.existing.remove(&(ns.to_string(), k.resource().to_string(), name.to_string()));
         }
     }
@@ -400,7 +408,7 @@ fn count(s: &ClusterState, k: Kind) -> usize {
         Kind::RuntimeClasses => s.runtime_classes.as_ref().map_or(0, BTreeMap::len),
         Kind::DeviceClasses => s.device_classes.as_ref().map_or(0, |d| d.len()),
         Kind::Namespaces => s.namespaces.as_ref().map_or(0, BTreeMap::len),
-        Kind::Autoscalers | Kind::ScaledObjects => s.existing.keys().filter(|key| key.1 == k.resource()).count(),
+        Kind::Autoscalers | Kind::ScaledObjects | Kind::VerticalAutoscalers => s.existing.keys().filter(|key| key.1 == k.resource()).count(),
         Kind::ServiceAccounts => s.service_accounts.values().map(BTreeSet::len).sum(),
     }
 }

@@ -100,6 +100,7 @@ pub fn webhook_configuration(endpoint: &Endpoint) -> Value {
                 // a rule for a group the server does not serve matches nothing).
                 rule("autoscaling", &["v1", "v2", "v2beta2"], &["horizontalpodautoscalers"]),
                 rule("keda.sh", &["v1alpha1"], &["scaledobjects"]),
+                rule("autoscaling.k8s.io", &["v1"], &["verticalpodautoscalers"]),
             ],
             "failurePolicy": "Ignore",
             "sideEffects": "None",
@@ -131,8 +132,9 @@ pub fn cluster_role() -> Value {
             read("resource.k8s.io", &["deviceclasses"]),
             read("autoscaling", &["horizontalpodautoscalers"]),
             read("keda.sh", &["scaledobjects"]),
+            read("autoscaling.k8s.io", &["verticalpodautoscalers"]),
             // The workload an autoscaler being created or changed targets (a GET).
-            json!({"apiGroups": ["apps"], "resources": ["deployments", "statefulsets", "replicasets"], "verbs": ["get"]}),
+            json!({"apiGroups": ["apps"], "resources": ["deployments", "statefulsets", "replicasets", "daemonsets"], "verbs": ["get"]}),
             json!({"apiGroups": [""], "resources": ["replicationcontrollers"], "verbs": ["get"]}),
         ],
     })

@@ -100,14 +100,19 @@ async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
     spawn::<Namespace>(conn, cache, Kind::Namespaces);
     spawn::<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler>(conn, cache, Kind::Autoscalers);
     spawn::<k8s_openapi::api::core::v1::ServiceAccount>(conn, cache, Kind::ServiceAccounts);
-    // KEDA's ScaledObjects, where KEDA is installed (a custom resource: read by name).
-    if live::guard::serves(conn, "keda.sh/v1alpha1", "scaledobjects").await == Some(true) {
-        let (conn, cache) = (conn.clone(), cache.clone());
-        tokio::spawn(async move {
-            live::watch_custom(&conn, "keda.sh/v1alpha1", "ScaledObject", "scaledobjects", |o| cache.keep(o), |c| cache.apply(Kind::ScaledObjects, c)).await
-        });
-    } else {
-        cache.not_served(Kind::ScaledObjects);
+    // Custom resources, where their add-on is installed (read by name): KEDA's ScaledObjects,
+    // the VPA's VerticalPodAutoscalers.
+    let custom = [
+        (Kind::ScaledObjects, "keda.sh/v1alpha1", "ScaledObject", "scaledobjects"),
+        (Kind::VerticalAutoscalers, "autoscaling.k8s.io/v1", "VerticalPodAutoscaler", "verticalpodautoscalers"),
+    ];
+    for (kind, api_version, k, plural) in custom {
+        if live::guard::serves(conn, api_version, plural).await == Some(true) {
+            let (conn, cache) = (conn.clone(), cache.clone());
+            tokio::spawn(async move { live::watch_custom(&conn, api_version, k, plural, |o| cache.keep(o), |c| cache.apply(kind, c)).await });
+        } else {
+            cache.not_served(kind);
+        }
     }
     let optional = [
         (Kind::PriorityClasses, "scheduling.k8s.io/v1", "priorityclasses"),

@@ -39,7 +39,8 @@ pub const WORKLOADS: [(&str, &str); 7] = [
 
 /// The autoscalers whose target's pods the guard speaks about: (group, kind). Their target is
 /// read from the cluster when they are created or changed.
-pub const AUTOSCALERS: [(&str, &str); 2] = [("autoscaling", "HorizontalPodAutoscaler"), ("keda.sh", "ScaledObject")];
+pub const AUTOSCALERS: [(&str, &str); 3] =
+    [("autoscaling", "HorizontalPodAutoscaler"), ("keda.sh", "ScaledObject"), ("autoscaling.k8s.io", "VerticalPodAutoscaler")];
 
 /// The request fields the guard reads.
 pub struct Request {
@@ -257,13 +258,15 @@ pub fn concerns(req: &Request) -> bool {
     }
 }
 
-/// The workload an autoscaler of the request names (`spec.scaleTargetRef`), which the guard
+/// The workload an autoscaler of the request names (`spec.scaleTargetRef`; a VPA's
+/// `spec.targetRef`), which the guard
 /// reads from the cluster to answer for its pods; `None` for any other request.
 pub fn scale_target(req: &Request) -> Option<objects::ScaleTarget> {
     if !AUTOSCALERS.contains(&(req.group.as_str(), req.kind.as_str())) {
         return None;
     }
-    let t = req.object.as_ref()?.get("spec")?.get("scaleTargetRef")?;
+    let field = if req.kind == "VerticalPodAutoscaler" { "targetRef" } else { "scaleTargetRef" };
+    let t = req.object.as_ref()?.get("spec")?.get(field)?;
     let field = |f: &str| t.get(f).and_then(Value::as_str).unwrap_or_default().to_string();
     let target = objects::ScaleTarget { api_version: field("apiVersion"), kind: field("kind"), name: field("name") };
     (!target.kind.is_empty() && !target.name.is_empty()).then_some(target)
@@ -290,7 +293,7 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
         state.service_accounts.entry(req.namespace.clone()).or_default().insert(name.to_string());
     }
     let mut checker = Checker::new(&mut state, opts);
-    if let objects::Body::Autoscaler(_) = &obj.body {
+    if let objects::Body::Autoscaler(_) | objects::Body::VerticalAutoscaler(_) = &obj.body {
         // The autoscaler as sent, not the cached one it replaces, decides its target's count.
         checker.expect(std::slice::from_ref(&obj));
     }
@@ -448,6 +451,24 @@ mod tests {
         same.object.as_mut().unwrap()["metadata"]["ownerReferences"] = json!([{"controller": true, "kind": "ScaledObject", "name": "web"}]);
         same.operation = "CREATE".into();
         assert!(!concerns(&same), "the HPA KEDA makes for a ScaledObject is the ScaledObject's");
+    }
+
+    #[test]
+    fn a_vpa_is_answered_for_the_running_pods_of_its_target() {
+        let opts = CheckOptions { namespace: "shop".into(), ..CheckOptions::default() };
+        let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler", "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}},
+            "status": {"recommendation": {"containerRecommendations": [{"containerName": "app", "target": {"cpu": "1200m"}}]}}});
+        let req = parse(&review(json!({"uid": "u", "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
+            "operation": "CREATE", "namespace": "shop", "object": vpa})))
+        .unwrap();
+        assert!(concerns(&req));
+        assert_eq!(scale_target(&req).map(|t| t.name), Some("web".to_string()));
+        let a = decide(req, shop(), &opts, false);
+        assert_eq!(
+            a.warnings,
+            vec!["quota compute lets 3 of 5 pods of deployment/web be recreated at VPA web's target (limits.cpu=2400m, requests.cpu=1200m each): the other 2 stay evicted"]
+        );
     }
 
     #[test]
