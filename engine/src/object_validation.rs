@@ -171,7 +171,7 @@ fn template_errors(kind: &str, w: &crate::objects::Workload, rules: &crate::vers
                 }
             }
             errs.extend(pod_spec_errors(&w.template, &format!("{path}.spec"), rules, flags));
-            errs.extend(ephemeral_in_template(w));
+            errs.extend(ephemeral_in_template(w, rules));
             if policy != "Always" {
                 errs.push(FieldError::not_supported(format!("{path}.spec.restartPolicy"), policy, &["Always"]));
             }
@@ -183,7 +183,7 @@ fn template_errors(kind: &str, w: &crate::objects::Workload, rules: &crate::vers
         }
         "Job" | "CronJob" => {
             errs.extend(pod_spec_errors(&w.template, &format!("{path}.spec"), rules, flags));
-            errs.extend(ephemeral_in_template(w));
+            errs.extend(ephemeral_in_template(w, rules));
             if policy != "OnFailure" && policy != "Never" {
                 errs.push(FieldError::required(format!("{path}.spec.restartPolicy"), "valid values: \"OnFailure\", \"Never\""));
             }
@@ -194,8 +194,8 @@ fn template_errors(kind: &str, w: &crate::objects::Workload, rules: &crate::vers
 }
 
 /// `ValidatePodTemplateSpec`: no template may hold ephemeral containers.
-fn ephemeral_in_template(w: &crate::objects::Workload) -> Option<FieldError> {
-    (!w.template.ephemeral_containers.is_empty())
+fn ephemeral_in_template(w: &crate::objects::Workload, rules: &Rules) -> Option<FieldError> {
+    (rules.ephemeral_containers && !w.template.ephemeral_containers.is_empty())
         .then(|| FieldError::forbidden(format!("{}.spec.ephemeralContainers", w.template_path), "ephemeral containers not allowed in pod template"))
 }
 
@@ -360,7 +360,8 @@ fn go_json(s: &str) -> String {
 /// pod's, not a template's); a pod after defaulting and the mutating plugins.
 pub fn pod_spec_errors(pod: &Pod, spec: &str, rules: &Rules, flags: ServerFlags) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let groups = [("containers", &pod.containers), ("initContainers", &pod.init_containers), ("ephemeralContainers", &pod.ephemeral_containers)];
+    let ephemeral: &[_] = if rules.ephemeral_containers { &pod.ephemeral_containers } else { &[] };
+    let groups = [("containers", pod.containers.as_slice()), ("initContainers", pod.init_containers.as_slice()), ("ephemeralContainers", ephemeral)];
     for (field, containers) in groups {
         for (i, c) in containers.iter().enumerate() {
             for (k, req) in &c.requests {
@@ -430,7 +431,7 @@ fn pod_level_errors(pod: &Pod, spec: &str) -> Vec<FieldError> {
 /// ephemeral container): the server answers 422 before quota (`Pod "p" is invalid: ...`).
 pub fn validate_pod_requests(pod: &Pod, name: &str, rules: &Rules, flags: ServerFlags, create: bool) -> Result<(), String> {
     let mut errors = pod_spec_errors(pod, "spec", rules, flags);
-    if create && !pod.ephemeral_containers.is_empty() {
+    if create && rules.ephemeral_containers && !pod.ephemeral_containers.is_empty() {
         errors.push(FieldError::forbidden("spec.ephemeralContainers", "cannot be set on create"));
     }
     let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();

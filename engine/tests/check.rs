@@ -326,5 +326,10 @@ fn privileged_containers_follow_the_allow_privileged_flag() {
         let said = d.notes.iter().any(|n| n.contains("--allow-privileged=true, which no API shows"));
         t.row(what, format!("{} | noted {said}", summary(&d)), format!("{want} | noted {noted}"));
     }
+    // Before 1.23 the server drops ephemeral containers (their gate is off): nothing refused.
+    let rules = kubectl_quota_engine::version::Rules::for_version(kubectl_quota_engine::version::KubeVersion::parse("1.22").unwrap());
+    let opts = CheckOptions { namespace: NS.into(), rules, allow_privileged: Some(false), ..CheckOptions::default() };
+    let d = only(check_opts(&cluster::<&str>(&[]), ephemeral, &opts));
+    t.row("1.22 drops ephemeral containers, privileged or not", summary(&d), OK);
     t.done();
 }
