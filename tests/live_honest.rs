@@ -358,3 +358,53 @@ async fn a_pod_naming_a_missing_service_account_is_refused_live_and_offline() {
     let _ = std::fs::remove_file(&file);
     let _ = std::fs::remove_file(&state);
 }
+
+/// A privileged container: whether the server takes it rests on its `--allow-privileged`, which
+/// no API shows (the lab runs without it: upstream's default, false, unless
+/// KQ_LAB_ALLOW_PRIVILEGED says otherwise). `check` given the server's setting answers as the
+/// server does, for a pod and for a Deployment (refused itself, at its template's path); not
+/// given it, `check` takes it as allowed and says its answer rests on the flag.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_privileged_container_is_answered_as_the_server_allows_it_and_the_note_says_on_what() {
+    let Some(kubeconfig) = lab() else { return };
+    let c = client(&kubeconfig).await;
+    let ns = new_namespace(&c, "privileged").await;
+    let pod = format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: {ns}}}\nspec: {{containers: [{{name: a, image: x, securityContext: {{privileged: true}}}}]}}\n"
+    );
+    let deployment = format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: {ns}}}\nspec:\n  replicas: 1\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: a, image: x, securityContext: {{privileged: true}}}}]}}\n");
+    let dry = PostParams { dry_run: true, ..Default::default() };
+    let p: Pod = serde_json::from_value(kubectl_quota_engine::manifest::parse_str("p.yaml", &pod).unwrap()[0].value.clone()).unwrap();
+    let d: Deployment = serde_json::from_value(kubectl_quota_engine::manifest::parse_str("d.yaml", &deployment).unwrap()[0].value.clone()).unwrap();
+    let pod_answer = match Api::<Pod>::namespaced(c.clone(), &ns).create(&dry, &p).await {
+        Ok(_) => None,
+        Err(kube::Error::Api(s)) => Some(s.message),
+        Err(e) => panic!("creating the pod: {e}"),
+    };
+    let deployment_answer = match Api::<Deployment>::namespaced(c.clone(), &ns).create(&dry, &d).await {
+        Ok(_) => None,
+        Err(kube::Error::Api(s)) => Some(s.message),
+        Err(e) => panic!("creating the Deployment: {e}"),
+    };
+    assert_eq!(pod_answer.is_some(), deployment_answer.is_some(), "the server took one and refused the other: {pod_answer:?} {deployment_answer:?}");
+    let allowed = if pod_answer.is_none() { "true" } else { "false" };
+    let file = std::env::temp_dir().join(format!("kq-privileged-{}.yaml", std::process::id()));
+    for (doc, answer) in [(&pod, &pod_answer), (&deployment, &deployment_answer)] {
+        std::fs::write(&file, doc).unwrap();
+        let flag = format!("--allow-privileged={allowed}");
+        let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "-o", "json", &flag]);
+        let v = json(&out, "check");
+        let got = (v["documents"][0]["allowed"].as_bool(), v["documents"][0]["serverError"].as_str().map(str::to_string));
+        assert_eq!(got, (Some(answer.is_none()), answer.clone()), "check {flag}: {v:#}");
+        let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "-o", "json"]);
+        let v = json(&out, "check");
+        let noted = v["documents"][0]["notes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|n| n.as_str().is_some_and(|n| n.contains("--allow-privileged=true, which no API shows")));
+        assert_eq!((out.status.code(), v["documents"][0]["allowed"].as_bool(), noted), (Some(0), Some(true), true), "check without the flag: {v:#}");
+    }
+    let _ = Api::<Namespace>::all(c.clone()).delete(&ns, &DeleteParams::default()).await;
+    let _ = std::fs::remove_file(&file);
+}

@@ -3,7 +3,7 @@
 //! release (`--kubernetes-version MAJOR.MINOR` of the set's VERSION): the set's
 //! cluster-scoped.yaml, the case's own cluster-scoped.yaml (DeviceClasses, ...) and its
 //! state.yaml as `--state`, candidate.yaml as `-f`, admission.yaml (when present) as
-//! `--admission-config`.
+//! `--admission-config`, and `--allow-privileged=false`, the flag the servers ran with.
 //!
 //! A case is compared as tests/conformance.rs compares the corpus (tests/common's
 //! `compare_report`), and more strictly, since every set holds its release's own words:
@@ -56,6 +56,9 @@ fn run_case(set: &Path, dir: &Path, version: &str) -> Result<bool, String> {
         cmd.arg("--state").arg(dir.join("cluster-scoped.yaml"));
     }
     cmd.arg("--state").arg(dir.join("state.yaml")).args(["-n", "NAMESPACE", "-o", "json", "--kubernetes-version", version]).env("NO_COLOR", "1");
+    // The servers ran without --allow-privileged (tests/cluster/lab.sh passes none): upstream's
+    // default, false.
+    cmd.arg("--allow-privileged=false");
     if dir.join("admission.yaml").exists() {
         cmd.arg("--admission-config").arg(dir.join("admission.yaml"));
     }

@@ -256,6 +256,9 @@ impl<'a> Checker<'a> {
                 obj.type_info.group_resource()
             ));
         }
+        if let Some(note) = privileged_note(obj, self.opts.allow_privileged) {
+            notes.push(note);
+        }
         // What the answer needs that the state lacks: a pod's (or claim's) own admission
         // depends on it; a workload's pods do.
         let lacking =
@@ -892,4 +895,28 @@ pub fn check(state: &mut ClusterState, objects: Vec<Object>, opts: &CheckOptions
     let mut documents = Vec::new();
     let summary = check_each(state, objects, opts, |d, _| documents.push(d));
     Report { kubernetes: VersionReport::new(&opts.rules, "default", None), documents, notes: summary.notes }
+}
+
+/// A pod or a workload's template with a privileged container, when nobody said whether the
+/// API server allows them (`--allow-privileged`, a flag no API shows): the answer assumes it
+/// does, and says so.
+fn privileged_note(obj: &Object, allow_privileged: Option<bool>) -> Option<String> {
+    if allow_privileged.is_some() {
+        return None;
+    }
+    let pod = match &obj.body {
+        Body::Pod(p) => p,
+        Body::Workload(w) => &w.template,
+        _ => return None,
+    };
+    let names: Vec<&str> = pod.privileged_containers().collect();
+    let first = names.first()?;
+    let which = if names.len() == 1 {
+        format!("container {first:?} is")
+    } else {
+        format!("containers {} are", names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", "))
+    };
+    Some(format!(
+        "{which} privileged: the API server refuses that unless it runs with --allow-privileged=true, which no API shows; checked as allowed (most distributions set it; --allow-privileged=false checks as upstream's default)"
+    ))
 }

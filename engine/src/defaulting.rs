@@ -95,6 +95,10 @@ pub fn drop_disabled_fields(pod: &mut Pod, rules: &Rules) -> Vec<String> {
             rules.version
         ));
     }
+    if !rules.ephemeral_containers && !pod.ephemeral_containers.is_empty() {
+        pod.ephemeral_containers.clear();
+        notes.push(format!("Kubernetes {}: spec.ephemeralContainers dropped (on by default from 1.23)", rules.version));
+    }
     if !rules.dra && !pod.resource_claim_templates.is_empty() {
         pod.resource_claim_templates.clear();
         notes.push(format!("Kubernetes {}: spec.resourceClaims dropped (DRA is on by default from 1.34): no ResourceClaim is created", rules.version));

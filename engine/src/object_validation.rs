@@ -16,6 +16,20 @@ use crate::resource_names::{dns1123_label_errors, regex_error};
 use crate::validation::{go_quote, validate_quota_metadata, FieldError};
 use crate::version::Rules;
 
+/// What the API server was started with that its validation reads and no API shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerFlags {
+    /// `--allow-privileged`: privileged containers are allowed. Upstream's default is false;
+    /// most distributions set true, which is the default here.
+    pub allow_privileged: bool,
+}
+
+impl Default for ServerFlags {
+    fn default() -> Self {
+        ServerFlags { allow_privileged: true }
+    }
+}
+
 /// The name rule a kind's `metadata.name` follows on the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NameRule {
@@ -125,9 +139,9 @@ pub fn validate_object(obj: &Object) -> Vec<FieldError> {
 /// The server's refusal of a workload whose pod template its kind's validation refuses
 /// ([`template_errors`]), as the API server words its 422: `Deployment.apps "web" is invalid:
 /// <error>`, several as `[a, b]`.
-pub fn invalid_template_message(obj: &Object, rules: &crate::version::Rules) -> Option<String> {
+pub fn invalid_template_message(obj: &Object, rules: &crate::version::Rules, flags: ServerFlags) -> Option<String> {
     let Body::Workload(w) = &obj.body else { return None };
-    let errs = template_errors(&obj.type_info.kind, w, rules);
+    let errs = template_errors(&obj.type_info.kind, w, rules, flags);
     let kind = if obj.type_info.group.is_empty() { obj.type_info.kind.clone() } else { format!("{}.{}", obj.type_info.kind, obj.type_info.group) };
     let shown: Vec<String> = errs.iter().map(ToString::to_string).collect();
     match shown.as_slice() {
@@ -138,10 +152,13 @@ pub fn invalid_template_message(obj: &Object, rules: &crate::version::Rules) -> 
 }
 
 /// What the server's workload validation refuses in a pod template, in its order: a selector
-/// the template's labels do not match, then the restart policy the kind allows (an empty one
+/// the template's labels do not match, then the pod spec's rules at the template's path
+/// ([`pod_spec_errors`]: requests above limits, pod-level resources below the containers'),
+/// then the restart policy the kind allows (an empty one
 /// is defaulted to `Always` first, so a Job must name `OnFailure` or `Never`), then
-/// `activeDeadlineSeconds`, which only a Job's pods may have (docs/semantics.md §10).
-fn template_errors(kind: &str, w: &crate::objects::Workload, rules: &crate::version::Rules) -> Vec<FieldError> {
+/// `activeDeadlineSeconds`, which only a Job's pods may have (docs/semantics.md §10). Ephemeral
+/// containers are refused in any template (`ValidatePodTemplateSpec`, after the pod spec).
+fn template_errors(kind: &str, w: &crate::objects::Workload, rules: &crate::version::Rules, flags: ServerFlags) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let path = &w.template_path;
     let policy = w.restart_policy.as_deref().unwrap_or("Always");
@@ -153,6 +170,8 @@ fn template_errors(kind: &str, w: &crate::objects::Workload, rules: &crate::vers
                     errs.push(FieldError::invalid(format!("{path}.metadata.labels"), labels, "`selector` does not match template `labels`"));
                 }
             }
+            errs.extend(pod_spec_errors(&w.template, &format!("{path}.spec"), rules, flags));
+            errs.extend(ephemeral_in_template(w, rules));
             if policy != "Always" {
                 errs.push(FieldError::not_supported(format!("{path}.spec.restartPolicy"), policy, &["Always"]));
             }
@@ -162,12 +181,22 @@ fn template_errors(kind: &str, w: &crate::objects::Workload, rules: &crate::vers
                 errs.push(FieldError::forbidden(format!("{path}.spec.activeDeadlineSeconds"), format!("activeDeadlineSeconds in {owner} is not Supported")));
             }
         }
-        "Job" | "CronJob" if policy != "OnFailure" && policy != "Never" => {
-            errs.push(FieldError::required(format!("{path}.spec.restartPolicy"), "valid values: \"OnFailure\", \"Never\""));
+        "Job" | "CronJob" => {
+            errs.extend(pod_spec_errors(&w.template, &format!("{path}.spec"), rules, flags));
+            errs.extend(ephemeral_in_template(w, rules));
+            if policy != "OnFailure" && policy != "Never" {
+                errs.push(FieldError::required(format!("{path}.spec.restartPolicy"), "valid values: \"OnFailure\", \"Never\""));
+            }
         }
         _ => {}
     }
     errs
+}
+
+/// `ValidatePodTemplateSpec`: no template may hold ephemeral containers.
+fn ephemeral_in_template(w: &crate::objects::Workload, rules: &Rules) -> Option<FieldError> {
+    (rules.ephemeral_containers && !w.template.ephemeral_containers.is_empty())
+        .then(|| FieldError::forbidden(format!("{}.spec.ephemeralContainers", w.template_path), "ephemeral containers not allowed in pod template"))
 }
 
 fn selector_empty(s: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector) -> bool {
@@ -312,38 +341,100 @@ fn go_json(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-/// Pod field validation that mutation can break: a request above its limit (e.g. a
-/// LimitRange default limit below the container's request), and pod-level requests below the
-/// containers' aggregate (e.g. after LimitRange default requests). The server answers 422 before
-/// quota (`Pod "p" is invalid: ...`; from 1.34 the limit is named: `... cpu limit of 500m`).
-pub fn validate_pod_requests(pod: &Pod, name: &str, rules: &Rules) -> Result<(), String> {
+/// The rules of the server's pod spec validation that the engine replays, on a pod (`spec`
+/// is `spec`) and on a workload's pod template alike (`spec` is the template's spec path,
+/// `spec.template.spec`, `spec.jobTemplate.spec.template.spec`): one field error each, in the
+/// server's order.
+/// - A container's request above its limit (containers, then init containers; from 1.34 the
+///   limit is named: `... cpu limit of 500m`). On a pod, mutation can cause it (a LimitRange
+///   default limit below the request).
+/// - Pod-level resources (from 1.34, when the release serves them) against the containers':
+///   a pod-level request below the containers' aggregate request (containers and sidecars
+///   summed, the largest init phase, zero values included), a pod-level hugepages limit below
+///   their aggregate limit, a container's limit above the pod-level limit.
+///
+/// - A privileged container (`securityContext.privileged: true`, after its resources) where
+///   the server runs without `--allow-privileged=true` ([`ServerFlags`]).
+///
+/// A template is validated as written (the API's defaulting of requests from limits is a
+/// pod's, not a template's); a pod after defaulting and the mutating plugins.
+pub fn pod_spec_errors(pod: &Pod, spec: &str, rules: &Rules, flags: ServerFlags) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let groups = [("spec.containers", &pod.containers), ("spec.initContainers", &pod.init_containers)];
-    for (path, containers) in groups {
+    let ephemeral: &[_] = if rules.ephemeral_containers { &pod.ephemeral_containers } else { &[] };
+    let groups = [("containers", pod.containers.as_slice()), ("initContainers", pod.init_containers.as_slice()), ("ephemeralContainers", ephemeral)];
+    for (field, containers) in groups {
         for (i, c) in containers.iter().enumerate() {
             for (k, req) in &c.requests {
                 if let Some(lim) = c.limits.get(k) {
                     if req > lim {
                         let of = if rules.request_limit_message_names_limit { format!(" of {lim}") } else { String::new() };
-                        errors
-                            .push(format!("{path}[{i}].resources.requests: Invalid value: {:?}: must be less than or equal to {k} limit{of}", req.to_string()));
+                        errors.push(FieldError::invalid(
+                            format!("{spec}.{field}[{i}].resources.requests"),
+                            go_quote(&req.to_string()),
+                            format!("must be less than or equal to {k} limit{of}"),
+                        ));
                     }
                 }
             }
+            if c.privileged && !flags.allow_privileged {
+                errors.push(FieldError::forbidden(format!("{spec}.{field}[{i}].securityContext.privileged"), "disallowed by cluster policy"));
+            }
         }
     }
-    // Pod-level requests must cover what the containers ask for in all (containers and
-    // sidecars summed, the largest init phase), after LimitRange defaults filled them in.
-    if rules.pod_level_resources && !pod.pod_requests.is_empty() {
-        for (k, containers) in crate::pod_totals::aggregate(pod, |c| &c.requests) {
-            if let Some(at_pod) = pod.pod_requests.get(&k).filter(|p| containers > **p) {
-                errors.push(format!(
-                    "spec.resources.requests[{k}]: Invalid value: {:?}: must be greater than or equal to aggregate container requests of {containers}",
-                    at_pod.to_string()
+    if rules.pod_level_resources && (!pod.pod_requests.is_empty() || !pod.pod_limits.is_empty()) {
+        errors.extend(pod_level_errors(pod, spec));
+    }
+    errors
+}
+
+/// `validatePodResourceConsistency`: pod-level resources must cover the containers'. The
+/// server walks Go maps, so several errors come in any order; here in resource-name order.
+fn pod_level_errors(pod: &Pod, spec: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for (k, containers) in crate::pod_totals::aggregate(pod, |c| &c.requests) {
+        if let Some(at_pod) = pod.pod_requests.get(&k).filter(|p| containers > **p) {
+            errors.push(FieldError::invalid(
+                format!("{spec}.resources.requests[{k}]"),
+                go_quote(&at_pod.to_string()),
+                format!("must be greater than or equal to aggregate container requests of {containers}"),
+            ));
+        }
+    }
+    for (k, containers) in crate::pod_totals::aggregate(pod, |c| &c.limits) {
+        if !k.starts_with("hugepages-") {
+            continue;
+        }
+        if let Some(at_pod) = pod.pod_limits.get(&k).filter(|p| containers > **p) {
+            errors.push(FieldError::invalid(
+                format!("{spec}.resources.limits[{k}]"),
+                go_quote(&at_pod.to_string()),
+                format!("must be greater than or equal to aggregate container limits of {containers}"),
+            ));
+        }
+    }
+    for (i, c) in pod.containers.iter().enumerate() {
+        for (k, limit) in &c.limits {
+            if let Some(at_pod) = pod.pod_limits.get(k).filter(|p| limit > *p) {
+                // The server's path, as it builds it: the container under `resources`.
+                errors.push(FieldError::invalid(
+                    format!("{spec}.resources.containers[{i}][{k}].limits"),
+                    go_quote(&limit.to_string()),
+                    format!("must be less than or equal to pod limits of {at_pod}"),
                 ));
             }
         }
     }
+    errors
+}
+
+/// A pod's field validation after mutation ([`pod_spec_errors`] at `spec`; on a create, no
+/// ephemeral container): the server answers 422 before quota (`Pod "p" is invalid: ...`).
+pub fn validate_pod_requests(pod: &Pod, name: &str, rules: &Rules, flags: ServerFlags, create: bool) -> Result<(), String> {
+    let mut errors = pod_spec_errors(pod, "spec", rules, flags);
+    if create && rules.ephemeral_containers && !pod.ephemeral_containers.is_empty() {
+        errors.push(FieldError::forbidden("spec.ephemeralContainers", "cannot be set on create"));
+    }
+    let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
     match errors.len() {
         0 => Ok(()),
         1 => Err(format!("Pod {name:?} is invalid: {}", errors[0])),
@@ -387,9 +478,16 @@ pub fn admin_access_refusal(claim: &Object, labels: Option<&BTreeMap<String, Str
 /// sent (its name, labels, template or quota spec: not for objects a controller makes, whose
 /// names are the controller's), then an update's immutable fields or a claim's admin access,
 /// then a pod's requests against its limits and an update's resize. The server's 422 message.
-pub fn refusal(obj: &Object, old: Option<&Object>, namespace_labels: Option<&BTreeMap<String, String>>, rules: &Rules, as_sent: bool) -> Option<String> {
+pub fn refusal(
+    obj: &Object,
+    old: Option<&Object>,
+    namespace_labels: Option<&BTreeMap<String, String>>,
+    rules: &Rules,
+    flags: ServerFlags,
+    as_sent: bool,
+) -> Option<String> {
     if as_sent {
-        if let Some(message) = document_refusal(obj, rules) {
+        if let Some(message) = document_refusal(obj, rules, flags) {
             return Some(message);
         }
     }
@@ -402,7 +500,7 @@ pub fn refusal(obj: &Object, old: Option<&Object>, namespace_labels: Option<&BTr
         return invalid;
     }
     let Body::Pod(p) = &obj.body else { return None };
-    if let Err(message) = validate_pod_requests(p, &obj.meta.name, rules) {
+    if let Err(message) = validate_pod_requests(p, &obj.meta.name, rules, flags, old.is_none()) {
         return Some(message);
     }
     match old.map(|o| &o.body) {
@@ -414,7 +512,7 @@ pub fn refusal(obj: &Object, old: Option<&Object>, namespace_labels: Option<&BTr
 /// The document as sent: a ResourceQuota's spec (its status discarded first, as the server
 /// does for a new quota), the scopes the release supports; any other object's name,
 /// namespace, labels, negative counts and template.
-fn document_refusal(obj: &Object, rules: &Rules) -> Option<String> {
+fn document_refusal(obj: &Object, rules: &Rules, flags: ServerFlags) -> Option<String> {
     match &obj.body {
         Body::ResourceQuota(q) => {
             let mut raw = q.raw.as_deref().cloned().unwrap_or_default();
@@ -426,7 +524,7 @@ fn document_refusal(obj: &Object, rules: &Rules) -> Option<String> {
                     .map(|e| format!("ResourceQuota {:?} is invalid: {e}", obj.meta.name))
             })
         }
-        _ => invalid_message(obj).or_else(|| invalid_template_message(obj, rules)),
+        _ => invalid_message(obj).or_else(|| invalid_template_message(obj, rules, flags)),
     }
 }
 
@@ -438,17 +536,17 @@ mod tests {
 
     fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
         let rl = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect();
-        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), sidecar: false }], ..Pod::default() }
+        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), ..Container::default() }], ..Pod::default() }
     }
 
     #[test]
     fn requests_above_limits_are_invalid() {
         let ok = pod_with(&[("cpu", "1")], &[("cpu", "1")]);
         let v120 = Rules::for_version(crate::version::KubeVersion::new(1, 20));
-        assert!(validate_pod_requests(&ok, "p", &v120).is_ok());
+        assert!(validate_pod_requests(&ok, "p", &v120, ServerFlags::default(), true).is_ok());
         let bad = pod_with(&[("cpu", "2"), ("memory", "1Gi")], &[("cpu", "500m"), ("memory", "2Gi")]);
         assert_eq!(
-            validate_pod_requests(&bad, "p", &v120).unwrap_err(),
+            validate_pod_requests(&bad, "p", &v120, ServerFlags::default(), true).unwrap_err(),
             "Pod \"p\" is invalid: spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit"
         );
     }

@@ -113,6 +113,9 @@ pub struct Container {
     pub limits: ResourceList,
     /// A restartable init container (`restartPolicy: Always`), i.e. a sidecar.
     pub sidecar: bool,
+    /// `securityContext.privileged: true`: refused unless the API server runs with
+    /// `--allow-privileged=true`.
+    pub privileged: bool,
 }
 
 /// The parts of a pod that quota, its scopes and the mutating plugins before it look at.
@@ -120,6 +123,9 @@ pub struct Container {
 pub struct Pod {
     pub containers: Vec<Container>,
     pub init_containers: Vec<Container>,
+    /// `spec.ephemeralContainers` (only a pod update through its subresource may add them:
+    /// a create or a template with any is refused).
+    pub ephemeral_containers: Vec<Container>,
     pub overhead: ResourceList,
     /// Pod-level `spec.resources` (PodLevelResources).
     pub pod_requests: ResourceList,
@@ -152,6 +158,11 @@ pub struct Pod {
 }
 
 impl Pod {
+    /// The names of its privileged containers (containers, init containers, ephemeral ones).
+    pub fn privileged_containers(&self) -> impl Iterator<Item = &str> {
+        self.containers.iter().chain(&self.init_containers).chain(&self.ephemeral_containers).filter(|c| c.privileged).map(|c| c.name.as_str())
+    }
+
     /// Pending, with a claim from a ResourceClaimTemplate that the resourceclaim controller has
     /// not created (quota refused it, say): the pod cannot start.
     pub fn waits_for_claims(&self) -> bool {
@@ -578,6 +589,6 @@ pub(crate) mod testing {
 
     /// A pod of one container `app` with these requests and limits.
     pub fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
-        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), sidecar: false }], ..Pod::default() }
+        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), ..Container::default() }], ..Pod::default() }
     }
 }

@@ -141,6 +141,8 @@ rules! {
         "Ingress and IngressClass are served as networking.k8s.io/v1beta1 and Ingress as extensions/v1beta1 (removed in 1.22)";
     v1beta1_rbac_storage_scheduling: v(20), Some(v(21)),
         "rbac, scheduling, coordination, admissionregistration, apiextensions and storage (CSIDriver, StorageClass, VolumeAttachment) are served as v1beta1 (removed in 1.22)";
+    ephemeral_containers: v(23), None,
+        "spec.ephemeralContainers is kept (EphemeralContainers: alpha 1.16 off by default, beta on by default 1.23, GA 1.25): only the pods/ephemeralcontainers subresource may add them, so a create or a template with one is refused; before, the field is dropped";
     must_specify_names_containers: v(24), None,
         "the must-specify message names the containers per resource (`must specify limits.cpu for: app; requests.cpu for: app`; before: `must specify limits.cpu,requests.cpu`, k/k#107210)";
     batch_v1beta1_cronjob: v(20), Some(v(24)),

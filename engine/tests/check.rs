@@ -261,3 +261,75 @@ fn a_verdict_that_rests_on_pod_security_says_so() {
     }
     t.done();
 }
+
+/// Privileged containers are refused unless the API server runs with `--allow-privileged=true`
+/// (kubernetes `ValidateSecurityContext`, "disallowed by cluster policy"): a pod at its
+/// container's path, a workload at its template's (the workload itself is refused). Nobody
+/// can read the flag from an API: without the option they are allowed, and the report says
+/// its answer rests on that.
+#[test]
+fn privileged_containers_follow_the_allow_privileged_flag() {
+    let privileged_pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  initContainers: [{name: setup, image: b, securityContext: {privileged: true}}]\n  containers: [{name: a, image: b}, {name: c, image: b, securityContext: {privileged: true}}]\n";
+    let plain_pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: b, securityContext: {privileged: false}}]\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: a, image: b, securityContext: {privileged: true}}]}\n";
+    let cronjob = "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c}\nspec:\n  schedule: '* * * * *'\n  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: a, image: b, securityContext: {privileged: true}}]}}}}\n";
+    let ephemeral = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: b}]\n  ephemeralContainers: [{name: debug, image: b, securityContext: {privileged: true}}]\n";
+    let ephemeral_template = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: a, image: b}], ephemeralContainers: [{name: debug, image: b}]}\n";
+    // (what, manifest, --allow-privileged, verdict, noted)
+    let rows: Vec<(&str, &str, Option<bool>, String, bool)> = vec![
+        (
+            "refused: the container first, then the init container, in the server's order",
+            privileged_pod,
+            Some(false),
+            "Pod \"p\" is invalid: [spec.containers[1].securityContext.privileged: Forbidden: disallowed by cluster policy, spec.initContainers[0].securityContext.privileged: Forbidden: disallowed by cluster policy]".into(),
+            false,
+        ),
+        ("allowed where the server allows them, nothing to say", privileged_pod, Some(true), OK.into(), false),
+        ("not said: allowed, and the report says it rests on the flag", privileged_pod, None, OK.into(), true),
+        ("privileged: false is no privileged container", plain_pod, Some(false), OK.into(), false),
+        ("no privileged container: no note", plain_pod, None, OK.into(), false),
+        (
+            "a Deployment is refused itself, at its template's path",
+            deployment,
+            Some(false),
+            "Deployment.apps \"web\" is invalid: spec.template.spec.containers[0].securityContext.privileged: Forbidden: disallowed by cluster policy".into(),
+            false,
+        ),
+        ("a Deployment, not said: its pods fit, and the note", deployment, None, pods_fit(2), true),
+        (
+            "a CronJob at its job template's path",
+            cronjob,
+            Some(false),
+            "CronJob.batch \"c\" is invalid: spec.jobTemplate.spec.template.spec.containers[0].securityContext.privileged: Forbidden: disallowed by cluster policy".into(),
+            false,
+        ),
+        (
+            "an ephemeral container: privileged, and no pod is created with one",
+            ephemeral,
+            Some(false),
+            "Pod \"p\" is invalid: [spec.ephemeralContainers[0].securityContext.privileged: Forbidden: disallowed by cluster policy, spec.ephemeralContainers: Forbidden: cannot be set on create]".into(),
+            false,
+        ),
+        ("an ephemeral container is refused on create whatever the flag", ephemeral, Some(true), "Pod \"p\" is invalid: spec.ephemeralContainers: Forbidden: cannot be set on create".into(), false),
+        (
+            "no template may hold one",
+            ephemeral_template,
+            Some(true),
+            "Deployment.apps \"web\" is invalid: spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template".into(),
+            false,
+        ),
+    ];
+    let mut t = Table(vec![]);
+    for (what, doc, allow_privileged, want, noted) in rows {
+        let opts = CheckOptions { namespace: NS.into(), allow_privileged, ..CheckOptions::default() };
+        let d = only(check_opts(&cluster::<&str>(&[]), doc, &opts));
+        let said = d.notes.iter().any(|n| n.contains("--allow-privileged=true, which no API shows"));
+        t.row(what, format!("{} | noted {said}", summary(&d)), format!("{want} | noted {noted}"));
+    }
+    // Before 1.23 the server drops ephemeral containers (their gate is off): nothing refused.
+    let rules = kubectl_quota_engine::version::Rules::for_version(kubectl_quota_engine::version::KubeVersion::parse("1.22").unwrap());
+    let opts = CheckOptions { namespace: NS.into(), rules, allow_privileged: Some(false), ..CheckOptions::default() };
+    let d = only(check_opts(&cluster::<&str>(&[]), ephemeral, &opts));
+    t.row("1.22 drops ephemeral containers, privileged or not", summary(&d), OK);
+    t.done();
+}

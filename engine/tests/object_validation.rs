@@ -5,7 +5,7 @@
 
 use kubectl_quota_engine::admission::pvc_resize::resize_refusal;
 use kubectl_quota_engine::manifest::parse_str;
-use kubectl_quota_engine::object_validation::invalid_message;
+use kubectl_quota_engine::object_validation::{invalid_message, ServerFlags};
 use kubectl_quota_engine::objects::{decode, Object, StorageClassInfo};
 
 const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -102,7 +102,7 @@ fn workload_templates_are_validated_before_quota() {
     let job = |extra: &str| obj("batch/v1", "Job", "{name: j}", &format!("spec: {{{}}}\n", pod(extra, "app: j")));
     let refused = |yaml: &str, version: &str| {
         let docs = parse_str("t.yaml", yaml).expect("test manifest parses");
-        invalid_template_message(&decode(&docs[0]).expect("decodes"), &Rules::for_version(KubeVersion::parse(version).unwrap()))
+        invalid_template_message(&decode(&docs[0]).expect("decodes"), &Rules::for_version(KubeVersion::parse(version).unwrap()), ServerFlags::default())
     };
     let rows: Vec<(&str, String, &str, Option<&str>)> = vec![
         ("labels the selector selects", apps("Deployment", "", "app: web, tier: x"), "1.37", None),
@@ -152,6 +152,97 @@ fn workload_templates_are_validated_before_quota() {
     ];
     for (what, yaml, version, want) in rows {
         assert_eq!(refused(&yaml, version).as_deref(), want, "{what}");
+    }
+}
+
+/// The pod spec's resource rules refuse a workload at creation, at its template's path: the
+/// server validates the template as it validates a pod (kubernetes 1.34-1.37
+/// `validatePodResourceConsistency`, `ValidateContainerResourceRequirements`). A template is
+/// validated as written: its containers' limits are not copied into their requests.
+#[test]
+fn templates_with_pod_level_resources_below_the_containers_refuse_the_workload() {
+    use kubectl_quota_engine::object_validation::invalid_template_message;
+    use kubectl_quota_engine::version::{KubeVersion, Rules};
+    let spec = |restart: &str, pod: &str, containers: &str, init: &str| {
+        format!("spec: {{{restart}resources: {pod}, initContainers: [{init}], containers: [{containers}]}}")
+    };
+    let c = |name: &str, resources: &str| format!("{{name: {name}, image: b, resources: {resources}}}");
+    let two_300m = format!("{}, {}", c("a", "{requests: {cpu: 300m}}"), c("b", "{requests: {cpu: 300m}}"));
+    let deployment = |pod_spec: String| {
+        obj(
+            "apps/v1",
+            "Deployment",
+            "{name: web}",
+            &format!("spec: {{selector: {{matchLabels: {{app: web}}}}, template: {{metadata: {{labels: {{app: web}}}}, {pod_spec}}}}}\n"),
+        )
+    };
+    let job = |pod_spec: String| obj("batch/v1", "Job", "{name: j}", &format!("spec: {{template: {{{pod_spec}}}}}\n"));
+    let cronjob = |pod_spec: String| {
+        obj("batch/v1", "CronJob", "{name: c}", &format!("spec: {{schedule: '* * * * *', jobTemplate: {{spec: {{template: {{{pod_spec}}}}}}}}}\n"))
+    };
+    let never = "restartPolicy: Never, ";
+    let rows: Vec<(&str, String, &str, Option<String>)> = vec![
+        (
+            "a Deployment whose pod-level cpu is below its two containers' sum",
+            deployment(spec("", "{requests: {cpu: 500m}}", &two_300m, "")),
+            "1.37",
+            Some("Deployment.apps \"web\" is invalid: spec.template.spec.resources.requests[cpu]: Invalid value: \"500m\": must be greater than or equal to aggregate container requests of 600m".into()),
+        ),
+        ("the same at the sum exactly", deployment(spec("", "{requests: {cpu: 600m}}", &two_300m, "")), "1.37", None),
+        (
+            "before 1.34 the server drops pod-level resources from templates: nothing to refuse",
+            deployment(spec("", "{requests: {cpu: 500m}}", &two_300m, "")),
+            "1.33",
+            None,
+        ),
+        (
+            "a Job: an init container larger than the containers' sum sets the aggregate",
+            job(spec(never, "{requests: {memory: 1Gi}}", &c("a", "{requests: {memory: 512Mi}}"), &c("setup", "{requests: {memory: 2Gi}}"))),
+            "1.37",
+            Some("Job.batch \"j\" is invalid: spec.template.spec.resources.requests[memory]: Invalid value: \"1Gi\": must be greater than or equal to aggregate container requests of 2Gi".into()),
+        ),
+        (
+            "a CronJob: a sidecar adds to the containers' sum, at the job template's path",
+            cronjob(spec(never, "{requests: {cpu: 500m}}", &c("a", "{requests: {cpu: 300m}}"), &format!("{{name: log, image: b, restartPolicy: Always, resources: {{requests: {{cpu: 300m}}}}}}"))),
+            "1.37",
+            Some("CronJob.batch \"c\" is invalid: spec.jobTemplate.spec.template.spec.resources.requests[cpu]: Invalid value: \"500m\": must be greater than or equal to aggregate container requests of 600m".into()),
+        ),
+        (
+            "a zero pod-level request is a request: any container request is above it",
+            job(spec(never, "{requests: {cpu: '0'}}", &c("a", "{requests: {cpu: 100m}}"), "")),
+            "1.37",
+            Some("Job.batch \"j\" is invalid: spec.template.spec.resources.requests[cpu]: Invalid value: \"0\": must be greater than or equal to aggregate container requests of 100m".into()),
+        ),
+        (
+            "a template's containers with limits only ask for nothing (no defaulting in templates)",
+            deployment(spec("", "{requests: {cpu: 500m}, limits: {cpu: '2'}}", &c("a", "{limits: {cpu: '1'}}"), "")),
+            "1.37",
+            None,
+        ),
+        (
+            "a container's limit above the pod-level limit, at the server's path",
+            deployment(spec("", "{limits: {cpu: '1'}}", &c("a", "{limits: {cpu: '2'}}"), "")),
+            "1.37",
+            Some("Deployment.apps \"web\" is invalid: spec.template.spec.resources.containers[0][cpu].limits: Invalid value: \"2\": must be less than or equal to pod limits of 1".into()),
+        ),
+        (
+            "a pod-level hugepages limit below the containers' aggregate limit",
+            deployment(spec("", "{limits: {hugepages-2Mi: 2Mi}}", &c("a", "{limits: {hugepages-2Mi: 4Mi}, requests: {hugepages-2Mi: 4Mi}}"), "")),
+            "1.37",
+            Some("Deployment.apps \"web\" is invalid: [spec.template.spec.resources.limits[hugepages-2Mi]: Invalid value: \"2Mi\": must be greater than or equal to aggregate container limits of 4Mi, spec.template.spec.resources.containers[0][hugepages-2Mi].limits: Invalid value: \"4Mi\": must be less than or equal to pod limits of 2Mi]".into()),
+        ),
+        (
+            "a template's container request above its limit (1.34+: the limit named)",
+            deployment(spec("", "{}", &c("a", "{requests: {cpu: '2'}, limits: {cpu: '1'}}"), "")),
+            "1.37",
+            Some("Deployment.apps \"web\" is invalid: spec.template.spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1".into()),
+        ),
+    ];
+    for (what, yaml, version, want) in rows {
+        let docs = parse_str("t.yaml", &yaml).expect("test manifest parses");
+        let got =
+            invalid_template_message(&decode(&docs[0]).expect("decodes"), &Rules::for_version(KubeVersion::parse(version).unwrap()), ServerFlags::default());
+        assert_eq!(got, want, "{what}");
     }
 }
 

@@ -34,6 +34,7 @@ fn every_rule_applies_from_its_release() {
         ("autoscaling_v2", "1.23", None),
         ("networking_v1beta1_ingress", "1.20", Some("1.21")),
         ("v1beta1_rbac_storage_scheduling", "1.20", Some("1.21")),
+        ("ephemeral_containers", "1.23", None),
         ("must_specify_names_containers", "1.24", None),
         ("batch_v1beta1_cronjob", "1.20", Some("1.24")),
         ("policy_v1beta1", "1.20", Some("1.24")),

@@ -94,6 +94,11 @@ pub struct CheckArgs {
     /// default: the snapshot's release, else 1.37; live: the server's own version.
     #[arg(long = "kubernetes-version", value_name = "X.Y")]
     pub kubernetes_version: Option<String>,
+    /// Whether the API server runs with --allow-privileged=true, which no API shows: false
+    /// refuses privileged containers as upstream's default does. Default: allowed, as most
+    /// distributions run it; a report with a privileged container says it rests on this.
+    #[arg(long = "allow-privileged", value_name = "BOOL", value_parser = clap::value_parser!(bool))]
+    pub allow_privileged: Option<bool>,
 }
 
 /// The release asked for with --kubernetes-version: refused outside the supported range.
@@ -282,7 +287,16 @@ fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>,
 /// The check's options from the flags, for documents that name no namespace going to
 /// `namespace`.
 fn options(g: &GlobalFlags, args: &CheckArgs, namespace: String, limited: Vec<LimitedResource>, rules: Rules) -> CheckOptions {
-    CheckOptions { namespace, limited, nodes: args.nodes, rules, detail: detail_of(args), enforce_namespace: g.namespace.is_some(), ..CheckOptions::default() }
+    CheckOptions {
+        namespace,
+        limited,
+        nodes: args.nodes,
+        rules,
+        detail: detail_of(args),
+        enforce_namespace: g.namespace.is_some(),
+        allow_privileged: args.allow_privileged,
+        ..CheckOptions::default()
+    }
 }
 
 fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {

@@ -30,6 +30,9 @@
 #   KQ_LAB_PORT              kube-apiserver secure port                           [26443]
 #   KQ_LAB_ETCD_PORT         etcd client port; etcd's peer port is this + 1       [22379]
 #   KQ_LAB_ADMISSION_CONFIG  file passed as --admission-control-config-file       [unset]
+#   KQ_LAB_ALLOW_PRIVILEGED  true | false: passed as kube-apiserver's --allow-privileged;
+#                            unset passes nothing: upstream's default, false (privileged
+#                            containers refused; most distributions set true)   [unset]
 #   KQ_LAB_CACHE             where built binaries are cached                      [/var/cache/kubectl-quota-lab]
 #   KQ_LAB_BIN_DIR           use the binaries in this directory, never build      [unset]
 #                            (for 1.3x it must hold etcd too)
@@ -496,12 +499,20 @@ cmd_up() {
     adm_file=$(cd "$(dirname "$KQ_LAB_ADMISSION_CONFIG")" && pwd)/$(basename "$KQ_LAB_ADMISSION_CONFIG")
     admission=(--admission-control-config-file="$adm_file")
   fi
+  local privileged=() allow=${KQ_LAB_ALLOW_PRIVILEGED:-}
+  case $allow in
+    '') ;;
+    true | false) privileged=(--allow-privileged="$allow") ;;
+    *) die "KQ_LAB_ALLOW_PRIVILEGED=$allow: want true or false" ;;
+  esac
   if healthy; then
     [[ $(cat "$LAB_DIR/version" 2>/dev/null) == "$VERSION" ]] ||
       die "already up with Kubernetes $(cat "$LAB_DIR/version" 2>/dev/null || echo '?'), not $VERSION; run down first"
     # The apiserver reads the admission config only at start: a different one needs a restart.
     [[ $(cat "$LAB_DIR/admission-config" 2>/dev/null) == "$adm_file" ]] ||
       die "already up with another admission config ($(cat "$LAB_DIR/admission-config" 2>/dev/null || echo none)); run down first"
+    [[ $(cat "$LAB_DIR/allow-privileged" 2>/dev/null) == "$allow" ]] ||
+      die "already up with another --allow-privileged ($(cat "$LAB_DIR/allow-privileged" 2>/dev/null || echo unset)); run down first"
     log "already up and healthy at $SERVER"
     cmd_env
     return 0
@@ -525,6 +536,7 @@ cmd_up() {
   rm -rf "$LAB_DIR/etcd-data"   # every cluster starts empty
   rm -f "$LAB_DIR"/*.pid "$LAB_DIR/ready"
   printf '%s\n' "$adm_file" >"$LAB_DIR/admission-config"
+  printf '%s\n' "$allow" >"$LAB_DIR/allow-privileged"
   printf '%s\n' "$VERSION" >"$LAB_DIR/version"
 
   log "starting etcd on 127.0.0.1:$ETCD_PORT"
@@ -543,7 +555,8 @@ cmd_up() {
   # anything is dialled. (Through the ClusterIP, 10.96.x.x, it would leave loopback.)
   # --requestheader-* and --proxy-client-*: the aggregation layer's front proxy (kubeadm's
   # values), so that an aggregated API (metrics-server, for the node's HPA test) learns who asks.
-  # Nothing else is set: feature gates and served API versions are the release's defaults.
+  # Nothing else is set: feature gates and served API versions are the release's defaults, and
+  # --allow-privileged is upstream's (false) unless KQ_LAB_ALLOW_PRIVILEGED says.
   local insecure=(--insecure-port=0)
   modern && insecure=()
   start kube-apiserver "$BIN/kube-apiserver" \
@@ -560,7 +573,7 @@ cmd_up() {
     --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
     --requestheader-extra-headers-prefix=X-Remote-Extra- \
     --proxy-client-cert-file="$LAB_DIR/front-proxy-client.crt" --proxy-client-key-file="$LAB_DIR/front-proxy-client.key" \
-    --profiling=false "${admission[@]}"
+    --profiling=false "${admission[@]}" "${privileged[@]}"
   wait_for "kube-apiserver /readyz" curl -sf --max-time 2 --cacert "$LAB_DIR/ca.crt" "$SERVER/readyz"
 
   log "starting kube-controller-manager"

@@ -21,6 +21,8 @@
 #   KQ_REC_DIR   state directories of the two servers   [/tmp/kq-rec-VERSION]
 #   KQ_REC_PORT  the plain server's port; etcd gets PORT-1000, the limited server PORT+5 and
 #                etcd PORT-995                         [29000 + 10 * minor]
+#   KQ_REC_ETCD_PORT  the plain server's etcd port (the limited server's etcd gets this + 5),
+#                for port ranges that PORT-1000 leaves  [PORT - 1000]
 #   KQ_REC_JOBS  cases recorded at once                 [4]
 #   KQ_REC_OUT   where the set goes                     [tests/recorded/<gitVersion>]
 set -euo pipefail
@@ -33,6 +35,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
 DIR=${KQ_REC_DIR:-/tmp/kq-rec-$VERSION}
 PORT=${KQ_REC_PORT:-$((29000 + 10 * MINOR))}
+ETCD=${KQ_REC_ETCD_PORT:-$((PORT - 1000))}
 JOBS=${KQ_REC_JOBS:-4}
 LAB=$ROOT/tests/cluster/lab.sh
 log() { printf '[record %s] %s\n' "$VERSION" "$*" >&2; }
@@ -75,17 +78,17 @@ lab() { # lab NAME PORT ETCD_PORT [ADMISSION] COMMAND
 }
 stop() {
   [[ -n ${KQ_REC_KEEP:-} ]] && { log "servers kept up in $DIR (KQ_REC_KEEP)"; return; }
-  lab main "$PORT" $((PORT - 1000)) "" down >/dev/null 2>&1 || true
-  [[ -n $admission ]] && { lab limited $((PORT + 5)) $((PORT - 995)) "$admission" down >/dev/null 2>&1 || true; }
+  lab main "$PORT" "$ETCD" "" down >/dev/null 2>&1 || true
+  [[ -n $admission ]] && { lab limited $((PORT + 5)) $((ETCD + 5)) "$admission" down >/dev/null 2>&1 || true; }
   return 0   # the script's status is its own, not this cleanup's
 }
 trap stop EXIT
 
 log "starting the servers ($DIR, ports $PORT${admission:+ and $((PORT + 5))})"
-lab main "$PORT" $((PORT - 1000)) "" up >/dev/null &
+lab main "$PORT" "$ETCD" "" up >/dev/null &
 up_main=$!
 if [[ -n $admission ]]; then
-  lab limited $((PORT + 5)) $((PORT - 995)) "$admission" up >/dev/null &
+  lab limited $((PORT + 5)) $((ETCD + 5)) "$admission" up >/dev/null &
   up_limited=$!
   wait "$up_limited" || { log "the limited server did not come up"; exit 1; }
 fi

@@ -41,6 +41,8 @@ pub use resource_quota::{
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use crate::object_validation::ServerFlags;
+
 use crate::dra::DeviceClasses;
 use crate::objects::{Body, LimitRangeItem, Object, StorageClassInfo, VerticalAutoscaler};
 use crate::resources::ResourceList;
@@ -79,6 +81,8 @@ pub struct Options<'a> {
     /// The object is a document as a user sent it (its name and template are validated);
     /// `false` for an object a controller makes, whose name is the controller's.
     pub as_sent: bool,
+    /// The API server's flags its validation reads (`--allow-privileged`).
+    pub flags: ServerFlags,
 }
 
 /// One request through the chain: `obj` created in (or, with `old`, updated in) namespace
@@ -106,7 +110,7 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
         }
     };
     let labels = cluster.namespaces.and_then(|n| n.get(ns));
-    if let Some(message) = crate::object_validation::refusal(obj, old, labels, opts.rules, opts.as_sent) {
+    if let Some(message) = crate::object_validation::refusal(obj, old, labels, opts.rules, opts.flags, opts.as_sent) {
         return (Decision::refused(RefusalReason::Invalid, message), mutations);
     }
     if let Err(message) = validating_half(obj, old, cluster, opts.rules) {

@@ -41,7 +41,8 @@ fn admit_through(
         vpa,
     };
     let quotas = state.quotas.entry(ns.to_string()).or_default();
-    let chain = admission::Options { rules: &opts.rules, limited: &opts.limited, detail: opts.detail, as_sent };
+    let flags = admission::ServerFlags { allow_privileged: opts.allow_privileged.unwrap_or(true) };
+    let chain = admission::Options { rules: &opts.rules, limited: &opts.limited, detail: opts.detail, as_sent, flags };
     admission::admit(obj, old.as_ref(), ns, &cluster, quotas, &chain)
 }
 

@@ -29,6 +29,10 @@ pub struct CheckOptions {
     /// Decide a document whose answer needs what the state lacks as if what it lacks changed
     /// nothing, instead of leaving it undecided (`plan` sizes quotas for every document).
     pub assume_lacking: bool,
+    /// Whether the API server runs with `--allow-privileged=true`, which no API shows.
+    /// `None`: not said; privileged containers are allowed (as most distributions run the
+    /// server) and a document with one says its answer rests on that.
+    pub allow_privileged: Option<bool>,
 }
 
 /// The explanation of a workload's pods.

@@ -95,7 +95,13 @@ fn container(c: &core::Container, path: Path<'_>) -> FieldResult<Container> {
         requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
         limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
         sidecar: c.restart_policy.as_deref() == Some("Always"),
+        privileged: c.security_context.as_ref().and_then(|s| s.privileged) == Some(true),
     })
+}
+
+/// What the engine keeps of an ephemeral container: its name and whether it is privileged.
+fn ephemeral_container(c: &core::EphemeralContainer) -> Container {
+    Container { name: c.name.clone(), privileged: c.security_context.as_ref().and_then(|s| s.privileged) == Some(true), ..Container::default() }
 }
 
 fn affinity_term_is_cross_namespace(t: &core::PodAffinityTerm) -> bool {
@@ -188,6 +194,7 @@ fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<TakenContainers
     Ok(Pod {
         containers,
         init_containers,
+        ephemeral_containers: spec.ephemeral_containers.iter().flatten().map(ephemeral_container).collect(),
         overhead: resource_list(&spec.overhead, &format_args!("{path}.overhead"), true)?,
         pod_requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
         pod_limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
