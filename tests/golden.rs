@@ -178,6 +178,9 @@ fn cluster_views_output() {
     // an empty answer says where it looked.
     golden("capacity-one-namespace", &["capacity", "--state", state, "-n", "team-a", "--resource", "cpu"], 0);
     golden("capacity-all-namespaces", &["capacity", "--state", state, "-A", "--resource", "cpu"], 0);
+    // A VPA whose target is above its pods' requests: the running pods may ask for the rest.
+    let (shop, vpa) = ("examples/autoscaling/state.yaml", "examples/autoscaling/vpa.yaml");
+    golden("capacity-vpa", &["capacity", "--state", shop, "--state", vpa, "-n", "shop", "--resource", "cpu"], 3);
     golden("uncovered-one-namespace", &["uncovered", "--state", state, "-n", "team-b"], 0);
     golden("blocked-current-namespace-empty", &["blocked", "--state", state], 0);
     golden("blocked-one-namespace", &["blocked", "--state", state, "-n", "team-a"], 1);

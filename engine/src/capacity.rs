@@ -200,6 +200,23 @@ struct Namespace {
 struct Scalable {
     current: i64,
     per_pod: ResourceList,
+    /// Its pod template, when a VerticalPodAutoscaler targets it: the VPA's webhook writes
+    /// its pods from it.
+    template: Option<objects::Pod>,
+}
+
+/// What one pod charges quota, per capacity row (its requests and limits as written).
+fn pod_charge(pod: &objects::Pod) -> ResourceList {
+    let mut per_pod = ResourceList::new();
+    for (k, q) in &usage::pod_usage(pod) {
+        if matches!(k.as_str(), "cpu" | "memory" | "ephemeral-storage") || k.starts_with("hugepages-") {
+            continue;
+        }
+        if let Some((row, _)) = row_of(k) {
+            add_to(&mut per_pod, &row, q);
+        }
+    }
+    per_pod
 }
 
 /// A controller that creates pods, as `blocked` needs it.
@@ -357,6 +374,9 @@ pub struct Collector {
     /// The workloads an autoscaler may scale, by (namespace, `kind/name`): the pods they run
     /// and what one pod of their template charges quota, per capacity row.
     workloads: BTreeMap<(String, String), Scalable>,
+    /// The VerticalPodAutoscalers by (namespace, target `kind/name`): (name, creation time,
+    /// object).
+    vpas: BTreeMap<(String, String), Vec<(String, String, objects::VerticalAutoscaler)>>,
     /// Whether workloads are kept for the autoscalers' headroom (`capacity` only: the other
     /// views never decode a workload's template).
     pub scale_targets: bool,
@@ -575,6 +595,18 @@ impl Collector {
                     }
                 }
             }
+            ("autoscaling.k8s.io", "VerticalPodAutoscaler") => {
+                self.seen.insert("Autoscaler");
+                let o = objects::decode(d)?;
+                let created = o.meta.creation_timestamp.clone().unwrap_or_default();
+                if let Body::VerticalAutoscaler(v) = o.body {
+                    if let Some(t) = &v.target {
+                        let list = self.vpas.entry((namespace, format!("{}/{}", t.kind.to_lowercase(), t.name))).or_default();
+                        list.retain(|(n, _, _)| n != &name);
+                        list.push((name, created, *v));
+                    }
+                }
+            }
             ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") | ("batch", "Job") | ("", "ReplicationController") => {
                 self.seen.insert("Controller");
                 self.scalable(d, kind, &name, &namespace);
@@ -661,7 +693,8 @@ impl Collector {
         let key = (namespace.to_string(), format!("{}/{name}", kind.to_lowercase()));
         // Only a workload an autoscaler read before targets: without autoscalers nothing is
         // decoded (a target read before its autoscaler is read again, [`Self::add_scale_target`]).
-        if !self.scale_targets || !self.autoscalers.contains_key(&key) || self.workloads.contains_key(&key) {
+        let by_vpa = self.vpas.contains_key(&key);
+        if !self.scale_targets || !(by_vpa || self.autoscalers.contains_key(&key)) || self.workloads.contains_key(&key) {
             return;
         }
         let owned = d.value.get("metadata").and_then(|m| m.get("ownerReferences")).and_then(Value::as_array).is_some_and(|r| !r.is_empty());
@@ -670,17 +703,9 @@ impl Collector {
         }
         let Ok(o) = objects::decode(d) else { return };
         let Body::Workload(w) = &o.body else { return };
-        let mut per_pod = ResourceList::new();
-        for (k, q) in &usage::pod_usage(&w.template) {
-            if matches!(k.as_str(), "cpu" | "memory" | "ephemeral-storage") || k.starts_with("hugepages-") {
-                continue;
-            }
-            if let Some((row, _)) = row_of(k) {
-                add_to(&mut per_pod, &row, q);
-            }
-        }
         let current = i64::from(w.current.or(w.replicas).unwrap_or(1));
-        self.workloads.insert(key, Scalable { current, per_pod });
+        let template = by_vpa.then(|| w.template.clone());
+        self.workloads.insert(key, Scalable { current, per_pod: pod_charge(&w.template), template });
     }
 
     /// Takes a workload an autoscaler targets that was not kept when first read (it came

@@ -51,6 +51,7 @@ fn reads(view: View) -> Vec<Read> {
             // GET each, only when there are any).
             read("autoscaling", &["v1"], "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, false),
             read("keda.sh", &["v1alpha1"], "scaledobjects", "ScaledObject", true, false),
+            read("autoscaling.k8s.io", &["v1"], "verticalpodautoscalers", "VerticalPodAutoscaler", true, false),
             read("", &["v1"], "nodes", "Node", false, false),
             read("", &["v1"], "pods", "Pod", true, false),
             read("resource.k8s.io", DRA, "resourceslices", "ResourceSlice", false, false),

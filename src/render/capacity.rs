@@ -141,8 +141,15 @@ pub fn capacity_text(r: &CapacityReport) -> String {
             .autoscalers
             .iter()
             .map(|h| {
-                let who: Vec<String> =
-                    h.autoscalers.iter().map(|a| format!("{} ({}: {} of max {})", esc(&a.autoscaler), esc(&a.target), a.current, a.max_replicas)).collect();
+                let who: Vec<String> = h
+                    .autoscalers
+                    .iter()
+                    .map(|a| match a.autoscaler.starts_with("VPA ") {
+                        // A VPA changes what the running pods ask for, not how many run.
+                        true => format!("{} ({}: {} pods at its target)", esc(&a.autoscaler), esc(&a.target), a.current),
+                        false => format!("{} ({}: {} of max {})", esc(&a.autoscaler), esc(&a.target), a.current, a.max_replicas),
+                    })
+                    .collect();
                 let row = h.tightest().or(h.resources.first());
                 let (res, ask, room) = match row {
                     Some(x) => (

@@ -1,7 +1,10 @@
 //! `capacity`'s autoscalers: per namespace, what its HPAs and KEDA ScaledObjects may still ask
 //! for (each one's maximum less the pods its target runs, times a pod of the target's
-//! template) against the room each quota has left: the namespaces where a spike hits quota
-//! first.
+//! template, at its VerticalPodAutoscaler's target where one acts) and what its VPAs may (the
+//! running pods brought from their requests up to the VPA's target) against the room each
+//! quota has left: the namespaces where a spike hits quota first.
+
+use std::collections::BTreeSet;
 
 use serde::Serialize;
 
@@ -91,6 +94,14 @@ impl Collector {
                 out.push((ns.clone(), t));
             }
         }
+        for ((ns, key), found) in &self.vpas {
+            if self.workloads.contains_key(&(ns.clone(), key.clone())) || self.autoscalers.contains_key(&(ns.clone(), key.clone())) {
+                continue;
+            }
+            if let Some(t) = found.iter().find_map(|(_, _, v)| v.target.clone()) {
+                out.push((ns.clone(), t));
+            }
+        }
         out
     }
 
@@ -102,19 +113,56 @@ impl Collector {
         for (name, ns) in self.in_scope(opts) {
             let mut scaled = Vec::new();
             let mut may_ask = ResourceList::new();
-            for ((_, target), found) in self.autoscalers.range((name.clone(), String::new())..).take_while(|((n, _), _)| n == name) {
-                let list: Vec<(&str, &crate::objects::Autoscaler)> = found.iter().map(|(n, a)| (n.as_str(), a)).collect();
-                let (Some((who, a)), _) = crate::autoscaling::the_one(&list) else { continue };
-                let who = format!("{} {who}", a.kind.short());
-                let Some(w) = self.workloads.get(&(name.clone(), target.clone())) else {
+            let in_ns = |k: &(String, String)| k.0 == *name;
+            let targets: BTreeSet<&String> = self
+                .autoscalers
+                .range((name.clone(), String::new())..)
+                .map(|(k, _)| k)
+                .take_while(|k| in_ns(k))
+                .chain(self.vpas.range((name.clone(), String::new())..).map(|(k, _)| k).take_while(|k| in_ns(k)))
+                .map(|(_, t)| t)
+                .collect();
+            for target in targets {
+                let key = (name.clone(), target.clone());
+                let hpa = self.autoscalers.get(&key).and_then(|found| {
+                    let list: Vec<(&str, &crate::objects::Autoscaler)> = found.iter().map(|(n, a)| (n.as_str(), a)).collect();
+                    crate::autoscaling::the_one(&list).0.map(|(n, a)| (n.to_string(), a))
+                });
+                let vpa = self.vpas.get(&key).and_then(|found| crate::autoscaling::acting_vpa(found.iter().map(|(n, c, v)| (n.as_str(), c.as_str(), v))));
+                let Some(w) = self.workloads.get(&key) else {
+                    let who = hpa.as_ref().map(|(n, a)| format!("{} {n}", a.kind.short())).or(vpa.map(|(n, _)| format!("VPA {n}"))).unwrap_or_default();
                     unread.push(format!("{who} in {name} ({target})"));
                     continue;
                 };
-                let more = (i64::from(a.max) - w.current).max(0);
-                for (res, q) in &w.per_pod {
-                    super::add_to(&mut may_ask, res, &times(q, more));
+                // A pod as the VPA's webhook writes it (LimitRange defaults left out, as above).
+                let at_target = vpa.zip(w.template.as_ref()).and_then(|((n, v), t)| {
+                    let mut p = t.clone();
+                    (!crate::admission::as_the_vpa_writes(&mut p, &[], n, v).is_empty()).then(|| super::pod_charge(&p))
+                });
+                if let Some((who, a)) = &hpa {
+                    let more = (i64::from(a.max) - w.current).max(0);
+                    for (res, q) in at_target.as_ref().unwrap_or(&w.per_pod) {
+                        super::add_to(&mut may_ask, res, &times(q, more));
+                    }
+                    scaled.push(Scaled {
+                        autoscaler: format!("{} {who}", a.kind.short()),
+                        target: target.clone(),
+                        current: w.current,
+                        max_replicas: i64::from(a.max),
+                    });
                 }
-                scaled.push(Scaled { autoscaler: who, target: target.clone(), current: w.current, max_replicas: i64::from(a.max) });
+                // The running pods a VPA brings to its target ask for the difference.
+                if let (Some((n, v)), Some(at)) = (vpa, &at_target) {
+                    if v.mode.is_some_and(|m| m.changes_running_pods()) {
+                        for (res, q) in at {
+                            let more = q.sub(w.per_pod.get(res).unwrap_or(&Quantity::zero()));
+                            if more.sign() > 0 {
+                                super::add_to(&mut may_ask, res, &times(&more, w.current));
+                            }
+                        }
+                        scaled.push(Scaled { autoscaler: format!("VPA {n}"), target: target.clone(), current: w.current, max_replicas: w.current });
+                    }
+                }
             }
             if scaled.is_empty() {
                 continue;
