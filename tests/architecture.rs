@@ -70,8 +70,17 @@ fn part_of(side: Side, rel: &Path) -> Option<String> {
 
 /// The engine's admission plugins: each a part of its own (`admission/<name>`), named by the
 /// files and folders under `engine/src/admission/`.
-const ADMISSION_PLUGINS: &[&str] =
-    &["namespace_lifecycle", "limit_ranger", "service_account", "priority", "default_storage_class", "pvc_resize", "runtime_class", "resource_quota"];
+const ADMISSION_PLUGINS: &[&str] = &[
+    "namespace_lifecycle",
+    "limit_ranger",
+    "service_account",
+    "pod_security",
+    "priority",
+    "default_storage_class",
+    "pvc_resize",
+    "runtime_class",
+    "resource_quota",
+];
 
 /// The parts a file's code names through `crate::` (comments left out), and `engine` for the
 /// plugin's uses of the engine crate.

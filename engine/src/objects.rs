@@ -21,6 +21,7 @@
 
 mod decode;
 mod kinds;
+pub mod security;
 
 pub use decode::{decode, pod_spec, resource_list};
 pub use kinds::{guess_plural, type_info};
@@ -113,6 +114,10 @@ pub struct Container {
     pub limits: ResourceList,
     /// A restartable init container (`restartPolicy: Always`), i.e. a sidecar.
     pub sidecar: bool,
+    /// `image` (PodSecurity evaluates a pod update only when an image changes).
+    pub image: String,
+    /// What PodSecurity reads of it; `None`: it sets none of it.
+    pub security: Option<Box<security::ContainerSecurity>>,
 }
 
 /// The parts of a pod that quota, its scopes and the mutating plugins before it look at.
@@ -149,6 +154,8 @@ pub struct Pod {
     pub container_statuses: BTreeMap<String, ContainerStatusResources>,
     /// The `PodResizePending` condition says `Infeasible`.
     pub resize_infeasible: bool,
+    /// What PodSecurity reads of the pod's own fields; `None`: it sets none of them.
+    pub security: Option<Box<security::PodSecurity>>,
 }
 
 impl Pod {
@@ -512,6 +519,6 @@ pub(crate) mod testing {
 
     /// A pod of one container `app` with these requests and limits.
     pub fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
-        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), sidecar: false }], ..Pod::default() }
+        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), ..Container::default() }], ..Pod::default() }
     }
 }

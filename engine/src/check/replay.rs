@@ -28,7 +28,7 @@ pub(super) fn admit_as(obj: &mut Object, state: &mut ClusterState, ns: &str, opt
         device_classes: state.device_classes.as_ref(),
     };
     let quotas = state.quotas.entry(ns.to_string()).or_default();
-    let chain = admission::Options { rules: &opts.rules, limited: &opts.limited, detail: opts.detail, as_sent };
+    let chain = admission::Options { rules: &opts.rules, limited: &opts.limited, detail: opts.detail, as_sent, pod_security: opts.pod_security.as_ref() };
     admission::admit(obj, old.as_ref(), ns, &cluster, quotas, &chain)
 }
 

@@ -95,6 +95,8 @@ fn container(c: &core::Container, path: Path<'_>) -> FieldResult<Container> {
         requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
         limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
         sidecar: c.restart_policy.as_deref() == Some("Always"),
+        image: c.image.clone().unwrap_or_default(),
+        security: super::security::container(c),
     })
 }
 
@@ -208,6 +210,7 @@ fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<TakenContainers
         container_statuses: BTreeMap::new(),
         resize_infeasible: false,
         claims_created: vec![],
+        security: super::security::pod(spec),
     })
 }
 
