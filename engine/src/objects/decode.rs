@@ -187,6 +187,11 @@ fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<TakenContainers
         ),
     };
     let (requests, limits) = spec.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
+    let (mut containers, mut init_containers) = (containers, init_containers);
+    if spec.host_network == Some(true) {
+        super::security::default_host_network_ports(&mut containers, &spec.containers);
+        super::security::default_host_network_ports(&mut init_containers, spec.init_containers.as_deref().unwrap_or_default());
+    }
     Ok(Pod {
         containers,
         init_containers,

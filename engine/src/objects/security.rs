@@ -117,6 +117,19 @@ pub fn container(c: &core::Container) -> Option<Box<ContainerSecurity>> {
     container_parts(&c.security_context, &c.ports, [&c.liveness_probe, &c.readiness_probe, &c.startup_probe], &c.lifecycle)
 }
 
+/// A pod on the host's network: the API's defaulting gives every port without a `hostPort`
+/// its `containerPort` as one (pods only; templates keep theirs unset, but the pods their
+/// controllers create get it). `decoded` are the containers as [`container`] read them.
+pub fn default_host_network_ports(decoded: &mut [super::Container], spec: &[core::Container]) {
+    for (d, c) in decoded.iter_mut().zip(spec) {
+        let ports: Vec<i32> = c.ports.iter().flatten().map(|p| p.host_port.filter(|h| *h != 0).unwrap_or(p.container_port)).filter(|p| *p != 0).collect();
+        if ports.is_empty() {
+            continue;
+        }
+        d.security.get_or_insert_with(Default::default).host_ports = ports;
+    }
+}
+
 fn ephemeral(c: &core::EphemeralContainer) -> Option<Box<ContainerSecurity>> {
     container_parts(&c.security_context, &c.ports, [&c.liveness_probe, &c.readiness_probe, &c.startup_probe], &c.lifecycle)
 }
