@@ -316,6 +316,15 @@ pub fn load_limited(path: Option<&str>) -> Result<Vec<LimitedResource>, Fatal> {
     }
 }
 
+/// The PodSecurity plugin's configuration in an admission configuration file (`None` without
+/// a file, or when the file configures no PodSecurity: the server then runs upstream's
+/// defaults).
+pub fn load_pod_security(path: Option<&str>) -> Result<Option<kubectl_quota_engine::admission::pod_security::Config>, Fatal> {
+    let Some(path) = path else { return Ok(None) };
+    let text = read_file(Path::new(path)).map_err(|e| Fatal::input(format!("{path}: {e}")))?;
+    Ok(admission_config::parse_pod_security_with(path, &text, &|p| read_file(Path::new(p)).map_err(|e| format!("{p}: {e}")))?)
+}
+
 /// What `kubectl quota snapshot` recorded in a state file, in its List's annotations
 /// ([`SERVER_VERSION_ANNOTATION`], [`NOT_READ_ANNOTATION`], [`NAMESPACE_ANNOTATION`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -74,6 +74,7 @@ const ADMISSION_PLUGINS: &[&str] = &[
     "namespace_lifecycle",
     "limit_ranger",
     "service_account",
+    "pod_security",
     "priority",
     "default_storage_class",
     "pvc_resize",

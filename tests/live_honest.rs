@@ -408,3 +408,64 @@ async fn a_privileged_container_is_answered_as_the_server_allows_it_and_the_note
     let _ = Api::<Namespace>::all(c.clone()).delete(&ns, &DeleteParams::default()).await;
     let _ = std::fs::remove_file(&file);
 }
+
+/// A namespace enforcing PodSecurity's restricted level: the real server refuses a plain pod
+/// with PodSecurity's words, and `check` gives those words live (the namespace's labels read)
+/// and from a snapshot (which keeps them); a Deployment of that pod is admitted, its pods
+/// refused, and `why` names PodSecurity. Before 1.23 there is no PodSecurity: both admit it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pod_breaking_the_namespace_pod_security_level_is_refused_live_and_offline() {
+    use kube::api::{Patch, PatchParams};
+    let Some(kubeconfig) = lab() else { return };
+    let c = client(&kubeconfig).await;
+    let ns = new_namespace(&c, "restricted").await;
+    let label = serde_json::json!({"metadata": {"labels": {"pod-security.kubernetes.io/enforce": "restricted"}}});
+    Api::<Namespace>::all(c.clone()).patch(&ns, &PatchParams::default(), &Patch::Merge(&label)).await.unwrap();
+    let doc = format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: {ns}}}\nspec: {{automountServiceAccountToken: false, containers: [{{name: a, image: x}}]}}\n");
+    let file = std::env::temp_dir().join(format!("kq-restricted-{}.yaml", std::process::id()));
+    std::fs::write(&file, &doc).unwrap();
+    let p: Pod = serde_json::from_value(kubectl_quota_engine::manifest::parse_str("p.yaml", &doc).unwrap()[0].value.clone()).unwrap();
+    let server = match Api::<Pod>::namespaced(c.clone(), &ns).create(&PostParams { dry_run: true, ..Default::default() }, &p).await {
+        Err(kube::Error::Api(s)) => Some(s.message),
+        Ok(_) => None,
+        Err(e) => panic!("{e}"),
+    };
+    let enforced = common::live::lab_version() >= kubectl_quota_engine::version::KubeVersion::new(1, 23);
+    assert_eq!(server.is_some(), enforced, "the server's answer: {server:?}");
+    if let Some(m) = &server {
+        assert!(m.contains("violates PodSecurity \"restricted:latest\""), "{m}");
+    }
+    let want_status = if enforced { Some(1) } else { Some(0) };
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "-o", "json"]);
+    let v = json(&out, "check");
+    assert_eq!((out.status.code(), v["documents"][0]["serverError"].as_str()), (want_status, server.as_deref()), "live: {v:#}");
+
+    let snap = plugin(&kubeconfig, &["snapshot", "-n", &ns]);
+    assert_eq!(snap.status.code(), Some(0), "snapshot: {}", text(&snap.stderr));
+    let state = std::env::temp_dir().join(format!("kq-restricted-state-{}.yaml", std::process::id()));
+    std::fs::write(&state, &snap.stdout).unwrap();
+    let out = plugin(&kubeconfig, &["check", "-f", file.to_str().unwrap(), "--state", state.to_str().unwrap(), "-n", &ns, "-o", "json"]);
+    let v = json(&out, "offline check");
+    assert_eq!((out.status.code(), v["documents"][0]["serverError"].as_str()), (want_status, server.as_deref()), "offline: {v:#}");
+
+    if enforced {
+        // The Deployment: admitted; the ReplicaSet controller cannot create its pods.
+        let d: Deployment =
+            serde_json::from_value(kubectl_quota_engine::manifest::parse_str("d.yaml", &SHOP.replace("replicas: 6", "replicas: 2")).unwrap()[0].value.clone())
+                .unwrap();
+        Api::<Deployment>::namespaced(c.clone(), &ns).create(&PostParams::default(), &d).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let why = loop {
+            let out = plugin(&kubeconfig, &["why", "deployment/shop", "-n", &ns]);
+            let t = text(&out.stdout);
+            if t.contains("The server said") || Instant::now() > deadline {
+                break t;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        };
+        assert!(why.contains("blocked by PodSecurity (not by quota)") && why.contains("violates PodSecurity \"restricted:latest\""), "why: {why}");
+    }
+    let _ = Api::<Namespace>::all(c.clone()).delete(&ns, &DeleteParams::default()).await;
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(&state);
+}

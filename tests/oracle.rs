@@ -21,6 +21,11 @@
 //! validation refuses (about one in seven) never reach quota in a cluster: they are counted, not
 //! compared. The engine answers with the rules of Kubernetes 1.37.
 //!
+//! `pod_security_agrees_with_upstream_code` does the same for PodSecurity admission: 4,000
+//! generated pods and namespace labels, judged by k8s.io/pod-security-admission v0.37.2 and by
+//! `admission::pod_security` (verdict and message byte for byte; pods upstream's validation
+//! refuses are counted, not compared; `KUBECTL_QUOTA_ORACLE_INVALID=1` prints why).
+//!
 //! The seed comes from `KUBECTL_QUOTA_ORACLE_SEED` (or the clock) and is printed with every
 //! failure, so a run can be repeated. `KUBECTL_QUOTA_ORACLE_DUMP=<file>` writes every
 //! difference there, one JSON line each (the failure message shows two per group). Where the oracle cannot be built the test says so on stderr
@@ -1117,4 +1122,318 @@ fn limit_ranger_agrees_with_upstream_code() {
         differences.iter().take(8).cloned().collect::<Vec<_>>().join("\n")
     );
     eprintln!("LimitRanger: {} cases, zero differences from upstream (seed {seed})", cases.len());
+}
+
+// ---------------------------------------------------------------------------------------------
+// PodSecurity: generated pods against k8s.io/pod-security-admission v0.37.2 (op "podsecurity")
+// ---------------------------------------------------------------------------------------------
+
+const PSA_LEVELS: &[Option<&str>] = &[None, Some("privileged"), Some("baseline"), Some("restricted"), Some("restricted"), Some("strict")];
+const PSA_VERSIONS: &[Option<&str>] = &[
+    None,
+    Some("latest"),
+    Some("v1.0"),
+    Some("v1.18"),
+    Some("v1.19"),
+    Some("v1.22"),
+    Some("v1.23"),
+    Some("v1.25"),
+    Some("v1.27"),
+    Some("v1.30"),
+    Some("v1.31"),
+    Some("v1.34"),
+    Some("v1.35"),
+    Some("v1.37"),
+    Some("v1.40"),
+    Some("v1.030"),
+    Some("1.30"),
+];
+const CAPABILITIES: &[&str] = &["NET_BIND_SERVICE", "CHOWN", "NET_ADMIN", "SYS_ADMIN", "KILL", "SYS_TIME", "ALL"];
+const SECCOMP: &[&str] = &["RuntimeDefault", "Localhost", "Unconfined"];
+const APPARMOR: &[&str] = &["RuntimeDefault", "Localhost", "Unconfined"];
+const SELINUX_TYPES: &[&str] = &["container_t", "container_init_t", "container_engine_t", "spc_t", ""];
+const SYSCTLS: &[&str] = &[
+    "kernel.shm_rmid_forced",
+    "net.ipv4.ip_local_port_range",
+    "net.ipv4.tcp_rmem",
+    "net.ipv4.tcp_notsent_lowat",
+    "net.ipv4.ip_local_reserved_ports",
+    "net.ipv4.tcp_keepalive_time",
+    "kernel.msgmax",
+    "net.core.somaxconn",
+];
+
+fn psa_seccomp(rng: &mut Rng) -> Value {
+    match *rng.pick(SECCOMP) {
+        "Localhost" => json!({"type": "Localhost", "localhostProfile": "p.json"}),
+        t => json!({"type": t}),
+    }
+}
+
+fn psa_apparmor(rng: &mut Rng) -> Value {
+    match *rng.pick(APPARMOR) {
+        "Localhost" => json!({"type": "Localhost", "localhostProfile": "p"}),
+        t => json!({"type": t}),
+    }
+}
+
+fn psa_selinux(rng: &mut Rng) -> Value {
+    let mut o = Map::new();
+    if rng.chance(80) {
+        o.insert("type".into(), json!(rng.pick(SELINUX_TYPES)));
+    }
+    if rng.chance(15) {
+        o.insert("user".into(), json!("u"));
+    }
+    if rng.chance(15) {
+        o.insert("role".into(), json!("r"));
+    }
+    Value::Object(o)
+}
+
+fn psa_handler(rng: &mut Rng) -> Value {
+    let host = if rng.chance(50) { json!({"host": rng.pick(&["10.0.0.1", "evil.example", "localhost"])}) } else { json!({}) };
+    let mut h = host.as_object().unwrap().clone();
+    h.insert("port".into(), json!(8080));
+    if rng.chance(50) {
+        json!({"httpGet": h})
+    } else {
+        json!({"tcpSocket": h})
+    }
+}
+
+fn psa_container(rng: &mut Rng, name: &str, restricted_like: bool, user_namespace: bool, port_base: u64, init: bool) -> Value {
+    let mut c = Map::new();
+    c.insert("name".into(), json!(name));
+    c.insert("image".into(), json!("registry.example/app:1"));
+    let mut sc = Map::new();
+    if restricted_like {
+        sc.insert("allowPrivilegeEscalation".into(), json!(false));
+        sc.insert("capabilities".into(), json!({"drop": ["ALL"]}));
+    }
+    let privileged = rng.chance(8);
+    if privileged {
+        sc.insert("privileged".into(), json!(true));
+        sc.remove("allowPrivilegeEscalation");
+    }
+    if rng.chance(25) {
+        sc.insert("allowPrivilegeEscalation".into(), json!(privileged || rng.chance(50)));
+    }
+    if rng.chance(25) {
+        let mut caps = Map::new();
+        if rng.chance(60) {
+            caps.insert("add".into(), json!((0..1 + rng.below(2)).map(|_| *rng.pick(CAPABILITIES)).collect::<Vec<_>>()));
+        }
+        if rng.chance(60) {
+            caps.insert("drop".into(), json!((0..1 + rng.below(2)).map(|_| *rng.pick(CAPABILITIES)).collect::<Vec<_>>()));
+        }
+        sc.insert("capabilities".into(), Value::Object(caps));
+    }
+    if rng.chance(20) {
+        sc.insert("runAsNonRoot".into(), json!(rng.chance(60)));
+    }
+    if rng.chance(15) {
+        sc.insert("runAsUser".into(), json!(*rng.pick(&[0, 1000])));
+    }
+    if rng.chance(10) {
+        sc.insert("seccompProfile".into(), psa_seccomp(rng));
+    }
+    if rng.chance(8) {
+        sc.insert("appArmorProfile".into(), psa_apparmor(rng));
+    }
+    if rng.chance(8) {
+        sc.insert("seLinuxOptions".into(), psa_selinux(rng));
+    }
+    if user_namespace && rng.chance(30) {
+        sc.insert("procMount".into(), json!(*rng.pick(&["Unmasked", "Default"])));
+    }
+    if !sc.is_empty() || rng.chance(50) {
+        c.insert("securityContext".into(), Value::Object(sc));
+    }
+    if rng.chance(15) {
+        let ports: Vec<Value> = (0..1 + rng.below(2)).map(|i| json!({"containerPort": port_base + i, "hostPort": *rng.pick(&[0, 0, port_base + i])})).collect();
+        c.insert("ports".into(), json!(ports));
+    }
+    for probe in ["livenessProbe", "readinessProbe"] {
+        if !init && rng.chance(10) {
+            c.insert(probe.into(), psa_handler(rng));
+        }
+    }
+    if rng.chance(8) {
+        c.insert("lifecycle".into(), json!({"preStop": psa_handler(rng)}));
+    }
+    Value::Object(c)
+}
+
+/// A pod for PodSecurity: most set little, some set what restricted asks, many break a check
+/// or two; the annotations, volumes and pod-level fields vary as much as the containers.
+fn psa_pod(rng: &mut Rng, i: usize) -> Value {
+    let restricted_like = rng.chance(40);
+    let windows = rng.chance(4);
+    let user_namespace = !windows && rng.chance(10);
+    let names: Vec<String> = (0..1 + rng.below(3)).map(|j| format!("c{j}")).collect();
+    let inits: Vec<String> = (0..rng.below(3).saturating_sub(1)).map(|j| format!("i{j}")).collect();
+    let mut spec = Map::new();
+    if windows {
+        spec.insert("os".into(), json!({"name": "windows"}));
+        let c: Vec<Value> = names.iter().map(|n| json!({"name": n, "image": "x"})).collect();
+        spec.insert("containers".into(), json!(c));
+        if rng.chance(50) {
+            spec.insert("securityContext".into(), json!({"runAsNonRoot": rng.chance(70)}));
+        }
+    } else {
+        let mut psc = Map::new();
+        if restricted_like || rng.chance(20) {
+            psc.insert("runAsNonRoot".into(), json!(restricted_like || rng.chance(50)));
+        }
+        if restricted_like || rng.chance(15) {
+            psc.insert("seccompProfile".into(), psa_seccomp(rng));
+        }
+        if rng.chance(10) {
+            psc.insert("runAsUser".into(), json!(*rng.pick(&[0, 1000])));
+        }
+        if rng.chance(8) {
+            psc.insert("seLinuxOptions".into(), psa_selinux(rng));
+        }
+        if rng.chance(8) {
+            psc.insert("appArmorProfile".into(), psa_apparmor(rng));
+        }
+        if rng.chance(12) {
+            let s: Vec<Value> = (0..1 + rng.below(3)).map(|_| json!({"name": rng.pick(SYSCTLS), "value": "1"})).collect();
+            psc.insert("sysctls".into(), json!(s));
+        }
+        if !psc.is_empty() {
+            spec.insert("securityContext".into(), Value::Object(psc));
+        }
+        if user_namespace {
+            spec.insert("hostUsers".into(), json!(false));
+        } else {
+            for f in ["hostNetwork", "hostPID", "hostIPC"] {
+                if rng.chance(6) {
+                    spec.insert(f.into(), json!(true));
+                }
+            }
+        }
+        let c: Vec<Value> =
+            names.iter().enumerate().map(|(j, n)| psa_container(rng, n, restricted_like, user_namespace, 8000 + 10 * j as u64, false)).collect();
+        spec.insert("containers".into(), json!(c));
+        if !inits.is_empty() {
+            let c: Vec<Value> =
+                inits.iter().enumerate().map(|(j, n)| psa_container(rng, n, restricted_like, user_namespace, 9000 + 10 * j as u64, true)).collect();
+            spec.insert("initContainers".into(), json!(c));
+        }
+        if rng.chance(30) {
+            let kinds = [
+                json!({"emptyDir": {}}),
+                json!({"secret": {"secretName": "s"}}),
+                json!({"configMap": {"name": "c"}}),
+                json!({"hostPath": {"path": "/var"}}),
+                json!({"nfs": {"server": "s", "path": "/"}}),
+                json!({"iscsi": {"targetPortal": "1.2.3.4:3260", "iqn": "iqn.2001-04.com.example:storage", "lun": 0}}),
+                json!({}),
+            ];
+            let vols: Vec<Value> = (0..1 + rng.below(3))
+                .map(|j| {
+                    let mut v = rng.pick(&kinds).as_object().unwrap().clone();
+                    v.insert("name".into(), json!(format!("v{j}")));
+                    Value::Object(v)
+                })
+                .collect();
+            spec.insert("volumes".into(), json!(vols));
+        }
+    }
+    let mut annotations = Map::new();
+    if !windows {
+        for n in names.iter().chain(&inits) {
+            if rng.chance(6) {
+                annotations
+                    .insert(format!("container.apparmor.security.beta.kubernetes.io/{n}"), json!(rng.pick(&["runtime/default", "unconfined", "localhost/p"])));
+            }
+            if rng.chance(4) {
+                annotations.insert(
+                    format!("container.seccomp.security.alpha.kubernetes.io/{n}"),
+                    json!(rng.pick(&["runtime/default", "unconfined", "localhost/p.json", "docker/default"])),
+                );
+            }
+        }
+        if rng.chance(4) {
+            annotations.insert("seccomp.security.alpha.kubernetes.io/pod".into(), json!(rng.pick(&["runtime/default", "unconfined", "localhost/p.json"])));
+        }
+    }
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("p{i}"), "annotations": annotations}, "spec": spec})
+}
+
+fn psa_labels(rng: &mut Rng) -> Map<String, Value> {
+    let mut labels = Map::new();
+    if let Some(l) = rng.pick(PSA_LEVELS) {
+        labels.insert("pod-security.kubernetes.io/enforce".into(), json!(l));
+    }
+    if let Some(v) = rng.pick(PSA_VERSIONS) {
+        labels.insert("pod-security.kubernetes.io/enforce-version".into(), json!(v));
+    }
+    labels
+}
+
+#[test]
+fn pod_security_agrees_with_upstream_code() {
+    use kubectl_quota_engine::admission::pod_security;
+    let Some((binary, seed)) = oracle_and_seed("the PodSecurity differential test") else { return };
+    let mut rng = Rng(seed);
+    let rules = Rules::for_version(KubeVersion::new(1, 37));
+    let cases: Vec<(Map<String, Value>, Option<&str>, Value)> = (0..4_000)
+        .map(|i| {
+            let labels = psa_labels(&mut rng);
+            let default = if rng.chance(15) { Some(*rng.pick(&["baseline", "restricted"])) } else { None };
+            (labels, default, psa_pod(&mut rng, i))
+        })
+        .collect();
+    let lines: Vec<String> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (labels, default, pod))| {
+            let mut q = json!({"id": i, "op": "podsecurity", "object": pod, "labels": labels});
+            if let Some(d) = default {
+                q["defaultEnforce"] = json!(d);
+            }
+            q.to_string()
+        })
+        .collect();
+    let answers = ask(&binary, &lines);
+    let (mut differences, mut invalid, mut refused) = (Vec::new(), 0, 0);
+    for (i, ((labels, default, pod), a)) in cases.iter().zip(&answers).enumerate() {
+        if let Some(e) = a.get("error") {
+            panic!("the oracle refused case {i} (seed {seed}): {e}\n{}", lines[i]);
+        }
+        if let Some(why) = a.get("invalid") {
+            invalid += 1;
+            if std::env::var_os("KUBECTL_QUOTA_ORACLE_INVALID").is_some() {
+                eprintln!("invalid: {why}");
+            }
+            continue;
+        }
+        let obj = decode(&Document { origin: Origin::new("pod", 1), value: pod.clone() }).unwrap_or_else(|e| panic!("case {i}: {e}"));
+        let Body::Pod(p) = &obj.body else { unreachable!() };
+        let labels: BTreeMap<String, String> = labels.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string())).collect();
+        let config = default.map(|d| pod_security::Config { enforce: d.to_string(), ..pod_security::Config::default() });
+        let req = pod_security::Request { pod: p, annotations: &obj.meta.annotations, old: None, namespace: NS, labels: Some(&labels) };
+        let got = pod_security::refusal(&req, config.as_ref(), &rules).unwrap_or_else(|| "allowed".into());
+        let want = if a["allowed"].as_bool() == Some(true) { "allowed".to_string() } else { a["message"].as_str().unwrap_or("").to_string() };
+        if want != "allowed" {
+            refused += 1;
+        }
+        if got != want {
+            differences.push(format!("case {i}:\n    engine   {got}\n    upstream {want}\n    request  {}", lines[i]));
+        }
+    }
+    let compared = cases.len() - invalid;
+    assert!(
+        differences.is_empty(),
+        "{} of {compared} PodSecurity cases differ from upstream (seed {seed}, KUBECTL_QUOTA_ORACLE_SEED={seed} to repeat):\n{}",
+        differences.len(),
+        differences.iter().take(8).cloned().collect::<Vec<_>>().join("\n")
+    );
+    assert!(compared * 2 > cases.len() && refused * 4 > compared, "too few cases compared ({compared}) or refused ({refused}): the generator needs work");
+    eprintln!(
+        "PodSecurity: {compared} pods compared ({refused} refused, {invalid} invalid upstream, not compared), zero differences from upstream (seed {seed})"
+    );
 }

@@ -176,17 +176,25 @@ impl<'a> Checker<'a> {
         too_large()
     }
 
-    /// A verdict that rests on something not emulated: Pod Security admission, enforced by a
-    /// namespace label, may refuse the pods of this document, and nothing here checks the
-    /// pods against its levels. Said where the state knows the namespace's labels.
+    /// A verdict that rests on the server's PodSecurity defaults, which no API shows: no
+    /// admission configuration was given, the namespace has no enforce label, and the pods
+    /// of this document break the baseline level, which a cluster's default may enforce.
     fn pod_security_note(&self, obj: &Object, ns: &str) -> Option<String> {
-        if !matches!(obj.body, Body::Pod(_) | Body::Workload(_)) {
+        if self.opts.pod_security.is_some() || !self.opts.rules.pod_security_admission {
             return None;
         }
-        let level = self.state.namespaces.as_ref()?.get(ns)?.get("pod-security.kubernetes.io/enforce")?;
-        (level != "privileged").then(|| {
+        let (pod, annotations) = match &obj.body {
+            Body::Pod(p) => (p, &obj.meta.annotations),
+            Body::Workload(w) => (&w.template, &w.template_meta.annotations),
+            _ => return None,
+        };
+        let labels = self.state.namespaces.as_ref()?.get(ns)?;
+        if labels.contains_key(crate::admission::pod_security::ENFORCE_LABEL) {
+            return None;
+        }
+        crate::admission::pod_security::breaks(pod, annotations, crate::admission::pod_security::Level::Baseline, &self.opts.rules).then(|| {
             format!(
-                "namespace {ns:?} enforces the {level:?} Pod Security level (pod-security.kubernetes.io/enforce): it may refuse these pods, and that is not emulated"
+                "namespace {ns:?} has no pod-security.kubernetes.io/enforce label: the answer assumes the server's default level is upstream's \"privileged\"; under a default of \"baseline\" or \"restricted\" these pods are refused (--admission-config gives the cluster's)"
             )
         })
     }

@@ -21,6 +21,7 @@
 
 mod decode;
 mod kinds;
+pub mod security;
 
 pub use decode::{decode, pod_spec, resource_list};
 pub use kinds::{guess_plural, type_info};
@@ -116,6 +117,10 @@ pub struct Container {
     /// `securityContext.privileged: true`: refused unless the API server runs with
     /// `--allow-privileged=true`.
     pub privileged: bool,
+    /// `image` (PodSecurity evaluates a pod update only when an image changes).
+    pub image: String,
+    /// What PodSecurity reads of it; `None`: it sets none of it.
+    pub security: Option<Box<security::ContainerSecurity>>,
 }
 
 /// The parts of a pod that quota, its scopes and the mutating plugins before it look at.
@@ -155,6 +160,8 @@ pub struct Pod {
     pub container_statuses: BTreeMap<String, ContainerStatusResources>,
     /// The `PodResizePending` condition says `Infeasible`.
     pub resize_infeasible: bool,
+    /// What PodSecurity reads of the pod's own fields; `None`: it sets none of them.
+    pub security: Option<Box<security::PodSecurity>>,
 }
 
 impl Pod {

@@ -185,6 +185,102 @@ rules! {
         "a pod-level request without a pod-level limit, for a resource every container limits, gets the pod-level limit the larger of the two (PodLevelResourcesFixDefaulting); before, the pod's limit is the containers' aggregate";
     resize_max_of_sums: v(37), None,
         "a pod whose status reports resources (in-place resize) is charged per resource the largest of three totals: from the spec, from the node's status.resources (init containers' too) and from allocatedResources; before, per container the largest of the three, summed";
+    pod_security_admission: v(23), None,
+        "PodSecurity admission runs: a namespace's `pod-security.kubernetes.io/enforce` level refuses the pods that break it (beta on by default 1.23, GA 1.25); before, the plugin is off (alpha in 1.22) and no label refuses anything";
+    app_armor_fields: v(30), None,
+        "a container's AppArmor annotation is copied into its `securityContext.appArmorProfile` when the field is unset (AppArmor fields GA 1.30), so PodSecurity names the container as well as the annotation";
+    proc_mount_type: v(33), None,
+        "a container's `securityContext.procMount` is kept (ProcMountType beta on by default 1.33); before, the field is forced to `Default` and PodSecurity never sees `Unmasked`";
+}
+
+/// Which PodSecurity checks apply, and how, for a policy version (`pod-security.kubernetes.io/
+/// enforce-version`, or `latest`: the server's own release). Each switch is the policy
+/// version a check was added or changed at, as k8s.io/pod-security-admission's versioned
+/// checks say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PodSecurityChecks {
+    /// The policy version these switches are for.
+    pub version: KubeVersion,
+    /// 1.8: restricted requires `allowPrivilegeEscalation: false`.
+    pub allow_privilege_escalation: bool,
+    /// 1.19: seccomp is read from the `seccompProfile` fields (before, from the annotations),
+    /// and restricted requires it.
+    pub seccomp_fields: bool,
+    /// 1.22: restricted requires `capabilities.drop: [ALL]` and adds at most
+    /// `NET_BIND_SERVICE` (it replaces baseline's capabilities check).
+    pub capabilities_restricted: bool,
+    /// 1.23: restricted refuses `runAsUser: 0`.
+    pub run_as_user: bool,
+    /// 1.25: a Windows pod (`spec.os.name: windows`) is not asked for
+    /// allowPrivilegeEscalation, capabilities or seccomp.
+    pub windows_relaxed: bool,
+    /// 1.31: SELinux type `container_engine_t` is allowed.
+    pub selinux_engine_type: bool,
+    /// 1.34: baseline refuses a host in probes and lifecycle hooks.
+    pub probe_hosts: bool,
+    /// 1.35: a pod in a user namespace (`hostUsers: false`) is not asked for runAsNonRoot,
+    /// runAsUser or procMount (baseline); restricted asks for procMount even then.
+    pub user_namespace_relaxed: bool,
+    /// The safe sysctls: the set of 1.0, with those added in 1.27, 1.29, 1.32 and 1.37.
+    pub sysctls: &'static [&'static str],
+}
+
+const SAFE_SYSCTLS: &[(u32, &[&str])] = &[
+    (
+        0,
+        &[
+            "kernel.shm_rmid_forced",
+            "net.ipv4.ip_local_port_range",
+            "net.ipv4.tcp_syncookies",
+            "net.ipv4.ping_group_range",
+            "net.ipv4.ip_unprivileged_port_start",
+        ],
+    ),
+    (27, &["net.ipv4.ip_local_reserved_ports"]),
+    (29, &["net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes"]),
+    (32, &["net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"]),
+    (37, &["net.ipv4.tcp_slow_start_after_idle", "net.ipv4.tcp_notsent_lowat"]),
+];
+
+/// Every safe sysctl, in the order of the release that allowed it.
+const ALL_SAFE_SYSCTLS: &[&str] = &[
+    "kernel.shm_rmid_forced",
+    "net.ipv4.ip_local_port_range",
+    "net.ipv4.tcp_syncookies",
+    "net.ipv4.ping_group_range",
+    "net.ipv4.ip_unprivileged_port_start",
+    "net.ipv4.ip_local_reserved_ports",
+    "net.ipv4.tcp_keepalive_time",
+    "net.ipv4.tcp_fin_timeout",
+    "net.ipv4.tcp_keepalive_intvl",
+    "net.ipv4.tcp_keepalive_probes",
+    "net.ipv4.tcp_rmem",
+    "net.ipv4.tcp_wmem",
+    "net.ipv4.tcp_slow_start_after_idle",
+    "net.ipv4.tcp_notsent_lowat",
+];
+
+impl PodSecurityChecks {
+    /// The checks of policy version `policy` (`None`: `latest`) on a server of release
+    /// `server`: a version newer than the server's is evaluated as the server's (its library
+    /// knows no newer checks).
+    pub fn for_policy(policy: Option<KubeVersion>, server: KubeVersion) -> PodSecurityChecks {
+        let version = policy.map_or(server, |p| p.min(server));
+        let at = |minor| version >= v(minor);
+        let count: usize = SAFE_SYSCTLS.iter().filter(|(minor, _)| version >= v(*minor)).map(|(_, names)| names.len()).sum();
+        PodSecurityChecks {
+            version,
+            allow_privilege_escalation: at(8),
+            seccomp_fields: at(19),
+            capabilities_restricted: at(22),
+            run_as_user: at(23),
+            windows_relaxed: at(25),
+            selinux_engine_type: at(31),
+            probe_hosts: at(34),
+            user_namespace_relaxed: at(35),
+            sysctls: &ALL_SAFE_SYSCTLS[..count],
+        }
+    }
 }
 
 impl Rules {

@@ -61,6 +61,11 @@ fn every_rule_applies_from_its_release() {
         ("claim_update_value_null", "1.37", None),
         ("pod_level_limits_defaulting", "1.37", None),
         ("resize_max_of_sums", "1.37", None),
+        // Feature gate defaults of k8s.io/kubernetes v1.37.2 (PodSecurity beta 1.23,
+        // ProcMountType beta on by default 1.33) and the AppArmor fields' GA (1.30).
+        ("pod_security_admission", "1.23", None),
+        ("app_armor_fields", "1.30", None),
+        ("proc_mount_type", "1.33", None),
     ];
     let got: Vec<(&str, String, Option<String>)> = RULES.iter().map(|r| (r.name, r.since.to_string(), r.until.map(|u| u.to_string()))).collect();
     let want: Vec<(&str, String, Option<String>)> = want.iter().map(|(n, s, u)| (*n, s.to_string(), u.map(str::to_string))).collect();

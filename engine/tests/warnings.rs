@@ -67,6 +67,17 @@ fn the_guard_says_what_goes_wrong_and_nothing_else() {
             "quota compute will refuse the pods (one per node) of daemonset/agent: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=1, limited: requests.cpu=1",
             true,
         ),
+        (
+            "PodSecurity refuses every pod: named with the server's words",
+            docs(&[
+                "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns, labels: {pod-security.kubernetes.io/enforce: baseline}}\n".to_string(),
+                quota("compute", "", "requests.cpu=4/0"),
+            ]),
+            web("replicas: 2", &half.clone().with("hostNetwork: true")),
+            None,
+            "PodSecurity will refuse all 2 pods of deployment/web: violates PodSecurity \"baseline:latest\": host namespaces (hostNetwork=true)",
+            true,
+        ),
     ];
     for (what, state, input, nodes, want, none) in rows {
         let d = only(check_with(&cluster(&[state]), &input, None, nodes));

@@ -286,17 +286,19 @@ fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>,
 
 /// The check's options from the flags, for documents that name no namespace going to
 /// `namespace`.
-fn options(g: &GlobalFlags, args: &CheckArgs, namespace: String, limited: Vec<LimitedResource>, rules: Rules) -> CheckOptions {
-    CheckOptions {
+fn options(g: &GlobalFlags, args: &CheckArgs, namespace: String, limited: Vec<LimitedResource>, rules: Rules) -> Result<CheckOptions, Fatal> {
+    let pod_security = crate::input::load_pod_security(args.admission_config.as_deref())?;
+    Ok(CheckOptions {
         namespace,
         limited,
+        pod_security,
         nodes: args.nodes,
         rules,
         detail: detail_of(args),
         enforce_namespace: g.namespace.is_some(),
         allow_privileged: args.allow_privileged,
         ..CheckOptions::default()
-    }
+    })
 }
 
 fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
@@ -313,7 +315,7 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     kinds_known(&mut state, &loaded.recorded);
     let limited = load_limited(args.admission_config.as_deref())?;
     let objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
-    let opts = options(g, args, namespace.clone(), limited, rules);
+    let opts = options(g, args, namespace.clone(), limited, rules)?;
     let kubernetes = VersionReport::new(&rules, offline.source, offline.server_version);
     let unnamed = g.namespace.is_none();
     let mut incomplete = offline.incomplete;
@@ -384,7 +386,7 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
             (Rules::newest(), "default", None)
         }
     };
-    let opts = options(g, args, conn.namespace.clone(), limited, rules);
+    let opts = options(g, args, conn.namespace.clone(), limited, rules)?;
     let kubernetes = VersionReport::new(&rules, source, server_version);
     Ok(check_and_print(&mut state, objs, &opts, &kubernetes, args, (notes, &incomplete), |_| vec![]))
 }

@@ -153,6 +153,7 @@ pub async fn run(g: &GlobalFlags, args: &GuardArgs) -> Result<i32, Fatal> {
     match &args.command {
         GuardCommand::Serve(a) => {
             let limited = crate::input::load_limited(a.admission_config.as_deref())?;
+            let pod_security = crate::input::load_pod_security(a.admission_config.as_deref())?;
             // The files first: a mistake there is said before any cluster is looked for.
             tls::load(&a.tls_cert_file, &a.tls_private_key_file).map_err(Fatal::input)?;
             // The server runs until stopped: its watches are not held to a command's deadline.
@@ -163,6 +164,7 @@ pub async fn run(g: &GlobalFlags, args: &GuardArgs) -> Result<i32, Fatal> {
                 key: a.tls_private_key_file.clone(),
                 own_namespace: a.guard_namespace.clone(),
                 limited,
+                pod_security,
             };
             guard::serve(conn, opts).await
         }

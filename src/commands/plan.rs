@@ -79,6 +79,7 @@ fn print(p: &plan::Plan, args: &PlanArgs) -> i32 {
 /// Runs `plan`: offline when `--state` is given, against the live cluster otherwise.
 pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
     let limited = load_limited(args.admission_config.as_deref())?;
+    let pod_security = crate::input::load_pod_security(args.admission_config.as_deref())?;
     let mut objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
     if !args.state.is_empty() {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
@@ -93,7 +94,15 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
         // Which namespaces exist, as check reads it; a namespace outside what the snapshot
         // covers is a note (one merely without anything yet is what plan proposes quotas for).
         let known = namespaces_known(&mut state, &loaded.recorded, &objs, &namespace);
-        let opts = CheckOptions { namespace, limited, nodes: args.nodes, rules, enforce_namespace: g.namespace.is_some(), ..CheckOptions::default() };
+        let opts = CheckOptions {
+            namespace,
+            limited,
+            pod_security: pod_security.clone(),
+            nodes: args.nodes,
+            rules,
+            enforce_namespace: g.namespace.is_some(),
+            ..CheckOptions::default()
+        };
         let mut p = if args.autoscalers_at_max { plan::plan_at_max(&state, objs, &opts) } else { plan::plan(&state, objs, &opts) };
         p.notes.extend(offline.notes.into_iter().chain(offline.incomplete.into_iter().map(|g| g.text)).chain(known.outside));
         return Ok(print(&p, args));
@@ -109,6 +118,7 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
     let opts = CheckOptions {
         namespace: conn.namespace.clone(),
         limited,
+        pod_security,
         nodes: args.nodes,
         rules,
         enforce_namespace: g.namespace.is_some(),

@@ -92,6 +92,10 @@ pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
     let mut obj = objects::decode(&doc).map_err(|e| Fatal::input(e.to_string()))?;
     obj.meta.namespace = Some(ns.clone());
     let (mut state, gaps) = live::cluster_state(&conn, &BTreeSet::from([ns.clone()])).await.map_err(|e| Fatal::input(e.to_string()))?;
+    // The namespace's labels: its PodSecurity level decides the next pod as much as quota.
+    if let Ok((existing, _)) = live::namespaces_existing(&conn, &BTreeSet::from([ns.clone()])).await {
+        state.namespaces = Some(existing);
+    }
     // Its ReplicaSets and Pending pods as the state's objects: which pods wait for claims.
     for v in read.children.iter().chain(&read.pending_pods) {
         if let Ok(mut o) = objects::decode(&Document { origin: Origin::new("cluster", 1), value: v.clone() }) {

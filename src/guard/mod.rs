@@ -43,6 +43,8 @@ pub struct ServeOptions {
     /// The guard's own namespace, never spoken about.
     pub own_namespace: Option<String>,
     pub limited: Vec<LimitedResource>,
+    /// The PodSecurity configuration from the same file (`None`: upstream's defaults).
+    pub pod_security: Option<kubectl_quota_engine::admission::pod_security::Config>,
 }
 
 /// Runs the guard until the process is stopped.
@@ -60,7 +62,17 @@ pub async fn serve(conn: Conn, o: ServeOptions) -> Result<i32, Fatal> {
     let mut excluded = vec!["kube-system".to_string()];
     excluded.extend(o.own_namespace);
     let large = Arc::new(tokio::sync::Semaphore::new(serve::LARGE_DECISIONS));
-    let app = Arc::new(serve::App { cache, metrics: Default::default(), rules, kubernetes, limited: o.limited, excluded, large, targets: Some(conn.clone()) });
+    let app = Arc::new(serve::App {
+        cache,
+        metrics: Default::default(),
+        rules,
+        kubernetes,
+        limited: o.limited,
+        pod_security: o.pod_security,
+        excluded,
+        large,
+        targets: Some(conn.clone()),
+    });
     tokio::spawn(tls.clone().watch(Duration::from_secs(2)));
     tokio::spawn(serve::refresh_ceilings(app.clone()));
     let server = serve::serve(app, o.listen, tls);

@@ -55,6 +55,7 @@ pub struct App {
     /// The server's version and where the rules come from, for `/status`.
     pub kubernetes: VersionReport,
     pub limited: Vec<kubectl_quota_engine::admission::LimitedResource>,
+    pub pod_security: Option<kubectl_quota_engine::admission::pod_security::Config>,
     /// Namespaces the guard never speaks about (kube-system, its own).
     pub excluded: Vec<String>,
     /// Turns of the large reviews ([`LARGE_DECISIONS`]).
@@ -380,7 +381,14 @@ async fn answer(app: &App, request: review::Request) -> review::Answer {
     // checked, so a DaemonSet none of whose pods fit is still said.
     let nodes = (request.kind == "DaemonSet").then_some(1);
     let ns = request.namespace.clone();
-    let opts = CheckOptions { namespace: ns.clone(), limited: app.limited.clone(), nodes, rules: app.rules, ..CheckOptions::default() };
+    let opts = CheckOptions {
+        namespace: ns.clone(),
+        limited: app.limited.clone(),
+        pod_security: app.pod_security.clone(),
+        nodes,
+        rules: app.rules,
+        ..CheckOptions::default()
+    };
     let answer = review::decide(request, state, &opts, enforce);
     if let Some(c) = &answer.ceiling {
         app.metrics.ceiling(&ns, c);
@@ -464,6 +472,7 @@ mod tests {
             rules: Rules::newest(),
             kubernetes: VersionReport::new(&Rules::newest(), "default", None),
             limited: vec![],
+            pod_security: None,
             excluded: vec![],
             large: Arc::new(tokio::sync::Semaphore::new(LARGE_DECISIONS)),
             targets: None,

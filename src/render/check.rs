@@ -304,7 +304,8 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
                 None => format!("{a} fit"),
             };
             let mut s = format!("{who}: the {kind} is admitted, but ");
-            let _ = write!(s, "{} ({fits})", format!("quota refuses {} of {its} {w} pods", w - a).red().bold());
+            let refuser = if d.pod_message.as_deref().is_some_and(kubectl_quota_engine::admission::pod_security::is_refusal) { "PodSecurity" } else { "quota" };
+            let _ = write!(s, "{} ({fits})", format!("{refuser} refuses {} of {its} {w} pods", w - a).red().bold());
             if let Some(m) = &d.pod_message {
                 let _ = write!(s, ": {}", esc(m));
             }

@@ -19,7 +19,13 @@ pub fn render_text(r: &WhyReport) -> String {
             let q = r.quota.as_deref().map(|q| format!(" {}", clean(q))).unwrap_or_default();
             format!("{who}: {}; {pods}, {} waiting", format!("blocked by quota{q}").red().bold(), r.waiting)
         }
-        Verdict::BlockedOther => format!("{who}: {}; {pods}, {} waiting", "blocked (not by quota)".yellow().bold(), r.waiting),
+        Verdict::BlockedOther => {
+            // Name PodSecurity when it is what refuses the pods (the replay or the event says so).
+            let psa = r.replay.as_ref().and_then(|d| d.message.as_deref()).is_some_and(kubectl_quota_engine::admission::pod_security::is_refusal)
+                || r.server_message.as_deref().is_some_and(|m| m.contains("is forbidden: violates PodSecurity "));
+            let by = if psa { "blocked by PodSecurity (not by quota)" } else { "blocked (not by quota)" };
+            format!("{who}: {}; {pods}, {} waiting", by.yellow().bold(), r.waiting)
+        }
         Verdict::Unknown => format!("{who}: {}; {pods}, {} waiting", "pods missing, cause not reported".yellow(), r.waiting),
         Verdict::WaitingForReady => format!("{who}: {}; {pods}, {} not created yet", "waiting for earlier pods to be Ready (not blocked)".yellow(), r.waiting),
     };

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,6 +43,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/capabilities"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	api "k8s.io/kubernetes/pkg/apis/core"
@@ -52,6 +54,11 @@ import (
 	"k8s.io/kubernetes/plugin/pkg/admission/limitranger"
 	quotainstall "k8s.io/kubernetes/pkg/quota/v1/install"
 	podregistry "k8s.io/kubernetes/pkg/registry/core/pod"
+	psadmission "k8s.io/pod-security-admission/admission"
+	psadmissionapi "k8s.io/pod-security-admission/admission/api"
+	psapi "k8s.io/pod-security-admission/api"
+	psmetrics "k8s.io/pod-security-admission/metrics"
+	pspolicy "k8s.io/pod-security-admission/policy"
 	kjson "sigs.k8s.io/json"
 )
 
@@ -79,6 +86,22 @@ type request struct {
 
 	// op "limits": the namespace's LimitRanges, defaulted as the API server stores them.
 	LimitRanges []corev1.LimitRange `json:"limitRanges,omitempty"`
+
+	// op "podsecurity": the namespace's labels, and the PodSecurity defaults
+	// (level and version) of the server's configuration; empty: privileged, latest.
+	Labels                map[string]string `json:"labels,omitempty"`
+	DefaultEnforce        string            `json:"defaultEnforce,omitempty"`
+	DefaultEnforceVersion string            `json:"defaultEnforceVersion,omitempty"`
+}
+
+// podSecurityAnswer is PodSecurity admission's verdict on a pod being created.
+type podSecurityAnswer struct {
+	ID json.RawMessage `json:"id,omitempty"`
+	// Invalid is the pod's field validation (a 422 before validating admission runs).
+	Invalid string `json:"invalid,omitempty"`
+	Allowed bool   `json:"allowed"`
+	// Message is the refusal after `is forbidden: `.
+	Message string `json:"message,omitempty"`
 }
 
 type limitsAnswer struct {
@@ -203,6 +226,8 @@ func handleLine(line []byte) (answer any) {
 		ans, err = admitOp(&req)
 	case "limits":
 		ans, err = limitsOp(&req)
+	case "podsecurity":
+		ans, err = podSecurityOp(&req)
 	case "gates":
 		g := gatesAnswer{ID: req.ID, Gates: map[string]bool{}}
 		for _, f := range reportedGates {
@@ -218,6 +243,96 @@ func handleLine(line []byte) (answer any) {
 		return errorAnswer{ID: req.ID, Error: err.Error()}
 	}
 	return ans
+}
+
+// podSecurityOp is PodSecurity admission (k8s.io/pod-security-admission's Admission, with
+// the checks of policy.DefaultChecks at the emulated version 1.37) on a pod being created,
+// after the pod strategy's PrepareForCreate and Validate, in a namespace with the given
+// labels.
+func podSecurityOp(req *request) (any, error) {
+	d, err := decodeObject(req.Object, "")
+	if err != nil {
+		return nil, fmt.Errorf("bad object: %w", err)
+	}
+	pod, ok := d.obj.(*api.Pod)
+	if !ok {
+		return nil, fmt.Errorf(`bad request: op "podsecurity" takes a Pod, not a %s`, d.gvk.Kind)
+	}
+	ns := req.Namespace
+	if ns == "" {
+		ns = "ns"
+	}
+	pod.Namespace = ns
+	// As most clusters run (--allow-privileged=true), for this question only: privileged
+	// containers are PodSecurity's to refuse. Every other op keeps the default (false).
+	capabilities.ResetForTest()
+	capabilities.Setup(true, 0)
+	defer capabilities.ResetForTest()
+	podregistry.Strategy.PrepareForCreate(requestContext(ns), pod)
+	if errs := podregistry.Strategy.Validate(requestContext(ns), pod); len(errs) > 0 {
+		return podSecurityAnswer{ID: req.ID, Invalid: errs.ToAggregate().Error()}, nil
+	}
+	v1pod := &corev1.Pod{}
+	if err := legacyscheme.Scheme.Convert(pod, v1pod, nil); err != nil {
+		return nil, fmt.Errorf("converting the pod to v1: %w", err)
+	}
+	a, err := podSecurityAdmission(req.DefaultEnforce, req.DefaultEnforceVersion)
+	if err != nil {
+		return nil, err
+	}
+	getter := namespaceWithLabels{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: req.Labels}}}
+	a.NamespaceGetter = getter
+	attrs := &psapi.AttributesRecord{
+		Name:      pod.Name,
+		Namespace: ns,
+		Kind:      corev1.SchemeGroupVersion.WithKind("Pod"),
+		Resource:  corev1.SchemeGroupVersion.WithResource("pods"),
+		Operation: admissionv1.Create,
+		Object:    v1pod,
+		Username:  "someone",
+	}
+	resp := a.Validate(context.Background(), attrs)
+	ans := podSecurityAnswer{ID: req.ID, Allowed: resp.Allowed}
+	if !resp.Allowed && resp.Result != nil {
+		ans.Message = resp.Result.Message
+		if _, after, found := strings.Cut(ans.Message, " is forbidden: "); found {
+			ans.Message = after
+		}
+	}
+	return ans, nil
+}
+
+type namespaceWithLabels struct{ ns *corev1.Namespace }
+
+func (n namespaceWithLabels) GetNamespace(context.Context, string) (*corev1.Namespace, error) {
+	return n.ns, nil
+}
+
+type noPods struct{}
+
+func (noPods) ListPods(context.Context, string) ([]*corev1.Pod, error) { return nil, nil }
+
+// podSecurityAdmission is the library's admission with the given defaults, nothing exempt.
+func podSecurityAdmission(enforce, version string) (*psadmission.Admission, error) {
+	if enforce == "" {
+		enforce = "privileged"
+	}
+	if version == "" {
+		version = "latest"
+	}
+	emulated := psapi.MajorMinorVersion(1, 37)
+	evaluator, err := pspolicy.NewEvaluator(pspolicy.DefaultChecks(), &emulated)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &psadmissionapi.PodSecurityConfiguration{Defaults: psadmissionapi.PodSecurityDefaults{
+		Enforce: enforce, EnforceVersion: version, Audit: "privileged", AuditVersion: "latest", Warn: "privileged", WarnVersion: "latest",
+	}}
+	a := &psadmission.Admission{Configuration: cfg, Evaluator: evaluator, Metrics: psmetrics.NewPrometheusRecorder(emulated), PodLister: noPods{}}
+	if err := a.CompleteConfiguration(); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // limitsOp is LimitRanger on a pod or claim being created: each LimitRange's defaults

@@ -259,7 +259,7 @@ mod tests {
 
     #[test]
     fn defaulting_notes_are_kept_to_a_hundred_with_a_count_of_the_rest() {
-        let containers = (0..150).map(|i| Container { name: format!("c{i}"), requests: rl(&[]), limits: rl(&[]), sidecar: false, privileged: false }).collect();
+        let containers = (0..150).map(|i| Container { name: format!("c{i}"), ..Container::default() }).collect();
         let mut pod = Pod { containers, ..Pod::default() };
         let item =
             LimitRangeItem { type_: "Container".into(), default: rl(&[("cpu", "1")]), default_request: rl(&[("cpu", "500m")]), ..LimitRangeItem::default() };

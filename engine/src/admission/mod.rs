@@ -9,7 +9,7 @@
 //! | 1 | NamespaceLifecycle | mutating | [`namespace_lifecycle`]: a namespace that does not exist, or is being terminated |
 //! | 2 | LimitRanger | mutating, validating | [`limit_ranger`]: defaults; min, max, ratio |
 //! | 3 | ServiceAccount | mutating, validating | [`service_account`]: `default`; a ServiceAccount that does not exist |
-//! | 4 | PodSecurity | validating | not replayed (a note says when a namespace enforces it) |
+//! | 4 | PodSecurity | validating | [`pod_security`]: a namespace's enforced level, every check, exemptions |
 //! | 5 | Priority | mutating | [`priority`]: the class, the global default |
 //! | 6 | DefaultStorageClass | mutating | [`default_storage_class`] |
 //! | 7 | PersistentVolumeClaimResize | validating | [`pvc_resize`] |
@@ -27,6 +27,7 @@
 pub mod default_storage_class;
 pub mod limit_ranger;
 pub mod namespace_lifecycle;
+pub mod pod_security;
 pub mod priority;
 pub mod pvc_resize;
 pub mod resource_quota;
@@ -83,6 +84,8 @@ pub struct Options<'a> {
     pub as_sent: bool,
     /// The API server's flags its validation reads (`--allow-privileged`).
     pub flags: ServerFlags,
+    /// The server's PodSecurityConfiguration (`None`: not given; upstream's defaults).
+    pub pod_security: Option<&'a pod_security::Config>,
 }
 
 /// One request through the chain: `obj` created in (or, with `old`, updated in) namespace
@@ -113,7 +116,7 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
     if let Some(message) = crate::object_validation::refusal(obj, old, labels, opts.rules, opts.flags, opts.as_sent) {
         return (Decision::refused(RefusalReason::Invalid, message), mutations);
     }
-    if let Err(message) = validating_half(obj, old, cluster, opts.rules) {
+    if let Err(message) = validating_half(obj, old, ns, cluster, opts) {
         return (Decision::refused(RefusalReason::Admission, message), mutations);
     }
     let request = Request { classes: cluster.device_classes, detail: opts.detail, resize: false };
@@ -154,15 +157,23 @@ fn mutating_half(obj: &mut Object, ns: &str, cluster: &Cluster, rules: &Rules) -
 }
 
 /// Every plugin's validating half before quota, in the server's order: LimitRanger (a pod on
-/// create or resize, a claim on create and update), PersistentVolumeClaimResize (a claim that
-/// grows), RuntimeClass (a pod's overhead, on create).
-fn validating_half(obj: &Object, old: Option<&Object>, cluster: &Cluster, rules: &Rules) -> Result<(), String> {
+/// create or resize, a claim on create and update), PodSecurity (a pod),
+/// PersistentVolumeClaimResize (a claim that grows), RuntimeClass (a pod's overhead, on create).
+fn validating_half(obj: &Object, old: Option<&Object>, ns: &str, cluster: &Cluster, opts: &Options) -> Result<(), String> {
+    let rules = opts.rules;
     let limit_ranges: Vec<(&str, &[LimitRangeItem])> = cluster.limit_ranges.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect();
     match (&obj.body, old.map(|o| &o.body)) {
         (Body::Pod(p), None) => limit_ranger::validate_pod(p, &limit_ranges, rules)?,
         (Body::Pod(p), Some(Body::Pod(prev))) => limit_ranger::validate_pod_update(prev, p, &limit_ranges, rules)?,
         (Body::PersistentVolumeClaim(c), _) => limit_ranger::validate_pvc(c, &limit_ranges)?,
         _ => {}
+    }
+    if let Body::Pod(p) = &obj.body {
+        let old = old.and_then(|o| if let Body::Pod(prev) = &o.body { Some(prev) } else { None });
+        let req = pod_security::Request { pod: p, annotations: &obj.meta.annotations, old, namespace: ns, labels: cluster.namespaces.and_then(|n| n.get(ns)) };
+        if let Some(message) = pod_security::refusal(&req, opts.pod_security, rules) {
+            return Err(message);
+        }
     }
     if let Some(message) = old.and_then(|prev| pvc_resize::resize_refusal(prev, obj, cluster.storage_classes)) {
         return Err(message);

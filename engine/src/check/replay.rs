@@ -42,7 +42,8 @@ fn admit_through(
     };
     let quotas = state.quotas.entry(ns.to_string()).or_default();
     let flags = admission::ServerFlags { allow_privileged: opts.allow_privileged.unwrap_or(true) };
-    let chain = admission::Options { rules: &opts.rules, limited: &opts.limited, detail: opts.detail, as_sent, flags };
+    let chain =
+        admission::Options { rules: &opts.rules, limited: &opts.limited, detail: opts.detail, as_sent, flags, pod_security: opts.pod_security.as_ref() };
     admission::admit(obj, old.as_ref(), ns, &cluster, quotas, &chain)
 }
 

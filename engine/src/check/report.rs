@@ -18,6 +18,9 @@ pub struct CheckOptions {
     pub namespace: String,
     /// `limitedResources` from the API server's admission configuration.
     pub limited: Vec<LimitedResource>,
+    /// The PodSecurityConfiguration from the API server's admission configuration (`None`:
+    /// not given; upstream's defaults are assumed: `privileged` where no label says).
+    pub pod_security: Option<crate::admission::pod_security::Config>,
     /// Schedulable nodes, for DaemonSets (`None`: unknown).
     pub nodes: Option<u32>,
     /// The rules of the Kubernetes release answered for (default: the newest).

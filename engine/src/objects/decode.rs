@@ -96,6 +96,8 @@ fn container(c: &core::Container, path: Path<'_>) -> FieldResult<Container> {
         limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
         sidecar: c.restart_policy.as_deref() == Some("Always"),
         privileged: c.security_context.as_ref().and_then(|s| s.privileged) == Some(true),
+        image: c.image.clone().unwrap_or_default(),
+        security: super::security::container(c),
     })
 }
 
@@ -191,6 +193,11 @@ fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<TakenContainers
         ),
     };
     let (requests, limits) = spec.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
+    let (mut containers, mut init_containers) = (containers, init_containers);
+    if spec.host_network == Some(true) {
+        super::security::default_host_network_ports(&mut containers, &spec.containers);
+        super::security::default_host_network_ports(&mut init_containers, spec.init_containers.as_deref().unwrap_or_default());
+    }
     Ok(Pod {
         containers,
         init_containers,
@@ -215,6 +222,7 @@ fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<TakenContainers
         container_statuses: BTreeMap::new(),
         resize_infeasible: false,
         claims_created: vec![],
+        security: super::security::pod(spec),
     })
 }
 

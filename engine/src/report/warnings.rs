@@ -42,7 +42,11 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
                 _ => format!("{} of the {wanted} pods", wanted - admitted),
             };
             let refusing = refusing_quota(d);
-            let who = refusing.map_or_else(|| "the API server".to_string(), |q| format!("quota {}", q.name));
+            let who = match refusing {
+                Some(q) => format!("quota {}", q.name),
+                None if d.pod_message.as_deref().is_some_and(crate::admission::pod_security::is_refusal) => "PodSecurity".to_string(),
+                None => "the API server".to_string(),
+            };
             let message = d.pod_message.as_deref().unwrap_or("refused");
             out.push(format!("{who} will refuse {count} of {what}: {message}"));
             if let Some(q) = refusing.filter(|q| !q.scopes.is_empty()) {

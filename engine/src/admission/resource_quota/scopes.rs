@@ -363,7 +363,7 @@ mod tests {
             containers: containers
                 .into_iter()
                 .enumerate()
-                .map(|(i, (requests, limits))| Container { name: format!("c{i}"), requests, limits, sidecar: false, privileged: false })
+                .map(|(i, (requests, limits))| Container { name: format!("c{i}"), requests, limits, ..Container::default() })
                 .collect(),
             ..Pod::default()
         }

@@ -498,7 +498,7 @@ mod tests {
     }
 
     fn c(name: &str, req: &[(&str, &str)], lim: &[(&str, &str)]) -> Container {
-        Container { name: name.into(), requests: rl(req), limits: rl(lim), sidecar: false, privileged: false }
+        Container { name: name.into(), requests: rl(req), limits: rl(lim), ..Container::default() }
     }
 
     fn sidecar(name: &str, req: &[(&str, &str)]) -> Container {
