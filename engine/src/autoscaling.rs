@@ -139,12 +139,20 @@ pub struct Ceiling {
     pub replicas: i32,
     /// Of `max_replicas`, how many pods the quotas let run.
     pub fits: i32,
-    /// The quota that stops it below its maximum, and the resources it runs out of.
+    /// What stops it below its maximum.
+    #[serde(flatten)]
+    pub stopped: StoppedBy,
+}
+
+/// What stops an autoscaled workload's pods: the quota, the resources it runs out of, and the
+/// server's words for the first pod refused (all empty when nothing does).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoppedBy {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quota: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<String>,
-    /// The server's words for the first pod past the ceiling.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
@@ -169,8 +177,8 @@ impl Ceiling {
         if !self.capped() {
             return format!("{who}; the quotas let all {} run", self.max_replicas);
         }
-        let by = match (&self.quota, self.resources.is_empty()) {
-            (Some(q), false) => format!("quota {q} lets {} run ({})", self.fits, self.resources.join(", ")),
+        let by = match (&self.stopped.quota, self.stopped.resources.is_empty()) {
+            (Some(q), false) => format!("quota {q} lets {} run ({})", self.fits, self.stopped.resources.join(", ")),
             (Some(q), true) => format!("quota {q} lets {} run", self.fits),
             (None, _) => format!("{} can run", self.fits),
         };
@@ -198,13 +206,9 @@ pub struct VerticalCeiling {
     /// What one pod asks of the resources that stop the rest (or of cpu and memory), as
     /// `requests.cpu=1200m`.
     pub per_pod: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub quota: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub resources: Vec<String>,
-    /// The server's words for the first pod that cannot come back.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    /// What stops the pods that cannot come back.
+    #[serde(flatten)]
+    pub stopped: StoppedBy,
 }
 
 impl VerticalCeiling {
@@ -220,7 +224,7 @@ impl VerticalCeiling {
         if !self.capped() {
             return format!("the quotas let all {} pods of {} {how} at VPA {}'s target{each}", self.pods, self.target, self.vpa);
         }
-        let who = self.quota.as_deref().map_or_else(|| "the quotas let".to_string(), |q| format!("quota {q} lets"));
+        let who = self.stopped.quota.as_deref().map_or_else(|| "the quotas let".to_string(), |q| format!("quota {q} lets"));
         format!(
             "{who} {} of {} pods of {} {how} at VPA {}'s target{each}: the other {} stay evicted",
             self.fits,
@@ -302,14 +306,12 @@ mod tests {
             max_replicas: 20,
             replicas: 3,
             fits: 8,
-            quota: Some("compute".into()),
-            resources: vec!["requests.cpu".into()],
-            message: None,
+            stopped: StoppedBy { quota: Some("compute".into()), resources: vec!["requests.cpu".into()], message: None },
         };
         assert_eq!(c.sentence(), "HPA web scales deployment/web from 3 to 20 pods; quota compute lets 8 run (requests.cpu): scale-ups past 8 will be refused");
         let low = Ceiling { min_replicas: 12, ..c.clone() };
         assert!(low.sentence().ends_with("even its minimum of 12 is refused"));
-        let all = Ceiling { fits: 20, quota: None, resources: vec![], ..c };
+        let all = Ceiling { fits: 20, stopped: StoppedBy::default(), ..c };
         assert_eq!(all.sentence(), "HPA web scales deployment/web from 3 to 20 pods; the quotas let all 20 run");
     }
 
@@ -322,9 +324,7 @@ mod tests {
             pods: 5,
             fits: 3,
             per_pod: vec!["requests.cpu=1200m".into()],
-            quota: Some("compute".into()),
-            resources: vec!["requests.cpu".into()],
-            message: None,
+            stopped: StoppedBy { quota: Some("compute".into()), resources: vec!["requests.cpu".into()], message: None },
         };
         assert_eq!(
             v.sentence(),

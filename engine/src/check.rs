@@ -25,10 +25,15 @@ use template_change::rollout_of;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::admission::{Decision, RefusalReason};
-use crate::autoscaling::{self, Ceiling, VerticalCeiling};
+use crate::autoscaling::{self, Ceiling, StoppedBy, VerticalCeiling};
 use crate::defaulting;
 use crate::objects::{Autoscaler, AutoscalerKind, Body, Object, ResourceQuota, VerticalAutoscaler, VpaMode, Workload};
 use crate::version::{self, Served, VersionReport};
+
+/// What stops an autoscaled workload's pods, from the first refusal they meet.
+fn stopped_by(r: Option<crate::admission::Refusal>) -> StoppedBy {
+    r.map(|r| StoppedBy { quota: r.quota, resources: r.resources, message: Some(r.message) }).unwrap_or_default()
+}
 
 /// The kinds whose replica count an autoscaler sets (through their scale subresource).
 const SCALABLE: [&str; 4] = ["Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"];
@@ -381,20 +386,14 @@ impl<'a> Checker<'a> {
             max_replicas: a.max,
             replicas: w.replicas.unwrap_or(0),
             fits: running.min(a.max),
-            quota: None,
-            resources: vec![],
-            message: None,
+            stopped: StoppedBy::default(),
         };
         if a.max > running {
             let at_max = Workload { replicas: Some(a.max), ..w.clone() };
             let mut scratch = self.state.scratch_for(ns);
             let out = admit_workload_pods(obj, &at_max, Some(running), &mut scratch, ns, self.opts, self.each_replica);
             c.fits = out.admitted.min(a.max);
-            if let Some(r) = out.first_refusal {
-                c.quota = r.quota;
-                c.resources = r.resources;
-                c.message = Some(r.message);
-            }
+            c.stopped = stopped_by(out.first_refusal);
         }
         c
     }
@@ -519,15 +518,12 @@ impl<'a> Checker<'a> {
         }
         let again = Workload { replicas: Some(pods), ..w.clone() };
         let out = admit_workload_pods(obj, &again, Some(0), &mut scratch, ns, self.opts, self.each_replica);
-        let (quota, resources, message) = match out.first_refusal {
-            Some(r) => (r.quota, r.resources, Some(r.message)),
-            None => (None, vec![], None),
-        };
+        let stopped = stopped_by(out.first_refusal);
         let usage = out.explained.map(|e| e.usage).unwrap_or_default();
         let shown: Vec<String> =
-            if resources.is_empty() { ["requests.cpu", "requests.memory"].iter().map(|r| r.to_string()).collect() } else { resources.clone() };
+            if stopped.resources.is_empty() { ["requests.cpu", "requests.memory"].iter().map(|r| r.to_string()).collect() } else { stopped.resources.clone() };
         let per_pod = shown.iter().filter_map(|r| usage.get(r).map(|q| format!("{r}={}", q.to_canonical()))).collect();
-        Some(VerticalCeiling { vpa: name.clone(), target: obj.display_name(), mode, pods, fits: out.admitted.min(pods), per_pod, quota, resources, message })
+        Some(VerticalCeiling { vpa: name.clone(), target: obj.display_name(), mode, pods, fits: out.admitted.min(pods), per_pod, stopped })
     }
 
     /// The existing object an autoscaler sent on its own acts on, with its key: `None` when a
@@ -596,7 +592,6 @@ impl<'a> Checker<'a> {
             "ScaledJob {} runs up to {} Jobs at once, {per_job} pod(s) each: their pods are replayed on the quotas as they are (the Job objects themselves, count/jobs.batch, are not)",
             obj.meta.name, a.max
         ));
-        let refusal = out.first_refusal;
         Ceiling {
             autoscaler_kind: a.kind,
             autoscaler: obj.meta.name.clone(),
@@ -605,9 +600,7 @@ impl<'a> Checker<'a> {
             max_replicas: a.max,
             replicas: 0,
             fits: (out.admitted / per_job).min(a.max),
-            quota: refusal.as_ref().and_then(|r| r.quota.clone()),
-            resources: refusal.as_ref().map(|r| r.resources.clone()).unwrap_or_default(),
-            message: refusal.map(|r| r.message),
+            stopped: stopped_by(out.first_refusal),
         }
     }
 

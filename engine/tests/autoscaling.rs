@@ -46,8 +46,8 @@ fn scaled(d: &DocumentReport) -> String {
             c.autoscaler,
             c.fits,
             c.max_replicas,
-            c.quota.as_deref().unwrap_or("-"),
-            c.resources.join(",")
+            c.stopped.quota.as_deref().unwrap_or("-"),
+            c.stopped.resources.join(",")
         ),
         None => format!("{pods}; no autoscaler"),
     }
@@ -170,7 +170,15 @@ fn vertically(d: &DocumentReport) -> String {
     let pods = format!("pods {}/{}", d.replicas_admitted.unwrap_or(-1), d.replicas.unwrap_or(-1));
     match &d.vertical {
         Some(v) => {
-            format!("{pods}; VPA {} {}/{} ({}: {}) {}", v.vpa, v.fits, v.pods, v.quota.as_deref().unwrap_or("-"), v.resources.join(","), v.per_pod.join(","))
+            format!(
+                "{pods}; VPA {} {}/{} ({}: {}) {}",
+                v.vpa,
+                v.fits,
+                v.pods,
+                v.stopped.quota.as_deref().unwrap_or("-"),
+                v.stopped.resources.join(","),
+                v.per_pod.join(",")
+            )
         }
         None => format!("{pods}; no VPA"),
     }

@@ -221,9 +221,7 @@ mod tests {
             max_replicas: 20,
             replicas: 5,
             fits,
-            quota: Some("compute".into()),
-            resources: vec![],
-            message: None,
+            stopped: kubectl_quota_engine::autoscaling::StoppedBy { quota: Some("compute".into()), ..Default::default() },
         };
         let m = Metrics::default();
         m.ceiling("shop", &ceiling("web", 9));

@@ -33,7 +33,7 @@
 //!         name: "app".into(),
 //!         requests: [("cpu".to_string(), q("500m"))].into(),
 //!         limits: [("cpu".to_string(), q("1"))].into(),
-//!         sidecar: false,
+//!         ..Default::default()
 //!     }],
 //!     ..Default::default()
 //! };
