@@ -341,17 +341,23 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
     let doc = replay_next_pod(workload, &template, w, state, rules);
     r.judge(raw, w, doc);
     r.name_the_autoscaler(workload, state);
-    if let (Some(said), Verdict::BlockedByQuota, true) = (vpa, r.verdict, r.waiting > 0) {
-        let quota = r.quota.as_deref().map(|q| format!("quota {q}")).unwrap_or_else(|| "quota".into());
-        r.vpa = Some(format!("{said}: at that size {quota} refuses the rest"));
+    if let (Some((name, targets)), Verdict::BlockedByQuota, true) = (vpa, r.verdict, r.waiting > 0) {
+        r.vpa = Some(vpa_refuses(&name, &targets, r.quota.as_deref()));
     }
     r
 }
 
+/// The sentence naming the VerticalPodAutoscaler `name` whose target (`targets`: `app:
+/// cpu=1`) the pods quota refuses ask for. `why` and `blocked` both say it.
+pub fn vpa_refuses(name: &str, targets: &str, quota: Option<&str>) -> String {
+    let quota = quota.map(|q| format!("quota {q}")).unwrap_or_else(|| "quota".into());
+    format!("VPA {name} sets new pods to its target ({targets}): at that size {quota} refuses the rest")
+}
+
 /// The workload's pod template as its VerticalPodAutoscaler's webhook writes new pods (after
-/// LimitRanger's defaults), and what it changed, in words (`VPA web sets new pods to its
-/// target (app: cpu=1)`); the template as it is when no VPA changes it.
-fn as_the_webhook_writes(workload: &Object, w: &crate::objects::Workload, state: &ClusterState) -> (crate::objects::Pod, Option<String>) {
+/// LimitRanger's defaults), and the VPA's name with what it wrote (`app: cpu=1`); the
+/// template as it is when no VPA changes it.
+fn as_the_webhook_writes(workload: &Object, w: &crate::objects::Workload, state: &ClusterState) -> (crate::objects::Pod, Option<(String, String)>) {
     let ns = workload.meta.namespace.clone().unwrap_or_default();
     let found: Vec<(&str, &str, &crate::objects::VerticalAutoscaler)> = state.vpas_of(&ns, workload).collect();
     let Some((name, vpa)) = crate::autoscaling::acting_vpa(found) else { return (w.template.clone(), None) };
@@ -369,7 +375,7 @@ fn as_the_webhook_writes(workload: &Object, w: &crate::objects::Workload, state:
             Some(format!("{}: {}", c.name, said.join(", ")))
         })
         .collect();
-    (pod, Some(format!("VPA {name} sets new pods to its target ({})", targets.join("; "))))
+    (pod, Some((name.to_string(), targets.join("; "))))
 }
 
 /// The sentence naming the autoscaler (of those `found` targeting a workload, the one that

@@ -344,3 +344,16 @@ fn a_resource_is_named_as_quotas_and_nodes_name_it() {
     let memory = row(&r, "requests.memory");
     assert_eq!((&memory.promised, memory.promised_percent, &memory.unbounded), (&None, None, &vec!["t".to_string()]));
 }
+
+#[test]
+fn blocked_names_the_vpa_whose_target_the_refused_pods_ask_for() {
+    let exceeded = "pods \"web-1\" is forbidden: exceeded quota: compute, requested: requests.cpu=1, used: requests.cpu=1900m, limited: requests.cpu=2";
+    let vpa = "apiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {name: web, namespace: t}\nspec: {targetRef: {apiVersion: apps/v1, kind: Deployment, name: web}}\nstatus: {recommendation: {containerRecommendations: [{containerName: c, target: {cpu: '1'}}]}}\n---\n";
+    let yaml = quota("t", "compute", "{requests.cpu: '2'}", "{requests.cpu: 1900m}", "")
+        + &rs("t", "web-1", "web", 3, 1)
+        + &event("t", "ReplicaSet", "web-1", exceeded, "2026-01-01T00:00:00Z")
+        + vpa;
+    let r = collect(&yaml).blocked(&Options::default());
+    let named: Vec<Option<&str>> = r.blocked.iter().map(|b| b.autoscaler.as_deref()).collect();
+    assert_eq!(named, vec![Some("VPA web sets new pods to its target (c: cpu=1): at that size quota compute refuses the rest")]);
+}

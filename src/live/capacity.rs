@@ -70,9 +70,10 @@ fn reads(view: View) -> Vec<Read> {
             read("apps", &["v1"], "daemonsets", "DaemonSet", true, false),
             read("batch", &["v1"], "jobs", "Job", true, false),
             read("", &["v1"], "replicationcontrollers", "ReplicationController", true, false),
-            // The autoscalers that set what they want (KEDA's where installed).
+            // The autoscalers that set what they want (KEDA's and the VPA's where installed).
             read("autoscaling", &["v1"], "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, false),
             read("keda.sh", &["v1alpha1"], "scaledobjects", "ScaledObject", true, false),
+            read("autoscaling.k8s.io", &["v1"], "verticalpodautoscalers", "VerticalPodAutoscaler", true, false),
         ],
     }
 }

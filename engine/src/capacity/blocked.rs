@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::{Collector, Options};
-use crate::why::{autoscaler_wants, free_history_change, parse_refusal, raise_change_for, Refusal};
+use crate::why::{autoscaler_wants, free_history_change, parse_refusal, raise_change_for, vpa_refuses, Refusal};
 
 /// A workload a quota blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -28,7 +28,8 @@ pub struct Blocked {
     /// The smallest fix, as `why` words it.
     pub fix: String,
     /// The autoscaler whose count the workload wants, as `why` words it: `HPA web wants 12,
-    /// 8 exist: quota compute refuses the rest`.
+    /// 8 exist: quota compute refuses the rest`; else the VerticalPodAutoscaler whose target
+    /// its new pods ask for (`VPA web sets new pods to its target (app: cpu=1): ...`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub autoscaler: Option<String>,
     /// The server's message and where it was read.
@@ -87,10 +88,26 @@ impl Collector {
     /// The autoscaler that sets the count `workload` (`deployment/web`) of `ns` wants, when
     /// one targets it: its controller `c`'s pods wanted and existing, as `why` says it.
     fn autoscaler_of(&self, ns: &str, workload: &str, c: Option<&super::Controller>, quota: Option<&str>) -> Option<String> {
-        let found = self.autoscalers.get(&(ns.to_string(), workload.to_string()))?;
-        let c = c?;
-        let found: Vec<(&str, &crate::objects::Autoscaler)> = found.iter().map(|(n, a)| (n.as_str(), a)).collect();
-        autoscaler_wants(&found, c.wanted, c.current, quota)
+        let key = (ns.to_string(), workload.to_string());
+        let hpa = self.autoscalers.get(&key).zip(c).and_then(|(found, c)| {
+            let found: Vec<(&str, &crate::objects::Autoscaler)> = found.iter().map(|(n, a)| (n.as_str(), a)).collect();
+            autoscaler_wants(&found, c.wanted, c.current, quota)
+        });
+        hpa.or_else(|| {
+            // The VPA's target as its recommendation has it (the template is not read here).
+            let found = self.vpas.get(&key)?;
+            let (name, v) = crate::autoscaling::acting_vpa(found.iter().map(|(n, c, v)| (n.as_str(), c.as_str(), v)))?;
+            let targets: Vec<String> = v
+                .recommendation
+                .as_ref()?
+                .iter()
+                .map(|(c, t)| {
+                    let said: Vec<String> = t.iter().map(|(k, q)| format!("{k}={}", q.to_canonical())).collect();
+                    format!("{c}: {}", said.join(", "))
+                })
+                .collect();
+            Some(vpa_refuses(name, &targets.join("; "), quota))
+        })
     }
 
     /// The ReplicaSets `owner` (`deployment/web`) owns that are scaled down to 0, by name.
