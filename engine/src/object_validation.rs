@@ -376,7 +376,7 @@ pub fn pod_spec_errors(pod: &Pod, spec: &str, rules: &Rules, flags: ServerFlags)
                     }
                 }
             }
-            if c.privileged && !flags.allow_privileged {
+            if c.privileged() && !flags.allow_privileged {
                 errors.push(FieldError::forbidden(format!("{spec}.{field}[{i}].securityContext.privileged"), "disallowed by cluster policy"));
             }
         }

@@ -114,9 +114,6 @@ pub struct Container {
     pub limits: ResourceList,
     /// A restartable init container (`restartPolicy: Always`), i.e. a sidecar.
     pub sidecar: bool,
-    /// `securityContext.privileged: true`: refused unless the API server runs with
-    /// `--allow-privileged=true`.
-    pub privileged: bool,
     /// `image` (PodSecurity evaluates a pod update only when an image changes).
     pub image: String,
     /// What PodSecurity reads of it; `None`: it sets none of it.
@@ -164,10 +161,18 @@ pub struct Pod {
     pub security: Option<Box<security::PodSecurity>>,
 }
 
+impl Container {
+    /// `securityContext.privileged: true`: refused unless the API server runs with
+    /// `--allow-privileged=true` (and by PodSecurity's baseline level).
+    pub fn privileged(&self) -> bool {
+        self.security.as_ref().is_some_and(|s| s.privileged == Some(true))
+    }
+}
+
 impl Pod {
     /// The names of its privileged containers (containers, init containers, ephemeral ones).
     pub fn privileged_containers(&self) -> impl Iterator<Item = &str> {
-        self.containers.iter().chain(&self.init_containers).chain(&self.ephemeral_containers).filter(|c| c.privileged).map(|c| c.name.as_str())
+        self.containers.iter().chain(&self.init_containers).chain(&self.ephemeral_containers).filter(|c| c.privileged()).map(|c| c.name.as_str())
     }
 
     /// Pending, with a claim from a ResourceClaimTemplate that the resourceclaim controller has

@@ -95,15 +95,14 @@ fn container(c: &core::Container, path: Path<'_>) -> FieldResult<Container> {
         requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
         limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
         sidecar: c.restart_policy.as_deref() == Some("Always"),
-        privileged: c.security_context.as_ref().and_then(|s| s.privileged) == Some(true),
         image: c.image.clone().unwrap_or_default(),
         security: super::security::container(c),
     })
 }
 
-/// What the engine keeps of an ephemeral container: its name and whether it is privileged.
+/// What the engine keeps of an ephemeral container: its name, image and security settings.
 fn ephemeral_container(c: &core::EphemeralContainer) -> Container {
-    Container { name: c.name.clone(), privileged: c.security_context.as_ref().and_then(|s| s.privileged) == Some(true), ..Container::default() }
+    Container { name: c.name.clone(), image: c.image.clone().unwrap_or_default(), security: super::security::ephemeral(c), ..Container::default() }
 }
 
 fn affinity_term_is_cross_namespace(t: &core::PodAffinityTerm) -> bool {

@@ -130,7 +130,8 @@ pub fn default_host_network_ports(decoded: &mut [super::Container], spec: &[core
     }
 }
 
-fn ephemeral(c: &core::EphemeralContainer) -> Option<Box<ContainerSecurity>> {
+/// What PodSecurity reads of an ephemeral container.
+pub fn ephemeral(c: &core::EphemeralContainer) -> Option<Box<ContainerSecurity>> {
     container_parts(&c.security_context, &c.ports, [&c.liveness_probe, &c.readiness_probe, &c.startup_probe], &c.lifecycle)
 }
 
