@@ -44,6 +44,7 @@ async fn hpa_controller_raises_a_deployment_to_min_replicas_into_the_quota() {
         }
     })
     .await;
+    scen::status_counts(&c, &ns, 5, 60).await;
     let hpa = scen::hpa(version, scen::DEPLOYMENT, 12, 20);
     let before = plugin_stdin(&kubeconfig, &["check", "-f", "-", "-n", &ns, "-o", "json"], &hpa.to_string());
     let report: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap_or_else(|e| panic!("check: {e}: {}", text(&before.stderr)));
@@ -181,6 +182,7 @@ async fn vpa_recreated_pods_come_back_only_as_far_as_quota_lets_them() {
     scen::quota_ready(&c, &ns).await.unwrap();
     scen::create(&c, &ns, &scen::deployment(5)).await.unwrap();
     scen::settle(&c, &ns, 5, 90).await;
+    scen::status_counts(&c, &ns, 5, 60).await;
     if let Err(e) = scen::vpa_on(&c, &ns, "Recreate", &json!({"cpu": "1200m"})).await {
         panic!("{e}\nadmission controller:\n{}", scen::log_tail(&vpa, "vpa-admission-controller.log", 20));
     }

@@ -214,6 +214,21 @@ pub async fn observe(c: &Client, ns: &str) -> Observed {
     Observed { pods, failed_create, deployment_replicas }
 }
 
+/// Waits (up to `seconds`) until `web`'s status counts `pods` pods: what a check reads as the
+/// pods that exist (the Deployment controller writes it a moment after the pods appear).
+pub async fn status_counts(c: &Client, ns: &str, pods: i64, seconds: u64) {
+    crate::common::live::eventually(&format!("deployment {DEPLOYMENT}'s status counting {pods} pods"), seconds, || async {
+        let d = Api::<Deployment>::namespaced(c.clone(), ns).get_opt(DEPLOYMENT).await.map_err(|e| e.to_string())?;
+        let (ready, seen) = d.and_then(|d| d.status).map_or((0, 0), |s| (s.replicas.unwrap_or(0), s.observed_generation.unwrap_or(0)));
+        if ready == i32::try_from(pods).unwrap_or(i32::MAX) && seen > 0 {
+            Ok(())
+        } else {
+            Err(format!("status.replicas {ready}"))
+        }
+    })
+    .await;
+}
+
 /// Waits (up to `seconds`) until `web` has `pods` pods, at least one quota refusal, and the pod
 /// count has held for 3 s (the ReplicaSet controller creates in batches: a count seen once may
 /// still grow). Returns what it saw last; the caller asserts.
