@@ -340,3 +340,30 @@ async fn view_in_one_namespace_answers_capacity_and_uncovered_for_it() {
     assert_ne!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(!text(&out.stderr).contains("resourcequotas"), "{}", text(&out.stderr));
 }
+
+/// An HPA whose Deployment does not exist (left behind when the Deployment was deleted:
+/// kubectl shows `<unknown>`) is a normal state of a cluster: `capacity` names it in a note and
+/// exits 0; exit 3 stays for what could not be read.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_hpa_whose_target_does_not_exist_is_a_note_with_exit_0() {
+    let Some(kubeconfig) = lab() else { return };
+    let c = client(&kubeconfig).await;
+    let ns = new_namespace(&c, "kq-cap-orphan").await;
+    let _cleanup = Cleanup { c: c.clone(), nodes: vec![], namespaces: vec![ns.clone()], rbac: vec![] };
+    let quota: ResourceQuota = serde_json::from_value(json!({"metadata": {"name": "compute"}, "spec": {"hard": {"requests.cpu": "2"}}})).unwrap();
+    Api::<ResourceQuota>::namespaced(c.clone(), &ns).create(&PostParams::default(), &quota).await.unwrap();
+    synced(&c, &ns, "compute").await;
+    let hpa = json!({
+        "apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "burn"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "burn"}, "minReplicas": 1, "maxReplicas": 4},
+    });
+    let ar = kube::api::ApiResource::from_gvk_with_plural(&kube::api::GroupVersionKind::gvk("autoscaling", "v1", "HorizontalPodAutoscaler"), "horizontalpodautoscalers");
+    let obj: kube::api::DynamicObject = serde_json::from_value(hpa).unwrap();
+    Api::<kube::api::DynamicObject>::namespaced_with(c.clone(), &ns, &ar).create(&PostParams::default(), &obj).await.unwrap();
+    let out = plugin(&kubeconfig, &["capacity", "-n", &ns, "-o", "json"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains(&format!("note: autoscalers whose target does not exist, nothing to count for them: HPA burn in {ns} (deployment/burn)")), "{err}");
+    assert!(!err.contains("was not read"), "{err}");
+}

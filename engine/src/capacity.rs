@@ -377,6 +377,12 @@ pub struct Collector {
     /// The VerticalPodAutoscalers by (namespace, target `kind/name`): (name, creation time,
     /// object).
     vpas: BTreeMap<(String, String), Vec<(String, String, objects::VerticalAutoscaler)>>,
+    /// Targets of autoscalers known not to exist, by (namespace, `kind/name`): a GET answered
+    /// 404, or a state that holds every workload of that kind. A normal state of a cluster (an
+    /// HPA left behind by a deleted Deployment), not a gap in the answer.
+    absent_targets: BTreeSet<(String, String)>,
+    /// Targets of autoscalers that were read but do not decode: not absent, unread.
+    undecoded_targets: BTreeSet<(String, String)>,
     /// Whether workloads are kept for the autoscalers' headroom (`capacity` only: the other
     /// views never decode a workload's template).
     pub scale_targets: bool,
@@ -463,6 +469,12 @@ impl Collector {
             self.namespaces.insert(name.to_string(), Namespace::default());
         }
         self.namespaces.get_mut(name).expect("inserted")
+    }
+
+    /// Says an autoscaler's target does not exist (its GET answered 404): the views name the
+    /// autoscaler and count nothing for it, without calling the answer incomplete.
+    pub fn target_absent(&mut self, namespace: &str, target: &objects::ScaleTarget) {
+        self.absent_targets.insert((namespace.to_string(), format!("{}/{}", target.kind.to_lowercase(), target.name)));
     }
 
     /// Says the views are missing something (`cannot list nodes (RBAC): ...`).
@@ -701,8 +713,11 @@ impl Collector {
         if !matches!(kind, "Deployment" | "StatefulSet" | "ReplicationController" | "ReplicaSet") || (kind == "ReplicaSet" && owned) {
             return;
         }
-        let Ok(o) = objects::decode(d) else { return };
-        let Body::Workload(w) = &o.body else { return };
+        let decoded = objects::decode(d);
+        let Some(w) = decoded.as_ref().ok().and_then(|o| if let Body::Workload(w) = &o.body { Some(w) } else { None }) else {
+            self.undecoded_targets.insert(key);
+            return;
+        };
         let current = i64::from(w.current.or(w.replicas).unwrap_or(1));
         let template = by_vpa.then(|| w.template.clone());
         self.workloads.insert(key, Scalable { current, per_pod: pod_charge(&w.template), template });

@@ -357,3 +357,40 @@ fn blocked_names_the_vpa_whose_target_the_refused_pods_ask_for() {
     let named: Vec<Option<&str>> = r.blocked.iter().map(|b| b.autoscaler.as_deref()).collect();
     assert_eq!(named, vec![Some("VPA web sets new pods to its target (c: cpu=1): at that size quota compute refuses the rest")]);
 }
+
+/// An HPA whose target does not exist is a normal state of a cluster (kubectl shows
+/// `<unknown>`): a note, not a gap. Only a target that could not be read leaves the answer
+/// incomplete.
+#[test]
+fn an_autoscaler_whose_target_does_not_exist_is_a_note_not_a_gap() {
+    let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: burn, namespace: t}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: burn}, minReplicas: 1, maxReplicas: 4}\n---\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: burn, namespace: t}\nspec:\n  replicas: 1\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]}\nstatus: {replicas: 1}\n---\n";
+    let base = namespaces(&["t"]) + &node("n", "{}", "{cpu: '4'}", "True") + &quota("t", "compute", "{requests.cpu: '1'}", "{requests.cpu: 100m}", "");
+    // (how the target stands, its document, whether a GET said 404, whether every Deployment
+    // was read) -> (incomplete, the note's opening)
+    let cases: [(&str, &str, bool, bool, bool, Option<&str>); 4] = [
+        ("read", deployment, false, false, false, None),
+        ("a GET said it does not exist", "", true, false, false, Some("autoscalers whose target does not exist, nothing to count for them: HPA burn in t (deployment/burn)")),
+        ("every Deployment read, it is not among them", "", false, true, false, Some("autoscalers whose target does not exist, nothing to count for them: HPA burn in t (deployment/burn)")),
+        ("not read", "", false, false, true, Some("autoscalers whose target was not read, not counted in what autoscalers may ask for: HPA burn in t (deployment/burn)")),
+    ];
+    for (how, target, absent, all_read, incomplete, note) in cases {
+        let mut c = Collector::default();
+        c.scale_targets = true;
+        for d in parse_str("state.yaml", &(base.clone() + hpa + target)).unwrap() {
+            c.add(&d).unwrap();
+        }
+        if absent {
+            let t = kubectl_quota_engine::objects::ScaleTarget { api_version: "apps/v1".into(), kind: "Deployment".into(), name: "burn".into() };
+            c.target_absent("t", &t);
+        }
+        if all_read {
+            c.mark_read("Deployment");
+        }
+        assert_eq!(c.unread_scale_targets().is_empty(), !target.is_empty() || absent || all_read, "{how}");
+        let r = c.capacity(&Options::default());
+        assert_eq!(r.incomplete, incomplete, "{how}: {:?}", r.notes);
+        assert_eq!(r.notes.iter().find(|n| n.starts_with("autoscalers")).map(String::as_str), note, "{how}: {:?}", r.notes);
+        assert_eq!(r.autoscalers.len(), usize::from(!target.is_empty()), "{how}");
+    }
+}

@@ -33,7 +33,8 @@ quotas that apply to every pod (scoped quotas are shown apart); a namespace with
 unbounded and named. Used: the quotas' status.used, and the requests of pods where no quota
 caps the resource. Namespaces in --exclude-namespaces are left out of the promise (their pods
 still count as used). Never writes.
-Exit status: 0, or 3 when something could not be read (said on standard error).";
+Exit status: 0, or 3 when something could not be read (said on standard error); an
+autoscaler whose target does not exist is a note, not a gap.";
 
 /// What `--by` breaks the promise down by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -86,5 +87,5 @@ pub async fn run(g: &GlobalFlags, args: &CapacityArgs) -> Result<i32, Fatal> {
     };
     let report = collector.capacity(&opts);
     views::print(&report, args.output, capacity_text, &report.notes)?;
-    Ok(if report.notes.is_empty() { 0 } else { INCOMPLETE })
+    Ok(if report.incomplete { INCOMPLETE } else { 0 })
 }

@@ -173,15 +173,20 @@ pub async fn collect_view(conn: &Conn, view: View, namespace: Option<&str>, coll
     Ok(out)
 }
 
-/// The workloads the autoscalers read target, one GET each (none without autoscalers); one
-/// that cannot be read is named by the view.
+/// The workloads the autoscalers read target, one GET each (none without autoscalers): one
+/// the server says does not exist is recorded as such; one that cannot be read is named by
+/// the view as a gap.
 async fn read_scale_targets(conn: &Conn, c: &mut Collector) {
     for (ns, t) in c.unread_scale_targets() {
         let Some((api_version, plural)) = super::state::scalable(&t.kind) else { continue };
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         let ar = kube::api::ApiResource::from_gvk_with_plural(&kube::api::GroupVersionKind::gvk(group, version, &t.kind), plural);
-        if let Ok(Some(value)) = super::state::existing_by_get(conn, &ns, &ar, &t.name).await {
-            let _ = c.add(&Document { origin: Origin::new("cluster", 1), value });
+        match super::state::existing_by_get(conn, &ns, &ar, &t.name).await {
+            Ok(Some(value)) => {
+                let _ = c.add(&Document { origin: Origin::new("cluster", 1), value });
+            }
+            Ok(None) => c.target_absent(&ns, &t),
+            Err(_) => {}
         }
     }
 }

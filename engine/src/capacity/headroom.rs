@@ -87,7 +87,7 @@ impl Collector {
     pub fn unread_scale_targets(&self) -> Vec<(String, crate::objects::ScaleTarget)> {
         let mut out = Vec::new();
         for ((ns, key), found) in &self.autoscalers {
-            if self.workloads.contains_key(&(ns.clone(), key.clone())) {
+            if self.workloads.contains_key(&(ns.clone(), key.clone())) || self.known_absent(&(ns.clone(), key.clone())) {
                 continue;
             }
             if let Some(t) = found.iter().find_map(|(_, a)| a.target.clone()) {
@@ -95,7 +95,8 @@ impl Collector {
             }
         }
         for ((ns, key), found) in &self.vpas {
-            if self.workloads.contains_key(&(ns.clone(), key.clone())) || self.autoscalers.contains_key(&(ns.clone(), key.clone())) {
+            let k = (ns.clone(), key.clone());
+            if self.workloads.contains_key(&k) || self.autoscalers.contains_key(&k) || self.known_absent(&k) {
                 continue;
             }
             if let Some(t) = found.iter().find_map(|(_, _, v)| v.target.clone()) {
@@ -105,11 +106,18 @@ impl Collector {
         out
     }
 
-    /// Each namespace in scope with autoscalers, where a spike hits quota first first; the
-    /// autoscalers whose target was not read are in `notes`.
-    pub(super) fn headroom(&self, opts: &Options, notes: &mut Vec<String>) -> Vec<Headroom> {
+    /// Whether the workload `key` (namespace, `kind/name`) is known not to exist: its GET said
+    /// so, or the state holds every Deployment and it is not among them.
+    fn known_absent(&self, key: &(String, String)) -> bool {
+        !self.undecoded_targets.contains(key) && (self.absent_targets.contains(key) || (key.1.starts_with("deployment/") && self.seen.contains("Deployment")))
+    }
+
+    /// Each namespace in scope with autoscalers, where a spike hits quota first first. The
+    /// autoscalers whose target was not read are gaps in the answer (`gaps`); those whose
+    /// target does not exist are a normal state of a cluster, said in `remarks`.
+    pub(super) fn headroom(&self, opts: &Options, gaps: &mut Vec<String>, remarks: &mut Vec<String>) -> Vec<Headroom> {
         let mut out = Vec::new();
-        let mut unread = Vec::new();
+        let (mut unread, mut absent) = (Vec::new(), Vec::new());
         for (name, ns) in self.in_scope(opts) {
             let mut scaled = Vec::new();
             let mut may_ask = ResourceList::new();
@@ -131,7 +139,8 @@ impl Collector {
                 let vpa = self.vpas.get(&key).and_then(|found| crate::autoscaling::acting_vpa(found.iter().map(|(n, c, v)| (n.as_str(), c.as_str(), v))));
                 let Some(w) = self.workloads.get(&key) else {
                     let who = hpa.as_ref().map(|(n, a)| format!("{} {n}", a.kind.short())).or(vpa.map(|(n, _)| format!("VPA {n}"))).unwrap_or_default();
-                    unread.push(format!("{who} in {name} ({target})"));
+                    let named = format!("{who} in {name} ({target})");
+                    if self.known_absent(&key) { absent.push(named) } else { unread.push(named) }
                     continue;
                 };
                 // A pod as the VPA's webhook writes it (LimitRange defaults left out, as above).
@@ -203,7 +212,10 @@ impl Collector {
         };
         out.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.namespace.cmp(&b.namespace)));
         if !unread.is_empty() {
-            notes.push(format!("autoscalers whose target was not read, not counted in what autoscalers may ask for: {}", unread.join(", ")));
+            gaps.push(format!("autoscalers whose target was not read, not counted in what autoscalers may ask for: {}", unread.join(", ")));
+        }
+        if !absent.is_empty() {
+            remarks.push(format!("autoscalers whose target does not exist, nothing to count for them: {}", absent.join(", ")));
         }
         out
     }

@@ -104,7 +104,12 @@ pub struct CapacityReport {
     /// where a spike hits quota first first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub autoscalers: Vec<super::Headroom>,
+    /// What could not be read first, then remarks on the state (an autoscaler whose target
+    /// does not exist).
     pub notes: Vec<String>,
+    /// Whether something could not be read (the first notes): the answer is incomplete.
+    #[serde(skip)]
+    pub incomplete: bool,
 }
 
 impl Collector {
@@ -134,8 +139,10 @@ impl Collector {
         });
         // A row no node offers and no quota promises says nothing.
         out.retain(|r| !(r.offered_nowhere() && r.promised.as_ref().is_none_or(Quantity::is_zero) && r.scoped_hard.is_zero()));
-        let mut notes = self.capacity_notes(&out);
-        let autoscalers = self.headroom(opts, &mut notes);
+        let (mut notes, mut remarks) = (self.capacity_notes(&out), Vec::new());
+        let autoscalers = self.headroom(opts, &mut notes, &mut remarks);
+        let incomplete = !notes.is_empty();
+        notes.append(&mut remarks);
         let namespaces_excluded: Vec<String> = self.in_scope(opts).map(|(n, _)| n).filter(|n| opts.excluded.contains(*n)).cloned().collect();
         CapacityReport {
             nodes: nodes.total,
@@ -147,6 +154,7 @@ impl Collector {
             resources: out,
             autoscalers,
             notes,
+            incomplete,
         }
     }
 
