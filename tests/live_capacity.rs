@@ -358,7 +358,10 @@ async fn an_hpa_whose_target_does_not_exist_is_a_note_with_exit_0() {
         "metadata": {"name": "burn"},
         "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "burn"}, "minReplicas": 1, "maxReplicas": 4},
     });
-    let ar = kube::api::ApiResource::from_gvk_with_plural(&kube::api::GroupVersionKind::gvk("autoscaling", "v1", "HorizontalPodAutoscaler"), "horizontalpodautoscalers");
+    let ar = kube::api::ApiResource::from_gvk_with_plural(
+        &kube::api::GroupVersionKind::gvk("autoscaling", "v1", "HorizontalPodAutoscaler"),
+        "horizontalpodautoscalers",
+    );
     let obj: kube::api::DynamicObject = serde_json::from_value(hpa).unwrap();
     Api::<kube::api::DynamicObject>::namespaced_with(c.clone(), &ns, &ar).create(&PostParams::default(), &obj).await.unwrap();
     let out = plugin(&kubeconfig, &["capacity", "-n", &ns, "-o", "json"]);

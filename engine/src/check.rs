@@ -631,7 +631,9 @@ impl<'a> Checker<'a> {
         report.replicas = pods.wanted;
         report.replicas_admitted = pods.wanted.map(|_| pods.admitted);
         report.pod_message_alternatives = pods.first_refusal.as_ref().map(|r| r.alternatives.clone()).unwrap_or_default();
-        report.pod_message = pods.first_refusal.map(|r| r.message).or(report.pod_message.take());
+        if let Some(r) = pods.first_refusal {
+            report.pods_refused(r);
+        }
         report.pods = pods.explained;
         report.notes.extend(pods.notes);
         if obj.type_info.kind == "DaemonSet" && pods.wanted.is_none() && report.replicas_existing.is_none() {
@@ -652,7 +654,7 @@ impl<'a> Checker<'a> {
             ));
             report.pods_pending = Some(pending);
             if report.pod_message.is_none() {
-                report.pod_message = Some(r.message);
+                report.pods_refused(r);
             }
         }
     }
@@ -666,7 +668,7 @@ impl<'a> Checker<'a> {
         if let Some(r) = refusal {
             report.notes.push(format!("the pod is created, but its ResourceClaim would be refused: {}; the pod stays Pending", r.message));
             report.pods_pending = Some(1);
-            report.pod_message = Some(r.message);
+            report.pods_refused(r);
         }
     }
 
@@ -859,8 +861,8 @@ impl<'a> Checker<'a> {
         ));
         if refusal.is_some() {
             report.pods_pending = Some(report.pods_pending.unwrap_or(0).max(i32::try_from(pending.len()).unwrap_or(i32::MAX)));
-            if report.pod_message.is_none() {
-                report.pod_message = refusal.map(|r| r.message);
+            if let Some(r) = refusal.filter(|_| report.pod_message.is_none()) {
+                report.pods_refused(r);
             }
         }
     }

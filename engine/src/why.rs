@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::admission::{QuotaVerdict, RefusalReason};
+use crate::admission::{QuotaVerdict, RefusalReason, Stage};
 use crate::check::{self, CheckOptions, ClusterState, DocumentReport};
 use crate::objects::{type_info, Body, Meta, Object};
 use crate::quantity::Quantity;
@@ -85,6 +85,19 @@ pub struct WhyReport {
     /// The smallest changes that would let the waiting pods in, most direct first.
     pub changes: Vec<String>,
     pub notes: Vec<String>,
+}
+
+impl WhyReport {
+    /// Who refuses the next pod: the replay's answer, else what the server said (the one
+    /// place its words are read for this).
+    pub fn refused_by(&self) -> Option<Stage> {
+        let said = self.server_message.as_deref().is_some_and(|m| m.contains("is forbidden: violates PodSecurity "));
+        if said {
+            Some(Stage::PodSecurity)
+        } else {
+            self.replay.as_ref().and_then(DocumentReport::refused_by)
+        }
+    }
 }
 
 fn int(v: &Value, path: &[&str]) -> Option<i64> {

@@ -370,9 +370,30 @@ fn an_autoscaler_whose_target_does_not_exist_is_a_note_not_a_gap() {
     // was read) -> (incomplete, the note's opening)
     let cases: [(&str, &str, bool, bool, bool, Option<&str>); 4] = [
         ("read", deployment, false, false, false, None),
-        ("a GET said it does not exist", "", true, false, false, Some("autoscalers whose target does not exist, nothing to count for them: HPA burn in t (deployment/burn)")),
-        ("every Deployment read, it is not among them", "", false, true, false, Some("autoscalers whose target does not exist, nothing to count for them: HPA burn in t (deployment/burn)")),
-        ("not read", "", false, false, true, Some("autoscalers whose target was not read, not counted in what autoscalers may ask for: HPA burn in t (deployment/burn)")),
+        (
+            "a GET said it does not exist",
+            "",
+            true,
+            false,
+            false,
+            Some("autoscalers whose target does not exist, nothing to count for them: HPA burn in t (deployment/burn)"),
+        ),
+        (
+            "every Deployment read, it is not among them",
+            "",
+            false,
+            true,
+            false,
+            Some("autoscalers whose target does not exist, nothing to count for them: HPA burn in t (deployment/burn)"),
+        ),
+        (
+            "not read",
+            "",
+            false,
+            false,
+            true,
+            Some("autoscalers whose target was not read, not counted in what autoscalers may ask for: HPA burn in t (deployment/burn)"),
+        ),
     ];
     for (how, target, absent, all_read, incomplete, note) in cases {
         let mut c = Collector::default();

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use colored::Colorize;
 
-use kubectl_quota_engine::admission::{QuotaReport, QuotaVerdict, RefusalReason};
+use kubectl_quota_engine::admission::{QuotaReport, QuotaVerdict, RefusalReason, Stage};
 use kubectl_quota_engine::check::{DocumentReport, Outcome, Report};
 use kubectl_quota_engine::quantity::Quantity;
 use kubectl_quota_engine::version::VersionReport;
@@ -304,7 +304,7 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
                 None => format!("{a} fit"),
             };
             let mut s = format!("{who}: the {kind} is admitted, but ");
-            let refuser = if d.pod_message.as_deref().is_some_and(kubectl_quota_engine::admission::pod_security::is_refusal) { "PodSecurity" } else { "quota" };
+            let refuser = if d.pod_refused_by == Some(Stage::PodSecurity) { "PodSecurity" } else { "quota" };
             let _ = write!(s, "{} ({fits})", format!("{refuser} refuses {} of {its} {w} pods", w - a).red().bold());
             if let Some(m) = &d.pod_message {
                 let _ = write!(s, ": {}", esc(m));

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use colored::Colorize;
+use kubectl_quota_engine::admission::Stage;
 use kubectl_quota_engine::why::{Verdict, WhyReport};
 
 use crate::render::plan::clean;
@@ -21,9 +22,7 @@ pub fn render_text(r: &WhyReport) -> String {
         }
         Verdict::BlockedOther => {
             // Name PodSecurity when it is what refuses the pods (the replay or the event says so).
-            let psa = r.replay.as_ref().and_then(|d| d.message.as_deref()).is_some_and(kubectl_quota_engine::admission::pod_security::is_refusal)
-                || r.server_message.as_deref().is_some_and(|m| m.contains("is forbidden: violates PodSecurity "));
-            let by = if psa { "blocked by PodSecurity (not by quota)" } else { "blocked (not by quota)" };
+            let by = if r.refused_by() == Some(Stage::PodSecurity) { "blocked by PodSecurity (not by quota)" } else { "blocked (not by quota)" };
             format!("{who}: {}; {pods}, {} waiting", by.yellow().bold(), r.waiting)
         }
         Verdict::Unknown => format!("{who}: {}; {pods}, {} waiting", "pods missing, cause not reported".yellow(), r.waiting),

@@ -23,6 +23,15 @@
 //! order, the registry's own preparation and validation of the object
 //! ([`crate::object_validation`]), then every plugin's validating half in the same order, quota
 //! last. The first refusal ends the request: nothing after it runs, and quota charges nothing.
+//!
+//! Every plugin has one shape, [`Plugin`]: which requests it handles, a mutating half and a
+//! validating half, and whether it is external (a webhook or a policy). [`CHAIN`] lists them in
+//! the server's order. Reinvocation is the chain's: when an external plugin changed the object,
+//! the mutating half runs once more, the built-in plugins all again and the external ones only
+//! where they ask to be called again (`reinvocationPolicy: IfNeeded`). Each plugin's rules stay
+//! in its own file, a leaf that imports nothing of the chain; this file adapts it to the shape.
+//! ResourceQuota comes last and is not in [`CHAIN`]: its answer is the decision itself (the
+//! usage and every quota's verdict, refused or not).
 
 pub mod default_storage_class;
 pub mod limit_ranger;
@@ -37,7 +46,7 @@ pub mod vpa_webhook;
 
 pub use resource_quota::{
     check_request, check_request_detailed, check_request_with, scopes, usage, Decision, Detail, LimitedResource, NamedQuota, QuotaReport, QuotaVerdict,
-    Refusal, RefusalReason, Request, ResourceRow,
+    Refusal, RefusalReason, Request, ResourceRow, Stage,
 };
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -88,26 +97,98 @@ pub struct Options<'a> {
     pub pod_security: Option<&'a pod_security::Config>,
 }
 
+/// What a plugin sees of a request besides the object: its namespace, the object it replaces
+/// (an update), what the cluster holds, how it is judged, and whether this is the mutating
+/// half's second run.
+#[derive(Clone, Copy)]
+pub struct Attributes<'a> {
+    pub ns: &'a str,
+    pub old: Option<&'a Object>,
+    pub cluster: &'a Cluster<'a>,
+    pub opts: &'a Options<'a>,
+    pub reinvoked: bool,
+}
+
+impl Attributes<'_> {
+    fn creating(&self) -> bool {
+        self.old.is_none()
+    }
+
+    /// The namespace's LimitRanges as the LimitRanger reads them.
+    fn limit_ranges(&self) -> Vec<(&str, &[LimitRangeItem])> {
+        self.cluster.limit_ranges.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect()
+    }
+}
+
+/// A plugin's refusal: its reason (most are `Admission`, a 403) and the server's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denial {
+    pub reason: RefusalReason,
+    pub message: String,
+}
+
+impl From<String> for Denial {
+    fn from(message: String) -> Denial {
+        Denial { reason: RefusalReason::Admission, message }
+    }
+}
+
+/// One admission plugin, as the server has them: the requests it handles, a mutating half
+/// (it may change the object, saying what it changed in words, or refuse) and a validating
+/// half (it may refuse).
+pub trait Plugin: Sync {
+    /// Who it is, as a refusal names it.
+    fn stage(&self) -> Stage;
+    /// Whether it looks at this request at all.
+    fn handles(&self, obj: &Object, a: &Attributes) -> bool;
+    /// A webhook or a policy: when it changes the object, the mutating half runs again.
+    fn external(&self) -> bool {
+        false
+    }
+    /// An external plugin called again on that second run (`reinvocationPolicy: IfNeeded`).
+    fn reinvoke_if_needed(&self) -> bool {
+        false
+    }
+    fn mutate(&self, _obj: &mut Object, _a: &Attributes) -> Result<Vec<String>, Denial> {
+        Ok(vec![])
+    }
+    fn validate(&self, _obj: &Object, _a: &Attributes) -> Result<(), Denial> {
+        Ok(())
+    }
+}
+
+/// The plugins before quota, in kube-apiserver's order.
+pub const CHAIN: &[&dyn Plugin] = &[
+    &NamespaceLifecycle,
+    &LimitRanger,
+    &ServiceAccount,
+    &PodSecurity,
+    &Priority,
+    &DefaultStorageClass,
+    &PersistentVolumeClaimResize,
+    &RuntimeClass,
+    &MutatingAdmissionWebhook,
+];
+
 /// One request through the chain: `obj` created in (or, with `old`, updated in) namespace
 /// `ns`. Returns the decision and the sentences saying what the server changed; on admission
 /// the namespace's `quotas` are charged.
 pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster, quotas: &mut [NamedQuota], opts: &Options) -> (Decision, Vec<String>) {
-    if obj.type_info.namespaced {
-        if let Some(message) = namespace_lifecycle::refusal(ns, cluster.namespaces) {
-            return (Decision::refused(RefusalReason::NamespaceNotFound, message), vec![]);
-        }
-        if old.is_none() {
-            if let Some(message) = namespace_lifecycle::terminating_refusal(ns, cluster.terminating) {
-                return (Decision::refused(RefusalReason::Admission, message), vec![]);
-            }
-        }
-    }
+    let a = Attributes { ns, old, cluster, opts, reinvoked: false };
     let mutations = match old {
-        None => match mutating_half(obj, ns, cluster, opts.rules) {
-            Ok(m) => m,
-            Err(refused) => return (refused, vec![]),
-        },
+        None => {
+            let mut notes = crate::defaulting::as_decoded(obj, opts.rules);
+            match mutating_half(obj, &a) {
+                Ok(m) => notes.extend(m),
+                Err(refused) => return (refused, vec![]),
+            }
+            notes.extend(crate::defaulting::prepare_for_create(obj, opts.rules));
+            notes
+        }
         Some(prev) => {
+            if let Err(refused) = mutating_half(obj, &a) {
+                return (refused, vec![]);
+            }
             crate::defaulting::prepare_for_update(obj, prev);
             vec![]
         }
@@ -116,11 +197,239 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
     if let Some(message) = crate::object_validation::refusal(obj, old, labels, opts.rules, opts.flags, opts.as_sent) {
         return (Decision::refused(RefusalReason::Invalid, message), mutations);
     }
-    if let Err(message) = validating_half(obj, old, ns, cluster, opts) {
-        return (Decision::refused(RefusalReason::Admission, message), mutations);
+    for p in CHAIN.iter().filter(|p| p.handles(obj, &a)) {
+        if let Err(d) = p.validate(obj, &a) {
+            return (Decision::refused_by(p.stage(), d.reason, d.message), mutations);
+        }
     }
     let request = Request { classes: cluster.device_classes, detail: opts.detail, resize: false };
     (check_request_detailed(quotas, obj, old, opts.limited, opts.rules, &request), mutations)
+}
+
+/// Every plugin's mutating half in the chain's order, and once more where an external plugin
+/// changed the object: the built-in plugins all again, the external ones that ask for it. A
+/// sentence the second run repeats is said once.
+fn mutating_half(obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Decision> {
+    mutating_half_of(CHAIN, obj, a)
+}
+
+/// [`mutating_half`] of the plugins `chain`.
+fn mutating_half_of(chain: &[&dyn Plugin], obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Decision> {
+    let mut notes = Vec::new();
+    let mut changed = false;
+    for p in chain {
+        if !p.handles(obj, a) {
+            continue;
+        }
+        let before = p.external().then(|| obj.clone());
+        notes.extend(p.mutate(obj, a).map_err(|d| Decision::refused_by(p.stage(), d.reason, d.message))?);
+        changed |= before.is_some_and(|b| b != *obj);
+    }
+    if !changed {
+        return Ok(notes);
+    }
+    let again = Attributes { reinvoked: true, ..*a };
+    for p in chain {
+        if (p.external() && !p.reinvoke_if_needed()) || !p.handles(obj, &again) {
+            continue;
+        }
+        for n in p.mutate(obj, &again).map_err(|d| Decision::refused_by(p.stage(), d.reason, d.message))? {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+    }
+    Ok(notes)
+}
+
+/// The pod a create is about, when it is one.
+fn pod_of(obj: &Object) -> Option<&crate::objects::Pod> {
+    if let Body::Pod(p) = &obj.body {
+        Some(p)
+    } else {
+        None
+    }
+}
+
+/// NamespaceLifecycle: a namespace that does not exist (404), or one being terminated (a
+/// create).
+struct NamespaceLifecycle;
+impl Plugin for NamespaceLifecycle {
+    fn stage(&self) -> Stage {
+        Stage::NamespaceLifecycle
+    }
+    fn handles(&self, obj: &Object, _: &Attributes) -> bool {
+        obj.type_info.namespaced
+    }
+    fn mutate(&self, _: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
+        if let Some(message) = namespace_lifecycle::refusal(a.ns, a.cluster.namespaces) {
+            return Err(Denial { reason: RefusalReason::NamespaceNotFound, message });
+        }
+        match namespace_lifecycle::terminating_refusal(a.ns, a.cluster.terminating).filter(|_| a.creating()) {
+            Some(message) => Err(message.into()),
+            None => Ok(vec![]),
+        }
+    }
+}
+
+/// LimitRanger: a new pod's defaults; a pod's (created or resized) and a claim's bounds.
+struct LimitRanger;
+impl Plugin for LimitRanger {
+    fn stage(&self) -> Stage {
+        Stage::LimitRanger
+    }
+    fn handles(&self, obj: &Object, _: &Attributes) -> bool {
+        matches!(obj.body, Body::Pod(_) | Body::PersistentVolumeClaim(_))
+    }
+    fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
+        match &mut obj.body {
+            Body::Pod(p) if a.creating() => Ok(limit_ranger::apply_limit_ranges(p, &a.limit_ranges())),
+            _ => Ok(vec![]),
+        }
+    }
+    fn validate(&self, obj: &Object, a: &Attributes) -> Result<(), Denial> {
+        let ranges = a.limit_ranges();
+        match (&obj.body, a.old.map(|o| &o.body)) {
+            (Body::Pod(p), None) => limit_ranger::validate_pod(p, &ranges, a.opts.rules)?,
+            (Body::Pod(p), Some(Body::Pod(prev))) => limit_ranger::validate_pod_update(prev, p, &ranges, a.opts.rules)?,
+            (Body::PersistentVolumeClaim(c), _) => limit_ranger::validate_pvc(c, &ranges)?,
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// ServiceAccount: a new pod's `default`, and a ServiceAccount that does not exist.
+struct ServiceAccount;
+impl Plugin for ServiceAccount {
+    fn stage(&self) -> Stage {
+        Stage::ServiceAccount
+    }
+    fn handles(&self, obj: &Object, a: &Attributes) -> bool {
+        a.creating() && matches!(obj.body, Body::Pod(_))
+    }
+    fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
+        if let Body::Pod(p) = &mut obj.body {
+            service_account::admit_pod(p, &obj.meta.annotations, a.ns, a.cluster.service_accounts)?;
+        }
+        Ok(vec![])
+    }
+}
+
+/// PodSecurity: the namespace's enforced level.
+struct PodSecurity;
+impl Plugin for PodSecurity {
+    fn stage(&self) -> Stage {
+        Stage::PodSecurity
+    }
+    fn handles(&self, obj: &Object, _: &Attributes) -> bool {
+        matches!(obj.body, Body::Pod(_))
+    }
+    fn validate(&self, obj: &Object, a: &Attributes) -> Result<(), Denial> {
+        let Some(p) = pod_of(obj) else { return Ok(()) };
+        let old = a.old.and_then(pod_of);
+        let req =
+            pod_security::Request { pod: p, annotations: &obj.meta.annotations, old, namespace: a.ns, labels: a.cluster.namespaces.and_then(|n| n.get(a.ns)) };
+        match pod_security::refusal(&req, a.opts.pod_security, a.opts.rules) {
+            Some(message) => Err(message.into()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Priority: a new pod's class, and the global default.
+struct Priority;
+impl Plugin for Priority {
+    fn stage(&self) -> Stage {
+        Stage::Priority
+    }
+    fn handles(&self, obj: &Object, a: &Attributes) -> bool {
+        a.creating() && matches!(obj.body, Body::Pod(_))
+    }
+    fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
+        match &mut obj.body {
+            Body::Pod(p) => Ok(priority::apply_priority(p, a.cluster.priority_classes)?),
+            _ => Ok(vec![]),
+        }
+    }
+}
+
+/// DefaultStorageClass: a new claim's class.
+struct DefaultStorageClass;
+impl Plugin for DefaultStorageClass {
+    fn stage(&self) -> Stage {
+        Stage::DefaultStorageClass
+    }
+    fn handles(&self, obj: &Object, a: &Attributes) -> bool {
+        a.creating() && matches!(obj.body, Body::PersistentVolumeClaim(_))
+    }
+    fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
+        match &mut obj.body {
+            Body::PersistentVolumeClaim(p) => Ok(default_storage_class::apply_default_storage_class(p, &obj.meta.annotations, a.cluster.storage_classes)),
+            _ => Ok(vec![]),
+        }
+    }
+}
+
+/// PersistentVolumeClaimResize: a claim that grows.
+struct PersistentVolumeClaimResize;
+impl Plugin for PersistentVolumeClaimResize {
+    fn stage(&self) -> Stage {
+        Stage::PersistentVolumeClaimResize
+    }
+    fn handles(&self, _: &Object, a: &Attributes) -> bool {
+        !a.creating()
+    }
+    fn validate(&self, obj: &Object, a: &Attributes) -> Result<(), Denial> {
+        match a.old.and_then(|prev| pvc_resize::resize_refusal(prev, obj, a.cluster.storage_classes)) {
+            Some(message) => Err(message.into()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// RuntimeClass: a new pod's overhead.
+struct RuntimeClass;
+impl Plugin for RuntimeClass {
+    fn stage(&self) -> Stage {
+        Stage::RuntimeClass
+    }
+    fn handles(&self, obj: &Object, a: &Attributes) -> bool {
+        a.creating() && matches!(obj.body, Body::Pod(_))
+    }
+    fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
+        match &mut obj.body {
+            Body::Pod(p) => Ok(runtime_class::set_overhead(p, a.cluster.runtime_classes)?),
+            _ => Ok(vec![]),
+        }
+    }
+    fn validate(&self, obj: &Object, a: &Attributes) -> Result<(), Denial> {
+        match pod_of(obj) {
+            Some(p) => Ok(runtime_class::validate_overhead(p, a.cluster.runtime_classes)?),
+            None => Ok(()),
+        }
+    }
+}
+
+/// MutatingAdmissionWebhook: the VerticalPodAutoscaler's webhook, writing its target into a
+/// new pod of the workload it targets (other webhooks are not replayed).
+struct MutatingAdmissionWebhook;
+impl Plugin for MutatingAdmissionWebhook {
+    fn stage(&self) -> Stage {
+        Stage::MutatingAdmissionWebhook
+    }
+    fn handles(&self, obj: &Object, a: &Attributes) -> bool {
+        a.creating() && a.cluster.vpa.is_some() && matches!(obj.body, Body::Pod(_))
+    }
+    fn external(&self) -> bool {
+        true
+    }
+    fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
+        match (&mut obj.body, a.cluster.vpa) {
+            (Body::Pod(p), Some((name, vpa))) => Ok(vpa_webhook::write_pod(p, name, vpa, &a.limit_ranges())),
+            _ => Ok(vec![]),
+        }
+    }
 }
 
 /// A pod template as a VerticalPodAutoscaler's webhook writes the pods made from it:
@@ -131,55 +440,55 @@ pub fn as_the_vpa_writes(pod: &mut crate::objects::Pod, limit_ranges: &[(String,
     vpa_webhook::write_pod(pod, name, vpa, &ranges)
 }
 
-/// A create, up to the validation of the object: what the registry does first, every
-/// plugin's mutating half in the server's order (NamespaceLifecycle's, which acts on every
-/// request, came first), then the strategy's preparation.
-fn mutating_half(obj: &mut Object, ns: &str, cluster: &Cluster, rules: &Rules) -> Result<Vec<String>, Decision> {
-    let mut notes = crate::defaulting::as_decoded(obj, rules);
-    let refused = |message| Decision::refused(RefusalReason::Admission, message);
-    match &mut obj.body {
-        Body::Pod(p) => {
-            let limit_ranges: Vec<(&str, &[LimitRangeItem])> = cluster.limit_ranges.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect();
-            notes.extend(limit_ranger::apply_limit_ranges(p, &limit_ranges));
-            service_account::admit_pod(p, &obj.meta.annotations, ns, cluster.service_accounts).map_err(refused)?;
-            notes.extend(priority::apply_priority(p, cluster.priority_classes).map_err(refused)?);
-            notes.extend(runtime_class::set_overhead(p, cluster.runtime_classes).map_err(refused)?);
-            // Webhooks come after every built-in mutating plugin.
-            if let Some((name, vpa)) = cluster.vpa {
-                notes.extend(vpa_webhook::write_pod(p, name, vpa, &limit_ranges));
-            }
-        }
-        Body::PersistentVolumeClaim(p) => notes.extend(default_storage_class::apply_default_storage_class(p, &obj.meta.annotations, cluster.storage_classes)),
-        _ => {}
-    }
-    notes.extend(crate::defaulting::prepare_for_create(obj, rules));
-    Ok(notes)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_str;
+    use crate::objects::{decode, Container};
 
-/// Every plugin's validating half before quota, in the server's order: LimitRanger (a pod on
-/// create or resize, a claim on create and update), PodSecurity (a pod),
-/// PersistentVolumeClaimResize (a claim that grows), RuntimeClass (a pod's overhead, on create).
-fn validating_half(obj: &Object, old: Option<&Object>, ns: &str, cluster: &Cluster, opts: &Options) -> Result<(), String> {
-    let rules = opts.rules;
-    let limit_ranges: Vec<(&str, &[LimitRangeItem])> = cluster.limit_ranges.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect();
-    match (&obj.body, old.map(|o| &o.body)) {
-        (Body::Pod(p), None) => limit_ranger::validate_pod(p, &limit_ranges, rules)?,
-        (Body::Pod(p), Some(Body::Pod(prev))) => limit_ranger::validate_pod_update(prev, p, &limit_ranges, rules)?,
-        (Body::PersistentVolumeClaim(c), _) => limit_ranger::validate_pvc(c, &limit_ranges)?,
-        _ => {}
-    }
-    if let Body::Pod(p) = &obj.body {
-        let old = old.and_then(|o| if let Body::Pod(prev) = &o.body { Some(prev) } else { None });
-        let req = pod_security::Request { pod: p, annotations: &obj.meta.annotations, old, namespace: ns, labels: cluster.namespaces.and_then(|n| n.get(ns)) };
-        if let Some(message) = pod_security::refusal(&req, opts.pod_security, rules) {
-            return Err(message);
+    /// A sidecar injector as a webhook is: it adds a container with no resources, once.
+    struct Injector;
+    impl Plugin for Injector {
+        fn stage(&self) -> Stage {
+            Stage::MutatingAdmissionWebhook
+        }
+        fn handles(&self, obj: &Object, _: &Attributes) -> bool {
+            matches!(obj.body, Body::Pod(_))
+        }
+        fn external(&self) -> bool {
+            true
+        }
+        fn mutate(&self, obj: &mut Object, _: &Attributes) -> Result<Vec<String>, Denial> {
+            let Body::Pod(p) = &mut obj.body else { return Ok(vec![]) };
+            if p.containers.iter().any(|c| c.name == "proxy") {
+                return Ok(vec![]);
+            }
+            p.containers.push(Container { name: "proxy".into(), ..Container::default() });
+            Ok(vec!["injected proxy".into()])
         }
     }
-    if let Some(message) = old.and_then(|prev| pvc_resize::resize_refusal(prev, obj, cluster.storage_classes)) {
-        return Err(message);
+
+    fn one(yaml: &str) -> Object {
+        decode(&parse_str("t.yaml", yaml).unwrap().remove(0)).unwrap()
     }
-    match (&obj.body, old) {
-        (Body::Pod(p), None) => runtime_class::validate_overhead(p, cluster.runtime_classes),
-        _ => Ok(()),
+
+    #[test]
+    fn a_webhooks_change_runs_the_built_in_mutating_plugins_again() {
+        // k8s.io/apiserver's reinvocation: when a webhook changed the object, every in-tree
+        // mutating plugin runs once more, so LimitRanger defaults the injected container.
+        let lr = one("apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: ns}\nspec: {limits: [{type: Container, defaultRequest: {cpu: 100m}, default: {cpu: 200m}}]}\n");
+        let Body::LimitRange(items) = &lr.body else { panic!("a LimitRange") };
+        let ranges = vec![("lr".to_string(), items.clone())];
+        let cluster = Cluster { limit_ranges: &ranges, ..Cluster::default() };
+        let rules = crate::version::Rules::default();
+        let opts = Options { rules: &rules, limited: &[], detail: Detail::default(), as_sent: true, flags: ServerFlags::default(), pod_security: None };
+        let a = Attributes { ns: "ns", old: None, cluster: &cluster, opts: &opts, reinvoked: false };
+        let chain: [&dyn Plugin; 2] = [&LimitRanger, &Injector];
+        let mut pod = one("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec: {containers: [{name: app, image: x}]}\n");
+        let notes = mutating_half_of(&chain, &mut pod, &a).unwrap();
+        let Body::Pod(p) = &pod.body else { panic!("a pod") };
+        let cpu: Vec<(String, Option<String>)> = p.containers.iter().map(|c| (c.name.clone(), c.requests.get("cpu").map(|q| q.to_string()))).collect();
+        assert_eq!(cpu, [("app".to_string(), Some("100m".to_string())), ("proxy".to_string(), Some("100m".to_string()))], "{notes:?}");
+        assert_eq!(notes.iter().filter(|n| *n == "injected proxy").count(), 1, "{notes:?}");
     }
 }

@@ -164,12 +164,6 @@ pub fn refusal(req: &Request, config: Option<&Config>, rules: &Rules) -> Option<
     Some(format!("violates PodSecurity {:?}: {}", policy.name(), details.join(", ")))
 }
 
-/// Whether a refusal's message is PodSecurity's (to name the plugin, not quota, as the one
-/// that refuses a workload's pods).
-pub fn is_refusal(message: &str) -> bool {
-    message.starts_with("violates PodSecurity ")
-}
-
 /// Whether `pod` breaks `level` at the server's latest policy version.
 pub fn breaks(pod: &Pod, annotations: &BTreeMap<String, String>, level: Level, rules: &Rules) -> bool {
     let checks = PodSecurityChecks::for_policy(None, rules.version);

@@ -140,7 +140,11 @@ impl Collector {
                 let Some(w) = self.workloads.get(&key) else {
                     let who = hpa.as_ref().map(|(n, a)| format!("{} {n}", a.kind.short())).or(vpa.map(|(n, _)| format!("VPA {n}"))).unwrap_or_default();
                     let named = format!("{who} in {name} ({target})");
-                    if self.known_absent(&key) { absent.push(named) } else { unread.push(named) }
+                    if self.known_absent(&key) {
+                        absent.push(named)
+                    } else {
+                        unread.push(named)
+                    }
                     continue;
                 };
                 // A pod as the VPA's webhook writes it (LimitRange defaults left out, as above).

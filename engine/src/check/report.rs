@@ -5,7 +5,7 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 
 use super::state::Lacking;
-use crate::admission::{Decision, Detail, LimitedResource, QuotaReport, Refusal};
+use crate::admission::{Decision, Detail, LimitedResource, QuotaReport, Refusal, Stage};
 use crate::manifest::Origin;
 use crate::objects::Object;
 use crate::resources::ResourceList;
@@ -90,6 +90,9 @@ pub struct DocumentReport {
     /// The first refusal the controller would meet creating pods (or their claims).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_message: Option<String>,
+    /// Who gives that refusal (not in the JSON, whose shape predates it: the message says).
+    #[serde(skip)]
+    pub pod_refused_by: Option<Stage>,
     /// How far quota lets the workload's autoscaler scale it (an autoscaled workload, or an
     /// autoscaler whose target exists already).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -150,6 +153,17 @@ pub enum Outcome {
 }
 
 impl DocumentReport {
+    /// The refusal the pods meet, as the first one they meet: its message and who gives it.
+    pub(super) fn pods_refused(&mut self, r: Refusal) {
+        self.pod_refused_by = Some(r.by);
+        self.pod_message = Some(r.message);
+    }
+
+    /// Who refuses: the document itself, else its pods.
+    pub fn refused_by(&self) -> Option<Stage> {
+        self.refusal.as_ref().map(|r| r.by).or(self.pod_refused_by)
+    }
+
     /// The report of a document as the admission chain (or what stopped it before) decided
     /// it, `ns` being where it was sent; what its controllers create is filled in later.
     pub(super) fn decided(obj: &Object, ns: &str, decision: Decision, mutations: Vec<String>, notes: Vec<String>) -> DocumentReport {
@@ -170,6 +184,7 @@ impl DocumentReport {
             autoscaling: None,
             vertical: None,
             pod_message: None,
+            pod_refused_by: None,
             pods_pending: None,
             pod_message_alternatives: vec![],
             mutations,

@@ -19,7 +19,7 @@
 //! );
 //! ```
 
-use crate::admission::{QuotaReport, QuotaVerdict};
+use crate::admission::{QuotaReport, QuotaVerdict, Stage};
 use crate::check::{DocumentReport, Outcome};
 
 /// What is said about one document: nothing when every pod it asks for is created (or when the
@@ -44,7 +44,7 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
             let refusing = refusing_quota(d);
             let who = match refusing {
                 Some(q) => format!("quota {}", q.name),
-                None if d.pod_message.as_deref().is_some_and(crate::admission::pod_security::is_refusal) => "PodSecurity".to_string(),
+                None if d.pod_refused_by == Some(Stage::PodSecurity) => "PodSecurity".to_string(),
                 None => "the API server".to_string(),
             };
             let message = d.pod_message.as_deref().unwrap_or("refused");

@@ -16,7 +16,7 @@ pub mod scopes;
 pub mod usage;
 mod verdict;
 
-pub use verdict::{Decision, QuotaReport, QuotaVerdict, Refusal, RefusalReason, ResourceRow};
+pub use verdict::{Decision, QuotaReport, QuotaVerdict, Refusal, RefusalReason, ResourceRow, Stage};
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

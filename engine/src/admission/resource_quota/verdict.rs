@@ -36,10 +36,46 @@ pub enum RefusalReason {
     TooLarge,
 }
 
+/// Who answers a request on its way into the cluster: kubectl before sending it, the
+/// registry (reading the body, validating the object), or one plugin of the admission chain.
+/// Rendering names the one that refused by this value, never by the message's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Stage {
+    Kubectl,
+    /// Reading the body (its size), and the object's validation between the chain's halves.
+    Registry,
+    NamespaceLifecycle,
+    LimitRanger,
+    ServiceAccount,
+    PodSecurity,
+    Priority,
+    DefaultStorageClass,
+    PersistentVolumeClaimResize,
+    RuntimeClass,
+    MutatingAdmissionWebhook,
+    ResourceQuota,
+}
+
+impl RefusalReason {
+    /// Who gives a refusal of this reason, where only one can (`Admission` is any plugin's:
+    /// the plugin says).
+    fn stage(self) -> Stage {
+        match self {
+            RefusalReason::NotServed | RefusalReason::NamespaceMismatch => Stage::Kubectl,
+            RefusalReason::Invalid | RefusalReason::TooLarge => Stage::Registry,
+            RefusalReason::NamespaceNotFound => Stage::NamespaceLifecycle,
+            _ => Stage::ResourceQuota,
+        }
+    }
+}
+
 /// A refusal: the server's message (what follows `is forbidden: `) and what caused it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Refusal {
+    /// Who refused (not in the report's JSON, whose shape predates it: the message says).
+    #[serde(skip)]
+    pub by: Stage,
     pub reason: RefusalReason,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quota: Option<String>,
@@ -160,9 +196,22 @@ impl Decision {
         Decision { allowed: true, refusal: None, usage, quotas, skipped: None }
     }
 
-    /// A refusal before quota admission runs (validation, another admission plugin).
+    /// A refusal before quota admission runs, by the one who gives refusals of `reason`
+    /// (kubectl, the registry, NamespaceLifecycle's 404).
     pub fn refused(reason: RefusalReason, message: String) -> Decision {
-        Decision { allowed: false, refusal: Some(refusal(reason, None, vec![], message)), usage: ResourceList::new(), quotas: vec![], skipped: None }
+        Decision::refused_by(reason.stage(), reason, message)
+    }
+
+    /// A refusal by `by`, before quota admission runs.
+    pub fn refused_by(by: Stage, reason: RefusalReason, message: String) -> Decision {
+        let mut r = refusal(reason, None, vec![], message);
+        r.by = by;
+        Decision { allowed: false, refusal: Some(r), usage: ResourceList::new(), quotas: vec![], skipped: None }
+    }
+
+    /// Who refused, when the request was refused.
+    pub fn refused_by_whom(&self) -> Option<Stage> {
+        self.refusal.as_ref().map(|r| r.by)
     }
 }
 
@@ -178,7 +227,7 @@ pub(super) fn refusal(reason: RefusalReason, quota: Option<&str>, resources: Vec
             | RefusalReason::NamespaceMismatch
             | RefusalReason::TooLarge
     );
-    Refusal { reason, quota: quota.map(str::to_string), resources, message, forbidden, alternatives: vec![] }
+    Refusal { by: reason.stage(), reason, quota: quota.map(str::to_string), resources, message, forbidden, alternatives: vec![] }
 }
 
 /// The first refusal in quota order, with the others as alternatives.
