@@ -19,10 +19,12 @@
 //! assert_eq!(err.field.as_deref(), Some("spec.containers[0].resources.requests.cpu"));
 //! ```
 
+pub mod autoscaler_types;
 mod decode;
 mod kinds;
 pub mod security;
 
+pub use autoscaler_types::{autoscaler_type, read_autoscaler_types, AutoscalerType, Sets, AUTOSCALER_TYPES};
 pub use decode::{decode, pod_spec, resource_list};
 pub use kinds::{guess_plural, type_info};
 

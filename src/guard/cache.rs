@@ -11,7 +11,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use kubectl_quota_engine::admission::NamedQuota;
 use kubectl_quota_engine::check::ClusterState;
-use kubectl_quota_engine::objects::Object;
+use kubectl_quota_engine::objects::{autoscaler_types, Object};
 use kubectl_quota_engine::quantity::Quantity;
 use kubectl_quota_engine::resources::ResourceList;
 
@@ -303,9 +303,9 @@ impl Cache {
 }
 
 /// The group-resources autoscalers are kept under in the state's existing objects.
-const HPAS: &str = "horizontalpodautoscalers.autoscaling";
-const SCALED_OBJECTS: &str = "scaledobjects.keda.sh";
-const VPAS: &str = kubectl_quota_engine::check::VPA_RESOURCE;
+const HPAS: &str = autoscaler_types::HPA.group_resource;
+const SCALED_OBJECTS: &str = autoscaler_types::SCALED_OBJECT.group_resource;
+const VPAS: &str = autoscaler_types::VPA.group_resource;
 
 /// The cached autoscalers (VerticalPodAutoscalers too) of namespace `ns`.
 fn autoscaler_entries<'a>(s: &'a ClusterState, ns: &'a str) -> impl Iterator<Item = (&'a (String, String, String), &'a Object)> + 'a {

@@ -7,6 +7,7 @@
 //! `matchPolicy: Equivalent` (any version of the kinds), and never kube-system, the guard's
 //! own namespace, or a namespace or object labelled `kubectl-quota.io/guard: ignore`.
 
+use kubectl_quota_engine::objects::read_autoscaler_types;
 use serde_json::{json, Value};
 
 use super::review::LABEL;
@@ -80,6 +81,14 @@ pub fn webhook_configuration(endpoint: &Endpoint) -> Value {
     let mut excluded = vec!["kube-system".to_string()];
     excluded.extend(own_namespace.cloned());
     let rule = |group: &str, versions: &[&str], resources: &[&str]| json!({"apiGroups": [group], "apiVersions": versions, "operations": ["CREATE", "UPDATE"], "resources": resources, "scope": "Namespaced"});
+    let mut rules = vec![
+        rule("apps", &["v1"], &["deployments", "replicasets", "statefulsets", "daemonsets"]),
+        rule("batch", &["v1", "v1beta1"], &["jobs", "cronjobs"]),
+        rule("", &["v1"], &["replicationcontrollers"]),
+    ];
+    // Autoscalers: their target's pods at the count they set (an add-on's where installed; a
+    // rule for a group the server does not serve matches nothing).
+    rules.extend(read_autoscaler_types().map(|t| rule(t.group, t.served_versions, &[t.plural])));
     let mut metadata = json!({"name": NAME, "labels": labels()});
     if annotations.as_object().is_some_and(|a| !a.is_empty()) {
         metadata["annotations"] = annotations;
@@ -92,16 +101,7 @@ pub fn webhook_configuration(endpoint: &Endpoint) -> Value {
             "name": WEBHOOK,
             "admissionReviewVersions": ["v1"],
             "clientConfig": client_config,
-            "rules": [
-                rule("apps", &["v1"], &["deployments", "replicasets", "statefulsets", "daemonsets"]),
-                rule("batch", &["v1", "v1beta1"], &["jobs", "cronjobs"]),
-                rule("", &["v1"], &["replicationcontrollers"]),
-                // Autoscalers: their target's pods at the count they set (KEDA's where installed;
-                // a rule for a group the server does not serve matches nothing).
-                rule("autoscaling", &["v1", "v2", "v2beta2"], &["horizontalpodautoscalers"]),
-                rule("keda.sh", &["v1alpha1"], &["scaledobjects"]),
-                rule("autoscaling.k8s.io", &["v1"], &["verticalpodautoscalers"]),
-            ],
+            "rules": rules,
             "failurePolicy": "Ignore",
             "sideEffects": "None",
             "timeoutSeconds": TIMEOUT_SECONDS,
@@ -120,23 +120,22 @@ pub fn webhook_configuration(endpoint: &Endpoint) -> Value {
 /// The read-only rights the guard's caches need.
 pub fn cluster_role() -> Value {
     let read = |group: &str, resources: &[&str]| json!({"apiGroups": [group], "resources": resources, "verbs": ["get", "list", "watch"]});
+    let mut rules = vec![
+        read("", &["resourcequotas", "limitranges", "namespaces", "serviceaccounts"]),
+        read("scheduling.k8s.io", &["priorityclasses"]),
+        read("storage.k8s.io", &["storageclasses"]),
+        read("node.k8s.io", &["runtimeclasses"]),
+        read("resource.k8s.io", &["deviceclasses"]),
+    ];
+    rules.extend(read_autoscaler_types().map(|t| read(t.group, &[t.plural])));
+    // The workload an autoscaler being created or changed targets (a GET).
+    rules.push(json!({"apiGroups": ["apps"], "resources": ["deployments", "statefulsets", "replicasets", "daemonsets"], "verbs": ["get"]}));
+    rules.push(json!({"apiGroups": [""], "resources": ["replicationcontrollers"], "verbs": ["get"]}));
     json!({
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRole",
         "metadata": {"name": NAME, "labels": labels()},
-        "rules": [
-            read("", &["resourcequotas", "limitranges", "namespaces", "serviceaccounts"]),
-            read("scheduling.k8s.io", &["priorityclasses"]),
-            read("storage.k8s.io", &["storageclasses"]),
-            read("node.k8s.io", &["runtimeclasses"]),
-            read("resource.k8s.io", &["deviceclasses"]),
-            read("autoscaling", &["horizontalpodautoscalers"]),
-            read("keda.sh", &["scaledobjects"]),
-            read("autoscaling.k8s.io", &["verticalpodautoscalers"]),
-            // The workload an autoscaler being created or changed targets (a GET).
-            json!({"apiGroups": ["apps"], "resources": ["deployments", "statefulsets", "replicasets", "daemonsets"], "verbs": ["get"]}),
-            json!({"apiGroups": [""], "resources": ["replicationcontrollers"], "verbs": ["get"]}),
-        ],
+        "rules": rules,
     })
 }
 

@@ -29,6 +29,7 @@ use k8s_openapi::api::resource::v1::DeviceClass;
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::api::storage::v1::StorageClass;
 use kubectl_quota_engine::admission::LimitedResource;
+use kubectl_quota_engine::objects::autoscaler_types;
 use kubectl_quota_engine::version::{Rules, VersionReport, NEWEST};
 
 use crate::error::{print_err, Fatal};
@@ -114,14 +115,12 @@ async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
     spawn::<k8s_openapi::api::core::v1::ServiceAccount>(conn, cache, Kind::ServiceAccounts);
     // Custom resources, where their add-on is installed (read by name): KEDA's ScaledObjects,
     // the VPA's VerticalPodAutoscalers.
-    let custom = [
-        (Kind::ScaledObjects, "keda.sh/v1alpha1", "ScaledObject", "scaledobjects"),
-        (Kind::VerticalAutoscalers, "autoscaling.k8s.io/v1", "VerticalPodAutoscaler", "verticalpodautoscalers"),
-    ];
-    for (kind, api_version, k, plural) in custom {
-        if live::guard::serves(conn, api_version, plural).await == Some(true) {
+    let custom = [(Kind::ScaledObjects, &autoscaler_types::SCALED_OBJECT), (Kind::VerticalAutoscalers, &autoscaler_types::VPA)];
+    for (kind, t) in custom {
+        let (api_version, k, plural) = (t.api_version(), t.kind, t.plural);
+        if live::guard::serves(conn, &api_version, plural).await == Some(true) {
             let (conn, cache) = (conn.clone(), cache.clone());
-            tokio::spawn(async move { live::watch_custom(&conn, api_version, k, plural, |o| cache.keep(o), |c| cache.apply(kind, c)).await });
+            tokio::spawn(async move { live::watch_custom(&conn, &api_version, k, plural, |o| cache.keep(o), |c| cache.apply(kind, c)).await });
         } else {
             cache.not_served(kind);
         }

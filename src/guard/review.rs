@@ -37,10 +37,11 @@ pub const WORKLOADS: [(&str, &str); 7] = [
     ("", "ReplicationController"),
 ];
 
-/// The autoscalers whose target's pods the guard speaks about: (group, kind). Their target is
-/// read from the cluster when they are created or changed.
-pub const AUTOSCALERS: [(&str, &str); 3] =
-    [("autoscaling", "HorizontalPodAutoscaler"), ("keda.sh", "ScaledObject"), ("autoscaling.k8s.io", "VerticalPodAutoscaler")];
+/// Whether (group, kind) is an autoscaler whose target's pods the guard speaks about (one the
+/// guard reads from the cluster): its target is read when it is created or changed.
+fn is_autoscaler(kind: (&str, &str)) -> bool {
+    objects::autoscaler_type(kind.0, kind.1).is_some_and(|t| t.read)
+}
 
 /// The request fields the guard reads.
 pub struct Request {
@@ -239,7 +240,7 @@ pub fn response(uid: &str, a: &Answer) -> Value {
 /// and on update with a changed spec (metadata and status changes do not change the pods).
 pub fn concerns(req: &Request) -> bool {
     let kind = (req.group.as_str(), req.kind.as_str());
-    if !(WORKLOADS.contains(&kind) || AUTOSCALERS.contains(&kind)) || !matches!(req.operation.as_str(), "CREATE" | "UPDATE") {
+    if !(WORKLOADS.contains(&kind) || is_autoscaler(kind)) || !matches!(req.operation.as_str(), "CREATE" | "UPDATE") {
         return false;
     }
     let Some(obj) = &req.object else { return false };
@@ -262,7 +263,7 @@ pub fn concerns(req: &Request) -> bool {
 /// `spec.targetRef`), which the guard
 /// reads from the cluster to answer for its pods; `None` for any other request.
 pub fn scale_target(req: &Request) -> Option<objects::ScaleTarget> {
-    if !AUTOSCALERS.contains(&(req.group.as_str(), req.kind.as_str())) {
+    if !is_autoscaler((req.group.as_str(), req.kind.as_str())) {
         return None;
     }
     let field = if req.kind == "VerticalPodAutoscaler" { "targetRef" } else { "scaleTargetRef" };

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use kubectl_quota_engine::capacity::Collector;
 use kubectl_quota_engine::manifest::{Document, Origin};
+use kubectl_quota_engine::objects::read_autoscaler_types;
 
 use super::discovery::served_nowhere;
 use super::errors::ReadError;
@@ -24,6 +25,7 @@ pub enum View {
 
 /// One LIST: its API group versions to try (newest first), plural, kind, and whether the view
 /// can answer without it.
+#[derive(Clone)]
 struct Read {
     group: &'static str,
     versions: &'static [&'static str],
@@ -44,38 +46,44 @@ const NAMESPACES: Read = read("", &["v1"], "namespaces", "Namespace", false, fal
 
 fn reads(view: View) -> Vec<Read> {
     match view {
-        View::Capacity => vec![
-            QUOTAS,
-            NAMESPACES,
+        View::Capacity => [
+            vec![QUOTAS, NAMESPACES],
             // The autoscalers: what they may still ask for (their targets are read after, one
             // GET each, only when there are any).
-            read("autoscaling", &["v1"], "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, false),
-            read("keda.sh", &["v1alpha1"], "scaledobjects", "ScaledObject", true, false),
-            read("autoscaling.k8s.io", &["v1"], "verticalpodautoscalers", "VerticalPodAutoscaler", true, false),
-            read("", &["v1"], "nodes", "Node", false, false),
-            read("", &["v1"], "pods", "Pod", true, false),
-            read("resource.k8s.io", DRA, "resourceslices", "ResourceSlice", false, false),
-            read("resource.k8s.io", DRA, "deviceclasses", "DeviceClass", false, false),
-        ],
+            autoscalers(),
+            vec![
+                read("", &["v1"], "nodes", "Node", false, false),
+                read("", &["v1"], "pods", "Pod", true, false),
+                read("resource.k8s.io", DRA, "resourceslices", "ResourceSlice", false, false),
+                read("resource.k8s.io", DRA, "deviceclasses", "DeviceClass", false, false),
+            ],
+        ]
+        .concat(),
         View::Uncovered => vec![QUOTAS, NAMESPACES, read("", &["v1"], "pods", "Pod", true, false)],
-        View::Blocked => vec![
-            QUOTAS,
-            Read { field_selector: Some("reason=FailedCreate"), ..read("", &["v1"], "events", "Event", true, false) },
-            // Pods left Pending by claims quota refused: the pods say which, their events why.
-            Read { field_selector: Some("reason=FailedResourceClaimCreation"), ..read("", &["v1"], "events", "Event", true, false) },
-            Read { field_selector: Some("status.phase=Pending"), ..read("", &["v1"], "pods", "Pod", true, false) },
-            read("apps", &["v1"], "deployments", "Deployment", true, false),
-            read("apps", &["v1"], "replicasets", "ReplicaSet", true, false),
-            read("apps", &["v1"], "statefulsets", "StatefulSet", true, false),
-            read("apps", &["v1"], "daemonsets", "DaemonSet", true, false),
-            read("batch", &["v1"], "jobs", "Job", true, false),
-            read("", &["v1"], "replicationcontrollers", "ReplicationController", true, false),
-            // The autoscalers that set what they want (KEDA's and the VPA's where installed).
-            read("autoscaling", &["v1"], "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, false),
-            read("keda.sh", &["v1alpha1"], "scaledobjects", "ScaledObject", true, false),
-            read("autoscaling.k8s.io", &["v1"], "verticalpodautoscalers", "VerticalPodAutoscaler", true, false),
-        ],
+        View::Blocked => [
+            vec![
+                QUOTAS,
+                Read { field_selector: Some("reason=FailedCreate"), ..read("", &["v1"], "events", "Event", true, false) },
+                // Pods left Pending by claims quota refused: the pods say which, their events why.
+                Read { field_selector: Some("reason=FailedResourceClaimCreation"), ..read("", &["v1"], "events", "Event", true, false) },
+                Read { field_selector: Some("status.phase=Pending"), ..read("", &["v1"], "pods", "Pod", true, false) },
+                read("apps", &["v1"], "deployments", "Deployment", true, false),
+                read("apps", &["v1"], "replicasets", "ReplicaSet", true, false),
+                read("apps", &["v1"], "statefulsets", "StatefulSet", true, false),
+                read("apps", &["v1"], "daemonsets", "DaemonSet", true, false),
+                read("batch", &["v1"], "jobs", "Job", true, false),
+                read("", &["v1"], "replicationcontrollers", "ReplicationController", true, false),
+            ],
+            // The autoscalers that set what they want (the add-ons' where installed).
+            autoscalers(),
+        ]
+        .concat(),
     }
+}
+
+/// A LIST of every autoscaler kind read from clusters.
+fn autoscalers() -> Vec<Read> {
+    read_autoscaler_types().map(|t| read(t.group, std::slice::from_ref(&t.version), t.plural, t.kind, true, false)).collect()
 }
 
 fn url(group: &str, version: &str, plural: &str, namespace: Option<&str>) -> String {

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::admission::NamedQuota;
-use crate::objects::{Body, LimitRangeItem, Object, StorageClassInfo};
+use crate::objects::{autoscaler_types, Body, LimitRangeItem, Object, Sets, StorageClassInfo, AUTOSCALER_TYPES};
 use crate::resources::ResourceList;
 
 /// What the cluster holds that admission consults.
@@ -49,11 +49,8 @@ pub struct ClusterState {
     pub vpas_unknown: bool,
 }
 
-/// The group-resources autoscalers are stored under.
-pub const AUTOSCALER_RESOURCES: [&str; 3] = ["horizontalpodautoscalers.autoscaling", "scaledobjects.keda.sh", "scaledjobs.keda.sh"];
-
 /// The group-resource VerticalPodAutoscalers are stored under.
-pub const VPA_RESOURCE: &str = "verticalpodautoscalers.autoscaling.k8s.io";
+pub const VPA_RESOURCE: &str = autoscaler_types::VPA.group_resource;
 
 /// A kind of cluster object the state can lack: it could not be read (RBAC), or an offline
 /// state does not hold it. A document whose answer depends on it cannot be decided; one that
@@ -218,9 +215,9 @@ impl ClusterState {
     /// `workload`, by name.
     pub fn autoscalers_of<'a>(&'a self, ns: &'a str, workload: &'a Object) -> impl Iterator<Item = (&'a str, &'a crate::objects::Autoscaler)> + 'a {
         let (group, kind, name) = (workload.type_info.group.as_str(), workload.type_info.kind.as_str(), workload.meta.name.as_str());
-        AUTOSCALER_RESOURCES.iter().flat_map(move |gr| {
+        AUTOSCALER_TYPES.iter().filter(|t| t.sets != Sets::Requests).map(|t| t.group_resource).flat_map(move |gr| {
             let from = (ns.to_string(), gr.to_string(), String::new());
-            self.existing.range(from..).take_while(move |(k, _)| k.0 == ns && k.1 == *gr).filter_map(move |(k, o)| match &o.body {
+            self.existing.range(from..).take_while(move |(k, _)| k.0 == ns && k.1 == gr).filter_map(move |(k, o)| match &o.body {
                 Body::Autoscaler(a) if crate::autoscaling::targets(a, group, kind, name) => Some((k.2.as_str(), a.as_ref())),
                 _ => None,
             })
