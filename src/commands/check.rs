@@ -17,6 +17,8 @@ use crate::input::{kinds_known, load_limited, load_manifests, load_state, namesp
 use crate::live;
 use crate::render::output::{Output, ReportWriter};
 
+use super::input_args::InputArgs;
+
 pub const CHECK_HELP: &str = "\
 Examples:
   # Would these manifests pass the namespace's quotas? (reads quotas, LimitRanges,
@@ -60,25 +62,8 @@ pub enum OutputFormat {
 /// `kubectl quota check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Manifests to check: files, directories, http(s) URLs, or - for standard input (repeatable).
-    #[arg(short = 'f', long = "filename", required_unless_present = "kustomize", value_name = "FILE")]
-    pub filename: Vec<String>,
-    /// A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`).
-    #[arg(short = 'k', long, value_name = "DIR", conflicts_with = "filename")]
-    pub kustomize: Option<String>,
-    /// Process directories given with -f recursively.
-    #[arg(short = 'R', long)]
-    pub recursive: bool,
-    /// Offline mode: the cluster's objects (ResourceQuotas with status, LimitRanges,
-    /// PriorityClasses, StorageClasses, RuntimeClasses) from files; no cluster is contacted.
-    #[arg(long, value_name = "FILE")]
-    pub state: Vec<String>,
-    /// The API server's admission configuration (ResourceQuota limitedResources).
-    #[arg(long = "admission-config", value_name = "FILE")]
-    pub admission_config: Option<String>,
-    /// Schedulable node count, to check a DaemonSet's pods.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(i32::MAX)))]
-    pub nodes: Option<u32>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Output format: junit is JUnit XML, github GitHub Actions annotations (default: text;
     /// under GitHub Actions, GITHUB_ACTIONS=true, the text report followed by annotations).
     #[arg(short = 'o', long, value_enum)]
@@ -287,12 +272,12 @@ fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>,
 /// The check's options from the flags, for documents that name no namespace going to
 /// `namespace`.
 fn options(g: &GlobalFlags, args: &CheckArgs, namespace: String, limited: Vec<LimitedResource>, rules: Rules) -> Result<CheckOptions, Fatal> {
-    let pod_security = crate::input::load_pod_security(args.admission_config.as_deref())?;
+    let pod_security = crate::input::load_pod_security(args.input.admission_config.as_deref())?;
     Ok(CheckOptions {
         namespace,
         limited,
         pod_security,
-        nodes: args.nodes,
+        nodes: args.input.nodes,
         rules,
         detail: detail_of(args),
         enforce_namespace: g.namespace.is_some(),
@@ -304,7 +289,7 @@ fn options(g: &GlobalFlags, args: &CheckArgs, namespace: String, limited: Vec<Li
 fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
     let flag = version_flag(args)?;
-    let loaded = load_state(&args.state)?;
+    let loaded = load_state(&args.input.state)?;
     if let Some(w) = &loaded.duplicates {
         crate::error::print_err(&format!("warning: {}\n", crate::escape::escape(w)));
     }
@@ -313,8 +298,8 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let (rules, notes) = (offline.rules, offline.notes);
     let mut state = ClusterState::from_objects(loaded.objects, &namespace);
     kinds_known(&mut state, &loaded.recorded);
-    let limited = load_limited(args.admission_config.as_deref())?;
-    let objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
+    let limited = load_limited(args.input.admission_config.as_deref())?;
+    let objs = load_manifests(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive)?;
     let opts = options(g, args, namespace.clone(), limited, rules)?;
     let kubernetes = VersionReport::new(&rules, offline.source, offline.server_version);
     let unnamed = g.namespace.is_none();
@@ -357,8 +342,8 @@ fn incomplete_status(summary: &Summary, incomplete: &[String]) -> i32 {
 
 async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let flag = version_flag(args)?;
-    let limited = load_limited(args.admission_config.as_deref())?;
-    let mut objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
+    let limited = load_limited(args.input.admission_config.as_deref())?;
+    let mut objs = load_manifests(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive)?;
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
     let live::LiveState { mut state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| {
         let e = e.on(&conn.server);
@@ -397,7 +382,7 @@ pub async fn run(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
         // Reports for CI systems, which show colour codes as text.
         colored::control::set_override(false);
     }
-    let result = if args.state.is_empty() { run_live(g, args).await } else { run_offline(g, args) };
+    let result = if args.input.state.is_empty() { run_live(g, args).await } else { run_offline(g, args) };
     match (&result, output_of(args)) {
         // A check that could not run is annotated too: the run's page then says why (the error
         // is still printed on standard error, as always).

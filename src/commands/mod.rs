@@ -8,6 +8,7 @@ pub mod completion;
 pub mod create;
 pub mod describe;
 pub mod guard;
+pub mod input_args;
 pub mod plan;
 pub mod snapshot;
 pub mod uncovered;

@@ -12,6 +12,8 @@ use crate::input::{load_limited, load_manifests, load_state, namespaces_known, o
 use crate::live;
 use crate::render::plan::{render_json, render_text, render_yaml};
 
+use super::input_args::InputArgs;
+
 pub const PLAN_HELP: &str = "\
 Examples:
   # How much more quota does this release need in team-a? (reads the cluster; never writes)
@@ -37,25 +39,14 @@ pub enum PlanOutput {
 
 /// `kubectl quota plan`.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("filename", |a| a.help("Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)")),
+    mut_arg("state", |a| a.help("Offline mode: the cluster's objects from files (e.g. `kubectl quota snapshot`)")),
+    mut_arg("nodes", |a| a.help("Schedulable node count, to count a DaemonSet's pods"))
+)]
 pub struct PlanArgs {
-    /// Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable).
-    #[arg(short = 'f', long = "filename", required_unless_present = "kustomize", value_name = "FILE")]
-    pub filename: Vec<String>,
-    /// A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`).
-    #[arg(short = 'k', long, value_name = "DIR", conflicts_with = "filename")]
-    pub kustomize: Option<String>,
-    /// Process directories given with -f recursively.
-    #[arg(short = 'R', long)]
-    pub recursive: bool,
-    /// Offline mode: the cluster's objects from files (e.g. `kubectl quota snapshot`).
-    #[arg(long, value_name = "FILE")]
-    pub state: Vec<String>,
-    /// The API server's admission configuration (ResourceQuota limitedResources).
-    #[arg(long = "admission-config", value_name = "FILE")]
-    pub admission_config: Option<String>,
-    /// Schedulable node count, to count a DaemonSet's pods.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(i32::MAX)))]
-    pub nodes: Option<u32>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Size the quotas for every autoscaler (HPA, KEDA ScaledObject) at its maximum: each
     /// workload one targets runs its maxReplicas.
     #[arg(long = "autoscalers-at-max")]
@@ -78,12 +69,12 @@ fn print(p: &plan::Plan, args: &PlanArgs) -> i32 {
 
 /// Runs `plan`: offline when `--state` is given, against the live cluster otherwise.
 pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
-    let limited = load_limited(args.admission_config.as_deref())?;
-    let pod_security = crate::input::load_pod_security(args.admission_config.as_deref())?;
-    let mut objs = load_manifests(&args.filename, args.kustomize.as_deref(), args.recursive)?;
-    if !args.state.is_empty() {
+    let limited = load_limited(args.input.admission_config.as_deref())?;
+    let pod_security = crate::input::load_pod_security(args.input.admission_config.as_deref())?;
+    let mut objs = load_manifests(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive)?;
+    if !args.input.state.is_empty() {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
-        let loaded = load_state(&args.state)?;
+        let loaded = load_state(&args.input.state)?;
         if let Some(w) = &loaded.duplicates {
             crate::error::print_err(&format!("warning: {}\n", crate::escape::escape(w)));
         }
@@ -98,7 +89,7 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
             namespace,
             limited,
             pod_security: pod_security.clone(),
-            nodes: args.nodes,
+            nodes: args.input.nodes,
             rules,
             enforce_namespace: g.namespace.is_some(),
             ..CheckOptions::default()
@@ -119,7 +110,7 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
         namespace: conn.namespace.clone(),
         limited,
         pod_security,
-        nodes: args.nodes,
+        nodes: args.input.nodes,
         rules,
         enforce_namespace: g.namespace.is_some(),
         ..CheckOptions::default()

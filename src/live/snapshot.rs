@@ -147,96 +147,13 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
         let conn = conn.clone();
         tokio::spawn(async move { server_version(&conn).await })
     };
-    let mut tasks = Vec::new();
-    for k in SNAPSHOT_KINDS {
-        let client = conn.client.clone();
-        let (server, timeout) = (conn.server.clone(), conn.timeout);
-        let ns = match scope {
-            Scope::Namespace(ns) => Some(ns.to_string()),
-            Scope::All => None,
-        };
-        tasks.push(tokio::spawn(async move {
-            let mut last = None;
-            for version in k.versions {
-                let gvk = GroupVersionKind::gvk(k.group, version, k.kind);
-                let ar = ApiResource::from_gvk_with_plural(&gvk, k.plural);
-                let (api, what) = match (&ns, k.namespaced) {
-                    (Some(ns), true) => (Api::<DynamicObject>::namespaced_with(client.clone(), ns, &ar), format!("list {} in namespace {ns:?}", k.plural)),
-                    _ => (Api::<DynamicObject>::all_with(client.clone(), &ar), format!("list {}", k.plural)),
-                };
-                match list_all(api, what, server.clone(), timeout).await {
-                    Ok(items) => return Ok((ar.api_version.clone(), items)),
-                    Err(e) if !e.forbidden && e.says_not_served() => last = Some(e),
-                    Err(e) => return Err(e),
-                }
-            }
-            Err(last.expect("every kind has a version"))
-        }));
-    }
-    let mut out = Vec::new();
-    let mut notes = Vec::new();
-    let mut not_read = Vec::new();
+    let tasks: Vec<_> = SNAPSHOT_KINDS.iter().map(|k| spawn_kind(conn, k, scope)).collect();
+    let mut s = Snapshot { items: Vec::new(), notes: Vec::new(), server_version: None, not_read: Vec::new(), namespace: None };
     for (k, t) in SNAPSHOT_KINDS.iter().zip(tasks) {
         let r = t.await.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }));
-        let group = if k.group.is_empty() { "core" } else { k.group };
-        // The authorizer answers before the API is looked up: an optional API may be
-        // forbidden on a cluster that does not even serve it. Discovery tells.
-        let unserved = match &r {
-            Err(e) if k.optional && e.forbidden => served_nowhere(conn, k.group, k.versions, k.plural).await,
-            Err(e) => k.optional && e.says_not_served(),
-            Ok(_) => false,
-        };
-        if unserved {
-            notes.push(format!("this cluster does not serve {} ({group}): none saved", k.plural));
-            continue;
-        }
-        let (api_version, items) = match r {
-            Ok(x) => x,
-            Err(e) if e.forbidden && (!k.namespaced || k.optional) => {
-                notes.push(format!("{e}; none saved, and the snapshot records that they are missing"));
-                not_read.push(format!("{}.{group}", k.plural));
-                continue;
-            }
-            Err(e) => return Err(e.on(&conn.server)),
-        };
-        let mut values: Vec<serde_json::Value> = items
-            .into_iter()
-            .filter_map(|item| {
-                let mut v = serde_json::to_value(&item).ok()?;
-                let o = v.as_object_mut()?;
-                o.insert("apiVersion".into(), api_version.clone().into());
-                o.insert("kind".into(), k.kind.into());
-                trim_metadata(k.kind, &mut v);
-                if k.kind == "ServiceAccount" {
-                    // The plugin looks a ServiceAccount up by name; its secrets say nothing.
-                    let m = &v["metadata"];
-                    v = serde_json::json!({"apiVersion": api_version, "kind": k.kind, "metadata": {"name": m["name"], "namespace": m["namespace"]}});
-                }
-                Some(v)
-            })
-            .collect();
-        let key = |v: &serde_json::Value| {
-            let m = &v["metadata"];
-            (m["namespace"].as_str().unwrap_or("").to_string(), m["name"].as_str().unwrap_or("").to_string())
-        };
-        values.sort_by_key(key);
-        out.extend(values);
+        save_kind(conn, k, r, &mut s).await?;
     }
-    // Which namespaces exist, first in the List: a check of an object in another is refused
-    // offline as the server refuses it.
-    match snapshot_namespaces(conn, &scope).await {
-        Ok(namespaces) => {
-            if let (Scope::Namespace(ns), true) = (&scope, namespaces.is_empty()) {
-                notes.push(format!("namespace {ns:?} does not exist: offline checks of the snapshot refuse objects in it, as the server does"));
-            }
-            out.splice(0..0, namespaces);
-        }
-        Err(e) if e.forbidden => {
-            notes.push(format!("{e}; the snapshot records that it does not know which namespaces exist"));
-            not_read.push("namespaces.core".into());
-        }
-        Err(e) => return Err(e.on(&conn.server)),
-    }
+    save_namespaces(conn, &scope, &mut s).await?;
     // What the cluster views (capacity, uncovered, blocked) read besides.
     let views = super::capacity::snapshot_items(
         conn,
@@ -246,24 +163,130 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
         },
     )
     .await?;
-    out.extend(views.items);
-    notes.extend(views.notes);
-    not_read.extend(views.not_read);
-    let server_version = match version.await.map_err(|e| e.to_string()).and_then(|r| r) {
+    s.items.extend(views.items);
+    s.notes.extend(views.notes);
+    s.not_read.extend(views.not_read);
+    s.server_version = match version.await.map_err(|e| e.to_string()).and_then(|r| r) {
         Ok((raw, _)) => Some(raw),
         Err(e) => {
-            notes.push(format!(
+            s.notes.push(format!(
                 "the server's version could not be read ({e}): the snapshot records none, so offline checks on it answer with the rules of {} unless given --kubernetes-version",
                 kubectl_quota_engine::version::NEWEST
             ));
             None
         }
     };
-    let namespace = match scope {
+    s.namespace = match scope {
         Scope::Namespace(ns) => Some(ns.to_string()),
         Scope::All => None,
     };
-    Ok(Snapshot { items: out, notes, server_version, not_read, namespace })
+    Ok(s)
+}
+
+/// A kind's objects as listed, with the apiVersion they were listed at.
+type Listed = (String, Vec<DynamicObject>);
+
+/// Lists a kind in the background, at the first of its versions the server serves.
+fn spawn_kind(conn: &Conn, k: &'static SnapshotKind, scope: Scope<'_>) -> tokio::task::JoinHandle<Result<Listed, ReadError>> {
+    let client = conn.client.clone();
+    let (server, timeout) = (conn.server.clone(), conn.timeout);
+    let ns = match scope {
+        Scope::Namespace(ns) => Some(ns.to_string()),
+        Scope::All => None,
+    };
+    tokio::spawn(async move {
+        let mut last = None;
+        for version in k.versions {
+            let gvk = GroupVersionKind::gvk(k.group, version, k.kind);
+            let ar = ApiResource::from_gvk_with_plural(&gvk, k.plural);
+            let (api, what) = match (&ns, k.namespaced) {
+                (Some(ns), true) => (Api::<DynamicObject>::namespaced_with(client.clone(), ns, &ar), format!("list {} in namespace {ns:?}", k.plural)),
+                _ => (Api::<DynamicObject>::all_with(client.clone(), &ar), format!("list {}", k.plural)),
+            };
+            match list_all(api, what, server.clone(), timeout).await {
+                Ok(items) => return Ok((ar.api_version.clone(), items)),
+                Err(e) if !e.forbidden && e.says_not_served() => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.expect("every kind has a version"))
+    })
+}
+
+/// A kind's LIST into the snapshot: its objects saved; or a note, when the server does not
+/// serve it, or when it is cluster-scoped or optional and the user may not list it (recorded
+/// as not read). Any other failure is the snapshot's.
+async fn save_kind(conn: &Conn, k: &SnapshotKind, r: Result<Listed, ReadError>, s: &mut Snapshot) -> Result<(), ReadError> {
+    let group = if k.group.is_empty() { "core" } else { k.group };
+    // The authorizer answers before the API is looked up: an optional API may be
+    // forbidden on a cluster that does not even serve it. Discovery tells.
+    let unserved = match &r {
+        Err(e) if k.optional && e.forbidden => served_nowhere(conn, k.group, k.versions, k.plural).await,
+        Err(e) => k.optional && e.says_not_served(),
+        Ok(_) => false,
+    };
+    if unserved {
+        s.notes.push(format!("this cluster does not serve {} ({group}): none saved", k.plural));
+        return Ok(());
+    }
+    let (api_version, items) = match r {
+        Ok(x) => x,
+        Err(e) if e.forbidden && (!k.namespaced || k.optional) => {
+            s.notes.push(format!("{e}; none saved, and the snapshot records that they are missing"));
+            s.not_read.push(format!("{}.{group}", k.plural));
+            return Ok(());
+        }
+        Err(e) => return Err(e.on(&conn.server)),
+    };
+    s.items.extend(saved(k, &api_version, items));
+    Ok(())
+}
+
+/// A kind's objects as the snapshot saves them: apiVersion and kind set, server-set metadata
+/// trimmed (a ServiceAccount's name alone), sorted by namespace and name.
+fn saved(k: &SnapshotKind, api_version: &str, items: Vec<DynamicObject>) -> Vec<serde_json::Value> {
+    let mut values: Vec<serde_json::Value> = items
+        .into_iter()
+        .filter_map(|item| {
+            let mut v = serde_json::to_value(&item).ok()?;
+            let o = v.as_object_mut()?;
+            o.insert("apiVersion".into(), api_version.into());
+            o.insert("kind".into(), k.kind.into());
+            trim_metadata(k.kind, &mut v);
+            if k.kind == "ServiceAccount" {
+                // The plugin looks a ServiceAccount up by name; its secrets say nothing.
+                let m = &v["metadata"];
+                v = serde_json::json!({"apiVersion": api_version, "kind": k.kind, "metadata": {"name": m["name"], "namespace": m["namespace"]}});
+            }
+            Some(v)
+        })
+        .collect();
+    let key = |v: &serde_json::Value| {
+        let m = &v["metadata"];
+        (m["namespace"].as_str().unwrap_or("").to_string(), m["name"].as_str().unwrap_or("").to_string())
+    };
+    values.sort_by_key(key);
+    values
+}
+
+/// Which namespaces exist, first in the List: a check of an object in another is refused
+/// offline as the server refuses it. Not allowed to read them: a note, and recorded as not
+/// read.
+async fn save_namespaces(conn: &Conn, scope: &Scope<'_>, s: &mut Snapshot) -> Result<(), ReadError> {
+    match snapshot_namespaces(conn, scope).await {
+        Ok(namespaces) => {
+            if let (Scope::Namespace(ns), true) = (scope, namespaces.is_empty()) {
+                s.notes.push(format!("namespace {ns:?} does not exist: offline checks of the snapshot refuse objects in it, as the server does"));
+            }
+            s.items.splice(0..0, namespaces);
+        }
+        Err(e) if e.forbidden => {
+            s.notes.push(format!("{e}; the snapshot records that it does not know which namespaces exist"));
+            s.not_read.push("namespaces.core".into());
+        }
+        Err(e) => return Err(e.on(&conn.server)),
+    }
+    Ok(())
 }
 
 /// The namespaces a snapshot covers that exist (the one it was taken of, or all of them), as

@@ -24,130 +24,205 @@ use kubectl_quota_engine::objects::{self, Object};
 /// others leave the state without them, and are the gaps returned (said only when an answer
 /// depends on them).
 pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result<(ClusterState, Vec<Gap>), ReadError> {
-    // Every LIST at once; each decodes its pages straight into library objects.
-    fn spawn_list<K: kube::Resource<DynamicType = ()>>(conn: &Conn, ns: Option<&str>, what: String) -> tokio::task::JoinHandle<Result<Vec<Object>, ReadError>> {
-        let (conn, ns) = (conn.clone(), ns.map(str::to_string));
-        tokio::spawn(async move { list_objects::<K>(&conn, ns.as_deref(), what).await })
+    let lists = Lists::spawn(conn, namespaces);
+    let mut read = Reading { conn, state: ClusterState::default(), gaps: Vec::new(), dra_served: None };
+    read.quotas_and_limit_ranges(lists.quotas, lists.limit_ranges).await?;
+    read.classes(lists.priority_classes, lists.storage_classes, lists.runtime_classes, lists.device_classes).await;
+    read.autoscalers(lists.hpas, [lists.keda, lists.vpas]).await;
+    read.claim_templates(lists.claim_templates).await;
+    Ok((read.state, read.gaps))
+}
+
+/// One LIST in the background: its objects, or why they could not be read.
+type Listing = tokio::task::JoinHandle<Result<Vec<Object>, ReadError>>;
+
+/// Lists `K` (in namespace `ns`, or cluster-wide), in the background; the pages are decoded
+/// straight into library objects.
+fn spawn_list<K: kube::Resource<DynamicType = ()>>(conn: &Conn, ns: Option<&str>, what: String) -> Listing {
+    let (conn, ns) = (conn.clone(), ns.map(str::to_string));
+    tokio::spawn(async move { list_objects::<K>(&conn, ns.as_deref(), what).await })
+}
+
+/// A background task's answer; a task that did not finish is a read that failed.
+fn joined<T>(r: Result<Result<Vec<T>, ReadError>, tokio::task::JoinError>) -> Result<Vec<T>, ReadError> {
+    r.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }))
+}
+
+/// The API server does not serve the kind listed.
+fn not_served(e: &ReadError) -> bool {
+    e.message.contains("could not find the requested resource") || e.message.contains("404")
+}
+
+/// Every LIST [`cluster_state`] makes, all in flight at once.
+struct Lists {
+    quotas: Vec<Listing>,
+    limit_ranges: Vec<Listing>,
+    priority_classes: Listing,
+    storage_classes: Listing,
+    runtime_classes: Listing,
+    device_classes: Listing,
+    hpas: Vec<Listing>,
+    keda: Vec<Listing>,
+    vpas: Vec<Listing>,
+    claim_templates: Vec<Listing>,
+}
+
+impl Lists {
+    /// Starts every LIST at once.
+    fn spawn(conn: &Conn, namespaces: &BTreeSet<String>) -> Lists {
+        let mut quotas = Vec::new();
+        let mut limit_ranges = Vec::new();
+        for ns in namespaces {
+            quotas.push(spawn_list::<ResourceQuota>(conn, Some(ns), format!("list resourcequotas in namespace {ns:?}")));
+            limit_ranges.push(spawn_list::<LimitRange>(conn, Some(ns), format!("list limitranges in namespace {ns:?}")));
+        }
+        let priority_classes = spawn_list::<PriorityClass>(conn, None, "list priorityclasses".into());
+        let storage_classes = spawn_list::<StorageClass>(conn, None, "list storageclasses".into());
+        let runtime_classes = spawn_list::<RuntimeClass>(conn, None, "list runtimeclasses".into());
+        // DRA (resource.k8s.io/v1, 1.34+): DeviceClasses, and the claim templates pods name.
+        let device_classes = spawn_list::<DeviceClass>(conn, None, "list deviceclasses.resource.k8s.io".into());
+        // Autoscalers: the HPAs (autoscaling/v1, served by every release) and KEDA's
+        // ScaledObjects where KEDA is installed, one LIST each per namespace.
+        // VerticalPodAutoscalers likewise where the VPA is installed.
+        let (mut hpas, mut keda, mut vpas) = (Vec::new(), Vec::new(), Vec::new());
+        for ns in namespaces {
+            hpas.push(spawn_list::<HorizontalPodAutoscaler>(conn, Some(ns), format!("list horizontalpodautoscalers.autoscaling in namespace {ns:?}")));
+            keda.push(spawn_optional(conn, ns, &OPTIONAL_KINDS[0]));
+            vpas.push(spawn_optional(conn, ns, &OPTIONAL_KINDS[1]));
+        }
+        let mut claim_templates = Vec::new();
+        for ns in namespaces {
+            claim_templates.push(spawn_list::<ResourceClaimTemplate>(
+                conn,
+                Some(ns),
+                format!("list resourceclaimtemplates.resource.k8s.io in namespace {ns:?}"),
+            ));
+        }
+        Lists { quotas, limit_ranges, priority_classes, storage_classes, runtime_classes, device_classes, hpas, keda, vpas, claim_templates }
     }
-    let mut quota_tasks = Vec::new();
-    let mut lr_tasks = Vec::new();
-    for ns in namespaces {
-        quota_tasks.push(spawn_list::<ResourceQuota>(conn, Some(ns), format!("list resourcequotas in namespace {ns:?}")));
-        lr_tasks.push(spawn_list::<LimitRange>(conn, Some(ns), format!("list limitranges in namespace {ns:?}")));
-    }
-    let pcs = spawn_list::<PriorityClass>(conn, None, "list priorityclasses".into());
-    let scs = spawn_list::<StorageClass>(conn, None, "list storageclasses".into());
-    let rcs = spawn_list::<RuntimeClass>(conn, None, "list runtimeclasses".into());
-    // DRA (resource.k8s.io/v1, 1.34+): DeviceClasses, and the claim templates pods name.
-    let dcs = spawn_list::<DeviceClass>(conn, None, "list deviceclasses.resource.k8s.io".into());
-    // Autoscalers: the HPAs (autoscaling/v1, served by every release) and KEDA's
-    // ScaledObjects where KEDA is installed, one LIST each per namespace.
-    // VerticalPodAutoscalers likewise where the VPA is installed.
-    let (mut hpa_tasks, mut keda_tasks, mut vpa_tasks) = (Vec::new(), Vec::new(), Vec::new());
-    for ns in namespaces {
-        hpa_tasks.push(spawn_list::<HorizontalPodAutoscaler>(conn, Some(ns), format!("list horizontalpodautoscalers.autoscaling in namespace {ns:?}")));
-        keda_tasks.push(spawn_optional(conn, ns, &OPTIONAL_KINDS[0]));
-        vpa_tasks.push(spawn_optional(conn, ns, &OPTIONAL_KINDS[1]));
-    }
-    let mut tmpl_tasks = Vec::new();
-    for ns in namespaces {
-        tmpl_tasks.push(spawn_list::<ResourceClaimTemplate>(conn, Some(ns), format!("list resourceclaimtemplates.resource.k8s.io in namespace {ns:?}")));
+}
+
+/// The LISTs' answers folded into the state, in the order they were started; what could not
+/// be read is a gap.
+struct Reading<'c> {
+    conn: &'c Conn,
+    state: ClusterState,
+    gaps: Vec<Gap>,
+    /// Whether the cluster serves DRA's kinds: asked of discovery once, only when needed.
+    dra_served: Option<bool>,
+}
+
+impl Reading<'_> {
+    fn add(&mut self, items: Vec<Object>) {
+        items.into_iter().for_each(|o| self.state.add(o, &self.conn.namespace));
     }
 
-    fn joined<T>(r: Result<Result<Vec<T>, ReadError>, tokio::task::JoinError>) -> Result<Vec<T>, ReadError> {
-        r.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }))
-    }
-    let mut state = ClusterState::default();
-    let mut gaps = Vec::new();
-    for t in quota_tasks {
-        for o in joined(t.await)? {
-            state.add(o, &conn.namespace);
+    /// A kind read in full is known, none being none; one that could not be read leaves the
+    /// state without it, and its gap names it.
+    fn read(&mut self, kind: Lacking, items: Result<Vec<Object>, ReadError>, consequence: &str) {
+        match items {
+            Ok(items) => {
+                self.state.know_all(kind);
+                self.add(items);
+            }
+            Err(e) => self.gaps.push(Gap { lacking: Some(kind), text: format!("{e}; {consequence}") }),
         }
     }
-    for t in lr_tasks {
-        match joined(t.await) {
-            Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
-            Err(e) => gaps.push(Gap::always(format!("{e}; LimitRange defaults are not applied"))),
-        }
-    }
-    let not_served = |e: &ReadError| e.message.contains("could not find the requested resource") || e.message.contains("404");
-    // A kind read in full is known, none being none; one that could not be read leaves the
-    // state without it, and its gap names it.
-    let mut read = |state: &mut ClusterState, kind: Lacking, items: Result<Vec<Object>, ReadError>, consequence: &str| match items {
-        Ok(items) => {
-            state.know_all(kind);
-            items.into_iter().for_each(|o| state.add(o, &conn.namespace));
-        }
-        Err(e) => gaps.push(Gap { lacking: Some(kind), text: format!("{e}; {consequence}") }),
-    };
-    read(&mut state, Lacking::PriorityClasses, joined(pcs.await), "the global default PriorityClass and unknown class names are not checked");
-    read(&mut state, Lacking::StorageClasses, joined(scs.await), "the default StorageClass is not applied to claims without a class");
-    match joined(rcs.await) {
-        // Not served (before RuntimeClass was GA): there are none.
-        Err(e) if not_served(&e) => state.know_all(Lacking::RuntimeClasses),
-        items => read(&mut state, Lacking::RuntimeClasses, items, "RuntimeClass overhead is not added to pods"),
-    }
-    // The authorizer answers before the API is looked up: a user who may not list DRA's kinds
-    // gets 403 even from a release that serves none (1.20). Discovery, open to every user,
-    // tells; asked once, only then.
-    let mut dra_served: Option<bool> = None;
-    let mut missed = async |e: &ReadError| {
+
+    /// Whether a failed LIST of a DRA kind missed something. The authorizer answers before
+    /// the API is looked up: a user who may not list DRA's kinds gets 403 even from a release
+    /// that serves none (1.20). Discovery, open to every user, tells; asked once, only then.
+    async fn dra_missed(&mut self, e: &ReadError) -> bool {
         if !e.forbidden {
             return !not_served(e);
         }
-        if dra_served.is_none() {
-            dra_served = serves(conn, "resource.k8s.io/v1", "deviceclasses").await;
+        if self.dra_served.is_none() {
+            self.dra_served = serves(self.conn, "resource.k8s.io/v1", "deviceclasses").await;
         }
-        dra_served != Some(false)
-    };
-    match joined(dcs.await) {
-        Err(e) if !missed(&e).await => state.know_all(Lacking::DeviceClasses),
-        items => read(&mut state, Lacking::DeviceClasses, items, "DRA extended resource names are not resolved"),
+        self.dra_served != Some(false)
     }
-    let autoscaler_gap = |e: ReadError| Gap::always(format!("{e}; the replicas an autoscaler sets are not known, and the manifests' are used"));
-    for t in hpa_tasks {
-        match joined(t.await) {
-            Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
-            Err(e) => gaps.push(autoscaler_gap(e)),
+
+    /// The quotas (one that cannot be listed is fatal) and the LimitRanges (a gap).
+    async fn quotas_and_limit_ranges(&mut self, quotas: Vec<Listing>, limit_ranges: Vec<Listing>) -> Result<(), ReadError> {
+        for t in quotas {
+            let items = joined(t.await)?;
+            self.add(items);
+        }
+        for t in limit_ranges {
+            match joined(t.await) {
+                Ok(items) => self.add(items),
+                Err(e) => self.gaps.push(Gap::always(format!("{e}; LimitRange defaults are not applied"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// The cluster-wide classes: PriorityClasses, StorageClasses, RuntimeClasses and
+    /// DeviceClasses.
+    async fn classes(&mut self, priority: Listing, storage: Listing, runtime: Listing, device: Listing) {
+        self.read(Lacking::PriorityClasses, joined(priority.await), "the global default PriorityClass and unknown class names are not checked");
+        self.read(Lacking::StorageClasses, joined(storage.await), "the default StorageClass is not applied to claims without a class");
+        match joined(runtime.await) {
+            // Not served (before RuntimeClass was GA): there are none.
+            Err(e) if not_served(&e) => self.state.know_all(Lacking::RuntimeClasses),
+            items => self.read(Lacking::RuntimeClasses, items, "RuntimeClass overhead is not added to pods"),
+        }
+        match joined(device.await) {
+            Err(e) if !self.dra_missed(&e).await => self.state.know_all(Lacking::DeviceClasses),
+            items => self.read(Lacking::DeviceClasses, items, "DRA extended resource names are not resolved"),
         }
     }
-    // Not installed: none. A user who may not list them is told so by discovery.
-    for (kind, tasks) in OPTIONAL_KINDS.iter().zip([keda_tasks, vpa_tasks]) {
-        let mut served: Option<Option<bool>> = None;
+
+    /// The HPAs, then the add-ons' kinds ([`OPTIONAL_KINDS`]): not installed, none; a user who
+    /// may not list them is told so by discovery.
+    async fn autoscalers(&mut self, hpas: Vec<Listing>, optional: [Vec<Listing>; 2]) {
+        let autoscaler_gap = |e: ReadError| Gap::always(format!("{e}; the replicas an autoscaler sets are not known, and the manifests' are used"));
+        for t in hpas {
+            match joined(t.await) {
+                Ok(items) => self.add(items),
+                Err(e) => self.gaps.push(autoscaler_gap(e)),
+            }
+        }
+        for (kind, tasks) in OPTIONAL_KINDS.iter().zip(optional) {
+            let mut served: Option<Option<bool>> = None;
+            for t in tasks {
+                match joined(t.await) {
+                    Ok(items) => self.add(items),
+                    Err(e) if not_served(&e) => {}
+                    Err(e) => {
+                        if served.is_none() {
+                            served = Some(serves(self.conn, kind.api_version, kind.plural).await);
+                        }
+                        if served != Some(Some(false)) {
+                            let lacking = (kind.kind == "VerticalPodAutoscaler").then_some(Lacking::VerticalPodAutoscalers);
+                            if let Some(l) = lacking {
+                                self.state.forget(l);
+                            }
+                            self.gaps.push(Gap { lacking, text: format!("{e}; {}", kind.consequence) });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The ResourceClaimTemplates pods name.
+    async fn claim_templates(&mut self, tasks: Vec<Listing>) {
         for t in tasks {
             match joined(t.await) {
-                Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
-                Err(e) if not_served(&e) => {}
+                Ok(items) => self.add(items),
                 Err(e) => {
-                    if served.is_none() {
-                        served = Some(serves(conn, kind.api_version, kind.plural).await);
-                    }
-                    if served != Some(Some(false)) {
-                        let lacking = (kind.kind == "VerticalPodAutoscaler").then_some(Lacking::VerticalPodAutoscalers);
-                        if let Some(l) = lacking {
-                            state.forget(l);
-                        }
-                        gaps.push(Gap { lacking, text: format!("{e}; {}", kind.consequence) });
+                    if self.dra_missed(&e).await {
+                        self.state.forget(Lacking::ResourceClaimTemplates);
+                        self.gaps.push(Gap {
+                            lacking: Some(Lacking::ResourceClaimTemplates),
+                            text: format!("{e}; claims that pods create from templates are not checked"),
+                        });
                     }
                 }
             }
         }
     }
-    for t in tmpl_tasks {
-        match joined(t.await) {
-            Ok(items) => items.into_iter().for_each(|o| state.add(o, &conn.namespace)),
-            Err(e) => {
-                if missed(&e).await {
-                    state.forget(Lacking::ResourceClaimTemplates);
-                    gaps.push(Gap {
-                        lacking: Some(Lacking::ResourceClaimTemplates),
-                        text: format!("{e}; claims that pods create from templates are not checked"),
-                    });
-                }
-            }
-        }
-    }
-    Ok((state, gaps))
 }
 
 /// GETs that `check` keeps in flight at once to tell creates from updates.
@@ -299,7 +374,7 @@ const OPTIONAL_KINDS: [OptionalKind; 2] = [
 ];
 
 /// Lists `kind` in namespace `ns`, in the background.
-fn spawn_optional(conn: &Conn, ns: &str, kind: &'static OptionalKind) -> tokio::task::JoinHandle<Result<Vec<Object>, ReadError>> {
+fn spawn_optional(conn: &Conn, ns: &str, kind: &'static OptionalKind) -> Listing {
     let (c, ns) = (conn.clone(), ns.to_string());
     tokio::spawn(async move {
         let url = format!("/apis/{}/namespaces/{ns}/{}", kind.api_version, kind.plural);

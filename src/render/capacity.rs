@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use colored::Colorize;
-use kubectl_quota_engine::capacity::{BlockedReport, CapacityReport, HeadroomRow, Offer, ResourceRow, UncoveredReport};
+use kubectl_quota_engine::capacity::{BlockedReport, CapacityReport, Headroom, HeadroomRow, Offer, ResourceRow, UncoveredReport};
 use kubectl_quota_engine::quantity::Quantity;
 
 use super::describe::{bar, percent_text};
@@ -66,9 +66,29 @@ fn lines(out: &mut String, rows: &[Vec<String>]) {
     t.write(out, "  ");
 }
 
-/// `capacity` as text.
+/// `capacity` as text: the nodes and namespaces counted, the table of resources, then the
+/// sections that apply (scoped quotas, resources no node offers, autoscalers at their
+/// maximum, each resource's namespaces).
 pub fn capacity_text(r: &CapacityReport) -> String {
     let mut out = String::new();
+    counted(&mut out, r);
+    let (offered_rows, nowhere): (Vec<&ResourceRow>, Vec<&ResourceRow>) = r.resources.iter().partition(|x| !x.offered_nowhere());
+    if !offered_rows.is_empty() {
+        resources_table(&mut out, &offered_rows);
+    }
+    scoped_quotas(&mut out, r);
+    if !nowhere.is_empty() {
+        offered_nowhere(&mut out, &nowhere);
+    }
+    if !r.autoscalers.is_empty() {
+        autoscalers(&mut out, r);
+    }
+    namespaces_per_resource(&mut out, r);
+    out
+}
+
+/// The `Nodes:` and `Namespaces:` lines: what the promise counts and what it leaves out.
+fn counted(out: &mut String, r: &CapacityReport) {
     let mut nodes = format!("{} of {} schedulable", r.nodes_counted, r.nodes);
     if !r.nodes_left_out.is_empty() {
         let mut left: Vec<String> = r.nodes_left_out.iter().take(NODES_SHOWN).map(|l| format!("{} ({})", esc(&l.name), esc(&l.reasons.join(", ")))).collect();
@@ -83,37 +103,42 @@ pub fn capacity_text(r: &CapacityReport) -> String {
         let _ = write!(ns, "; left out (--exclude-namespaces): {}", r.namespaces_excluded.iter().map(|n| esc(n).into_owned()).collect::<Vec<_>>().join(", "));
     }
     let _ = writeln!(out, "Namespaces:  {ns}");
-    let (offered_rows, nowhere): (Vec<&ResourceRow>, Vec<&ResourceRow>) = r.resources.iter().partition(|x| !x.offered_nowhere());
-    if !offered_rows.is_empty() {
-        out.push('\n');
-        let rows: Vec<Vec<String>> = offered_rows
-            .iter()
-            .map(|x| {
-                vec![
-                    esc(&x.resource).into_owned(),
-                    quantity(&x.allocatable),
-                    promised(x),
-                    percent_text(x.promised_percent),
-                    x.used.to_string(),
-                    percent_text(x.used_percent),
-                    bar(x.used_percent),
-                    if x.unbounded.is_empty() { "none".into() } else { format!("{}: {}", x.unbounded.len(), names(&x.unbounded)) },
-                ]
-            })
-            .collect();
-        table(&mut out, &["Resource", "Allocatable", "Promised", "Promised%", "Used", "Used%", "Usage", "Unbounded"], &rows, |n, i, cell| {
-            let x = offered_rows[n];
-            // Promised% red when overcommitted; the bar as describe colours it.
-            match (i, x.promised_percent, x.used_percent) {
-                (3, Some(p), _) if p > 100 => cell.red().bold().to_string(),
-                (3, Some(p), _) if p >= 80 => cell.yellow().to_string(),
-                (6, _, Some(p)) if p >= 100 => cell.red().to_string(),
-                (6, _, Some(p)) if p >= 80 => cell.yellow().to_string(),
-                (6, _, Some(_)) => cell.green().to_string(),
-                _ => cell,
-            }
-        });
-    }
+}
+
+/// The table of the resources some schedulable node offers: allocatable, promised, used.
+fn resources_table(out: &mut String, offered_rows: &[&ResourceRow]) {
+    out.push('\n');
+    let rows: Vec<Vec<String>> = offered_rows
+        .iter()
+        .map(|x| {
+            vec![
+                esc(&x.resource).into_owned(),
+                quantity(&x.allocatable),
+                promised(x),
+                percent_text(x.promised_percent),
+                x.used.to_string(),
+                percent_text(x.used_percent),
+                bar(x.used_percent),
+                if x.unbounded.is_empty() { "none".into() } else { format!("{}: {}", x.unbounded.len(), names(&x.unbounded)) },
+            ]
+        })
+        .collect();
+    table(out, &["Resource", "Allocatable", "Promised", "Promised%", "Used", "Used%", "Usage", "Unbounded"], &rows, |n, i, cell| {
+        let x = offered_rows[n];
+        // Promised% red when overcommitted; the bar as describe colours it.
+        match (i, x.promised_percent, x.used_percent) {
+            (3, Some(p), _) if p > 100 => cell.red().bold().to_string(),
+            (3, Some(p), _) if p >= 80 => cell.yellow().to_string(),
+            (6, _, Some(p)) if p >= 100 => cell.red().to_string(),
+            (6, _, Some(p)) if p >= 80 => cell.yellow().to_string(),
+            (6, _, Some(_)) => cell.green().to_string(),
+            _ => cell,
+        }
+    });
+}
+
+/// The scoped quotas, apart from the promise, when there are any.
+fn scoped_quotas(out: &mut String, r: &CapacityReport) {
     let scoped: Vec<Vec<String>> = r
         .resources
         .iter()
@@ -122,63 +147,71 @@ pub fn capacity_text(r: &CapacityReport) -> String {
         .collect();
     if !scoped.is_empty() {
         let _ = writeln!(out, "\nScoped quotas (apart: they cap only some pods, so they are not in Promised):");
-        lines(&mut out, &scoped);
+        lines(out, &scoped);
     }
-    if !nowhere.is_empty() {
-        let _ = writeln!(out, "\nQuotas on resources no schedulable node offers:");
-        let rows: Vec<Vec<String>> = nowhere
-            .iter()
-            .map(|x| {
-                let said = format!("promised {}, used {} ({} is offered by no schedulable node)", promised(x), x.used, offered(x));
-                vec![esc(&x.resource).into_owned(), said]
-            })
-            .collect();
-        lines(&mut out, &rows);
-    }
-    if !r.autoscalers.is_empty() {
-        let _ = writeln!(out, "\nAutoscalers at their maximum, against the quotas' room (where a spike hits quota first, first):");
-        let rows: Vec<Vec<String>> = r
-            .autoscalers
-            .iter()
-            .map(|h| {
-                let who: Vec<String> = h
-                    .autoscalers
-                    .iter()
-                    .map(|a| match a.autoscaler.starts_with("VPA ") {
-                        // A VPA changes what the running pods ask for, not how many run.
-                        true => format!("{} ({}: {} pods at its target)", esc(&a.autoscaler), esc(&a.target), a.current),
-                        false => format!("{} ({}: {} of max {})", esc(&a.autoscaler), esc(&a.target), a.current, a.max_replicas),
-                    })
-                    .collect();
-                let row = h.tightest().or(h.resources.first());
-                let (res, ask, room) = match row {
-                    Some(x) => (
-                        esc(&x.resource).into_owned(),
-                        x.may_ask.to_string(),
-                        match (&x.room, &x.quota) {
-                            (Some(room), Some(q)) => format!("{room} in {}", esc(q)),
-                            _ => "no quota caps it".into(),
-                        },
-                    ),
-                    None => ("-".into(), "-".into(), "-".into()),
-                };
-                let verdict = match row {
-                    Some(HeadroomRow { short: Some(s), .. }) => format!("refused: {s} short"),
-                    Some(HeadroomRow { room: Some(_), percent_of_room: Some(p), .. }) => format!("fits ({p}% of the room)"),
-                    Some(HeadroomRow { room: Some(_), .. }) => "fits".into(),
-                    _ => "unbounded".into(),
-                };
-                vec![esc(&h.namespace).into_owned(), names(&who), res, ask, room, verdict]
-            })
-            .collect();
-        table(&mut out, &["Namespace", "Autoscalers", "Resource", "May ask", "Room", "At the maximum"], &rows, |n, i, cell| {
-            if i == 5 && r.autoscalers[n].spike_refused() {
-                cell.red().to_string()
-            } else {
-                cell
-            }
-        });
-    }
+}
+
+/// Quotas on resources that no schedulable node offers.
+fn offered_nowhere(out: &mut String, nowhere: &[&ResourceRow]) {
+    let _ = writeln!(out, "\nQuotas on resources no schedulable node offers:");
+    let rows: Vec<Vec<String>> = nowhere
+        .iter()
+        .map(|x| {
+            let said = format!("promised {}, used {} ({} is offered by no schedulable node)", promised(x), x.used, offered(x));
+            vec![esc(&x.resource).into_owned(), said]
+        })
+        .collect();
+    lines(out, &rows);
+}
+
+/// The autoscalers at their maximum against each namespace's quota room.
+fn autoscalers(out: &mut String, r: &CapacityReport) {
+    let _ = writeln!(out, "\nAutoscalers at their maximum, against the quotas' room (where a spike hits quota first, first):");
+    let rows: Vec<Vec<String>> = r.autoscalers.iter().map(headroom_row).collect();
+    table(out, &["Namespace", "Autoscalers", "Resource", "May ask", "Room", "At the maximum"], &rows, |n, i, cell| {
+        if i == 5 && r.autoscalers[n].spike_refused() {
+            cell.red().to_string()
+        } else {
+            cell
+        }
+    });
+}
+
+/// One namespace's row of the autoscalers' table: who, the tightest resource, what they may
+/// ask, the room, and whether it fits.
+fn headroom_row(h: &Headroom) -> Vec<String> {
+    let who: Vec<String> = h
+        .autoscalers
+        .iter()
+        .map(|a| match a.autoscaler.starts_with("VPA ") {
+            // A VPA changes what the running pods ask for, not how many run.
+            true => format!("{} ({}: {} pods at its target)", esc(&a.autoscaler), esc(&a.target), a.current),
+            false => format!("{} ({}: {} of max {})", esc(&a.autoscaler), esc(&a.target), a.current, a.max_replicas),
+        })
+        .collect();
+    let row = h.tightest().or(h.resources.first());
+    let (res, ask, room) = match row {
+        Some(x) => (
+            esc(&x.resource).into_owned(),
+            x.may_ask.to_string(),
+            match (&x.room, &x.quota) {
+                (Some(room), Some(q)) => format!("{room} in {}", esc(q)),
+                _ => "no quota caps it".into(),
+            },
+        ),
+        None => ("-".into(), "-".into(), "-".into()),
+    };
+    let verdict = match row {
+        Some(HeadroomRow { short: Some(s), .. }) => format!("refused: {s} short"),
+        Some(HeadroomRow { room: Some(_), percent_of_room: Some(p), .. }) => format!("fits ({p}% of the room)"),
+        Some(HeadroomRow { room: Some(_), .. }) => "fits".into(),
+        _ => "unbounded".into(),
+    };
+    vec![esc(&h.namespace).into_owned(), names(&who), res, ask, room, verdict]
+}
+
+/// Each capped resource's namespaces: cap, quota, share, used, scoped.
+fn namespaces_per_resource(out: &mut String, r: &CapacityReport) {
     for x in r.resources.iter().filter(|x| !x.namespaces.is_empty()) {
         let _ = writeln!(out, "\n{} (allocatable {}):", esc(&x.resource).bold(), quantity(&x.allocatable));
         let rows: Vec<Vec<String>> = x
@@ -201,7 +234,6 @@ pub fn capacity_text(r: &CapacityReport) -> String {
             let _ = writeln!(out, "  {l}");
         }
     }
-    out
 }
 
 /// What could not be read, for standard error: one `note:` line each.

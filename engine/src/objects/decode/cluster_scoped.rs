@@ -1,0 +1,99 @@
+//! Cluster-scoped classes (PriorityClass, StorageClass, RuntimeClass) and the DRA kinds
+//! (ResourceClaim, ResourceClaimTemplate, DeviceClass); any other group's kind by its
+//! metadata alone.
+
+use super::*;
+
+fn int_field(v: &Value, key: &str, path: &str) -> FieldResult<i64> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(x) => x.as_i64().ok_or_else(|| (format!("{path}.{key}"), format!("invalid value {x}: expected an integer"))),
+    }
+}
+
+fn str_field(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+fn device_ask(v: &Value, path: &str) -> FieldResult<DeviceAsk> {
+    let class = str_field(v, "deviceClassName");
+    if class.is_empty() {
+        return Err((format!("{path}.deviceClassName"), "Required value".into()));
+    }
+    let mode = str_field(v, "allocationMode");
+    let mode = if mode.is_empty() { "ExactCount".to_string() } else { mode };
+    if mode != "ExactCount" && mode != "All" {
+        return Err((format!("{path}.allocationMode"), format!("Unsupported value: {mode:?}: supported values: \"All\", \"ExactCount\"")));
+    }
+    Ok(DeviceAsk {
+        device_class_name: class,
+        allocation_mode: mode,
+        count: int_field(v, "count", path)?,
+        admin_access: v.get("adminAccess").and_then(Value::as_bool) == Some(true),
+    })
+}
+
+/// A claim spec (`spec` of a ResourceClaim, `spec.spec` of a template), in the v1 and v1beta2
+/// shape (`exactly` / `firstAvailable`) or the v1beta1 one (the ask inline in the request).
+fn claim_spec(spec: &Value, path: &str) -> FieldResult<Claim> {
+    let mut requests = Vec::new();
+    let list = spec.get("devices").and_then(|d| d.get("requests")).and_then(Value::as_array).cloned().unwrap_or_default();
+    for (i, r) in list.iter().enumerate() {
+        let p = format!("{path}.devices.requests[{i}]");
+        let first: Vec<DeviceAsk> = r
+            .get("firstAvailable")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().enumerate().map(|(j, s)| device_ask(s, &format!("{p}.firstAvailable[{j}]"))).collect::<FieldResult<Vec<_>>>())
+            .transpose()?
+            .unwrap_or_default();
+        let exactly = if let Some(e) = r.get("exactly") {
+            Some(device_ask(e, &format!("{p}.exactly"))?)
+        } else if first.is_empty() {
+            Some(device_ask(r, &p)?)
+        } else {
+            None
+        };
+        requests.push(DeviceRequest { name: str_field(r, "name"), exactly, first_available: first });
+    }
+    Ok(Claim { requests })
+}
+
+impl Doc<'_> {
+    /// PriorityClass, StorageClass, RuntimeClass and the DRA kinds; any other group's kind
+    /// is read for its metadata alone.
+    pub(super) fn cluster_scoped(&self, group: &str, kind: &str) -> FieldResult<(Meta, Body)> {
+        let v = self.v;
+        Ok(match (group, kind) {
+            ("scheduling.k8s.io", "PriorityClass") => {
+                let pc: k8s_openapi::api::scheduling::v1::PriorityClass = typed(v)?;
+                (meta(pc.metadata), Body::PriorityClass { global_default: pc.global_default.unwrap_or(false), value: pc.value.unwrap_or(0) })
+            }
+            ("storage.k8s.io", "StorageClass") => {
+                let m = self.generic_meta()?;
+                let is_default = ["storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"]
+                    .iter()
+                    .any(|a| m.annotations.get(*a).is_some_and(|v| v == "true"));
+                let allow_volume_expansion = v.get("allowVolumeExpansion").and_then(serde_json::Value::as_bool).unwrap_or(false);
+                (m, Body::StorageClass { is_default, allow_volume_expansion })
+            }
+            ("node.k8s.io", "RuntimeClass") => {
+                let rc: k8s_openapi::api::node::v1::RuntimeClass = typed(v)?;
+                let overhead = resource_list(rc.overhead.as_ref().map_or(&None, |o| &o.pod_fixed), &"overhead.podFixed", true)?;
+                (meta(rc.metadata), Body::RuntimeClass { overhead })
+            }
+            ("resource.k8s.io", "ResourceClaim") => {
+                let spec = v.get("spec").cloned().unwrap_or(Value::Null);
+                (self.generic_meta()?, Body::ResourceClaim(claim_spec(&spec, "spec")?))
+            }
+            ("resource.k8s.io", "ResourceClaimTemplate") => {
+                let spec = v.get("spec").and_then(|s| s.get("spec")).cloned().unwrap_or(Value::Null);
+                (self.generic_meta()?, Body::ResourceClaimTemplate(claim_spec(&spec, "spec.spec")?))
+            }
+            ("resource.k8s.io", "DeviceClass") => {
+                let ext = v.get("spec").and_then(|s| s.get("extendedResourceName")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+                (self.generic_meta()?, Body::DeviceClass { extended_resource_name: ext })
+            }
+            _ => self.other()?,
+        })
+    }
+}

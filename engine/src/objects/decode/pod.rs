@@ -1,0 +1,256 @@
+//! Pod specs: containers (long lists one container at a time), ephemeral containers,
+//! cross-namespace affinity, and a pod object's own status.
+
+use super::*;
+
+fn container(c: &core::Container, path: Path<'_>) -> FieldResult<Container> {
+    if c.name.is_empty() {
+        return Err((format!("{path}.name"), "Required value: every container needs a name".into()));
+    }
+    let (requests, limits) = c.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
+    Ok(Container {
+        name: c.name.clone(),
+        requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
+        limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
+        sidecar: c.restart_policy.as_deref() == Some("Always"),
+        image: c.image.clone().unwrap_or_default(),
+        security: crate::objects::security::container(c),
+    })
+}
+
+/// What the engine keeps of an ephemeral container: its name, image and security settings.
+fn ephemeral_container(c: &core::EphemeralContainer) -> Container {
+    Container { name: c.name.clone(), image: c.image.clone().unwrap_or_default(), security: crate::objects::security::ephemeral(c), ..Container::default() }
+}
+
+fn affinity_term_is_cross_namespace(t: &core::PodAffinityTerm) -> bool {
+    t.namespaces.as_ref().is_some_and(|n| !n.is_empty()) || t.namespace_selector.is_some()
+}
+
+fn cross_namespace_affinity(a: &Option<core::Affinity>) -> bool {
+    let Some(a) = a else { return false };
+    let required = |r: &Option<Vec<core::PodAffinityTerm>>| r.iter().flatten().any(affinity_term_is_cross_namespace);
+    let preferred = |p: &Option<Vec<core::WeightedPodAffinityTerm>>| p.iter().flatten().any(|w| affinity_term_is_cross_namespace(&w.pod_affinity_term));
+    let aff = a.pod_affinity.as_ref().is_some_and(|p| {
+        required(&p.required_during_scheduling_ignored_during_execution) || preferred(&p.preferred_during_scheduling_ignored_during_execution)
+    });
+    let anti = a.pod_anti_affinity.as_ref().is_some_and(|p| {
+        required(&p.required_during_scheduling_ignored_during_execution) || preferred(&p.preferred_during_scheduling_ignored_during_execution)
+    });
+    aff || anti
+}
+
+/// The quota-relevant parts of a pod spec; `path` is the JSON path of the spec.
+pub fn pod_spec(spec: &core::PodSpec, path: &str) -> FieldResult<Pod> {
+    lean_pod_spec(spec, path, None)
+}
+
+/// Container lists past this length are decoded one container at a time: k8s-openapi's
+/// `Container` takes about 2 KB however little the manifest says, so a Pod of 100,000
+/// containers held 270 MB of them at once before the engine kept its 100 bytes of each.
+const MANY_CONTAINERS: usize = 1000;
+
+/// A pod spec's container lists decoded one container at a time ([`long_container_lists`]).
+pub(super) struct TakenContainers {
+    pub(super) containers: Vec<Container>,
+    pub(super) init_containers: Vec<Container>,
+    /// `name=image` of each, init containers first (a workload's rollout compares them).
+    pub(super) images: Vec<String>,
+}
+
+/// When a pod spec (at the JSON `pointer` in `v`, named `path` in errors) has a container
+/// list longer than [`MANY_CONTAINERS`]: a copy of `v` with both lists empty, and the lists
+/// decoded one container at a time, each checked as the whole object would have been.
+pub(super) fn long_container_lists(v: &Value, pointer: &str, path: &str) -> FieldResult<Option<(Value, TakenContainers)>> {
+    let Some(spec) = v.pointer(pointer) else { return Ok(None) };
+    let len = |k: &str| spec.get(k).and_then(Value::as_array).map_or(0, Vec::len);
+    if len("containers") <= MANY_CONTAINERS && len("initContainers") <= MANY_CONTAINERS {
+        return Ok(None);
+    }
+    let mut taken = TakenContainers { containers: Vec::new(), init_containers: Vec::new(), images: Vec::new() };
+    for (field, out) in [("initContainers", &mut taken.init_containers), ("containers", &mut taken.containers)] {
+        for (i, c) in spec.get(field).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let at = format!("{path}.{field}[{i}]");
+            let c: core::Container = typed(c).map_err(|(p, e)| (if p.is_empty() { at.clone() } else { format!("{at}.{p}") }, e))?;
+            out.push(container(&c, &at)?);
+            taken.images.push(format!("{}={}", c.name, c.image.unwrap_or_default()));
+        }
+    }
+    let keys: Vec<&str> = pointer.split('/').skip(1).collect();
+    Ok(Some((without_container_lists(v, &keys), taken)))
+}
+
+/// A copy of `v` in which the object at `keys` has empty container lists (the lists are
+/// never copied).
+fn without_container_lists(v: &Value, keys: &[&str]) -> Value {
+    let Value::Object(map) = v else { return v.clone() };
+    let out = map
+        .iter()
+        .map(|(k, x)| match keys.split_first() {
+            Some((first, rest)) if k == first => (k.clone(), without_container_lists(x, rest)),
+            None if k == "containers" || k == "initContainers" => (k.clone(), Value::Array(Vec::new())),
+            _ => (k.clone(), x.clone()),
+        })
+        .collect();
+    Value::Object(out)
+}
+
+/// [`pod_spec`], with container lists already decoded when they were long.
+pub(super) fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<TakenContainers>) -> FieldResult<Pod> {
+    let (containers, init_containers) = match taken {
+        Some(t) => (t.containers, t.init_containers),
+        None => (
+            spec.containers.iter().enumerate().map(|(i, c)| container(c, &format_args!("{path}.containers[{i}]"))).collect::<FieldResult<Vec<_>>>()?,
+            spec.init_containers
+                .iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, c)| container(c, &format_args!("{path}.initContainers[{i}]")))
+                .collect::<FieldResult<Vec<_>>>()?,
+        ),
+    };
+    let (requests, limits) = spec.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
+    let (mut containers, mut init_containers) = (containers, init_containers);
+    if spec.host_network == Some(true) {
+        crate::objects::security::default_host_network_ports(&mut containers, &spec.containers);
+        crate::objects::security::default_host_network_ports(&mut init_containers, spec.init_containers.as_deref().unwrap_or_default());
+    }
+    Ok(Pod {
+        containers,
+        init_containers,
+        ephemeral_containers: spec.ephemeral_containers.iter().flatten().map(ephemeral_container).collect(),
+        overhead: resource_list(&spec.overhead, &format_args!("{path}.overhead"), true)?,
+        pod_requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
+        pod_limits: resource_list(limits, &format_args!("{path}.resources.limits"), true)?,
+        pod_level_shared: Vec::new(),
+        priority_class_name: spec.priority_class_name.clone().unwrap_or_default(),
+        service_account_name: spec.service_account_name.clone().filter(|s| !s.is_empty()).or_else(|| spec.service_account.clone()).unwrap_or_default(),
+        active_deadline_seconds: spec.active_deadline_seconds,
+        runtime_class_name: spec.runtime_class_name.clone().filter(|s| !s.is_empty()),
+        cross_namespace_affinity: cross_namespace_affinity(&spec.affinity),
+        phase: None,
+        status_qos_class: None,
+        resource_claim_templates: spec
+            .resource_claims
+            .iter()
+            .flatten()
+            .filter_map(|c| c.resource_claim_template_name.clone().filter(|t| !t.is_empty()).map(|t| (c.name.clone(), t)))
+            .collect(),
+        container_statuses: BTreeMap::new(),
+        resize_infeasible: false,
+        claims_created: vec![],
+        security: crate::objects::security::pod(spec),
+    })
+}
+
+/// The container statuses' resources of a pod object (for in-place resize).
+fn pod_status(status: &core::PodStatus, path: &str) -> FieldResult<(BTreeMap<String, ContainerStatusResources>, bool)> {
+    let mut out = BTreeMap::new();
+    for (field, list) in [("containerStatuses", &status.container_statuses), ("initContainerStatuses", &status.init_container_statuses)] {
+        for (i, cs) in list.iter().flatten().enumerate() {
+            let p = format!("{path}.{field}[{i}]");
+            let (requests, limits) = cs.resources.as_ref().map_or((&None, &None), |r| (&r.requests, &r.limits));
+            let found = ContainerStatusResources {
+                requests: resource_list(requests, &format_args!("{p}.resources.requests"), true)?,
+                limits: resource_list(limits, &format_args!("{p}.resources.limits"), true)?,
+                allocated: resource_list(&cs.allocated_resources, &format_args!("{p}.allocatedResources"), true)?,
+                has_resources: cs.resources.is_some(),
+                has_requests: requests.is_some(),
+                has_limits: limits.is_some(),
+                has_allocated: cs.allocated_resources.is_some(),
+            };
+            // A name is looked up among the containers' statuses first.
+            out.entry(cs.name.clone()).or_insert(found);
+        }
+    }
+    // The first PodResizePending condition says whether the resize is Infeasible.
+    let infeasible = status.conditions.iter().flatten().find(|c| c.type_ == "PodResizePending").is_some_and(|c| c.reason.as_deref() == Some("Infeasible"));
+    Ok((out, infeasible))
+}
+
+impl Doc<'_> {
+    pub(super) fn pod(&self) -> FieldResult<(Meta, Body)> {
+        let p: core::Pod = typed(self.v)?;
+        let spec = p.spec.as_ref().ok_or_else(|| ("spec".to_string(), "Required value".to_string()))?;
+        let mut pod = lean_pod_spec(spec, "spec", self.taken.take())?;
+        pod.phase = p.status.as_ref().and_then(|s| s.phase.clone());
+        pod.status_qos_class = p.status.as_ref().and_then(|s| s.qos_class.clone());
+        pod.claims_created = p
+            .status
+            .iter()
+            .flat_map(|s| s.resource_claim_statuses.iter().flatten())
+            .filter(|c| c.resource_claim_name.as_deref().is_some_and(|n| !n.is_empty()))
+            .map(|c| c.name.clone())
+            .collect();
+        if let Some(st) = &p.status {
+            (pod.container_statuses, pod.resize_infeasible) = pod_status(st, "status")?;
+        }
+        Ok((meta(p.metadata), Body::Pod(pod)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_str;
+    use crate::objects::decode::tests::one;
+
+    /// A pod spec's text with `n` containers, the first one `first`.
+    fn many_containers(first: &str, n: usize) -> String {
+        let rest: String = (1..n).map(|i| format!(", {{name: c{i}, image: x{i}, resources: {{requests: {{cpu: {i}m}}}}}}")).collect();
+        format!("{{containers: [{first}{rest}], initContainers: [{{name: i, image: busybox, resources: {{limits: {{memory: 1Gi}}}}}}]}}")
+    }
+
+    #[test]
+    fn long_container_lists_decode_as_short_ones_do() {
+        let n = MANY_CONTAINERS + 5;
+        let spec = many_containers("{name: c0, image: x0}", n);
+        let pod = one(&format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {spec}\n")).unwrap();
+        // The same spec through k8s-openapi's whole PodSpec, as a short list is decoded.
+        let typed_spec: core::PodSpec = serde_json::from_value(parse_str("s.yaml", &spec).unwrap()[0].value.clone()).unwrap();
+        let Body::Pod(got) = &pod.body else { panic!("{pod:?}") };
+        assert_eq!(*got, pod_spec(&typed_spec, "spec").unwrap());
+        assert_eq!(got.containers.len(), n);
+        let d = one(&format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{selector: {{}}, template: {{spec: {spec}}}}}\n")).unwrap();
+        let Body::Workload(w) = &d.body else { panic!("{d:?}") };
+        assert_eq!(w.template, *got);
+        assert_eq!(w.images.len(), n + 1);
+        assert_eq!((w.images[0].as_str(), w.images[n].as_str()), ("i=busybox", &*format!("c{}=x{}", n - 1, n - 1)));
+        // A mistake in one of many containers is named as in a short list.
+        for (bad, field) in [
+            ("{image: x}", "containers[0].name"),
+            ("{name: a, resources: {limits: {memory: 1K}}}", "containers[0].resources.limits.memory"),
+            ("{name: a, ports: 3}", "containers[0].ports"),
+        ] {
+            for (kind, head, prefix) in [
+                ("Pod", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: ", "spec."),
+                (
+                    "CronJob",
+                    "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c}\nspec: {schedule: x, jobTemplate: {spec: {template: {spec: ",
+                    "spec.jobTemplate.spec.template.spec.",
+                ),
+            ] {
+                let close = if kind == "CronJob" { "}}}}" } else { "" };
+                let short = one(&format!("{head}{{containers: [{bad}]}}{close}\n")).unwrap_err();
+                let long = one(&format!("{head}{}{close}\n", many_containers(bad, n))).unwrap_err();
+                assert_eq!(long.field.as_deref(), Some(&*format!("{prefix}{field}")), "{long}");
+                assert_eq!((&long.field, long.to_string()), (&short.field, short.to_string()), "{kind}: {bad}");
+            }
+        }
+    }
+
+    #[test]
+    fn cross_namespace_affinity_is_detected() {
+        let base = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a}]\n";
+        let cases = [
+            ("", false),
+            ("  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: k}]}}\n", false),
+            ("  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: k, namespaces: [other]}]}}\n", true),
+            ("  affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, podAffinityTerm: {topologyKey: k, namespaceSelector: {}}}]}}\n", true),
+        ];
+        for (extra, want) in cases {
+            let Body::Pod(p) = one(&format!("{base}{extra}")).unwrap().body else { panic!() };
+            assert_eq!(p.cross_namespace_affinity, want, "{extra}");
+        }
+    }
+}
