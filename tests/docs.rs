@@ -4,15 +4,13 @@
 //! ones in tests/live_docs.rs, and the few not run are listed in tests/docs/not-run.txt with
 //! their reason (tests/common/docs.rs says how a block is marked).
 
-#[path = "common/docs.rs"]
-mod blocks;
+mod common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use common::docs as blocks;
+use common::root;
 
 /// GitHub's anchor for a heading: lower case, spaces to `-`, punctuation other than `-` and
 /// `_` dropped.

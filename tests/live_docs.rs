@@ -9,14 +9,13 @@
 //! `KUBECTL_QUOTA_LAB` names the lab's state directory; without it the test says so and
 //! skips (under CI=true it fails), as every live target.
 
-#[path = "common/docs.rs"]
-mod blocks;
 mod common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::docs as blocks;
 use common::live::{client, lab_dir, lab_version, wait_default_service_account};
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, DeleteParams, PostParams};
