@@ -11,16 +11,12 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab_dir, lab_version, plugin, text};
+use common::live::{client, lab, lab_version, plugin, text};
 use k8s_openapi::api::core::v1::{Namespace, Pod, ResourceQuota};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::Client;
 use kubectl_quota_engine::version::Rules;
 use serde_json::Value;
-
-fn lab() -> Option<PathBuf> {
-    lab_dir().map(|d| d.join("kubeconfig"))
-}
 
 /// A fresh namespace with one quota, synced by the quota controller.
 async fn namespace_with_quota(c: &Client, prefix: &str, hard: Value) -> String {

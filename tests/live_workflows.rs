@@ -10,16 +10,12 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::live::{client, eventually, lab_dir, new_namespace, plugin, text};
+use common::live::{client, eventually, lab, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use kube::Client;
 use serde_json::Value;
-
-fn lab() -> Option<PathBuf> {
-    lab_dir().map(|d| d.join("kubeconfig"))
-}
 
 async fn drop_namespace(c: &Client, name: &str) {
     let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;

@@ -26,6 +26,23 @@ pub fn lab_dir() -> Option<PathBuf> {
     }
 }
 
+/// The lab's kubeconfig (in [`lab_dir`]), or `None` without a lab (the test then skips).
+pub fn lab() -> Option<PathBuf> {
+    lab_dir().map(|d| d.join("kubeconfig"))
+}
+
+/// The lab's kubeconfig, and the second instance's (`KUBECTL_QUOTA_LAB_LIMITED`, running with
+/// the corpus's ResourceQuota admission configuration) when there is one.
+pub struct Lab {
+    pub kubeconfig: PathBuf,
+    pub limited_kubeconfig: Option<PathBuf>,
+}
+
+/// [`lab`] with the limited instance beside it, or `None` without a lab (the test then skips).
+pub fn lab_with_limited() -> Option<Lab> {
+    lab().map(|kubeconfig| Lab { kubeconfig, limited_kubeconfig: std::env::var("KUBECTL_QUOTA_LAB_LIMITED").ok().map(|d| Path::new(&d).join("kubeconfig")) })
+}
+
 /// The Kubernetes release the lab runs: `KUBECTL_QUOTA_LAB_VERSION` (tests/run-all.sh sets it),
 /// else the `version` file tests/cluster/lab.sh writes in the lab's directory, else 1.20 (labs
 /// from before there was a choice).
