@@ -1,11 +1,12 @@
 //! Shared by the integration tests, each of which includes it with `mod common;` and uses
 //! only some of it (hence `allow(dead_code)`, which covers the submodules too): where the
 //! repository is and how the plugin binary is run offline (here), the lab cluster for the
-//! live suites (`live`), and how a `check -o json` report is compared with a conformance
-//! case's `expected.json`, as tests/conformance/README.md prescribes (here).
+//! live suites (`live`), and how a recorded case is run (`cases`) and its `check -o json`
+//! report compared with its `expected.json`, as tests/conformance/README.md prescribes (here).
 #![allow(dead_code)]
 
 pub mod autoscalers;
+pub mod cases;
 pub mod ci;
 pub mod docs;
 pub mod live;
