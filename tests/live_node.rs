@@ -57,7 +57,7 @@ fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> Output {
 /// The harness's `image-quota`: kubectl-quota's image, from the binary under test, in the
 /// node's containerd.
 fn quota_image(node: &Path) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cluster/node.sh");
+    let script = common::root().join("tests/cluster/node.sh");
     let mut cmd = Command::new(script);
     cmd.arg("image-quota").arg(env!("CARGO_BIN_EXE_kubectl-quota")).env("KQ_NODE_DIR", node);
     let out = deadline::output_within(cmd, Duration::from_secs(300));

@@ -294,7 +294,7 @@ async fn an_offline_check_on_a_snapshot_answers_as_the_live_check_on_its_server(
 /// The ClusterRole the docs give for a complete answer, read from docs/rights.md (which README
 /// links to): its YAML block.
 fn readme_classes_role() -> Vec<Value> {
-    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rights.md")).unwrap();
+    let doc = std::fs::read_to_string(common::root().join("docs/rights.md")).unwrap();
     let section = doc.as_str();
     let block = section.split("```yaml\n").nth(1).and_then(|b| b.split("```").next()).expect("the section has a YAML block");
     kubectl_quota_engine::manifest::parse_str("docs/rights.md", block).unwrap().into_iter().map(|d| d.value).collect()
