@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab_with_limited, plugin, text, Lab};
+use common::live::{client, drop_namespace, lab_with_limited, plugin, text, Lab};
 use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use kube::Client;
@@ -65,10 +65,6 @@ fn manifest_file(tag: &str, yaml: &str) -> PathBuf {
     let f = std::env::temp_dir().join(format!("kq-{tag}-{}.yaml", std::process::id()));
     std::fs::write(&f, yaml).unwrap();
     f
-}
-
-async fn drop_namespace(c: &Client, name: &str) {
-    let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
 }
 
 /// Creates one object (any kind) in `ns`, optionally as a server dry run. Err carries the

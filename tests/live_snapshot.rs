@@ -11,8 +11,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab, lab_version, plugin, text};
-use k8s_openapi::api::core::v1::{Namespace, Pod, ResourceQuota};
+use common::live::{client, drop_namespace, lab, lab_version, plugin, text};
+use k8s_openapi::api::core::v1::{Pod, ResourceQuota};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::Client;
 use kubectl_quota_engine::version::Rules;
@@ -33,10 +33,6 @@ async fn namespace_with_quota(c: &Client, prefix: &str, hard: Value) -> String {
         assert!(Instant::now() < deadline, "quota {name}/compute never synced");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-}
-
-async fn drop_namespace(c: &Client, name: &str) {
-    let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
 }
 
 /// Writes a file named after the test.

@@ -10,16 +10,12 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::live::{client, eventually, lab, new_namespace, plugin, text};
+use common::live::{client, drop_namespace, eventually, lab, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
+use k8s_openapi::api::core::v1::ResourceQuota;
 use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use kube::Client;
 use serde_json::Value;
-
-async fn drop_namespace(c: &Client, name: &str) {
-    let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
-}
 
 /// Creates every object of a YAML text in `ns`. Err carries the server's message.
 async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {

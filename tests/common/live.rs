@@ -6,7 +6,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
-use kube::api::{Api, PostParams};
+use kube::api::{Api, DeleteParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use kubectl_quota_engine::version::KubeVersion;
@@ -134,6 +134,11 @@ pub async fn new_namespace(c: &Client, prefix: &str) -> String {
     }
     wait_default_service_account(c, &name).await;
     name
+}
+
+/// Deletes a test's namespace, and what is in it; an error (already gone) is no matter.
+pub async fn drop_namespace(c: &Client, name: &str) {
+    let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
 }
 
 /// Polls `probe` every 200 ms until it gives a value, for at most `seconds`; panics naming
