@@ -48,20 +48,45 @@ async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Waits until quota `name` in `ns` reports `used[resource] == want` (the quota controller's
-/// count of what the real controllers created).
-async fn wait_used(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
+/// Which list of a quota's status [`wait_quota`] reads.
+#[derive(Clone, Copy)]
+enum QuotaStatus {
+    Used,
+    Hard,
+}
+
+/// Waits (up to 90 s) until quota `name` in `ns` has `want` for `resource` in its status's
+/// `list`; fails with the last value seen otherwise.
+async fn wait_quota(c: &Client, ns: &str, name: &str, list: QuotaStatus, resource: &str, want: &str) {
     let api = Api::<ResourceQuota>::namespaced(c.clone(), ns);
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
-        let q = api.get_opt(name).await.unwrap();
-        let used = q.and_then(|q| q.status).and_then(|s| s.used).and_then(|u| u.get(resource).map(|q| q.0.clone()));
-        if used.as_deref() == Some(want) {
+        let status = api.get_opt(name).await.unwrap().and_then(|q| q.status);
+        let values = match list {
+            QuotaStatus::Used => status.and_then(|s| s.used),
+            QuotaStatus::Hard => status.and_then(|s| s.hard),
+        };
+        let last = values.and_then(|v| v.get(resource).map(|q| q.0.clone()));
+        if last.as_deref() == Some(want) {
             return;
         }
-        assert!(Instant::now() < deadline, "quota {ns}/{name} never reached {resource}={want} (last {used:?})");
+        match list {
+            QuotaStatus::Used => assert!(Instant::now() < deadline, "quota {ns}/{name} never reached {resource}={want} (last {last:?})"),
+            QuotaStatus::Hard => assert!(Instant::now() < deadline, "quota {ns}/{name} status.hard never became {resource}={want} (last {last:?})"),
+        }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// Waits until quota `name` in `ns` reports `used[resource] == want` (the quota controller's
+/// count of what the real controllers created).
+async fn wait_used(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
+    wait_quota(c, ns, name, QuotaStatus::Used, resource, want).await;
+}
+
+/// Waits until quota `name`'s status.hard[resource] is `want` (the controller synced a change).
+async fn wait_hard(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
+    wait_quota(c, ns, name, QuotaStatus::Hard, resource, want).await;
 }
 
 /// Waits until the deployment controller has written its last status for `name`: the
@@ -305,8 +330,8 @@ async fn the_planned_quota_admits_the_release_on_the_real_cluster() {
         let patch = serde_json::json!({"spec": {"hard": doc.value["spec"]["hard"]}});
         api.patch(&name, &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await.unwrap();
     }
-    wait_used_hard(&c, &ns, "compute", "requests.cpu", "1400m").await;
-    wait_used_hard(&c, &ns, "storage", "requests.storage", "6Gi").await;
+    wait_hard(&c, &ns, "compute", "requests.cpu", "1400m").await;
+    wait_hard(&c, &ns, "storage", "requests.storage", "6Gi").await;
     // Now the plan says everything fits...
     let out = plugin(&kc, &["plan", "-f", release.to_str().unwrap(), "-n", &ns]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
@@ -317,21 +342,6 @@ async fn the_planned_quota_admits_the_release_on_the_real_cluster() {
     wait_used(&c, &ns, "storage", "requests.storage", "6Gi").await;
     let _ = std::fs::remove_file(release);
     drop_namespace(&c, &ns).await;
-}
-
-/// Waits until quota `name`'s status.hard[resource] is `want` (the controller synced a change).
-async fn wait_used_hard(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
-    let api = Api::<ResourceQuota>::namespaced(c.clone(), ns);
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        let q = api.get_opt(name).await.unwrap();
-        let hard = q.and_then(|q| q.status).and_then(|s| s.hard).and_then(|h| h.get(resource).map(|q| q.0.clone()));
-        if hard.as_deref() == Some(want) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "quota {ns}/{name} status.hard never became {resource}={want} (last {hard:?})");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
 }
 
 const WHY_DEPLOYMENT: &str = "\
