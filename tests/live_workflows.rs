@@ -8,6 +8,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use common::live::{client, drop_namespace, eventually, lab, new_namespace, plugin, text};
@@ -189,11 +190,46 @@ spec:
     spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 100m}}}]}
 ";
 
+/// The JSON report a command printed, or a failure naming `what` (unless empty), why it is not
+/// JSON and what the command said on standard error.
+fn report(out: &Output, what: &str) -> Value {
+    serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| match what {
+        "" => panic!("{e}: {}", text(&out.stderr)),
+        _ => panic!("{what}: {e}: {}", text(&out.stderr)),
+    })
+}
+
 /// `why deployment/web -n NS -o json`: its exit status and its report.
 fn why_web(kc: &Path, ns: &str) -> (Option<i32>, Value) {
     let out = plugin(kc, &["why", "deployment/web", "-n", ns, "-o", "json"]);
-    let v = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("why: {e}: {}", text(&out.stderr)));
-    (out.status.code(), v)
+    (out.status.code(), report(&out, "why"))
+}
+
+/// `check -f FILE -n NS -o json` with `extra` flags: its exit status and its first document's
+/// report (`what` names the run when the output is not JSON).
+fn check_first(kc: &Path, file: &Path, ns: &str, extra: &[&str], what: &str) -> (Option<i32>, Value) {
+    let out = plugin(kc, &[&["check", "-f", file.to_str().unwrap(), "-n", ns, "-o", "json"][..], extra].concat());
+    (out.status.code(), report(&out, what)["documents"][0].clone())
+}
+
+/// `blocked -n NS -o json` with `extra` flags: its exit status and its report.
+fn blocked(kc: &Path, ns: &str, extra: &[&str], what: &str) -> (Option<i32>, Value) {
+    let out = plugin(kc, &[&["blocked", "-n", ns, "-o", "json"][..], extra].concat());
+    (out.status.code(), report(&out, what))
+}
+
+/// `snapshot -n NS`, which must succeed, written to a file named after the test: the state
+/// the offline twin of a live check reads.
+fn snapshot_file(kc: &Path, ns: &str, tag: &str) -> PathBuf {
+    let snapshot = plugin(kc, &["snapshot", "-n", ns]);
+    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
+    temp_file(tag, &text(&snapshot.stdout))
+}
+
+/// How a command is run after a snapshot, each named for the messages: against the cluster,
+/// and offline from the snapshot in `state` (its extra flags).
+fn live_and_snapshot(state: &Path) -> [(&'static str, Vec<&str>); 2] {
+    [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])]
 }
 
 /// The message of the first event in `ns` with `reason` (the controllers' own words), waited
@@ -457,17 +493,15 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     // The release: web:2 with 800m. check predicts the surge pod is refused at once.
     let v2 = ROLLOUT_V1.replace("web:1", "web:2").replace("cpu: 700m", "cpu: 800m");
     let release = temp_file("rollout-v2", &v2);
-    let out = plugin(&kc, &["check", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"]);
-    let report: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
-    let notes: Vec<&str> = report["documents"][0]["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let (code, doc) = check_first(&kc, &release, &ns, &[], "");
+    let notes: Vec<&str> = doc["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
     let predicted = "the rollout stalls with 0 of 5 new pods (5 old left): quota compute refuses a surge pod: requests.cpu 800m + used 3500m > hard 4";
     assert!(notes.contains(&predicted), "{notes:#?}");
     let unblock =
         "to unblock it: set maxSurge to 0 and maxUnavailable to 1 (old pods then go before new ones come), or add 700m more requests.cpu in quota compute";
     assert!(notes.contains(&unblock), "{notes:#?}");
     // A stall is a refusal: exit 1, and the rollout in structured form, from the 5 pods that exist.
-    let doc = &report["documents"][0];
-    assert_eq!(out.status.code(), Some(1), "{doc:#}");
+    assert_eq!(code, Some(1), "{doc:#}");
     assert_eq!((doc["outcome"].as_str(), doc["replicasExisting"].as_i64()), (Some("rolloutStalls"), Some(5)), "{doc:#}");
     let stall = &doc["rollout"]["stall"];
     assert_eq!(
@@ -477,18 +511,13 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     );
     // The offline twin from a snapshot says the same; plan, live and offline, sizes the quota
     // for the rollout's peak (1 old and 5 new pods: 700m + 5 x 800m = 4700m, 700m more).
-    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
-    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
-    let state = temp_file("rollout-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
-        let args = |cmd: &'static str| [vec![cmd, "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"], extra.clone()].concat();
-        let out = plugin(&kc, &args("check"));
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
-        let d = &v["documents"][0];
-        assert_eq!((out.status.code(), d["outcome"].as_str()), (Some(1), Some("rolloutStalls")), "{how}: {d:#}");
+    let state = snapshot_file(&kc, &ns, "rollout-state");
+    for (how, extra) in live_and_snapshot(&state) {
+        let (code, d) = check_first(&kc, &release, &ns, &extra, how);
+        assert_eq!((code, d["outcome"].as_str()), (Some(1), Some("rolloutStalls")), "{how}: {d:#}");
         assert_eq!(d["rollout"]["stall"], doc["rollout"]["stall"], "{how}");
-        let out = plugin(&kc, &args("plan"));
-        let plan: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: plan: {e}: {}", text(&out.stderr)));
+        let out = plugin(&kc, &[vec!["plan", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"], extra].concat());
+        let plan = report(&out, &format!("{how}: plan"));
         assert_eq!(out.status.code(), Some(1), "{how}: plan: {plan:#}");
         let row = plan["quotas"]
             .as_array()
@@ -548,15 +577,9 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     // green), and checking v1 says the controller takes its ReplicaSet back: live and from a
     // snapshot of the stuck cluster.
     let v1 = temp_file("rollout-v1", ROLLOUT_V1);
-    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
-    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
-    let state = temp_file("rollout-stuck-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
-        let check = |file: &Path| {
-            let out = plugin(&kc, &[vec!["check", "-f", file.to_str().unwrap(), "-n", &ns, "-o", "json"], extra.clone()].concat());
-            let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
-            (out.status.code(), v["documents"][0].clone())
-        };
+    let state = snapshot_file(&kc, &ns, "rollout-stuck-state");
+    for (how, extra) in live_and_snapshot(&state) {
+        let check = |file: &Path| check_first(&kc, file, &ns, &extra, how);
         let (code, d) = check(&release);
         assert_eq!((code, d["outcome"].as_str()), (Some(1), Some("rolloutStalls")), "{how}: the stuck release: {d:#}");
         assert_eq!((d["rollout"]["stall"]["newPods"].as_i64(), d["rollout"]["stall"]["oldPods"].as_i64()), (Some(0), Some(5)), "{how}: {d:#}");
@@ -604,11 +627,7 @@ async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
     wait_deployment_settled(&c, &ns, "web", Some(2)).await;
     let v2 = v1.replace("web:1", "web:2");
     let release = temp_file("rsquota-v2", &v2);
-    let check = |extra: &[&str]| {
-        let out = plugin(&kc, &[&["check", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"][..], extra].concat());
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
-        (out.status.code(), v["documents"][0].clone())
-    };
+    let check = |extra: &[&str]| check_first(&kc, &release, &ns, extra, "");
     let want_message = "exceeded quota: objs, requested: count/replicasets.apps=1, used: count/replicasets.apps=1, limited: count/replicasets.apps=1";
     let (code, d) = check(&[]);
     assert_eq!((code, d["outcome"].as_str(), d["rollout"]["stall"]["quota"].as_str()), (Some(1), Some("rolloutStalls"), Some("objs")), "before: {d:#}");
@@ -624,10 +643,8 @@ async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
     let server = event_message(&c, &ns, "ReplicaSetCreateError").await;
     assert!(server.starts_with("Failed to create new replica set") && server.contains(want_message), "{server}");
 
-    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
-    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
-    let state = temp_file("rsquota-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
+    let state = snapshot_file(&kc, &ns, "rsquota-state");
+    for (how, extra) in live_and_snapshot(&state) {
         let (code, d) = check(&extra);
         assert_eq!(
             (code, d["outcome"].as_str(), d["rollout"]["stall"]["quota"].as_str()),
@@ -647,9 +664,8 @@ async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
             let changes: Vec<&str> = w["changes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
             assert_eq!(changes, ["raise quota objs's count/replicasets.apps by 1 (to 2) to admit the next ReplicaSet"], "why: {w:#}");
         }
-        let blocked = plugin(&kc, &[vec!["blocked", "-n", &ns, "-o", "json"], extra.clone()].concat());
-        let b: Value = serde_json::from_str(&text(&blocked.stdout)).unwrap_or_else(|e| panic!("{how}: blocked: {e}: {}", text(&blocked.stderr)));
-        assert_eq!(blocked.status.code(), Some(1), "{how}: blocked: {b:#}");
+        let (code, b) = blocked(&kc, &ns, &extra, &format!("{how}: blocked"));
+        assert_eq!(code, Some(1), "{how}: blocked: {b:#}");
         assert_eq!((b["blocked"][0]["workload"].as_str(), b["blocked"][0]["quota"].as_str()), (Some("deployment/web"), Some("objs")), "{how}: {b:#}");
         assert_eq!(b["blocked"][0]["fix"], "raise quota objs's count/replicasets.apps by 1 (to 2) to admit the next ReplicaSet", "{how}: {b:#}");
     }
@@ -679,7 +695,7 @@ async fn an_ordered_statefulset_waiting_for_ready_is_not_blocked() {
     let deadline = Instant::now() + Duration::from_secs(60);
     let why = loop {
         let out = plugin(&kc, &["why", "statefulset", "db", "-n", &ns, "-o", "json"]);
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        let v = report(&out, "");
         if v["current"].as_i64() == Some(1) || Instant::now() > deadline {
             break (out.status.code(), v);
         }
@@ -693,13 +709,10 @@ async fn an_ordered_statefulset_waiting_for_ready_is_not_blocked() {
     let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(c.clone(), &ns);
     let failed: Vec<_> = events.list(&Default::default()).await.unwrap().items.into_iter().filter(|e| e.reason.as_deref() == Some("FailedCreate")).collect();
     assert!(failed.is_empty(), "{failed:?}");
-    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
-    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
-    let state = temp_file("ordered-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
-        let out = plugin(&kc, &[vec!["blocked", "-n", &ns, "-o", "json"], extra].concat());
-        let b: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
-        assert_eq!((out.status.code(), b["blocked"].as_array().map(Vec::len)), (Some(0), Some(0)), "{how}: {b:#}");
+    let state = snapshot_file(&kc, &ns, "ordered-state");
+    for (how, extra) in live_and_snapshot(&state) {
+        let (code, b) = blocked(&kc, &ns, &extra, how);
+        assert_eq!((code, b["blocked"].as_array().map(Vec::len)), (Some(0), Some(0)), "{how}: {b:#}");
     }
     let _ = std::fs::remove_file(state);
     drop_namespace(&c, &ns).await;
@@ -732,11 +745,7 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     apply(&c, &ns, &format!("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {{name: gpu}}\nspec: {{spec: {{devices: {{requests: [{{name: gpu, exactly: {{deviceClassName: {class}}}}}]}}}}}}\n")).await.unwrap();
     let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      automountServiceAccountToken: false\n      containers: [{name: c, image: 'web:1', resources: {claims: [{name: gpu}]}}]\n      resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu}]\n";
     let file = temp_file("claims-web", web);
-    let check = |extra: &[&str]| {
-        let out = plugin(&kc, &[&["check", "-f", file.to_str().unwrap(), "-n", &ns, "-o", "json"][..], extra].concat());
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
-        (out.status.code(), v["documents"][0].clone())
-    };
+    let check = |extra: &[&str]| check_first(&kc, &file, &ns, extra, "");
     let (code, d) = check(&[]);
     assert_eq!((code, d["outcome"].as_str(), d["podsPending"].as_i64()), (Some(1), Some("podsPending"), Some(1)), "before: {d:#}");
     apply(&c, &ns, web).await.unwrap();
@@ -744,16 +753,13 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     let refused = event_message(&c, &ns, "FailedResourceClaimCreation").await;
     assert!(refused.contains("exceeded quota: q"), "{refused}");
     wait_deployment_settled(&c, &ns, "web", Some(2)).await;
-    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
-    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
-    let state = temp_file("claims-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
+    let state = snapshot_file(&kc, &ns, "claims-state");
+    for (how, extra) in live_and_snapshot(&state) {
         let (code, d) = check(&extra);
         assert_eq!((code, d["outcome"].as_str(), d["podsPending"].as_i64()), (Some(1), Some("podsPending"), Some(1)), "{how}: after: {d:#}");
         assert!(d["notes"].to_string().contains("1 of its pods exist but are Pending"), "{how}: {d:#}");
-        let blocked = plugin(&kc, &[vec!["blocked", "-n", &ns, "-o", "json"], extra.clone()].concat());
-        let b: Value = serde_json::from_str(&text(&blocked.stdout)).unwrap_or_else(|e| panic!("{how}: blocked: {e}: {}", text(&blocked.stderr)));
-        assert_eq!(blocked.status.code(), Some(1), "{how}: blocked: {b:#}");
+        let (code, b) = blocked(&kc, &ns, &extra, &format!("{how}: blocked"));
+        assert_eq!(code, Some(1), "{how}: blocked: {b:#}");
         assert_eq!(
             (b["blocked"][0]["workload"].as_str(), b["blocked"][0]["quota"].as_str(), b["blocked"][0]["waiting"].as_i64()),
             (Some("deployment/web"), Some("q"), Some(1)),
@@ -780,11 +786,9 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     }
     let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
     let solo_state = temp_file("claims-solo-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", solo_state.to_str().unwrap()])] {
-        let out = plugin(&kc, &[vec!["check", "-f", solo_file.to_str().unwrap(), "-n", &ns, "-o", "json"], extra].concat());
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
-        let d = &v["documents"][0];
-        assert_eq!((out.status.code(), d["allowed"].as_bool()), (Some(0), Some(true)), "{how}: the unchanged claim: {d:#}");
+    for (how, extra) in live_and_snapshot(&solo_state) {
+        let (code, d) = check_first(&kc, &solo_file, &ns, &extra, how);
+        assert_eq!((code, d["allowed"].as_bool()), (Some(0), Some(true)), "{how}: the unchanged claim: {d:#}");
         assert!(d["notes"].to_string().contains("this is an update"), "{how}: {d:#}");
     }
     let _ = std::fs::remove_file(solo_state);
