@@ -205,6 +205,20 @@ fn why_web(kc: &Path, ns: &str) -> (Option<i32>, Value) {
     (out.status.code(), report(&out, "why"))
 }
 
+/// `why deployment/web` every half second until `done` holds of its report, for up to a
+/// minute: its exit status and that report. Fails with `never` and the last report otherwise.
+async fn why_web_until(kc: &Path, ns: &str, never: &str, done: impl Fn(&Value) -> bool) -> (Option<i32>, Value) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (code, v) = why_web(kc, ns);
+        if done(&v) {
+            return (code, v);
+        }
+        assert!(Instant::now() < deadline, "{never}: {v}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
 /// `check -f FILE -n NS -o json` with `extra` flags: its exit status and its first document's
 /// report (`what` names the run when the output is not JSON).
 fn check_first(kc: &Path, file: &Path, ns: &str, extra: &[&str], what: &str) -> (Option<i32>, Value) {
@@ -230,6 +244,36 @@ fn snapshot_file(kc: &Path, ns: &str, tag: &str) -> PathBuf {
 /// and offline from the snapshot in `state` (its extra flags).
 fn live_and_snapshot(state: &Path) -> [(&'static str, Vec<&str>); 2] {
     [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])]
+}
+
+/// The Deployments of `ns`, read and patched as JSON.
+fn deployments(c: &Client, ns: &str) -> Api<DynamicObject> {
+    Api::namespaced_with(c.clone(), ns, &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("apps", "v1", "Deployment"), "deployments"))
+}
+
+/// Gives Deployment `web` the pod template of the Deployment in `yaml` (named `file` in
+/// messages), by a merge patch of its `spec.template`: a rollout, for the real controllers.
+async fn set_web_template(deployments: &Api<DynamicObject>, file: &str, yaml: &str) {
+    let new = kubectl_quota_engine::manifest::parse_str(file, yaml).unwrap().remove(0).value;
+    let patch = serde_json::json!({"spec": {"template": new["spec"]["template"]}});
+    deployments.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await.unwrap();
+}
+
+/// A DeviceClass `name` for the devices of `driver`.
+fn device_class(name: &str, driver: &str) -> String {
+    format!(
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: {name}}}\nspec: {{selectors: [{{cel: {{expression: \"device.driver == '{driver}'\"}}}}]}}\n"
+    )
+}
+
+/// Deletes DeviceClass `name` (cluster-scoped: a test removes its own); an error (already
+/// gone) is no matter.
+async fn delete_device_class(c: &Client, name: &str) {
+    let classes: Api<DynamicObject> = Api::all_with(
+        c.clone(),
+        &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"),
+    );
+    let _ = classes.delete(name, &DeleteParams::default()).await;
 }
 
 /// The message of the first event in `ns` with `reason` (the controllers' own words), waited
@@ -405,16 +449,8 @@ async fn why_names_the_quota_that_keeps_a_real_deployment_short() {
     // writes after the ReplicaSet's: wait for it to report the three pods quota admitted.
     wait_deployment_settled(&c, &ns, "web", Some(3)).await;
     // Wait for the real ReplicaSet controller's FailedCreate event.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let report = loop {
-        let (code, v) = why_web(&kc, &ns);
-        if v["serverMessage"].is_string() {
-            assert_eq!(code, Some(1));
-            break v;
-        }
-        assert!(Instant::now() < deadline, "no FailedCreate event seen: {v}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    };
+    let (code, report) = why_web_until(&kc, &ns, "no FailedCreate event seen", |v| v["serverMessage"].is_string()).await;
+    assert_eq!(code, Some(1));
     assert_eq!(report["verdict"], "blockedByQuota", "{report}");
     assert_eq!(report["quota"], "compute", "{report}");
     assert_eq!((report["wanted"].as_i64(), report["current"].as_i64(), report["waiting"].as_i64()), (Some(5), Some(3), Some(2)), "{report}");
@@ -451,16 +487,8 @@ async fn why_names_the_quota_that_keeps_a_real_deployment_short() {
     api.patch("compute", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await.unwrap();
     wait_used(&c, &ns, "compute", "pods", "5").await;
     // Once the Deployment's status catches up, nothing is missing.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (code, v) = why_web(&kc, &ns);
-        if v["verdict"] == "notBlocked" {
-            assert_eq!(code, Some(0));
-            break;
-        }
-        assert!(Instant::now() < deadline, "still blocked after raising the quota: {v}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    let (code, _) = why_web_until(&kc, &ns, "still blocked after raising the quota", |v| v["verdict"] == "notBlocked").await;
+    assert_eq!(code, Some(0));
     drop_namespace(&c, &ns).await;
 }
 
@@ -535,21 +563,10 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     // surge), the ReplicaSet controller's pod is refused by quota, and with maxUnavailable 0
     // no old pod may go. (The lab has no kubelet, so pods never become ready: a stall that
     // waits on readiness cannot be told apart; this one is quota's alone.)
-    let patch: Value = serde_json::from_str(&serde_json::to_string(&kubectl_quota_engine::manifest::parse_str("v2", &v2).unwrap()[0].value).unwrap()).unwrap();
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(c.clone(), &ns, &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("apps", "v1", "Deployment"), "deployments"));
-    api.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&serde_json::json!({"spec": {"template": patch["spec"]["template"]}})))
-        .await
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let why = loop {
-        let (_, v) = why_web(&kc, &ns);
-        if v["serverMessage"].as_str().is_some_and(|m| m.contains("exceeded quota")) {
-            break v;
-        }
-        assert!(Instant::now() < deadline, "the real rollout never hit the quota: {v}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    };
+    let api = deployments(&c, &ns);
+    set_web_template(&api, "v2", &v2).await;
+    let (_, why) =
+        why_web_until(&kc, &ns, "the real rollout never hit the quota", |v| v["serverMessage"].as_str().is_some_and(|m| m.contains("exceeded quota"))).await;
     let server = why["serverMessage"].as_str().unwrap();
     assert!(server.contains("exceeded quota: compute, requested: requests.cpu=800m, used: requests.cpu=3500m, limited: requests.cpu=4"), "{server}");
     // `why` sees the rollout's missing pod although all 5 (old) pods exist.
@@ -589,10 +606,7 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     }
     // The rollback, for real: the controller scales web:2 down to nothing and keeps web:1's
     // five pods; no ReplicaSet is created.
-    let v1_value: Value = serde_json::to_value(&kubectl_quota_engine::manifest::parse_str("v1", ROLLOUT_V1).unwrap()[0].value).unwrap();
-    api.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&serde_json::json!({"spec": {"template": v1_value["spec"]["template"]}})))
-        .await
-        .unwrap();
+    set_web_template(&api, "v1", ROLLOUT_V1).await;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let d = api.get("web").await.unwrap();
@@ -633,12 +647,7 @@ async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
     assert_eq!((code, d["outcome"].as_str(), d["rollout"]["stall"]["quota"].as_str()), (Some(1), Some("rolloutStalls"), Some("objs")), "before: {d:#}");
     assert!(d["rollout"]["stall"]["message"].as_str().unwrap_or_default().contains(want_message), "before: {d:#}");
 
-    let patch: Value = serde_json::to_value(&kubectl_quota_engine::manifest::parse_str("v2", &v2).unwrap()[0].value).unwrap();
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(c.clone(), &ns, &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("apps", "v1", "Deployment"), "deployments"));
-    api.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&serde_json::json!({"spec": {"template": patch["spec"]["template"]}})))
-        .await
-        .unwrap();
+    set_web_template(&deployments(&c, &ns), "v2", &v2).await;
     // The controller's own words: a ReplicaSetCreateError event on the Deployment.
     let server = event_message(&c, &ns, "ReplicaSetCreateError").await;
     assert!(server.starts_with("Failed to create new replica set") && server.contains(want_message), "{server}");
@@ -731,7 +740,7 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     let c = client(&kc).await;
     let ns = new_namespace(&c, "kq-claims").await;
     let class = format!("{ns}-gpu");
-    apply(&c, "", &format!("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: {class}}}\nspec: {{selectors: [{{cel: {{expression: \"device.driver == 'gpu.example.com'\"}}}}]}}\n")).await.unwrap();
+    apply(&c, "", &device_class(&class, "gpu.example.com")).await.unwrap();
     apply(
         &c,
         &ns,
@@ -773,7 +782,7 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     // A ResourceClaim applied again unchanged: the server says `configured` (the stored claim
     // has allocationMode and count defaulted); check too, live and from a snapshot.
     let solo_class = format!("{ns}-fpga");
-    apply(&c, "", &format!("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: {solo_class}}}\nspec: {{selectors: [{{cel: {{expression: \"device.driver == 'fpga.example.com'\"}}}}]}}\n")).await.unwrap();
+    apply(&c, "", &device_class(&solo_class, "fpga.example.com")).await.unwrap();
     let solo = format!("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: solo}}\nspec: {{devices: {{requests: [{{name: fpga, exactly: {{deviceClassName: {solo_class}}}}}]}}}}\n");
     apply(&c, &ns, &solo).await.unwrap();
     let solo_file = temp_file("claims-solo", &solo);
@@ -793,17 +802,9 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     }
     let _ = std::fs::remove_file(solo_state);
     let _ = std::fs::remove_file(solo_file);
-    let classes: Api<DynamicObject> = Api::all_with(
-        c.clone(),
-        &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"),
-    );
-    let _ = classes.delete(&solo_class, &DeleteParams::default()).await;
+    delete_device_class(&c, &solo_class).await;
     let _ = std::fs::remove_file(state);
     let _ = std::fs::remove_file(file);
     drop_namespace(&c, &ns).await;
-    let classes: Api<DynamicObject> = Api::all_with(
-        c.clone(),
-        &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"),
-    );
-    let _ = classes.delete(&class, &DeleteParams::default()).await;
+    delete_device_class(&c, &class).await;
 }
