@@ -9,8 +9,12 @@
 //! one has its own row.
 //! The plugin's use of the engine crate is the arrow `engine`.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+use common::root;
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Side {
@@ -25,7 +29,7 @@ fn ticked(cell: &str) -> Vec<String> {
 
 /// The table's rows: (side, part) -> the parts it may import.
 fn allowed() -> BTreeMap<(Side, String), BTreeSet<String>> {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap();
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
     let start = text.find("## What each part may import").expect("ARCHITECTURE.md has the import table");
     let mut rows = BTreeMap::new();
     for line in text[start..].lines().skip_while(|l| !l.starts_with('|')).take_while(|l| l.starts_with('|')) {
@@ -147,7 +151,7 @@ fn permits(may: &BTreeSet<String>, to: &str) -> bool {
 #[test]
 fn every_import_is_an_arrow_the_architecture_table_allows() {
     let rows = allowed();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let mut wrong = Vec::new();
     let mut seen = BTreeSet::new();
     for (side, dir) in [(Side::Engine, root.join("engine/src")), (Side::Plugin, root.join("src"))] {
@@ -178,7 +182,7 @@ fn every_import_is_an_arrow_the_architecture_table_allows() {
 #[test]
 fn every_admission_plugin_is_a_part() {
     let mut found = BTreeSet::new();
-    for e in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("engine/src/admission")).unwrap() {
+    for e in std::fs::read_dir(root().join("engine/src/admission")).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().trim_end_matches(".rs").to_string();
         if name != "mod" {
             found.insert(name);

@@ -18,17 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use common::ci::{run_action, serve, yaml, Reply};
+use common::{bin, root};
 use serde_json::Value;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
-    c.current_dir(root()).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS").env_remove("KUBECTL_QUOTA_MAX_INPUT_BYTES");
-    c
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

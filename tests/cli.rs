@@ -1,14 +1,11 @@
 //! The `kubectl-quota` binary end to end: exit statuses, input errors, the validation corpus.
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
-    c.env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS").current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
+use std::io::Write;
+use std::process::{Output, Stdio};
+
+use common::bin;
 
 fn run(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
@@ -119,7 +116,7 @@ fn directories_and_lists_are_read_in_name_order() {
 /// `check -f quota.yaml` refuses exactly the quotas the API server refused, naming the fields.
 #[test]
 fn validation_corpus_through_check() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance-validation");
+    let dir = common::root().join("tests/conformance-validation");
     let mut cases: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
     cases.sort();
     assert!(cases.len() >= 40);

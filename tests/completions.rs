@@ -1,23 +1,17 @@
 //! The shipped completion scripts stay in sync with the CLI, and `kubectl_complete-quota`
 //! answers kubectl's plugin completion protocol.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
-    c.env_remove("KUBECONFIG").env("HOME", "/nonexistent");
-    c
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{bin_without_kubeconfig, root};
 
 #[test]
 fn shipped_scripts_match_the_cli() {
     for (shell, file) in [("bash", "kubectl-quota.bash"), ("zsh", "_kubectl-quota"), ("fish", "kubectl-quota.fish"), ("powershell", "kubectl-quota.ps1")] {
-        let out = bin().args(["completion", shell]).output().unwrap();
+        let out = bin_without_kubeconfig().args(["completion", shell]).output().unwrap();
         assert!(out.status.success());
         let shipped = std::fs::read(root().join("completions").join(file)).unwrap();
         assert!(out.stdout == shipped, "completions/{file} is stale: regenerate with `cargo run -- completion {shell} > completions/{file}`");
@@ -73,7 +67,7 @@ fn context_names_with_control_characters_are_not_offered() {
         names.iter().map(|n| context(n)).collect::<String>()
     );
     std::fs::write(&kubeconfig, text).unwrap();
-    let out = bin().arg("__complete").arg("--kubeconfig").arg(&kubeconfig).args(["--context", ""]).output().unwrap();
+    let out = bin_without_kubeconfig().arg("__complete").arg("--kubeconfig").arg(&kubeconfig).args(["--context", ""]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "prod\nstaging\n:4\n");
     let _ = std::fs::remove_dir_all(dir);

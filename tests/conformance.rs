@@ -16,35 +16,15 @@
 //! such cases are printed, and named in the closing notes.
 
 use std::path::Path;
-use std::process::Command;
-
-use serde_json::Value;
 
 mod common;
 
+use common::cases::check_case;
 use common::{cases, compare_report, corpus};
 
 /// Ok(true) when the case matched only through an alternative.
 fn run_case(dir: &Path) -> Result<bool, String> {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
-    cmd.arg("check")
-        .arg("-f")
-        .arg(dir.join("candidate.yaml"))
-        .arg("--state")
-        .arg(corpus().join("cluster-scoped.yaml"))
-        .arg("--state")
-        .arg(dir.join("state.yaml"))
-        .args(["-n", "NAMESPACE", "-o", "json", "--kubernetes-version", common::RECORDED_VERSION])
-        .env("NO_COLOR", "1");
-    if dir.join("admission.yaml").exists() {
-        cmd.arg("--admission-config").arg(dir.join("admission.yaml"));
-    }
-    let out = cmd.output().unwrap();
-    let code = out.status.code().unwrap_or(-1);
-    if code == 2 || code < 0 {
-        return Err(format!("exit {code}: {}", String::from_utf8_lossy(&out.stderr)));
-    }
-    let got: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("bad JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))?;
+    let (code, got) = check_case(dir, &[corpus().join("cluster-scoped.yaml")], common::RECORDED_VERSION, &[])?;
     compare_report(dir, code, &got)
 }
 

@@ -4,15 +4,12 @@
 //! ones in tests/live_docs.rs, and the few not run are listed in tests/docs/not-run.txt with
 //! their reason (tests/common/docs.rs says how a block is marked).
 
-#[path = "common/docs.rs"]
-mod blocks;
+mod common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use common::docs as blocks;
+use common::root;
 
 /// GitHub's anchor for a heading: lower case, spaces to `-`, punctuation other than `-` and
 /// `_` dropped.
@@ -63,15 +60,6 @@ fn links(text: &str) -> Vec<String> {
     out
 }
 
-fn docs() -> Vec<PathBuf> {
-    let mut files = vec![root().join("README.md")];
-    let mut md: Vec<PathBuf> =
-        std::fs::read_dir(root().join("docs")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect();
-    md.sort();
-    files.extend(md);
-    files
-}
-
 #[test]
 fn readme_is_a_front_page_under_250_lines() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
@@ -87,7 +75,7 @@ fn readme_is_a_front_page_under_250_lines() {
 #[test]
 fn every_link_in_readme_and_docs_leads_somewhere() {
     let mut broken = Vec::new();
-    for file in docs() {
+    for file in blocks::files() {
         let text = std::fs::read_to_string(&file).unwrap();
         let dir = file.parent().unwrap();
         for target in links(&text) {

@@ -9,8 +9,6 @@
 //! control characters, digits). The generator also asks for 2147483647 replicas: identical
 //! pods are replayed without a loop per pod, so that must stay quick too.
 
-use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use kubectl_quota::render::check::{render, Output};
@@ -21,8 +19,10 @@ use kubectl_quota_engine::quantity::Quantity;
 use kubectl_quota_engine::report;
 use proptest::prelude::*;
 
+mod common;
 #[path = "support/deadline.rs"]
 mod deadline;
+use common::bin;
 use deadline::output_within;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -30,7 +30,7 @@ use proptest::test_runner::{Config, TestRunner};
 const BOUND: Duration = Duration::from_secs(10);
 
 fn seeds(file: &str) -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
+    let dir = common::corpus();
     let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
     names.sort();
     names.iter().filter_map(|d| std::fs::read_to_string(d.join(file)).ok()).collect()
@@ -314,8 +314,8 @@ fn a_handful_through_the_binary_exit_with_a_documented_status() {
             std::fs::write(dir.join("m.yaml"), &manifest).unwrap();
             std::fs::write(dir.join("s.yaml"), &state).unwrap();
             for output in ["text", "json", "yaml"] {
-                let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
-                cmd.args(["check", "-f", "m.yaml", "--state", "s.yaml", "--nodes", "3", "-o", output]).current_dir(&dir).env("NO_COLOR", "1");
+                let mut cmd = bin();
+                cmd.args(["check", "-f", "m.yaml", "--state", "s.yaml", "--nodes", "3", "-o", output]).current_dir(&dir);
                 let o = output_within(cmd, BOUND);
                 let err = String::from_utf8_lossy(&o.stderr);
                 // 0 fits, 1 refused, 2 bad input, 3 incomplete (a mutated state may

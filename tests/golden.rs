@@ -1,12 +1,9 @@
 //! Golden files pin the text people read (colors off). `UPDATE_GOLDEN=1 cargo test --test
 //! golden` rewrites them; review the diff before committing.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{bin, root};
 
 /// Runs the binary from the repository root (so paths in the output are relative) and
 /// compares stdout with tests/golden/NAME.txt.
@@ -16,14 +13,7 @@ fn golden(name: &str, args: &[&str], want_code: i32) {
 
 /// [`golden`] on a terminal `columns` wide.
 fn golden_at(name: &str, args: &[&str], want_code: i32, columns: usize) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_ACTIONS")
-        .env("COLUMNS", columns.to_string())
-        .output()
-        .unwrap();
+    let out = bin().args(args).env("COLUMNS", columns.to_string()).output().unwrap();
     assert_eq!(out.status.code(), Some(want_code), "{name}: {}", String::from_utf8_lossy(&out.stderr));
     let got = String::from_utf8(out.stdout).unwrap();
     let path = root().join("tests/golden").join(format!("{name}.txt"));
@@ -233,8 +223,7 @@ fn local_errors_are_worded_as_kubectl_words_them() {
     ];
     let mut got = String::new();
     for args in cases {
-        let out =
-            Command::new(env!("CARGO_BIN_EXE_kubectl-quota")).args(*args).current_dir(root()).env("NO_COLOR", "1").env("COLUMNS", "100").output().unwrap();
+        let out = bin().args(*args).env("COLUMNS", "100").output().unwrap();
         let shown: Vec<String> = args.iter().map(|a| if a.contains(' ') { format!("{a:?}") } else { a.to_string() }).collect();
         got.push_str(&format!(
             "$ kubectl quota {}\n{}exit status {}\n\n",

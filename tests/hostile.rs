@@ -5,19 +5,15 @@
 
 use std::io::{Read, Write};
 
+mod common;
 #[path = "support/deadline.rs"]
 mod deadline;
+use common::{bin_without_kubeconfig, root};
 use deadline::output_within;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
-    c.env("NO_COLOR", "1").env_remove("KUBECONFIG").env("HOME", "/nonexistent").env_remove("KUBECTL_QUOTA_MAX_INPUT_BYTES");
-    c
-}
 
 /// A scratch directory of this test's own.
 fn scratch(name: &str) -> PathBuf {
@@ -49,7 +45,7 @@ fn check_text(name: &str, manifest: impl AsRef<[u8]>) -> Output {
     let d = scratch(name);
     let m = write(&d, "m.yaml", manifest);
     let s = write(&d, "state.yaml", STATE);
-    bin().args(["check", "-f", &m, "--state", &s]).output().unwrap()
+    bin_without_kubeconfig().args(["check", "-f", &m, "--state", &s]).output().unwrap()
 }
 
 fn assert_refused_input(o: &Output, needle: &str) {
@@ -100,7 +96,7 @@ fn endless_inputs_stop_at_the_cap() {
         (vec!["blocked", "-A", "--state", "/dev/zero"], false),
     ];
     for (args, stdin) in cases {
-        let mut c = bin();
+        let mut c = bin_without_kubeconfig();
         c.args(&args);
         if stdin {
             c.stdin(std::fs::File::open("/dev/zero").unwrap());
@@ -109,7 +105,7 @@ fn endless_inputs_stop_at_the_cap() {
         assert_refused_input(&o, "larger than 67108864 bytes (set KUBECTL_QUOTA_MAX_INPUT_BYTES");
     }
     // The cap can be raised or lowered.
-    let o = bin().args(["check", "-f", &m, "--state", &s]).env("KUBECTL_QUOTA_MAX_INPUT_BYTES", "10").output().unwrap();
+    let o = bin_without_kubeconfig().args(["check", "-f", &m, "--state", &s]).env("KUBECTL_QUOTA_MAX_INPUT_BYTES", "10").output().unwrap();
     assert_refused_input(&o, "larger than 10 bytes");
 }
 
@@ -118,7 +114,7 @@ fn a_token_file_of_dev_zero_is_refused() {
     let d = scratch("token");
     let kc = "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {tokenFile: /dev/zero}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n";
     let k = write(&d, "kubeconfig", kc);
-    let o = bin().args(["describe", "--kubeconfig", &k]).output().unwrap();
+    let o = bin_without_kubeconfig().args(["describe", "--kubeconfig", &k]).output().unwrap();
     assert_refused_input(&o, "tokenFile /dev/zero");
 }
 
@@ -172,7 +168,7 @@ fn an_endless_list_ends_at_the_body_cap() {
     let server = fake_server(4, serve_endless);
     let d = scratch("endless");
     let k = kubeconfig_for(&d, &server);
-    let o = bin().args(["describe", "--kubeconfig", &k]).env("KUBECTL_QUOTA_MAX_INPUT_BYTES", "1048576").output().unwrap();
+    let o = bin_without_kubeconfig().args(["describe", "--kubeconfig", &k]).env("KUBECTL_QUOTA_MAX_INPUT_BYTES", "1048576").output().unwrap();
     let err = text(&o.stderr);
     assert_eq!(code(&o), 2, "{err}");
     assert!(err.contains(&server) && err.contains("length limit exceeded"), "{err}");
@@ -186,8 +182,8 @@ fn endless_lists_read_at_once_share_one_cap() {
     let server = fake_server(64, serve_endless);
     let d = scratch("endless-all");
     let k = kubeconfig_for(&d, &server);
-    let mut cmd = bin();
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args(["check", "-f", "examples/app.yaml", "--kubeconfig", &k]).env("KUBECTL_QUOTA_MAX_INPUT_BYTES", "4194304");
+    let mut cmd = bin_without_kubeconfig();
+    cmd.args(["check", "-f", "examples/app.yaml", "--kubeconfig", &k]).env("KUBECTL_QUOTA_MAX_INPUT_BYTES", "4194304");
     let o = output_within(cmd, Duration::from_secs(20));
     let err = text(&o.stderr);
     assert_eq!(code(&o), 2, "{err}");
@@ -209,7 +205,7 @@ fn request_timeout_bounds_the_whole_request() {
     });
     let d = scratch("trickle");
     let k = kubeconfig_for(&d, &server);
-    let o = bin().args(["describe", "--kubeconfig", &k, "--request-timeout", "1s"]).output().unwrap();
+    let o = bin_without_kubeconfig().args(["describe", "--kubeconfig", &k, "--request-timeout", "1s"]).output().unwrap();
     let err = text(&o.stderr);
     assert_eq!(code(&o), 2, "{err}");
     assert!(err.contains("no complete answer within --request-timeout (1s)"), "{err}");
@@ -253,7 +249,7 @@ fn without_request_timeout_every_command_ends_at_its_deadline() {
     let runs: Vec<_> = commands
         .into_iter()
         .map(|args| {
-            let mut cmd = bin();
+            let mut cmd = bin_without_kubeconfig();
             cmd.args(&args).args(["--kubeconfig", &k]).env("KUBECTL_QUOTA_DEADLINE", "2s");
             std::thread::spawn(move || (args.join(" "), output_within(cmd, Duration::from_secs(60))))
         })
@@ -269,11 +265,11 @@ fn without_request_timeout_every_command_ends_at_its_deadline() {
 
 #[test]
 fn the_default_deadline_is_the_one_help_states() {
-    let o = bin().args(["describe", "--help"]).output().unwrap();
+    let o = bin_without_kubeconfig().args(["describe", "--help"]).output().unwrap();
     let help = text(&o.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(help.contains("Without it, a command's requests must end within 5m0s together (`guard serve` excepted)"), "{help}");
     // An unusable override is an error, as an unusable --request-timeout is.
-    let o = bin().args(["describe", "--kubeconfig", "/nonexistent"]).env("KUBECTL_QUOTA_DEADLINE", "soon").output().unwrap();
+    let o = bin_without_kubeconfig().args(["describe", "--kubeconfig", "/nonexistent"]).env("KUBECTL_QUOTA_DEADLINE", "soon").output().unwrap();
     assert_refused_input(&o, "KUBECTL_QUOTA_DEADLINE");
 }
 
@@ -286,7 +282,7 @@ fn completion_gives_a_silent_server_a_short_deadline() {
     let d = scratch("completion");
     let k = kubeconfig_for(&d, &server);
     let start = std::time::Instant::now();
-    let o = bin().args(["__complete", "--kubeconfig", &k, "describe", ""]).output().unwrap();
+    let o = bin_without_kubeconfig().args(["__complete", "--kubeconfig", &k, "describe", ""]).output().unwrap();
     // Generous: the deadline is 1.5 s; 30 s (the old behaviour) would fail this.
     assert!(start.elapsed() < Duration::from_secs(8), "{:?}", start.elapsed());
     assert_eq!(code(&o), 0);
@@ -298,7 +294,7 @@ fn connection_errors_name_the_server_and_exit_2_everywhere() {
     let k = kubeconfig_for(&d, "https://127.0.0.1:1");
     let m = write(&d, "m.yaml", POD);
     for args in [vec!["describe"], vec!["create", "q", "--hard", "pods=1"], vec!["check", "-f", &m]] {
-        let o = bin().args(&args).args(["--kubeconfig", &k]).output().unwrap();
+        let o = bin_without_kubeconfig().args(&args).args(["--kubeconfig", &k]).output().unwrap();
         let err = text(&o.stderr);
         assert_eq!(code(&o), 2, "{args:?}: {err}");
         assert!(err.contains("https://127.0.0.1:1") && err.to_lowercase().contains("connection refused"), "{args:?}: {err}");
@@ -310,18 +306,18 @@ fn kubeconfig_list_skips_missing_files() {
     let d = scratch("kclist");
     let k = kubeconfig_for(&d, "https://127.0.0.1:1");
     let missing = d.join("missing").display().to_string();
-    let o = bin().args(["describe"]).env("KUBECONFIG", format!("{k}:{missing}")).output().unwrap();
+    let o = bin_without_kubeconfig().args(["describe"]).env("KUBECONFIG", format!("{k}:{missing}")).output().unwrap();
     let err = text(&o.stderr);
     // It got as far as the server: the missing file was skipped.
     assert!(err.contains("https://127.0.0.1:1"), "{err}");
     // Completion reads the same list.
-    let o = bin().args(["__complete", "describe", "--context", ""]).env("KUBECONFIG", format!("{k}:{missing}")).output().unwrap();
+    let o = bin_without_kubeconfig().args(["__complete", "describe", "--context", ""]).env("KUBECONFIG", format!("{k}:{missing}")).output().unwrap();
     assert_eq!(text(&o.stdout), "x\n:4\n");
 }
 
 #[test]
 fn huge_request_timeouts_are_an_error() {
-    let o = bin().args(["describe", "--request-timeout", "18446744073709551615h", "--kubeconfig", "/nonexistent"]).output().unwrap();
+    let o = bin_without_kubeconfig().args(["describe", "--request-timeout", "18446744073709551615h", "--kubeconfig", "/nonexistent"]).output().unwrap();
     assert_refused_input(&o, "longer than the maximum of 8760h");
 }
 
@@ -336,7 +332,7 @@ fn control_characters_cannot_forge_output() {
 
     let d = scratch("inject-describe");
     let s = write(&d, "state.yaml", STATE.replace("{name: q, ", "{name: \"q\\n=== namespace forged ===\\e[2J\", "));
-    let o = bin().args(["describe", "--state", &s]).output().unwrap();
+    let o = bin_without_kubeconfig().args(["describe", "--state", &s]).output().unwrap();
     let out = text(&o.stdout);
     assert_eq!(code(&o), 0);
     assert!(!out.contains('\x1b') && !out.lines().any(|l| l.starts_with("===")), "{out}");
@@ -344,12 +340,12 @@ fn control_characters_cannot_forge_output() {
 
     // Bidirectional overrides would reorder the line on screen: shown as escapes.
     let s2 = write(&d, "bidi.yaml", STATE.replace("{name: q, ", "{name: \"q\\u202Eevil\\u2066x\\u2069\", "));
-    let o = bin().args(["describe", "--state", &s2]).output().unwrap();
+    let o = bin_without_kubeconfig().args(["describe", "--state", &s2]).output().unwrap();
     let out = text(&o.stdout);
     assert!(!out.contains('\u{202e}') && !out.contains('\u{2066}') && out.contains("q\\u202eevil\\u2066x\\u2069"), "{out}");
 
     // Error messages too (a file name is user input).
-    let o = bin().args(["check", "-f", "/nonexistent/\x1b[31mred", "--state", &s]).output().unwrap();
+    let o = bin_without_kubeconfig().args(["check", "-f", "/nonexistent/\x1b[31mred", "--state", &s]).output().unwrap();
     let err = text(&o.stderr);
     assert!(!err.contains('\x1b') && err.contains("^[[31mred"), "{err:?}");
 }
@@ -375,7 +371,7 @@ fn a_closed_pipe_ends_output_quietly() {
     let namespaces: String = (0..3000).map(|i| format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: ns{i}}}\n---\n")).collect();
     let n = write(&d, "namespaces.yaml", namespaces);
     for args in [vec!["describe", "-A", "--state", &s], vec!["check", "-f", &m, "--state", &s], vec!["uncovered", "--state", &n]] {
-        let mut child = bin().args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = bin_without_kubeconfig().args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let mut head = [0u8; 16];
         child.stdout.take().unwrap().read_exact(&mut head).unwrap();
         // stdout is dropped here: the pipe is closed, as `| head` does.
@@ -393,7 +389,7 @@ fn recursive_walks_do_not_follow_directory_links() {
     let s = write(&d, "state.txt", STATE);
     std::os::unix::fs::symlink(".", d.join("a")).unwrap();
     std::os::unix::fs::symlink(".", d.join("b")).unwrap();
-    let o = bin().args(["check", "-R", "-f", &d.display().to_string(), "--state", &s, "-o", "json"]).output().unwrap();
+    let o = bin_without_kubeconfig().args(["check", "-R", "-f", &d.display().to_string(), "--state", &s, "-o", "json"]).output().unwrap();
     let out = text(&o.stdout);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
     assert_eq!(out.matches("\"kind\": \"Pod\"").count(), 1, "{out}");
@@ -425,11 +421,14 @@ fn numbers_kubernetes_refuses_get_precise_messages() {
 
 #[test]
 fn create_prints_quantities_as_the_server_stores_them() {
-    let o = bin().args(["create", "q", "--hard", "cpu=0.1111111111111,memory=1024Mi,pods=10.0", "--dry-run=client", "-o", "yaml"]).output().unwrap();
+    let o = bin_without_kubeconfig()
+        .args(["create", "q", "--hard", "cpu=0.1111111111111,memory=1024Mi,pods=10.0", "--dry-run=client", "-o", "yaml"])
+        .output()
+        .unwrap();
     let out = text(&o.stdout);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
     assert!(out.contains("cpu: 111111112n") && out.contains("memory: 1Gi") && out.contains("pods: \"10\""), "{out}");
-    let o = bin().args(["create", "q", "--hard", "cpu=1 ", "--dry-run=client", "-o", "yaml"]).output().unwrap();
+    let o = bin_without_kubeconfig().args(["create", "q", "--hard", "cpu=1 ", "--dry-run=client", "-o", "yaml"]).output().unwrap();
     assert_refused_input(&o, "quantities must match the regular expression");
 }
 
@@ -445,7 +444,7 @@ fn a_walked_directory_reads_regular_files_only() {
         return;
     }
     // Nobody ever writes to the FIFO: reading it would block for ever.
-    let mut cmd = bin();
+    let mut cmd = bin_without_kubeconfig();
     cmd.args(["check", "-R", "-f", &d.display().to_string(), "--state", &s, "-o", "json"]);
     let o = output_within(cmd, std::time::Duration::from_secs(10));
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
@@ -456,7 +455,7 @@ fn a_walked_directory_reads_regular_files_only() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::write(fifo, POD))
     };
-    let mut cmd = bin();
+    let mut cmd = bin_without_kubeconfig();
     cmd.args(["check", "-f", &fifo.display().to_string(), "--state", &s, "-o", "json"]);
     let o = output_within(cmd, std::time::Duration::from_secs(10));
     writer.join().unwrap().unwrap();
@@ -487,7 +486,7 @@ fn a_list_that_never_ends_is_an_error_naming_the_server() {
     let d = scratch("same-token");
     let k = kubeconfig_for(&d, &same);
     for args in [vec!["describe"], vec!["snapshot", "-n", "default"]] {
-        let mut cmd = bin();
+        let mut cmd = bin_without_kubeconfig();
         cmd.args(&args).args(["--kubeconfig", &k, "--request-timeout", "5s"]);
         let o = output_within(cmd, Duration::from_secs(20));
         let err = text(&o.stderr);
@@ -510,7 +509,7 @@ fn a_list_that_never_ends_is_an_error_naming_the_server() {
         }
     });
     let k = kubeconfig_for(&d, &fresh);
-    let mut cmd = bin();
+    let mut cmd = bin_without_kubeconfig();
     cmd.args(["describe", "--kubeconfig", &k, "--request-timeout", "5s"]);
     let o = output_within(cmd, Duration::from_secs(20));
     let err = text(&o.stderr);
@@ -540,7 +539,7 @@ fn a_server_that_always_says_retry_later_is_asked_ten_more_times_then_believed()
     });
     let d = scratch("retry-later");
     let k = kubeconfig_for(&d, &server);
-    let mut cmd = bin();
+    let mut cmd = bin_without_kubeconfig();
     cmd.args(["describe", "--kubeconfig", &k]);
     let o = output_within(cmd, Duration::from_secs(10));
     let err = text(&o.stderr);
@@ -576,8 +575,8 @@ fn a_server_s_error_answer_always_names_the_server_and_a_cause() {
         let server = fake_server(1000, serve);
         let k = kubeconfig_for(&d, &server);
         for args in [vec!["describe"], vec!["check", "-f", "examples/app.yaml"]] {
-            let mut cmd = bin();
-            cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args(&args).args(["--kubeconfig", &k]);
+            let mut cmd = bin_without_kubeconfig();
+            cmd.args(&args).args(["--kubeconfig", &k]);
             let o = output_within(cmd, Duration::from_secs(20));
             let err = text(&o.stderr);
             assert!(matches!(code(&o), 1 | 2), "{args:?}: {err}");
@@ -593,7 +592,7 @@ fn an_object_larger_than_the_server_reads_is_refused_with_its_words() {
     let d = scratch("too-large");
     let m = write(&d, "big.yaml", format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: big}}\nspec:\n  containers:\n{containers}"));
     let s = write(&d, "state.yaml", STATE);
-    let mut cmd = bin();
+    let mut cmd = bin_without_kubeconfig();
     cmd.args(["check", "-f", &m, "--state", &s, "-o", "json"]);
     let o = output_within(cmd, Duration::from_secs(20));
     assert_eq!(code(&o), 1, "{}", text(&o.stderr));
@@ -613,7 +612,7 @@ fn a_document_whose_text_shows_it_over_the_server_s_limit_is_refused_from_its_si
     let d = scratch("too-large-text");
     let m = write(&d, "big.yaml", format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: big}}\nspec:\n  containers:\n{containers}---\n{POD}"));
     let s = write(&d, "state.yaml", STATE);
-    let o = bin().args(["check", "-f", &m, "--state", &s, "-o", "json"]).output().unwrap();
+    let o = bin_without_kubeconfig().args(["check", "-f", &m, "--state", &s, "-o", "json"]).output().unwrap();
     assert_eq!(code(&o), 1, "{}", text(&o.stderr));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let docs = report["documents"].as_array().unwrap();
@@ -630,7 +629,7 @@ fn describe_state_over_many_namespaces_streams_and_shows_every_quota() {
     let state: String = (0..20_000).map(|i| STATE.replace("namespace: default", &format!("namespace: ns{i:05}")) + "---\n").collect();
     let d = scratch("many-namespaces");
     let s = write(&d, "state.yaml", state);
-    let mut cmd = bin();
+    let mut cmd = bin_without_kubeconfig();
     cmd.args(["describe", "-A", "--state", &s]);
     let o = output_within(cmd, Duration::from_secs(60));
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
@@ -685,12 +684,12 @@ fn server_refusals_are_printed_as_kubectl_prints_them() {
     for (what, serve, args) in cases {
         let server = fake_server(1000, serve);
         let k = kubeconfig_for(&d, &server);
-        let mut cmd = bin();
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args(args).args(["--kubeconfig", &k]);
+        let mut cmd = bin_without_kubeconfig();
+        cmd.args(args).args(["--kubeconfig", &k]);
         let o = output_within(cmd, Duration::from_secs(20));
         got.push_str(&format!("# {what}: kubectl quota {}\n{}exit status {}\n\n", args.join(" "), text(&o.stderr).replace(&server, "SERVER"), code(&o)));
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/errors-server.txt");
+    let path = root().join("tests/golden/errors-server.txt");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &got).unwrap();
     }
@@ -710,7 +709,7 @@ fn objects_a_state_holds_twice_count_once_the_later_winning_with_one_warning() {
         format!("apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: compute, namespace: a}}\nspec: {{hard: {{requests.cpu: '{hard}', pods: '{hard}'}}}}\nstatus: {{hard: {{requests.cpu: '{hard}', pods: '{hard}'}}, used: {{requests.cpu: '0', pods: '0'}}}}\n")
     };
     let (q1, q2) = (write(&d, "q1.yaml", quota("1")), write(&d, "q2.yaml", quota("3")));
-    let view = |args: &[&str]| bin().args(["capacity", "-o", "json"]).args(args).output().unwrap();
+    let view = |args: &[&str]| bin_without_kubeconfig().args(["capacity", "-o", "json"]).args(args).output().unwrap();
 
     // The same file twice is the file once: every node, pod and quota counted once.
     let once = view(&["--state", &nodes, "--state", &q2]);
@@ -737,7 +736,7 @@ fn objects_a_state_holds_twice_count_once_the_later_winning_with_one_warning() {
 
     // A check reads the state the same way: the later quota (3 pods) is the one that counts.
     let pods = write(&d, "pods.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: a}\nspec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}, limits: {cpu: 100m}}}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p2, namespace: a}\nspec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}, limits: {cpu: 100m}}}]}\n");
-    let out = bin().args(["check", "-f", &pods, "--state", &q1, "--state", &q2, "--quiet"]).output().unwrap();
+    let out = bin_without_kubeconfig().args(["check", "-f", &pods, "--state", &q1, "--state", &q2, "--quiet"]).output().unwrap();
     assert_eq!(code(&out), 0, "{}{}", text(&out.stdout), text(&out.stderr));
     assert_eq!(text(&out.stderr), "warning: the state holds 1 object more than once, counted once (it as last read): ResourceQuota a/compute\n");
 }
@@ -751,7 +750,7 @@ fn a_negative_allocatable_is_refused_as_the_server_refuses_it() {
         "apiVersion: v1\nkind: Node\nmetadata: {name: w1}\nstatus: {allocatable: {cpu: '-4', pods: '10'}, conditions: [{type: Ready, status: 'True'}]}\n",
     );
     for view in ["capacity", "uncovered"] {
-        let out = bin().args([view, "--state", &state]).output().unwrap();
+        let out = bin_without_kubeconfig().args([view, "--state", &state]).output().unwrap();
         assert_refused_input(&out, "Node \"w1\" is invalid: status.allocatable.cpu: Invalid value: \"-4\": must be greater than or equal to 0");
     }
 }

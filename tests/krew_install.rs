@@ -13,12 +13,12 @@
 //! Without Go or kubectl the test says so loudly and skips, except under CI=true, where it
 //! fails.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use common::root;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

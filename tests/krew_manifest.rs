@@ -6,11 +6,14 @@
 //! A sha256 of 64 zeros is accepted, explicitly, as the "unreleased" placeholder, and only on
 //! a line marked `# unreleased`: scripts/release.sh writes the real sums.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 
+use common::root;
 use serde::Deserialize;
 
 const MANIFEST: &str = "krew-manifest.yaml";
@@ -122,10 +125,6 @@ struct FileOperation {
     from: String,
     #[serde(default)]
     to: String,
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn manifest_text() -> &'static str {

@@ -16,24 +16,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab_dir, plugin, text};
+use common::live::{client, drop_namespace, lab_with_limited, plugin, text, Lab};
 use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use kube::Client;
 use kubectl_quota_engine::quantity::Quantity;
 use serde_json::Value;
-
-struct Lab {
-    kubeconfig: PathBuf,
-    limited_kubeconfig: Option<PathBuf>,
-}
-
-fn lab() -> Option<Lab> {
-    lab_dir().map(|dir| Lab {
-        kubeconfig: dir.join("kubeconfig"),
-        limited_kubeconfig: std::env::var("KUBECTL_QUOTA_LAB_LIMITED").ok().map(|d| Path::new(&d).join("kubeconfig")),
-    })
-}
 
 fn docs(path: &Path) -> Vec<Value> {
     let t = std::fs::read_to_string(path).unwrap_or_default();
@@ -77,10 +65,6 @@ fn manifest_file(tag: &str, yaml: &str) -> PathBuf {
     let f = std::env::temp_dir().join(format!("kq-{tag}-{}.yaml", std::process::id()));
     std::fs::write(&f, yaml).unwrap();
     f
-}
-
-async fn drop_namespace(c: &Client, name: &str) {
-    let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
 }
 
 /// Creates one object (any kind) in `ns`, optionally as a server dry run. Err carries the
@@ -406,7 +390,7 @@ async fn replay_for_real(c: &Client, ns: &str, candidates: &[Value], report: &Va
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_recorded_case_matches_live() {
-    let Some(lab) = lab() else { return };
+    let Some(lab) = lab_with_limited() else { return };
     let c = client(&lab.kubeconfig).await;
     apply_cluster_scoped(&c).await;
     let limited = match &lab.limited_kubeconfig {
@@ -485,7 +469,7 @@ async fn every_recorded_case_matches_live() {
 
 #[tokio::test]
 async fn create_with_every_scope_kind_then_describe_shows_it() {
-    let Some(lab) = lab() else { return };
+    let Some(lab) = lab_with_limited() else { return };
     let c = client(&lab.kubeconfig).await;
     apply_cluster_scoped(&c).await;
     let ns = new_namespace(&c, "kq-create").await;
@@ -542,7 +526,7 @@ async fn create_with_every_scope_kind_then_describe_shows_it() {
 
 #[tokio::test]
 async fn invalid_input_is_refused_before_any_request() {
-    let Some(_lab) = lab() else { return };
+    let Some(_lab) = lab_with_limited() else { return };
     // A kubeconfig whose server does not exist: an error about the input proves nothing was sent.
     let dir = std::env::temp_dir().join(format!("kq-nowhere-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -579,7 +563,7 @@ async fn invalid_input_is_refused_before_any_request() {
 /// JSON).
 #[tokio::test]
 async fn a_refused_create_reads_as_the_servers_own_refusal() {
-    let Some(lab) = lab() else { return };
+    let Some(lab) = lab_with_limited() else { return };
     let c = client(&lab.kubeconfig).await;
     let ns = new_namespace(&c, "kq-words").await;
     let k = &lab.kubeconfig;
@@ -602,7 +586,7 @@ async fn a_refused_create_reads_as_the_servers_own_refusal() {
 
 #[tokio::test]
 async fn dry_runs_persist_nothing() {
-    let Some(lab) = lab() else { return };
+    let Some(lab) = lab_with_limited() else { return };
     let c = client(&lab.kubeconfig).await;
     let ns = new_namespace(&c, "kq-dry").await;
     let k = &lab.kubeconfig;
@@ -619,7 +603,7 @@ async fn dry_runs_persist_nothing() {
 
 #[tokio::test]
 async fn read_only_user_describes_and_checks_but_cannot_create() {
-    let Some(lab) = lab() else { return };
+    let Some(lab) = lab_with_limited() else { return };
     let (c, ns) = namespace_with_quota(&lab, "kq-viewer", "pods=1").await;
     let k = &lab.kubeconfig;
     let out = plugin(k, &["--context", "viewer", "describe", "-n", &ns]);
@@ -653,7 +637,7 @@ async fn read_only_user_describes_and_checks_but_cannot_create() {
 
 #[tokio::test]
 async fn describe_and_check_write_nothing() {
-    let Some(lab) = lab() else { return };
+    let Some(lab) = lab_with_limited() else { return };
     let (c, ns) = namespace_with_quota(&lab, "kq-nowrite", "pods=5,requests.cpu=1,count/configmaps=3").await;
     let k = &lab.kubeconfig;
     let snapshot = || async {
@@ -679,7 +663,7 @@ async fn describe_and_check_write_nothing() {
 
 #[tokio::test]
 async fn an_existing_object_is_checked_as_an_update() {
-    let Some(lab) = lab() else { return };
+    let Some(lab) = lab_with_limited() else { return };
     let (c, ns) = namespace_with_quota(&lab, "kq-update", "services=1,services.nodeports=0").await;
     let k = &lab.kubeconfig;
     let svc = |t: &str| format!("apiVersion: v1\nkind: Service\nmetadata: {{name: web}}\nspec: {{type: {t}, ports: [{{port: 80}}]}}\n");
@@ -705,7 +689,7 @@ fn docs_from(yaml: &str) -> Value {
 
 #[tokio::test]
 async fn describe_pages_through_long_lists() {
-    let Some(lab) = lab() else { return };
+    let Some(lab) = lab_with_limited() else { return };
     let c = client(&lab.kubeconfig).await;
     let ns = new_namespace(&c, "kq-pages").await;
     let k = &lab.kubeconfig;
@@ -725,7 +709,7 @@ async fn describe_pages_through_long_lists() {
 
 #[tokio::test]
 async fn custom_resources_are_counted_through_discovery() {
-    let Some(lab) = lab() else { return };
+    let Some(lab) = lab_with_limited() else { return };
     let c = client(&lab.kubeconfig).await;
     let crd = docs_from(
         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: gadgeteria.example.com}\nspec:\n  group: example.com\n  names: {kind: Gadget, plural: gadgeteria, singular: gadget}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n",
@@ -777,7 +761,7 @@ async fn custom_resources_are_counted_through_discovery() {
 
 #[tokio::test]
 async fn connection_flags_work_like_kubectl() {
-    let Some(lab) = lab() else { return };
+    let Some(lab) = lab_with_limited() else { return };
     let (c, ns) = namespace_with_quota(&lab, "kq-conn", "pods=1").await;
     let k = &lab.kubeconfig;
     // --as: the admin impersonating the read-only user is refused a create.
@@ -813,7 +797,7 @@ async fn connection_flags_work_like_kubectl() {
 
 #[tokio::test]
 async fn a_request_above_a_defaulted_limit_is_invalid_as_the_server_says() {
-    let Some(lab) = lab() else { return };
+    let Some(lab) = lab_with_limited() else { return };
     let c = client(&lab.kubeconfig).await;
     let ns = new_namespace(&c, "kq-invalid").await;
     let mut cache = BTreeMap::new();

@@ -10,7 +10,7 @@
 mod common;
 
 use common::autoscalers::{self as scen, Observed};
-use common::live::{client, lab_dir, lab_version, new_namespace, plugin, plugin_stdin, text};
+use common::live::{client, lab, lab_version, new_namespace, plugin, plugin_stdin, text};
 use serde_json::json;
 
 fn describe(seen: &Observed) -> String {
@@ -27,11 +27,10 @@ fn describe(seen: &Observed) -> String {
 /// 8 pods be created and the ReplicaSet's FailedCreate events carry the quota's words.
 #[tokio::test(flavor = "multi_thread")]
 async fn hpa_controller_raises_a_deployment_to_min_replicas_into_the_quota() {
-    let Some(lab) = lab_dir() else { return };
-    let c = client(&lab.join("kubeconfig")).await;
+    let Some(kubeconfig) = lab() else { return };
+    let c = client(&kubeconfig).await;
     let ns = new_namespace(&c, "kq-auto-hpa").await;
     let version = scen::hpa_api_version(lab_version().minor);
-    let kubeconfig = lab.join("kubeconfig");
     // Before the HPA: web runs 5 pods, and check of the HPA says what the controller will do.
     scen::quota_ready(&c, &ns).await.unwrap();
     scen::create(&c, &ns, &scen::deployment(5)).await.unwrap();
@@ -92,9 +91,9 @@ async fn hpa_controller_raises_a_deployment_to_min_replicas_into_the_quota() {
 /// aggregation layer) raises the Deployment to 12; quota lets 8 be created.
 #[tokio::test(flavor = "multi_thread")]
 async fn keda_cron_scaled_object_raises_a_deployment_into_the_quota() {
-    let Some(lab) = lab_dir() else { return };
+    let Some(kubeconfig) = lab() else { return };
     let Some(keda) = scen::controller_dir("KUBECTL_QUOTA_KEDA", "KEDA", "tests/cluster/keda.sh") else { return };
-    let c = client(&lab.join("kubeconfig")).await;
+    let c = client(&kubeconfig).await;
     let ns = new_namespace(&c, "kq-auto-keda").await;
     scen::setup_keda(&c, &ns, 1, 20, 12).await.unwrap();
 
@@ -123,7 +122,7 @@ async fn keda_cron_scaled_object_raises_a_deployment_into_the_quota() {
     );
     assert_eq!(scen::hpa_desired(&c, &ns, "keda-hpa-web").await, Some(12), "keda-hpa-web's desired count");
     // why names the ScaledObject (keda-hpa-web is the same autoscaler, never a second one).
-    let out = plugin(&lab.join("kubeconfig"), &["why", "deployment/web", "-n", &ns, "-o", "json"]);
+    let out = plugin(&kubeconfig, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
     let why: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("why: {e}: {}", text(&out.stderr)));
     assert_eq!(why["autoscaler"], json!("ScaledObject web wants 12, 8 exist: quota compute refuses the rest"), "{why}");
 }
@@ -134,16 +133,15 @@ async fn keda_cron_scaled_object_raises_a_deployment_into_the_quota() {
 /// be created, though 6 pods at the template's 500m would fit.
 #[tokio::test(flavor = "multi_thread")]
 async fn vpa_webhook_sets_new_pods_requests_and_quota_refuses_those_that_do_not_fit() {
-    let Some(lab) = lab_dir() else { return };
+    let Some(kubeconfig) = lab() else { return };
     let Some(vpa) = scen::controller_dir("KUBECTL_QUOTA_VPA", "the VPA admission controller", "tests/cluster/vpa.sh") else { return };
-    let c = client(&lab.join("kubeconfig")).await;
+    let c = client(&kubeconfig).await;
     let ns = new_namespace(&c, "kq-auto-vpa").await;
     if let Err(e) = scen::setup_vpa(&c, &ns, "Initial", &json!({"cpu": "1"})).await {
         panic!("{e}\nadmission controller:\n{}", scen::log_tail(&vpa, "vpa-admission-controller.log", 20));
     }
     // Before the scale-up, check of the Deployment at 6 replicas reads the VPA and replays its
     // webhook: 4 pods fit at the target, and the refusal the ReplicaSet will meet.
-    let kubeconfig = lab.join("kubeconfig");
     let before = plugin_stdin(&kubeconfig, &["check", "-f", "-", "-n", &ns, "-o", "json"], &scen::deployment(6).to_string());
     let report: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap_or_else(|e| panic!("check: {e}: {}", text(&before.stderr)));
     let d = &report["documents"][0];
@@ -175,9 +173,9 @@ async fn vpa_webhook_sets_new_pods_requests_and_quota_refuses_those_that_do_not_
 /// through the real webhook, and quota lets 3 back.
 #[tokio::test(flavor = "multi_thread")]
 async fn vpa_recreated_pods_come_back_only_as_far_as_quota_lets_them() {
-    let Some(lab) = lab_dir() else { return };
+    let Some(kubeconfig) = lab() else { return };
     let Some(vpa) = scen::controller_dir("KUBECTL_QUOTA_VPA", "the VPA admission controller", "tests/cluster/vpa.sh") else { return };
-    let c = client(&lab.join("kubeconfig")).await;
+    let c = client(&kubeconfig).await;
     let ns = new_namespace(&c, "kq-auto-vpa-rc").await;
     scen::quota_ready(&c, &ns).await.unwrap();
     scen::create(&c, &ns, &scen::deployment(5)).await.unwrap();
@@ -186,7 +184,6 @@ async fn vpa_recreated_pods_come_back_only_as_far_as_quota_lets_them() {
     if let Err(e) = scen::vpa_on(&c, &ns, "Recreate", &json!({"cpu": "1200m"})).await {
         panic!("{e}\nadmission controller:\n{}", scen::log_tail(&vpa, "vpa-admission-controller.log", 20));
     }
-    let kubeconfig = lab.join("kubeconfig");
     let vpa_doc = scen::get(&c, &ns, "autoscaling.k8s.io/v1", "VerticalPodAutoscaler", scen::DEPLOYMENT).await.unwrap().expect("the VPA");
     let before = plugin_stdin(&kubeconfig, &["check", "-f", "-", "-n", &ns, "-o", "json"], &vpa_doc.to_string());
     let report: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap_or_else(|e| panic!("check: {e}: {}", text(&before.stderr)));

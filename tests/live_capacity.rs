@@ -13,10 +13,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab_dir, new_namespace, plugin, text};
+use common::live::{client, lab, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod, ResourceQuota};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
@@ -52,10 +52,6 @@ impl Drop for Cleanup {
             })
         });
     }
-}
-
-fn lab() -> Option<PathBuf> {
-    lab_dir().map(|d| d.join("kubeconfig"))
 }
 
 fn json_of(out: &std::process::Output, what: &str) -> Value {

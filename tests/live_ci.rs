@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::ci::run_action;
-use common::live::{client, eventually, lab_dir, new_namespace, plugin, text};
+use common::live::{client, eventually, lab, new_namespace, plugin, text};
 use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, DeleteParams};
 
@@ -71,8 +71,7 @@ async fn recipe(c: &kube::Client, kubeconfig: &Path, prefix: &str, app: &str) ->
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_readme_recipe_snapshots_then_checks_pull_requests_against_it() {
-    let Some(lab) = lab_dir() else { return };
-    let kubeconfig = lab.join("kubeconfig");
+    let Some(kubeconfig) = lab() else { return };
     let c = client(&kubeconfig).await;
     let Recipe { ns, dir, repo, path } = recipe(&c, &kubeconfig, "kq-ci", APP).await;
     let kc = kubeconfig.display().to_string();
@@ -119,8 +118,7 @@ fn fits() -> String {
 async fn the_readme_recipe_with_a_view_kubeconfig_is_clean_where_everything_fits() {
     use k8s_openapi::api::apps::v1::Deployment;
     use kube::api::PostParams;
-    let Some(lab) = lab_dir() else { return };
-    let kubeconfig = lab.join("kubeconfig");
+    let Some(kubeconfig) = lab() else { return };
     let c = client(&kubeconfig).await;
     let Recipe { ns, dir, repo, path } = recipe(&c, &kubeconfig, "kq-ci-view", &fits()).await;
     // The recipe's kubeconfig: the `view` ClusterRole only (the lab's `viewer` user).

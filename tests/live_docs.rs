@@ -9,15 +9,14 @@
 //! `KUBECTL_QUOTA_LAB` names the lab's state directory; without it the test says so and
 //! skips (under CI=true it fails), as every live target.
 
-#[path = "common/docs.rs"]
-mod blocks;
 mod common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab_dir, lab_version, wait_default_service_account};
+use common::docs as blocks;
+use common::live::{client, lab, lab_version, wait_default_service_account};
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::Client;
@@ -185,8 +184,7 @@ fn run_step(command: &str, kubeconfig: &Path, cwd: &Path) -> (String, i32) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_live_block_prints_what_it_shows_on_the_lab() {
-    let Some(lab) = lab_dir() else { return };
-    let kubeconfig = lab.join("kubeconfig");
+    let Some(kubeconfig) = lab() else { return };
     let c = client(&kubeconfig).await;
     let release = lab_version().to_string();
     let all = blocks::all_blocks().unwrap_or_else(|e| panic!("{e}"));

@@ -379,8 +379,7 @@ async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse
     };
     let lists = r#"kubectl_quota_guard_lists_total{resource="resourcequotas"}"#;
     let before = count(&curl(&[&format!("{base}/metrics")]).1, lists);
-    let restarted =
-        Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cluster/lab.sh")).arg("restart-apiserver").env("KQ_LAB_DIR", &dir).output().unwrap();
+    let restarted = Command::new(common::root().join("tests/cluster/lab.sh")).arg("restart-apiserver").env("KQ_LAB_DIR", &dir).output().unwrap();
     assert!(restarted.status.success(), "restarting the API server: {}", text(&restarted.stderr));
     quota(&c, &kubeconfig, &raised, "1").await;
     until(120, "the guard to see the lowered quota", || async { (warnings(&apply(&kubeconfig, &wide, &["--dry-run=server"])).len() == 1).then_some(()) }).await;

@@ -9,19 +9,15 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab_dir, new_namespace, plugin, text};
+use common::live::{client, lab, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Pod, ResourceQuota};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::Client;
 use serde_json::Value;
-
-fn lab() -> Option<PathBuf> {
-    lab_dir().map(|d| d.join("kubeconfig"))
-}
 
 /// Waits until `check` would see what the controllers did: the quota's `used[pods]` and the
 /// Deployment's `status.replicas` both at `pods`.

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use common::live::{client, eventually, lab_dir, new_namespace, plugin, plugin_stdin, text};
+use common::live::{client, eventually, lab, new_namespace, plugin, plugin_stdin, text};
 use common::node::{failed_creates, node_dir, node_image, node_name, HpaIntoQuota};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod, ResourceQuota};
@@ -57,7 +57,7 @@ fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> Output {
 /// The harness's `image-quota`: kubectl-quota's image, from the binary under test, in the
 /// node's containerd.
 fn quota_image(node: &Path) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cluster/node.sh");
+    let script = common::root().join("tests/cluster/node.sh");
     let mut cmd = Command::new(script);
     cmd.arg("image-quota").arg(env!("CARGO_BIN_EXE_kubectl-quota")).env("KQ_NODE_DIR", node);
     let out = deadline::output_within(cmd, Duration::from_secs(300));
@@ -131,9 +131,8 @@ impl Drop for Cleanup {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn pods_run_on_the_lab_node_and_the_guard_runs_from_its_own_image() {
-    let Some(lab) = lab_dir() else { return };
+    let Some(kubeconfig) = lab() else { return };
     let Some(node) = node_dir() else { return };
-    let kubeconfig = lab.join("kubeconfig");
     let c = client(&kubeconfig).await;
     let node_name = node_name(&node);
     let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
@@ -306,9 +305,8 @@ async fn hpa_report(c: &Client, node: &Path, s: &HpaIntoQuota) -> String {
 /// refusal. (The HPA itself says nothing of quota: its desired count stays above.)
 #[tokio::test(flavor = "multi_thread")]
 async fn the_real_hpa_scales_a_deployment_into_its_quota_on_real_metrics() {
-    let Some(lab) = lab_dir() else { return };
+    let Some(kubeconfig) = lab() else { return };
     let Some(node) = node_dir() else { return };
-    let kubeconfig = lab.join("kubeconfig");
     let c = client(&kubeconfig).await;
     let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
 
@@ -447,9 +445,8 @@ async fn phases(c: &Client, ns: &str, app: &str) -> Vec<String> {
 /// sets it against the allocatable the node's kubelet reports (cpu, memory, pods).
 #[tokio::test(flavor = "multi_thread")]
 async fn describe_and_capacity_count_running_pods_against_the_nodes_allocatable() {
-    let Some(lab) = lab_dir() else { return };
+    let Some(kubeconfig) = lab() else { return };
     let Some(node) = node_dir() else { return };
-    let kubeconfig = lab.join("kubeconfig");
     let c = client(&kubeconfig).await;
     let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
     let ns = new_namespace(&c, "node-capacity").await;
@@ -529,9 +526,8 @@ async fn describe_and_capacity_count_running_pods_against_the_nodes_allocatable(
 /// quota's usage.
 #[tokio::test(flavor = "multi_thread")]
 async fn blocked_and_why_tell_running_pending_and_refused_pods_apart() {
-    let Some(lab) = lab_dir() else { return };
+    let Some(kubeconfig) = lab() else { return };
     let Some(node) = node_dir() else { return };
-    let kubeconfig = lab.join("kubeconfig");
     let c = client(&kubeconfig).await;
     let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
     let ns = new_namespace(&c, "node-blocked").await;

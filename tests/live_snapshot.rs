@@ -11,16 +11,12 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::live::{client, lab_dir, lab_version, plugin, text};
-use k8s_openapi::api::core::v1::{Namespace, Pod, ResourceQuota};
+use common::live::{client, drop_namespace, lab, lab_version, plugin, text};
+use k8s_openapi::api::core::v1::{Pod, ResourceQuota};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::Client;
 use kubectl_quota_engine::version::Rules;
 use serde_json::Value;
-
-fn lab() -> Option<PathBuf> {
-    lab_dir().map(|d| d.join("kubeconfig"))
-}
 
 /// A fresh namespace with one quota, synced by the quota controller.
 async fn namespace_with_quota(c: &Client, prefix: &str, hard: Value) -> String {
@@ -37,10 +33,6 @@ async fn namespace_with_quota(c: &Client, prefix: &str, hard: Value) -> String {
         assert!(Instant::now() < deadline, "quota {name}/compute never synced");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-}
-
-async fn drop_namespace(c: &Client, name: &str) {
-    let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
 }
 
 /// Writes a file named after the test.
@@ -298,7 +290,7 @@ async fn an_offline_check_on_a_snapshot_answers_as_the_live_check_on_its_server(
 /// The ClusterRole the docs give for a complete answer, read from docs/rights.md (which README
 /// links to): its YAML block.
 fn readme_classes_role() -> Vec<Value> {
-    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rights.md")).unwrap();
+    let doc = std::fs::read_to_string(common::root().join("docs/rights.md")).unwrap();
     let section = doc.as_str();
     let block = section.split("```yaml\n").nth(1).and_then(|b| b.split("```").next()).expect("the section has a YAML block");
     kubectl_quota_engine::manifest::parse_str("docs/rights.md", block).unwrap().into_iter().map(|d| d.value).collect()

@@ -8,22 +8,15 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
-use common::live::{client, eventually, lab_dir, new_namespace, plugin, text};
+use common::live::{client, drop_namespace, eventually, lab, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
+use k8s_openapi::api::core::v1::ResourceQuota;
 use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use kube::Client;
 use serde_json::Value;
-
-fn lab() -> Option<PathBuf> {
-    lab_dir().map(|d| d.join("kubeconfig"))
-}
-
-async fn drop_namespace(c: &Client, name: &str) {
-    let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
-}
 
 /// Creates every object of a YAML text in `ns`. Err carries the server's message.
 async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {
@@ -56,20 +49,45 @@ async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Waits until quota `name` in `ns` reports `used[resource] == want` (the quota controller's
-/// count of what the real controllers created).
-async fn wait_used(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
+/// Which list of a quota's status [`wait_quota`] reads.
+#[derive(Clone, Copy)]
+enum QuotaStatus {
+    Used,
+    Hard,
+}
+
+/// Waits (up to 90 s) until quota `name` in `ns` has `want` for `resource` in its status's
+/// `list`; fails with the last value seen otherwise.
+async fn wait_quota(c: &Client, ns: &str, name: &str, list: QuotaStatus, resource: &str, want: &str) {
     let api = Api::<ResourceQuota>::namespaced(c.clone(), ns);
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
-        let q = api.get_opt(name).await.unwrap();
-        let used = q.and_then(|q| q.status).and_then(|s| s.used).and_then(|u| u.get(resource).map(|q| q.0.clone()));
-        if used.as_deref() == Some(want) {
+        let status = api.get_opt(name).await.unwrap().and_then(|q| q.status);
+        let values = match list {
+            QuotaStatus::Used => status.and_then(|s| s.used),
+            QuotaStatus::Hard => status.and_then(|s| s.hard),
+        };
+        let last = values.and_then(|v| v.get(resource).map(|q| q.0.clone()));
+        if last.as_deref() == Some(want) {
             return;
         }
-        assert!(Instant::now() < deadline, "quota {ns}/{name} never reached {resource}={want} (last {used:?})");
+        match list {
+            QuotaStatus::Used => assert!(Instant::now() < deadline, "quota {ns}/{name} never reached {resource}={want} (last {last:?})"),
+            QuotaStatus::Hard => assert!(Instant::now() < deadline, "quota {ns}/{name} status.hard never became {resource}={want} (last {last:?})"),
+        }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// Waits until quota `name` in `ns` reports `used[resource] == want` (the quota controller's
+/// count of what the real controllers created).
+async fn wait_used(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
+    wait_quota(c, ns, name, QuotaStatus::Used, resource, want).await;
+}
+
+/// Waits until quota `name`'s status.hard[resource] is `want` (the controller synced a change).
+async fn wait_hard(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
+    wait_quota(c, ns, name, QuotaStatus::Hard, resource, want).await;
 }
 
 /// Waits until the deployment controller has written its last status for `name`: the
@@ -172,11 +190,90 @@ spec:
     spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 100m}}}]}
 ";
 
+/// The JSON report a command printed, or a failure naming `what` (unless empty), why it is not
+/// JSON and what the command said on standard error.
+fn report(out: &Output, what: &str) -> Value {
+    serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| match what {
+        "" => panic!("{e}: {}", text(&out.stderr)),
+        _ => panic!("{what}: {e}: {}", text(&out.stderr)),
+    })
+}
+
 /// `why deployment/web -n NS -o json`: its exit status and its report.
 fn why_web(kc: &Path, ns: &str) -> (Option<i32>, Value) {
     let out = plugin(kc, &["why", "deployment/web", "-n", ns, "-o", "json"]);
-    let v = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("why: {e}: {}", text(&out.stderr)));
-    (out.status.code(), v)
+    (out.status.code(), report(&out, "why"))
+}
+
+/// `why deployment/web` every half second until `done` holds of its report, for up to a
+/// minute: its exit status and that report. Fails with `never` and the last report otherwise.
+async fn why_web_until(kc: &Path, ns: &str, never: &str, done: impl Fn(&Value) -> bool) -> (Option<i32>, Value) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (code, v) = why_web(kc, ns);
+        if done(&v) {
+            return (code, v);
+        }
+        assert!(Instant::now() < deadline, "{never}: {v}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// `check -f FILE -n NS -o json` with `extra` flags: its exit status and its first document's
+/// report (`what` names the run when the output is not JSON).
+fn check_first(kc: &Path, file: &Path, ns: &str, extra: &[&str], what: &str) -> (Option<i32>, Value) {
+    let out = plugin(kc, &[&["check", "-f", file.to_str().unwrap(), "-n", ns, "-o", "json"][..], extra].concat());
+    (out.status.code(), report(&out, what)["documents"][0].clone())
+}
+
+/// `blocked -n NS -o json` with `extra` flags: its exit status and its report.
+fn blocked(kc: &Path, ns: &str, extra: &[&str], what: &str) -> (Option<i32>, Value) {
+    let out = plugin(kc, &[&["blocked", "-n", ns, "-o", "json"][..], extra].concat());
+    (out.status.code(), report(&out, what))
+}
+
+/// `snapshot -n NS`, which must succeed, written to a file named after the test: the state
+/// the offline twin of a live check reads.
+fn snapshot_file(kc: &Path, ns: &str, tag: &str) -> PathBuf {
+    let snapshot = plugin(kc, &["snapshot", "-n", ns]);
+    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
+    temp_file(tag, &text(&snapshot.stdout))
+}
+
+/// How a command is run after a snapshot, each named for the messages: against the cluster,
+/// and offline from the snapshot in `state` (its extra flags).
+fn live_and_snapshot(state: &Path) -> [(&'static str, Vec<&str>); 2] {
+    [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])]
+}
+
+/// The Deployments of `ns`, read and patched as JSON.
+fn deployments(c: &Client, ns: &str) -> Api<DynamicObject> {
+    Api::namespaced_with(c.clone(), ns, &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("apps", "v1", "Deployment"), "deployments"))
+}
+
+/// Gives Deployment `web` the pod template of the Deployment in `yaml` (named `file` in
+/// messages), by a merge patch of its `spec.template`: a rollout, for the real controllers.
+async fn set_web_template(deployments: &Api<DynamicObject>, file: &str, yaml: &str) {
+    let new = kubectl_quota_engine::manifest::parse_str(file, yaml).unwrap().remove(0).value;
+    let patch = serde_json::json!({"spec": {"template": new["spec"]["template"]}});
+    deployments.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await.unwrap();
+}
+
+/// A DeviceClass `name` for the devices of `driver`.
+fn device_class(name: &str, driver: &str) -> String {
+    format!(
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: {name}}}\nspec: {{selectors: [{{cel: {{expression: \"device.driver == '{driver}'\"}}}}]}}\n"
+    )
+}
+
+/// Deletes DeviceClass `name` (cluster-scoped: a test removes its own); an error (already
+/// gone) is no matter.
+async fn delete_device_class(c: &Client, name: &str) {
+    let classes: Api<DynamicObject> = Api::all_with(
+        c.clone(),
+        &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"),
+    );
+    let _ = classes.delete(name, &DeleteParams::default()).await;
 }
 
 /// The message of the first event in `ns` with `reason` (the controllers' own words), waited
@@ -313,8 +410,8 @@ async fn the_planned_quota_admits_the_release_on_the_real_cluster() {
         let patch = serde_json::json!({"spec": {"hard": doc.value["spec"]["hard"]}});
         api.patch(&name, &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await.unwrap();
     }
-    wait_used_hard(&c, &ns, "compute", "requests.cpu", "1400m").await;
-    wait_used_hard(&c, &ns, "storage", "requests.storage", "6Gi").await;
+    wait_hard(&c, &ns, "compute", "requests.cpu", "1400m").await;
+    wait_hard(&c, &ns, "storage", "requests.storage", "6Gi").await;
     // Now the plan says everything fits...
     let out = plugin(&kc, &["plan", "-f", release.to_str().unwrap(), "-n", &ns]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
@@ -325,21 +422,6 @@ async fn the_planned_quota_admits_the_release_on_the_real_cluster() {
     wait_used(&c, &ns, "storage", "requests.storage", "6Gi").await;
     let _ = std::fs::remove_file(release);
     drop_namespace(&c, &ns).await;
-}
-
-/// Waits until quota `name`'s status.hard[resource] is `want` (the controller synced a change).
-async fn wait_used_hard(c: &Client, ns: &str, name: &str, resource: &str, want: &str) {
-    let api = Api::<ResourceQuota>::namespaced(c.clone(), ns);
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        let q = api.get_opt(name).await.unwrap();
-        let hard = q.and_then(|q| q.status).and_then(|s| s.hard).and_then(|h| h.get(resource).map(|q| q.0.clone()));
-        if hard.as_deref() == Some(want) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "quota {ns}/{name} status.hard never became {resource}={want} (last {hard:?})");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
 }
 
 const WHY_DEPLOYMENT: &str = "\
@@ -367,16 +449,8 @@ async fn why_names_the_quota_that_keeps_a_real_deployment_short() {
     // writes after the ReplicaSet's: wait for it to report the three pods quota admitted.
     wait_deployment_settled(&c, &ns, "web", Some(3)).await;
     // Wait for the real ReplicaSet controller's FailedCreate event.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let report = loop {
-        let (code, v) = why_web(&kc, &ns);
-        if v["serverMessage"].is_string() {
-            assert_eq!(code, Some(1));
-            break v;
-        }
-        assert!(Instant::now() < deadline, "no FailedCreate event seen: {v}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    };
+    let (code, report) = why_web_until(&kc, &ns, "no FailedCreate event seen", |v| v["serverMessage"].is_string()).await;
+    assert_eq!(code, Some(1));
     assert_eq!(report["verdict"], "blockedByQuota", "{report}");
     assert_eq!(report["quota"], "compute", "{report}");
     assert_eq!((report["wanted"].as_i64(), report["current"].as_i64(), report["waiting"].as_i64()), (Some(5), Some(3), Some(2)), "{report}");
@@ -413,16 +487,8 @@ async fn why_names_the_quota_that_keeps_a_real_deployment_short() {
     api.patch("compute", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await.unwrap();
     wait_used(&c, &ns, "compute", "pods", "5").await;
     // Once the Deployment's status catches up, nothing is missing.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (code, v) = why_web(&kc, &ns);
-        if v["verdict"] == "notBlocked" {
-            assert_eq!(code, Some(0));
-            break;
-        }
-        assert!(Instant::now() < deadline, "still blocked after raising the quota: {v}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    let (code, _) = why_web_until(&kc, &ns, "still blocked after raising the quota", |v| v["verdict"] == "notBlocked").await;
+    assert_eq!(code, Some(0));
     drop_namespace(&c, &ns).await;
 }
 
@@ -455,17 +521,15 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     // The release: web:2 with 800m. check predicts the surge pod is refused at once.
     let v2 = ROLLOUT_V1.replace("web:1", "web:2").replace("cpu: 700m", "cpu: 800m");
     let release = temp_file("rollout-v2", &v2);
-    let out = plugin(&kc, &["check", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"]);
-    let report: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
-    let notes: Vec<&str> = report["documents"][0]["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let (code, doc) = check_first(&kc, &release, &ns, &[], "");
+    let notes: Vec<&str> = doc["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
     let predicted = "the rollout stalls with 0 of 5 new pods (5 old left): quota compute refuses a surge pod: requests.cpu 800m + used 3500m > hard 4";
     assert!(notes.contains(&predicted), "{notes:#?}");
     let unblock =
         "to unblock it: set maxSurge to 0 and maxUnavailable to 1 (old pods then go before new ones come), or add 700m more requests.cpu in quota compute";
     assert!(notes.contains(&unblock), "{notes:#?}");
     // A stall is a refusal: exit 1, and the rollout in structured form, from the 5 pods that exist.
-    let doc = &report["documents"][0];
-    assert_eq!(out.status.code(), Some(1), "{doc:#}");
+    assert_eq!(code, Some(1), "{doc:#}");
     assert_eq!((doc["outcome"].as_str(), doc["replicasExisting"].as_i64()), (Some("rolloutStalls"), Some(5)), "{doc:#}");
     let stall = &doc["rollout"]["stall"];
     assert_eq!(
@@ -475,18 +539,13 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     );
     // The offline twin from a snapshot says the same; plan, live and offline, sizes the quota
     // for the rollout's peak (1 old and 5 new pods: 700m + 5 x 800m = 4700m, 700m more).
-    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
-    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
-    let state = temp_file("rollout-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
-        let args = |cmd: &'static str| [vec![cmd, "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"], extra.clone()].concat();
-        let out = plugin(&kc, &args("check"));
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
-        let d = &v["documents"][0];
-        assert_eq!((out.status.code(), d["outcome"].as_str()), (Some(1), Some("rolloutStalls")), "{how}: {d:#}");
+    let state = snapshot_file(&kc, &ns, "rollout-state");
+    for (how, extra) in live_and_snapshot(&state) {
+        let (code, d) = check_first(&kc, &release, &ns, &extra, how);
+        assert_eq!((code, d["outcome"].as_str()), (Some(1), Some("rolloutStalls")), "{how}: {d:#}");
         assert_eq!(d["rollout"]["stall"], doc["rollout"]["stall"], "{how}");
-        let out = plugin(&kc, &args("plan"));
-        let plan: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: plan: {e}: {}", text(&out.stderr)));
+        let out = plugin(&kc, &[vec!["plan", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"], extra].concat());
+        let plan = report(&out, &format!("{how}: plan"));
         assert_eq!(out.status.code(), Some(1), "{how}: plan: {plan:#}");
         let row = plan["quotas"]
             .as_array()
@@ -504,21 +563,10 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     // surge), the ReplicaSet controller's pod is refused by quota, and with maxUnavailable 0
     // no old pod may go. (The lab has no kubelet, so pods never become ready: a stall that
     // waits on readiness cannot be told apart; this one is quota's alone.)
-    let patch: Value = serde_json::from_str(&serde_json::to_string(&kubectl_quota_engine::manifest::parse_str("v2", &v2).unwrap()[0].value).unwrap()).unwrap();
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(c.clone(), &ns, &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("apps", "v1", "Deployment"), "deployments"));
-    api.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&serde_json::json!({"spec": {"template": patch["spec"]["template"]}})))
-        .await
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let why = loop {
-        let (_, v) = why_web(&kc, &ns);
-        if v["serverMessage"].as_str().is_some_and(|m| m.contains("exceeded quota")) {
-            break v;
-        }
-        assert!(Instant::now() < deadline, "the real rollout never hit the quota: {v}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    };
+    let api = deployments(&c, &ns);
+    set_web_template(&api, "v2", &v2).await;
+    let (_, why) =
+        why_web_until(&kc, &ns, "the real rollout never hit the quota", |v| v["serverMessage"].as_str().is_some_and(|m| m.contains("exceeded quota"))).await;
     let server = why["serverMessage"].as_str().unwrap();
     assert!(server.contains("exceeded quota: compute, requested: requests.cpu=800m, used: requests.cpu=3500m, limited: requests.cpu=4"), "{server}");
     // `why` sees the rollout's missing pod although all 5 (old) pods exist.
@@ -546,15 +594,9 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     // green), and checking v1 says the controller takes its ReplicaSet back: live and from a
     // snapshot of the stuck cluster.
     let v1 = temp_file("rollout-v1", ROLLOUT_V1);
-    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
-    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
-    let state = temp_file("rollout-stuck-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
-        let check = |file: &Path| {
-            let out = plugin(&kc, &[vec!["check", "-f", file.to_str().unwrap(), "-n", &ns, "-o", "json"], extra.clone()].concat());
-            let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
-            (out.status.code(), v["documents"][0].clone())
-        };
+    let state = snapshot_file(&kc, &ns, "rollout-stuck-state");
+    for (how, extra) in live_and_snapshot(&state) {
+        let check = |file: &Path| check_first(&kc, file, &ns, &extra, how);
         let (code, d) = check(&release);
         assert_eq!((code, d["outcome"].as_str()), (Some(1), Some("rolloutStalls")), "{how}: the stuck release: {d:#}");
         assert_eq!((d["rollout"]["stall"]["newPods"].as_i64(), d["rollout"]["stall"]["oldPods"].as_i64()), (Some(0), Some(5)), "{how}: {d:#}");
@@ -564,10 +606,7 @@ async fn a_real_rollout_stalls_where_check_predicted() {
     }
     // The rollback, for real: the controller scales web:2 down to nothing and keeps web:1's
     // five pods; no ReplicaSet is created.
-    let v1_value: Value = serde_json::to_value(&kubectl_quota_engine::manifest::parse_str("v1", ROLLOUT_V1).unwrap()[0].value).unwrap();
-    api.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&serde_json::json!({"spec": {"template": v1_value["spec"]["template"]}})))
-        .await
-        .unwrap();
+    set_web_template(&api, "v1", ROLLOUT_V1).await;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let d = api.get("web").await.unwrap();
@@ -602,30 +641,19 @@ async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
     wait_deployment_settled(&c, &ns, "web", Some(2)).await;
     let v2 = v1.replace("web:1", "web:2");
     let release = temp_file("rsquota-v2", &v2);
-    let check = |extra: &[&str]| {
-        let out = plugin(&kc, &[&["check", "-f", release.to_str().unwrap(), "-n", &ns, "-o", "json"][..], extra].concat());
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
-        (out.status.code(), v["documents"][0].clone())
-    };
+    let check = |extra: &[&str]| check_first(&kc, &release, &ns, extra, "");
     let want_message = "exceeded quota: objs, requested: count/replicasets.apps=1, used: count/replicasets.apps=1, limited: count/replicasets.apps=1";
     let (code, d) = check(&[]);
     assert_eq!((code, d["outcome"].as_str(), d["rollout"]["stall"]["quota"].as_str()), (Some(1), Some("rolloutStalls"), Some("objs")), "before: {d:#}");
     assert!(d["rollout"]["stall"]["message"].as_str().unwrap_or_default().contains(want_message), "before: {d:#}");
 
-    let patch: Value = serde_json::to_value(&kubectl_quota_engine::manifest::parse_str("v2", &v2).unwrap()[0].value).unwrap();
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(c.clone(), &ns, &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("apps", "v1", "Deployment"), "deployments"));
-    api.patch("web", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&serde_json::json!({"spec": {"template": patch["spec"]["template"]}})))
-        .await
-        .unwrap();
+    set_web_template(&deployments(&c, &ns), "v2", &v2).await;
     // The controller's own words: a ReplicaSetCreateError event on the Deployment.
     let server = event_message(&c, &ns, "ReplicaSetCreateError").await;
     assert!(server.starts_with("Failed to create new replica set") && server.contains(want_message), "{server}");
 
-    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
-    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
-    let state = temp_file("rsquota-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
+    let state = snapshot_file(&kc, &ns, "rsquota-state");
+    for (how, extra) in live_and_snapshot(&state) {
         let (code, d) = check(&extra);
         assert_eq!(
             (code, d["outcome"].as_str(), d["rollout"]["stall"]["quota"].as_str()),
@@ -645,9 +673,8 @@ async fn a_rollout_whose_new_replicaset_is_refused_never_starts() {
             let changes: Vec<&str> = w["changes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
             assert_eq!(changes, ["raise quota objs's count/replicasets.apps by 1 (to 2) to admit the next ReplicaSet"], "why: {w:#}");
         }
-        let blocked = plugin(&kc, &[vec!["blocked", "-n", &ns, "-o", "json"], extra.clone()].concat());
-        let b: Value = serde_json::from_str(&text(&blocked.stdout)).unwrap_or_else(|e| panic!("{how}: blocked: {e}: {}", text(&blocked.stderr)));
-        assert_eq!(blocked.status.code(), Some(1), "{how}: blocked: {b:#}");
+        let (code, b) = blocked(&kc, &ns, &extra, &format!("{how}: blocked"));
+        assert_eq!(code, Some(1), "{how}: blocked: {b:#}");
         assert_eq!((b["blocked"][0]["workload"].as_str(), b["blocked"][0]["quota"].as_str()), (Some("deployment/web"), Some("objs")), "{how}: {b:#}");
         assert_eq!(b["blocked"][0]["fix"], "raise quota objs's count/replicasets.apps by 1 (to 2) to admit the next ReplicaSet", "{how}: {b:#}");
     }
@@ -677,7 +704,7 @@ async fn an_ordered_statefulset_waiting_for_ready_is_not_blocked() {
     let deadline = Instant::now() + Duration::from_secs(60);
     let why = loop {
         let out = plugin(&kc, &["why", "statefulset", "db", "-n", &ns, "-o", "json"]);
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        let v = report(&out, "");
         if v["current"].as_i64() == Some(1) || Instant::now() > deadline {
             break (out.status.code(), v);
         }
@@ -691,13 +718,10 @@ async fn an_ordered_statefulset_waiting_for_ready_is_not_blocked() {
     let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(c.clone(), &ns);
     let failed: Vec<_> = events.list(&Default::default()).await.unwrap().items.into_iter().filter(|e| e.reason.as_deref() == Some("FailedCreate")).collect();
     assert!(failed.is_empty(), "{failed:?}");
-    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
-    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
-    let state = temp_file("ordered-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
-        let out = plugin(&kc, &[vec!["blocked", "-n", &ns, "-o", "json"], extra].concat());
-        let b: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
-        assert_eq!((out.status.code(), b["blocked"].as_array().map(Vec::len)), (Some(0), Some(0)), "{how}: {b:#}");
+    let state = snapshot_file(&kc, &ns, "ordered-state");
+    for (how, extra) in live_and_snapshot(&state) {
+        let (code, b) = blocked(&kc, &ns, &extra, how);
+        assert_eq!((code, b["blocked"].as_array().map(Vec::len)), (Some(0), Some(0)), "{how}: {b:#}");
     }
     let _ = std::fs::remove_file(state);
     drop_namespace(&c, &ns).await;
@@ -716,7 +740,7 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     let c = client(&kc).await;
     let ns = new_namespace(&c, "kq-claims").await;
     let class = format!("{ns}-gpu");
-    apply(&c, "", &format!("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: {class}}}\nspec: {{selectors: [{{cel: {{expression: \"device.driver == 'gpu.example.com'\"}}}}]}}\n")).await.unwrap();
+    apply(&c, "", &device_class(&class, "gpu.example.com")).await.unwrap();
     apply(
         &c,
         &ns,
@@ -730,11 +754,7 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     apply(&c, &ns, &format!("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {{name: gpu}}\nspec: {{spec: {{devices: {{requests: [{{name: gpu, exactly: {{deviceClassName: {class}}}}}]}}}}}}\n")).await.unwrap();
     let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      automountServiceAccountToken: false\n      containers: [{name: c, image: 'web:1', resources: {claims: [{name: gpu}]}}]\n      resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu}]\n";
     let file = temp_file("claims-web", web);
-    let check = |extra: &[&str]| {
-        let out = plugin(&kc, &[&["check", "-f", file.to_str().unwrap(), "-n", &ns, "-o", "json"][..], extra].concat());
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
-        (out.status.code(), v["documents"][0].clone())
-    };
+    let check = |extra: &[&str]| check_first(&kc, &file, &ns, extra, "");
     let (code, d) = check(&[]);
     assert_eq!((code, d["outcome"].as_str(), d["podsPending"].as_i64()), (Some(1), Some("podsPending"), Some(1)), "before: {d:#}");
     apply(&c, &ns, web).await.unwrap();
@@ -742,16 +762,13 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     let refused = event_message(&c, &ns, "FailedResourceClaimCreation").await;
     assert!(refused.contains("exceeded quota: q"), "{refused}");
     wait_deployment_settled(&c, &ns, "web", Some(2)).await;
-    let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
-    assert_eq!(snapshot.status.code(), Some(0), "{}", text(&snapshot.stderr));
-    let state = temp_file("claims-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", state.to_str().unwrap()])] {
+    let state = snapshot_file(&kc, &ns, "claims-state");
+    for (how, extra) in live_and_snapshot(&state) {
         let (code, d) = check(&extra);
         assert_eq!((code, d["outcome"].as_str(), d["podsPending"].as_i64()), (Some(1), Some("podsPending"), Some(1)), "{how}: after: {d:#}");
         assert!(d["notes"].to_string().contains("1 of its pods exist but are Pending"), "{how}: {d:#}");
-        let blocked = plugin(&kc, &[vec!["blocked", "-n", &ns, "-o", "json"], extra.clone()].concat());
-        let b: Value = serde_json::from_str(&text(&blocked.stdout)).unwrap_or_else(|e| panic!("{how}: blocked: {e}: {}", text(&blocked.stderr)));
-        assert_eq!(blocked.status.code(), Some(1), "{how}: blocked: {b:#}");
+        let (code, b) = blocked(&kc, &ns, &extra, &format!("{how}: blocked"));
+        assert_eq!(code, Some(1), "{how}: blocked: {b:#}");
         assert_eq!(
             (b["blocked"][0]["workload"].as_str(), b["blocked"][0]["quota"].as_str(), b["blocked"][0]["waiting"].as_i64()),
             (Some("deployment/web"), Some("q"), Some(1)),
@@ -765,7 +782,7 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     // A ResourceClaim applied again unchanged: the server says `configured` (the stored claim
     // has allocationMode and count defaulted); check too, live and from a snapshot.
     let solo_class = format!("{ns}-fpga");
-    apply(&c, "", &format!("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: {solo_class}}}\nspec: {{selectors: [{{cel: {{expression: \"device.driver == 'fpga.example.com'\"}}}}]}}\n")).await.unwrap();
+    apply(&c, "", &device_class(&solo_class, "fpga.example.com")).await.unwrap();
     let solo = format!("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: solo}}\nspec: {{devices: {{requests: [{{name: fpga, exactly: {{deviceClassName: {solo_class}}}}}]}}}}\n");
     apply(&c, &ns, &solo).await.unwrap();
     let solo_file = temp_file("claims-solo", &solo);
@@ -778,26 +795,16 @@ async fn pods_left_pending_by_refused_claims_are_reported_after_the_apply_too() 
     }
     let snapshot = plugin(&kc, &["snapshot", "-n", &ns]);
     let solo_state = temp_file("claims-solo-state", &text(&snapshot.stdout));
-    for (how, extra) in [("live", vec![]), ("snapshot", vec!["--state", solo_state.to_str().unwrap()])] {
-        let out = plugin(&kc, &[vec!["check", "-f", solo_file.to_str().unwrap(), "-n", &ns, "-o", "json"], extra].concat());
-        let v: Value = serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{how}: {e}: {}", text(&out.stderr)));
-        let d = &v["documents"][0];
-        assert_eq!((out.status.code(), d["allowed"].as_bool()), (Some(0), Some(true)), "{how}: the unchanged claim: {d:#}");
+    for (how, extra) in live_and_snapshot(&solo_state) {
+        let (code, d) = check_first(&kc, &solo_file, &ns, &extra, how);
+        assert_eq!((code, d["allowed"].as_bool()), (Some(0), Some(true)), "{how}: the unchanged claim: {d:#}");
         assert!(d["notes"].to_string().contains("this is an update"), "{how}: {d:#}");
     }
     let _ = std::fs::remove_file(solo_state);
     let _ = std::fs::remove_file(solo_file);
-    let classes: Api<DynamicObject> = Api::all_with(
-        c.clone(),
-        &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"),
-    );
-    let _ = classes.delete(&solo_class, &DeleteParams::default()).await;
+    delete_device_class(&c, &solo_class).await;
     let _ = std::fs::remove_file(state);
     let _ = std::fs::remove_file(file);
     drop_namespace(&c, &ns).await;
-    let classes: Api<DynamicObject> = Api::all_with(
-        c.clone(),
-        &kube::api::ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses"),
-    );
-    let _ = classes.delete(&class, &DeleteParams::default()).await;
+    delete_device_class(&c, &class).await;
 }

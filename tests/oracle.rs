@@ -34,6 +34,8 @@
 //! Why one file of this length: the generator, the comparison and the triage of an
 //! answer must agree on one model of the inputs; they are kept together on purpose.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -717,7 +719,7 @@ fn as_json(l: &ResourceList) -> Value {
 
 /// The oracle binary, or why there is none.
 fn oracle() -> Result<String, String> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/build.sh");
+    let script = common::root().join("tests/oracle/build.sh");
     let out = Command::new("bash").arg(&script).output().map_err(|e| format!("cannot run {}: {e}", script.display()))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let path = stdout.lines().last().unwrap_or("").trim().to_string();

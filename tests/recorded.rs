@@ -18,16 +18,16 @@
 //! The recordings are the server's; a disagreement is the tool's to fix, never the file's.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
 mod common;
 
-use common::{compare_message, compare_report, Compared};
+use common::cases::check_case;
+use common::{compare_message, compare_report, root, Compared};
 
 fn recorded() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recorded")
+    root().join("tests/recorded")
 }
 
 /// The set recorded on release 1.`minor`, with its VERSION (gitVersion).
@@ -50,24 +50,13 @@ fn cases(set: &Path) -> Vec<PathBuf> {
 
 /// Ok(true) when a message matched only through an alternative.
 fn run_case(set: &Path, dir: &Path, version: &str) -> Result<bool, String> {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
-    cmd.arg("check").arg("-f").arg(dir.join("candidate.yaml")).arg("--state").arg(set.join("cluster-scoped.yaml"));
+    let mut states = vec![set.join("cluster-scoped.yaml")];
     if dir.join("cluster-scoped.yaml").exists() {
-        cmd.arg("--state").arg(dir.join("cluster-scoped.yaml"));
+        states.push(dir.join("cluster-scoped.yaml"));
     }
-    cmd.arg("--state").arg(dir.join("state.yaml")).args(["-n", "NAMESPACE", "-o", "json", "--kubernetes-version", version]).env("NO_COLOR", "1");
     // The servers ran without --allow-privileged (tests/cluster/lab.sh passes none): upstream's
     // default, false.
-    cmd.arg("--allow-privileged=false");
-    if dir.join("admission.yaml").exists() {
-        cmd.arg("--admission-config").arg(dir.join("admission.yaml"));
-    }
-    let out = cmd.output().unwrap();
-    let code = out.status.code().unwrap_or(-1);
-    if code == 2 || code < 0 {
-        return Err(format!("exit {code}: {}", String::from_utf8_lossy(&out.stderr)));
-    }
-    let got: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("bad JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))?;
+    let (code, got) = check_case(dir, &states, version, &["--allow-privileged=false"])?;
     let expected: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let want = expected["results"].as_array().unwrap();
     let docs = got["documents"].as_array().cloned().unwrap_or_default();

@@ -3,14 +3,16 @@
 //! needed: the snapshots here are written as `kubectl quota snapshot` writes them
 //! (tests/live_snapshot.rs takes real ones from the lab cluster).
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use kubectl_quota_engine::version::{NEWEST, OLDEST};
 use serde_json::Value;
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubectl-quota")).args(args).env("NO_COLOR", "1").output().unwrap()
+    common::bin().args(args).output().unwrap()
 }
 
 fn text(b: &[u8]) -> String {

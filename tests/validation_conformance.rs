@@ -26,6 +26,8 @@
 //! A manifest that cannot be decoded into k8s-openapi types is reported as DECODE ERROR and
 //! fails the test. Every failing case prints one summary line, then details.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -50,7 +52,7 @@ struct ServerError {
 }
 
 fn cases_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("conformance-validation")
+    common::root().join("tests").join("conformance-validation")
 }
 
 /// Splits `The ResourceQuota "q" is invalid: <one>` / `... is invalid: \n* <a>\n* <b>`.

@@ -7,9 +7,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use super::root;
 
 /// One YAML document, read by the engine's own reader.
 pub fn yaml(file: &str, text: &str) -> serde_json::Value {

@@ -19,9 +19,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-pub fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use super::root;
 
 /// README.md, then docs/*.md in name order.
 pub fn files() -> Vec<PathBuf> {

@@ -6,7 +6,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
-use kube::api::{Api, PostParams};
+use kube::api::{Api, DeleteParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use kubectl_quota_engine::version::KubeVersion;
@@ -24,6 +24,23 @@ pub fn lab_dir() -> Option<PathBuf> {
             None
         }
     }
+}
+
+/// The lab's kubeconfig (in [`lab_dir`]), or `None` without a lab (the test then skips).
+pub fn lab() -> Option<PathBuf> {
+    lab_dir().map(|d| d.join("kubeconfig"))
+}
+
+/// The lab's kubeconfig, and the second instance's (`KUBECTL_QUOTA_LAB_LIMITED`, running with
+/// the corpus's ResourceQuota admission configuration) when there is one.
+pub struct Lab {
+    pub kubeconfig: PathBuf,
+    pub limited_kubeconfig: Option<PathBuf>,
+}
+
+/// [`lab`] with the limited instance beside it, or `None` without a lab (the test then skips).
+pub fn lab_with_limited() -> Option<Lab> {
+    lab().map(|kubeconfig| Lab { kubeconfig, limited_kubeconfig: std::env::var("KUBECTL_QUOTA_LAB_LIMITED").ok().map(|d| Path::new(&d).join("kubeconfig")) })
 }
 
 /// The Kubernetes release the lab runs: `KUBECTL_QUOTA_LAB_VERSION` (tests/run-all.sh sets it),
@@ -117,6 +134,11 @@ pub async fn new_namespace(c: &Client, prefix: &str) -> String {
     }
     wait_default_service_account(c, &name).await;
     name
+}
+
+/// Deletes a test's namespace, and what is in it; an error (already gone) is no matter.
+pub async fn drop_namespace(c: &Client, name: &str) {
+    let _ = Api::<Namespace>::all(c.clone()).delete(name, &DeleteParams::default()).await;
 }
 
 /// Polls `probe` every 200 ms until it gives a value, for at most `seconds`; panics naming

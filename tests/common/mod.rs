@@ -1,20 +1,49 @@
-//! Shared by the offline and live conformance tests: how a `check -o json` report is compared
-//! with a case's `expected.json`, as tests/conformance/README.md prescribes.
+//! Shared by the integration tests, each of which includes it with `mod common;` and uses
+//! only some of it (hence `allow(dead_code)`, which covers the submodules too): where the
+//! repository is and how the plugin binary is run offline (here), the lab cluster for the
+//! live suites (`live`), and how a recorded case is run (`cases`) and its `check -o json`
+//! report compared with its `expected.json`, as tests/conformance/README.md prescribes (here).
 #![allow(dead_code)]
 
 pub mod autoscalers;
+pub mod cases;
 pub mod ci;
+pub mod docs;
 pub mod live;
 pub mod node;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::Value;
 
+/// The repository's root (the plugin crate's directory), where the tests' fixtures are read
+/// from and the binary runs.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The plugin binary, run from the repository's root (so paths in its output are relative),
+/// without colours, and without GitHub Actions annotations (`GITHUB_ACTIONS`) or an input cap
+/// (`KUBECTL_QUOTA_MAX_INPUT_BYTES`) taken from the test's own environment.
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"));
+    c.current_dir(root()).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS").env_remove("KUBECTL_QUOTA_MAX_INPUT_BYTES");
+    c
+}
+
+/// [`bin`] without the user's kubeconfig: no `KUBECONFIG`, and a `HOME` without a
+/// `.kube/config` (only a `--kubeconfig` the test passes is read).
+pub fn bin_without_kubeconfig() -> Command {
+    let mut c = bin();
+    c.env_remove("KUBECONFIG").env("HOME", "/nonexistent");
+    c
+}
+
 /// The recorded corpus.
 pub fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance")
+    root().join("tests/conformance")
 }
 
 /// Every case folder, sorted.
