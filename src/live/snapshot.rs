@@ -6,8 +6,10 @@ use super::list::list_all;
 use super::Conn;
 
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
+use kubectl_quota_engine::objects::read_autoscaler_types;
 
 /// A kind `snapshot` saves: where it is served and whether it lives in a namespace.
+#[derive(Clone)]
 struct SnapshotKind {
     group: &'static str,
     versions: &'static [&'static str],
@@ -63,25 +65,24 @@ const SNAPSHOT_KINDS: &[SnapshotKind] = &[
     SnapshotKind { group: "", versions: &["v1"], kind: "ReplicationController", plural: "replicationcontrollers", namespaced: true, optional: false },
     SnapshotKind { group: "", versions: &["v1"], kind: "Pod", plural: "pods", namespaced: true, optional: false },
     SnapshotKind { group: "", versions: &["v1"], kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: true, optional: false },
-    // Who sets the replicas and the requests the workloads run with.
-    SnapshotKind {
-        group: "autoscaling",
-        versions: &["v1"],
-        kind: "HorizontalPodAutoscaler",
-        plural: "horizontalpodautoscalers",
-        namespaced: true,
-        optional: false,
-    },
-    SnapshotKind { group: "keda.sh", versions: &["v1alpha1"], kind: "ScaledObject", plural: "scaledobjects", namespaced: true, optional: true },
-    SnapshotKind {
-        group: "autoscaling.k8s.io",
-        versions: &["v1"],
-        kind: "VerticalPodAutoscaler",
-        plural: "verticalpodautoscalers",
-        namespaced: true,
-        optional: true,
-    },
 ];
+
+/// Every kind `snapshot` saves ([`snapshot_kinds`]), made once.
+static KINDS: std::sync::LazyLock<Vec<SnapshotKind>> = std::sync::LazyLock::new(snapshot_kinds);
+
+/// [`SNAPSHOT_KINDS`], then who sets the replicas and the requests the workloads run with:
+/// every autoscaler kind read from clusters (an add-on's is optional).
+fn snapshot_kinds() -> Vec<SnapshotKind> {
+    let autoscalers = read_autoscaler_types().map(|t| SnapshotKind {
+        group: t.group,
+        versions: std::slice::from_ref(&t.version),
+        kind: t.kind,
+        plural: t.plural,
+        namespaced: true,
+        optional: t.add_on.is_some(),
+    });
+    SNAPSHOT_KINDS.iter().cloned().chain(autoscalers).collect()
+}
 
 /// Server-set metadata that says nothing to admission and changes on every read. A
 /// StorageClass keeps its creationTimestamp: with several default classes the newest wins; so
@@ -147,9 +148,10 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
         let conn = conn.clone();
         tokio::spawn(async move { server_version(&conn).await })
     };
-    let tasks: Vec<_> = SNAPSHOT_KINDS.iter().map(|k| spawn_kind(conn, k, scope)).collect();
+    let kinds: &'static [SnapshotKind] = &KINDS;
+    let tasks: Vec<_> = kinds.iter().map(|k| spawn_kind(conn, k, scope)).collect();
     let mut s = Snapshot { items: Vec::new(), notes: Vec::new(), server_version: None, not_read: Vec::new(), namespace: None };
-    for (k, t) in SNAPSHOT_KINDS.iter().zip(tasks) {
+    for (k, t) in kinds.iter().zip(tasks) {
         let r = t.await.unwrap_or_else(|e| Err(ReadError { what: "read".into(), forbidden: false, unreachable: false, message: e.to_string() }));
         save_kind(conn, k, r, &mut s).await?;
     }

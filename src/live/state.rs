@@ -7,7 +7,6 @@ use super::list::{list_objects, list_pages, objects_at};
 use super::Conn;
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler;
 use k8s_openapi::api::core::v1::{LimitRange, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaimTemplate};
@@ -17,7 +16,7 @@ use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
 use kube::Resource;
 use kubectl_quota_engine::check::{ClusterState, Gap, Lacking};
 use kubectl_quota_engine::manifest::{Document, Origin};
-use kubectl_quota_engine::objects::{self, Object};
+use kubectl_quota_engine::objects::{self, read_autoscaler_types, AutoscalerType, Object, Sets};
 
 /// What a live check reads: quotas and LimitRanges of each namespace, PriorityClasses,
 /// StorageClasses and RuntimeClasses, all at once. A forbidden quota list is fatal; the
@@ -28,7 +27,7 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     let mut read = Reading { conn, state: ClusterState::default(), gaps: Vec::new(), dra_served: None };
     read.quotas_and_limit_ranges(lists.quotas, lists.limit_ranges).await?;
     read.classes(lists.priority_classes, lists.storage_classes, lists.runtime_classes, lists.device_classes).await;
-    read.autoscalers(lists.hpas, [lists.keda, lists.vpas]).await;
+    read.autoscalers(lists.autoscalers).await;
     read.claim_templates(lists.claim_templates).await;
     Ok((read.state, read.gaps))
 }
@@ -61,9 +60,8 @@ struct Lists {
     storage_classes: Listing,
     runtime_classes: Listing,
     device_classes: Listing,
-    hpas: Vec<Listing>,
-    keda: Vec<Listing>,
-    vpas: Vec<Listing>,
+    /// Per autoscaler kind read, one LIST per namespace.
+    autoscalers: Vec<(&'static AutoscalerType, Vec<Listing>)>,
     claim_templates: Vec<Listing>,
 }
 
@@ -81,15 +79,9 @@ impl Lists {
         let runtime_classes = spawn_list::<RuntimeClass>(conn, None, "list runtimeclasses".into());
         // DRA (resource.k8s.io/v1, 1.34+): DeviceClasses, and the claim templates pods name.
         let device_classes = spawn_list::<DeviceClass>(conn, None, "list deviceclasses.resource.k8s.io".into());
-        // Autoscalers: the HPAs (autoscaling/v1, served by every release) and KEDA's
-        // ScaledObjects where KEDA is installed, one LIST each per namespace.
-        // VerticalPodAutoscalers likewise where the VPA is installed.
-        let (mut hpas, mut keda, mut vpas) = (Vec::new(), Vec::new(), Vec::new());
-        for ns in namespaces {
-            hpas.push(spawn_list::<HorizontalPodAutoscaler>(conn, Some(ns), format!("list horizontalpodautoscalers.autoscaling in namespace {ns:?}")));
-            keda.push(spawn_optional(conn, ns, &OPTIONAL_KINDS[0]));
-            vpas.push(spawn_optional(conn, ns, &OPTIONAL_KINDS[1]));
-        }
+        // Autoscalers, every kind the cluster is read for (the HPAs, served by every release;
+        // an add-on's kinds where it is installed), one LIST each per namespace.
+        let autoscalers = read_autoscaler_types().map(|t| (t, namespaces.iter().map(|ns| spawn_autoscalers(conn, ns, t)).collect())).collect();
         let mut claim_templates = Vec::new();
         for ns in namespaces {
             claim_templates.push(spawn_list::<ResourceClaimTemplate>(
@@ -98,7 +90,7 @@ impl Lists {
                 format!("list resourceclaimtemplates.resource.k8s.io in namespace {ns:?}"),
             ));
         }
-        Lists { quotas, limit_ranges, priority_classes, storage_classes, runtime_classes, device_classes, hpas, keda, vpas, claim_templates }
+        Lists { quotas, limit_ranges, priority_classes, storage_classes, runtime_classes, device_classes, autoscalers, claim_templates }
     }
 }
 
@@ -173,32 +165,27 @@ impl Reading<'_> {
         }
     }
 
-    /// The HPAs, then the add-ons' kinds ([`OPTIONAL_KINDS`]): not installed, none; a user who
-    /// may not list them is told so by discovery.
-    async fn autoscalers(&mut self, hpas: Vec<Listing>, optional: [Vec<Listing>; 2]) {
-        let autoscaler_gap = |e: ReadError| Gap::always(format!("{e}; the replicas an autoscaler sets are not known, and the manifests' are used"));
-        for t in hpas {
-            match joined(t.await) {
-                Ok(items) => self.add(items),
-                Err(e) => self.gaps.push(autoscaler_gap(e)),
-            }
-        }
-        for (kind, tasks) in OPTIONAL_KINDS.iter().zip(optional) {
+    /// Every autoscaler kind read, in the table's order: a kind every cluster serves is a gap
+    /// when it cannot be read; an add-on's that is not installed is none, and a user who may
+    /// not list it is told so by discovery.
+    async fn autoscalers(&mut self, kinds: Vec<(&'static AutoscalerType, Vec<Listing>)>) {
+        for (kind, tasks) in kinds {
             let mut served: Option<Option<bool>> = None;
             for t in tasks {
                 match joined(t.await) {
                     Ok(items) => self.add(items),
+                    Err(e) if kind.add_on.is_none() => self.gaps.push(Gap::always(format!("{e}; {}", kind.unread))),
                     Err(e) if not_served(&e) => {}
                     Err(e) => {
                         if served.is_none() {
-                            served = Some(serves(self.conn, kind.api_version, kind.plural).await);
+                            served = Some(serves(self.conn, &kind.api_version(), kind.plural).await);
                         }
                         if served != Some(Some(false)) {
-                            let lacking = (kind.kind == "VerticalPodAutoscaler").then_some(Lacking::VerticalPodAutoscalers);
+                            let lacking = (kind.sets == Sets::Requests).then_some(Lacking::VerticalPodAutoscalers);
                             if let Some(l) = lacking {
                                 self.state.forget(l);
                             }
-                            self.gaps.push(Gap { lacking, text: format!("{e}; {}", kind.consequence) });
+                            self.gaps.push(Gap { lacking, text: format!("{e}; {}", kind.unread) });
                         }
                     }
                 }
@@ -349,37 +336,13 @@ pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut 
     (notes, unread)
 }
 
-/// A kind of an add-on that may not be installed, read per namespace when it is.
-struct OptionalKind {
-    api_version: &'static str,
-    kind: &'static str,
-    plural: &'static str,
-    /// What is not known when it cannot be read.
-    consequence: &'static str,
-}
-
-const OPTIONAL_KINDS: [OptionalKind; 2] = [
-    OptionalKind {
-        api_version: "keda.sh/v1alpha1",
-        kind: "ScaledObject",
-        plural: "scaledobjects",
-        consequence: "the replicas an autoscaler sets are not known, and the manifests' are used",
-    },
-    OptionalKind {
-        api_version: "autoscaling.k8s.io/v1",
-        kind: "VerticalPodAutoscaler",
-        plural: "verticalpodautoscalers",
-        consequence: "the requests a VerticalPodAutoscaler writes into pods are not known, and the templates' are used",
-    },
-];
-
-/// Lists `kind` in namespace `ns`, in the background.
-fn spawn_optional(conn: &Conn, ns: &str, kind: &'static OptionalKind) -> Listing {
+/// Lists the autoscaler kind `t` in namespace `ns`, in the background.
+fn spawn_autoscalers(conn: &Conn, ns: &str, t: &'static AutoscalerType) -> Listing {
     let (c, ns) = (conn.clone(), ns.to_string());
     tokio::spawn(async move {
-        let url = format!("/apis/{}/namespaces/{ns}/{}", kind.api_version, kind.plural);
-        let group = kind.api_version.split_once('/').map_or("", |(g, _)| g);
-        objects_at(&c, url, kind.api_version, kind.kind, format!("list {}.{group} in namespace {ns:?}", kind.plural)).await
+        let api_version = t.api_version();
+        let url = format!("/apis/{api_version}/namespaces/{ns}/{}", t.plural);
+        objects_at(&c, url, &api_version, t.kind, format!("list {} in namespace {ns:?}", t.group_resource)).await
     })
 }
 

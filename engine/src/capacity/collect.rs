@@ -8,7 +8,7 @@ use super::{add_to, pod_charge, row_of, Collector, Controller, Failure, LeftOut,
 use crate::admission::scopes::describe as describe_selector;
 use crate::admission::usage;
 use crate::manifest::{Document, InputError};
-use crate::objects::{self, Body};
+use crate::objects::{self, Body, Sets};
 use crate::quantity::Quantity;
 use crate::resources::ResourceList;
 use crate::why::is_quota_message;
@@ -145,11 +145,11 @@ impl Collector {
                 self.seen.insert("Pod");
                 self.pod(d, name, namespace)?;
             }
-            ("autoscaling", "HorizontalPodAutoscaler") | ("keda.sh", "ScaledObject") => {
+            (g, k) if objects::autoscaler_type(g, k).is_some_and(|t| matches!(t.sets, Sets::Replicas(_))) => {
                 self.seen.insert("Autoscaler");
                 self.autoscaler(d, name, namespace)?;
             }
-            ("autoscaling.k8s.io", "VerticalPodAutoscaler") => {
+            (g, k) if objects::autoscaler_type(g, k).is_some_and(|t| t.sets == Sets::Requests) => {
                 self.seen.insert("Autoscaler");
                 self.vertical_autoscaler(d, name, namespace)?;
             }

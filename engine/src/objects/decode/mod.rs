@@ -156,11 +156,11 @@ fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
         ("", kind) => doc.core(kind),
         ("apps", kind) => doc.apps(kind),
         ("batch", kind) => doc.batch(kind),
-        ("autoscaling", "HorizontalPodAutoscaler") => doc.autoscaler(AutoscalerKind::HorizontalPodAutoscaler),
-        ("keda.sh", "ScaledObject") => doc.autoscaler(AutoscalerKind::ScaledObject),
-        ("keda.sh", "ScaledJob") => doc.autoscaler(AutoscalerKind::ScaledJob),
-        ("autoscaling.k8s.io", "VerticalPodAutoscaler") => doc.vertical_autoscaler(),
-        (group, kind) => doc.cluster_scoped(group, kind),
+        (group, kind) => match super::autoscaler_type(group, kind).map(|t| t.sets) {
+            Some(Sets::Replicas(k) | Sets::Jobs(k)) => doc.autoscaler(k),
+            Some(Sets::Requests) => doc.vertical_autoscaler(),
+            None => doc.cluster_scoped(group, kind),
+        },
     }
 }
 
