@@ -112,24 +112,12 @@ Y
   echo "export KUBECTL_QUOTA_KEDA=$STATE"
 }
 
-cmd_down() {
-  [[ -d $STATE ]] || { log "not up (no $STATE)"; return 0; }
-  local t0; t0=$(now)
-  exec 9>"$STATE/.lock"; flock 9
-  if lab_up; then kc delete apiservice v1beta1.external.metrics.k8s.io --ignore-not-found >/dev/null || true; fi
-  stop_all
-  log "down in $(since "$t0")s"
-}
+# The APIService first: the lab stops asking a metrics server that is going away.
+unregister() { if lab_up; then kc delete apiservice v1beta1.external.metrics.k8s.io --ignore-not-found >/dev/null || true; fi; }
+cmd_down() { locked_down unregister stop_all; }
 
 cmd_status() { pid_of keda-operator >/dev/null && pid_of keda-metrics-apiserver >/dev/null && available; }
 
-case ${1:-} in
-  build) build ;;
-  up) cmd_up ;;
-  down) cmd_down ;;
-  status) if cmd_status; then log "up"; else log "not up"; exit 3; fi ;;
-  env) echo "export KUBECTL_QUOTA_KEDA=$STATE" ;;
-  *) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; [[ ${1:-} == help ]] ;;
-esac
+dispatch "${BASH_SOURCE[0]}" KUBECTL_QUOTA_KEDA "${1:-}"
 exit
 }

@@ -74,10 +74,9 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export DEBIAN_FRONTEND=noninteractive
 export LC_ALL=C
 
-log() { printf '[lab] %s\n' "$*" >&2; }
-die() { printf '[lab] ERROR: %s\n' "$*" >&2; exit 1; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+TAG=lab PROC_DIR=$LAB_DIR
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
 
 # ---------------------------------------------------------------------------------------------
 # apt helpers
@@ -283,50 +282,12 @@ build_120() {
 
 COMPONENTS=(kube-controller-manager kube-apiserver etcd)
 
-# pid_of NAME: the pid from NAME.pid if that process is alive and still runs NAME.
-pid_of() {
-  local f=$LAB_DIR/$1.pid pid
-  [[ -f $f ]] || return 1
-  pid=$(<"$f")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-  local argv0; argv0=$(head -z -n 1 "/proc/$pid/cmdline" 2>/dev/null | tr -d '\0') || return 1
-  [[ ${argv0##*/} == "$1" ]] || return 1
-  echo "$pid"
-}
-
-# start NAME CMD...: run detached (own session, no TTY, stdin /dev/null) with output to NAME.log.
-# The wrapper writes its own pid and then execs, so the pid file names the real process.
-start() {
-  local name=$1; shift
-  rm -f "$LAB_DIR/$name.pid"
-  # shellcheck disable=SC2016 # expanded by the inner bash
-  setsid bash -c 'echo $$ >"$0"; exec "$@"' "$LAB_DIR/$name.pid" "$@" \
-    </dev/null >"$LAB_DIR/$name.log" 2>&1 8>&- 9>&- &
-  # Wait for the exec too, not only the pid file: until then /proc/PID/cmdline still names the
-  # wrapper, and pid_of (hence wait_for) would take a busy machine's slow exec for an exit.
-  local i; for i in $(seq 100); do pid_of "$name" >/dev/null && return 0; sleep 0.1; done
-  die "$name did not start"
-}
-
-# wait_for WHAT CMD...: retry CMD every 0.5s until it succeeds, up to START_TIMEOUT seconds.
-# Fails early if a component we started has died (its log tail is printed).
+# wait_for WHAT CMD...: retry CMD until it succeeds, up to START_TIMEOUT seconds (lib.sh's
+# wait_until).
 wait_for() {
-  local what=$1 deadline c; shift
-  deadline=$(($(date +%s) + START_TIMEOUT))
-  until "$@" >/dev/null 2>&1; do
-    for c in "${COMPONENTS[@]}"; do
-      if [[ -f $LAB_DIR/$c.pid ]] && ! pid_of "$c" >/dev/null; then
-        log "$c exited while waiting for $what; tail of $LAB_DIR/$c.log:"
-        tail -n 25 "$LAB_DIR/$c.log" >&2
-        exit 1
-      fi
-    done
-    (($(date +%s) < deadline)) || die "timed out after ${START_TIMEOUT}s waiting for $what"
-    sleep 0.5
-  done
+  local what=$1; shift
+  wait_until "$what" "$START_TIMEOUT" "$@"
 }
-
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # api METHOD PATH [TOKEN [BODY]]: a call to the apiserver, verified against the lab CA.
 # Prints the body, then the HTTP status on the last line.
@@ -686,9 +647,6 @@ stop_group() {
   stopped+=("${names[@]}")
 }
 
-# alive PID...: true if any of them still runs.
-alive() { local p; for p in "$@"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
-
 cmd_down() {
   local t0; t0=$(now)
   [[ -d $LAB_DIR ]] || { log "not up (no $LAB_DIR)"; return 0; }
@@ -809,7 +767,7 @@ cmd_selftest() {
   local adm=${KQ_LAB_SELFTEST_ADMISSION:-$HERE/../../../shared/conformance/4000-s-limited-scope-no-quota/admission.yaml}
   if [[ ! -f $adm ]]; then adm=$LAB_DIR-admission.yaml; write_limited_admission "$adm"; fi
   export KQ_LAB_DIR=$LAB_DIR-2 KQ_LAB_PORT=$((PORT + 1)) KQ_LAB_ETCD_PORT=$((ETCD_PORT + 10)) KQ_LAB_ADMISSION_CONFIG=$adm
-  LAB_DIR=$KQ_LAB_DIR PORT=$KQ_LAB_PORT SERVER=https://127.0.0.1:$KQ_LAB_PORT
+  LAB_DIR=$KQ_LAB_DIR PROC_DIR=$KQ_LAB_DIR PORT=$KQ_LAB_PORT SERVER=https://127.0.0.1:$KQ_LAB_PORT
   "$HERE/lab.sh" up >/dev/null
   trap '"$HERE/lab.sh" down' EXIT
   selftest_admission

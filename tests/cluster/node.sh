@@ -85,10 +85,9 @@ GO=${KQ_GO:-/usr/local/go/bin/go}
 export DEBIAN_FRONTEND=noninteractive
 export LC_ALL=C
 
-log() { printf '[node] %s\n' "$*" >&2; }
-die() { printf '[node] ERROR: %s\n' "$*" >&2; exit 1; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+TAG=node PROC_DIR=$NODE_DIR
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
 
 ((${#BRIDGE} <= 15)) || die "KQ_NODE_BRIDGE=$BRIDGE: an interface name has at most 15 characters"
 [[ $POD_CIDR =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)/([0-9]+)$ ]] || die "KQ_NODE_POD_CIDR=$POD_CIDR: want A.B.C.D/N"
@@ -246,44 +245,14 @@ cmd_build() {
 
 COMPONENTS=(kube-scheduler kubelet containerd)
 
-pid_of() {   # pid_of NAME [PIDFILE]
-  local f=${2:-$NODE_DIR/$1.pid} pid
-  [[ -f $f ]] || return 1
-  pid=$(<"$f")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-  local argv0; argv0=$(head -z -n 1 "/proc/$pid/cmdline" 2>/dev/null | tr -d '\0') || return 1
-  [[ ${argv0##*/} == "$1" ]] || return 1
-  echo "$pid"
-}
+# start LOGNAME PIDFILE CMD...: lib.sh's start_detached (a pid file of its own, beside others').
+start() { start_detached "$@"; }
 
-start() {   # start LOGNAME PIDFILE CMD...
-  local name=$1 pidfile=$2; shift 2
-  rm -f "$pidfile"
-  # shellcheck disable=SC2016 # expanded by the inner bash
-  setsid bash -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@" \
-    </dev/null >"$NODE_DIR/$name.log" 2>&1 6>&- 7>&- 8>&- 9>&- &
-  local i; for i in $(seq 100); do pid_of "${1##*/}" "$pidfile" >/dev/null && return 0; sleep 0.1; done
-  die "$name did not start"
+# wait_for WHAT CMD...: lib.sh's wait_until, up to START_TIMEOUT seconds.
+wait_for() {
+  local what=$1; shift
+  wait_until "$what" "$START_TIMEOUT" "$@"
 }
-
-wait_for() {   # wait_for WHAT CMD...
-  local what=$1 deadline c; shift
-  deadline=$(($(date +%s) + START_TIMEOUT))
-  until "$@" >/dev/null 2>&1; do
-    for c in "${COMPONENTS[@]}"; do
-      if [[ -f $NODE_DIR/$c.pid ]] && ! pid_of "$c" >/dev/null; then
-        log "$c exited while waiting for $what; tail of $NODE_DIR/$c.log:"
-        tail -n 25 "$NODE_DIR/$c.log" >&2
-        exit 1
-      fi
-    done
-    (($(date +%s) < deadline)) || die "timed out after ${START_TIMEOUT}s waiting for $what"
-    sleep 0.5
-  done
-}
-
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-alive() { local p; for p in "$@"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
 
 stop_pid() {   # stop_pid NAME PID: TERM, up to STOP_TIMEOUT seconds, then KILL
   local i

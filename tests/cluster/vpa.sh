@@ -86,24 +86,11 @@ cmd_up() {
   echo "export KUBECTL_QUOTA_VPA=$STATE"
 }
 
-cmd_down() {
-  [[ -d $STATE ]] || { log "not up (no $STATE)"; return 0; }
-  local t0; t0=$(now)
-  exec 9>"$STATE/.lock"; flock 9
-  stop_all
-  if lab_up; then kc delete mutatingwebhookconfiguration vpa-webhook-config --ignore-not-found >/dev/null || true; fi
-  log "down in $(since "$t0")s"
-}
+unregister() { if lab_up; then kc delete mutatingwebhookconfiguration vpa-webhook-config --ignore-not-found >/dev/null || true; fi; }
+cmd_down() { locked_down stop_all unregister; }
 
 cmd_status() { pid_of vpa-admission-controller >/dev/null && registered; }
 
-case ${1:-} in
-  build) build ;;
-  up) cmd_up ;;
-  down) cmd_down ;;
-  status) if cmd_status; then log "up"; else log "not up"; exit 3; fi ;;
-  env) echo "export KUBECTL_QUOTA_VPA=$STATE" ;;
-  *) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; [[ ${1:-} == help ]] ;;
-esac
+dispatch "${BASH_SOURCE[0]}" KUBECTL_QUOTA_VPA "${1:-}"
 exit
 }

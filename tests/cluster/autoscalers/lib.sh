@@ -1,51 +1,13 @@
-# autoscalers/lib.sh - what keda.sh and vpa.sh share: processes started detached with pid files
-# in their state directory, stopped TERM then KILL, readiness waits, certificates, the lab's API.
+# autoscalers/lib.sh - what keda.sh and vpa.sh share beyond ../lib.sh (processes, waits): their
+# components stopped TERM then KILL, certificates, the lab's API, and the commands' dispatch.
 # Sourced; the caller sets NAME_TAG (log prefix), STATE (its directory), LAB_DIR, COMPONENTS.
 
-log() { printf '[%s] %s\n' "$NAME_TAG" "$*" >&2; }
-die() { printf '[%s] ERROR: %s\n' "$NAME_TAG" "$*" >&2; exit 1; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+TAG=$NAME_TAG PROC_DIR=$STATE
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-# pid_of NAME: the pid of our running NAME (its pid file, and argv0's basename NAME).
-pid_of() {
-  local f=$STATE/$1.pid pid argv0
-  [[ -f $f ]] || return 1
-  pid=$(<"$f")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-  argv0=$(head -z -n 1 "/proc/$pid/cmdline" 2>/dev/null | tr -d '\0') || return 1
-  [[ ${argv0##*/} == "$1" ]] || return 1
-  echo "$pid"
-}
-
-# start NAME CMD...: detached (own session, stdin /dev/null), output to NAME.log; the wrapper
-# writes its pid and execs, so the pid file names the real process.
-start() {
-  local name=$1 i; shift
-  rm -f "$STATE/$name.pid"
-  # shellcheck disable=SC2016 # expanded by the inner bash
-  setsid bash -c 'echo $$ >"$0"; exec "$@"' "$STATE/$name.pid" "$@" \
-    </dev/null >"$STATE/$name.log" 2>&1 8>&- 9>&- &
-  for i in $(seq 100); do pid_of "$name" >/dev/null && return 0; sleep 0.1; done
-  die "$name did not start"
-}
-
-# wait_for WHAT SECONDS CMD...: retry CMD every 0.5 s; fails early (with its log's tail) if one of
-# COMPONENTS died.
-wait_for() {
-  local what=$1 deadline c; deadline=$(($(date +%s) + $2)); shift 2
-  until "$@" >/dev/null 2>&1; do
-    for c in "${COMPONENTS[@]}"; do
-      if [[ -f $STATE/$c.pid ]] && ! pid_of "$c" >/dev/null; then
-        log "$c exited while waiting for $what; tail of $STATE/$c.log:"
-        tail -n 30 "$STATE/$c.log" >&2
-        exit 1
-      fi
-    done
-    (($(date +%s) < deadline)) || die "timed out waiting for $what"
-    sleep 0.5
-  done
-}
+# wait_for WHAT SECONDS CMD...: lib.sh's wait_until.
+wait_for() { wait_until "$@"; }
 
 # stop_all: TERM every component, wait up to 15 s, KILL what is left.
 stop_all() {
@@ -107,4 +69,27 @@ apply_crds() {
   kc apply --server-side --force-conflicts -f "$1" >/dev/null 2>"$STATE/apply-crds.err" && return 0
   log "the lab refuses fields of the CRDs ($(head -c 200 "$STATE/apply-crds.err")): applying them without client validation; the server drops what it does not know"
   kc apply --validate=false -f "$1" >/dev/null
+}
+
+# locked_down STEP...: `down`: the steps in order under the state directory's lock, timed.
+locked_down() {
+  [[ -d $STATE ]] || { log "not up (no $STATE)"; return 0; }
+  local t0 step; t0=$(now)
+  exec 9>"$STATE/.lock"; flock 9
+  for step in "$@"; do "$step"; done
+  log "down in $(since "$t0")s"
+}
+
+# dispatch SCRIPT ENV_NAME COMMAND: a script's commands (build, up, down, status, env, help),
+# ENV_NAME the variable `env` and `up` print for the tests.
+dispatch() {
+  local script=$1 env=$2
+  case ${3:-} in
+    build) build ;;
+    up) cmd_up ;;
+    down) cmd_down ;;
+    status) if cmd_status; then log "up"; else log "not up"; exit 3; fi ;;
+    env) echo "export $env=$STATE" ;;
+    *) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$script"; [[ ${3:-} == help ]] ;;
+  esac
 }

@@ -37,16 +37,10 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${KQ_LAB_CACHE:-/var/cache/kubectl-quota-lab}
-export GOMODCACHE=${GOMODCACHE:-/var/cache/kubectl-quota-go/mod}
-export GOCACHE=${GOCACHE:-/var/cache/kubectl-quota-go/build}
-export GOTOOLCHAIN=local GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 LC_ALL=C
-GO=${KQ_GO:-/usr/local/go/bin/go}
-[[ -x $GO ]] || GO=$(command -v go) || { echo "[build] ERROR: no go command" >&2; exit 1; }
-
-log() { printf '[build] %s\n' "$*" >&2; }
-die() { printf '[build] ERROR: %s\n' "$*" >&2; exit 1; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+TAG=build
+# shellcheck source=../lib.sh
+source "$HERE/../lib.sh"
+go_env
 
 # The release built for each minor, and the etcd its build/dependencies.yaml names.
 case ${1:-} in
