@@ -17,9 +17,11 @@ mod replay;
 mod report;
 mod state;
 mod template_change;
+mod webhooks;
 
 pub use report::{CheckOptions, DocumentReport, Outcome, PodsReport, Report, Summary, Undecided};
 pub use state::{ClusterState, Gap, Lacking, VPA_RESOURCE};
+pub use webhooks::WebhookSeen;
 
 use replay::{admit, admit_as, admit_pod_claims, admit_workload_pods};
 use template_change::rollout_of;
@@ -290,6 +292,13 @@ impl<'a> Checker<'a> {
         let mut report = DocumentReport::decided(obj, ns, decision, mutations, notes);
         if let Some(note) = self.pod_security_note(obj, ns) {
             report.notes.push(note);
+        }
+        // What reached quota went through every webhook first (a refusal by a plugin before them
+        // did not).
+        if report.allowed || report.refused_by() == Some(crate::admission::Stage::ResourceQuota) {
+            let operation = if self.state.existing.contains_key(key) { "UPDATE" } else { "CREATE" };
+            report.webhooks = webhooks::seen_by(self.state, obj, ns, operation);
+            report.notes.extend(report.webhooks.iter().map(WebhookSeen::sentence));
         }
         if own || (!lacking.is_empty() && report.allowed) {
             report.undecided = lacking;

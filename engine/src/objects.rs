@@ -23,6 +23,7 @@ pub mod autoscaler_types;
 mod decode;
 mod kinds;
 pub mod security;
+pub mod webhooks;
 
 pub use autoscaler_types::{autoscaler_type, read_autoscaler_types, AutoscalerType, Sets, AUTOSCALER_TYPES};
 pub use decode::{decode, pod_spec, resource_list};
@@ -453,6 +454,9 @@ pub enum Body {
     Namespace {
         terminating: bool,
     },
+    /// A MutatingWebhookConfiguration or ValidatingWebhookConfiguration: which requests
+    /// its webhooks see.
+    WebhookConfiguration(Box<webhooks::WebhookConfiguration>),
     /// Anything else: only counted (`count/<resource>`).
     Other,
 }

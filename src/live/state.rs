@@ -7,6 +7,7 @@ use super::list::{list_objects, list_pages, objects_at};
 use super::Conn;
 use std::collections::{BTreeMap, BTreeSet};
 
+use k8s_openapi::api::admissionregistration::v1::{MutatingWebhookConfiguration, ValidatingWebhookConfiguration};
 use k8s_openapi::api::core::v1::{LimitRange, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaimTemplate};
@@ -29,6 +30,7 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     read.classes(lists.priority_classes, lists.storage_classes, lists.runtime_classes, lists.device_classes).await;
     read.autoscalers(lists.autoscalers).await;
     read.claim_templates(lists.claim_templates).await;
+    read.webhooks(lists.webhooks).await;
     Ok((read.state, read.gaps))
 }
 
@@ -62,6 +64,8 @@ struct Lists {
     device_classes: Listing,
     /// Per autoscaler kind read, one LIST per namespace.
     autoscalers: Vec<(&'static AutoscalerType, Vec<Listing>)>,
+    /// The mutating and validating webhook configurations.
+    webhooks: [Listing; 2],
     claim_templates: Vec<Listing>,
 }
 
@@ -82,6 +86,11 @@ impl Lists {
         // Autoscalers, every kind the cluster is read for (the HPAs, served by every release;
         // an add-on's kinds where it is installed), one LIST each per namespace.
         let autoscalers = read_autoscaler_types().map(|t| (t, namespaces.iter().map(|ns| spawn_autoscalers(conn, ns, t)).collect())).collect();
+        // Which admission webhooks the pods meet (what they change is in no API).
+        let webhooks = [
+            spawn_list::<MutatingWebhookConfiguration>(conn, None, "list mutatingwebhookconfigurations.admissionregistration.k8s.io".into()),
+            spawn_list::<ValidatingWebhookConfiguration>(conn, None, "list validatingwebhookconfigurations.admissionregistration.k8s.io".into()),
+        ];
         let mut claim_templates = Vec::new();
         for ns in namespaces {
             claim_templates.push(spawn_list::<ResourceClaimTemplate>(
@@ -90,7 +99,7 @@ impl Lists {
                 format!("list resourceclaimtemplates.resource.k8s.io in namespace {ns:?}"),
             ));
         }
-        Lists { quotas, limit_ranges, priority_classes, storage_classes, runtime_classes, device_classes, autoscalers, claim_templates }
+        Lists { quotas, limit_ranges, priority_classes, storage_classes, runtime_classes, device_classes, autoscalers, claim_templates, webhooks }
     }
 }
 
@@ -191,6 +200,20 @@ impl Reading<'_> {
                 }
             }
         }
+    }
+
+    /// The webhook configurations, both kinds or neither: a user who may not list them (the
+    /// built-in `view` role may not) is told of no webhook.
+    async fn webhooks(&mut self, lists: [Listing; 2]) {
+        let mut all = Vec::new();
+        for t in lists {
+            match joined(t.await) {
+                Ok(items) => all.extend(items),
+                Err(_) => return,
+            }
+        }
+        self.state.webhooks = Some(Default::default());
+        self.add(all);
     }
 
     /// The ResourceClaimTemplates pods name.

@@ -114,6 +114,9 @@ pub struct DocumentReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pods: Option<PodsReport>,
     pub notes: Vec<String>,
+    /// The admission webhooks the object and its pods meet (their sentences are in `notes`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub webhooks: Vec<super::webhooks::WebhookSeen>,
     /// What the answer needs that the state lacks: the document cannot be decided (the rest
     /// of the report is what the state tells, as if what it lacks changed nothing).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -192,6 +195,7 @@ impl DocumentReport {
             quotas: decision.quotas,
             pods: None,
             notes,
+            webhooks: vec![],
             undecided: vec![],
             hints: vec![],
         }

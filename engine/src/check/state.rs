@@ -47,6 +47,9 @@ pub struct ClusterState {
     /// The namespaces' VerticalPodAutoscalers could not be read: a workload's pods may get
     /// requests no one can tell (when false, a VPA not in the state does not exist).
     pub vpas_unknown: bool,
+    /// The admission webhook configurations, by name (mutating and validating): which webhooks
+    /// a request meets. `None`: not read (a state without them, a user who may not list them).
+    pub webhooks: Option<std::sync::Arc<BTreeMap<String, crate::objects::webhooks::WebhookConfiguration>>>,
 }
 
 /// The group-resource VerticalPodAutoscalers are stored under.
@@ -263,6 +266,7 @@ impl ClusterState {
             service_accounts: self.service_accounts.get(ns).map(|s| [(ns.to_string(), s.clone())].into()).unwrap_or_default(),
             claim_templates_unknown: self.claim_templates_unknown,
             vpas_unknown: self.vpas_unknown,
+            webhooks: self.webhooks.clone(),
         }
     }
 
@@ -322,6 +326,11 @@ impl ClusterState {
             }
             Body::DeviceClass { extended_resource_name } => {
                 std::sync::Arc::make_mut(self.device_classes.get_or_insert_with(Default::default)).insert(name, extended_resource_name);
+            }
+            Body::WebhookConfiguration(c) => {
+                // Mutating and validating configurations may share a name: kept apart.
+                let key = format!("{}/{name}", if c.mutating { "mutating" } else { "validating" });
+                std::sync::Arc::make_mut(self.webhooks.get_or_insert_with(Default::default)).insert(key, *c);
             }
             Body::Namespace { terminating } => {
                 if terminating {

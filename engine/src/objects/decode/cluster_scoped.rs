@@ -93,7 +93,74 @@ impl Doc<'_> {
                 let ext = v.get("spec").and_then(|s| s.get("extendedResourceName")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
                 (self.generic_meta()?, Body::DeviceClass { extended_resource_name: ext })
             }
+            ("admissionregistration.k8s.io", "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration") => {
+                let mutating = kind == "MutatingWebhookConfiguration";
+                let config = webhook_configuration(v, mutating, self.ti.api_version.ends_with("/v1beta1"))?;
+                (self.generic_meta()?, Body::WebhookConfiguration(Box::new(config)))
+            }
             _ => self.other()?,
         })
     }
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
+}
+
+/// A label selector at `path` (`None`: absent, every label set).
+fn label_selector(v: Option<&Value>, path: &str) -> FieldResult<Option<webhooks::LabelSelector>> {
+    let Some(v) = v.filter(|v| !v.is_null()) else { return Ok(None) };
+    let mut sel = webhooks::LabelSelector::default();
+    if let Some(m) = v.get("matchLabels").and_then(Value::as_object) {
+        for (k, x) in m {
+            let x = x.as_str().ok_or_else(|| (format!("{path}.matchLabels.{k}"), "must be a string".to_string()))?;
+            sel.match_labels.insert(k.clone(), x.to_string());
+        }
+    }
+    for (i, e) in v.get("matchExpressions").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let key = e.get("key").and_then(Value::as_str).ok_or_else(|| (format!("{path}.matchExpressions[{i}].key"), "Required value".to_string()))?;
+        let op = e.get("operator").and_then(Value::as_str).unwrap_or_default();
+        sel.match_expressions.push((key.to_string(), op.to_string(), strings(e.get("values"))));
+    }
+    Ok(Some(sel))
+}
+
+/// A webhook configuration's webhooks, with their API version's defaults (v1: failurePolicy
+/// Fail, matchPolicy Equivalent; v1beta1: Ignore, Exact).
+fn webhook_configuration(v: &Value, mutating: bool, beta: bool) -> FieldResult<webhooks::WebhookConfiguration> {
+    let mut out = webhooks::WebhookConfiguration { mutating, webhooks: Vec::new() };
+    for (i, w) in v.get("webhooks").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let path = format!("webhooks[{i}]");
+        let text = |k: &str, default: &str| w.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(default).to_string();
+        let rules = w
+            .get("rules")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|r| webhooks::WebhookRule {
+                operations: strings(r.get("operations")),
+                api_groups: strings(r.get("apiGroups")),
+                api_versions: strings(r.get("apiVersions")),
+                resources: strings(r.get("resources")),
+                scope: r.get("scope").and_then(Value::as_str).unwrap_or("*").to_string(),
+            })
+            .collect();
+        out.webhooks.push(webhooks::Webhook {
+            name: text("name", ""),
+            rules,
+            namespace_selector: label_selector(w.get("namespaceSelector"), &format!("{path}.namespaceSelector"))?,
+            object_selector: label_selector(w.get("objectSelector"), &format!("{path}.objectSelector"))?,
+            match_conditions: w
+                .get("matchConditions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|c| c.get("name").and_then(Value::as_str).unwrap_or_default().to_string())
+                .collect(),
+            failure_policy: text("failurePolicy", if beta { "Ignore" } else { "Fail" }),
+            match_policy: text("matchPolicy", if beta { "Exact" } else { "Equivalent" }),
+            reinvocation_policy: text("reinvocationPolicy", "Never"),
+        });
+    }
+    Ok(out)
 }
