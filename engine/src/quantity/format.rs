@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use super::arith::Mag;
+use super::mag::Mag;
 use super::{Format, Quantity};
 
 impl Quantity {

@@ -48,12 +48,13 @@
 //! # Source layout
 //!
 //! This file holds the types, constructors, accessors and trait impls; `parse.rs` reads text,
-//! `format.rs` prints it back, `arith.rs` holds the big integer and the arithmetic, and
+//! `format.rs` prints it back, `mag.rs` holds the big integer, `arith.rs` the arithmetic, and
 //! `tests.rs` the tests that span them all.
 
 mod arith;
 mod format;
 pub use format::{Canonical, Inline};
+mod mag;
 mod parse;
 #[cfg(test)]
 mod tests;
@@ -63,8 +64,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use arith::Mag;
 use format::go_json_float;
+use mag::Mag;
 
 /// Magnitudes must stay below `10^MAX_DIGITS` (see the module documentation).
 pub const MAX_DIGITS: usize = 1000;

@@ -5,7 +5,8 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use super::arith::{within_limit, Mag};
+use super::arith::within_limit;
+use super::mag::Mag;
 use super::{Cached, Format, Quantity, QuantityError, MAX_DIGITS, NANOS_PER_UNIT};
 
 /// 2^63-1 units, Go's cap for BinarySI values at parse.
