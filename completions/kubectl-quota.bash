@@ -1361,20 +1361,12 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__plan)
-            opts="-f -k -R -o -n -h -V --filename --kustomize --recursive --state --admission-config --nodes --autoscalers-at-max --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            opts="-k -R -o -f -n -h -V --kustomize --recursive --admission-config --autoscalers-at-max --output --filename --state --nodes --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --filename)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -f)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --kustomize)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1383,15 +1375,7 @@ _kubectl__quota() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --state)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --admission-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1401,6 +1385,22 @@ _kubectl__quota() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)

@@ -133,14 +133,14 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s A -l all-namespaces -d 'Quotas of every namespace, grouped by namespace'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand describe" -s V -l version -d 'Print version'
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s f -l filename -d 'Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s k -l kustomize -d 'A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l state -d 'Offline mode: the cluster\'s objects from files (e.g. `kubectl quota snapshot`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l admission-config -d 'The API server\'s admission configuration (ResourceQuota limitedResources)' -r
-complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l nodes -d 'Schedulable node count, to count a DaemonSet\'s pods' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s o -l output -d 'Output: text, JSON, or YAML ResourceQuota manifests sized to admit the release' -r -f -a "text\t''
 json\t''
 yaml\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -s f -l filename -d 'Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l state -d 'Offline mode: the cluster\'s objects from files (e.g. `kubectl quota snapshot`)' -r
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l nodes -d 'Schedulable node count, to count a DaemonSet\'s pods' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand plan" -l cluster -d 'The name of the kubeconfig cluster to use' -r

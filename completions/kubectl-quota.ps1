@@ -153,15 +153,15 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             break
         }
         'kubectl-quota;plan' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)')
             [CompletionResult]::new('-k', '-k', [CompletionResultType]::ParameterName, 'A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`)')
             [CompletionResult]::new('--kustomize', '--kustomize', [CompletionResultType]::ParameterName, 'A kustomization directory, built as `kubectl apply -k` builds it (`kubectl kustomize`)')
-            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Offline mode: the cluster''s objects from files (e.g. `kubectl quota snapshot`)')
             [CompletionResult]::new('--admission-config', '--admission-config', [CompletionResultType]::ParameterName, 'The API server''s admission configuration (ResourceQuota limitedResources)')
-            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Schedulable node count, to count a DaemonSet''s pods')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output: text, JSON, or YAML ResourceQuota manifests sized to admit the release')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output: text, JSON, or YAML ResourceQuota manifests sized to admit the release')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifests of the release: files, directories, http(s) URLs, or - for standard input (repeatable)')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Offline mode: the cluster''s objects from files (e.g. `kubectl quota snapshot`)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Schedulable node count, to count a DaemonSet''s pods')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')
