@@ -21,24 +21,25 @@ pid_of() {
   echo "$pid"
 }
 
-# start_detached NAME PIDFILE CMD...: CMD in its own session (stdin /dev/null, no inherited lock
-# descriptors 6-9), output to PROC_DIR/NAME.log. The wrapper writes its pid and execs, so
-# PIDFILE names the real process; returns once the exec happened (until then /proc/PID/cmdline
-# names the wrapper, and a wait would take a busy machine's slow exec for an exit).
+# start_detached NAME PIDFILE PROC CMD...: CMD in its own session (stdin /dev/null, no inherited
+# lock descriptors 6-9), output to PROC_DIR/NAME.log. The wrapper writes its pid and execs, so
+# PIDFILE names the real process; returns once it runs as PROC (argv0's basename: until the
+# exec, /proc/PID/cmdline names the wrapper, and a wait would take a busy machine's slow exec
+# for an exit; a CMD that starts with `env` execs once more).
 start_detached() {
-  local name=$1 pidfile=$2 i; shift 2
+  local name=$1 pidfile=$2 proc=$3 i; shift 3
   rm -f "$pidfile"
   # shellcheck disable=SC2016 # expanded by the inner bash
   setsid bash -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@" \
     </dev/null >"$PROC_DIR/$name.log" 2>&1 6>&- 7>&- 8>&- 9>&- &
-  for i in $(seq 100); do pid_of "${1##*/}" "$pidfile" >/dev/null && return 0; sleep 0.1; done
+  for i in $(seq 100); do pid_of "$proc" "$pidfile" >/dev/null && return 0; sleep 0.1; done
   die "$name did not start"
 }
 
-# start NAME CMD...: start_detached with the pid file PROC_DIR/NAME.pid.
+# start NAME CMD...: start_detached with the pid file PROC_DIR/NAME.pid, running as NAME.
 start() {
   local name=$1; shift
-  start_detached "$name" "$PROC_DIR/$name.pid" "$@"
+  start_detached "$name" "$PROC_DIR/$name.pid" "$name" "$@"
 }
 
 # wait_until WHAT SECONDS CMD...: retry CMD every 0.5 s until it succeeds, up to SECONDS; fails

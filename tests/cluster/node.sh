@@ -245,8 +245,9 @@ cmd_build() {
 
 COMPONENTS=(kube-scheduler kubelet containerd)
 
-# start LOGNAME PIDFILE CMD...: lib.sh's start_detached (a pid file of its own, beside others').
-start() { start_detached "$@"; }
+# start LOGNAME PIDFILE CMD...: lib.sh's start_detached (a pid file of its own, beside others'),
+# running as CMD's basename.
+start() { start_detached "$1" "$2" "${3##*/}" "${@:3}"; }
 
 # wait_for WHAT CMD...: lib.sh's wait_until, up to START_TIMEOUT seconds.
 wait_for() {
