@@ -117,19 +117,7 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 /// answers nothing past the handshake. Returns its base URL.
 fn self_signed_server() -> String {
     let issued = kubectl_quota::guard::tls::issue(&["127.0.0.1".into()]).unwrap();
-    let dir = scratch("self-signed");
-    std::fs::write(dir.join("tls.crt"), &issued.cert).unwrap();
-    std::fs::write(dir.join("tls.key"), &issued.key).unwrap();
-    let config = std::sync::Arc::new(kubectl_quota::guard::tls::load(&dir.join("tls.crt"), &dir.join("tls.key")).unwrap());
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("https://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            let mut conn = rustls::ServerConnection::new(config.clone()).unwrap();
-            while conn.is_handshaking() && conn.complete_io(&mut stream).is_ok() {}
-        }
-    });
-    base
+    common::tls::server(&scratch("self-signed"), &issued.cert, &issued.key)
 }
 
 #[test]

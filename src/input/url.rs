@@ -66,7 +66,10 @@ async fn send(uri: &http::Uri) -> Result<http::Response<hyper::body::Incoming>, 
     use hyper_util::rt::{TokioExecutor, TokioIo};
 
     type Body = Empty<bytes::Bytes>;
-    let cause = |e: &dyn std::error::Error| format!("cannot read: {}", crate::error::cause_chain(e, tls_words));
+    let cause = |e: &(dyn std::error::Error + 'static)| match crate::error::tls_failure(e, crate::error::TlsPeer::Url) {
+        Some(tls) => format!("cannot read: {tls}"),
+        None => format!("cannot read: {}", crate::error::cause_chain(e, |m| m)),
+    };
     let proxy = proxy_for(uri);
     let mut request = http::Request::get(uri)
         .header(http::header::USER_AGENT, concat!("kubectl-quota/", env!("CARGO_PKG_VERSION")))
@@ -96,7 +99,7 @@ async fn send(uri: &http::Uri) -> Result<http::Response<hyper::body::Incoming>, 
             client.request(request).await.map_err(|e| cause(&e))
         }
         (Some("http"), Some(p)) => {
-            let through = |e: &dyn std::error::Error| format!("{} (through proxy {})", cause(e), p.uri());
+            let through = |e: &(dyn std::error::Error + 'static)| format!("{} (through proxy {})", cause(e), p.uri());
             let authority = p.uri().authority().ok_or_else(|| format!("the proxy {} names no host", p.uri()))?;
             let port = authority.port_u16().unwrap_or(80);
             let stream = tokio::net::TcpStream::connect((authority.host(), port)).await.map_err(|e| through(&e))?;
@@ -112,21 +115,6 @@ async fn send(uri: &http::Uri) -> Result<http::Response<hyper::body::Incoming>, 
             sender.send_request(request).await.map_err(|e| through(&e))
         }
         _ => Err(format!("{uri}: only http and https URLs are read")),
-    }
-}
-
-/// A TLS failure in the words of Go's client, which kubectl uses (`x509: certificate signed by
-/// unknown authority`), the library's own words after them.
-fn tls_words(message: String) -> String {
-    let go = [
-        ("UnknownIssuer", "x509: certificate signed by unknown authority"),
-        ("NotValidForName", "x509: certificate is not valid for the host"),
-        ("Expired", "x509: certificate has expired or is not yet valid"),
-        ("NotValidYet", "x509: certificate has expired or is not yet valid"),
-    ];
-    match go.iter().find(|(rustls, _)| message.contains(rustls)) {
-        Some((_, words)) if message.contains("invalid peer certificate") => format!("tls: failed to verify certificate: {words} ({message})"),
-        _ => message,
     }
 }
 
@@ -305,15 +293,6 @@ mod tests {
             let got = redirect_target(&from, location).map(|u| u.to_string());
             assert_eq!(got.as_deref().map_err(String::as_str), want, "{}", String::from_utf8_lossy(location));
         }
-    }
-
-    #[test]
-    fn tls_failures_say_what_go_says() {
-        assert_eq!(
-            tls_words("invalid peer certificate: UnknownIssuer".into()),
-            "tls: failed to verify certificate: x509: certificate signed by unknown authority (invalid peer certificate: UnknownIssuer)"
-        );
-        assert_eq!(tls_words("connection refused".into()), "connection refused");
     }
 
     #[test]

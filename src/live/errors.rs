@@ -171,7 +171,10 @@ pub(super) fn transport_message(server: &str, e: &RequestError) -> String {
             super::connect::go_duration(*d)
         ),
         RequestError::Kube(kube::Error::Api(s)) => s.message.clone(),
-        RequestError::Kube(e) => format!("{server}: {}", chain(e)),
+        RequestError::Kube(e) => match crate::error::tls_failure(e, crate::error::TlsPeer::ApiServer) {
+            Some(tls) => format!("{server}: {tls}"),
+            None => format!("{server}: {}", chain(e)),
+        },
     }
 }
 

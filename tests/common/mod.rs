@@ -11,6 +11,7 @@ pub mod ci;
 pub mod docs;
 pub mod live;
 pub mod node;
+pub mod tls;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
