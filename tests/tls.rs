@@ -143,3 +143,31 @@ fn the_api_servers_certificate_failure_names_the_server_and_the_kubeconfig_fix()
         assert!(err.contains(&format!("{base}: tls: failed to verify certificate: {want}")), "{what}: {err}");
     }
 }
+
+#[test]
+fn insecure_skip_tls_verify_reads_no_ca_files_and_connects_without_any() {
+    let (_, issuer) = ca("kq-test CA");
+    let (cert, key) = leaf(&issuer, "127.0.0.1", (2099, 1, 1));
+    let base = server("insecure", &cert, &key);
+    let dir = scratch("insecure-kubeconfig");
+    let kubeconfig = dir.join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!("apiVersion: v1\nkind: Config\nclusters: [{{name: c, cluster: {{server: '{base}', insecure-skip-tls-verify: true}}}}]\nusers: [{{name: u, user: {{token: t}}}}]\ncontexts: [{{name: x, context: {{cluster: c, user: u, namespace: shop}}}}]\ncurrent-context: x\n"),
+    )
+    .unwrap();
+    // A machine whose CA files are not there (or not certificates): nothing may read them.
+    let garbage = dir.join("not-a-bundle.pem");
+    std::fs::write(&garbage, "not a certificate\n").unwrap();
+    let out = bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .env("SSL_CERT_FILE", &garbage)
+        .env("SSL_CERT_DIR", dir.join("none"))
+        .args(["describe", "--request-timeout", "5s"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    // The handshake succeeds; the test server then says nothing, which is the only failure.
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&base) && !err.contains("certificate") && !err.contains("root"), "{err}");
+}
