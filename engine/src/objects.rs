@@ -22,12 +22,14 @@
 pub mod autoscaler_types;
 mod decode;
 mod kinds;
+mod labels;
 pub mod security;
 pub mod webhooks;
 
 pub use autoscaler_types::{autoscaler_type, read_autoscaler_types, AutoscalerType, Sets, AUTOSCALER_TYPES};
 pub use decode::{decode, pod_spec, resource_list};
 pub use kinds::{guess_plural, type_info};
+pub use labels::LabelSelector;
 
 use std::collections::BTreeMap;
 

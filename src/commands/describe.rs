@@ -4,7 +4,7 @@
 use clap::{Args, ValueEnum};
 use std::io::Write;
 
-use kubectl_quota_engine::objects::{Body, Object};
+use kubectl_quota_engine::objects::{Body, LabelSelector, Object};
 use kubectl_quota_engine::report::quota_view::{self, QuotaView};
 
 use crate::error::Fatal;
@@ -235,20 +235,12 @@ fn write_out(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()
 /// Live, the server applies it; offline, [`Selector::matches`] does, with the same meaning
 /// (`!=` and `notin` also match objects without the key).
 #[derive(Debug, PartialEq)]
-struct Selector(Vec<Requirement>);
-
-#[derive(Debug, PartialEq)]
-enum Requirement {
-    In(String, Vec<String>),
-    NotIn(String, Vec<String>),
-    Exists(String),
-    DoesNotExist(String),
-}
+struct Selector(LabelSelector);
 
 impl Selector {
     fn parse(text: &str) -> Result<Selector, String> {
         let bad = |why: &str| format!("invalid --selector {:?}: {why}", crate::escape::escape(text));
-        let mut requirements = Vec::new();
+        let mut selector = LabelSelector::default();
         for part in split_outside_parentheses(text) {
             let part = part.trim();
             if part.is_empty() {
@@ -257,18 +249,14 @@ impl Selector {
                 }
                 return Err(bad("an empty requirement"));
             }
-            requirements.push(Requirement::parse(part).map_err(|e| bad(&e))?);
+            selector.match_expressions.push(requirement(part).map_err(|e| bad(&e))?);
         }
-        Ok(Selector(requirements))
+        Ok(Selector(selector))
     }
 
+    /// As the API server matches labels (the engine's selectors, webhooks' among them).
     fn matches(&self, labels: &std::collections::BTreeMap<String, String>) -> bool {
-        self.0.iter().all(|r| match r {
-            Requirement::In(k, values) => labels.get(k).is_some_and(|v| values.contains(v)),
-            Requirement::NotIn(k, values) => labels.get(k).is_none_or(|v| !values.contains(v)),
-            Requirement::Exists(k) => labels.contains_key(k),
-            Requirement::DoesNotExist(k) => !labels.contains_key(k),
-        })
+        self.0.matches(labels)
     }
 }
 
@@ -290,41 +278,40 @@ fn split_outside_parentheses(text: &str) -> Vec<&str> {
     parts
 }
 
-impl Requirement {
-    fn parse(part: &str) -> Result<Requirement, String> {
-        let key = |k: &str| -> Result<String, String> {
-            let k = k.trim();
-            let ok = !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
-            ok.then(|| k.to_string()).ok_or_else(|| format!("{k:?} is not a label key"))
-        };
-        let value = |v: &str| -> Result<String, String> {
-            let v = v.trim();
-            let ok = v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-            ok.then(|| v.to_string()).ok_or_else(|| format!("{v:?} is not a label value"))
-        };
-        if let Some(k) = part.strip_prefix('!') {
-            return Ok(Requirement::DoesNotExist(key(k)?));
-        }
-        if let Some((k, v)) = part.split_once("!=") {
-            return Ok(Requirement::NotIn(key(k)?, vec![value(v)?]));
-        }
-        if let Some((k, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
-            return Ok(Requirement::In(key(k)?, vec![value(v)?]));
-        }
-        let words: Vec<&str> = part.splitn(2, char::is_whitespace).collect();
-        if let [k, rest] = words.as_slice() {
-            let rest = rest.trim_start();
-            let (op, list) = rest.split_at(rest.find('(').ok_or_else(|| format!("{part:?}: expected in (...) or notin (...)"))?);
-            let list = list.strip_prefix('(').and_then(|l| l.strip_suffix(')')).ok_or_else(|| format!("{part:?}: unbalanced parentheses"))?;
-            let values = list.split(',').map(value).collect::<Result<Vec<_>, _>>()?;
-            return match op.trim() {
-                "in" => Ok(Requirement::In(key(k)?, values)),
-                "notin" => Ok(Requirement::NotIn(key(k)?, values)),
-                other => Err(format!("{other:?} is not an operator: use =, ==, !=, in or notin")),
-            };
-        }
-        Ok(Requirement::Exists(key(part)?))
+/// One requirement of `-l` as a selector expression: (key, operator, values).
+fn requirement(part: &str) -> Result<(String, String, Vec<String>), String> {
+    let key = |k: &str| -> Result<String, String> {
+        let k = k.trim();
+        let ok = !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+        ok.then(|| k.to_string()).ok_or_else(|| format!("{k:?} is not a label key"))
+    };
+    let value = |v: &str| -> Result<String, String> {
+        let v = v.trim();
+        let ok = v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        ok.then(|| v.to_string()).ok_or_else(|| format!("{v:?} is not a label value"))
+    };
+    if let Some(k) = part.strip_prefix('!') {
+        return Ok((key(k)?, "DoesNotExist".into(), vec![]));
     }
+    if let Some((k, v)) = part.split_once("!=") {
+        return Ok((key(k)?, "NotIn".into(), vec![value(v)?]));
+    }
+    if let Some((k, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
+        return Ok((key(k)?, "In".into(), vec![value(v)?]));
+    }
+    let words: Vec<&str> = part.splitn(2, char::is_whitespace).collect();
+    if let [k, rest] = words.as_slice() {
+        let rest = rest.trim_start();
+        let (op, list) = rest.split_at(rest.find('(').ok_or_else(|| format!("{part:?}: expected in (...) or notin (...)"))?);
+        let list = list.strip_prefix('(').and_then(|l| l.strip_suffix(')')).ok_or_else(|| format!("{part:?}: unbalanced parentheses"))?;
+        let values = list.split(',').map(value).collect::<Result<Vec<_>, _>>()?;
+        return match op.trim() {
+            "in" => Ok((key(k)?, "In".into(), values)),
+            "notin" => Ok((key(k)?, "NotIn".into(), values)),
+            other => Err(format!("{other:?} is not an operator: use =, ==, !=, in or notin")),
+        };
+    }
+    Ok((key(part)?, "Exists".into(), vec![]))
 }
 
 #[cfg(test)]

@@ -108,9 +108,9 @@ fn strings(v: Option<&Value>) -> Vec<String> {
 }
 
 /// A label selector at `path` (`None`: absent, every label set).
-fn label_selector(v: Option<&Value>, path: &str) -> FieldResult<Option<webhooks::LabelSelector>> {
+fn label_selector(v: Option<&Value>, path: &str) -> FieldResult<Option<LabelSelector>> {
     let Some(v) = v.filter(|v| !v.is_null()) else { return Ok(None) };
-    let mut sel = webhooks::LabelSelector::default();
+    let mut sel = LabelSelector::default();
     if let Some(m) = v.get("matchLabels").and_then(Value::as_object) {
         for (k, x) in m {
             let x = x.as_str().ok_or_else(|| (format!("{path}.matchLabels.{k}"), "must be a string".to_string()))?;
