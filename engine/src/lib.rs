@@ -34,6 +34,7 @@ pub mod admission;
 pub mod admission_config;
 pub mod autoscaling;
 pub mod capacity;
+pub mod cel;
 pub mod check;
 pub mod defaulting;
 pub mod dra;

@@ -78,6 +78,17 @@ impl Quantity {
         };
         Quantity { neg: self.neg, nanos, format: self.format, go_dec: self.go_dec, cached: keep }
     }
+    /// `q.AsApproximateFloat64()`: the double nearest the exact value (infinite beyond the
+    /// double range). The one place a quantity becomes floating point, for callers that ask.
+    pub fn approximate_f64(&self) -> f64 {
+        let sign = if self.neg { "-" } else { "" };
+        format!("{sign}{}e-9", self.nanos.to_decimal()).parse().unwrap_or(f64::NAN)
+    }
+    /// `q.AsInt64()`: the value as an `i64` when it is a whole number within the `i64` range.
+    pub fn as_i64(&self) -> Option<i64> {
+        let v = self.value();
+        (self.is_integer() && Quantity::from_int(v, self.format) == *self).then_some(v)
+    }
     /// `q.Value()`: ceiling to an integer (away from zero). Saturates at i64 bounds.
     pub fn value(&self) -> i64 {
         self.scaled_value(0)

@@ -1,0 +1,392 @@
+//! CEL for Kubernetes admission policies: the expressions of a ValidatingAdmissionPolicy
+//! (`validations`, `messageExpression`, `matchConditions`, `auditAnnotations`, `variables`) and
+//! of a MutatingAdmissionPolicy (ApplyConfiguration and JSONPatch mutations), compiled once and
+//! evaluated over JSON documents.
+//!
+//! # What it provides
+//!
+//! * [`compile`] parses an expression for a [`Mode`]; [`Evaluation`] binds an admission
+//!   request's [`Activation`] (`object`, `oldObject`, `request`, `params`, `namespaceObject`)
+//!   and the policy's `variables` in order, and evaluates expressions to JSON.
+//! * JSON in: objects are maps with string keys, arrays lists, integers `int` (`uint`, then
+//!   `double`, beyond the `int` range), other numbers `double`.
+//! * JSON out: booleans, numbers (ints, uints and doubles as JSON numbers), strings, bytes as
+//!   base64, lists, maps (non-string keys printed), `null`, optionals (none as `null`), a
+//!   quantity as its canonical string, `Object{...}` and `Object.spec...{...}` struct literals
+//!   as JSON objects of the fields set, `JSONPatch{...}` as `{"op", "path", "value", "from"}`
+//!   with the fields given.
+//! * The CEL standard library as cel-rust implements it: macros (`has`, `all`, `exists`,
+//!   `exists_one`, `map` with or without a filter, `filter`), `size`, `in`, string
+//!   `startsWith`/`endsWith`/`contains`/`matches`, conversions, cross-type numeric comparison,
+//!   optionals (`?.`, `[?k]`, `optional.of`, `optional.none`, `hasValue`, `value`, `orValue`).
+//! * cel-go's strings extension as cel-rust has it: `charAt`, `indexOf`, `lastIndexOf`,
+//!   `lowerAscii`, `upperAscii`, `replace`, `split`, `substring`, `trim`, `join`, `reverse`,
+//!   `format`, `strings.quote`; and its lists extension: `slice`, `flatten`, `distinct`,
+//!   `reverse`, `sort`, `sortBy`, `lists.range`.
+//! * Kubernetes' libraries: quantity (exact, on [`crate::quantity::Quantity`]: see
+//!   `quantity.rs`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), regex
+//!   (`find`, `findAll`) and sets (`sets.contains`, `sets.equivalent`, `sets.intersects`).
+//!
+//! # What is missing
+//!
+//! * No type checking: expressions are checked when evaluated, not when compiled, so an unknown
+//!   function or field is an evaluation error (the API server rejects the policy at creation).
+//!   No cost estimate or runtime cost budget either: an expression's work is bounded only by
+//!   the limits below, not by the server's cost units.
+//! * Kubernetes libraries not provided: `url`, `ip`/`cidr`, `semver`, `authorizer`, `format`
+//!   (the Kubernetes `format.named(...)` library), quantity `mul`/`div`/`divInt`; cel-go's
+//!   two-variable comprehensions (`all(k, v, ...)`, `transformMap`, ...), `math` extension and
+//!   timestamps/durations (the interpreter is built without its chrono feature).
+//! * A variable is evaluated when bound ([`Evaluation::bind`]), not lazily; its error is
+//!   reported by the expressions that read it, as the server does, and nowhere else.
+//!
+//! # Hostile input
+//!
+//! Policies come from a cluster. Nothing here panics on an expression or a document: sources
+//! longer than [`MAX_SOURCE_LEN`] and expressions nested deeper than [`MAX_DEPTH`] are refused
+//! at compile time (cel-rust recurses per level of nesting, and a stack overflow cannot be
+//! caught); expression nodes the interpreter would panic on (unspecified nodes, a struct field
+//! in a map literal) are refused too; and compiling and evaluating both run under
+//! [`std::panic::catch_unwind`], any panic left in the interpreter becoming an
+//! `Err("... internal error ...")`. Results are refused beyond a size bound.
+
+mod convert;
+mod library;
+mod quantity;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, LazyLock, OnceLock};
+
+use cel::common::ast::{EntryExpr, Expr, IdedExpr};
+use cel::common::types::{CelOptional, CelString, CelStruct, Type};
+use cel::common::value::{CowVal, Val};
+use cel::context::VariableResolver;
+use cel::{Context, Env, ExecutionError, StructType, Value};
+use serde_json::Value as Json;
+
+/// Longer sources are refused (the API server's own bound is of the same order).
+pub const MAX_SOURCE_LEN: usize = 100 * 1024;
+
+/// Expressions nested deeper than this (counting every operator, call, selection and literal
+/// level) are refused: evaluation recurses once per level.
+pub const MAX_DEPTH: usize = 100;
+
+/// Which policy an expression belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A ValidatingAdmissionPolicy (or a MutatingAdmissionPolicy's conditions and variables):
+    /// no struct literals.
+    Validating,
+    /// A MutatingAdmissionPolicy's mutation: `Object{...}`, `Object.<field>...{...}` and
+    /// `JSONPatch{op:, path:, value:, from:}` literals are allowed.
+    Mutating,
+}
+
+/// A compiled expression: `Send + Sync`, and cheap to clone and share.
+#[derive(Clone)]
+pub struct Program {
+    inner: Arc<Compiled>,
+}
+
+struct Compiled {
+    program: cel::Program,
+    env: Arc<Env>,
+    /// The `variables.<name>` the expression reads, in the order first written.
+    variables: Vec<String>,
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program").field("expression", self.inner.program.expression()).finish()
+    }
+}
+
+/// Runs `f`, turning a panic into an error.
+fn guard<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(panic) => {
+            let detail = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(format!("internal error of the CEL interpreter while {what}: {detail}"))
+        }
+    }
+}
+
+/// The standard library, cel-go's strings and lists extensions as cel-rust has them, and
+/// Kubernetes' libraries.
+fn base_env() -> Result<Env, String> {
+    let mut env = Env::stdlib();
+    let declared = |r: Result<(), cel::DeclarationError>| r.map_err(|e| format!("declaring the CEL library: {e}"));
+    declared(env.add_extension(cel::extensions::strings))?;
+    declared(env.add_extension(cel::extensions::lists))?;
+    declared(env.add_extension(quantity::library))?;
+    declared(env.add_extension(library::library))?;
+    Ok(env)
+}
+
+static BASE_ENV: LazyLock<Result<Arc<Env>, String>> = LazyLock::new(|| base_env().map(Arc::new));
+
+/// What compiling learns from the parsed expression.
+#[derive(Default)]
+struct Scan {
+    structs: BTreeSet<String>,
+    variables: Vec<String>,
+}
+
+/// Walks the expression without recursion: records struct literals and `variables.<name>`,
+/// and refuses what the interpreter cannot evaluate safely.
+fn scan(root: &IdedExpr) -> Result<Scan, String> {
+    let mut out = Scan::default();
+    let mut stack: Vec<(&IdedExpr, usize)> = vec![(root, 1)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > MAX_DEPTH {
+            return Err(format!("the expression is nested more than {MAX_DEPTH} levels deep"));
+        }
+        let d = depth + 1;
+        match &node.expr {
+            Expr::Unspecified => return Err("the expression has an empty part".into()),
+            Expr::Ident(_) | Expr::Literal(_) => {}
+            Expr::Call(call) => {
+                stack.extend(call.target.as_deref().map(|t| (t, d)));
+                stack.extend(call.args.iter().map(|a| (a, d)));
+            }
+            Expr::Comprehension(c) => {
+                for e in [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+                    stack.push((e, d));
+                }
+            }
+            Expr::List(list) => stack.extend(list.elements.iter().map(|e| (e, d))),
+            Expr::Map(map) => {
+                for entry in &map.entries {
+                    match &entry.expr {
+                        EntryExpr::MapEntry(e) => {
+                            stack.push((&e.key, d));
+                            stack.push((&e.value, d));
+                        }
+                        EntryExpr::StructField(f) => return Err(format!("a struct field `{}` in a map literal", f.field)),
+                    }
+                }
+            }
+            Expr::Select(select) => {
+                if matches!(&select.operand.expr, Expr::Ident(name) if name == "variables")
+                    && !out.variables.contains(&select.field)
+                {
+                    out.variables.push(select.field.clone());
+                }
+                stack.push((&select.operand, d));
+            }
+            Expr::Struct(s) => {
+                out.structs.insert(s.type_name.clone());
+                for entry in &s.entries {
+                    match &entry.expr {
+                        EntryExpr::StructField(f) => stack.push((&f.value, d)),
+                        EntryExpr::MapEntry(_) => return Err(format!("a map entry in the struct literal {}", s.type_name)),
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The struct types of a mutating policy: `Object`, `Object.<field>...` (any path: fields are
+/// not checked against a schema) and `JSONPatch`. A literal makes a struct of the fields it
+/// sets; an optional field (`?f: v`) holding no value is left unset.
+struct PolicyStruct {
+    ty: Type,
+    json_patch: bool,
+}
+
+impl StructType for PolicyStruct {
+    fn get_type(&self) -> &Type {
+        &self.ty
+    }
+
+    fn new_value<'b, 'v>(&self, fields: BTreeMap<String, CowVal<'b, 'v>>) -> Result<Box<dyn Val + 'v>, ExecutionError> {
+        let name = self.ty.name();
+        let mut out = CelStruct::new(name.to_owned());
+        for (field, value) in fields {
+            let value = match value.downcast_ref::<CelOptional>() {
+                Some(optional) => match optional.option() {
+                    None => continue,
+                    Some(inner) => CowVal::Owned(inner.clone_as_boxed()),
+                },
+                None => value,
+            };
+            if self.json_patch {
+                match field.as_str() {
+                    "op" | "path" | "from" if value.downcast_ref::<CelString>().is_none() => {
+                        return Err(ExecutionError::function_error(
+                            "JSONPatch",
+                            format!("field {field} must be a string, not a {}", value.get_type().name()),
+                        ));
+                    }
+                    "op" | "path" | "from" | "value" => {}
+                    _ => {
+                        return Err(ExecutionError::function_error(
+                            "JSONPatch",
+                            format!("no such field {field}: JSONPatch has op, path, value and from"),
+                        ))
+                    }
+                }
+            }
+            out.add_field_value(field, value);
+        }
+        Ok(Box::new(out))
+    }
+}
+
+/// Compiles `source` for `mode`. Errors are in words: a parse error with its position, a
+/// struct literal where none is allowed, an expression beyond the limits.
+pub fn compile(source: &str, mode: Mode) -> Result<Program, String> {
+    if source.len() > MAX_SOURCE_LEN {
+        return Err(format!("the expression is {} bytes long, more than the {MAX_SOURCE_LEN} allowed", source.len()));
+    }
+    guard("compiling", || compile_unguarded(source, mode))
+}
+
+fn compile_unguarded(source: &str, mode: Mode) -> Result<Program, String> {
+    let base = BASE_ENV.as_ref().map_err(Clone::clone)?;
+    let program = base.compile(source).map_err(|e| e.to_string().trim_end().to_owned())?;
+    let scan = scan(program.expression())?;
+    let env = if scan.structs.is_empty() {
+        Arc::clone(base)
+    } else {
+        let mut env = base_env()?;
+        for name in &scan.structs {
+            let json_patch = name == "JSONPatch";
+            let allowed = mode == Mode::Mutating && (json_patch || name == "Object" || name.starts_with("Object."));
+            if !allowed {
+                return Err(match mode {
+                    Mode::Validating => format!("struct literals ({name}{{...}}) are only allowed in a mutating policy's mutations"),
+                    Mode::Mutating => format!("unknown type {name}: the struct literals are Object{{...}}, Object.<field>...{{...}} and JSONPatch{{...}}"),
+                });
+            }
+            let ty = Type::new_struct(name.clone());
+            env.add_type(PolicyStruct { ty, json_patch }).map_err(|e| format!("the type {name}: {e}"))?;
+        }
+        Arc::new(env)
+    };
+    Ok(Program { inner: Arc::new(Compiled { program, env, variables: scan.variables }) })
+}
+
+/// The documents an admission request gives a policy's expressions; `None` is `null`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Activation<'a> {
+    /// `object`: the object admitted (null for a DELETE).
+    pub object: Option<&'a Json>,
+    /// `oldObject`: the object before (null for a CREATE).
+    pub old_object: Option<&'a Json>,
+    /// `request`: the admission request's attributes (kind, resource, namespace, operation,
+    /// userInfo, dryRun, ...).
+    pub request: Option<&'a Json>,
+    /// `params`: the binding's parameter object.
+    pub params: Option<&'a Json>,
+    /// `namespaceObject`: the namespace of a namespaced object.
+    pub namespace_object: Option<&'a Json>,
+}
+
+const ROOTS: [&str; 5] = ["object", "oldObject", "request", "params", "namespaceObject"];
+
+/// The values expressions read: the activation's documents, converted when first read, and the
+/// variables bound so far.
+struct Roots<'a> {
+    documents: [Option<&'a Json>; 5],
+    converted: [OnceLock<Result<Box<dyn Val>, String>>; 5],
+    /// In the order bound; a later binding of a name hides an earlier one.
+    variables: Vec<(String, Result<Box<dyn Val>, String>)>,
+}
+
+impl Roots<'_> {
+    fn root(&self, i: usize) -> &Result<Box<dyn Val>, String> {
+        self.converted[i].get_or_init(|| match self.documents[i] {
+            None => Ok(Box::new(cel::common::types::CelNull)),
+            Some(json) => convert::json_to_val(json).map_err(|e| format!("{}: {e}", ROOTS[i])),
+        })
+    }
+
+    fn variable(&self, name: &str) -> Option<&Result<Box<dyn Val>, String>> {
+        self.variables.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+impl VariableResolver for Roots<'_> {
+    fn resolve<'b>(&'b self, name: &str) -> Option<CowVal<'b, 'b>> {
+        let value = match ROOTS.iter().position(|r| *r == name) {
+            Some(i) => self.root(i),
+            None => self.variable(name.strip_prefix("variables.")?)?,
+        };
+        value.as_ref().ok().map(|v| CowVal::Borrowed(v.as_ref()))
+    }
+}
+
+/// An activation plus the policy's `variables`, bound in order, against which expressions are
+/// evaluated.
+pub struct Evaluation<'a> {
+    roots: Roots<'a>,
+}
+
+impl<'a> Evaluation<'a> {
+    pub fn new(a: Activation<'a>) -> Self {
+        Evaluation {
+            roots: Roots {
+                documents: [a.object, a.old_object, a.request, a.params, a.namespace_object],
+                converted: Default::default(),
+                variables: Vec::new(),
+            },
+        }
+    }
+
+    /// Adds `variables.<name>`, visible to the variables bound later and to expressions.
+    ///
+    /// The variable is evaluated now. An error in it is not reported here: an expression that
+    /// reads the variable fails with it (`variables.<name>: ...`), and one that does not is
+    /// unaffected.
+    pub fn bind(&mut self, name: &str, p: &Program) {
+        let value = guard("evaluating", || self.run(p, convert::to_static));
+        self.roots.variables.push((name.to_owned(), value));
+    }
+
+    /// Evaluates `p`, its result as JSON (see the module documentation); errors in words.
+    pub fn eval(&self, p: &Program) -> Result<Json, String> {
+        guard("evaluating", || self.run(p, convert::val_to_json))
+    }
+
+    fn run<T>(&self, p: &Program, then: impl FnOnce(&dyn Val) -> Result<T, String>) -> Result<T, String> {
+        let mut context = Context::with_env(Arc::clone(&p.inner.env));
+        context.set_variable_resolver(&self.roots);
+        match Value::resolve_val(p.inner.program.expression(), &context) {
+            Ok(value) => then(value.as_ref()),
+            Err(e) => Err(self.explain(p, e)),
+        }
+    }
+
+    /// An evaluation error in words, naming the variable or document it comes from, if any.
+    fn explain(&self, p: &Program, e: ExecutionError) -> String {
+        for name in &p.inner.variables {
+            if let Some(Err(why)) = self.roots.variable(name) {
+                return format!("variables.{name}: {why}");
+            }
+        }
+        if let ExecutionError::UndeclaredReference(ident) = &e {
+            if ident.as_str() == "variables" {
+                if let Some(name) = p.inner.variables.iter().find(|n| self.roots.variable(n).is_none()) {
+                    return format!("no such variable: variables.{name}");
+                }
+            }
+            if let Some(i) = ROOTS.iter().position(|r| *r == ident.as_str()) {
+                if let Err(why) = self.roots.root(i) {
+                    return why.clone();
+                }
+            }
+        }
+        e.to_string()
+    }
+}
