@@ -74,6 +74,13 @@ pub const MAX_SOURCE_LEN: usize = 100 * 1024;
 /// level) are refused: evaluation recurses once per level.
 pub const MAX_DEPTH: usize = 100;
 
+/// Expressions nesting at most this deep are evaluated on the caller's thread (whose stack may
+/// be as small as 2 MiB); deeper ones on a thread of their own.
+const INLINE_DEPTH: usize = 24;
+
+/// The stack of the thread that evaluates deeply nested expressions.
+const EVAL_STACK: usize = 256 << 20;
+
 /// Which policy an expression belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -96,6 +103,8 @@ struct Compiled {
     env: Arc<Env>,
     /// The `variables.<name>` the expression reads, in the order first written.
     variables: Vec<String>,
+    /// How deeply the expression nests (evaluation recurses once per level).
+    depth: usize,
 }
 
 impl std::fmt::Debug for Program {
@@ -138,6 +147,8 @@ static BASE_ENV: LazyLock<Result<Arc<Env>, String>> = LazyLock::new(|| base_env(
 struct Scan {
     structs: BTreeSet<String>,
     variables: Vec<String>,
+    /// The deepest level of nesting.
+    depth: usize,
 }
 
 /// Walks the expression without recursion: records struct literals and `variables.<name>`,
@@ -149,6 +160,7 @@ fn scan(root: &IdedExpr) -> Result<Scan, String> {
         if depth > MAX_DEPTH {
             return Err(format!("the expression is nested more than {MAX_DEPTH} levels deep"));
         }
+        out.depth = out.depth.max(depth);
         let d = depth + 1;
         match &node.expr {
             Expr::Unspecified => return Err("the expression has an empty part".into()),
@@ -249,12 +261,53 @@ pub fn compile(source: &str, mode: Mode) -> Result<Program, String> {
     if source.len() > MAX_SOURCE_LEN {
         return Err(format!("the expression is {} bytes long, more than the {MAX_SOURCE_LEN} allowed", source.len()));
     }
-    guard("compiling", || compile_unguarded(source, mode))
+    let source = source.to_owned();
+    // The parser recurses deeply for each level of nesting (about 100 KiB of stack per bracket
+    // in a debug build): it runs on a thread of its own with a stack no expression within the
+    // length limit can exhaust. Only the pages used are committed.
+    let compiler = std::thread::Builder::new()
+        .name("cel-compile".into())
+        .stack_size(COMPILE_STACK)
+        .spawn(move || guard("compiling", || compile_unguarded(&source, mode)));
+    match compiler.map(std::thread::JoinHandle::join) {
+        Ok(Ok(result)) => result,
+        Ok(Err(_)) => Err("internal error of the CEL interpreter while compiling".into()),
+        Err(e) => Err(format!("cannot start compiling: {e}")),
+    }
+}
+
+/// The stack of the thread that parses (see [`compile`]).
+const COMPILE_STACK: usize = 512 << 20;
+
+/// Parse errors in words: where and what, for the first few, without cel-rust's copy of the
+/// source line (an expression may be one very long line).
+fn parse_errors(e: &cel::ParseErrors) -> String {
+    const SHOWN: usize = 3;
+    let mut out: Vec<String> = e
+        .errors
+        .iter()
+        .take(SHOWN)
+        .map(|err| {
+            let msg = if err.msg.contains("Recursion limit") {
+                "the expression is nested too deeply".to_owned()
+            } else {
+                err.msg.chars().take(200).collect()
+            };
+            format!("line {}, column {}: {msg}", err.pos.0, err.pos.1)
+        })
+        .collect();
+    if e.errors.len() > SHOWN {
+        out.push(format!("and {} more errors", e.errors.len() - SHOWN));
+    }
+    if out.is_empty() {
+        out.push("the expression does not parse".into());
+    }
+    format!("syntax error: {}", out.join("; "))
 }
 
 fn compile_unguarded(source: &str, mode: Mode) -> Result<Program, String> {
     let base = BASE_ENV.as_ref().map_err(Clone::clone)?;
-    let program = base.compile(source).map_err(|e| e.to_string().trim_end().to_owned())?;
+    let program = base.compile(source).map_err(|e| parse_errors(&e))?;
     let scan = scan(program.expression())?;
     let env = if scan.structs.is_empty() {
         Arc::clone(base)
@@ -274,7 +327,7 @@ fn compile_unguarded(source: &str, mode: Mode) -> Result<Program, String> {
         }
         Arc::new(env)
     };
-    Ok(Program { inner: Arc::new(Compiled { program, env, variables: scan.variables }) })
+    Ok(Program { inner: Arc::new(Compiled { program, env, variables: scan.variables, depth: scan.depth }) })
 }
 
 /// The documents an admission request gives a policy's expressions; `None` is `null`.
@@ -350,13 +403,33 @@ impl<'a> Evaluation<'a> {
     /// reads the variable fails with it (`variables.<name>: ...`), and one that does not is
     /// unaffected.
     pub fn bind(&mut self, name: &str, p: &Program) {
-        let value = guard("evaluating", || self.run(p, convert::to_static));
+        let value = self.on_stack(p, || self.run(p, convert::to_static));
         self.roots.variables.push((name.to_owned(), value));
     }
 
     /// Evaluates `p`, its result as JSON (see the module documentation); errors in words.
     pub fn eval(&self, p: &Program) -> Result<Json, String> {
-        guard("evaluating", || self.run(p, convert::val_to_json))
+        self.on_stack(p, || self.run(p, convert::val_to_json))
+    }
+
+    /// Runs `f` under the panic guard: on this thread when `p` nests little, else on a thread
+    /// of its own with a stack deep enough for any expression [`compile`] accepts (a debug
+    /// build uses some 35 KiB of stack per level).
+    fn on_stack<T: Send>(&self, p: &Program, f: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
+        if p.inner.depth <= INLINE_DEPTH {
+            return guard("evaluating", f);
+        }
+        std::thread::scope(|scope| {
+            let evaluator = std::thread::Builder::new()
+                .name("cel-eval".into())
+                .stack_size(EVAL_STACK)
+                .spawn_scoped(scope, || guard("evaluating", f));
+            match evaluator.map(std::thread::ScopedJoinHandle::join) {
+                Ok(Ok(result)) => result,
+                Ok(Err(_)) => Err("internal error of the CEL interpreter while evaluating".into()),
+                Err(e) => Err(format!("cannot start evaluating: {e}")),
+            }
+        })
     }
 
     fn run<T>(&self, p: &Program, then: impl FnOnce(&dyn Val) -> Result<T, String>) -> Result<T, String> {

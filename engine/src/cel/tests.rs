@@ -57,3 +57,27 @@ fn explore() {
         println!("{s:50} => {r:?}");
     }
 }
+
+#[test]
+fn probe_depth() {
+    let Ok(case) = std::env::var("CEL_PROBE") else { return };
+    let (kind, n) = case.split_once(':').unwrap();
+    let n: usize = n.parse().unwrap();
+    let src = match kind {
+        "plus" => vec!["1"; n].join("+"),
+        "and" => vec!["true"; n].join("&&"),
+        "select" => format!("x{}", ".a".repeat(n)),
+        "neg" => format!("{}1", "-".repeat(n)),
+        "not" => format!("{}true", "!".repeat(n)),
+        "call" => format!("{}1{}", "f(".repeat(n), ")".repeat(n)),
+        "size" => format!("{}1{}", "size(".repeat(n), ")".repeat(n)),
+        "list" => format!("{}1{}", "[".repeat(n), "]".repeat(n)),
+        "compr" => format!("{}1{}", "[1].map(x,".repeat(n), ")".repeat(n)),
+        "index" => format!("x{}", "[0]".repeat(n)),
+        "method" => format!("x{}", ".f()".repeat(n)),
+        "ternary" => format!("{}1", "true ? 1 : ".repeat(n)),
+        _ => panic!(),
+    };
+    let r = compile(&src, Mode::Validating).map(|p| Evaluation::new(Activation::default()).eval(&p));
+    println!("{kind}:{n} => {:?}", r.map(|r| r.map(|_| ())).map_err(|e| e.chars().take(100).collect::<String>()));
+}
