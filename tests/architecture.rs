@@ -83,6 +83,7 @@ const ADMISSION_PLUGINS: &[&str] = &[
     "default_storage_class",
     "pvc_resize",
     "runtime_class",
+    "policy",
     "vpa_webhook",
     "resource_quota",
 ];

@@ -23,11 +23,12 @@ pub mod autoscaler_types;
 mod decode;
 mod kinds;
 mod labels;
+pub mod policies;
 pub mod security;
 pub mod webhooks;
 
 pub use autoscaler_types::{autoscaler_type, read_autoscaler_types, AutoscalerType, Sets, AUTOSCALER_TYPES};
-pub use decode::{decode, pod_spec, resource_list};
+pub use decode::{decode, keep_source, pod_spec, resource_list};
 pub use kinds::{guess_plural, type_info};
 pub use labels::LabelSelector;
 
@@ -164,6 +165,9 @@ pub struct Pod {
     pub resize_infeasible: bool,
     /// What PodSecurity reads of the pod's own fields; `None`: it sets none of them.
     pub security: Option<Box<security::PodSecurity>>,
+    /// The spec as written (JSON), for the admission policies that read the whole object
+    /// ([`keep_source`]); `None`: only the fields above are known.
+    pub source: Option<std::sync::Arc<serde_json::Value>>,
 }
 
 impl Container {
@@ -459,6 +463,10 @@ pub enum Body {
     /// A MutatingWebhookConfiguration or ValidatingWebhookConfiguration: which requests
     /// its webhooks see.
     WebhookConfiguration(Box<webhooks::WebhookConfiguration>),
+    /// A ValidatingAdmissionPolicy or MutatingAdmissionPolicy.
+    AdmissionPolicy(Box<policies::Policy>),
+    /// A ValidatingAdmissionPolicyBinding or MutatingAdmissionPolicyBinding.
+    PolicyBinding(Box<policies::Binding>),
     /// Anything else: only counted (`count/<resource>`).
     Other,
 }

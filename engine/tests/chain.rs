@@ -48,8 +48,10 @@ fn the_plugins_run_in_the_servers_order() {
             Stage::DefaultStorageClass,
             Stage::PersistentVolumeClaimResize,
             Stage::RuntimeClass,
+            Stage::MutatingAdmissionPolicy,
             Stage::MutatingAdmissionWebhook,
+            Stage::ValidatingAdmissionPolicy,
         ]
     );
-    assert_eq!(CHAIN.iter().filter(|p| p.external()).map(|p| p.stage()).collect::<Vec<_>>(), [Stage::MutatingAdmissionWebhook]);
+    assert_eq!(CHAIN.iter().filter(|p| p.external()).map(|p| p.stage()).collect::<Vec<_>>(), [Stage::MutatingAdmissionPolicy, Stage::MutatingAdmissionWebhook]);
 }

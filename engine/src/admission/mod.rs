@@ -37,6 +37,7 @@ pub mod default_storage_class;
 pub mod limit_ranger;
 pub mod namespace_lifecycle;
 pub mod pod_security;
+pub mod policy;
 pub mod priority;
 pub mod pvc_resize;
 pub mod resource_quota;
@@ -79,6 +80,8 @@ pub struct Cluster<'a> {
     /// The VerticalPodAutoscaler (name, object) whose webhook writes the requests of the pod
     /// being created: the one that targets the workload the pod is made for.
     pub vpa: Option<(&'a str, &'a VerticalAutoscaler)>,
+    /// The cluster's admission policies and their bindings; `None`: not read.
+    pub policies: Option<&'a policy::PolicySet>,
 }
 
 /// How a request is sent and judged.
@@ -155,6 +158,11 @@ pub trait Plugin: Sync {
     fn validate(&self, _obj: &Object, _a: &Attributes) -> Result<(), Denial> {
         Ok(())
     }
+    /// What the validating half says without refusing: the server's warnings, and where an
+    /// answer rests on what could not be replayed.
+    fn warnings(&self, _obj: &Object, _a: &Attributes) -> Vec<String> {
+        vec![]
+    }
 }
 
 /// The plugins before quota, in kube-apiserver's order.
@@ -167,7 +175,9 @@ pub const CHAIN: &[&dyn Plugin] = &[
     &DefaultStorageClass,
     &PersistentVolumeClaimResize,
     &RuntimeClass,
+    &MutatingAdmissionPolicy,
     &MutatingAdmissionWebhook,
+    &ValidatingAdmissionPolicy,
 ];
 
 /// One request through the chain: `obj` created in (or, with `old`, updated in) namespace
@@ -197,10 +207,12 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
     if let Some(message) = crate::object_validation::refusal(obj, old, labels, opts.rules, opts.flags, opts.as_sent) {
         return (Decision::refused(RefusalReason::Invalid, message), mutations);
     }
+    let mut mutations = mutations;
     for p in CHAIN.iter().filter(|p| p.handles(obj, &a)) {
         if let Err(d) = p.validate(obj, &a) {
             return (Decision::refused_by(p.stage(), d.reason, d.message), mutations);
         }
+        mutations.extend(p.warnings(obj, &a));
     }
     let request = Request { classes: cluster.device_classes, detail: opts.detail, resize: false };
     (check_request_detailed(quotas, obj, old, opts.limited, opts.rules, &request), mutations)
@@ -428,6 +440,93 @@ impl Plugin for MutatingAdmissionWebhook {
         match (&mut obj.body, a.cluster.vpa) {
             (Body::Pod(p), Some((name, vpa))) => Ok(vpa_webhook::write_pod(p, name, vpa, &a.limit_ranges())),
             _ => Ok(vec![]),
+        }
+    }
+}
+
+/// The request as the policies see it.
+fn policy_request<'a>(obj: &'a Object, a: &'a Attributes) -> policy::Request<'a> {
+    let ti = &obj.type_info;
+    policy::Request {
+        operation: if a.creating() { "CREATE" } else { "UPDATE" },
+        group: &ti.group,
+        version: ti.api_version.rsplit('/').next().unwrap_or_default(),
+        kind: &ti.kind,
+        resource: &ti.resource,
+        namespaced: ti.namespaced,
+        namespace: a.ns,
+        name: if obj.meta.generate_name.is_some() { "" } else { &obj.meta.name },
+        labels: &obj.meta.labels,
+        namespace_labels: a.cluster.namespaces.and_then(|n| n.get(a.ns)),
+        old_object: None,
+    }
+}
+
+/// A policy's stop as the chain has it: a refusal, or (not replayable) a note that the answer
+/// rests on the policy.
+fn policy_stop(stop: policy::Stop) -> Result<Vec<String>, Denial> {
+    match stop {
+        policy::Stop::Denied { reason, message } => Err(Denial {
+            reason: if reason == "Invalid" { RefusalReason::Invalid } else { RefusalReason::Admission },
+            message,
+        }),
+        policy::Stop::Unreplayable(why) => Ok(vec![format!("not replayed: {why}; this answer rests on it")]),
+    }
+}
+
+/// MutatingAdmissionPolicy: the policies' ApplyConfigurations and JSON patches, then the
+/// object decoded and defaulted again as the server does after each policy.
+struct MutatingAdmissionPolicy;
+impl Plugin for MutatingAdmissionPolicy {
+    fn stage(&self) -> Stage {
+        Stage::MutatingAdmissionPolicy
+    }
+    fn handles(&self, obj: &Object, a: &Attributes) -> bool {
+        a.creating() && matches!(obj.body, Body::Pod(_)) && a.cluster.policies.is_some_and(|p| p.any(true))
+    }
+    fn external(&self) -> bool {
+        true
+    }
+    fn reinvoke_if_needed(&self) -> bool {
+        // Each policy says for itself: `policy::mutate` calls only the IfNeeded ones again.
+        true
+    }
+    fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
+        let (Some(set), Some(mut json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return Ok(vec![]) };
+        let before = json.clone();
+        let notes = match policy::mutate(set, &mut json, &policy_request(obj, a), a.reinvoked) {
+            Ok(n) => n,
+            Err(stop) => return policy_stop(stop),
+        };
+        if json != before {
+            policy::object::set_from_json(obj, json).map_err(|e| Denial { reason: RefusalReason::Invalid, message: e })?;
+            crate::defaulting::as_decoded(obj, a.opts.rules);
+        }
+        Ok(notes)
+    }
+}
+
+/// ValidatingAdmissionPolicy: the policies' validations, Deny refusing, Warn warning.
+struct ValidatingAdmissionPolicy;
+impl Plugin for ValidatingAdmissionPolicy {
+    fn stage(&self) -> Stage {
+        Stage::ValidatingAdmissionPolicy
+    }
+    fn handles(&self, obj: &Object, a: &Attributes) -> bool {
+        matches!(obj.body, Body::Pod(_)) && a.cluster.policies.is_some_and(|p| p.any(false))
+    }
+    fn validate(&self, obj: &Object, a: &Attributes) -> Result<(), Denial> {
+        let (Some(set), Some(json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return Ok(()) };
+        match policy::validate(set, &json, &policy_request(obj, a)) {
+            Err(stop @ policy::Stop::Denied { .. }) => policy_stop(stop).map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+    fn warnings(&self, obj: &Object, a: &Attributes) -> Vec<String> {
+        let (Some(set), Some(json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return vec![] };
+        match policy::validate(set, &json, &policy_request(obj, a)) {
+            Ok(w) => w.into_iter().map(|w| format!("Warning: {w}")).collect(),
+            Err(stop) => policy_stop(stop).unwrap_or_default(),
         }
     }
 }

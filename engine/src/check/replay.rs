@@ -42,6 +42,7 @@ fn admit_through(
         storage_classes: state.storage_classes.as_deref(),
         device_classes: state.device_classes.as_ref(),
         vpa,
+        policies: state.policies.as_deref(),
     };
     let quotas = state.quotas.entry(ns.to_string()).or_default();
     let flags = admission::ServerFlags { allow_privileged: opts.allow_privileged.unwrap_or(true) };

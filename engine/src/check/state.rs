@@ -50,6 +50,9 @@ pub struct ClusterState {
     /// The admission webhook configurations, by name (mutating and validating): which webhooks
     /// a request meets. `None`: not read (a state without them, a user who may not list them).
     pub webhooks: Option<std::sync::Arc<BTreeMap<String, crate::objects::webhooks::WebhookConfiguration>>>,
+    /// The admission policies (validating and mutating) and their bindings, compiled.
+    /// `None`: not read (a state without them, a user who may not list them).
+    pub policies: Option<std::sync::Arc<crate::admission::policy::PolicySet>>,
 }
 
 /// The group-resource VerticalPodAutoscalers are stored under.
@@ -267,6 +270,7 @@ impl ClusterState {
             claim_templates_unknown: self.claim_templates_unknown,
             vpas_unknown: self.vpas_unknown,
             webhooks: self.webhooks.clone(),
+            policies: self.policies.clone(),
         }
     }
 
@@ -331,6 +335,31 @@ impl ClusterState {
                 // Mutating and validating configurations may share a name: kept apart.
                 let key = format!("{}/{name}", if c.mutating { "mutating" } else { "validating" });
                 std::sync::Arc::make_mut(self.webhooks.get_or_insert_with(Default::default)).insert(key, *c);
+            }
+            Body::AdmissionPolicy(p) => {
+                let set = self.policies.get_or_insert_with(Default::default);
+                match std::sync::Arc::get_mut(set) {
+                    Some(set) => set.add_policy(name, *p),
+                    None => {
+                        // Shared already (a namespace's view): a fresh set with this one more.
+                        let mut fresh = crate::admission::policy::PolicySet::default();
+                        fresh.extend_from(set);
+                        fresh.add_policy(name, *p);
+                        *set = std::sync::Arc::new(fresh);
+                    }
+                }
+            }
+            Body::PolicyBinding(b) => {
+                let set = self.policies.get_or_insert_with(Default::default);
+                match std::sync::Arc::get_mut(set) {
+                    Some(set) => set.add_binding(name, *b),
+                    None => {
+                        let mut fresh = crate::admission::policy::PolicySet::default();
+                        fresh.extend_from(set);
+                        fresh.add_binding(name, *b);
+                        *set = std::sync::Arc::new(fresh);
+                    }
+                }
             }
             Body::Namespace { terminating } => {
                 if terminating {

@@ -19,7 +19,13 @@ pub const NS: &str = "ns";
 
 pub fn decode(file: &str, text: &str) -> Vec<objects::Object> {
     let docs = manifest::parse_str(file, text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    docs.iter().map(|d| objects::decode(d).unwrap_or_else(|e| panic!("{e}\n{text}"))).collect()
+    docs.into_iter()
+        .map(|d| {
+            let mut o = objects::decode(&d).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            objects::keep_source(&mut o, d.value);
+            o
+        })
+        .collect()
 }
 
 /// Checks `input` against `state`, with an optional admission configuration and node count.

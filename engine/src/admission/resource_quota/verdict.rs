@@ -52,7 +52,9 @@ pub enum Stage {
     DefaultStorageClass,
     PersistentVolumeClaimResize,
     RuntimeClass,
+    MutatingAdmissionPolicy,
     MutatingAdmissionWebhook,
+    ValidatingAdmissionPolicy,
     ResourceQuota,
 }
 

@@ -98,6 +98,12 @@ impl Doc<'_> {
                 let config = webhook_configuration(v, mutating, self.ti.api_version.ends_with("/v1beta1"))?;
                 (self.generic_meta()?, Body::WebhookConfiguration(Box::new(config)))
             }
+            ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy" | "MutatingAdmissionPolicy") => {
+                (self.generic_meta()?, Body::AdmissionPolicy(Box::new(policy(v, kind == "MutatingAdmissionPolicy")?)))
+            }
+            ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding" | "MutatingAdmissionPolicyBinding") => {
+                (self.generic_meta()?, Body::PolicyBinding(Box::new(binding(v, kind == "MutatingAdmissionPolicyBinding")?)))
+            }
             _ => self.other()?,
         })
     }
@@ -163,4 +169,104 @@ fn webhook_configuration(v: &Value, mutating: bool, beta: bool) -> FieldResult<w
         });
     }
     Ok(out)
+}
+
+fn text(v: &Value, key: &str, default: &str) -> String {
+    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(default).to_string()
+}
+
+fn named_rules(v: Option<&Value>) -> Vec<policies::NamedRule> {
+    v.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|r| policies::NamedRule {
+            rule: webhooks::WebhookRule {
+                operations: strings(r.get("operations")),
+                api_groups: strings(r.get("apiGroups")),
+                api_versions: strings(r.get("apiVersions")),
+                resources: strings(r.get("resources")),
+                scope: text(r, "scope", "*"),
+            },
+            resource_names: strings(r.get("resourceNames")),
+        })
+        .collect()
+}
+
+fn match_resources(v: Option<&Value>, path: &str) -> FieldResult<Option<policies::MatchResources>> {
+    let Some(v) = v.filter(|v| !v.is_null()) else { return Ok(None) };
+    Ok(Some(policies::MatchResources {
+        namespace_selector: label_selector(v.get("namespaceSelector"), &format!("{path}.namespaceSelector"))?,
+        object_selector: label_selector(v.get("objectSelector"), &format!("{path}.objectSelector"))?,
+        resource_rules: named_rules(v.get("resourceRules")),
+        exclude_resource_rules: named_rules(v.get("excludeResourceRules")),
+        match_policy: text(v, "matchPolicy", "Equivalent"),
+    }))
+}
+
+fn named_list(v: Option<&Value>) -> Vec<policies::Named> {
+    v.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|n| policies::Named { name: text(n, "name", ""), expression: text(n, "expression", "") })
+        .collect()
+}
+
+/// A ValidatingAdmissionPolicy's or MutatingAdmissionPolicy's spec, with the API's defaults
+/// (failurePolicy Fail, matchPolicy Equivalent).
+fn policy(v: &Value, mutating: bool) -> FieldResult<policies::Policy> {
+    let spec = v.get("spec").unwrap_or(&Value::Null);
+    let param_kind = spec.get("paramKind").filter(|p| !p.is_null()).map(|p| (text(p, "apiVersion", ""), text(p, "kind", "")));
+    let validations = spec
+        .get("validations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|x| policies::Validation {
+            expression: text(x, "expression", ""),
+            message: text(x, "message", ""),
+            message_expression: text(x, "messageExpression", ""),
+            reason: text(x, "reason", ""),
+        })
+        .collect();
+    let mut mutations = Vec::new();
+    for (i, m) in spec.get("mutations").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let expr = |k: &str| m.get(k).and_then(|a| a.get("expression")).and_then(Value::as_str).map(str::to_string);
+        match (text(m, "patchType", "").as_str(), expr("applyConfiguration"), expr("jsonPatch")) {
+            ("ApplyConfiguration", Some(e), _) => mutations.push(policies::Mutation::ApplyConfiguration(e)),
+            ("JSONPatch", _, Some(e)) => mutations.push(policies::Mutation::JsonPatch(e)),
+            (t, _, _) => return Err((format!("spec.mutations[{i}].patchType"), format!("Unsupported value: {t:?}: supported values: \"ApplyConfiguration\", \"JSONPatch\""))),
+        }
+    }
+    Ok(policies::Policy {
+        mutating,
+        param_kind,
+        match_constraints: match_resources(spec.get("matchConstraints"), "spec.matchConstraints")?.unwrap_or_default(),
+        match_conditions: named_list(spec.get("matchConditions")),
+        variables: named_list(spec.get("variables")),
+        failure_policy: text(spec, "failurePolicy", "Fail"),
+        validations,
+        mutations,
+        reinvocation_policy: text(spec, "reinvocationPolicy", "Never"),
+    })
+}
+
+/// A policy binding's spec.
+fn binding(v: &Value, mutating: bool) -> FieldResult<policies::Binding> {
+    let spec = v.get("spec").unwrap_or(&Value::Null);
+    let param_ref = match spec.get("paramRef").filter(|p| !p.is_null()) {
+        None => None,
+        Some(p) => Some(policies::ParamRef {
+            name: text(p, "name", ""),
+            namespace: text(p, "namespace", ""),
+            selector: label_selector(p.get("selector"), "spec.paramRef.selector")?,
+            parameter_not_found_action: text(p, "parameterNotFoundAction", "Deny"),
+        }),
+    };
+    Ok(policies::Binding {
+        mutating,
+        policy_name: text(spec, "policyName", ""),
+        param_ref,
+        match_resources: match_resources(spec.get("matchResources"), "spec.matchResources")?,
+        validation_actions: strings(spec.get("validationActions")),
+    })
 }

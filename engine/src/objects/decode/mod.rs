@@ -176,6 +176,20 @@ impl Doc<'_> {
     }
 }
 
+/// Keeps the JSON of a decoded pod's spec (a Pod's, a workload's template's) in its
+/// [`Pod::source`], taken out of the document's `value`, which is moved here, not copied: the
+/// admission policies read the whole object, not only what the engine decodes.
+pub fn keep_source(obj: &mut Object, mut value: Value) {
+    let (pod, pointer) = match &mut obj.body {
+        Body::Pod(p) => (p, "/spec".to_string()),
+        Body::Workload(w) => (&mut w.template, format!("/{}/spec", w.template_path.replace('.', "/"))),
+        _ => return,
+    };
+    if let Some(spec) = value.pointer_mut(&pointer).filter(|s| s.is_object()) {
+        pod.source = Some(std::sync::Arc::new(spec.take()));
+    }
+}
+
 /// Decodes one document. Errors name the document and the field.
 pub fn decode(doc: &Document) -> Result<Object, InputError> {
     let v = &doc.value;

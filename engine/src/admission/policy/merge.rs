@@ -1,0 +1,229 @@
+//! How a MutatingAdmissionPolicy's result changes the object: an ApplyConfiguration merged
+//! as server-side apply merges it (maps field by field, lists of keyed items item by item,
+//! other lists replaced), and a JSONPatch applied as RFC 6902 says.
+
+use serde_json::{Map, Value};
+
+/// The keys of a pod's keyed lists (their `x-kubernetes-list-map-keys`), by the list's field
+/// name; a list not named here is atomic: an applied one replaces it whole.
+fn list_keys(field: &str) -> Option<&'static [&'static str]> {
+    Some(match field {
+        "containers" | "initContainers" | "ephemeralContainers" | "env" | "volumes" | "imagePullSecrets" | "resourceClaims" | "claims"
+        | "readinessGates" | "schedulingGates" | "hostAliases" => match field {
+            "readinessGates" => &["conditionType"],
+            "hostAliases" => &["ip"],
+            _ => &["name"],
+        },
+        "ports" => &["containerPort", "protocol"],
+        "volumeMounts" => &["mountPath"],
+        "volumeDevices" => &["devicePath"],
+        "resizePolicy" => &["resourceName"],
+        "topologySpreadConstraints" => &["topologyKey", "whenUnsatisfiable"],
+        _ => return None,
+    })
+}
+
+/// The default of a list-map key when an item leaves it out (a port's protocol is TCP).
+fn key_of(item: &Value, keys: &[&str]) -> Vec<Value> {
+    keys.iter()
+        .map(|k| match (item.get(*k), *k) {
+            (Some(v), _) => v.clone(),
+            (None, "protocol") => Value::String("TCP".into()),
+            (None, _) => Value::Null,
+        })
+        .collect()
+}
+
+/// Merges `applied` into `target`, as server-side apply merges an apply configuration into the
+/// live object for a manager that owned nothing before: every field it sets is set, maps and
+/// structs are merged, keyed lists merged by key (new items appended), other lists replaced.
+pub fn apply(target: &mut Value, applied: &Value) {
+    apply_field(target, applied, "");
+}
+
+fn apply_field(target: &mut Value, applied: &Value, field: &str) {
+    match (target, applied) {
+        (Value::Object(t), Value::Object(a)) => merge_maps(t, a),
+        (Value::Array(t), Value::Array(a)) if list_keys(field).is_some() => {
+            let keys = list_keys(field).unwrap_or_default();
+            for item in a {
+                let k = key_of(item, keys);
+                match t.iter_mut().find(|x| key_of(x, keys) == k) {
+                    Some(existing) => apply_field(existing, item, ""),
+                    None => t.push(item.clone()),
+                }
+            }
+        }
+        (t, a) => *t = a.clone(),
+    }
+}
+
+fn merge_maps(t: &mut Map<String, Value>, a: &Map<String, Value>) {
+    for (k, v) in a {
+        match t.get_mut(k) {
+            Some(existing) if !existing.is_null() => apply_field(existing, v, k),
+            _ => {
+                t.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// Applies a JSON patch (a list of `{op, path, value, from}`) to `target`, every operation or
+/// none: an error leaves `target` as it was and says which operation failed.
+pub fn json_patch(target: &mut Value, ops: &Value) -> Result<(), String> {
+    let Some(ops) = ops.as_array() else { return Err(format!("JSONPatch must be a list, got {ops}")) };
+    let mut doc = target.clone();
+    for (i, op) in ops.iter().enumerate() {
+        let s = |k: &str| op.get(k).and_then(Value::as_str).unwrap_or_default();
+        let value = || op.get("value").cloned().ok_or_else(|| format!("JSONPatch[{i}] {}: value is required", s("op")));
+        let r = match s("op") {
+            "add" => value().and_then(|v| add(&mut doc, s("path"), v)),
+            "remove" => remove(&mut doc, s("path")).map(|_| ()),
+            "replace" => value().and_then(|v| remove(&mut doc, s("path")).and_then(|_| add(&mut doc, s("path"), v))),
+            "move" => remove(&mut doc, s("from")).and_then(|v| add(&mut doc, s("path"), v)),
+            "copy" => get(&doc, s("from")).cloned().ok_or_else(|| format!("path {:?} not found", s("from"))).and_then(|v| add(&mut doc, s("path"), v)),
+            "test" => match (get(&doc, s("path")), value()) {
+                (Some(have), Ok(want)) if *have == want => Ok(()),
+                (_, Err(e)) => Err(e),
+                _ => Err(format!("test operation on {:?} failed", s("path"))),
+            },
+            other => Err(format!("unknown JSONPatch operation {other:?}")),
+        };
+        r.map_err(|e| format!("JSONPatch[{i}]: {e}"))?;
+    }
+    *target = doc;
+    Ok(())
+}
+
+/// A JSON pointer's tokens (RFC 6901 escapes undone).
+fn tokens(path: &str) -> Result<Vec<String>, String> {
+    if path.is_empty() {
+        return Ok(vec![]);
+    }
+    let Some(rest) = path.strip_prefix('/') else { return Err(format!("path {path:?} must start with /")) };
+    Ok(rest.split('/').map(|t| t.replace("~1", "/").replace("~0", "~")).collect())
+}
+
+fn get<'v>(doc: &'v Value, path: &str) -> Option<&'v Value> {
+    let mut cur = doc;
+    for t in tokens(path).ok()? {
+        cur = match cur {
+            Value::Object(m) => m.get(&t)?,
+            Value::Array(a) => a.get(t.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// The parent container of `path` and the last token.
+fn parent<'v>(doc: &'v mut Value, path: &str) -> Result<(&'v mut Value, String), String> {
+    let mut t = tokens(path)?;
+    let Some(last) = t.pop() else { return Err("the whole document cannot be the target".into()) };
+    let mut cur = doc;
+    for tok in &t {
+        cur = match cur {
+            Value::Object(m) => m.get_mut(tok),
+            Value::Array(a) => tok.parse::<usize>().ok().and_then(|i| a.get_mut(i)),
+            _ => None,
+        }
+        .ok_or_else(|| format!("path {path:?} not found"))?;
+    }
+    Ok((cur, last))
+}
+
+fn add(doc: &mut Value, path: &str, v: Value) -> Result<(), String> {
+    if path.is_empty() {
+        *doc = v;
+        return Ok(());
+    }
+    let (p, last) = parent(doc, path)?;
+    match p {
+        Value::Object(m) => {
+            m.insert(last, v);
+            Ok(())
+        }
+        Value::Array(a) if last == "-" => {
+            a.push(v);
+            Ok(())
+        }
+        Value::Array(a) => match last.parse::<usize>() {
+            Ok(i) if i <= a.len() => {
+                a.insert(i, v);
+                Ok(())
+            }
+            _ => Err(format!("index {last:?} out of range in {path:?}")),
+        },
+        _ => Err(format!("path {path:?} not found")),
+    }
+}
+
+fn remove(doc: &mut Value, path: &str) -> Result<Value, String> {
+    let (p, last) = parent(doc, path)?;
+    match p {
+        Value::Object(m) => m.remove(&last),
+        Value::Array(a) => last.parse::<usize>().ok().filter(|i| *i < a.len()).map(|i| a.remove(i)),
+        _ => None,
+    }
+    .ok_or_else(|| format!("path {path:?} not found"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn apply_merges_containers_by_name_and_replaces_atomic_lists() {
+        let cases = [
+            (
+                "a request added to the named container",
+                json!({"spec": {"containers": [{"name": "app", "image": "x", "args": ["a"]}, {"name": "b"}]}}),
+                json!({"spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "400m"}}}]}}),
+                json!({"spec": {"containers": [{"name": "app", "image": "x", "args": ["a"], "resources": {"requests": {"cpu": "400m"}}}, {"name": "b"}]}}),
+            ),
+            (
+                "a new container appended",
+                json!({"spec": {"containers": [{"name": "app"}]}}),
+                json!({"spec": {"containers": [{"name": "side", "image": "s"}]}}),
+                json!({"spec": {"containers": [{"name": "app"}, {"name": "side", "image": "s"}]}}),
+            ),
+            (
+                "an atomic list replaced",
+                json!({"spec": {"containers": [{"name": "app", "args": ["a", "b"]}]}}),
+                json!({"spec": {"containers": [{"name": "app", "args": ["c"]}]}}),
+                json!({"spec": {"containers": [{"name": "app", "args": ["c"]}]}}),
+            ),
+            (
+                "ports keyed by port and protocol (TCP by default)",
+                json!({"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 80, "name": "http"}]}]}}),
+                json!({"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 80, "protocol": "TCP", "hostPort": 8080}]}]}}),
+                json!({"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 80, "name": "http", "protocol": "TCP", "hostPort": 8080}]}]}}),
+            ),
+        ];
+        for (what, mut target, applied, want) in cases {
+            apply(&mut target, &applied);
+            assert_eq!(target, want, "{what}");
+        }
+    }
+
+    #[test]
+    fn json_patch_applies_every_operation_or_none() {
+        let base = json!({"spec": {"containers": [{"name": "app"}]}, "metadata": {"labels": {"a/b": "1"}}});
+        let cases = [
+            ("append", json!([{"op": "add", "path": "/spec/containers/-", "value": {"name": "side"}}]), Ok(json!({"spec": {"containers": [{"name": "app"}, {"name": "side"}]}, "metadata": {"labels": {"a/b": "1"}}}))),
+            ("an escaped key replaced", json!([{"op": "replace", "path": "/metadata/labels/a~1b", "value": "2"}]), Ok(json!({"spec": {"containers": [{"name": "app"}]}, "metadata": {"labels": {"a/b": "2"}}}))),
+            ("a failed test changes nothing", json!([{"op": "remove", "path": "/metadata"}, {"op": "test", "path": "/spec", "value": 1}]), Err(())),
+            ("a missing path", json!([{"op": "remove", "path": "/spec/volumes"}]), Err(())),
+        ];
+        for (what, ops, want) in cases {
+            let mut doc = base.clone();
+            let r = json_patch(&mut doc, &ops);
+            match want {
+                Ok(w) => assert_eq!((r, doc), (Ok(()), w), "{what}"),
+                Err(()) => assert_eq!((r.is_err(), doc), (true, base.clone()), "{what}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! The object as the policies see it (JSON), and back: a pod's spec as written
+//! ([`crate::objects::Pod::source`]) with what the plugins before them changed laid over it
+//! (resources, service account, priority class, overhead), and the pod a mutating policy left,
+//! decoded again with the API's defaults.
+
+use serde_json::{json, Map, Value};
+
+use crate::manifest::Document;
+use crate::objects::{Body, Container, Object, Pod};
+use crate::resources::ResourceList;
+
+fn quantities(list: &ResourceList) -> Value {
+    Value::Object(list.iter().map(|(k, q)| (k.clone(), Value::String(q.to_string()))).collect())
+}
+
+/// Lays a container's resources over its JSON.
+fn lay_container(json: &mut Map<String, Value>, c: &Container) {
+    json.insert("name".into(), Value::String(c.name.clone()));
+    let res = json.entry("resources").or_insert_with(|| json!({}));
+    if let Some(res) = res.as_object_mut() {
+        for (key, list) in [("requests", &c.requests), ("limits", &c.limits)] {
+            if list.is_empty() {
+                res.remove(key);
+            } else {
+                res.insert(key.into(), quantities(list));
+            }
+        }
+    }
+}
+
+fn lay_containers(spec: &mut Map<String, Value>, key: &str, list: &[Container]) {
+    if list.is_empty() {
+        return;
+    }
+    let written = spec.remove(key).and_then(|v| if let Value::Array(a) = v { Some(a) } else { None }).unwrap_or_default();
+    let out = list
+        .iter()
+        .map(|c| {
+            let mut j = written.iter().find(|w| w.get("name").and_then(Value::as_str) == Some(&c.name)).and_then(Value::as_object).cloned().unwrap_or_default();
+            if c.sidecar {
+                j.insert("restartPolicy".into(), Value::String("Always".into()));
+            }
+            lay_container(&mut j, c);
+            Value::Object(j)
+        })
+        .collect();
+    spec.insert(key.into(), Value::Array(out));
+}
+
+/// A pod's spec as JSON: as written, with the plugins' changes laid over it.
+fn spec_json(p: &Pod) -> Value {
+    let mut spec = p.source.as_deref().and_then(Value::as_object).cloned().unwrap_or_default();
+    lay_containers(&mut spec, "containers", &p.containers);
+    lay_containers(&mut spec, "initContainers", &p.init_containers);
+    let mut set = |k: &str, v: &str| {
+        if !v.is_empty() {
+            spec.insert(k.into(), Value::String(v.into()));
+        }
+    };
+    set("serviceAccountName", &p.service_account_name);
+    set("priorityClassName", &p.priority_class_name);
+    if !p.overhead.is_empty() {
+        spec.insert("overhead".into(), quantities(&p.overhead));
+    }
+    if !p.pod_requests.is_empty() || !p.pod_limits.is_empty() {
+        let mut r = Map::new();
+        if !p.pod_requests.is_empty() {
+            r.insert("requests".into(), quantities(&p.pod_requests));
+        }
+        if !p.pod_limits.is_empty() {
+            r.insert("limits".into(), quantities(&p.pod_limits));
+        }
+        spec.insert("resources".into(), Value::Object(r));
+    }
+    Value::Object(spec)
+}
+
+/// The object as the policies see it: for a pod, its whole JSON; `None` for the objects
+/// this tool does not replay policies on.
+pub fn as_json(obj: &Object, ns: &str) -> Option<Value> {
+    let Body::Pod(p) = &obj.body else { return None };
+    let m = &obj.meta;
+    let mut meta = Map::new();
+    match &m.generate_name {
+        Some(g) => {
+            meta.insert("generateName".into(), Value::String(g.clone()));
+        }
+        None => {
+            meta.insert("name".into(), Value::String(m.name.clone()));
+        }
+    }
+    meta.insert("namespace".into(), Value::String(ns.into()));
+    if !m.labels.is_empty() {
+        meta.insert("labels".into(), json!(m.labels));
+    }
+    if !m.annotations.is_empty() {
+        meta.insert("annotations".into(), json!(m.annotations));
+    }
+    Some(json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec_json(p)}))
+}
+
+/// Takes the pod a mutating policy left: decoded again (the API's defaults applied by the
+/// caller), what the request's status carried kept. An object the API would not decode is
+/// refused in the decoder's words.
+pub fn set_from_json(obj: &mut Object, v: Value) -> Result<(), String> {
+    let doc = Document { origin: obj.origin.clone(), value: v };
+    let mut decoded = crate::objects::decode(&doc).map_err(|e| match e.field {
+        Some(f) => format!("{f}: {}", e.message),
+        None => e.message,
+    })?;
+    crate::objects::keep_source(&mut decoded, doc.value);
+    let (Body::Pod(old), Body::Pod(mut new)) = (&obj.body, decoded.body) else { return Err("the policy changed the object's kind".into()) };
+    new.phase = old.phase.clone();
+    new.status_qos_class = old.status_qos_class.clone();
+    new.container_statuses = old.container_statuses.clone();
+    new.claims_created = old.claims_created.clone();
+    new.resize_infeasible = old.resize_infeasible;
+    obj.body = Body::Pod(new);
+    obj.meta.labels = decoded.meta.labels;
+    obj.meta.annotations = decoded.meta.annotations;
+    Ok(())
+}

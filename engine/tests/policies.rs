@@ -1,0 +1,145 @@
+//! MutatingAdmissionPolicy and ValidatingAdmissionPolicy replayed before quota: what a policy
+//! changes is what quota charges, and a policy's refusal is the answer, in the server's words.
+
+mod support;
+
+use support::*;
+
+fn namespace() -> String {
+    format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {NS}, labels: {{kubernetes.io/metadata.name: {NS}}}}}\n")
+}
+
+/// Every container needs a memory limit (the issue's third trial).
+const MEM_LIMITS: &str = "\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: mem-limits}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods]}]
+  validations:
+  - expression: \"object.spec.containers.all(c, has(c.resources.limits) && 'memory' in c.resources.limits)\"
+    message: every container needs a memory limit
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: mem-limits}
+spec: {policyName: mem-limits, validationActions: [ACTION]}
+";
+
+/// Containers without a cpu request get 400m (the issue's second trial).
+const CPU_DEFAULT: &str = "\
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: cpu-default}
+spec:
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{spec: Object.spec{containers: object.spec.containers.filter(c, !has(c.resources.requests) || !('cpu' in c.resources.requests)).map(c,
+        Object.spec.containers{name: c.name, resources: Object.spec.containers.resources{requests: {'cpu': '400m'}}})}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: cpu-default}
+spec: {policyName: cpu-default}
+";
+
+/// A sidecar added by JSON patch, with its own requests.
+const SIDECAR: &str = "\
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: sidecar}
+spec:
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        [JSONPatch{op: 'add', path: '/spec/containers/-', value: Object.spec.containers{name: 'proxy', image: 'p',
+        resources: Object.spec.containers.resources{requests: {'cpu': '100m'}, limits: {'cpu': '2'}}}}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: sidecar}
+spec: {policyName: sidecar}
+";
+
+fn app(resources: &str) -> String {
+    format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {{containers: [{{name: app, image: x, resources: {{{resources}}}}}]}}\n")
+}
+
+fn shop(replicas: i32) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: shop}}\nspec: {{replicas: {replicas}, selector: {{matchLabels: {{app: shop}}}}, template: {{metadata: {{labels: {{app: shop}}}}, spec: {{containers: [{{name: app, image: x, resources: {{requests: {{cpu: 200m}}}}}}]}}}}}}\n"
+    )
+}
+
+#[test]
+fn the_policies_decide_before_quota_in_the_servers_words() {
+    let compute = quota("compute", "", "requests.cpu=1/0 requests.memory=1Gi/0");
+    let cpu_quota = quota("compute", "", "requests.cpu=1/0 limits.cpu=2/0");
+    let rows: Vec<(&str, String, String, String)> = vec![
+        (
+            "a Deny binding refuses in the policy's words, before quota's must-specify",
+            cluster(&[namespace(), compute.clone(), MEM_LIMITS.replace("ACTION", "Deny")]),
+            app("requests: {cpu: 100m}"),
+            "ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits' denied request: every container needs a memory limit".into(),
+        ),
+        (
+            "a Warn binding leaves the answer to quota",
+            cluster(&[namespace(), compute.clone(), MEM_LIMITS.replace("ACTION", "Warn")]),
+            app("requests: {cpu: 100m}"),
+            "failed quota: compute: must specify requests.memory for: app".into(),
+        ),
+        (
+            "a pod the policy passes is quota's",
+            cluster(&[namespace(), compute.clone(), MEM_LIMITS.replace("ACTION", "Deny")]),
+            app("requests: {cpu: 100m, memory: 1Mi}, limits: {memory: 1Mi}"),
+            OK.into(),
+        ),
+        (
+            "a request a mutating policy gives leaves only the limit to specify",
+            cluster(&[namespace(), cpu_quota.clone(), CPU_DEFAULT.into()]),
+            app(""),
+            "failed quota: compute: must specify limits.cpu for: app".into(),
+        ),
+        (
+            "the request a mutating policy gives is charged",
+            cluster(&[namespace(), quota("compute", "", "requests.cpu=300m/0"), CPU_DEFAULT.into()]),
+            app(""),
+            exceeded("compute", "requests.cpu", "400m", "0", "300m"),
+        ),
+        (
+            "a sidecar a policy adds is charged with the pod",
+            cluster(&[namespace(), quota("compute", "", "requests.cpu=1/0"), SIDECAR.into()]),
+            shop(4),
+            pods_stop(3, 4, exceeded("compute", "requests.cpu", "300m", "900m", "1")),
+        ),
+    ];
+    let mut t = Table::default();
+    for (what, state, input, want) in rows {
+        t.row(what, summary(&check_one(&state, &input)), want);
+    }
+    t.done();
+}
+
+#[test]
+fn a_warn_binding_is_said_as_the_servers_warning() {
+    let d = check_one(&cluster(&[namespace(), MEM_LIMITS.replace("ACTION", "Warn")]), &app("requests: {cpu: 100m}"));
+    assert!(
+        d.notes.iter().chain(d.mutations.iter()).any(|n| n
+            == "Warning: Validation failed for ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits': every container needs a memory limit"),
+        "{:?} {:?}",
+        d.notes,
+        d.mutations
+    );
+}
