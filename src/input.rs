@@ -171,9 +171,14 @@ struct Decoder<F> {
 }
 
 impl<F: FnMut(objects::Object)> Decoder<F> {
-    fn add(&mut self, d: &Document) {
-        match objects::decode(d) {
-            Ok(o) => (self.each)(o),
+    /// Decodes `d`, keeping its pod spec's JSON in the object (moved: the admission policies
+    /// read the whole pod).
+    fn add(&mut self, d: Document) {
+        match objects::decode(&d) {
+            Ok(mut o) => {
+                objects::keep_source(&mut o, d.value);
+                (self.each)(o)
+            }
             Err(e) => self.errors.push(e.to_string()),
         }
     }
@@ -251,14 +256,14 @@ fn load_each<S: AsRef<str> + Sync>(
                 kustomization,
                 recursive,
                 |d| {
-                    decoder.add(&d);
+                    decoder.add(d);
                     Ok(())
                 },
                 |file, text| record(&mut found, file, text),
             );
         };
         for chunk in receive {
-            chunk.iter().for_each(|d| decoder.add(d));
+            chunk.into_iter().for_each(|d| decoder.add(d));
         }
         match reader.join() {
             Ok(read) => {
