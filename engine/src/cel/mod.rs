@@ -348,24 +348,27 @@ pub struct Activation<'a> {
 
 const ROOTS: [&str; 5] = ["object", "oldObject", "request", "params", "namespaceObject"];
 
+/// A converted document or a bound variable: its value, or why it has none.
+type Bound = Result<Box<dyn Val>, String>;
+
 /// The values expressions read: the activation's documents, converted when first read, and the
 /// variables bound so far.
 struct Roots<'a> {
     documents: [Option<&'a Json>; 5],
-    converted: [OnceLock<Result<Box<dyn Val>, String>>; 5],
+    converted: [OnceLock<Bound>; 5],
     /// In the order bound; a later binding of a name hides an earlier one.
-    variables: Vec<(String, Result<Box<dyn Val>, String>)>,
+    variables: Vec<(String, Bound)>,
 }
 
 impl Roots<'_> {
-    fn root(&self, i: usize) -> &Result<Box<dyn Val>, String> {
+    fn root(&self, i: usize) -> &Bound {
         self.converted[i].get_or_init(|| match self.documents[i] {
             None => Ok(Box::new(cel::common::types::CelNull)),
             Some(json) => convert::json_to_val(json).map_err(|e| format!("{}: {e}", ROOTS[i])),
         })
     }
 
-    fn variable(&self, name: &str) -> Option<&Result<Box<dyn Val>, String>> {
+    fn variable(&self, name: &str) -> Option<&Bound> {
         self.variables.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v)
     }
 }
