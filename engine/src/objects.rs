@@ -469,6 +469,9 @@ pub enum Body {
     PolicyBinding(Box<policies::Binding>),
     /// Anything else: only counted (`count/<resource>`).
     Other,
+    /// A ConfigMap, or an object of a kind this tool does not know (a custom resource), kept
+    /// whole: an admission policy may take it as its params. Otherwise as [`Body::Other`].
+    Kept(std::sync::Arc<serde_json::Value>),
 }
 
 /// Who sets a workload's replica count instead of its `spec.replicas`.

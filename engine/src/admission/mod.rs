@@ -82,6 +82,8 @@ pub struct Cluster<'a> {
     pub vpa: Option<(&'a str, &'a VerticalAutoscaler)>,
     /// The cluster's admission policies and their bindings; `None`: not read.
     pub policies: Option<&'a policy::PolicySet>,
+    /// The objects policies may read as params (ConfigMaps, custom resources).
+    pub params: Option<&'a policy::Params>,
 }
 
 /// How a request is sent and judged.
@@ -459,6 +461,7 @@ fn policy_request<'a>(obj: &'a Object, a: &'a Attributes) -> policy::Request<'a>
         labels: &obj.meta.labels,
         namespace_labels: a.cluster.namespaces.and_then(|n| n.get(a.ns)),
         old_object: None,
+        params: a.cluster.params,
     }
 }
 

@@ -475,6 +475,13 @@ impl<'a> Evaluation<'a> {
                 }
             }
         }
-        e.to_string()
+        match &e {
+            // cel-go's words, which the server quotes in a refusal.
+            ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
+            ExecutionError::UndeclaredReference(r) => format!("undeclared reference to '{r}'"),
+            ExecutionError::DivisionByZero(_) => "division by zero".into(),
+            ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
+            _ => e.to_string(),
+        }
     }
 }

@@ -43,6 +43,7 @@ fn admit_through(
         device_classes: state.device_classes.as_ref(),
         vpa,
         policies: state.policies.as_deref(),
+        params: Some(&state.params),
     };
     let quotas = state.quotas.entry(ns.to_string()).or_default();
     let flags = admission::ServerFlags { allow_privileged: opts.allow_privileged.unwrap_or(true) };

@@ -53,6 +53,8 @@ pub struct ClusterState {
     /// The admission policies (validating and mutating) and their bindings, compiled.
     /// `None`: not read (a state without them, a user who may not list them).
     pub policies: Option<std::sync::Arc<crate::admission::policy::PolicySet>>,
+    /// The objects a policy may read as its params (ConfigMaps, custom resources), whole.
+    pub params: crate::admission::policy::Params,
 }
 
 /// The group-resource VerticalPodAutoscalers are stored under.
@@ -271,6 +273,7 @@ impl ClusterState {
             vpas_unknown: self.vpas_unknown,
             webhooks: self.webhooks.clone(),
             policies: self.policies.clone(),
+            params: self.params.clone(),
         }
     }
 
@@ -335,6 +338,10 @@ impl ClusterState {
                 // Mutating and validating configurations may share a name: kept apart.
                 let key = format!("{}/{name}", if c.mutating { "mutating" } else { "validating" });
                 std::sync::Arc::make_mut(self.webhooks.get_or_insert_with(Default::default)).insert(key, *c);
+            }
+            Body::Kept(v) => {
+                let ns = if o.type_info.namespaced { ns } else { String::new() };
+                self.params.insert((o.type_info.group.clone(), o.type_info.kind.clone(), ns, name), v);
             }
             Body::AdmissionPolicy(p) => {
                 let set = self.policies.get_or_insert_with(Default::default);

@@ -135,6 +135,8 @@ pub struct Request<'a> {
     pub namespace_labels: Option<&'a BTreeMap<String, String>>,
     /// The object before the request (an update).
     pub old_object: Option<&'a Value>,
+    /// The objects params are read from; `None`: not read.
+    pub params: Option<&'a Params>,
 }
 
 impl Request<'_> {
@@ -195,18 +197,21 @@ fn selects(m: &MatchResources, r: &Request, constraints: bool) -> Option<bool> {
     }
 }
 
-/// Whether the binding applies its policy to the request: the policy's constraints, the
-/// binding's own match resources, and the policy's match conditions.
-fn applies(p: &CompiledPolicy, b: &Binding, r: &Request, eval: &Evaluation, names: (&str, &str)) -> Result<bool, Stop> {
+/// Whether the binding selects the request: the policy's constraints and the binding's own
+/// match resources.
+fn selected(p: &CompiledPolicy, b: &Binding, r: &Request, names: (&str, &str)) -> Result<bool, Stop> {
     let unknown = || Stop::Unreplayable(format!("{} {:?}: its namespaceSelector needs the namespace's labels, which were not read", kind_name(p), names.0));
     if !selects(&p.policy.match_constraints, r, true).ok_or_else(unknown)? {
         return Ok(false);
     }
-    if let Some(m) = &b.match_resources {
-        if !selects(m, r, false).ok_or_else(unknown)? {
-            return Ok(false);
-        }
+    match &b.match_resources {
+        Some(m) => selects(m, r, false).ok_or_else(unknown),
+        None => Ok(true),
     }
+}
+
+/// Whether the policy's match conditions hold; an error is the failure policy's.
+fn conditions_hold(p: &CompiledPolicy, eval: &Evaluation, names: (&str, &str)) -> Result<bool, Stop> {
     for (name, c) in &p.conditions {
         match c.as_ref().map_err(Clone::clone).and_then(|prog| eval.eval(prog)) {
             Ok(Value::Bool(true)) => {}
@@ -216,6 +221,59 @@ fn applies(p: &CompiledPolicy, b: &Binding, r: &Request, eval: &Evaluation, name
         }
     }
     Ok(true)
+}
+
+/// The objects a policy's params kind is stored as, by (group, kind, namespace, name); the
+/// namespace is empty for a cluster-scoped kind.
+pub type Params = BTreeMap<(String, String, String, String), Arc<Value>>;
+
+/// The params a binding gives its policy: `[None]` for a policy without params, each param
+/// found otherwise; an empty list skips the binding (`parameterNotFoundAction: Allow`).
+fn params_of<'p>(p: &CompiledPolicy, b: &Binding, r: &Request<'p>, names: (&str, &str)) -> Result<Vec<Option<&'p Value>>, Stop> {
+    let Some((api_version, kind)) = &p.policy.param_kind else { return Ok(vec![None]) };
+    let unreplayable = |why: &str| Stop::Unreplayable(format!("{} {:?} (binding {:?}) reads its params ({kind} {api_version}): {why}", kind_name(p), names.0, names.1));
+    let Some(pr) = &b.param_ref else { return Err(unreplayable("the binding names none")) };
+    let ti = crate::objects::type_info(api_version, kind);
+    let ns = if !ti.namespaced {
+        ""
+    } else if pr.namespace.is_empty() {
+        r.namespace
+    } else {
+        pr.namespace.as_str()
+    };
+    let of_kind: Vec<(&str, &'p Value)> = r
+        .params
+        .into_iter()
+        .flatten()
+        .filter(|((g, k, n, _), _)| *g == ti.group && k == kind && n == ns)
+        .map(|((_, _, _, name), v)| (name.as_str(), v.as_ref()))
+        .collect();
+    if of_kind.is_empty() {
+        // None of the kind is known there: not read, rather than known to be missing.
+        return Err(unreplayable(&format!("none of them was read{}", if ns.is_empty() { String::new() } else { format!(" in namespace {ns:?}") })));
+    }
+    let found: Vec<Option<&Value>> = match &pr.selector {
+        _ if !pr.name.is_empty() => of_kind.iter().filter(|(n, _)| *n == pr.name).map(|(_, v)| Some(*v)).collect(),
+        Some(sel) => of_kind
+            .iter()
+            .filter(|(_, v)| {
+                let labels: BTreeMap<String, String> = serde_json::from_value(v.pointer("/metadata/labels").cloned().unwrap_or_default()).unwrap_or_default();
+                sel.matches(&labels)
+            })
+            .map(|(_, v)| Some(*v))
+            .collect(),
+        None => vec![],
+    };
+    if found.is_empty() && pr.parameter_not_found_action != "Allow" {
+        let err = "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction";
+        let message = if p.policy.mutating {
+            format!("policy '{}' with binding '{}' denied request: {err}", names.0, names.1)
+        } else {
+            format!("ValidatingAdmissionPolicy '{}' with binding '{}' denied request: {err}", names.0, names.1)
+        };
+        return Err(Stop::Denied { reason: "Forbidden".into(), message });
+    }
+    Ok(found)
 }
 
 fn kind_name(p: &CompiledPolicy) -> &'static str {
@@ -240,23 +298,16 @@ fn failed(p: &CompiledPolicy, (policy, binding): (&str, &str), err: &str) -> Res
     Err(Stop::Denied { reason: "Invalid".into(), message })
 }
 
-/// The evaluation context of one binding: the request, params (none), and the policy's
+/// The evaluation context of one binding and param: the request, the param, and the policy's
 /// variables in order.
-fn evaluation<'a>(p: &CompiledPolicy, object: &'a Value, request: &'a Value, ns: Option<&'a Value>, old: Option<&'a Value>) -> Evaluation<'a> {
-    let mut eval = Evaluation::new(Activation { object: Some(object), old_object: old, request: Some(request), params: None, namespace_object: ns });
+fn evaluation<'a>(p: &CompiledPolicy, object: &'a Value, request: &'a Value, ns: Option<&'a Value>, old: Option<&'a Value>, params: Option<&'a Value>) -> Evaluation<'a> {
+    let mut eval = Evaluation::new(Activation { object: Some(object), old_object: old, request: Some(request), params, namespace_object: ns });
     for (name, c) in &p.variables {
         if let Ok(prog) = c {
             eval.bind(name, prog);
         }
     }
     eval
-}
-
-/// The policy takes params this tool does not read: the answer rests on it.
-fn needs_params(p: &CompiledPolicy, names: (&str, &str)) -> Option<Stop> {
-    p.policy.param_kind.as_ref().map(|(v, k)| {
-        Stop::Unreplayable(format!("{} {:?} (binding {:?}) reads its params ({k} {v}), which are not replayed", kind_name(p), names.0, names.1))
-    })
 }
 
 /// The ValidatingAdmissionPolicies' verdict on `object`: `Ok` with the warnings of the
@@ -267,13 +318,24 @@ pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> Result<Vec<Stri
     let mut warnings = Vec::new();
     for (pname, p, bname, b) in set.bound(false) {
         let names = (pname, bname);
-        let eval = evaluation(p, object, &request, ns.as_ref(), r.old_object);
-        if !applies(p, b, r, &eval, names)? {
+        if !selected(p, b, r, names)? {
             continue;
         }
-        if let Some(stop) = needs_params(p, names) {
-            return Err(stop);
+        for param in params_of(p, b, r, names)? {
+            let eval = evaluation(p, object, &request, ns.as_ref(), r.old_object, param);
+            if !conditions_hold(p, &eval, names)? {
+                continue;
+            }
+            validate_one(p, b, &eval, names, &mut warnings)?;
         }
+    }
+    Ok(warnings)
+}
+
+/// One binding's validations with one param: the first Deny refuses, Warn warns.
+fn validate_one(p: &CompiledPolicy, b: &Binding, eval: &Evaluation, (pname, bname): (&str, &str), warnings: &mut Vec<String>) -> Result<(), Stop> {
+    let names = (pname, bname);
+    {
         for ((c, message_expr), v) in p.validations.iter().zip(&p.policy.validations) {
             let outcome = match c.as_ref().map_err(Clone::clone).and_then(|prog| eval.eval(prog)) {
                 Ok(Value::Bool(true)) => continue,
@@ -309,7 +371,7 @@ pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> Result<Vec<Stri
             }
         }
     }
-    Ok(warnings)
+    Ok(())
 }
 
 /// Runs the MutatingAdmissionPolicies on `object` (in place). `reinvoked`: the chain's second
@@ -324,19 +386,31 @@ pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool)
             continue;
         }
         let names = (pname, bname);
-        let snapshot = object.clone();
-        let eval = evaluation(p, &snapshot, &request, ns.as_ref(), r.old_object);
-        if !applies(p, b, r, &eval, names)? {
+        if !selected(p, b, r, names)? {
             continue;
         }
-        if let Some(stop) = needs_params(p, names) {
-            return Err(stop);
-        }
         let before = object.clone();
+        for param in params_of(p, b, r, names)? {
+            let snapshot = object.clone();
+            if !conditions_hold(p, &evaluation(p, &snapshot, &request, ns.as_ref(), r.old_object, param), names)? {
+                continue;
+            }
+            mutate_one(p, object, &request, ns.as_ref(), r.old_object, param, names)?;
+        }
+        if *object != before {
+            notes.push(format!("MutatingAdmissionPolicy {pname:?} (binding {bname:?}) changed the object"));
+        }
+    }
+    Ok(notes)
+}
+
+/// One binding's mutations with one param, in order.
+fn mutate_one(p: &CompiledPolicy, object: &mut Value, request: &Value, ns: Option<&Value>, old: Option<&Value>, param: Option<&Value>, names: (&str, &str)) -> Result<(), Stop> {
+    {
         for (apply, c) in &p.mutations {
             // Each mutation sees the object as the ones before it left it.
             let current = object.clone();
-            let eval = evaluation(p, &current, &request, ns.as_ref(), r.old_object);
+            let eval = evaluation(p, &current, request, ns, old, param);
             let result = c.as_ref().map_err(Clone::clone).and_then(|prog| eval.eval(prog));
             let changed = result.and_then(|v| {
                 if *apply {
@@ -350,9 +424,6 @@ pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool)
                 failed(p, names, &e)?;
             }
         }
-        if *object != before {
-            notes.push(format!("MutatingAdmissionPolicy {pname:?} (binding {bname:?}) changed the object"));
-        }
     }
-    Ok(notes)
+    Ok(())
 }

@@ -178,8 +178,15 @@ impl Doc<'_> {
 
 /// Keeps the JSON of a decoded pod's spec (a Pod's, a workload's template's) in its
 /// [`Pod::source`], taken out of the document's `value`, which is moved here, not copied: the
-/// admission policies read the whole object, not only what the engine decodes.
+/// admission policies read the whole object, not only what the engine decodes. A ConfigMap or
+/// an object of a kind not known here is kept whole ([`Body::Kept`]): a policy may read it as
+/// its params.
 pub fn keep_source(obj: &mut Object, mut value: Value) {
+    let ti = &obj.type_info;
+    if matches!(obj.body, Body::Other) && ((ti.group.is_empty() && ti.kind == "ConfigMap") || ti.guessed) {
+        obj.body = Body::Kept(std::sync::Arc::new(value));
+        return;
+    }
     let (pod, pointer) = match &mut obj.body {
         Body::Pod(p) => (p, "/spec".to_string()),
         Body::Workload(w) => (&mut w.template, format!("/{}/spec", w.template_path.replace('.', "/"))),
