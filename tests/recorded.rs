@@ -133,6 +133,12 @@ fn run_case(set: &Path, dir: &Path, version: &str) -> Result<bool, String> {
                 );
             }
         }
+        // The server's warnings (a ValidatingAdmissionPolicy's Warn), every one, in order.
+        let strings = |v: &Value| v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect::<Vec<_>>()).unwrap_or_default();
+        let (want_warnings, got_warnings) = (strings(&w["warnings"]), strings(&g["warnings"]));
+        if want_warnings != got_warnings {
+            problems.push(format!("{label} warnings:\n      expected {want_warnings:?}\n      got      {got_warnings:?}"));
+        }
     }
     if problems.is_empty() {
         Ok(via_alternative)

@@ -459,6 +459,9 @@ fn document_block(out: &mut String, d: &DocumentReport) {
     for m in &d.mutations {
         let _ = writeln!(out, "  before quota: {}", esc(m));
     }
+    for w in &d.warnings {
+        let _ = writeln!(out, "  Warning: {}", esc(w));
+    }
     let gr = d.quotas.first().map(|_| format!("{}s", d.kind.to_lowercase())).unwrap_or_default();
     quota_blocks(out, &d.quotas, "  ", &gr);
     if let Some(p) = &d.pods {

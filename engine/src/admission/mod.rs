@@ -446,6 +446,9 @@ impl Plugin for MutatingAdmissionWebhook {
     }
 }
 
+/// How a plugin's warning starts among the chain's sentences (the report keeps them apart).
+pub const WARNING: &str = "Warning: ";
+
 /// The request as the policies see it.
 fn policy_request<'a>(obj: &'a Object, a: &'a Attributes) -> policy::Request<'a> {
     let ti = &obj.type_info;
@@ -528,7 +531,7 @@ impl Plugin for ValidatingAdmissionPolicy {
     fn warnings(&self, obj: &Object, a: &Attributes) -> Vec<String> {
         let (Some(set), Some(json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return vec![] };
         match policy::validate(set, &json, &policy_request(obj, a)) {
-            Ok(w) => w.into_iter().map(|w| format!("Warning: {w}")).collect(),
+            Ok(w) => w.into_iter().map(|w| format!("{WARNING}{w}")).collect(),
             Err(stop) => policy_stop(stop).unwrap_or_default(),
         }
     }

@@ -109,6 +109,10 @@ pub struct DocumentReport {
     pub pod_message_alternatives: Vec<String>,
     /// What the API server changes before quota sees the object.
     pub mutations: Vec<String>,
+    /// The warnings the server sends back with its answer (a ValidatingAdmissionPolicy's
+    /// `Warn`), as kubectl prints them after `Warning: `.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub usage: ResourceList,
     pub quotas: Vec<QuotaReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -170,6 +174,8 @@ impl DocumentReport {
     /// The report of a document as the admission chain (or what stopped it before) decided
     /// it, `ns` being where it was sent; what its controllers create is filled in later.
     pub(super) fn decided(obj: &Object, ns: &str, decision: Decision, mutations: Vec<String>, notes: Vec<String>) -> DocumentReport {
+        let (warnings, mutations): (Vec<String>, Vec<String>) = mutations.into_iter().partition(|m| m.starts_with(crate::admission::WARNING));
+        let warnings = warnings.into_iter().map(|w| w[crate::admission::WARNING.len()..].to_string()).collect();
         DocumentReport {
             kind: obj.type_info.kind.clone(),
             name: obj.meta.name.clone(),
@@ -191,6 +197,7 @@ impl DocumentReport {
             pods_pending: None,
             pod_message_alternatives: vec![],
             mutations,
+            warnings,
             usage: decision.usage,
             quotas: decision.quotas,
             pods: None,
