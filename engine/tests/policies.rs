@@ -135,11 +135,25 @@ fn the_policies_decide_before_quota_in_the_servers_words() {
 #[test]
 fn a_warn_binding_is_said_as_the_servers_warning() {
     let d = check_one(&cluster(&[namespace(), MEM_LIMITS.replace("ACTION", "Warn")]), &app("requests: {cpu: 100m}"));
-    assert!(
-        d.notes.iter().chain(d.mutations.iter()).any(|n| n
-            == "Warning: Validation failed for ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits': every container needs a memory limit"),
-        "{:?} {:?}",
-        d.notes,
-        d.mutations
+    assert_eq!(d.warnings, ["Validation failed for ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits': every container needs a memory limit"]);
+}
+
+#[test]
+fn a_mutating_policy_says_what_it_changed() {
+    let d = check_one(&cluster(&[namespace(), CPU_DEFAULT.into()]), &app(""));
+    assert_eq!(d.mutations, [r#"MutatingAdmissionPolicy "cpu-default" (binding "cpu-default"): container app: requests.cpu=400m"#]);
+}
+
+#[test]
+fn params_the_state_lacks_leave_the_answer_resting_on_the_policy() {
+    let with_params = MEM_LIMITS.replace("ACTION", "Deny").replace("  failurePolicy: Fail\n", "  failurePolicy: Fail\n  paramKind: {apiVersion: v1, kind: ConfigMap}\n").replace(
+        "spec: {policyName: mem-limits, validationActions: [Deny]}",
+        "spec: {policyName: mem-limits, validationActions: [Deny], paramRef: {name: limits, parameterNotFoundAction: Deny}}",
+    );
+    let d = check_one(&cluster(&[namespace(), with_params]), &app("requests: {cpu: 100m}"));
+    assert_eq!(summary(&d), OK);
+    assert_eq!(
+        d.mutations,
+        [r#"not replayed: ValidatingAdmissionPolicy "mem-limits" (binding "mem-limits") reads its params (ConfigMap v1): none of them was read in namespace "ns"; this answer rests on it"#]
     );
 }

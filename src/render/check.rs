@@ -250,6 +250,10 @@ fn told_line(who: &str, d: &DocumentReport) -> String {
     let Some(r) = &d.refusal else {
         return admitted_line(who, d, d.told_outcome());
     };
+    if matches!(r.by, Stage::ValidatingAdmissionPolicy | Stage::MutatingAdmissionPolicy) {
+        // The message names the policy and the binding.
+        return format!("{who}: {}", format!("refused before quota: {}", esc(&r.message)).red().bold());
+    }
     let why = match r.reason {
         RefusalReason::ExceededQuota => {
             let q = d.quotas.iter().find(|q| Some(&q.name) == r.quota.as_ref());
@@ -304,7 +308,7 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
                 None => format!("{a} fit"),
             };
             let mut s = format!("{who}: the {kind} is admitted, but ");
-            let refuser = if d.pod_refused_by == Some(Stage::PodSecurity) { "PodSecurity" } else { "quota" };
+            let refuser = d.pod_refused_by.and_then(Stage::pod_refuser).unwrap_or("quota");
             let _ = write!(s, "{} ({fits})", format!("{refuser} refuses {} of {its} {w} pods", w - a).red().bold());
             if let Some(m) = &d.pod_message {
                 let _ = write!(s, ": {}", esc(m));

@@ -22,7 +22,10 @@ pub fn render_text(r: &WhyReport) -> String {
         }
         Verdict::BlockedOther => {
             // Name PodSecurity when it is what refuses the pods (the replay or the event says so).
-            let by = if r.refused_by() == Some(Stage::PodSecurity) { "blocked by PodSecurity (not by quota)" } else { "blocked (not by quota)" };
+            let by = match r.refused_by().and_then(Stage::pod_refuser) {
+                Some(who) => format!("blocked by {who} (not by quota)"),
+                None => "blocked (not by quota)".to_string(),
+            };
             format!("{who}: {}; {pods}, {} waiting", by.yellow().bold(), r.waiting)
         }
         Verdict::Unknown => format!("{who}: {}; {pods}, {} waiting", "pods missing, cause not reported".yellow(), r.waiting),

@@ -500,15 +500,22 @@ impl Plugin for MutatingAdmissionPolicy {
     fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
         let (Some(set), Some(mut json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return Ok(vec![]) };
         let before = json.clone();
-        let notes = match policy::mutate(set, &mut json, &policy_request(obj, a), a.reinvoked) {
+        let changed_by = match policy::mutate(set, &mut json, &policy_request(obj, a), a.reinvoked) {
             Ok(n) => n,
             Err(stop) => return policy_stop(stop),
         };
-        if json != before {
-            policy::object::set_from_json(obj, json).map_err(|e| Denial { reason: RefusalReason::Invalid, message: e })?;
-            crate::defaulting::as_decoded(obj, a.opts.rules);
+        if json == before {
+            return Ok(vec![]);
         }
-        Ok(notes)
+        let was = obj.clone();
+        policy::object::set_from_json(obj, json).map_err(|e| Denial { reason: RefusalReason::Invalid, message: e })?;
+        crate::defaulting::as_decoded(obj, a.opts.rules);
+        let change = match (&was.body, &obj.body) {
+            (Body::Pod(b), Body::Pod(a)) => policy::object::pod_change(b, a),
+            _ => String::new(),
+        };
+        let change = if change.is_empty() { "changed the pod (nothing quota reads)".to_string() } else { change };
+        Ok(vec![format!("{}: {change}", changed_by.join(", "))])
     }
 }
 

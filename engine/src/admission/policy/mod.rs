@@ -376,7 +376,7 @@ fn validate_one(p: &CompiledPolicy, b: &Binding, eval: &Evaluation, (pname, bnam
 
 /// Runs the MutatingAdmissionPolicies on `object` (in place). `reinvoked`: the chain's second
 /// run, where only the policies with `reinvocationPolicy: IfNeeded` are called. Returns the
-/// sentences saying which policies changed the object.
+/// policies that changed the object, each as `MutatingAdmissionPolicy "name" (binding "b")`.
 pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool) -> Result<Vec<String>, Stop> {
     let request = r.as_cel();
     let ns = r.namespace_object();
@@ -398,7 +398,7 @@ pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool)
             mutate_one(p, object, &request, ns.as_ref(), r.old_object, param, names)?;
         }
         if *object != before {
-            notes.push(format!("MutatingAdmissionPolicy {pname:?} (binding {bname:?}) changed the object"));
+            notes.push(format!("MutatingAdmissionPolicy {pname:?} (binding {bname:?})"));
         }
     }
     Ok(notes)

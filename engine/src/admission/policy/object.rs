@@ -120,3 +120,28 @@ pub fn set_from_json(obj: &mut Object, v: Value) -> Result<(), String> {
     obj.meta.annotations = decoded.meta.annotations;
     Ok(())
 }
+
+/// What changed in a pod's containers, in words (`container app: requests.cpu=400m`,
+/// `added container proxy: requests.cpu=100m, limits.cpu=2`); empty when nothing that quota
+/// reads changed.
+pub fn pod_change(before: &Pod, after: &Pod) -> String {
+    let list = |c: &Container| {
+        let mut parts: Vec<String> = c.requests.iter().map(|(k, q)| format!("requests.{k}={q}")).collect();
+        parts.extend(c.limits.iter().map(|(k, q)| format!("limits.{k}={q}")));
+        parts.join(", ")
+    };
+    let mut out = Vec::new();
+    for (what, old, new) in [("container", &before.containers, &after.containers), ("init container", &before.init_containers, &after.init_containers)] {
+        for c in new {
+            match old.iter().find(|o| o.name == c.name) {
+                None => out.push(format!("added {what} {}{}", c.name, if list(c).is_empty() { String::new() } else { format!(": {}", list(c)) })),
+                Some(o) if o.requests != c.requests || o.limits != c.limits => out.push(format!("{what} {}: {}", c.name, list(c))),
+                Some(_) => {}
+            }
+        }
+        for o in old.iter().filter(|o| !new.iter().any(|c| c.name == o.name)) {
+            out.push(format!("removed {what} {}", o.name));
+        }
+    }
+    out.join("; ")
+}

@@ -58,6 +58,19 @@ pub enum Stage {
     ResourceQuota,
 }
 
+impl Stage {
+    /// How a report names this stage when it, not quota, refuses a workload's pods; `None`
+    /// where the refusal's own message says who.
+    pub fn pod_refuser(self) -> Option<&'static str> {
+        match self {
+            Stage::PodSecurity => Some("PodSecurity"),
+            Stage::ValidatingAdmissionPolicy => Some("a ValidatingAdmissionPolicy"),
+            Stage::MutatingAdmissionPolicy => Some("a MutatingAdmissionPolicy"),
+            _ => None,
+        }
+    }
+}
+
 impl RefusalReason {
     /// Who gives a refusal of this reason, where only one can (`Admission` is any plugin's:
     /// the plugin says).
