@@ -63,7 +63,7 @@ done
 export GOMODCACHE=${GOMODCACHE:-/var/cache/kubectl-quota-go/mod} GOCACHE=${GOCACHE:-/var/cache/kubectl-quota-go/build}
 t0=$(date +%s)
 log "building the recorder"
-RECORDER=$ROOT/target/debug/examples/record
+RECORDER=${CARGO_TARGET_DIR:-$ROOT/target}/debug/examples/record
 if ! nice -n 10 cargo build -q --example record; then
   # The recorder uses the engine only to read YAML: a half-edited engine in a shared work tree
   # need not stop a recording when an earlier build is there.

@@ -24,6 +24,24 @@
 //! the ReplicaSet's first `FailedCreate` event); pods naming ResourceClaimTemplates until their
 //! claims are made or refused (`pods_pending`, `claim_message`).
 //!
+//! Admission policies (ValidatingAdmissionPolicy, MutatingAdmissionPolicy and their bindings in
+//! a case's `cluster-scoped.yaml`): the API server learns of them through informers and
+//! compiles them anew a moment later (0.3 to 1.1 s on the lab), so right after a create a
+//! request may not meet them yet. No fixed sleep is safe on a loaded machine, and a candidate's
+//! own answer cannot tell "not yet" from "not affected". So, once the case's policies and
+//! bindings exist, the recorder makes its own probe policies bound to the case's namespace
+//! alone (a ValidatingAdmissionPolicy refusing a ConfigMap named `kq-rec-probe`, and when the
+//! case has MutatingAdmissionPolicies a MutatingAdmissionPolicy annotating one named
+//! `kq-rec-probe-m`), and dry-runs those ConfigMaps until the probes answer. Each kind comes
+//! through one watch, in the order the objects were made, so a policy set that holds the
+//! probes holds the case's policies and bindings made before them. (The probes touch nothing
+//! else; they are deleted with the case's own objects.) The namespace and the probes exist
+//! before `cluster.yaml` is made, so its objects meet the policies too; objects that the
+//! policies take as parameters (`paramKind`) and the setup made go into `state.yaml`. Every
+//! candidate is sent by hand, not through kube's typed calls, to read the answer's `Warning:`
+//! headers: `warnings` in expected.json when there were any (a policy bound with
+//! `validationActions: [Warn]`).
+//!
 //! Outputs are deterministic where the server is: no names the server made up, keys sorted,
 //! no timestamps (except in the set's `metadata.json`).
 //!
@@ -53,6 +71,10 @@ struct Outcome {
     allowed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<String>,
+    /// The admission warnings the server sent with its answer (`Warning:` headers, e.g. a
+    /// ValidatingAdmissionPolicy bound with `validationActions: [Warn]`); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warnings: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pods_created: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -156,9 +178,49 @@ impl Server {
     }
 
     async fn create(&self, ns: &str, v: &Value) -> std::result::Result<Value, ApiError> {
-        let api = self.api(v, ns).await.map_err(|e| ApiError { reason: "NotFound".into(), message: e.to_string() })?;
-        let obj: DynamicObject = serde_json::from_value(v.clone()).map_err(|e| ApiError { reason: "BadRequest".into(), message: e.to_string() })?;
-        api.create(&PostParams::default(), &obj).await.map(|o| serde_json::to_value(o).unwrap()).map_err(ApiError::from)
+        self.write(ns, v, Write::Create, false).await.0
+    }
+
+    /// A create, update or resize of `v`, sent by hand so that the answer's `Warning:` headers
+    /// can be read (kube's typed calls drop them): (the object or the refusal, the warnings).
+    async fn write(&self, ns: &str, v: &Value, how: Write, dry_run: bool) -> (std::result::Result<Value, ApiError>, Vec<String>) {
+        let api = match self.api(v, ns).await {
+            Ok(a) => a,
+            Err(e) => return (Err(ApiError { reason: "NotFound".into(), message: e.to_string() }), vec![]),
+        };
+        let req = kube::core::Request::new(api.resource_url());
+        let pp = PostParams { dry_run, ..Default::default() };
+        let name = v["metadata"]["name"].as_str().unwrap_or("");
+        let body = serde_json::to_vec(v).unwrap();
+        let req = match how {
+            Write::Create => req.create(&pp, body),
+            Write::Update => req.replace(name, &pp, body),
+            Write::Resize => req.replace_subresource("resize", name, &pp, body),
+        };
+        let req = match req {
+            Ok(r) => r,
+            Err(e) => return (Err(ApiError { reason: "BadRequest".into(), message: e.to_string() }), vec![]),
+        };
+        let res = match self.client.send(req.map(kube::client::Body::from)).await {
+            Ok(r) => r,
+            Err(e) => return (Err(ApiError::from(e)), vec![]),
+        };
+        let warnings: Vec<String> = res.headers().get_all("warning").iter().filter_map(|h| h.to_str().ok()).map(warning_text).collect();
+        let status = res.status();
+        let text = match res.into_body().collect_bytes().await {
+            Ok(b) => String::from_utf8_lossy(&b).to_string(),
+            Err(e) => return (Err(ApiError::from(e)), warnings),
+        };
+        let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let answer = if status.is_success() {
+            Ok(body)
+        } else {
+            Err(ApiError {
+                reason: body["reason"].as_str().map(str::to_string).unwrap_or_else(|| status.to_string()),
+                message: body["message"].as_str().map(str::to_string).unwrap_or(text),
+            })
+        };
+        (answer, warnings)
     }
 
     async fn get(&self, ns: &str, v: &Value) -> Result<Option<Value>> {
@@ -166,6 +228,29 @@ impl Server {
         let api = self.api(v, ns).await?;
         Ok(api.get_opt(name).await?.map(|o| serde_json::to_value(o).unwrap()))
     }
+}
+
+#[derive(Clone, Copy)]
+enum Write {
+    Create,
+    Update,
+    Resize,
+}
+
+/// A `Warning` header's text, as kubectl prints it after `Warning: `: the header is
+/// `299 - "text"` (RFC 7234), the text quoted with backslash escapes.
+fn warning_text(h: &str) -> String {
+    let Some((_, rest)) = h.split_once('"') else { return h.to_string() };
+    let mut out = String::new();
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            '"' => break,
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A refusal: the Status reason and message.
@@ -488,6 +573,63 @@ async fn follow_deployment(s: &Server, ns: &str, d: &Value) -> Result<(i64, Opti
     }
 }
 
+/// The recorder's own probe policies for a case whose `cluster-scoped.yaml` holds admission
+/// policies (see the header): a ValidatingAdmissionPolicy denying a ConfigMap named
+/// `kq-rec-probe`, a MutatingAdmissionPolicy annotating one named `kq-rec-probe-m`, each bound
+/// to the case's namespace alone, made after the case's own policies and bindings.
+fn probe_policies(own: &[Value], ns: &str) -> Vec<Value> {
+    let has = |kinds: &[&str]| own.iter().any(|d| d["apiVersion"] == "admissionregistration.k8s.io/v1" && kinds.contains(&d["kind"].as_str().unwrap_or("")));
+    let name = format!("kq-rec-probe-{ns}");
+    let rules = json!({"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}]});
+    let here = json!({"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}}});
+    let mut out = Vec::new();
+    if has(&["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]) {
+        out.push(json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name},
+            "spec": {"failurePolicy": "Fail", "matchConstraints": rules,
+                "validations": [{"expression": "object.metadata.name != 'kq-rec-probe'", "message": "probe in force"}]}}));
+        out.push(json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": name},
+            "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": here}}));
+    }
+    if has(&["MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"]) {
+        out.push(json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy", "metadata": {"name": name},
+            "spec": {"failurePolicy": "Fail", "matchConstraints": rules, "reinvocationPolicy": "Never",
+                "matchConditions": [{"name": "probe", "expression": "object.metadata.name == 'kq-rec-probe-m'"}],
+                "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration":
+                    {"expression": "Object{metadata: Object.metadata{annotations: {'kq-rec-probe': 'in-force'}}}"}}]}}));
+        out.push(json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicyBinding", "metadata": {"name": name},
+            "spec": {"policyName": name, "matchResources": here}}));
+    }
+    out
+}
+
+/// Waits until the probes made by `probe_policies` are in force in `ns`: a dry-run create of
+/// ConfigMap `kq-rec-probe` refused by the probe, of `kq-rec-probe-m` answered annotated.
+async fn wait_probes(s: &Server, ns: &str, probes: &[Value]) -> Result<()> {
+    let t0 = Instant::now();
+    let deadline = t0 + Duration::from_secs(60);
+    for p in probes.iter().filter(|p| p["kind"].as_str().is_some_and(|k| !k.ends_with("Binding"))) {
+        let validating = p["kind"] == "ValidatingAdmissionPolicy";
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": if validating { "kq-rec-probe" } else { "kq-rec-probe-m" }, "namespace": ns}});
+        loop {
+            let (answer, _) = s.write(ns, &cm, Write::Create, true).await;
+            let in_force = match &answer {
+                Err(e) => validating && e.message.contains(p["metadata"]["name"].as_str().unwrap_or("?")),
+                Ok(o) => !validating && o["metadata"]["annotations"]["kq-rec-probe"] == "in-force",
+            };
+            if in_force {
+                break;
+            }
+            if Instant::now() > deadline {
+                bail!("{ns}: the admission policies never came in force (probe {} answered {answer:?})", p["kind"]);
+            }
+            sleep_ms(100).await;
+        }
+    }
+    eprintln!("{ns}: admission policies in force after {:.1?}", t0.elapsed());
+    Ok(())
+}
+
 struct CaseOut {
     expected: Expected,
     state: Value,
@@ -512,11 +654,19 @@ async fn record_case(s: &Server, dir: &Path) -> Result<CaseOut> {
         s.create("", d).await.map_err(|e| anyhow!("{case}: cluster-scoped {}: {}", d["metadata"]["name"], e.message))?;
     }
     new_namespace(s, &ns, ns_doc.as_ref()).await?;
-    let result = record_in(s, dir, &ns, ns_doc.is_some()).await;
+    // Admission policies: in force before anything is made in the namespace (see the header).
+    let probes = probe_policies(&own, &ns);
+    for p in &probes {
+        s.create("", p).await.map_err(|e| anyhow!("{case}: probe {}: {}", p["kind"], e.message))?;
+    }
+    let result = match wait_probes(s, &ns, &probes).await {
+        Ok(()) => record_in(s, dir, &ns, ns_doc.is_some(), &own).await,
+        Err(e) => Err(e),
+    };
     let _ = Api::<Namespace>::all(s.client.clone()).delete(&ns, &DeleteParams::default()).await;
     if !own.is_empty() {
         // Claims hold no finalizers here (no allocation): the classes can go at once.
-        for d in &own {
+        for d in own.iter().chain(&probes) {
             if let (Ok(api), Some(n)) = (s.api(d, "").await, d["metadata"]["name"].as_str()) {
                 let _ = api.delete(n, &DeleteParams::default()).await;
             }
@@ -525,7 +675,7 @@ async fn record_case(s: &Server, dir: &Path) -> Result<CaseOut> {
     result.with_context(|| case.clone())
 }
 
-async fn record_in(s: &Server, dir: &Path, ns: &str, with_namespace: bool) -> Result<CaseOut> {
+async fn record_in(s: &Server, dir: &Path, ns: &str, with_namespace: bool, own: &[Value]) -> Result<CaseOut> {
     let setup = docs(&dir.join("cluster.yaml"))?;
     let candidates = docs(&dir.join("candidate.yaml"))?;
     let mut setup_errors = Vec::new();
@@ -596,6 +746,15 @@ async fn record_in(s: &Server, dir: &Path, ns: &str, with_namespace: bool) -> Re
             items.push(trimmed(&serde_json::to_value(o)?, "ResourceClaimTemplate", "resource.k8s.io/v1"));
         }
     }
+    // The objects the case's policies take as parameters (`paramKind`) that the setup made.
+    let param_kinds: Vec<&Value> = own.iter().filter_map(|d| d["spec"].get("paramKind")).collect();
+    for d in &setup {
+        if param_kinds.iter().any(|k| k["apiVersion"] == d["apiVersion"] && k["kind"] == d["kind"]) {
+            if let Some(live) = s.get(ns, d).await? {
+                items.push(trimmed(&live, d["kind"].as_str().unwrap_or(""), d["apiVersion"].as_str().unwrap_or("v1")));
+            }
+        }
+    }
     let mut named = BTreeSet::new();
     for c in &candidates {
         let key = format!("{}/{}/{}", c["apiVersion"], c["kind"], c["metadata"]["name"]);
@@ -619,31 +778,28 @@ async fn record_in(s: &Server, dir: &Path, ns: &str, with_namespace: bool) -> Re
             operation: None,
             allowed: false,
             message: None,
+            warnings: None,
             pods_created: None,
             pods_wanted: None,
             pod_message: None,
             pods_pending: None,
             claim_message: None,
         };
-        let answer = match s.get(ns, c).await {
+        let (answer, warnings) = match s.get(ns, c).await {
             Ok(Some(live)) => {
                 let mut new = overlay(&live, c);
                 new["metadata"]["resourceVersion"] = live["metadata"]["resourceVersion"].clone();
-                let api = s.api(c, ns).await?;
-                let obj: DynamicObject = serde_json::from_value(new.clone())?;
                 let resize = kind == "Pod" && container_resources(&live) != container_resources(&new);
-                let r = if resize && s.has_resize {
-                    out.operation = Some("resize".into());
-                    api.replace_subresource("resize", &name, &PostParams::default(), &obj).await
-                } else {
-                    out.operation = Some("update".into());
-                    api.replace(&name, &PostParams::default(), &obj).await
-                };
-                r.map(|o| serde_json::to_value(o).unwrap()).map_err(ApiError::from)
+                let how = if resize && s.has_resize { Write::Resize } else { Write::Update };
+                out.operation = Some(if resize && s.has_resize { "resize" } else { "update" }.into());
+                s.write(ns, &new, how, false).await
             }
-            Ok(None) => s.create(ns, c).await,
-            Err(e) => Err(ApiError { reason: "NotFound".into(), message: e.to_string() }),
+            Ok(None) => s.write(ns, c, Write::Create, false).await,
+            Err(e) => (Err(ApiError { reason: "NotFound".into(), message: e.to_string() }), vec![]),
         };
+        if !warnings.is_empty() {
+            out.warnings = Some(warnings.iter().map(|w| w.replace(ns, "NAMESPACE")).collect());
+        }
         match answer {
             Ok(created) => {
                 out.allowed = true;
