@@ -50,6 +50,9 @@ pub struct ClusterState {
     /// The admission webhook configurations, by name (mutating and validating): which webhooks
     /// a request meets. `None`: not read (a state without them, a user who may not list them).
     pub webhooks: Option<std::sync::Arc<BTreeMap<String, crate::objects::webhooks::WebhookConfiguration>>>,
+    /// What the API server answered dry runs of the pods mutating webhooks see, by the document
+    /// they come from (a live check asks: see `dry_run`); empty: none asked.
+    pub dry_runs: std::sync::Arc<BTreeMap<super::dry_run::PodSource, super::dry_run::DryRun>>,
 }
 
 /// The group-resource VerticalPodAutoscalers are stored under.
@@ -267,6 +270,7 @@ impl ClusterState {
             claim_templates_unknown: self.claim_templates_unknown,
             vpas_unknown: self.vpas_unknown,
             webhooks: self.webhooks.clone(),
+            dry_runs: self.dry_runs.clone(),
         }
     }
 
