@@ -304,7 +304,12 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
                 None => format!("{a} fit"),
             };
             let mut s = format!("{who}: the {kind} is admitted, but ");
-            let refuser = if d.pod_refused_by == Some(Stage::PodSecurity) { "PodSecurity" } else { "quota" };
+            let refuser = match d.pod_refused_by {
+                Some(Stage::PodSecurity) => "PodSecurity",
+                // A webhook's or a policy's refusal of a dry run: the server's, in its words.
+                Some(Stage::MutatingAdmissionWebhook | Stage::Registry) => "the API server",
+                _ => "quota",
+            };
             let _ = write!(s, "{} ({fits})", format!("{refuser} refuses {} of {its} {w} pods", w - a).red().bold());
             if let Some(m) = &d.pod_message {
                 let _ = write!(s, ": {}", esc(m));
