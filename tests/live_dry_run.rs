@@ -169,6 +169,11 @@ async fn check_charges_the_pods_as_the_sidecar_injector_returns_them_and_the_rep
     assert!(report.contains("quota refuses 1 of its 4 pods (3 fit)") && report.contains("requested: requests.cpu=300m"), "{report}");
     assert!(report.contains("as the API server returned them from a dry run") && report.contains("sidecar-injector.kq.test"), "{report}");
 
+    // plan sizes the quota for the pods as the server returns them: 4 × 300m.
+    let out = plugin(&kubeconfig, &["plan", "-n", &ns, "-f", manifest.path()]);
+    let planned = text(&out.stdout);
+    assert!(planned.contains("1200m") && planned.contains("sized as the API server returned them from a dry run"), "{planned}\n{}", text(&out.stderr));
+
     // The real thing: the controller's 4th pod is refused in the words check quoted.
     let deployment: k8s_openapi::api::apps::v1::Deployment = serde_yaml_like(&shop(""));
     Api::<k8s_openapi::api::apps::v1::Deployment>::namespaced(c.clone(), &ns).create(&PostParams::default(), &deployment).await.unwrap();

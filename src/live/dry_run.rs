@@ -17,6 +17,9 @@ use super::errors::{transport_message, within, RequestError};
 use super::Conn;
 use crate::input::PodsToSend;
 
+/// A document a dry run answers, and the webhooks that see its pods.
+type Answered = (PodSource, Vec<String>);
+
 /// Dry runs in flight at once.
 const IN_FLIGHT: usize = 16;
 
@@ -26,7 +29,7 @@ const IN_FLIGHT: usize = 16;
 pub async fn dry_runs(conn: &Conn, state: &mut ClusterState, objs: &[Object], pods: &PodsToSend) {
     let asks = dry_runs_needed(state, objs, &conn.namespace);
     // One request per (namespace, pod): the documents (and their webhooks) it answers.
-    let mut distinct: BTreeMap<(&str, &str), Vec<(PodSource, Vec<String>)>> = BTreeMap::new();
+    let mut distinct: BTreeMap<(&str, &str), Vec<Answered>> = BTreeMap::new();
     for a in &asks {
         if let Some(json) = pods.get(&a.source) {
             distinct.entry((a.namespace.as_str(), json.as_str())).or_default().push((a.source.clone(), a.webhooks.clone()));

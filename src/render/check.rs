@@ -307,7 +307,7 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
             let refuser = match d.pod_refused_by {
                 Some(Stage::PodSecurity) => "PodSecurity",
                 // A webhook's or a policy's refusal of a dry run: the server's, in its words.
-                Some(Stage::MutatingAdmissionWebhook | Stage::Registry) => "the API server",
+                Some(Stage::MutatingAdmissionWebhook) => "the API server",
                 _ => "quota",
             };
             let _ = write!(s, "{} ({fits})", format!("{refuser} refuses {} of {its} {w} pods", w - a).red().bold());

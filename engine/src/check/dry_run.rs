@@ -6,6 +6,9 @@
 //! ([`answer_of_refusal`]); the plugin sends them and hands the answers back in
 //! [`ClusterState::dry_runs`], which the chain's MutatingAdmissionWebhook step consults.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::webhooks::seen_by;
@@ -112,6 +115,22 @@ pub fn pod_to_send(doc: &Value, obj: &Object) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+/// `runs` where quota's refusals are no answer (why in words): a check against quotas opened
+/// wide (`plan`) needs the pod, which a refusal does not show.
+pub fn quota_refusals_unanswered(runs: &Arc<BTreeMap<PodSource, DryRun>>) -> Arc<BTreeMap<PodSource, DryRun>> {
+    let by_quota = |d: &DryRun| matches!(&d.answer, Ok(ServerAnswer::Refused(r)) if r.by == Stage::ResourceQuota);
+    if !runs.values().any(by_quota) {
+        return Arc::clone(runs);
+    }
+    let mut out = (**runs).clone();
+    for d in out.values_mut().filter(|d| by_quota(d)) {
+        if let Ok(ServerAnswer::Refused(r)) = &d.answer {
+            d.answer = Err(format!("the API server's quota refused a dry run of them ({}), so its pods are taken as written", r.message));
+        }
+    }
+    Arc::new(out)
 }
 
 /// The server's refusal of a dry run (`code`, the Status's message): the answer it is, or why
