@@ -179,6 +179,13 @@ async fn check_charges_the_pods_as_the_sidecar_injector_returns_them_and_the_rep
     Api::<k8s_openapi::api::apps::v1::Deployment>::namespaced(c.clone(), &ns).create(&PostParams::default(), &deployment).await.unwrap();
     let seen = failed_create(&c, &ns).await;
     assert_eq!(seen.as_deref(), Some(predicted.as_str()), "the ReplicaSet's FailedCreate");
+    // why replays the next pod as the server returns it: the missing pod's 300m.
+    let out = plugin(&kubeconfig, &["why", "deployment/shop", "-n", &ns, "-o", "json"]);
+    let why = json_of(&out);
+    assert_eq!(why["replay"]["message"].as_str(), Some(predicted.as_str()), "{why:#}");
+    // Its smallest fix is the server's pod's: 300m on 900m needs 200m more, not 100m.
+    let why = text(&plugin(&kubeconfig, &["why", "deployment/shop", "-n", &ns]).stdout);
+    assert!(why.contains("raise quota compute's requests.cpu by 200m (to 1200m)"), "{why}");
     drop(cleanup);
 }
 

@@ -91,8 +91,9 @@ pub struct Cluster<'a> {
 pub enum ServerAnswer {
     /// The pod as the server would store it: what its mutating webhooks added is in it.
     Admitted(Box<crate::objects::Pod>),
-    /// The server refused it, in its words (a webhook, a policy, quota for the pod alone).
-    Refused(Box<Refusal>),
+    /// The server refused it, in its words (a webhook, a policy, quota for the pod alone): the
+    /// decision it is (a quota's refusal with the rows its message gives).
+    Refused(Box<Decision>),
 }
 
 /// How a request is sent and judged.
@@ -139,9 +140,9 @@ impl Attributes<'_> {
 pub struct Denial {
     pub reason: RefusalReason,
     pub message: String,
-    /// The refusal whole, when another than the plugin gave it (the API server's, from a dry
+    /// The decision whole, when another than the plugin gave it (the API server's, from a dry
     /// run: quota's, a webhook's, a policy's).
-    pub whole: Option<Box<Refusal>>,
+    pub whole: Option<Box<Decision>>,
 }
 
 impl From<String> for Denial {
@@ -154,7 +155,7 @@ impl Denial {
     /// The decision it is, given by `stage` unless it carries its own refusal.
     fn decision(self, stage: Stage) -> Decision {
         match self.whole {
-            Some(r) => Decision { allowed: false, refusal: Some(*r), usage: ResourceList::new(), quotas: vec![], skipped: None },
+            Some(d) => *d,
             None => Decision::refused_by(stage, self.reason, self.message),
         }
     }
@@ -458,8 +459,9 @@ impl Plugin for MutatingAdmissionWebhook {
         let mut notes = Vec::new();
         // The reinvocation sees the server's pod already: it is not taken again.
         match a.cluster.server.filter(|_| !a.reinvoked) {
-            Some((ServerAnswer::Refused(r), _)) => {
-                return Err(Denial { reason: r.reason, message: r.message.clone(), whole: Some(r.clone()) });
+            Some((ServerAnswer::Refused(d), _)) => {
+                let (reason, message) = d.refusal.as_ref().map(|r| (r.reason, r.message.clone())).unwrap_or((RefusalReason::Admission, String::new()));
+                return Err(Denial { reason, message, whole: Some(d.clone()) });
             }
             Some((ServerAnswer::Admitted(server), webhooks)) => {
                 notes.push(server_pod_note(p, server, webhooks));

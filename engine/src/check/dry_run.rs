@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 
 use super::webhooks::seen_by;
 use super::ClusterState;
-use crate::admission::{Refusal, RefusalReason, ServerAnswer, Stage};
+use crate::admission::{Decision, QuotaReport, QuotaVerdict, Refusal, RefusalReason, ResourceRow, ServerAnswer, Stage};
+use crate::quantity::Quantity;
 use crate::manifest::Origin;
 use crate::objects::{Body, Object};
 
@@ -120,14 +121,15 @@ pub fn pod_to_send(doc: &Value, obj: &Object) -> Option<Value> {
 /// `runs` where quota's refusals are no answer (why in words): a check against quotas opened
 /// wide (`plan`) needs the pod, which a refusal does not show.
 pub fn quota_refusals_unanswered(runs: &Arc<BTreeMap<PodSource, DryRun>>) -> Arc<BTreeMap<PodSource, DryRun>> {
-    let by_quota = |d: &DryRun| matches!(&d.answer, Ok(ServerAnswer::Refused(r)) if r.by == Stage::ResourceQuota);
+    let by_quota = |d: &DryRun| matches!(&d.answer, Ok(ServerAnswer::Refused(r)) if r.refused_by_whom() == Some(Stage::ResourceQuota));
     if !runs.values().any(by_quota) {
         return Arc::clone(runs);
     }
     let mut out = (**runs).clone();
     for d in out.values_mut().filter(|d| by_quota(d)) {
         if let Ok(ServerAnswer::Refused(r)) = &d.answer {
-            d.answer = Err(format!("the API server's quota refused a dry run of them ({}), so its pods are taken as written", r.message));
+            let message = r.refusal.as_ref().map(|r| r.message.as_str()).unwrap_or_default();
+            d.answer = Err(format!("the API server's quota refused a dry run of them ({message}), so its pods are taken as written"));
         }
     }
     Arc::new(out)
@@ -165,12 +167,44 @@ pub fn answer_of_refusal(code: u16, message: &str) -> Result<ServerAnswer, Strin
     } else {
         (Stage::MutatingAdmissionWebhook, RefusalReason::Admission, None)
     };
-    let resources = text
-        .split_once("requested: ")
-        .map(|(_, r)| r.split(", used:").next().unwrap_or_default().split(',').filter_map(|kv| kv.split_once('=')).map(|(k, _)| k.trim().to_string()).collect())
-        .unwrap_or_default();
+    let rows = quota_rows(text);
+    let resources = rows.iter().map(|r| r.resource.to_string()).collect();
     let message = if reason == RefusalReason::Invalid { message.to_string() } else { text.to_string() };
-    Ok(ServerAnswer::Refused(Box::new(Refusal { by, reason, quota, resources, message, forbidden, alternatives: vec![] })))
+    let quotas = match &quota {
+        Some(name) if !rows.is_empty() => vec![QuotaReport {
+            name: name.clone(),
+            applies: true,
+            unrelated: false,
+            verdict: QuotaVerdict::Exceeded,
+            why: "applies: the API server's dry run of the pod says so".into(),
+            scopes: vec![],
+            resources: rows.clone(),
+            missing: Default::default(),
+        }],
+        _ => vec![],
+    };
+    let usage = rows.iter().map(|r| (r.resource.to_string(), r.requested.clone())).collect();
+    let refusal = Refusal { by, reason, quota, resources, message, forbidden, alternatives: vec![] };
+    Ok(ServerAnswer::Refused(Box::new(Decision { allowed: false, refusal: Some(refusal), usage, quotas, skipped: None })))
+}
+
+/// The rows of quota's refusal as its message gives them (`requested: a=1,b=2, used: a=0,b=1,
+/// limited: a=1,b=2`): requested, used and hard per resource, the ones past hard exceeded.
+fn quota_rows(text: &str) -> Vec<ResourceRow> {
+    let list = |key: &str| -> BTreeMap<String, Quantity> {
+        let Some((_, rest)) = text.split_once(key) else { return BTreeMap::new() };
+        let rest = rest.split(", ").next().unwrap_or_default();
+        rest.split(',').filter_map(|kv| kv.split_once('=')).filter_map(|(k, v)| Some((k.trim().to_string(), Quantity::parse(v.trim()).ok()?))).collect()
+    };
+    let (requested, used, hard) = (list("requested: "), list("used: "), list("limited: "));
+    requested
+        .into_iter()
+        .filter_map(|(k, req)| {
+            let (u, h) = (used.get(&k).cloned().unwrap_or_default(), hard.get(&k)?.clone());
+            let after = u.add(&req);
+            Some(ResourceRow { resource: k.into(), exceeded: after > h, requested: req, used: Some(u), hard: h, after })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -202,13 +236,18 @@ mod tests {
     #[test]
     fn the_servers_refusals_are_answers_or_say_why_there_is_none() {
         let quota = r#"pods "shop-x" is forbidden: exceeded quota: compute, requested: limits.cpu=2100m,requests.cpu=300m, used: requests.cpu=0, limited: requests.cpu=100m"#;
-        let Ok(ServerAnswer::Refused(r)) = answer_of_refusal(403, quota) else { panic!("an answer") };
+        let Ok(ServerAnswer::Refused(d)) = answer_of_refusal(403, quota) else { panic!("an answer") };
+        let r = d.refusal.as_ref().unwrap();
         assert_eq!((r.by, r.reason, r.quota.as_deref()), (Stage::ResourceQuota, RefusalReason::ExceededQuota, Some("compute")));
-        assert_eq!(r.resources, ["limits.cpu", "requests.cpu"]);
+        assert_eq!(r.resources, ["requests.cpu"]);
+        let row = &d.quotas[0].resources[0];
+        assert_eq!((row.requested.to_string(), row.after.to_string(), row.hard.to_string(), row.exceeded), ("300m".into(), "300m".into(), "100m".into(), true));
         assert!(r.message.starts_with("exceeded quota: compute, requested: "), "{}", r.message);
         let hook = r#"admission webhook "deny.kq.test" denied the request: no"#;
-        let Ok(ServerAnswer::Refused(r)) = answer_of_refusal(400, hook) else { panic!("an answer") };
+        let Ok(ServerAnswer::Refused(d)) = answer_of_refusal(400, hook) else { panic!("an answer") };
+        let r = d.refusal.as_ref().unwrap();
         assert_eq!((r.by, r.message.as_str(), r.forbidden), (Stage::MutatingAdmissionWebhook, hook, false));
+        assert!(d.quotas.is_empty());
         for (code, m, why) in [
             (400, "admission webhook \"a\" does not support dry run", "sideEffects"),
             (403, "pods is forbidden: User \"u\" cannot create resource \"pods\" in API group \"\" in the namespace \"n\"", "RBAC"),
