@@ -305,7 +305,12 @@ pub fn load_manifests(paths: &[String], kustomization: Option<&str>, recursive: 
 
 /// [`load_manifests`], keeping in `pods` the Pod each document leads to (a live check's dry
 /// runs).
-pub fn load_manifests_keeping(paths: &[String], kustomization: Option<&str>, recursive: bool, pods: Option<&mut PodsToSend>) -> Result<Vec<objects::Object>, Fatal> {
+pub fn load_manifests_keeping(
+    paths: &[String],
+    kustomization: Option<&str>,
+    recursive: bool,
+    pods: Option<&mut PodsToSend>,
+) -> Result<Vec<objects::Object>, Fatal> {
     let mut objs = Vec::new();
     load_each(paths, kustomization, recursive, false, pods, |o| objs.push(o))?;
     if objs.is_empty() {

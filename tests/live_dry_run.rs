@@ -157,7 +157,9 @@ async fn check_charges_the_pods_as_the_sidecar_injector_returns_them_and_the_rep
     assert_eq!(doc["webhooks"][0]["dryRun"], true, "{doc:#}");
     let mutations = doc["pods"]["mutations"].as_array().unwrap();
     assert!(
-        mutations.iter().any(|m| m.as_str().is_some_and(|m| m.contains("dry run") && m.contains("sidecar-injector.kq.test") && m.contains("container istio-proxy"))),
+        mutations
+            .iter()
+            .any(|m| m.as_str().is_some_and(|m| m.contains("dry run") && m.contains("sidecar-injector.kq.test") && m.contains("container istio-proxy"))),
         "{doc:#}"
     );
     // One dry run for the 4 replicas (the injector also answers the controller's creates later).

@@ -38,11 +38,8 @@ pub async fn dry_runs(conn: &Conn, state: &mut ClusterState, objs: &[Object], po
     if distinct.is_empty() {
         return;
     }
-    let answers: Vec<_> = futures::stream::iter(distinct)
-        .map(|((ns, json), docs)| async move { (ask(conn, ns, json).await, docs) })
-        .buffer_unordered(IN_FLIGHT)
-        .collect()
-        .await;
+    let answers: Vec<_> =
+        futures::stream::iter(distinct).map(|((ns, json), docs)| async move { (ask(conn, ns, json).await, docs) }).buffer_unordered(IN_FLIGHT).collect().await;
     let mut out = BTreeMap::new();
     for (answer, docs) in answers {
         for (source, webhooks) in docs {

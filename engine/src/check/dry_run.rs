@@ -14,9 +14,9 @@ use serde_json::{Map, Value};
 use super::webhooks::seen_by;
 use super::ClusterState;
 use crate::admission::{Decision, QuotaReport, QuotaVerdict, Refusal, RefusalReason, ResourceRow, ServerAnswer, Stage};
-use crate::quantity::Quantity;
 use crate::manifest::Origin;
 use crate::objects::{Body, Object};
+use crate::quantity::Quantity;
 
 /// Which document a pod comes from: (file, document, item), as its [`Origin`] says. The pods
 /// a workload's controller makes from its template carry the workload's.
@@ -228,7 +228,10 @@ mod tests {
             serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "nightly-", "labels": {"app": "nightly"}}, "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "x"}]}})
         );
         let (v, o) = one("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x, resourceVersion: '5'}\nspec: {containers: [{name: c, image: x}]}\nstatus: {phase: Running}\n");
-        assert_eq!(pod_to_send(&v, &o).unwrap(), serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}));
+        assert_eq!(
+            pod_to_send(&v, &o).unwrap(),
+            serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "x"}]}})
+        );
         let (v, o) = one("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
         assert_eq!(pod_to_send(&v, &o), None);
     }
@@ -281,7 +284,10 @@ mod tests {
         assert_eq!((d.replicas, d.replicas_admitted), (Some(4), Some(3)), "{d:#?}");
         assert_eq!(d.pod_message.as_deref(), Some("exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1"));
         let pods = d.pods.as_ref().unwrap();
-        assert!(pods.mutations.iter().any(|m| m.contains("dry run") && m.contains("sidecar.kq.test (injector)") && m.contains("container istio-proxy")), "{pods:#?}");
+        assert!(
+            pods.mutations.iter().any(|m| m.contains("dry run") && m.contains("sidecar.kq.test (injector)") && m.contains("container istio-proxy")),
+            "{pods:#?}"
+        );
         assert!(d.webhooks[0].dry_run, "{d:#?}");
         assert!(d.notes.iter().any(|n| n.contains("its pods are as the API server returned them from a dry run")), "{:#?}", d.notes);
     }
