@@ -289,3 +289,49 @@ async fn a_user_who_may_not_create_pods_gets_the_pods_as_written_with_a_note() {
     assert!(notes.iter().any(|n| n.contains("sidecar-injector.kq.test") && n.contains("rests on it")), "{notes:#?}");
     drop(cleanup);
 }
+
+/// A webhook whose sideEffects are `Unknown` (only a v1beta1 configuration can say so, and
+/// v1beta1 is served until 1.21): the server refuses to dry-run through it, so the pods are
+/// taken as written (4 of 4 fit) and a note says why in the server's words.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_webhook_that_does_not_support_dry_run_leaves_the_pods_as_written_with_a_note() {
+    let Some(kubeconfig) = lab() else { return };
+    if common::live::lab_version() >= kubectl_quota_engine::version::KubeVersion::new(1, 22) {
+        eprintln!("skipped: only admissionregistration.k8s.io/v1beta1 (served until 1.21) lets a webhook's sideEffects be Unknown");
+        return;
+    }
+    let c = client(&kubeconfig).await;
+    let injector = Injector::start();
+    let name = format!("kq-test-dry-run-unknown-{}", std::process::id() % 100000);
+    let mut cleanup = Cleanup { c: c.clone(), webhook: name.clone(), namespaces: vec![], rbac: None };
+    let ar = kube::api::ApiResource {
+        group: "admissionregistration.k8s.io".into(),
+        version: "v1beta1".into(),
+        api_version: "admissionregistration.k8s.io/v1beta1".into(),
+        kind: "MutatingWebhookConfiguration".into(),
+        plural: "mutatingwebhookconfigurations".into(),
+    };
+    let hook: kube::api::DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "admissionregistration.k8s.io/v1beta1", "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": name},
+        "webhooks": [{
+            "name": "sidecar-injector.kq.test",
+            "clientConfig": {"url": injector.url(), "caBundle": injector.ca_bundle()},
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
+            "namespaceSelector": {"matchLabels": {name.clone(): "yes"}},
+            "failurePolicy": "Fail", "sideEffects": "Unknown", "admissionReviewVersions": ["v1"], "timeoutSeconds": 5,
+        }],
+    }))
+    .unwrap();
+    Api::<kube::api::DynamicObject>::all_with(c.clone(), &ar).create(&PostParams::default(), &hook).await.unwrap();
+    let ns = injected_namespace(&c, &mut cleanup, "kq-dry-run-unknown", "1").await;
+    let manifest = Manifest::new(&ns, &shop(""));
+    let out = plugin(&kubeconfig, &["check", "-n", &ns, "-f", manifest.path(), "-o", "json"]);
+    let doc = &json_of(&out)["documents"][0];
+    assert_eq!((doc["replicas"].as_i64(), doc["replicasAdmitted"].as_i64()), (Some(4), Some(4)), "{doc:#}");
+    assert!(doc["webhooks"][0]["dryRun"].is_null(), "{doc:#}");
+    let notes: Vec<&str> = doc["notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(notes.iter().any(|n| n.contains("sideEffects") && n.contains("does not support dry run")), "{notes:#?}");
+    assert_eq!(injector.reviews.load(std::sync::atomic::Ordering::SeqCst), 0, "the server calls no webhook it cannot dry-run");
+    drop(cleanup);
+}
