@@ -162,20 +162,31 @@ fn for_each_document<S: AsRef<str>>(
     Ok(())
 }
 
-/// Objects decoded one document at a time, with every document's error kept.
-#[derive(Default)]
-/// Decodes documents, handing each object to `each` and keeping every error.
-struct Decoder<F> {
+/// Decodes documents, handing each object to `each` and keeping every error (and, when
+/// asked, the Pod each document leads to, as JSON: see [`PodsToSend`]).
+struct Decoder<'p, F> {
     each: F,
     errors: Vec<String>,
+    pods: Option<&'p mut PodsToSend>,
 }
 
-impl<F: FnMut(objects::Object)> Decoder<F> {
-    /// Decodes `d`, keeping its pod spec's JSON in the object (moved: the admission policies
-    /// read the whole pod).
+/// The Pod each document leads to (a Pod, a workload's template), as compact JSON, by the
+/// document: what a live check may send the server to dry-run (a decoded object no longer
+/// holds every field).
+pub type PodsToSend = std::collections::BTreeMap<kubectl_quota_engine::check::dry_run::PodSource, String>;
+
+impl<F: FnMut(objects::Object)> Decoder<'_, F> {
+    /// Decodes `d`; keeps its pod spec's JSON in the object (moved: the admission policies
+    /// read the whole pod) and, for a live check, the Pod it leads to as JSON.
     fn add(&mut self, d: Document) {
         match objects::decode(&d) {
             Ok(mut o) => {
+                if let Some(pods) = self.pods.as_deref_mut().filter(|_| !o.meta.too_large) {
+                    use kubectl_quota_engine::check::dry_run::{pod_to_send, source_of};
+                    if let Some(json) = pod_to_send(&d.value, &o).and_then(|v| serde_json::to_string(&v).ok()) {
+                        pods.insert(source_of(&o.origin), json);
+                    }
+                }
                 objects::keep_source(&mut o, d.value);
                 (self.each)(o)
             }
@@ -200,7 +211,7 @@ impl<F: FnMut(objects::Object)> Decoder<F> {
 /// this one: the two take about the same time, and nothing else runs before the check.
 pub fn load_objects<S: AsRef<str> + Sync>(paths: &[S], recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
     let mut objects = Vec::new();
-    load_each(paths, None, recursive, false, |o| objects.push(o))?;
+    load_each(paths, None, recursive, false, None, |o| objects.push(o))?;
     Ok(objects)
 }
 
@@ -208,7 +219,7 @@ pub fn load_objects<S: AsRef<str> + Sync>(paths: &[S], recursive: bool) -> Resul
 /// to be held (`describe --state` keeps only what it shows of a quota). Every decoding error
 /// is still reported, once everything is read.
 pub fn for_each_object<S: AsRef<str> + Sync>(paths: &[S], recursive: bool, each: impl FnMut(objects::Object)) -> Result<(), Fatal> {
-    load_each(paths, None, recursive, false, each).map(|_| ())
+    load_each(paths, None, recursive, false, None, each).map(|_| ())
 }
 
 /// [`for_each_object`], and what `kubectl quota snapshot` recorded in each file read (see
@@ -218,9 +229,10 @@ fn load_each<S: AsRef<str> + Sync>(
     kustomization: Option<&str>,
     recursive: bool,
     recorded: bool,
+    pods: Option<&mut PodsToSend>,
     each: impl FnMut(objects::Object),
 ) -> Result<Vec<Recorded>, Fatal> {
-    let mut decoder = Decoder { each, errors: Vec::new() };
+    let mut decoder = Decoder { each, errors: Vec::new(), pods };
     let mut found = Vec::new();
     let record = |found: &mut Vec<Recorded>, file: &str, text: &str| {
         if recorded {
@@ -291,8 +303,19 @@ const CHUNKS_AHEAD: usize = 4;
 /// The manifests a command acts on: `-f` paths and URLs, then a kustomization's build (`-k`),
 /// decoded: at least one object, or an error.
 pub fn load_manifests(paths: &[String], kustomization: Option<&str>, recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
+    load_manifests_keeping(paths, kustomization, recursive, None)
+}
+
+/// [`load_manifests`], keeping in `pods` the Pod each document leads to (a live check's dry
+/// runs).
+pub fn load_manifests_keeping(
+    paths: &[String],
+    kustomization: Option<&str>,
+    recursive: bool,
+    pods: Option<&mut PodsToSend>,
+) -> Result<Vec<objects::Object>, Fatal> {
     let mut objs = Vec::new();
-    load_each(paths, kustomization, recursive, false, |o| objs.push(o))?;
+    load_each(paths, kustomization, recursive, false, pods, |o| objs.push(o))?;
     if objs.is_empty() {
         let mut named: Vec<&str> = paths.iter().map(String::as_str).collect();
         named.extend(kustomization);

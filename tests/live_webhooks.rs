@@ -1,10 +1,13 @@
 //! Live tests of the admission webhooks a manifest's pods meet, on a real kube-apiserver
 //! (tests/cluster/lab.sh): a MutatingWebhookConfiguration like a sidecar injector's (pods, on
 //! create, in namespaces labelled for it) is read from the cluster, live and from a snapshot,
-//! and `check` names it: what it adds is in no API, so the answer rests on it.
+//! and `check` names it: live, the pods are the ones a dry run returns (live_dry_run has a
+//! webhook that changes them); from a snapshot, what it adds is in no API, so the answer rests
+//! on it.
 //!
 //! The webhook's URL is a closed loopback port with failurePolicy Ignore and a namespace label
-//! no other test has: nothing else in the cluster ever calls it, and this test creates no pod.
+//! no other test has: nothing else in the cluster ever calls it, and this test creates no pod
+//! (the live check's dry run stores nothing).
 //!
 //! `KUBECTL_QUOTA_LAB` names the lab's state directory. Without it the tests say so loudly and
 //! skip, except under CI=true, where they fail.
@@ -60,15 +63,20 @@ async fn check_names_the_mutating_webhook_a_workloads_pods_meet_live_and_from_a_
     let want = format!(
         "mutating webhook sidecar-injector.kq.test ({name}) sees its pods: what it changes (a sidecar's requests, say) is in no API, so this answer is for its pods as written and rests on it"
     );
+    let live = format!(
+        "mutating webhook sidecar-injector.kq.test ({name}) sees its pods: its pods are as the API server returned them from a dry run (dryRun=All), its changes included"
+    );
 
-    // Live: the configuration and the namespace's labels are read from the cluster.
+    // Live: the configuration and the namespace's labels are read from the cluster, and the
+    // server asked for the pod (the webhook, which cannot be called, is ignored there).
     let out = plugin(&kubeconfig, &["check", "-n", &ns, "-f", f, "-o", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let doc = &v["documents"][0];
     assert_eq!(doc["webhooks"][0]["webhook"], "sidecar-injector.kq.test", "{doc:#}");
     assert_eq!(doc["webhooks"][0]["sees"], "its pods", "{doc:#}");
-    assert!(doc["notes"].as_array().unwrap().iter().any(|n| n == want.as_str()), "{doc:#}");
+    assert_eq!(doc["webhooks"][0]["dryRun"], true, "{doc:#}");
+    assert!(doc["notes"].as_array().unwrap().iter().any(|n| n == live.as_str()), "{doc:#}");
 
     // Another namespace, without the label: the webhook does not see its pods.
     let other = new_namespace(&c, "kq-webhooks-other").await;

@@ -12,6 +12,7 @@
 //! this file holds the streaming [`Checker`] that walks the documents in order.
 
 mod autoscalers;
+pub mod dry_run;
 mod gaps;
 mod replay;
 mod report;
@@ -295,10 +296,22 @@ impl<'a> Checker<'a> {
         }
         // What reached quota went through every webhook first (a refusal by a plugin before them
         // did not).
-        if report.allowed || report.refused_by() == Some(crate::admission::Stage::ResourceQuota) {
+        // (A dry run's answer is the server's, past every webhook: its refusal too.)
+        let asked = self.state.dry_runs.get(&dry_run::source_of(&obj.origin));
+        if report.allowed || report.refused_by() == Some(crate::admission::Stage::ResourceQuota) || asked.is_some() {
             let operation = if self.state.existing.contains_key(key) { "UPDATE" } else { "CREATE" };
             report.webhooks = webhooks::seen_by(self.state, obj, ns, operation);
+            // The pods a dry run asked the server for are as it returned them.
+            if let Some(d) = asked {
+                let pods = if matches!(obj.body, Body::Pod(_)) { "the object" } else { "its pods" };
+                for w in report.webhooks.iter_mut().filter(|w| w.mutating && w.sees == pods) {
+                    w.dry_run = d.answer.is_ok();
+                }
+            }
             report.notes.extend(report.webhooks.iter().map(WebhookSeen::sentence));
+            if let Some(Err(why)) = asked.map(|d| &d.answer) {
+                report.notes.push(why.clone());
+            }
         }
         if own || (!lacking.is_empty() && report.allowed) {
             report.undecided = lacking;

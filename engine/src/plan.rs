@@ -193,6 +193,8 @@ pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> 
     let mut dropped: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let (before, opened_state, report, proposals) = loop {
         let mut opened_state = state.clone();
+        // A dry run the server's quotas refused says nothing of the pod: planned as written.
+        opened_state.dry_runs = check::dry_run::quota_refusals_unanswered(&state.dry_runs);
         let mut proposals = BTreeSet::new();
         for ns in &namespaces {
             let list = opened_state.quotas.entry(ns.clone()).or_default();
@@ -290,6 +292,19 @@ pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> 
             note.push_str(&format!(" (without {}: some container does not set it, and a quota on it would refuse that pod)", d.join(", ")));
         }
         notes.push(note);
+    }
+    // Pods taken from the server's dry runs (or, where it gave none, why).
+    for d in &report.documents {
+        let Some(run) = opened_state.dry_runs.get(&check::dry_run::source_of(&d.source)) else { continue };
+        let said = match &run.answer {
+            Ok(_) => format!(
+                "its pods are sized as the API server returned them from a dry run (dryRun=All), after the mutating webhook{} {}",
+                if run.webhooks.len() == 1 { "" } else { "s" },
+                run.webhooks.join(", ")
+            ),
+            Err(why) => why.clone(),
+        };
+        notes.push(format!("{} {}: {said}", d.kind, d.name));
     }
     notes.extend(report.notes);
     Plan { quotas, blocked, notes }

@@ -13,7 +13,7 @@ use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, O
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{kinds_known, load_limited, load_manifests, load_state, namespaces_known, offline_rules};
+use crate::input::{kinds_known, load_limited, load_manifests, load_manifests_keeping, load_state, namespaces_known, offline_rules, PodsToSend};
 use crate::live;
 use crate::render::output::{Output, ReportWriter};
 
@@ -343,7 +343,10 @@ fn incomplete_status(summary: &Summary, incomplete: &[String]) -> i32 {
 async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let flag = version_flag(args)?;
     let limited = load_limited(args.input.admission_config.as_deref())?;
-    let mut objs = load_manifests(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive)?;
+    // The Pod each document leads to, kept as JSON: a mutating webhook that sees it is asked
+    // through a dry run (dropped once asked).
+    let mut pods = PodsToSend::new();
+    let mut objs = load_manifests_keeping(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive, Some(&mut pods))?;
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
     let live::LiveState { mut state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| {
         let e = e.on(&conn.server);
@@ -353,6 +356,8 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
             e.to_string()
         })
     })?;
+    live::dry_runs(&conn, &mut state, &objs, &pods).await;
+    drop(pods);
     // The server's own release decides the rules; --kubernetes-version overrides it.
     let server = live::server_version(&conn).await;
     let (rules, source, server_version) = match (flag, &server) {

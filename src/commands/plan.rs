@@ -8,7 +8,7 @@ use kubectl_quota_engine::version::Rules;
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{load_limited, load_manifests, load_state, namespaces_known, offline_rules};
+use crate::input::{load_limited, load_manifests_keeping, load_state, namespaces_known, offline_rules, PodsToSend};
 use crate::live;
 use crate::render::plan::{render_json, render_text, render_yaml};
 
@@ -71,7 +71,10 @@ fn print(p: &plan::Plan, args: &PlanArgs) -> i32 {
 pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
     let limited = load_limited(args.input.admission_config.as_deref())?;
     let pod_security = crate::input::load_pod_security(args.input.admission_config.as_deref())?;
-    let mut objs = load_manifests(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive)?;
+    // Live, the Pod each document leads to is kept as JSON for the dry runs (as for `check`).
+    let mut pods = PodsToSend::new();
+    let keep = args.input.state.is_empty().then_some(&mut pods);
+    let mut objs = load_manifests_keeping(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive, keep)?;
     if !args.input.state.is_empty() {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
         let loaded = load_state(&args.input.state)?;
@@ -99,7 +102,9 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
         return Ok(print(&p, args));
     }
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
-    let live::LiveState { state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| Fatal::input(e.to_string()))?;
+    let live::LiveState { mut state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| Fatal::input(e.to_string()))?;
+    live::dry_runs(&conn, &mut state, &objs, &pods).await;
+    drop(pods);
     notes.extend(incomplete.into_iter().map(|g| g.text));
     // The server's own release decides the rules, as for `check`.
     let rules = match live::server_version(&conn).await {

@@ -103,6 +103,10 @@ pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
             state.existing.insert((ns.clone(), o.type_info.group_resource(), o.meta.name.clone()), o);
         }
     }
+    // Where a mutating webhook sees its pods, the next pod is the one a dry run returns.
+    let pods = kubectl_quota_engine::check::dry_run::pod_to_send(&read.object, &obj).and_then(|v| serde_json::to_string(&v).ok());
+    let pods = pods.map(|p| [(kubectl_quota_engine::check::dry_run::source_of(&obj.origin), p)].into()).unwrap_or_default();
+    live::dry_runs(&conn, &mut state, std::slice::from_ref(&obj), &pods).await;
     let rules = match live::server_version(&conn).await {
         Ok((_, v)) => Rules::for_version(v),
         Err(_) => Rules::newest(),

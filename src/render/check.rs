@@ -308,7 +308,11 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
                 None => format!("{a} fit"),
             };
             let mut s = format!("{who}: the {kind} is admitted, but ");
-            let refuser = d.pod_refused_by.and_then(Stage::pod_refuser).unwrap_or("quota");
+            let refuser = match d.pod_refused_by {
+                // A webhook's or a policy's refusal of a dry run: the server's, in its words.
+                Some(Stage::MutatingAdmissionWebhook) => "the API server",
+                by => by.and_then(Stage::pod_refuser).unwrap_or("quota"),
+            };
             let _ = write!(s, "{} ({fits})", format!("{refuser} refuses {} of {its} {w} pods", w - a).red().bold());
             if let Some(m) = &d.pod_message {
                 let _ = write!(s, ": {}", esc(m));

@@ -9,6 +9,7 @@ pub mod autoscalers;
 pub mod cases;
 pub mod ci;
 pub mod docs;
+pub mod injector;
 pub mod live;
 pub mod node;
 pub mod tls;

@@ -14,7 +14,7 @@
 //! | 6 | DefaultStorageClass | mutating | [`default_storage_class`] |
 //! | 7 | PersistentVolumeClaimResize | validating | [`pvc_resize`] |
 //! | 8 | RuntimeClass | mutating, validating | [`runtime_class`]: the pod's overhead |
-//! | ... | MutatingAdmissionWebhook | mutating | [`vpa_webhook`]: a VerticalPodAutoscaler's requests and limits; other webhooks are not replayed |
+//! | ... | MutatingAdmissionWebhook | mutating | [`vpa_webhook`]: a VerticalPodAutoscaler's requests and limits; other webhooks are not replayed, but a live check asks the server for the pod they return (a dry run: [`ServerAnswer`]) |
 //! | ... | ValidatingAdmissionWebhook, policies | | not replayed |
 //! | last | ResourceQuota | validating | [`resource_quota`]: usage, scopes, the verdict |
 //!
@@ -84,6 +84,21 @@ pub struct Cluster<'a> {
     pub policies: Option<&'a policy::PolicySet>,
     /// The objects policies may read as params (ConfigMaps, custom resources).
     pub params: Option<&'a policy::Params>,
+    /// What the API server answered a dry run of the pod being created, and the mutating
+    /// webhooks that see it (their names): the webhooks' changes, which no API describes,
+    /// are the server's.
+    pub server: Option<(&'a ServerAnswer, &'a [String])>,
+}
+
+/// The API server's answer to a create of a pod sent with `?dryRun=All`: the whole chain ran,
+/// its webhooks included, and nothing was stored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerAnswer {
+    /// The pod as the server would store it: what its mutating webhooks added is in it.
+    Admitted(Box<crate::objects::Pod>),
+    /// The server refused it, in its words (a webhook, a policy, quota for the pod alone): the
+    /// decision it is (a quota's refusal with the rows its message gives).
+    Refused(Box<Decision>),
 }
 
 /// How a request is sent and judged.
@@ -130,11 +145,24 @@ impl Attributes<'_> {
 pub struct Denial {
     pub reason: RefusalReason,
     pub message: String,
+    /// The decision whole, when another than the plugin gave it (the API server's, from a dry
+    /// run: quota's, a webhook's, a policy's).
+    pub whole: Option<Box<Decision>>,
 }
 
 impl From<String> for Denial {
     fn from(message: String) -> Denial {
-        Denial { reason: RefusalReason::Admission, message }
+        Denial { reason: RefusalReason::Admission, message, whole: None }
+    }
+}
+
+impl Denial {
+    /// The decision it is, given by `stage` unless it carries its own refusal.
+    fn decision(self, stage: Stage) -> Decision {
+        match self.whole {
+            Some(d) => *d,
+            None => Decision::refused_by(stage, self.reason, self.message),
+        }
     }
 }
 
@@ -160,10 +188,10 @@ pub trait Plugin: Sync {
     fn validate(&self, _obj: &Object, _a: &Attributes) -> Result<(), Denial> {
         Ok(())
     }
-    /// What the validating half says without refusing: the server's warnings, and where an
-    /// answer rests on what could not be replayed.
-    fn warnings(&self, _obj: &Object, _a: &Attributes) -> Vec<String> {
-        vec![]
+    /// The validating half with what it says without refusing: the server's warnings, and
+    /// where an answer rests on what could not be replayed.
+    fn validate_saying(&self, obj: &Object, a: &Attributes) -> Result<Vec<String>, Denial> {
+        self.validate(obj, a).map(|_| vec![])
     }
 }
 
@@ -211,10 +239,10 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
     }
     let mut mutations = mutations;
     for p in CHAIN.iter().filter(|p| p.handles(obj, &a)) {
-        if let Err(d) = p.validate(obj, &a) {
-            return (Decision::refused_by(p.stage(), d.reason, d.message), mutations);
+        match p.validate_saying(obj, &a) {
+            Ok(said) => mutations.extend(said),
+            Err(d) => return (d.decision(p.stage()), mutations),
         }
-        mutations.extend(p.warnings(obj, &a));
     }
     let request = Request { classes: cluster.device_classes, detail: opts.detail, resize: false };
     (check_request_detailed(quotas, obj, old, opts.limited, opts.rules, &request), mutations)
@@ -236,7 +264,7 @@ fn mutating_half_of(chain: &[&dyn Plugin], obj: &mut Object, a: &Attributes) -> 
             continue;
         }
         let before = p.external().then(|| obj.clone());
-        notes.extend(p.mutate(obj, a).map_err(|d| Decision::refused_by(p.stage(), d.reason, d.message))?);
+        notes.extend(p.mutate(obj, a).map_err(|d| d.decision(p.stage()))?);
         changed |= before.is_some_and(|b| b != *obj);
     }
     if !changed {
@@ -247,7 +275,7 @@ fn mutating_half_of(chain: &[&dyn Plugin], obj: &mut Object, a: &Attributes) -> 
         if (p.external() && !p.reinvoke_if_needed()) || !p.handles(obj, &again) {
             continue;
         }
-        for n in p.mutate(obj, &again).map_err(|d| Decision::refused_by(p.stage(), d.reason, d.message))? {
+        for n in p.mutate(obj, &again).map_err(|d| d.decision(p.stage()))? {
             if !notes.contains(&n) {
                 notes.push(n);
             }
@@ -277,7 +305,7 @@ impl Plugin for NamespaceLifecycle {
     }
     fn mutate(&self, _: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
         if let Some(message) = namespace_lifecycle::refusal(a.ns, a.cluster.namespaces) {
-            return Err(Denial { reason: RefusalReason::NamespaceNotFound, message });
+            return Err(Denial { reason: RefusalReason::NamespaceNotFound, message, whole: None });
         }
         match namespace_lifecycle::terminating_refusal(a.ns, a.cluster.terminating).filter(|_| a.creating()) {
             Some(message) => Err(message.into()),
@@ -425,24 +453,40 @@ impl Plugin for RuntimeClass {
     }
 }
 
-/// MutatingAdmissionWebhook: the VerticalPodAutoscaler's webhook, writing its target into a
-/// new pod of the workload it targets (other webhooks are not replayed).
+/// MutatingAdmissionWebhook: the pod the API server returned from a dry run, where a live
+/// check asked it (the webhooks' changes are the server's), then the VerticalPodAutoscaler's
+/// webhook, writing its target into a new pod of the workload it targets (other webhooks are
+/// not replayed).
 struct MutatingAdmissionWebhook;
 impl Plugin for MutatingAdmissionWebhook {
     fn stage(&self) -> Stage {
         Stage::MutatingAdmissionWebhook
     }
     fn handles(&self, obj: &Object, a: &Attributes) -> bool {
-        a.creating() && a.cluster.vpa.is_some() && matches!(obj.body, Body::Pod(_))
+        a.creating() && (a.cluster.vpa.is_some() || a.cluster.server.is_some()) && matches!(obj.body, Body::Pod(_))
     }
     fn external(&self) -> bool {
         true
     }
     fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
-        match (&mut obj.body, a.cluster.vpa) {
-            (Body::Pod(p), Some((name, vpa))) => Ok(vpa_webhook::write_pod(p, name, vpa, &a.limit_ranges())),
-            _ => Ok(vec![]),
+        let Body::Pod(p) = &mut obj.body else { return Ok(vec![]) };
+        let mut notes = Vec::new();
+        // The reinvocation sees the server's pod already: it is not taken again.
+        match a.cluster.server.filter(|_| !a.reinvoked) {
+            Some((ServerAnswer::Refused(d), _)) => {
+                let (reason, message) = d.refusal.as_ref().map(|r| (r.reason, r.message.clone())).unwrap_or((RefusalReason::Admission, String::new()));
+                return Err(Denial { reason, message, whole: Some(d.clone()) });
+            }
+            Some((ServerAnswer::Admitted(server), webhooks)) => {
+                notes.push(server_pod_note(p, server, webhooks));
+                *p = (**server).clone();
+            }
+            None => {}
         }
+        if let Some((name, vpa)) = a.cluster.vpa {
+            notes.extend(vpa_webhook::write_pod(p, name, vpa, &a.limit_ranges()));
+        }
+        Ok(notes)
     }
 }
 
@@ -475,6 +519,7 @@ fn policy_stop(stop: policy::Stop) -> Result<Vec<String>, Denial> {
         policy::Stop::Denied { reason, message } => Err(Denial {
             reason: if reason == "Invalid" { RefusalReason::Invalid } else { RefusalReason::Admission },
             message,
+            whole: None,
         }),
         policy::Stop::Unreplayable(why) => Ok(vec![format!("not replayed: {why}; this answer rests on it")]),
     }
@@ -508,7 +553,7 @@ impl Plugin for MutatingAdmissionPolicy {
             return Ok(vec![]);
         }
         let was = obj.clone();
-        policy::object::set_from_json(obj, json).map_err(|e| Denial { reason: RefusalReason::Invalid, message: e })?;
+        policy::object::set_from_json(obj, json).map_err(|e| Denial { reason: RefusalReason::Invalid, message: e, whole: None })?;
         crate::defaulting::as_decoded(obj, a.opts.rules);
         let change = match (&was.body, &obj.body) {
             (Body::Pod(b), Body::Pod(a)) => policy::object::pod_change(b, a),
@@ -528,20 +573,29 @@ impl Plugin for ValidatingAdmissionPolicy {
     fn handles(&self, obj: &Object, a: &Attributes) -> bool {
         matches!(obj.body, Body::Pod(_)) && a.cluster.policies.is_some_and(|p| p.any(false))
     }
-    fn validate(&self, obj: &Object, a: &Attributes) -> Result<(), Denial> {
-        let (Some(set), Some(json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return Ok(()) };
+    fn validate_saying(&self, obj: &Object, a: &Attributes) -> Result<Vec<String>, Denial> {
+        let (Some(set), Some(json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return Ok(vec![]) };
         match policy::validate(set, &json, &policy_request(obj, a)) {
-            Err(stop @ policy::Stop::Denied { .. }) => policy_stop(stop).map(|_| ()),
-            _ => Ok(()),
+            Ok(w) => Ok(w.into_iter().map(|w| format!("{WARNING}{w}")).collect()),
+            Err(stop) => policy_stop(stop),
         }
     }
-    fn warnings(&self, obj: &Object, a: &Attributes) -> Vec<String> {
-        let (Some(set), Some(json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return vec![] };
-        match policy::validate(set, &json, &policy_request(obj, a)) {
-            Ok(w) => w.into_iter().map(|w| format!("{WARNING}{w}")).collect(),
-            Err(stop) => policy_stop(stop).unwrap_or_default(),
-        }
-    }
+}
+
+/// What a report says of a pod taken from the server's dry run: the webhooks, and the
+/// containers they added.
+fn server_pod_note(before: &crate::objects::Pod, server: &crate::objects::Pod, webhooks: &[String]) -> String {
+    let added = |was: &[crate::objects::Container], now: &[crate::objects::Container], what: &str| {
+        now.iter().filter(|c| !was.iter().any(|w| w.name == c.name)).map(|c| format!("{what} {}", c.name)).collect::<Vec<_>>()
+    };
+    let mut changes = added(&before.containers, &server.containers, "container");
+    changes.extend(added(&before.init_containers, &server.init_containers, "init container"));
+    let changed = if changes.is_empty() { String::new() } else { format!(": they add {}", changes.join(", ")) };
+    format!(
+        "the pod is as the API server returned it from a dry run (dryRun=All), after the mutating webhook{} {}{changed}",
+        if webhooks.len() == 1 { "" } else { "s" },
+        webhooks.join(", ")
+    )
 }
 
 /// A pod template as a VerticalPodAutoscaler's webhook writes the pods made from it:

@@ -18,10 +18,14 @@ use identical::{charge_units, identical_units_that_fit, used_in};
 /// state holds under its name, else a create), charging the quotas when admitted. `as_sent`:
 /// a document as the user sent it, not an object a controller makes.
 pub(super) fn admit_as(obj: &mut Object, state: &mut ClusterState, ns: &str, opts: &CheckOptions, as_sent: bool) -> (Decision, Vec<String>) {
-    admit_through(obj, state, ns, opts, as_sent, None)
+    // A Pod document is the pod the server was asked for, if it was.
+    let asked = as_sent && matches!(obj.body, Body::Pod(_));
+    admit_through(obj, state, ns, opts, as_sent, None, asked)
 }
 
-/// [`admit_as`], with the VerticalPodAutoscaler whose webhook writes the pod's requests.
+/// [`admit_as`], with the VerticalPodAutoscaler whose webhook writes the pod's requests;
+/// `asked`: the object is the pod a dry run asked the server for (a Pod document as written,
+/// a pod made from its workload's template), whose answer the webhooks' step takes.
 fn admit_through(
     obj: &mut Object,
     state: &mut ClusterState,
@@ -29,8 +33,14 @@ fn admit_through(
     opts: &CheckOptions,
     as_sent: bool,
     vpa: Option<(&str, &VerticalAutoscaler)>,
+    asked: bool,
 ) -> (Decision, Vec<String>) {
     let old = state.existing_for(ns, obj).cloned();
+    let dry_runs = std::sync::Arc::clone(&state.dry_runs);
+    let server = match dry_runs.get(&super::dry_run::source_of(&obj.origin)).filter(|_| asked && old.is_none()) {
+        Some(super::dry_run::DryRun { answer: Ok(answer), webhooks }) => Some((answer, webhooks.as_slice())),
+        _ => None,
+    };
     // What the chain consults, beside the quotas it charges.
     let cluster = Cluster {
         namespaces: state.namespaces.as_ref(),
@@ -44,6 +54,7 @@ fn admit_through(
         vpa,
         policies: state.policies.as_deref(),
         params: Some(&state.params),
+        server,
     };
     let quotas = state.quotas.entry(ns.to_string()).or_default();
     let flags = admission::ServerFlags { allow_privileged: opts.allow_privileged.unwrap_or(true) };
@@ -55,7 +66,9 @@ fn admit_through(
 /// A pod `w`'s controller makes, through the admission chain and its VerticalPodAutoscaler's
 /// webhook, if one targets `w`.
 pub(super) fn admit_pod_of(pod: &mut Object, w: &Workload, state: &mut ClusterState, ns: &str, opts: &CheckOptions) -> (Decision, Vec<String>) {
-    admit_through(pod, state, ns, opts, false, w.vpa.as_ref().map(|(n, v)| (n.as_str(), &**v)))
+    // The server's answer is for the template's pod, not for a running pod of another.
+    let asked = matches!(&pod.body, Body::Pod(p) if *p == w.template);
+    admit_through(pod, state, ns, opts, false, w.vpa.as_ref().map(|(n, v)| (n.as_str(), &**v)), asked)
 }
 
 /// What one pod of `w` (`pod`: its template, or a pod of it that exists; `name`: the name

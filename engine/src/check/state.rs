@@ -55,6 +55,9 @@ pub struct ClusterState {
     pub policies: Option<std::sync::Arc<crate::admission::policy::PolicySet>>,
     /// The objects a policy may read as its params (ConfigMaps, custom resources), whole.
     pub params: crate::admission::policy::Params,
+    /// What the API server answered dry runs of the pods mutating webhooks see, by the document
+    /// they come from (a live check asks: see `dry_run`); empty: none asked.
+    pub dry_runs: std::sync::Arc<BTreeMap<super::dry_run::PodSource, super::dry_run::DryRun>>,
 }
 
 /// The group-resource VerticalPodAutoscalers are stored under.
@@ -274,6 +277,7 @@ impl ClusterState {
             webhooks: self.webhooks.clone(),
             policies: self.policies.clone(),
             params: self.params.clone(),
+            dry_runs: self.dry_runs.clone(),
         }
     }
 

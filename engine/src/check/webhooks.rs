@@ -32,6 +32,10 @@ pub struct WebhookSeen {
     /// The namespace's labels are not known: its namespaceSelector was not evaluated.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub namespace_unknown: bool,
+    /// A mutating webhook whose changes are the API server's: the pods are as a dry run of
+    /// them returned them (a live check).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
 }
 
 impl WebhookSeen {
@@ -47,7 +51,9 @@ impl WebhookSeen {
                 self.if_conditions.join(", ")
             ),
         };
-        if self.mutating {
+        if self.mutating && self.dry_run {
+            format!("{who} sees {}{when}: {} are as the API server returned them from a dry run (dryRun=All), its changes included", self.sees, self.sees)
+        } else if self.mutating {
             format!(
                 "{who} sees {}{when}: what it changes (a sidecar's requests, say) is in no API, so this answer is for {} as written and rests on it",
                 self.sees, self.sees
@@ -94,6 +100,7 @@ pub fn seen_by(state: &ClusterState, obj: &Object, ns: &str, operation: &str) ->
                         failure_policy: hook.failure_policy.clone(),
                         if_conditions: hook.match_conditions.clone(),
                         namespace_unknown,
+                        dry_run: false,
                     });
                 }
             }

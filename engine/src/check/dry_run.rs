@@ -1,0 +1,325 @@
+//! The pods a live check asks the API server for: where a mutating webhook (a sidecar
+//! injector) sees a document's pods, what it adds is in no API, but the server answers a
+//! create sent with `?dryRun=All` with the pod as its whole chain (webhooks included) returns
+//! it, storing nothing. This room says which pods to ask for ([`dry_runs_needed`]), builds the
+//! Pod to send from a document ([`pod_to_send`]), and reads the server's refusals
+//! ([`answer_of_refusal`]); the plugin sends them and hands the answers back in
+//! [`ClusterState::dry_runs`], which the chain's MutatingAdmissionWebhook step consults.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::webhooks::seen_by;
+use super::ClusterState;
+use crate::admission::{Decision, QuotaReport, QuotaVerdict, Refusal, RefusalReason, ResourceRow, ServerAnswer, Stage};
+use crate::manifest::Origin;
+use crate::objects::{Body, Object};
+use crate::quantity::Quantity;
+
+/// Which document a pod comes from: (file, document, item), as its [`Origin`] says. The pods
+/// a workload's controller makes from its template carry the workload's.
+pub type PodSource = (String, usize, Option<usize>);
+
+/// The [`PodSource`] of an origin.
+pub fn source_of(o: &Origin) -> PodSource {
+    (o.file.clone(), o.document, o.item)
+}
+
+/// The server's answer for one document's pods, and the mutating webhooks that see them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DryRun {
+    /// The answer, or why there is none (in words: the server does not run the webhook in a
+    /// dry run, the user may not create pods, ...): the pods are then taken as written.
+    pub answer: Result<ServerAnswer, String>,
+    /// The webhooks (`name (configuration)`).
+    pub webhooks: Vec<String>,
+}
+
+/// A pod to ask the server for: the document it comes from, where it is created, and the
+/// mutating webhooks that see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DryRunAsk {
+    pub source: PodSource,
+    pub namespace: String,
+    pub webhooks: Vec<String>,
+}
+
+/// The documents whose pods a mutating webhook sees (other than the ones not named: the VPA's,
+/// replayed, and this tool's guard), as the state has the webhooks and namespaces: a new Pod,
+/// or a workload's template. None where no webhook sees them (nothing is asked). A Pod that
+/// exists already (an update) and a namespace known not to exist yet (the server would answer
+/// 404) are not asked.
+pub fn dry_runs_needed(state: &ClusterState, objs: &[Object], default_namespace: &str) -> Vec<DryRunAsk> {
+    if state.webhooks.is_none() {
+        return vec![];
+    }
+    let mut out = Vec::new();
+    for o in objs {
+        let sees = match &o.body {
+            Body::Pod(_) => "the object",
+            Body::Workload(_) => "its pods",
+            _ => continue,
+        };
+        let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
+        if state.namespaces.as_ref().is_some_and(|n| !n.contains_key(&ns)) {
+            continue;
+        }
+        if sees == "the object" && state.existing.contains_key(&(ns.clone(), o.type_info.group_resource(), o.meta.name.clone())) {
+            continue;
+        }
+        let webhooks: Vec<String> = seen_by(state, o, &ns, "CREATE")
+            .into_iter()
+            .filter(|w| w.mutating && w.sees == sees)
+            .map(|w| format!("{} ({})", w.webhook, w.configuration))
+            .collect();
+        if !webhooks.is_empty() {
+            out.push(DryRunAsk { source: source_of(&o.origin), namespace: ns, webhooks });
+        }
+    }
+    out
+}
+
+/// The Pod a document leads to, as JSON to send to the server: a Pod as written, or a
+/// workload's template as the Pod its controller sends (the template's labels and
+/// annotations, a generated name after the workload's). `None` for other kinds. The
+/// namespace is left to the request's path.
+pub fn pod_to_send(doc: &Value, obj: &Object) -> Option<Value> {
+    match &obj.body {
+        Body::Pod(_) => {
+            let mut pod = doc.clone();
+            let o = pod.as_object_mut()?;
+            o.remove("status");
+            if let Some(Value::Object(meta)) = o.get_mut("metadata") {
+                for k in ["namespace", "resourceVersion", "uid", "creationTimestamp", "managedFields", "selfLink", "generation"] {
+                    meta.remove(k);
+                }
+            }
+            Some(pod)
+        }
+        Body::Workload(w) => {
+            let template = w.template_path.split('.').try_fold(doc, |v, k| v.get(k))?;
+            let mut meta = Map::new();
+            meta.insert("generateName".into(), Value::String(format!("{}-", obj.meta.name)));
+            for k in ["labels", "annotations"] {
+                if let Some(v) = template.pointer(&format!("/metadata/{k}")) {
+                    meta.insert(k.into(), v.clone());
+                }
+            }
+            let mut pod = Map::new();
+            pod.insert("apiVersion".into(), Value::String("v1".into()));
+            pod.insert("kind".into(), Value::String("Pod".into()));
+            pod.insert("metadata".into(), Value::Object(meta));
+            pod.insert("spec".into(), template.get("spec").cloned().unwrap_or_else(|| Value::Object(Map::new())));
+            Some(Value::Object(pod))
+        }
+        _ => None,
+    }
+}
+
+/// `runs` where quota's refusals are no answer (why in words): a check against quotas opened
+/// wide (`plan`) needs the pod, which a refusal does not show.
+pub fn quota_refusals_unanswered(runs: &Arc<BTreeMap<PodSource, DryRun>>) -> Arc<BTreeMap<PodSource, DryRun>> {
+    let by_quota = |d: &DryRun| matches!(&d.answer, Ok(ServerAnswer::Refused(r)) if r.refused_by_whom() == Some(Stage::ResourceQuota));
+    if !runs.values().any(by_quota) {
+        return Arc::clone(runs);
+    }
+    let mut out = (**runs).clone();
+    for d in out.values_mut().filter(|d| by_quota(d)) {
+        if let Ok(ServerAnswer::Refused(r)) = &d.answer {
+            let message = r.refusal.as_ref().map(|r| r.message.as_str()).unwrap_or_default();
+            d.answer = Err(format!("the API server's quota refused a dry run of them ({message}), so its pods are taken as written"));
+        }
+    }
+    Arc::new(out)
+}
+
+/// The server's refusal of a dry run (`code`, the Status's message): the answer it is, or why
+/// there is no answer. Quota refusing the pod alone, a webhook's or a policy's refusal, a
+/// webhook that could not be called under failurePolicy Fail, an invalid pod: the server's
+/// words are the answer. A webhook that does not support dry run (sideEffects Unknown or Some),
+/// a user who may not create pods (RBAC), a namespace not found or a server error: no answer.
+pub fn answer_of_refusal(code: u16, message: &str) -> Result<ServerAnswer, String> {
+    let said = |why: &str| Err(format!("{why}, so its pods are taken as written: {message}"));
+    if message.contains("does not support dry run") {
+        return said("the API server cannot run a dry run through a webhook that sees them (its sideEffects are not None or NoneOnDryRun)");
+    }
+    if code == 403 && message.contains("cannot create resource") {
+        return said("the user may not create pods, which a dry run needs (RBAC)");
+    }
+    let webhook_failed = message.contains("failed calling webhook");
+    if code == 404 || (code >= 500 && !webhook_failed) || !matches!(code, 400..=599) {
+        return said("the API server did not answer a dry run of them");
+    }
+    // A 403 reads `pods "name" is forbidden: <message>`; the report keeps what follows.
+    let forbidden = code == 403;
+    let text = match message.split_once(" is forbidden: ") {
+        Some((_, m)) if forbidden => m,
+        _ => message,
+    };
+    let (by, reason, quota) = if let Some(rest) = text.strip_prefix("exceeded quota: ") {
+        (Stage::ResourceQuota, RefusalReason::ExceededQuota, rest.split(',').next().map(str::to_string))
+    } else if text.contains("violates PodSecurity") {
+        (Stage::PodSecurity, RefusalReason::Admission, None)
+    } else if code == 422 {
+        (Stage::Registry, RefusalReason::Invalid, None)
+    } else {
+        (Stage::MutatingAdmissionWebhook, RefusalReason::Admission, None)
+    };
+    let rows = quota_rows(text);
+    let resources = rows.iter().map(|r| r.resource.to_string()).collect();
+    let message = if reason == RefusalReason::Invalid { message.to_string() } else { text.to_string() };
+    let quotas = match &quota {
+        Some(name) if !rows.is_empty() => vec![QuotaReport {
+            name: name.clone(),
+            applies: true,
+            unrelated: false,
+            verdict: QuotaVerdict::Exceeded,
+            why: "applies: the API server's dry run of the pod says so".into(),
+            scopes: vec![],
+            resources: rows.clone(),
+            missing: Default::default(),
+        }],
+        _ => vec![],
+    };
+    let usage = rows.iter().map(|r| (r.resource.to_string(), r.requested.clone())).collect();
+    let refusal = Refusal { by, reason, quota, resources, message, forbidden, alternatives: vec![] };
+    Ok(ServerAnswer::Refused(Box::new(Decision { allowed: false, refusal: Some(refusal), usage, quotas, skipped: None })))
+}
+
+/// The rows of quota's refusal as its message gives them (`requested: a=1,b=2, used: a=0,b=1,
+/// limited: a=1,b=2`): requested, used and hard per resource, the ones past hard exceeded.
+fn quota_rows(text: &str) -> Vec<ResourceRow> {
+    let list = |key: &str| -> BTreeMap<String, Quantity> {
+        let Some((_, rest)) = text.split_once(key) else { return BTreeMap::new() };
+        let rest = rest.split(", ").next().unwrap_or_default();
+        rest.split(',').filter_map(|kv| kv.split_once('=')).filter_map(|(k, v)| Some((k.trim().to_string(), Quantity::parse(v.trim()).ok()?))).collect()
+    };
+    let (requested, used, hard) = (list("requested: "), list("used: "), list("limited: "));
+    requested
+        .into_iter()
+        .filter_map(|(k, req)| {
+            let (u, h) = (used.get(&k).cloned().unwrap_or_default(), hard.get(&k)?.clone());
+            let after = u.add(&req);
+            Some(ResourceRow { resource: k.into(), exceeded: after > h, requested: req, used: Some(u), hard: h, after })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_str;
+    use crate::objects::decode;
+
+    fn one(yaml: &str) -> (Value, Object) {
+        let d = parse_str("t.yaml", yaml).unwrap().remove(0);
+        let o = decode(&d).unwrap();
+        (d.value, o)
+    }
+
+    #[test]
+    fn a_workloads_template_is_sent_as_the_pod_its_controller_creates() {
+        let (v, o) = one("apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly, namespace: x}\nspec:\n  schedule: '* * * * *'\n  jobTemplate:\n    spec:\n      template:\n        metadata: {labels: {app: nightly}}\n        spec: {restartPolicy: Never, containers: [{name: c, image: x}]}\n");
+        let pod = pod_to_send(&v, &o).unwrap();
+        assert_eq!(
+            pod,
+            serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "nightly-", "labels": {"app": "nightly"}}, "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "x"}]}})
+        );
+        let (v, o) = one("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x, resourceVersion: '5'}\nspec: {containers: [{name: c, image: x}]}\nstatus: {phase: Running}\n");
+        assert_eq!(
+            pod_to_send(&v, &o).unwrap(),
+            serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "x"}]}})
+        );
+        let (v, o) = one("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
+        assert_eq!(pod_to_send(&v, &o), None);
+    }
+
+    #[test]
+    fn the_servers_refusals_are_answers_or_say_why_there_is_none() {
+        let quota = r#"pods "shop-x" is forbidden: exceeded quota: compute, requested: limits.cpu=2100m,requests.cpu=300m, used: requests.cpu=0, limited: requests.cpu=100m"#;
+        let Ok(ServerAnswer::Refused(d)) = answer_of_refusal(403, quota) else { panic!("an answer") };
+        let r = d.refusal.as_ref().unwrap();
+        assert_eq!((r.by, r.reason, r.quota.as_deref()), (Stage::ResourceQuota, RefusalReason::ExceededQuota, Some("compute")));
+        assert_eq!(r.resources, ["requests.cpu"]);
+        let row = &d.quotas[0].resources[0];
+        assert_eq!((row.requested.to_string(), row.after.to_string(), row.hard.to_string(), row.exceeded), ("300m".into(), "300m".into(), "100m".into(), true));
+        assert!(r.message.starts_with("exceeded quota: compute, requested: "), "{}", r.message);
+        let hook = r#"admission webhook "deny.kq.test" denied the request: no"#;
+        let Ok(ServerAnswer::Refused(d)) = answer_of_refusal(400, hook) else { panic!("an answer") };
+        let r = d.refusal.as_ref().unwrap();
+        assert_eq!((r.by, r.message.as_str(), r.forbidden), (Stage::MutatingAdmissionWebhook, hook, false));
+        assert!(d.quotas.is_empty());
+        for (code, m, why) in [
+            (400, "admission webhook \"a\" does not support dry run", "sideEffects"),
+            (403, "pods is forbidden: User \"u\" cannot create resource \"pods\" in API group \"\" in the namespace \"n\"", "RBAC"),
+            (404, "namespaces \"n\" not found", "did not answer"),
+            (503, "the server is currently unable to handle the request", "did not answer"),
+        ] {
+            let e = answer_of_refusal(code, m).unwrap_err();
+            assert!(e.contains(why) && e.ends_with(m), "{e}");
+        }
+        assert!(answer_of_refusal(500, "Internal error occurred: failed calling webhook \"a\": connection refused").is_ok());
+    }
+
+    /// The trial of issue 47: a sidecar injector adds 100m to each pod of `shop`; the server
+    /// admits 3 of its 4 pods under requests.cpu=1.
+    #[test]
+    fn the_pods_are_charged_as_the_server_returned_them() {
+        let state_text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns, labels: {inject: 'yes'}}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: ns}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: injector}\nwebhooks: [{name: sidecar.kq.test, clientConfig: {url: 'https://127.0.0.1:1/inject'}, rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}], namespaceSelector: {matchLabels: {inject: 'yes'}}, sideEffects: None, admissionReviewVersions: [v1]}]\n";
+        let objects = |file: &str, text: &str| -> Vec<Object> { parse_str(file, text).unwrap().iter().map(|d| decode(d).unwrap()).collect() };
+        let mut state = ClusterState::from_objects(objects("state.yaml", state_text), "ns");
+        let shop = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: shop}\nspec:\n  replicas: 4\n  selector: {matchLabels: {app: shop}}\n  template:\n    metadata: {labels: {app: shop}}\n    spec: {containers: [{name: app, image: x, resources: {requests: {cpu: 200m}}}]}\n";
+        let input = objects("shop.yaml", shop);
+        let asks = dry_runs_needed(&state, &input, "ns");
+        assert_eq!(asks, [DryRunAsk { source: ("shop.yaml".into(), 1, None), namespace: "ns".into(), webhooks: vec!["sidecar.kq.test (injector)".into()] }]);
+        let served = "apiVersion: v1\nkind: Pod\nmetadata: {name: shop-abc, namespace: ns, labels: {app: shop}}\nspec:\n  containers:\n  - {name: app, image: x, resources: {requests: {cpu: 200m}}}\n  - {name: istio-proxy, image: x, resources: {requests: {cpu: 100m, memory: 128Mi}, limits: {cpu: '2', memory: 1Gi}}}\nstatus: {phase: Pending, qosClass: Burstable}\n";
+        let Body::Pod(pod) = objects("server", served).remove(0).body else { panic!("a pod") };
+        let answer = Ok(ServerAnswer::Admitted(Box::new(pod)));
+        state.dry_runs = std::sync::Arc::new([(asks[0].source.clone(), DryRun { answer, webhooks: asks[0].webhooks.clone() })].into());
+        let opts = crate::check::CheckOptions { namespace: "ns".into(), ..Default::default() };
+        let report = crate::check::check(&mut state, input, &opts);
+        let d = &report.documents[0];
+        assert_eq!((d.replicas, d.replicas_admitted), (Some(4), Some(3)), "{d:#?}");
+        assert_eq!(d.pod_message.as_deref(), Some("exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1"));
+        let pods = d.pods.as_ref().unwrap();
+        assert!(
+            pods.mutations.iter().any(|m| m.contains("dry run") && m.contains("sidecar.kq.test (injector)") && m.contains("container istio-proxy")),
+            "{pods:#?}"
+        );
+        assert!(d.webhooks[0].dry_run, "{d:#?}");
+        assert!(d.notes.iter().any(|n| n.contains("its pods are as the API server returned them from a dry run")), "{:#?}", d.notes);
+    }
+
+    /// The server refusing the dry run is the answer for every replica; plan, which opens the
+    /// quotas, takes a quota's refusal as no answer and sizes the pods as written.
+    #[test]
+    fn a_refused_dry_run_refuses_every_replica_and_plan_takes_the_pods_as_written() {
+        let state_text = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: ns}\nspec: {hard: {requests.cpu: '250m'}}\nstatus: {hard: {requests.cpu: '250m'}, used: {requests.cpu: '0'}}\n";
+        let objects = |file: &str, text: &str| -> Vec<Object> { parse_str(file, text).unwrap().iter().map(|d| decode(d).unwrap()).collect() };
+        let shop = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: shop}\nspec:\n  replicas: 4\n  selector: {matchLabels: {app: shop}}\n  template:\n    metadata: {labels: {app: shop}}\n    spec: {containers: [{name: app, image: x, resources: {requests: {cpu: 200m}}}]}\n";
+        let source: PodSource = ("shop.yaml".into(), 1, None);
+        let opts = crate::check::CheckOptions { namespace: "ns".into(), ..Default::default() };
+        for (code, message, stage) in [
+            (400, "admission webhook \"sidecar.kq.test\" denied the request: no", Stage::MutatingAdmissionWebhook),
+            (
+                403,
+                "pods \"shop-x\" is forbidden: exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=0, limited: requests.cpu=250m",
+                Stage::ResourceQuota,
+            ),
+        ] {
+            let mut state = ClusterState::from_objects(objects("state.yaml", state_text), "ns");
+            let answer = answer_of_refusal(code, message);
+            state.dry_runs = Arc::new([(source.clone(), DryRun { answer, webhooks: vec!["sidecar.kq.test (injector)".into()] })].into());
+            let plan = crate::plan::plan(&state, objects("shop.yaml", shop), &opts);
+            let report = crate::check::check(&mut state, objects("shop.yaml", shop), &opts);
+            let d = &report.documents[0];
+            assert_eq!((d.replicas_admitted, d.pod_refused_by), (Some(0), Some(stage)), "{d:#?}");
+            assert!(message.ends_with(d.pod_message.as_deref().unwrap()), "{d:#?}");
+            // plan: a webhook's refusal stands; quota's says nothing of the pod (4 × 200m).
+            let planned = plan.notes.iter().any(|n| n.contains("quota refused a dry run of them"));
+            assert_eq!(planned, stage == Stage::ResourceQuota, "{:#?}", plan.notes);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! The API server asked for the pods a mutating webhook sees: each distinct Pod POSTed once with
+//! `?dryRun=All` (the whole admission chain runs, webhooks included; nothing is stored), all at
+//! once. Which pods, and what the answers mean, are the engine's (`check::dry_run`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use futures::StreamExt;
+use kube::api::{Api, ApiResource, DynamicObject, PostParams};
+use kubectl_quota_engine::admission::ServerAnswer;
+use kubectl_quota_engine::check::dry_run::{answer_of_refusal, dry_runs_needed, DryRun, PodSource};
+use kubectl_quota_engine::check::ClusterState;
+use kubectl_quota_engine::manifest::{Document, Origin};
+use kubectl_quota_engine::objects::{self, Body, Object};
+
+use super::errors::{transport_message, within, RequestError};
+use super::Conn;
+use crate::input::PodsToSend;
+
+/// A document a dry run answers, and the webhooks that see its pods.
+type Answered = (PodSource, Vec<String>);
+
+/// Dry runs in flight at once.
+const IN_FLIGHT: usize = 16;
+
+/// Asks the server for the pods of `objs` that a mutating webhook sees (as `state` has the
+/// webhooks, namespaces and existing objects), one request per distinct pod, and puts the
+/// answers in `state.dry_runs`. No webhook sees them: no request.
+pub async fn dry_runs(conn: &Conn, state: &mut ClusterState, objs: &[Object], pods: &PodsToSend) {
+    let asks = dry_runs_needed(state, objs, &conn.namespace);
+    // One request per (namespace, pod): the documents (and their webhooks) it answers.
+    let mut distinct: BTreeMap<(&str, &str), Vec<Answered>> = BTreeMap::new();
+    for a in &asks {
+        if let Some(json) = pods.get(&a.source) {
+            distinct.entry((a.namespace.as_str(), json.as_str())).or_default().push((a.source.clone(), a.webhooks.clone()));
+        }
+    }
+    if distinct.is_empty() {
+        return;
+    }
+    let answers: Vec<_> =
+        futures::stream::iter(distinct).map(|((ns, json), docs)| async move { (ask(conn, ns, json).await, docs) }).buffer_unordered(IN_FLIGHT).collect().await;
+    let mut out = BTreeMap::new();
+    for (answer, docs) in answers {
+        for (source, webhooks) in docs {
+            out.insert(source, DryRun { answer: answer.clone(), webhooks });
+        }
+    }
+    state.dry_runs = Arc::new(out);
+}
+
+/// One dry run: the pod the server returns, its refusal, or why there is no answer.
+async fn ask(conn: &Conn, ns: &str, json: &str) -> Result<ServerAnswer, String> {
+    let pod: DynamicObject = serde_json::from_str(json).map_err(|e| format!("the pod could not be sent for a dry run: {e}"))?;
+    let ar = ApiResource { group: String::new(), version: "v1".into(), api_version: "v1".into(), kind: "Pod".into(), plural: "pods".into() };
+    let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), ns, &ar);
+    let pp = PostParams { dry_run: true, field_manager: Some("kubectl-quota".into()) };
+    match within(conn.timeout, api.create(&pp, &pod)).await {
+        Ok(returned) => {
+            let value = serde_json::to_value(&returned).map_err(|e| e.to_string())?;
+            let doc = Document { origin: Origin::new("the API server's dry run", 1), value };
+            match objects::decode(&doc).map(|mut o| {
+                // The whole spec kept, for the ValidatingAdmissionPolicies that read it next.
+                objects::keep_source(&mut o, doc.value);
+                o
+            }) {
+                Ok(Object { body: Body::Pod(p), .. }) => Ok(ServerAnswer::Admitted(Box::new(p))),
+                Ok(_) => Err("the API server's dry run returned no Pod, so its pods are taken as written".into()),
+                Err(e) => Err(format!("the pod the API server returned from a dry run could not be read ({e}), so its pods are taken as written")),
+            }
+        }
+        Err(RequestError::Kube(kube::Error::Api(s))) => answer_of_refusal(s.code, &s.message),
+        Err(e) => Err(format!("the API server did not answer a dry run of them, so its pods are taken as written: {}", transport_message(&conn.server, &e))),
+    }
+}
