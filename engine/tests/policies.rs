@@ -220,3 +220,20 @@ fn policy_outcomes_are_the_servers_own() {
     }
     t.done();
 }
+
+#[test]
+fn missing_params_under_failure_policy_ignore_skip_the_binding() {
+    let policy = MEM_LIMITS.replace("ACTION", "Deny").replace("  failurePolicy: Fail\n", "  failurePolicy: Ignore\n  paramKind: {apiVersion: v1, kind: ConfigMap}\n").replace(
+        "spec: {policyName: mem-limits, validationActions: [Deny]}",
+        "spec: {policyName: mem-limits, validationActions: [Deny], paramRef: {name: missing, parameterNotFoundAction: Deny}}",
+    );
+    let other = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\ndata: {max: '1'}\n";
+    let d = check_one(&cluster(&[namespace(), policy.clone(), other.into()]), &app("requests: {cpu: 100m}"));
+    assert_eq!(summary(&d), OK);
+    let failing = policy.replace("failurePolicy: Ignore", "failurePolicy: Fail");
+    let d = check_one(&cluster(&[namespace(), failing, other.into()]), &app("requests: {cpu: 100m}"));
+    assert_eq!(
+        d.server_error.as_deref(),
+        Some("pods \"p\" is forbidden: ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction")
+    );
+}

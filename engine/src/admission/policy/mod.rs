@@ -272,7 +272,8 @@ fn params_of<'p>(p: &CompiledPolicy, b: &Binding, r: &Request<'p>, names: (&str,
             .collect(),
         None => vec![],
     };
-    if found.is_empty() && pr.parameter_not_found_action != "Allow" {
+    // Missing params are a configuration error of the binding: `failurePolicy: Ignore` skips it.
+    if found.is_empty() && pr.parameter_not_found_action != "Allow" && p.policy.failure_policy != "Ignore" {
         let err = "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction";
         let message = if p.policy.mutating {
             format!("policy '{}' with binding '{}' denied request: {err}", names.0, names.1)
