@@ -157,3 +157,83 @@ fn params_the_state_lacks_leave_the_answer_resting_on_the_policy() {
         [r#"not replayed: ValidatingAdmissionPolicy "mem-limits" (binding "mem-limits") reads its params (ConfigMap v1): none of them was read in namespace "ns"; this answer rests on it"#]
     );
 }
+
+/// A ValidatingAdmissionPolicy on pods with the given spec lines, and its binding.
+fn vap(spec: &str, actions: &str) -> String {
+    format!(
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {{name: v}}\nspec:\n  matchConstraints:\n    resourceRules: [{{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}}]\n{spec}---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {{name: vb}}\nspec: {{policyName: v, validationActions: [{actions}]}}\n"
+    )
+}
+
+/// What upstream's policy plugins answered for these (tests/oracle.rs compares them at large):
+/// the server's whole error text, or `allowed` with the warnings.
+#[test]
+fn policy_outcomes_are_the_servers_own() {
+    let absent_label = "  validations:\n  - expression: \"object.metadata.labels['app'] == 'web'\"\n";
+    let rows: Vec<(&str, String, &str)> = vec![
+        (
+            "a validating policy's denial is the object's forbidden error, whatever its reason",
+            vap("  validations:\n  - {expression: 'false', message: nope}\n", "Deny"),
+            "pods \"p\" is forbidden: ValidatingAdmissionPolicy 'v' with binding 'vb' denied request: nope",
+        ),
+        (
+            "an evaluation error under failurePolicy Fail follows the binding's Warn",
+            vap(absent_label, "Warn"),
+            "allowed; Validation failed for ValidatingAdmissionPolicy 'v' with binding 'vb': expression 'object.metadata.labels['app'] == 'web'' resulted in error: no such key: labels",
+        ),
+        ("an evaluation error under failurePolicy Fail with an Audit binding changes nothing", vap(absent_label, "Audit"), "allowed"),
+        (
+            "a false match condition wins over one that fails",
+            vap("  matchConditions:\n  - {name: a, expression: \"'app' in object.metadata.labels\"}\n  - {name: b, expression: 'false'}\n  validations:\n  - {expression: 'false'}\n", "Deny"),
+            "allowed",
+        ),
+        (
+            "match conditions that fail are all said, as Go aggregates errors",
+            vap("  matchConditions:\n  - {name: a, expression: \"'app' in object.metadata.labels\"}\n  - {name: b, expression: \"object.metadata.labels.app == 'x'\"}\n  validations:\n  - {expression: 'false'}\n", "Deny"),
+            "pods \"p\" is forbidden: ValidatingAdmissionPolicy 'v' with binding 'vb' denied request: [expression ''app' in object.metadata.labels' resulted in error: no such key: labels, expression 'object.metadata.labels.app == 'x'' resulted in error: no such key: labels]",
+        ),
+        (
+            "a messageExpression's string is trimmed",
+            vap("  validations:\n  - {expression: 'false', messageExpression: \"'  spaced  '\"}\n", "Deny"),
+            "pods \"p\" is forbidden: ValidatingAdmissionPolicy 'v' with binding 'vb' denied request: spaced",
+        ),
+        (
+            "a messageExpression longer than the server keeps falls back to the message",
+            vap("  validations:\n  - {expression: 'false', message: short, messageExpression: \"'x'.repeat(1)\"}\n", "Deny").replace("'x'.repeat(1)", &format!("'{}'", "x".repeat(5121))),
+            "pods \"p\" is forbidden: ValidatingAdmissionPolicy 'v' with binding 'vb' denied request: short",
+        ),
+        (
+            "a mutating policy's refusal is said bare, not as the object's forbidden error",
+            CPU_DEFAULT.replace("reinvocationPolicy: Never\n", "reinvocationPolicy: Never\n  matchConditions:\n  - {name: a, expression: \"'app' in object.metadata.labels\"}\n"),
+            "policy 'cpu-default' with binding 'cpu-default' denied request: expression ''app' in object.metadata.labels' resulted in error: no such key: labels",
+        ),
+    ];
+    let mut t = Table::default();
+    for (what, policy, want) in rows {
+        let d = check_one(&cluster(&[namespace(), policy]), &app("requests: {cpu: 100m}"));
+        let got = if d.allowed {
+            std::iter::once(OK.to_string()).chain(d.warnings.iter().cloned()).collect::<Vec<_>>().join("; ")
+        } else {
+            d.server_error.clone().unwrap_or_default()
+        };
+        t.row(what, got, want);
+    }
+    t.done();
+}
+
+#[test]
+fn missing_params_under_failure_policy_ignore_skip_the_binding() {
+    let policy = MEM_LIMITS.replace("ACTION", "Deny").replace("  failurePolicy: Fail\n", "  failurePolicy: Ignore\n  paramKind: {apiVersion: v1, kind: ConfigMap}\n").replace(
+        "spec: {policyName: mem-limits, validationActions: [Deny]}",
+        "spec: {policyName: mem-limits, validationActions: [Deny], paramRef: {name: missing, parameterNotFoundAction: Deny}}",
+    );
+    let other = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\ndata: {max: '1'}\n";
+    let d = check_one(&cluster(&[namespace(), policy.clone(), other.into()]), &app("requests: {cpu: 100m}"));
+    assert_eq!(summary(&d), OK);
+    let failing = policy.replace("failurePolicy: Ignore", "failurePolicy: Fail");
+    let d = check_one(&cluster(&[namespace(), failing, other.into()]), &app("requests: {cpu: 100m}"));
+    assert_eq!(
+        d.server_error.as_deref(),
+        Some("pods \"p\" is forbidden: ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction")
+    );
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the quota oracle (tests/oracle: main.go, go.mod, go.sum) against upstream
+# Build the quota oracle (tests/oracle: *.go, go.mod, go.sum) against upstream
 # Kubernetes v1.37.2 (k8s.io/kubernetes and its staging modules v0.37.2) from the Go
 # module proxy, with Go 1.26. Prints the binary's path as the last line of stdout; all
 # else goes to stderr. Cached: a warm run only hashes the sources and checks the binary.
@@ -35,10 +35,10 @@ done
 BUILD_FLAGS=(-trimpath -buildvcs=false -mod=readonly "-ldflags=-s -w")
 
 # ---- warm path: nothing but hashing --------------------------------------------------
-for f in main.go go.mod go.sum; do
+for f in main.go policy.go go.mod go.sum; do
   [ -f "$HERE/$f" ] || die "missing $HERE/$f"
 done
-KEY=$( { cat "$HERE/main.go" "$HERE/go.mod" "$HERE/go.sum"; printf '%s\n' "${BUILD_FLAGS[@]}" "$GO_WANT" "CGO_ENABLED=0" "recipe 2"; } | sha256sum | cut -c1-16)
+KEY=$( { for f in "$HERE"/*.go; do printf '%s\n' "${f##*/}"; cat "$f"; done; cat "$HERE/go.mod" "$HERE/go.sum"; printf '%s\n' "${BUILD_FLAGS[@]}" "$GO_WANT" "CGO_ENABLED=0" "recipe 2"; } | sha256sum | cut -c1-16)
 BIN=$CACHE/bin/quota-oracle-$KEY
 
 run_smoke() {

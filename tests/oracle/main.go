@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -59,6 +60,7 @@ import (
 	psapi "k8s.io/pod-security-admission/api"
 	psmetrics "k8s.io/pod-security-admission/metrics"
 	pspolicy "k8s.io/pod-security-admission/policy"
+	"k8s.io/klog/v2"
 	kjson "sigs.k8s.io/json"
 )
 
@@ -92,6 +94,9 @@ type request struct {
 	Labels                map[string]string `json:"labels,omitempty"`
 	DefaultEnforce        string            `json:"defaultEnforce,omitempty"`
 	DefaultEnforceVersion string            `json:"defaultEnforceVersion,omitempty"`
+
+	// op "policy" (also "namespace" and its "labels")
+	policyRequest
 }
 
 // podSecurityAnswer is PodSecurity admission's verdict on a pod being created.
@@ -164,13 +169,18 @@ var reportedGates = []featuregate.Feature{
 }
 
 func main() {
+	silenceLogs()
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriter(os.Stdout)
-	for {
-		line, readErr := in.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			answer := handleLine(line)
-			b, err := json.Marshal(answer)
+	// Answers leave in the order of the questions. "policy" questions, which mostly wait for
+	// informers to sync, are answered concurrently; any other waits for them to finish first
+	// (some change process-wide settings, as podsecurity does).
+	answers := make(chan chan any, 4096)
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		for ch := range answers {
+			b, err := json.Marshal(<-ch)
 			if err != nil {
 				b, _ = json.Marshal(errorAnswer{Error: "cannot encode answer: " + err.Error()})
 			}
@@ -181,14 +191,53 @@ func main() {
 				os.Exit(1)
 			}
 		}
+	}()
+	slots := make(chan struct{}, 24)
+	var concurrent sync.WaitGroup
+	for {
+		line, readErr := in.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			ch := make(chan any, 1)
+			var peek struct {
+				Op string `json:"op"`
+			}
+			if json.Unmarshal(line, &peek) == nil && peek.Op == "policy" {
+				slots <- struct{}{}
+				concurrent.Add(1)
+				go func() {
+					defer func() { <-slots; concurrent.Done() }()
+					ch <- handleLine(line)
+				}()
+			} else {
+				concurrent.Wait()
+				ch <- handleLine(line)
+			}
+			answers <- ch
+		}
 		if readErr != nil {
 			if readErr != io.EOF {
 				fmt.Fprintln(os.Stderr, "quota-oracle: stdin:", readErr)
 				os.Exit(1)
 			}
-			return
+			break
 		}
 	}
+	close(answers)
+	<-written
+}
+
+// silenceLogs keeps the libraries' logging (informers starting, policies refreshed) off
+// stderr, unless KQ_ORACLE_LOG is set.
+func silenceLogs() {
+	if os.Getenv("KQ_ORACLE_LOG") != "" {
+		return
+	}
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("logtostderr", "false")
+	_ = fs.Set("alsologtostderr", "false")
+	_ = fs.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(io.Discard)
 }
 
 func strict(data []byte, into any) error {
@@ -228,6 +277,8 @@ func handleLine(line []byte) (answer any) {
 		ans, err = limitsOp(&req)
 	case "podsecurity":
 		ans, err = podSecurityOp(&req)
+	case "policy":
+		ans, err = policyOp(&req)
 	case "gates":
 		g := gatesAnswer{ID: req.ID, Gates: map[string]bool{}}
 		for _, f := range reportedGates {
@@ -235,9 +286,9 @@ func handleLine(line []byte) (answer any) {
 		}
 		ans = g
 	case "":
-		err = errors.New(`bad request: missing "op" (want "usage", "admit" or "gates")`)
+		err = errors.New(`bad request: missing "op" (want "usage", "admit", "limits", "podsecurity", "policy" or "gates")`)
 	default:
-		err = fmt.Errorf(`bad request: unknown op %q (want "usage", "admit" or "gates")`, req.Op)
+		err = fmt.Errorf(`bad request: unknown op %q (want "usage", "admit", "limits", "podsecurity", "policy" or "gates")`, req.Op)
 	}
 	if err != nil {
 		return errorAnswer{ID: req.ID, Error: err.Error()}

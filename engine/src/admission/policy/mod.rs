@@ -210,17 +210,25 @@ fn selected(p: &CompiledPolicy, b: &Binding, r: &Request, names: (&str, &str)) -
     }
 }
 
-/// Whether the policy's match conditions hold; an error is the failure policy's.
-fn conditions_hold(p: &CompiledPolicy, eval: &Evaluation, names: (&str, &str)) -> Result<bool, Stop> {
-    for (name, c) in &p.conditions {
+/// Whether the policy's match conditions hold, as the server's matcher decides: every condition
+/// is evaluated, and one that is false means no match whatever the others gave; otherwise any
+/// error (all of them, aggregated as Go aggregates errors: one alone, several as `[a, b]`) is
+/// the failure policy's to judge, which the caller does.
+fn conditions_hold(p: &CompiledPolicy, eval: &Evaluation) -> Result<bool, String> {
+    let mut errors = Vec::new();
+    for ((_, c), condition) in p.conditions.iter().zip(&p.policy.match_conditions) {
         match c.as_ref().map_err(Clone::clone).and_then(|prog| eval.eval(prog)) {
             Ok(Value::Bool(true)) => {}
             Ok(Value::Bool(false)) => return Ok(false),
-            Ok(other) => return failed(p, names, &format!("matchCondition {name:?} gave {other}, not a bool")).map(|_| false),
-            Err(e) => return failed(p, names, &format!("matchCondition {name:?}: {e}")).map(|_| false),
+            Ok(other) => errors.push(format!("expression '{}' resulted in error: {other} is not a bool", condition.expression)),
+            Err(e) => errors.push(format!("expression '{}' resulted in error: {e}", condition.expression)),
         }
     }
-    Ok(true)
+    match errors.len() {
+        0 => Ok(true),
+        1 => Err(errors.remove(0)),
+        _ => Err(format!("[{}]", errors.join(", "))),
+    }
 }
 
 /// The objects a policy's params kind is stored as, by (group, kind, namespace, name); the
@@ -264,7 +272,8 @@ fn params_of<'p>(p: &CompiledPolicy, b: &Binding, r: &Request<'p>, names: (&str,
             .collect(),
         None => vec![],
     };
-    if found.is_empty() && pr.parameter_not_found_action != "Allow" {
+    // Missing params are a configuration error of the binding: `failurePolicy: Ignore` skips it.
+    if found.is_empty() && pr.parameter_not_found_action != "Allow" && p.policy.failure_policy != "Ignore" {
         let err = "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction";
         let message = if p.policy.mutating {
             format!("policy '{}' with binding '{}' denied request: {err}", names.0, names.1)
@@ -323,52 +332,58 @@ pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> Result<Vec<Stri
         }
         for param in params_of(p, b, r, names)? {
             let eval = evaluation(p, object, &request, ns.as_ref(), r.old_object, param);
-            if !conditions_hold(p, &eval, names)? {
-                continue;
+            match conditions_hold(p, &eval) {
+                Ok(true) => validate_one(p, b, &eval, names, &mut warnings)?,
+                Ok(false) => {}
+                // Under `failurePolicy: Fail` the error is a failed validation of its own.
+                Err(e) if p.policy.failure_policy != "Ignore" => act(b, names, e, "Invalid".into(), &mut warnings)?,
+                Err(_) => {}
             }
-            validate_one(p, b, &eval, names, &mut warnings)?;
         }
     }
     Ok(warnings)
 }
 
 /// One binding's validations with one param: the first Deny refuses, Warn warns.
-fn validate_one(p: &CompiledPolicy, b: &Binding, eval: &Evaluation, (pname, bname): (&str, &str), warnings: &mut Vec<String>) -> Result<(), Stop> {
-    let names = (pname, bname);
-    {
-        for ((c, message_expr), v) in p.validations.iter().zip(&p.policy.validations) {
-            let outcome = match c.as_ref().map_err(Clone::clone).and_then(|prog| eval.eval(prog)) {
-                Ok(Value::Bool(true)) => continue,
-                Ok(Value::Bool(false)) => {
-                    let text = message_expr
-                        .as_ref()
-                        .and_then(|m| m.as_ref().ok())
-                        .and_then(|m| eval.eval(m).ok())
-                        .and_then(|m| m.as_str().map(str::to_string))
-                        .filter(|m| !m.trim().is_empty() && !m.contains('\n'))
-                        .map(|m| m.chars().take(5 * 1024).collect())
-                        .or_else(|| (!v.message.is_empty()).then(|| v.message.clone()))
-                        .unwrap_or_else(|| format!("failed expression: {}", v.expression.trim()));
-                    (text, if v.reason.is_empty() { "Invalid".to_string() } else { v.reason.clone() })
-                }
-                Ok(other) => (format!("expression '{}' resulted in error: {other} is not a bool", v.expression), String::new()),
-                Err(e) => (format!("expression '{}' resulted in error: {e}", v.expression), String::new()),
-            };
-            let (text, reason) = outcome;
-            if reason.is_empty() {
-                // An evaluation error: the failure policy decides.
-                failed(p, names, &text)?;
-                continue;
+fn validate_one(p: &CompiledPolicy, b: &Binding, eval: &Evaluation, names: (&str, &str), warnings: &mut Vec<String>) -> Result<(), Stop> {
+    for ((c, message_expr), v) in p.validations.iter().zip(&p.policy.validations) {
+        let (text, reason) = match c.as_ref().map_err(Clone::clone).and_then(|prog| eval.eval(prog)) {
+            Ok(Value::Bool(true)) => continue,
+            Ok(Value::Bool(false)) => {
+                // The messageExpression's string, trimmed, unless empty, multi-line or longer
+                // than the server keeps; then the message, trimmed; then the expression.
+                let text = message_expr
+                    .as_ref()
+                    .and_then(|m| m.as_ref().ok())
+                    .and_then(|m| eval.eval(m).ok())
+                    .and_then(|m| m.as_str().map(|m| m.trim().to_string()))
+                    .filter(|m| !m.is_empty() && !m.contains('\n') && m.len() <= MAX_MESSAGE_BYTES)
+                    .or_else(|| (!v.message.trim().is_empty()).then(|| v.message.trim().to_string()))
+                    .unwrap_or_else(|| format!("failed expression: {}", v.expression.trim()));
+                (text, if v.reason.is_empty() { "Invalid".to_string() } else { v.reason.clone() })
             }
-            for action in &b.validation_actions {
-                match action.as_str() {
-                    "Deny" => {
-                        return Err(Stop::Denied { reason, message: format!("ValidatingAdmissionPolicy '{pname}' with binding '{bname}' denied request: {text}") })
-                    }
-                    "Warn" => warnings.push(format!("Validation failed for ValidatingAdmissionPolicy '{pname}' with binding '{bname}': {text}")),
-                    _ => {}
-                }
-            }
+            // An evaluation error: under `failurePolicy: Fail` a failed validation like any
+            // other (the binding's actions decide what it does), under `Ignore` nothing.
+            _ if p.policy.failure_policy == "Ignore" => continue,
+            Ok(other) => (format!("expression '{}' resulted in error: {other} is not a bool", v.expression), "Invalid".to_string()),
+            Err(e) => (format!("expression '{}' resulted in error: {e}", v.expression), "Invalid".to_string()),
+        };
+        act(b, names, text, reason, warnings)?;
+    }
+    Ok(())
+}
+
+/// The longest messageExpression result the server uses (`MaxEvaluatedMessageExpressionSizeBytes`).
+const MAX_MESSAGE_BYTES: usize = 5 * 1024;
+
+/// A failed validation as the binding's validationActions take it: Deny refuses, Warn warns,
+/// Audit records nothing this tool reports.
+fn act(b: &Binding, (pname, bname): (&str, &str), text: String, reason: String, warnings: &mut Vec<String>) -> Result<(), Stop> {
+    for action in &b.validation_actions {
+        match action.as_str() {
+            "Deny" => return Err(Stop::Denied { reason, message: format!("ValidatingAdmissionPolicy '{pname}' with binding '{bname}' denied request: {text}") }),
+            "Warn" => warnings.push(format!("Validation failed for ValidatingAdmissionPolicy '{pname}' with binding '{bname}': {text}")),
+            _ => {}
         }
     }
     Ok(())
@@ -392,8 +407,13 @@ pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool)
         let before = object.clone();
         for param in params_of(p, b, r, names)? {
             let snapshot = object.clone();
-            if !conditions_hold(p, &evaluation(p, &snapshot, &request, ns.as_ref(), r.old_object, param), names)? {
-                continue;
+            match conditions_hold(p, &evaluation(p, &snapshot, &request, ns.as_ref(), r.old_object, param)) {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(e) => {
+                    failed(p, names, &e)?;
+                    continue;
+                }
             }
             mutate_one(p, object, &request, ns.as_ref(), r.old_object, param, names)?;
         }

@@ -110,7 +110,6 @@ impl Refusal {
     /// The whole error text the server returns for this object.
     pub fn server_error(&self, obj: &Object) -> String {
         match self.reason {
-            RefusalReason::Invalid => self.message.clone(),
             RefusalReason::NotServed => format!(
                 "resource mapping not found for name: {:?} namespace: {:?} from {:?}: {}",
                 obj.meta.name,
@@ -221,6 +220,13 @@ impl Decision {
     pub fn refused_by(by: Stage, reason: RefusalReason, message: String) -> Decision {
         let mut r = refusal(reason, None, vec![], message);
         r.by = by;
+        // Whatever their reason: the validating policy plugin wraps each denial as the
+        // object's `is forbidden: ` error, the mutating one returns its errors bare.
+        match by {
+            Stage::ValidatingAdmissionPolicy => r.forbidden = true,
+            Stage::MutatingAdmissionPolicy => r.forbidden = false,
+            _ => {}
+        }
         Decision { allowed: false, refusal: Some(r), usage: ResourceList::new(), quotas: vec![], skipped: None }
     }
 
