@@ -1,0 +1,162 @@
+//! Live tests of the admission policies replayed before quota, on a real kube-apiserver
+//! (tests/cluster/lab.sh): a ValidatingAdmissionPolicy (1.30+) and a MutatingAdmissionPolicy
+//! (1.36+) are read from the cluster, and `check` says what the server then says when the same
+//! pod is created for real: the policy's refusal in its words, or quota's answer for the pod
+//! the policy changed.
+//!
+//! Every binding selects only this test's namespace (a label no other test has), so no other
+//! test meets these policies; they are deleted at the end, also when an assertion fails.
+//!
+//! `KUBECTL_QUOTA_LAB` names the lab's state directory. Without it the tests say so loudly and
+//! skip, except under CI=true, where they fail.
+
+mod common;
+
+use common::live::{client, drop_namespace, eventually, lab, lab_version, new_namespace, plugin, text, wait_default_service_account};
+use k8s_openapi::api::admissionregistration::v1::{
+    MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+};
+use k8s_openapi::api::core::v1::{Namespace, Pod, ResourceQuota};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use serde_json::{json, Value};
+
+/// Deletes the policies and bindings (cluster-scoped), also when an assertion fails half-way.
+struct Unregister(kube::Client, String, bool);
+
+impl Drop for Unregister {
+    fn drop(&mut self) {
+        let (c, name, mutating) = (self.0.clone(), self.1.clone(), self.2);
+        tokio::task::block_in_place(|| {
+            tokio::runtime::Handle::current().block_on(async move {
+                let dp = DeleteParams::default();
+                let _ = Api::<ValidatingAdmissionPolicyBinding>::all(c.clone()).delete(&name, &dp).await;
+                let _ = Api::<ValidatingAdmissionPolicy>::all(c.clone()).delete(&name, &dp).await;
+                if mutating {
+                    let _ = Api::<MutatingAdmissionPolicyBinding>::all(c.clone()).delete(&name, &dp).await;
+                    let _ = Api::<MutatingAdmissionPolicy>::all(c.clone()).delete(&name, &dp).await;
+                }
+            })
+        });
+    }
+}
+
+fn pod(name: &str, resources: Value) -> Pod {
+    serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+        "spec": {"containers": [{"name": "app", "image": "x", "resources": resources}]},
+    }))
+    .unwrap()
+}
+
+/// What the server answers a create of `p` (nothing is stored: a dry run, which runs the whole
+/// chain and quota): `None` when admitted, else its message.
+async fn server_says(c: &kube::Client, ns: &str, p: &Pod) -> Option<String> {
+    let pp = PostParams { dry_run: true, ..PostParams::default() };
+    match Api::<Pod>::namespaced(c.clone(), ns).create(&pp, p).await {
+        Ok(_) => None,
+        Err(kube::Error::Api(s)) => Some(s.message),
+        Err(e) => panic!("create: {e}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn check_says_what_the_policies_and_then_quota_say() {
+    let Some(kubeconfig) = lab() else { return };
+    let version = lab_version();
+    if version.minor < 30 {
+        eprintln!("live_policies: ValidatingAdmissionPolicy v1 is served from 1.30; the lab runs {}.{}: skipped", version.major, version.minor);
+        return;
+    }
+    let mutating = version.minor >= 36;
+    let c = client(&kubeconfig).await;
+    let ns = new_namespace(&c, "kq-policies").await;
+    wait_default_service_account(&c, &ns).await;
+    let label = json!({"metadata": {"labels": {"kq-policy-test": ns}}});
+    Api::<Namespace>::all(c.clone()).patch(&ns, &PatchParams::default(), &Patch::Merge(&label)).await.unwrap();
+    let quota: ResourceQuota = serde_json::from_value(json!({
+        "metadata": {"name": "compute"},
+        "spec": {"hard": {"requests.cpu": "1", "limits.cpu": "2"}},
+    }))
+    .unwrap();
+    Api::<ResourceQuota>::namespaced(c.clone(), &ns).create(&PostParams::default(), &quota).await.unwrap();
+
+    let name = format!("kq-test-{ns}");
+    let _unregister = Unregister(c.clone(), name.clone(), mutating);
+    let selects = json!({"namespaceSelector": {"matchLabels": {"kq-policy-test": ns}}});
+    let rules = json!({"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]});
+    let vap: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {
+            "failurePolicy": "Fail",
+            "matchConstraints": rules,
+            "validations": [{
+                "expression": "object.spec.containers.all(c, has(c.resources.limits) && 'memory' in c.resources.limits)",
+                "messageExpression": "'every container needs a memory limit; ' + object.spec.containers.filter(c, !has(c.resources.limits) || !('memory' in c.resources.limits)).map(c, c.name).join(', ') + ' has none'",
+            }],
+        },
+    }))
+    .unwrap();
+    Api::<ValidatingAdmissionPolicy>::all(c.clone()).create(&PostParams::default(), &vap).await.unwrap();
+    let binding: ValidatingAdmissionPolicyBinding = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": selects},
+    }))
+    .unwrap();
+    Api::<ValidatingAdmissionPolicyBinding>::all(c.clone()).create(&PostParams::default(), &binding).await.unwrap();
+    if mutating {
+        let map: MutatingAdmissionPolicy = serde_json::from_value(json!({
+            "metadata": {"name": name},
+            "spec": {
+                "failurePolicy": "Fail",
+                "reinvocationPolicy": "Never",
+                "matchConstraints": rules,
+                "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {"expression":
+                    "Object{spec: Object.spec{containers: object.spec.containers.filter(c, !has(c.resources.requests) || !('cpu' in c.resources.requests)).map(c, Object.spec.containers{name: c.name, resources: Object.spec.containers.resources{requests: {'cpu': '400m'}}})}}"}}],
+            },
+        }))
+        .unwrap();
+        Api::<MutatingAdmissionPolicy>::all(c.clone()).create(&PostParams::default(), &map).await.unwrap();
+        let binding: MutatingAdmissionPolicyBinding =
+            serde_json::from_value(json!({"metadata": {"name": name}, "spec": {"policyName": name, "matchResources": selects}})).unwrap();
+        Api::<MutatingAdmissionPolicyBinding>::all(c.clone()).create(&PostParams::default(), &binding).await.unwrap();
+    }
+
+    // The pods: no memory limit (the validating policy refuses it); a memory limit and no
+    // cpu at all (the mutating policy gives a request, so quota asks for the limit); both.
+    let cases = [
+        ("no-memory-limit", json!({"requests": {"cpu": "100m"}, "limits": {"cpu": "100m"}})),
+        ("no-cpu", json!({"limits": {"memory": "64Mi"}})),
+        ("fits", json!({"requests": {"cpu": "100m"}, "limits": {"cpu": "100m", "memory": "64Mi"}})),
+    ];
+    // The server loads policies through informers: wait until the first pod meets them.
+    let first = pod(cases[0].0, cases[0].1.clone());
+    eventually("the validating policy in force", 30, || async {
+        match server_says(&c, &ns, &first).await {
+            Some(m) if m.contains("ValidatingAdmissionPolicy") => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    })
+    .await;
+    if mutating {
+        let second = pod(cases[1].0, cases[1].1.clone());
+        eventually("the mutating policy in force", 30, || async {
+            match server_says(&c, &ns, &second).await {
+                Some(m) if !m.contains("requests.cpu") => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        })
+        .await;
+    }
+    for (pod_name, resources) in cases {
+        let manifest = std::env::temp_dir().join(format!("kq-policies-{ns}-{pod_name}.yaml"));
+        std::fs::write(&manifest, serde_json::to_string(&pod(pod_name, resources.clone())).unwrap()).unwrap();
+        let out = plugin(&kubeconfig, &["check", "-n", &ns, "-f", manifest.to_str().unwrap(), "-o", "json"]);
+        std::fs::remove_file(&manifest).ok();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        let doc = &v["documents"][0];
+        let said = server_says(&c, &ns, &pod(pod_name, resources)).await;
+        assert_eq!(doc["serverError"].as_str().map(str::to_string), said, "{pod_name}: {doc:#}");
+        assert_eq!(out.status.code(), Some(if said.is_some() { 1 } else { 0 }), "{pod_name}: {}", text(&out.stderr));
+    }
+    drop_namespace(&c, &ns).await;
+}
