@@ -362,8 +362,13 @@ pub fn pod_spec_errors(pod: &Pod, spec: &str, rules: &Rules, flags: ServerFlags)
     let mut errors = Vec::new();
     let ephemeral: &[_] = if rules.ephemeral_containers { &pod.ephemeral_containers } else { &[] };
     let groups = [("containers", pod.containers.as_slice()), ("initContainers", pod.init_containers.as_slice()), ("ephemeralContainers", ephemeral)];
+    // Container names are unique across every list (a policy or a webhook may add one twice).
+    let mut names = std::collections::BTreeSet::new();
     for (field, containers) in groups {
         for (i, c) in containers.iter().enumerate() {
+            if !names.insert(c.name.as_str()) {
+                errors.push(FieldError::duplicate(format!("{spec}.{field}[{i}].name"), &c.name));
+            }
             for (k, req) in &c.requests {
                 if let Some(lim) = c.limits.get(k) {
                     if req > lim {

@@ -148,11 +148,13 @@ pub struct Denial {
     /// The decision whole, when another than the plugin gave it (the API server's, from a dry
     /// run: quota's, a webhook's, a policy's).
     pub whole: Option<Box<Decision>>,
+    /// What the plugin says beside its refusal (the warnings the server sends with it).
+    pub said: Vec<String>,
 }
 
 impl From<String> for Denial {
     fn from(message: String) -> Denial {
-        Denial { reason: RefusalReason::Admission, message, whole: None }
+        Denial { reason: RefusalReason::Admission, message, whole: None, said: vec![] }
     }
 }
 
@@ -241,7 +243,10 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
     for p in CHAIN.iter().filter(|p| p.handles(obj, &a)) {
         match p.validate_saying(obj, &a) {
             Ok(said) => mutations.extend(said),
-            Err(d) => return (d.decision(p.stage()), mutations),
+            Err(mut d) => {
+                mutations.append(&mut d.said);
+                return (d.decision(p.stage()), mutations);
+            }
         }
     }
     let request = Request { classes: cluster.device_classes, detail: opts.detail, resize: false };
@@ -305,7 +310,7 @@ impl Plugin for NamespaceLifecycle {
     }
     fn mutate(&self, _: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
         if let Some(message) = namespace_lifecycle::refusal(a.ns, a.cluster.namespaces) {
-            return Err(Denial { reason: RefusalReason::NamespaceNotFound, message, whole: None });
+            return Err(Denial { reason: RefusalReason::NamespaceNotFound, message, whole: None, said: vec![] });
         }
         match namespace_lifecycle::terminating_refusal(a.ns, a.cluster.terminating).filter(|_| a.creating()) {
             Some(message) => Err(message.into()),
@@ -475,7 +480,7 @@ impl Plugin for MutatingAdmissionWebhook {
         match a.cluster.server.filter(|_| !a.reinvoked) {
             Some((ServerAnswer::Refused(d), _)) => {
                 let (reason, message) = d.refusal.as_ref().map(|r| (r.reason, r.message.clone())).unwrap_or((RefusalReason::Admission, String::new()));
-                return Err(Denial { reason, message, whole: Some(d.clone()) });
+                return Err(Denial { reason, message, whole: Some(d.clone()), said: vec![] });
             }
             Some((ServerAnswer::Admitted(server), webhooks)) => {
                 notes.push(server_pod_note(p, server, webhooks));
@@ -520,6 +525,7 @@ fn policy_stop(stop: policy::Stop) -> Result<Vec<String>, Denial> {
             reason: if reason == "Invalid" { RefusalReason::Invalid } else { RefusalReason::Admission },
             message,
             whole: None,
+            said: vec![],
         }),
         policy::Stop::Unreplayable(why) => Ok(vec![format!("not replayed: {why}; this answer rests on it")]),
     }
@@ -545,7 +551,17 @@ impl Plugin for MutatingAdmissionPolicy {
     fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
         let (Some(set), Some(mut json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return Ok(vec![]) };
         let before = json.clone();
-        let changed_by = match policy::mutate(set, &mut json, &policy_request(obj, a), a.reinvoked) {
+        // After each mutation the server converts and defaults the object again.
+        let redefault = |v: &mut serde_json::Value| -> Result<(), String> {
+            let mut scratch = obj.clone();
+            policy::object::set_from_json(&mut scratch, v.clone())?;
+            crate::defaulting::as_decoded(&mut scratch, a.opts.rules);
+            if let Some(j) = policy::object::as_json(&scratch, a.ns) {
+                *v = j;
+            }
+            Ok(())
+        };
+        let changed_by = match policy::mutate(set, &mut json, &policy_request(obj, a), a.reinvoked, &redefault) {
             Ok(n) => n,
             Err(stop) => return policy_stop(stop),
         };
@@ -553,7 +569,7 @@ impl Plugin for MutatingAdmissionPolicy {
             return Ok(vec![]);
         }
         let was = obj.clone();
-        policy::object::set_from_json(obj, json).map_err(|e| Denial { reason: RefusalReason::Invalid, message: e, whole: None })?;
+        policy::object::set_from_json(obj, json).map_err(|e| Denial { reason: RefusalReason::Invalid, message: e, whole: None, said: vec![] })?;
         crate::defaulting::as_decoded(obj, a.opts.rules);
         let change = match (&was.body, &obj.body) {
             (Body::Pod(b), Body::Pod(a)) => policy::object::pod_change(b, a),
@@ -575,9 +591,13 @@ impl Plugin for ValidatingAdmissionPolicy {
     }
     fn validate_saying(&self, obj: &Object, a: &Attributes) -> Result<Vec<String>, Denial> {
         let (Some(set), Some(json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return Ok(vec![]) };
-        match policy::validate(set, &json, &policy_request(obj, a)) {
-            Ok(w) => Ok(w.into_iter().map(|w| format!("{WARNING}{w}")).collect()),
-            Err(stop) => policy_stop(stop),
+        let (warnings, stop) = policy::validate(set, &json, &policy_request(obj, a));
+        let said: Vec<String> = warnings.into_iter().map(|w| format!("{WARNING}{w}")).collect();
+        match stop.map(policy_stop) {
+            None => Ok(said),
+            Some(Ok(notes)) => Ok(said.into_iter().chain(notes).collect()),
+            // The warnings come back with the refusal.
+            Some(Err(d)) => Err(Denial { said, ..d }),
         }
     }
 }

@@ -17,6 +17,8 @@ pub enum FieldErrorKind {
     Forbidden,
     /// `Too long` (HTTP 422).
     TooLong,
+    /// `Duplicate value` (HTTP 422): a name a list holds twice.
+    Duplicate,
     /// `Unsupported value` (HTTP 422): the value, then `supported values: ` and the list (the
     /// error's detail).
     NotSupported,
@@ -34,6 +36,7 @@ impl FieldErrorKind {
             FieldErrorKind::Forbidden => "Forbidden",
             FieldErrorKind::TooLong => "Too long",
             FieldErrorKind::NotSupported => "Unsupported value",
+            FieldErrorKind::Duplicate => "Duplicate value",
         }
     }
 }
@@ -77,6 +80,11 @@ impl FieldError {
         }
     }
 
+    /// A `Duplicate value` error: `value` is Go-quoted.
+    pub fn duplicate(field: impl Into<String>, value: &str) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::Duplicate, bad_value: go_quote(value), detail: String::new() }
+    }
+
     /// A `Forbidden` error.
     pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Forbidden, bad_value: String::new(), detail: detail.into() }
@@ -96,7 +104,7 @@ impl FieldError {
     pub fn body(&self) -> String {
         let mut s = self.kind.as_str().to_string();
         match self.kind {
-            FieldErrorKind::Invalid | FieldErrorKind::Unparseable | FieldErrorKind::NotSupported => {
+            FieldErrorKind::Invalid | FieldErrorKind::Unparseable | FieldErrorKind::NotSupported | FieldErrorKind::Duplicate => {
                 s.push_str(": ");
                 s.push_str(&self.bad_value);
             }

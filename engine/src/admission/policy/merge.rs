@@ -75,26 +75,34 @@ fn merge_maps(t: &mut Map<String, Value>, a: &Map<String, Value>) {
 pub fn json_patch(target: &mut Value, ops: &Value) -> Result<(), String> {
     let Some(ops) = ops.as_array() else { return Err(format!("JSONPatch must be a list, got {ops}")) };
     let mut doc = target.clone();
-    for (i, op) in ops.iter().enumerate() {
+    for op in ops {
         let s = |k: &str| op.get(k).and_then(Value::as_str).unwrap_or_default();
-        let value = || op.get("value").cloned().ok_or_else(|| format!("JSONPatch[{i}] {}: value is required", s("op")));
-        let r = match s("op") {
-            "add" => value().and_then(|v| add(&mut doc, s("path"), v)),
-            "remove" => remove(&mut doc, s("path")).map(|_| ()),
-            "replace" => value().and_then(|v| remove(&mut doc, s("path")).and_then(|_| add(&mut doc, s("path"), v))),
-            "move" => remove(&mut doc, s("from")).and_then(|v| add(&mut doc, s("path"), v)),
-            "copy" => get(&doc, s("from")).cloned().ok_or_else(|| format!("path {:?} not found", s("from"))).and_then(|v| add(&mut doc, s("path"), v)),
-            "test" => match (get(&doc, s("path")), value()) {
+        let (name, path) = (s("op"), s("path"));
+        let value = || op.get("value").cloned().ok_or_else(|| format!("{name} operation: value is required"));
+        let r = match name {
+            "add" => value().and_then(|v| add(&mut doc, path, v, name)),
+            "remove" => remove(&mut doc, path, name).map(|_| ()),
+            // A missing key of an object that exists is set; a missing object is an error.
+            "replace" => value().and_then(|v| replace(&mut doc, path, v)),
+            "move" => remove(&mut doc, s("from"), name).and_then(|v| add(&mut doc, path, v, name)),
+            "copy" => get(&doc, s("from")).cloned().ok_or_else(|| missing(name, s("from"))).and_then(|v| add(&mut doc, path, v, name)),
+            // A test that fails leaves the object as it was, and is no error.
+            "test" => match (get(&doc, path), value()) {
                 (Some(have), Ok(want)) if *have == want => Ok(()),
                 (_, Err(e)) => Err(e),
                 _ => return Ok(()),
             },
-            other => Err(format!("unknown JSONPatch operation {other:?}")),
+            other => Err(format!("unexpected operation {other:?}")),
         };
-        r.map_err(|e| format!("JSONPatch[{i}]: {e}"))?;
+        r.map_err(|e| format!("JSON Patch: {e}"))?;
     }
     *target = doc;
     Ok(())
+}
+
+/// The JSON patch library's words for a path that is not there.
+fn missing(op: &str, path: &str) -> String {
+    format!("{op} operation does not apply: doc is missing path: {path}: missing value")
 }
 
 /// A JSON pointer's tokens (RFC 6901 escapes undone).
@@ -119,9 +127,9 @@ fn get<'v>(doc: &'v Value, path: &str) -> Option<&'v Value> {
 }
 
 /// The parent container of `path` and the last token.
-fn parent<'v>(doc: &'v mut Value, path: &str) -> Result<(&'v mut Value, String), String> {
+fn parent<'v>(doc: &'v mut Value, path: &str, op: &str) -> Result<(&'v mut Value, String), String> {
     let mut t = tokens(path)?;
-    let Some(last) = t.pop() else { return Err("the whole document cannot be the target".into()) };
+    let Some(last) = t.pop() else { return Err(missing(op, path)) };
     let mut cur = doc;
     for tok in &t {
         cur = match cur {
@@ -129,17 +137,17 @@ fn parent<'v>(doc: &'v mut Value, path: &str) -> Result<(&'v mut Value, String),
             Value::Array(a) => tok.parse::<usize>().ok().and_then(|i| a.get_mut(i)),
             _ => None,
         }
-        .ok_or_else(|| format!("path {path:?} not found"))?;
+        .ok_or_else(|| missing(op, path))?;
     }
     Ok((cur, last))
 }
 
-fn add(doc: &mut Value, path: &str, v: Value) -> Result<(), String> {
+fn add(doc: &mut Value, path: &str, v: Value, op: &str) -> Result<(), String> {
     if path.is_empty() {
         *doc = v;
         return Ok(());
     }
-    let (p, last) = parent(doc, path)?;
+    let (p, last) = parent(doc, path, op)?;
     match p {
         Value::Object(m) => {
             m.insert(last, v);
@@ -154,20 +162,38 @@ fn add(doc: &mut Value, path: &str, v: Value) -> Result<(), String> {
                 a.insert(i, v);
                 Ok(())
             }
-            _ => Err(format!("index {last:?} out of range in {path:?}")),
+            _ => Err(missing(op, path)),
         },
-        _ => Err(format!("path {path:?} not found")),
+        _ => Err(missing(op, path)),
     }
 }
 
-fn remove(doc: &mut Value, path: &str) -> Result<Value, String> {
-    let (p, last) = parent(doc, path)?;
+fn replace(doc: &mut Value, path: &str, v: Value) -> Result<(), String> {
+    let (p, last) = parent(doc, path, "replace")?;
+    match p {
+        Value::Object(m) => {
+            m.insert(last, v);
+            Ok(())
+        }
+        Value::Array(a) => match last.parse::<usize>().ok().and_then(|i| a.get_mut(i)) {
+            Some(slot) => {
+                *slot = v;
+                Ok(())
+            }
+            None => Err(missing("replace", path)),
+        },
+        _ => Err(missing("replace", path)),
+    }
+}
+
+fn remove(doc: &mut Value, path: &str, op: &str) -> Result<Value, String> {
+    let (p, last) = parent(doc, path, op)?;
     match p {
         Value::Object(m) => m.remove(&last),
         Value::Array(a) => last.parse::<usize>().ok().filter(|i| *i < a.len()).map(|i| a.remove(i)),
         _ => None,
     }
-    .ok_or_else(|| format!("path {path:?} not found"))
+    .ok_or_else(|| missing(op, path))
 }
 
 #[cfg(test)]
@@ -210,6 +236,13 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_path_is_said_in_the_json_patch_librarys_words() {
+        let mut doc = json!({"spec": {"containers": [{"name": "app"}]}});
+        let r = json_patch(&mut doc, &json!([{"op": "replace", "path": "/spec/containers/0/resources/requests/cpu", "value": "1"}]));
+        assert_eq!(r, Err("JSON Patch: replace operation does not apply: doc is missing path: /spec/containers/0/resources/requests/cpu: missing value".into()));
+    }
+
+    #[test]
     fn json_patch_applies_every_operation_or_none() {
         let base = json!({"spec": {"containers": [{"name": "app"}]}, "metadata": {"labels": {"a/b": "1"}}});
         let cases = [
@@ -217,6 +250,12 @@ mod tests {
             ("an escaped key replaced", json!([{"op": "replace", "path": "/metadata/labels/a~1b", "value": "2"}]), Ok(json!({"spec": {"containers": [{"name": "app"}]}, "metadata": {"labels": {"a/b": "2"}}}))),
             ("a failed test changes nothing, and is no error", json!([{"op": "remove", "path": "/metadata"}, {"op": "test", "path": "/spec", "value": 1}]), Ok(base.clone())),
             ("a missing path", json!([{"op": "remove", "path": "/spec/volumes"}]), Err(())),
+            (
+                "a missing key of an object that exists is replaced",
+                json!([{"op": "replace", "path": "/metadata/labels/c", "value": "3"}]),
+                Ok(json!({"spec": {"containers": [{"name": "app"}]}, "metadata": {"labels": {"a/b": "1", "c": "3"}}})),
+            ),
+            ("a replace under a missing object", json!([{"op": "replace", "path": "/spec/containers/0/resources/requests/cpu", "value": "1"}]), Err(())),
         ];
         for (what, ops, want) in cases {
             let mut doc = base.clone();

@@ -224,6 +224,9 @@ fn conditions_hold(p: &CompiledPolicy, eval: &Evaluation) -> Result<bool, String
             Err(e) => errors.push(format!("expression '{}' resulted in error: {e}", condition.expression)),
         }
     }
+    // An aggregate says each message once.
+    let mut seen = std::collections::BTreeSet::new();
+    errors.retain(|e| seen.insert(e.clone()));
     match errors.len() {
         0 => Ok(true),
         1 => Err(errors.remove(0)),
@@ -319,29 +322,49 @@ fn evaluation<'a>(p: &CompiledPolicy, object: &'a Value, request: &'a Value, ns:
     eval
 }
 
-/// The ValidatingAdmissionPolicies' verdict on `object`: `Ok` with the warnings of the
-/// bindings that only warn, or the first denial.
-pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> Result<Vec<String>, Stop> {
+/// The ValidatingAdmissionPolicies' verdict on `object`: the warnings of the bindings that
+/// warn, and the first denial. Every policy is evaluated, as the server does, so the warnings
+/// of those after a denial are said with it.
+pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> (Vec<String>, Option<Stop>) {
     let request = r.as_cel();
     let ns = r.namespace_object();
     let mut warnings = Vec::new();
+    let mut first: Option<Stop> = None;
+    let keep = |outcome: Result<(), Stop>, first: &mut Option<Stop>| {
+        if let Err(stop) = outcome {
+            first.get_or_insert(stop);
+        }
+    };
     for (pname, p, bname, b) in set.bound(false) {
         let names = (pname, bname);
-        if !selected(p, b, r, names)? {
-            continue;
-        }
-        for param in params_of(p, b, r, names)? {
-            let eval = evaluation(p, object, &request, ns.as_ref(), r.old_object, param);
-            match conditions_hold(p, &eval) {
-                Ok(true) => validate_one(p, b, &eval, names, &mut warnings)?,
-                Ok(false) => {}
-                // Under `failurePolicy: Fail` the error is a failed validation of its own.
-                Err(e) if p.policy.failure_policy != "Ignore" => act(b, names, e, "Invalid".into(), &mut warnings)?,
-                Err(_) => {}
+        let params = match selected(p, b, r, names) {
+            Ok(true) => params_of(p, b, r, names),
+            Ok(false) => continue,
+            Err(stop) => Err(stop),
+        };
+        let params = match params {
+            Ok(params) => params,
+            Err(stop) => {
+                keep(Err(stop), &mut first);
+                continue;
             }
+        };
+        for param in params {
+            let eval = evaluation(p, object, &request, ns.as_ref(), r.old_object, param);
+            let outcome = match conditions_hold(p, &eval) {
+                Ok(true) => validate_one(p, b, &eval, names, &mut warnings),
+                Ok(false) => Ok(()),
+                // Under `failurePolicy: Fail` the error is a failed validation of its own.
+                Err(e) if p.policy.failure_policy != "Ignore" => act(b, names, e, "Invalid".into(), &mut warnings),
+                Err(_) => Ok(()),
+            };
+            keep(outcome, &mut first);
         }
     }
-    Ok(warnings)
+    // The server says each warning once.
+    let mut seen = std::collections::BTreeSet::new();
+    warnings.retain(|w| seen.insert(w.clone()));
+    (warnings, first)
 }
 
 /// One binding's validations with one param: the first Deny refuses, Warn warns.
@@ -392,7 +415,10 @@ fn act(b: &Binding, (pname, bname): (&str, &str), text: String, reason: String, 
 /// Runs the MutatingAdmissionPolicies on `object` (in place). `reinvoked`: the chain's second
 /// run, where only the policies with `reinvocationPolicy: IfNeeded` are called. Returns the
 /// policies that changed the object, each as `MutatingAdmissionPolicy "name" (binding "b")`.
-pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool) -> Result<Vec<String>, Stop> {
+///
+/// `redefault` is what the server does after each mutation: the object converted and defaulted
+/// again (a limit a mutation set copied into a missing request before the next mutation).
+pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool, redefault: &dyn Fn(&mut Value) -> Result<(), String>) -> Result<Vec<String>, Stop> {
     let request = r.as_cel();
     let ns = r.namespace_object();
     let mut notes = Vec::new();
@@ -415,7 +441,7 @@ pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool)
                     continue;
                 }
             }
-            mutate_one(p, object, &request, ns.as_ref(), r.old_object, param, names)?;
+            mutate_one(p, object, (&request, ns.as_ref(), r.old_object, param), names, redefault)?;
         }
         if *object != before {
             notes.push(format!("MutatingAdmissionPolicy {pname:?} (binding {bname:?})"));
@@ -425,21 +451,27 @@ pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool)
 }
 
 /// One binding's mutations with one param, in order.
-fn mutate_one(p: &CompiledPolicy, object: &mut Value, request: &Value, ns: Option<&Value>, old: Option<&Value>, param: Option<&Value>, names: (&str, &str)) -> Result<(), Stop> {
+/// The variables of an evaluation besides the object: request, namespaceObject, oldObject and
+/// the param.
+type Context<'a> = (&'a Value, Option<&'a Value>, Option<&'a Value>, Option<&'a Value>);
+
+fn mutate_one(p: &CompiledPolicy, object: &mut Value, (request, ns, old, param): Context, names: (&str, &str), redefault: &dyn Fn(&mut Value) -> Result<(), String>) -> Result<(), Stop> {
     {
         for (apply, c) in &p.mutations {
             // Each mutation sees the object as the ones before it left it.
             let current = object.clone();
             let eval = evaluation(p, &current, request, ns, old, param);
             let result = c.as_ref().map_err(Clone::clone).and_then(|prog| eval.eval(prog));
-            let changed = result.and_then(|v| {
-                if *apply {
-                    merge::apply(object, &v);
-                    Ok(())
-                } else {
-                    merge::json_patch(object, &v)
-                }
-            });
+            let changed = result
+                .and_then(|v| {
+                    if *apply {
+                        merge::apply(object, &v);
+                        Ok(())
+                    } else {
+                        merge::json_patch(object, &v)
+                    }
+                })
+                .and_then(|()| if *object != current { redefault(object) } else { Ok(()) });
             if let Err(e) = changed {
                 failed(p, names, &e)?;
             }
