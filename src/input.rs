@@ -168,6 +168,8 @@ struct Decoder<'p, F> {
     each: F,
     errors: Vec<String>,
     pods: Option<&'p mut PodsToSend>,
+    /// Keep each pod's spec as written (admission policies will read it).
+    pod_specs: bool,
 }
 
 /// The Pod each document leads to (a Pod, a workload's template), as compact JSON, by the
@@ -187,7 +189,7 @@ impl<F: FnMut(objects::Object)> Decoder<'_, F> {
                         pods.insert(source_of(&o.origin), json);
                     }
                 }
-                objects::keep_source(&mut o, d.value);
+                objects::keep_source(&mut o, d.value, self.pod_specs);
                 (self.each)(o)
             }
             Err(e) => self.errors.push(e.to_string()),
@@ -211,7 +213,7 @@ impl<F: FnMut(objects::Object)> Decoder<'_, F> {
 /// this one: the two take about the same time, and nothing else runs before the check.
 pub fn load_objects<S: AsRef<str> + Sync>(paths: &[S], recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
     let mut objects = Vec::new();
-    load_each(paths, None, recursive, false, None, |o| objects.push(o))?;
+    load_each(paths, None, recursive, false, None, false, |o| objects.push(o))?;
     Ok(objects)
 }
 
@@ -219,7 +221,7 @@ pub fn load_objects<S: AsRef<str> + Sync>(paths: &[S], recursive: bool) -> Resul
 /// to be held (`describe --state` keeps only what it shows of a quota). Every decoding error
 /// is still reported, once everything is read.
 pub fn for_each_object<S: AsRef<str> + Sync>(paths: &[S], recursive: bool, each: impl FnMut(objects::Object)) -> Result<(), Fatal> {
-    load_each(paths, None, recursive, false, None, each).map(|_| ())
+    load_each(paths, None, recursive, false, None, false, each).map(|_| ())
 }
 
 /// [`for_each_object`], and what `kubectl quota snapshot` recorded in each file read (see
@@ -230,9 +232,10 @@ fn load_each<S: AsRef<str> + Sync>(
     recursive: bool,
     recorded: bool,
     pods: Option<&mut PodsToSend>,
+    pod_specs: bool,
     each: impl FnMut(objects::Object),
 ) -> Result<Vec<Recorded>, Fatal> {
-    let mut decoder = Decoder { each, errors: Vec::new(), pods };
+    let mut decoder = Decoder { each, errors: Vec::new(), pods, pod_specs };
     let mut found = Vec::new();
     let record = |found: &mut Vec<Recorded>, file: &str, text: &str| {
         if recorded {
@@ -303,7 +306,7 @@ const CHUNKS_AHEAD: usize = 4;
 /// The manifests a command acts on: `-f` paths and URLs, then a kustomization's build (`-k`),
 /// decoded: at least one object, or an error.
 pub fn load_manifests(paths: &[String], kustomization: Option<&str>, recursive: bool) -> Result<Vec<objects::Object>, Fatal> {
-    load_manifests_keeping(paths, kustomization, recursive, None)
+    load_manifests_keeping(paths, kustomization, recursive, None, false)
 }
 
 /// [`load_manifests`], keeping in `pods` the Pod each document leads to (a live check's dry
@@ -313,9 +316,10 @@ pub fn load_manifests_keeping(
     kustomization: Option<&str>,
     recursive: bool,
     pods: Option<&mut PodsToSend>,
+    pod_specs: bool,
 ) -> Result<Vec<objects::Object>, Fatal> {
     let mut objs = Vec::new();
-    load_each(paths, kustomization, recursive, false, pods, |o| objs.push(o))?;
+    load_each(paths, kustomization, recursive, false, pods, pod_specs, |o| objs.push(o))?;
     if objs.is_empty() {
         let mut named: Vec<&str> = paths.iter().map(String::as_str).collect();
         named.extend(kustomization);

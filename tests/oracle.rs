@@ -1842,7 +1842,7 @@ fn engine_policy_answer(config: &PolicyConfig, pod: &Value) -> Value {
             .map(|(i, v)| {
                 let doc = Document { origin: Origin::new("state.json", i + 1), value: v.clone() };
                 let mut o = decode(&doc).unwrap_or_else(|e| panic!("the engine cannot decode {v}: {e:?}"));
-                kubectl_quota_engine::objects::keep_source(&mut o, v.clone());
+                kubectl_quota_engine::objects::keep_source(&mut o, v.clone(), true);
                 o
             })
             .collect()

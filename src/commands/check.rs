@@ -13,7 +13,7 @@ use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, O
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
-use crate::input::{kinds_known, load_limited, load_manifests, load_manifests_keeping, load_state, namespaces_known, offline_rules, PodsToSend};
+use crate::input::{kinds_known, load_limited, load_manifests_keeping, load_state, namespaces_known, offline_rules, PodsToSend};
 use crate::live;
 use crate::render::output::{Output, ReportWriter};
 
@@ -299,7 +299,8 @@ fn run_offline(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     let mut state = ClusterState::from_objects(loaded.objects, &namespace);
     kinds_known(&mut state, &loaded.recorded);
     let limited = load_limited(args.input.admission_config.as_deref())?;
-    let objs = load_manifests(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive)?;
+    // A pod's spec as written is kept only where policies will read it.
+    let objs = load_manifests_keeping(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive, None, state.policies.is_some())?;
     let opts = options(g, args, namespace.clone(), limited, rules)?;
     let kubernetes = VersionReport::new(&rules, offline.source, offline.server_version);
     let unnamed = g.namespace.is_none();
@@ -346,7 +347,8 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
     // The Pod each document leads to, kept as JSON: a mutating webhook that sees it is asked
     // through a dry run (dropped once asked).
     let mut pods = PodsToSend::new();
-    let mut objs = load_manifests_keeping(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive, Some(&mut pods))?;
+    // The cluster's policies are read after the manifests: every pod's spec is kept.
+    let mut objs = load_manifests_keeping(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive, Some(&mut pods), true)?;
     let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
     let live::LiveState { mut state, mut notes, incomplete } = live::live_state(&conn, &mut objs).await.map_err(|e| {
         let e = e.on(&conn.server);

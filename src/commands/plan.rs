@@ -74,7 +74,9 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
     // Live, the Pod each document leads to is kept as JSON for the dry runs (as for `check`).
     let mut pods = PodsToSend::new();
     let keep = args.input.state.is_empty().then_some(&mut pods);
-    let mut objs = load_manifests_keeping(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive, keep)?;
+    // Every pod's spec as written is kept: admission policies may read it (plan's inputs are
+    // a release's manifests, not a large generated input).
+    let mut objs = load_manifests_keeping(&args.input.filename, args.input.kustomize.as_deref(), args.input.recursive, keep, true)?;
     if !args.input.state.is_empty() {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
         let loaded = load_state(&args.input.state)?;

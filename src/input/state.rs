@@ -23,7 +23,7 @@ pub struct State {
 /// object, the one read last, as the server holds one object per name.
 pub fn load_state(paths: &[String]) -> Result<State, Fatal> {
     let mut objects = Vec::new();
-    let recorded = load_each(paths, None, false, true, None, |o| objects.push(o))?;
+    let recorded = load_each(paths, None, false, true, None, false, |o| objects.push(o))?;
     let mut duplicates = Duplicates::default();
     let objects = once_each(objects, &mut duplicates);
     Ok(State { objects, recorded, duplicates: duplicates.warning() })

@@ -61,7 +61,7 @@ async fn ask(conn: &Conn, ns: &str, json: &str) -> Result<ServerAnswer, String> 
             let doc = Document { origin: Origin::new("the API server's dry run", 1), value };
             match objects::decode(&doc).map(|mut o| {
                 // The whole spec kept, for the ValidatingAdmissionPolicies that read it next.
-                objects::keep_source(&mut o, doc.value);
+                objects::keep_source(&mut o, doc.value, true);
                 o
             }) {
                 Ok(Object { body: Body::Pod(p), .. }) => Ok(ServerAnswer::Admitted(Box::new(p))),

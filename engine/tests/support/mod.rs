@@ -22,7 +22,7 @@ pub fn decode(file: &str, text: &str) -> Vec<objects::Object> {
     docs.into_iter()
         .map(|d| {
             let mut o = objects::decode(&d).unwrap_or_else(|e| panic!("{e}\n{text}"));
-            objects::keep_source(&mut o, d.value);
+            objects::keep_source(&mut o, d.value, true);
             o
         })
         .collect()

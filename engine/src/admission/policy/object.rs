@@ -108,7 +108,7 @@ pub fn set_from_json(obj: &mut Object, v: Value) -> Result<(), String> {
         Some(f) => format!("{f}: {}", e.message),
         None => e.message,
     })?;
-    crate::objects::keep_source(&mut decoded, doc.value);
+    crate::objects::keep_source(&mut decoded, doc.value, true);
     let (Body::Pod(old), Body::Pod(mut new)) = (&obj.body, decoded.body) else { return Err("the policy changed the object's kind".into()) };
     new.phase = old.phase.clone();
     new.status_qos_class = old.status_qos_class.clone();

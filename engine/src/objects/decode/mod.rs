@@ -181,10 +181,16 @@ impl Doc<'_> {
 /// admission policies read the whole object, not only what the engine decodes. A ConfigMap or
 /// an object of a kind not known here is kept whole ([`Body::Kept`]): a policy may read it as
 /// its params.
-pub fn keep_source(obj: &mut Object, mut value: Value) {
+///
+/// With `pod_specs` false only the params are kept: a pod's spec is needed only where
+/// admission policies run, and holding every one would hold most of a large input.
+pub fn keep_source(obj: &mut Object, mut value: Value, pod_specs: bool) {
     let ti = &obj.type_info;
     if matches!(obj.body, Body::Other) && ((ti.group.is_empty() && ti.kind == "ConfigMap") || ti.guessed) {
         obj.body = Body::Kept(std::sync::Arc::new(value));
+        return;
+    }
+    if !pod_specs {
         return;
     }
     let (pod, pointer) = match &mut obj.body {
