@@ -347,31 +347,10 @@ impl ClusterState {
                 let ns = if o.type_info.namespaced { ns } else { String::new() };
                 self.params.insert((o.type_info.group.clone(), o.type_info.kind.clone(), ns, name), v);
             }
-            Body::AdmissionPolicy(p) => {
-                let set = self.policies.get_or_insert_with(Default::default);
-                match std::sync::Arc::get_mut(set) {
-                    Some(set) => set.add_policy(name, *p),
-                    None => {
-                        // Shared already (a namespace's view): a fresh set with this one more.
-                        let mut fresh = crate::admission::policy::PolicySet::default();
-                        fresh.extend_from(set);
-                        fresh.add_policy(name, *p);
-                        *set = std::sync::Arc::new(fresh);
-                    }
-                }
-            }
-            Body::PolicyBinding(b) => {
-                let set = self.policies.get_or_insert_with(Default::default);
-                match std::sync::Arc::get_mut(set) {
-                    Some(set) => set.add_binding(name, *b),
-                    None => {
-                        let mut fresh = crate::admission::policy::PolicySet::default();
-                        fresh.extend_from(set);
-                        fresh.add_binding(name, *b);
-                        *set = std::sync::Arc::new(fresh);
-                    }
-                }
-            }
+            // A set shared already (a namespace's view) is copied first: its compiled policies
+            // are shared, not compiled again.
+            Body::AdmissionPolicy(p) => std::sync::Arc::make_mut(self.policies.get_or_insert_with(Default::default)).add_policy(name, *p),
+            Body::PolicyBinding(b) => std::sync::Arc::make_mut(self.policies.get_or_insert_with(Default::default)).add_binding(name, *b),
             Body::Namespace { terminating } => {
                 if terminating {
                     self.terminating.insert(name.clone());

@@ -80,7 +80,7 @@ fn compile_error(expression: &str, err: &str) -> String {
 }
 
 /// The policies and bindings of a cluster, validating and mutating, by name.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct PolicySet {
     policies: BTreeMap<(bool, String), Arc<CompiledPolicy>>,
     bindings: BTreeMap<(bool, String), Binding>,
@@ -94,12 +94,6 @@ impl PolicySet {
 
     pub fn add_binding(&mut self, name: String, binding: Binding) {
         self.bindings.insert((binding.mutating, name), binding);
-    }
-
-    /// Every policy and binding of `other` (compiled policies shared, not compiled again).
-    pub fn extend_from(&mut self, other: &PolicySet) {
-        self.policies.extend(other.policies.iter().map(|(k, v)| (k.clone(), v.clone())));
-        self.bindings.extend(other.bindings.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
 
     /// Whether some binding of a policy of this kind exists (with neither, nothing to do).

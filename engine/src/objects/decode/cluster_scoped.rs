@@ -138,19 +138,7 @@ fn webhook_configuration(v: &Value, mutating: bool, beta: bool) -> FieldResult<w
     for (i, w) in v.get("webhooks").and_then(Value::as_array).into_iter().flatten().enumerate() {
         let path = format!("webhooks[{i}]");
         let text = |k: &str, default: &str| w.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(default).to_string();
-        let rules = w
-            .get("rules")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|r| webhooks::WebhookRule {
-                operations: strings(r.get("operations")),
-                api_groups: strings(r.get("apiGroups")),
-                api_versions: strings(r.get("apiVersions")),
-                resources: strings(r.get("resources")),
-                scope: r.get("scope").and_then(Value::as_str).unwrap_or("*").to_string(),
-            })
-            .collect();
+        let rules = named_rules(w.get("rules")).into_iter().map(|n| n.rule).collect();
         out.webhooks.push(webhooks::Webhook {
             name: text("name", ""),
             rules,
