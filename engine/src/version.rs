@@ -171,6 +171,10 @@ rules! {
         "pod-level spec.resources replace the container totals for cpu, memory and hugepages, and lift must-specify (KEP-2837: alpha 1.32, beta on by default 1.34); before, the field is dropped";
     dra: v(34), None,
         "ResourceClaims are charged `count/resourceclaims.resource.k8s.io` and `<class>.deviceclass.resource.k8s.io/devices` (DRA GA in 1.34, resource.k8s.io/v1); before, resource.k8s.io is not served by default";
+    validating_admission_policy: v(30), None,
+        "ValidatingAdmissionPolicy and its bindings are served as admissionregistration.k8s.io/v1 and run before quota (KEP-3488: beta and off by default 1.28-1.29, GA 1.30)";
+    mutating_admission_policy: v(36), None,
+        "MutatingAdmissionPolicy and its bindings are served as admissionregistration.k8s.io/v1 and run before the mutating webhooks (KEP-3962: alpha 1.32, beta and off by default 1.34-1.35, GA and on 1.36)";
     quota_request_limit_warning: v(35), None,
         "a quota whose requests.X exceeds its limits.X gets a warning (k/k#134389)";
     dra_admin_access_counted: v(34), None,

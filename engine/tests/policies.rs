@@ -237,3 +237,21 @@ fn missing_params_under_failure_policy_ignore_skip_the_binding() {
         Some("pods \"p\" is forbidden: ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction")
     );
 }
+
+#[test]
+fn policies_run_from_the_release_that_serves_them_on() {
+    let vap = cluster(&[namespace(), MEM_LIMITS.replace("ACTION", "Deny")]);
+    let map = cluster(&[namespace(), quota("compute", "", "requests.cpu=300m/0"), CPU_DEFAULT.into()]);
+    let denied = "ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits' denied request: every container needs a memory limit";
+    let rows: Vec<(&str, &str, &String, String, String)> = vec![
+        ("no ValidatingAdmissionPolicy before 1.30 (beta, off)", "1.29", &vap, app("requests: {cpu: 100m}"), OK.into()),
+        ("ValidatingAdmissionPolicy from 1.30", "1.30", &vap, app("requests: {cpu: 100m}"), denied.into()),
+        ("no MutatingAdmissionPolicy in 1.35 (beta, off)", "1.35", &map, app(""), "failed quota: compute: must specify requests.cpu for: app".into()),
+        ("MutatingAdmissionPolicy from 1.36", "1.36", &map, app(""), exceeded("compute", "requests.cpu", "400m", "0", "300m")),
+    ];
+    let mut t = Table::default();
+    for (what, version, state, input, want) in rows {
+        t.row(what, summary(&only(check_version(version, state, &input))), want);
+    }
+    t.done();
+}

@@ -51,6 +51,8 @@ fn every_rule_applies_from_its_release() {
         ("volume_attributes_class_scope", "1.34", None),
         ("pod_level_resources", "1.34", None),
         ("dra", "1.34", None),
+        ("validating_admission_policy", "1.30", None),
+        ("mutating_admission_policy", "1.36", None),
         ("quota_request_limit_warning", "1.35", None),
         // The real 1.35.4 server already does both (tests/recorded, cases 2007, 2016, 2019).
         ("dra_admin_access_counted", "1.34", None),

@@ -539,7 +539,7 @@ impl Plugin for MutatingAdmissionPolicy {
         Stage::MutatingAdmissionPolicy
     }
     fn handles(&self, obj: &Object, a: &Attributes) -> bool {
-        a.creating() && matches!(obj.body, Body::Pod(_)) && a.cluster.policies.is_some_and(|p| p.any(true))
+        a.creating() && a.opts.rules.mutating_admission_policy && matches!(obj.body, Body::Pod(_)) && a.cluster.policies.is_some_and(|p| p.any(true))
     }
     fn external(&self) -> bool {
         true
@@ -587,7 +587,7 @@ impl Plugin for ValidatingAdmissionPolicy {
         Stage::ValidatingAdmissionPolicy
     }
     fn handles(&self, obj: &Object, a: &Attributes) -> bool {
-        matches!(obj.body, Body::Pod(_)) && a.cluster.policies.is_some_and(|p| p.any(false))
+        a.opts.rules.validating_admission_policy && matches!(obj.body, Body::Pod(_)) && a.cluster.policies.is_some_and(|p| p.any(false))
     }
     fn validate_saying(&self, obj: &Object, a: &Attributes) -> Result<Vec<String>, Denial> {
         let (Some(set), Some(json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return Ok(vec![]) };
