@@ -166,9 +166,23 @@ pub struct Pod {
     /// What PodSecurity reads of the pod's own fields; `None`: it sets none of them.
     pub security: Option<Box<security::PodSecurity>>,
     /// The spec as written (JSON), for the admission policies that read the whole object
-    /// ([`keep_source`]); `None`: only the fields above are known.
-    pub source: Option<std::sync::Arc<serde_json::Value>>,
+    /// ([`keep_source`]).
+    pub source: Source,
 }
+
+/// A pod's spec as written (JSON), kept for the admission policies that read the whole object;
+/// `None`: only the fields a [`Pod`] has are known. It never makes two pods different: a
+/// template read from a file and the same one read from the cluster (without it) are one.
+#[derive(Debug, Clone, Default)]
+pub struct Source(pub Option<std::sync::Arc<serde_json::Value>>);
+
+impl PartialEq for Source {
+    fn eq(&self, _: &Source) -> bool {
+        true
+    }
+}
+
+impl Eq for Source {}
 
 impl Container {
     /// `securityContext.privileged: true`: refused unless the API server runs with
@@ -621,5 +635,20 @@ pub(crate) mod testing {
     /// A pod of one container `app` with these requests and limits.
     pub fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
         Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), ..Container::default() }], ..Pod::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_a_pod_was_read_from_never_makes_it_another_pod() {
+        // A template from a file (its spec kept for the policies) and the same template read
+        // from the cluster (nothing kept): one template, no rollout.
+        let written = Pod { source: Source(Some(std::sync::Arc::new(serde_json::json!({"containers": []})))), ..testing::pod_with(&[("cpu", "1")], &[]) };
+        let read = testing::pod_with(&[("cpu", "1")], &[]);
+        assert_eq!(written, read);
+        assert_ne!(written, testing::pod_with(&[("cpu", "2")], &[]));
     }
 }

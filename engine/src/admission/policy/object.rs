@@ -49,7 +49,7 @@ fn lay_containers(spec: &mut Map<String, Value>, key: &str, list: &[Container]) 
 
 /// A pod's spec as JSON: as written, with the plugins' changes laid over it.
 fn spec_json(p: &Pod) -> Value {
-    let mut spec = p.source.as_deref().and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut spec = p.source.0.as_deref().and_then(Value::as_object).cloned().unwrap_or_default();
     lay_containers(&mut spec, "containers", &p.containers);
     lay_containers(&mut spec, "initContainers", &p.init_containers);
     let mut set = |k: &str, v: &str| {

@@ -199,7 +199,7 @@ pub fn keep_source(obj: &mut Object, mut value: Value, pod_specs: bool) {
         _ => return,
     };
     if let Some(spec) = value.pointer_mut(&pointer).filter(|s| s.is_object()) {
-        pod.source = Some(std::sync::Arc::new(spec.take()));
+        pod.source = Source(Some(std::sync::Arc::new(spec.take())));
     }
 }
 

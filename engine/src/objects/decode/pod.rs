@@ -138,7 +138,7 @@ pub(super) fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<Take
             .collect(),
         container_statuses: BTreeMap::new(),
         resize_infeasible: false,
-        source: None,
+        source: crate::objects::Source::default(),
         claims_created: vec![],
         security: crate::objects::security::pod(spec),
     })
