@@ -1,6 +1,6 @@
 //! What the guard answers from: every ResourceQuota, LimitRange, PriorityClass, StorageClass,
 //! RuntimeClass, DeviceClass, Namespace, HorizontalPodAutoscaler and KEDA ScaledObject (where
-//! served), kept by list+watch (`live::watch_objects`), so no
+//! served), and the admission policies with their bindings (where served), kept by list+watch (`live::watch_objects`), so no
 //! API call is made while a request waits. A request takes a copy of its namespace's part
 //! ([`Cache::for_namespace`]) and decides without holding any lock.
 
@@ -37,10 +37,16 @@ pub enum Kind {
     /// VerticalPodAutoscalers (where autoscaling.k8s.io is served): the requests their
     /// webhook writes into the pods of the workloads they target.
     VerticalAutoscalers,
+    /// The admission policies and their bindings (where served: validating from 1.30,
+    /// mutating from 1.36): what they change or refuse in a workload's pods.
+    ValidatingPolicies,
+    ValidatingPolicyBindings,
+    MutatingPolicies,
+    MutatingPolicyBindings,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 15] = [
         Kind::ResourceQuotas,
         Kind::LimitRanges,
         Kind::PriorityClasses,
@@ -52,6 +58,10 @@ impl Kind {
         Kind::ServiceAccounts,
         Kind::ScaledObjects,
         Kind::VerticalAutoscalers,
+        Kind::ValidatingPolicies,
+        Kind::ValidatingPolicyBindings,
+        Kind::MutatingPolicies,
+        Kind::MutatingPolicyBindings,
     ];
 
     /// The resource's name, as metrics and `/status` show it.
@@ -68,6 +78,21 @@ impl Kind {
             Kind::ServiceAccounts => "serviceaccounts",
             Kind::ScaledObjects => SCALED_OBJECTS,
             Kind::VerticalAutoscalers => VPAS,
+            Kind::ValidatingPolicies => "validatingadmissionpolicies.admissionregistration.k8s.io",
+            Kind::ValidatingPolicyBindings => "validatingadmissionpolicybindings.admissionregistration.k8s.io",
+            Kind::MutatingPolicies => "mutatingadmissionpolicies.admissionregistration.k8s.io",
+            Kind::MutatingPolicyBindings => "mutatingadmissionpolicybindings.admissionregistration.k8s.io",
+        }
+    }
+
+    /// For an admission policy kind: (mutating, bindings).
+    fn policy_kind(self) -> Option<(bool, bool)> {
+        match self {
+            Kind::ValidatingPolicies => Some((false, false)),
+            Kind::ValidatingPolicyBindings => Some((false, true)),
+            Kind::MutatingPolicies => Some((true, false)),
+            Kind::MutatingPolicyBindings => Some((true, true)),
+            _ => None,
         }
     }
 }
@@ -296,6 +321,8 @@ impl Cache {
             existing: autoscaler_entries(&state, ns).map(|(k, o)| (k.clone(), o.clone())).collect(),
             terminating: state.terminating.get(ns).map(|n| [n.clone()].into()).unwrap_or_default(),
             service_accounts: state.service_accounts.get(ns).map(|s| [(ns.to_string(), s.clone())].into()).unwrap_or_default(),
+            // Compiled once, shared by every request.
+            policies: state.policies.clone(),
             ..ClusterState::default()
         };
         (copy, labels.unwrap_or_default())
@@ -342,6 +369,11 @@ fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
             s.terminating = listed.terminating;
         }
         Kind::ServiceAccounts => s.service_accounts = listed.service_accounts,
+        Kind::ValidatingPolicies | Kind::ValidatingPolicyBindings | Kind::MutatingPolicies | Kind::MutatingPolicyBindings => {
+            let (mutating, bindings) = k.policy_kind().unwrap_or_default();
+            let from = listed.policies.unwrap_or_default();
+            std::sync::Arc::make_mut(s.policies.get_or_insert_with(Default::default)).replace_kind(mutating, bindings, &from);
+        }
     }
 }
 
@@ -396,6 +428,12 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
         Kind::Autoscalers | Kind::ScaledObjects | Kind::VerticalAutoscalers => {
             s.existing.remove(&(ns.to_string(), k.resource().to_string(), name.to_string()));
         }
+        Kind::ValidatingPolicies | Kind::ValidatingPolicyBindings | Kind::MutatingPolicies | Kind::MutatingPolicyBindings => {
+            let (mutating, bindings) = k.policy_kind().unwrap_or_default();
+            if let Some(set) = s.policies.as_mut() {
+                std::sync::Arc::make_mut(set).remove(mutating, bindings, name);
+            }
+        }
     }
 }
 
@@ -410,6 +448,10 @@ fn count(s: &ClusterState, k: Kind) -> usize {
         Kind::Namespaces => s.namespaces.as_ref().map_or(0, BTreeMap::len),
         Kind::Autoscalers | Kind::ScaledObjects | Kind::VerticalAutoscalers => s.existing.keys().filter(|key| key.1 == k.resource()).count(),
         Kind::ServiceAccounts => s.service_accounts.values().map(BTreeSet::len).sum(),
+        Kind::ValidatingPolicies | Kind::ValidatingPolicyBindings | Kind::MutatingPolicies | Kind::MutatingPolicyBindings => {
+            let (mutating, bindings) = k.policy_kind().unwrap_or_default();
+            s.policies.as_ref().map_or(0, |p| p.count(mutating, bindings))
+        }
     }
 }
 

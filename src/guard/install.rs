@@ -126,6 +126,10 @@ pub fn cluster_role() -> Value {
         read("storage.k8s.io", &["storageclasses"]),
         read("node.k8s.io", &["runtimeclasses"]),
         read("resource.k8s.io", &["deviceclasses"]),
+        read(
+            "admissionregistration.k8s.io",
+            &["validatingadmissionpolicies", "validatingadmissionpolicybindings", "mutatingadmissionpolicies", "mutatingadmissionpolicybindings"],
+        ),
     ];
     rules.extend(read_autoscaler_types().map(|t| read(t.group, &[t.plural])));
     // The workload an autoscaler being created or changed targets (a GET).

@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use k8s_openapi::api::admissionregistration::v1::{MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 use k8s_openapi::api::core::v1::{LimitRange, Namespace, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::resource::v1::DeviceClass;
@@ -126,6 +127,10 @@ async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
         }
     }
     let optional = [
+        (Kind::ValidatingPolicies, "admissionregistration.k8s.io/v1", "validatingadmissionpolicies"),
+        (Kind::ValidatingPolicyBindings, "admissionregistration.k8s.io/v1", "validatingadmissionpolicybindings"),
+        (Kind::MutatingPolicies, "admissionregistration.k8s.io/v1", "mutatingadmissionpolicies"),
+        (Kind::MutatingPolicyBindings, "admissionregistration.k8s.io/v1", "mutatingadmissionpolicybindings"),
         (Kind::PriorityClasses, "scheduling.k8s.io/v1", "priorityclasses"),
         (Kind::StorageClasses, "storage.k8s.io/v1", "storageclasses"),
         (Kind::RuntimeClasses, "node.k8s.io/v1", "runtimeclasses"),
@@ -140,6 +145,10 @@ async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
             Kind::PriorityClasses => spawn::<PriorityClass>(conn, cache, kind),
             Kind::StorageClasses => spawn::<StorageClass>(conn, cache, kind),
             Kind::RuntimeClasses => spawn::<RuntimeClass>(conn, cache, kind),
+            Kind::ValidatingPolicies => spawn::<ValidatingAdmissionPolicy>(conn, cache, kind),
+            Kind::ValidatingPolicyBindings => spawn::<ValidatingAdmissionPolicyBinding>(conn, cache, kind),
+            Kind::MutatingPolicies => spawn::<MutatingAdmissionPolicy>(conn, cache, kind),
+            Kind::MutatingPolicyBindings => spawn::<MutatingAdmissionPolicyBinding>(conn, cache, kind),
             _ => spawn::<DeviceClass>(conn, cache, kind),
         }
     }

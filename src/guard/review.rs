@@ -278,7 +278,14 @@ pub fn scale_target(req: &Request) -> Option<objects::ScaleTarget> {
 /// whether the namespace opted in to refusals.
 pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforce: bool) -> Answer {
     let origin = || Origin::new(format!("{} {}/{}", req.operation.to_lowercase(), req.kind, req.namespace), 1);
-    let decode = |v: Value| objects::decode(&Document { origin: origin(), value: v });
+    // A workload's template keeps its spec as sent: the admission policies read it.
+    let decode = |v: Value| {
+        let doc = Document { origin: origin(), value: v };
+        objects::decode(&doc).map(|mut o| {
+            objects::keep_source(&mut o, doc.value, true);
+            o
+        })
+    };
     let Some(Ok(obj)) = req.object.map(decode) else {
         return Answer { allowed: true, warnings: vec![], message: None, why: Why::Undecodable, ceiling: None };
     };
@@ -286,6 +293,11 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
         old.meta.namespace = Some(req.namespace.clone());
         old.meta.resource_version.get_or_insert_with(|| "1".into());
         state.existing.insert((req.namespace.clone(), old.type_info.group_resource(), old.meta.name.clone()), old);
+    }
+    // A pod reaches the webhook past the server's own admission policies (they run before the
+    // validating webhooks): what it is sent is what they left. A workload's pods still meet them.
+    if let objects::Body::Pod(_) = &obj.body {
+        state.policies = None;
     }
     // A pod reaches the webhook past the server's own ServiceAccount plugin: its ServiceAccount
     // exists, whatever the cache has seen yet.
@@ -495,5 +507,64 @@ mod tests {
         assert_eq!(r["response"]["status"]["code"], 403);
         let ok = response("u2", &Answer { allowed: true, warnings: vec![], message: None, why: Why::Fits, ceiling: None });
         assert!(ok["response"].get("warnings").is_none() && ok["response"].get("status").is_none());
+    }
+}
+
+#[cfg(test)]
+mod policy_tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A namespace with quota compute (requests.cpu 1) and a MutatingAdmissionPolicy that adds a
+    /// sidecar of 100m to every pod.
+    fn injected() -> ClusterState {
+        let text = "\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: compute, namespace: shop}
+spec: {hard: {requests.cpu: '1'}}
+status: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: sidecar}
+spec:
+  reinvocationPolicy: Never
+  matchConstraints: {resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch: {expression: \"[JSONPatch{op: 'add', path: '/spec/containers/-', value: Object.spec.containers{name: 'proxy', image: 'p', resources: Object.spec.containers.resources{requests: {'cpu': '100m'}}}}]\"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: sidecar}
+spec: {policyName: sidecar}
+";
+        let objs: Vec<_> = kubectl_quota_engine::manifest::parse_str("state.yaml", text).unwrap().iter().map(|d| objects::decode(d).unwrap()).collect();
+        ClusterState::from_objects(objs, "shop")
+    }
+
+    fn request(object: Value) -> Request {
+        let kind = object["kind"].as_str().unwrap().to_string();
+        let group = if kind == "Pod" { "" } else { "apps" };
+        let r = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
+            "uid": "u", "kind": {"group": group, "version": "v1", "kind": kind}, "operation": "CREATE", "namespace": "shop", "object": object}});
+        parse(&serde_json::to_vec(&r).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_workloads_pods_meet_the_policies_and_a_pod_is_taken_as_they_left_it() {
+        let opts = CheckOptions { namespace: "shop".into(), ..CheckOptions::default() };
+        let container = json!([{"name": "app", "image": "x", "resources": {"requests": {"cpu": "200m"}}}]);
+        let shop = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "shop", "namespace": "shop"},
+            "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "shop"}},
+                "template": {"metadata": {"labels": {"app": "shop"}}, "spec": {"containers": container}}}});
+        let a = decide(request(shop), injected(), &opts, false);
+        assert!(a.warnings.iter().any(|w| w.contains("1 of the 4 pods") && w.contains("requested: requests.cpu=300m")), "{:?}", a.warnings);
+        // The server ran the policies before calling the guard: the pod it sends has its
+        // sidecar already, and is not given another.
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "shop"}, "spec": {"containers": container}});
+        let a = decide(request(pod), injected(), &opts, false);
+        assert!(a.warnings.iter().all(|w| !w.contains("300m")), "{:?}", a.warnings);
     }
 }

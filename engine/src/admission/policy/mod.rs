@@ -96,6 +96,37 @@ impl PolicySet {
         self.bindings.insert((binding.mutating, name), binding);
     }
 
+    /// Replaces the policies (`bindings` false) or the bindings of one kind (`mutating`) with
+    /// `other`'s: a cache's list of that kind, swapped in whole.
+    pub fn replace_kind(&mut self, mutating: bool, bindings: bool, other: &PolicySet) {
+        if bindings {
+            self.bindings.retain(|(m, _), _| *m != mutating);
+            self.bindings.extend(other.bindings.iter().filter(|((m, _), _)| *m == mutating).map(|(k, v)| (k.clone(), v.clone())));
+        } else {
+            self.policies.retain(|(m, _), _| *m != mutating);
+            self.policies.extend(other.policies.iter().filter(|((m, _), _)| *m == mutating).map(|(k, v)| (k.clone(), v.clone())));
+        }
+    }
+
+    /// Removes the policy (`bindings` false) or binding of one kind named `name`.
+    pub fn remove(&mut self, mutating: bool, bindings: bool, name: &str) {
+        let key = (mutating, name.to_string());
+        if bindings {
+            self.bindings.remove(&key);
+        } else {
+            self.policies.remove(&key);
+        }
+    }
+
+    /// How many policies (`bindings` false) or bindings of one kind there are.
+    pub fn count(&self, mutating: bool, bindings: bool) -> usize {
+        if bindings {
+            self.bindings.keys().filter(|(m, _)| *m == mutating).count()
+        } else {
+            self.policies.keys().filter(|(m, _)| *m == mutating).count()
+        }
+    }
+
     /// Whether some binding of a policy of this kind exists (with neither, nothing to do).
     pub fn any(&self, mutating: bool) -> bool {
         self.bindings.keys().any(|(m, _)| *m == mutating) && self.policies.keys().any(|(m, _)| *m == mutating)
