@@ -511,6 +511,22 @@ mod tests {
     }
 
     #[test]
+    fn policies_and_bindings_are_kept_apart_per_kind() {
+        let c = Cache::default();
+        let vap = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {validations: [{expression: 'true'}]}\n";
+        let binding = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: p}\nspec: {policyName: p, validationActions: [Deny]}\n";
+        list(&c, Kind::ValidatingPolicies, objs(vap));
+        list(&c, Kind::ValidatingPolicyBindings, objs(binding));
+        let kept = |c: &Cache| c.for_namespace("a").0.policies.map(|p| (p.count(false, false), p.count(false, true)));
+        assert_eq!(kept(&c), Some((1, 1)));
+        // A list of the bindings leaves the policies as they are, and a deletion removes one.
+        list(&c, Kind::ValidatingPolicyBindings, vec![]);
+        assert_eq!(kept(&c), Some((1, 0)));
+        c.apply(Kind::ValidatingPolicies, Change::Deleted(objs(vap).remove(0)));
+        assert_eq!(kept(&c), Some((0, 0)));
+    }
+
+    #[test]
     fn a_request_sees_its_namespace_only() {
         let c = Cache::default();
         list(&c, Kind::Namespaces, objs(NS));
