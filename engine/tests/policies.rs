@@ -255,3 +255,26 @@ fn policies_run_from_the_release_that_serves_them_on() {
     }
     t.done();
 }
+
+#[test]
+fn a_policy_whose_cel_is_not_replayed_is_named_never_guessed() {
+    let uses = |name: &str, expression: &str| {
+        format!(
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {{name: {name}}}\nspec:\n  matchConstraints:\n    resourceRules: [{{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}}]\n  validations: [{{expression: \"{expression}\"}}]\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {{name: {name}}}\nspec: {{policyName: {name}, validationActions: [Deny]}}\n"
+        )
+    };
+    let authz = uses("authz", "authorizer.group('').resource('pods').check('create').allowed()");
+    let urls = uses("urls", "object.spec.containers.all(c, isURL(c.image))");
+    // Alone: the pod is quota's, and the report names the policy it rests on.
+    let d = check_one(&cluster(&[namespace(), authz.clone()]), &app("requests: {cpu: 100m}"));
+    assert_eq!(summary(&d), OK);
+    assert_eq!(
+        d.mutations,
+        [r#"not replayed: ValidatingAdmissionPolicy "authz" (binding "authz"): its expressions use `authorizer` (the authorizer: who sends the request is not known), which is not replayed; this answer rests on it"#]
+    );
+    let d = check_one(&cluster(&[namespace(), urls]), &app("requests: {cpu: 100m}"));
+    assert!(d.mutations.iter().any(|m| m.contains("`isURL` (the url library)")), "{:?}", d.mutations);
+    // Beside a policy that refuses: the refusal stands.
+    let d = check_one(&cluster(&[namespace(), authz, MEM_LIMITS.replace("ACTION", "Deny")]), &app("requests: {cpu: 100m}"));
+    assert_eq!(summary(&d), "ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits' denied request: every container needs a memory limit");
+}

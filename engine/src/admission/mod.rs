@@ -561,12 +561,12 @@ impl Plugin for MutatingAdmissionPolicy {
             }
             Ok(())
         };
-        let changed_by = match policy::mutate(set, &mut json, &policy_request(obj, a), a.reinvoked, &redefault) {
+        let (changed_by, unreplayed) = match policy::mutate(set, &mut json, &policy_request(obj, a), a.reinvoked, &redefault) {
             Ok(n) => n,
             Err(stop) => return policy_stop(stop),
         };
         if json == before {
-            return Ok(vec![]);
+            return Ok(unreplayed);
         }
         let was = obj.clone();
         policy::object::set_from_json(obj, json).map_err(|e| Denial { reason: RefusalReason::Invalid, message: e, whole: None, said: vec![] })?;
@@ -576,7 +576,7 @@ impl Plugin for MutatingAdmissionPolicy {
             _ => String::new(),
         };
         let change = if change.is_empty() { "changed the pod (nothing quota reads)".to_string() } else { change };
-        Ok(vec![format!("{}: {change}", changed_by.join(", "))])
+        Ok(std::iter::once(format!("{}: {change}", changed_by.join(", "))).chain(unreplayed).collect())
     }
 }
 

@@ -35,6 +35,9 @@ pub struct CompiledPolicy {
     validations: Vec<(Compiled, Option<Compiled>)>,
     /// Per mutation: apply configuration (true) or JSON patch, and its expression.
     mutations: Vec<(bool, Compiled)>,
+    /// What of Kubernetes' CEL an expression uses that is not replayed here (`authorizer`,
+    /// `url()`, ...): the policy's answer is then not this tool's to give.
+    unsupported: Option<String>,
 }
 
 impl std::fmt::Debug for CompiledPolicy {
@@ -63,9 +66,43 @@ impl CompiledPolicy {
                     Mutation::JsonPatch(e) => (false, cel::compile(e, mode_of(&mode)).map_err(|err| compile_error(e, &err))),
                 })
                 .collect(),
+            unsupported: unsupported_in(&policy),
             policy,
         }
     }
+}
+
+/// The parts of Kubernetes' CEL environment this tool does not evaluate, as an expression names
+/// them: the authorizer, and the url, ip and cidr, semver and format libraries.
+const UNSUPPORTED: &[(&str, &str)] = &[
+    ("authorizer", "the authorizer: who sends the request is not known"),
+    ("url(", "the url library"),
+    ("isURL(", "the url library"),
+    ("ip(", "the ip library"),
+    ("isIP(", "the ip library"),
+    ("cidr(", "the cidr library"),
+    ("isCIDR(", "the cidr library"),
+    ("semver(", "the semver library"),
+    ("isSemver(", "the semver library"),
+    ("format.", "the format library"),
+];
+
+/// The first part of [`UNSUPPORTED`] one of the policy's expressions names (a name standing
+/// alone, not inside a longer identifier), in words.
+fn unsupported_in(policy: &Policy) -> Option<String> {
+    let mut sources: Vec<&str> = Vec::new();
+    sources.extend(policy.match_conditions.iter().chain(&policy.variables).map(|n| n.expression.as_str()));
+    sources.extend(policy.validations.iter().flat_map(|v| [v.expression.as_str(), v.message_expression.as_str()]));
+    sources.extend(policy.mutations.iter().map(|m| match m {
+        Mutation::ApplyConfiguration(e) | Mutation::JsonPatch(e) => e.as_str(),
+    }));
+    let names = |src: &str, word: &str| {
+        src.match_indices(word).any(|(i, _)| {
+            let before = src[..i].chars().next_back();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.' && !word.ends_with('.'))
+        })
+    };
+    UNSUPPORTED.iter().find(|(word, _)| sources.iter().any(|s| names(s, word))).map(|(word, what)| format!("its expressions use `{}` ({what}), which is not replayed", word.trim_end_matches(['(', '.'])))
 }
 
 fn mode_of(m: &Mode) -> Mode {
@@ -355,15 +392,19 @@ pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> (Vec<String>, O
     let ns = r.namespace_object();
     let mut warnings = Vec::new();
     let mut first: Option<Stop> = None;
-    let keep = |outcome: Result<(), Stop>, first: &mut Option<Stop>| {
-        if let Err(stop) = outcome {
-            first.get_or_insert(stop);
-        }
+    // The first denial; a policy that cannot be replayed is said only where nothing refuses.
+    let keep = |outcome: Result<(), Stop>, first: &mut Option<Stop>| match (outcome, &first) {
+        (Err(stop @ Stop::Denied { .. }), None | Some(Stop::Unreplayable(_))) => *first = Some(stop),
+        (Err(stop), None) => *first = Some(stop),
+        _ => {}
     };
     for (pname, p, bname, b) in set.bound(false) {
         let names = (pname, bname);
         let params = match selected(p, b, r, names) {
-            Ok(true) => params_of(p, b, r, names),
+            Ok(true) => match &p.unsupported {
+                Some(why) => Err(Stop::Unreplayable(format!("ValidatingAdmissionPolicy {pname:?} (binding {bname:?}): {why}"))),
+                None => params_of(p, b, r, names),
+            },
             Ok(false) => continue,
             Err(stop) => Err(stop),
         };
@@ -443,16 +484,24 @@ fn act(b: &Binding, (pname, bname): (&str, &str), text: String, reason: String, 
 ///
 /// `redefault` is what the server does after each mutation: the object converted and defaulted
 /// again (a limit a mutation set copied into a missing request before the next mutation).
-pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool, redefault: &dyn Fn(&mut Value) -> Result<(), String>) -> Result<Vec<String>, Stop> {
+///
+/// Returns the policies that changed the object, and the sentences of those that could not be
+/// replayed (skipped: the answer rests on them).
+pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool, redefault: &dyn Fn(&mut Value) -> Result<(), String>) -> Result<(Vec<String>, Vec<String>), Stop> {
     let request = r.as_cel();
     let ns = r.namespace_object();
     let mut notes = Vec::new();
+    let mut unreplayed = Vec::new();
     for (pname, p, bname, b) in set.bound(true) {
         if reinvoked && p.policy.reinvocation_policy != "IfNeeded" {
             continue;
         }
         let names = (pname, bname);
         if !selected(p, b, r, names)? {
+            continue;
+        }
+        if let Some(why) = &p.unsupported {
+            unreplayed.push(format!("not replayed: MutatingAdmissionPolicy {pname:?} (binding {bname:?}): {why}; this answer rests on it"));
             continue;
         }
         let before = object.clone();
@@ -472,7 +521,7 @@ pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool,
             notes.push(format!("MutatingAdmissionPolicy {pname:?} (binding {bname:?})"));
         }
     }
-    Ok(notes)
+    Ok((notes, unreplayed))
 }
 
 /// One binding's mutations with one param, in order.
