@@ -15,7 +15,9 @@
 //! | 7 | PersistentVolumeClaimResize | validating | [`pvc_resize`] |
 //! | 8 | RuntimeClass | mutating, validating | [`runtime_class`]: the pod's overhead |
 //! | ... | MutatingAdmissionWebhook | mutating | [`vpa_webhook`]: a VerticalPodAutoscaler's requests and limits; other webhooks are not replayed, but a live check asks the server for the pod they return (a dry run: [`ServerAnswer`]) |
-//! | ... | ValidatingAdmissionWebhook, policies | | not replayed |
+//! | ... | MutatingAdmissionPolicy | mutating | [`policy`]: the policies' ApplyConfigurations and JSON patches |
+//! | ... | ValidatingAdmissionPolicy | validating | [`policy`]: the policies' validations (Deny, Warn) |
+//! | ... | ValidatingAdmissionWebhook | | not replayed (named) |
 //! | last | ResourceQuota | validating | [`resource_quota`]: usage, scopes, the verdict |
 //!
 //! One request goes through [`admit`] as the server takes it: on a create, what the registry
@@ -154,11 +156,16 @@ pub struct Denial {
 
 impl From<String> for Denial {
     fn from(message: String) -> Denial {
-        Denial { reason: RefusalReason::Admission, message, whole: None, said: vec![] }
+        Denial::new(RefusalReason::Admission, message)
     }
 }
 
 impl Denial {
+    /// The plugin's own refusal, saying nothing beside it.
+    fn new(reason: RefusalReason, message: String) -> Denial {
+        Denial { reason, message, whole: None, said: vec![] }
+    }
+
     /// The decision it is, given by `stage` unless it carries its own refusal.
     fn decision(self, stage: Stage) -> Decision {
         match self.whole {
@@ -310,7 +317,7 @@ impl Plugin for NamespaceLifecycle {
     }
     fn mutate(&self, _: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
         if let Some(message) = namespace_lifecycle::refusal(a.ns, a.cluster.namespaces) {
-            return Err(Denial { reason: RefusalReason::NamespaceNotFound, message, whole: None, said: vec![] });
+            return Err(Denial::new(RefusalReason::NamespaceNotFound, message));
         }
         match namespace_lifecycle::terminating_refusal(a.ns, a.cluster.terminating).filter(|_| a.creating()) {
             Some(message) => Err(message.into()),
@@ -521,12 +528,9 @@ fn policy_request<'a>(obj: &'a Object, a: &'a Attributes) -> policy::Request<'a>
 /// rests on the policy.
 fn policy_stop(stop: policy::Stop) -> Result<Vec<String>, Denial> {
     match stop {
-        policy::Stop::Denied { reason, message } => Err(Denial {
-            reason: if reason == "Invalid" { RefusalReason::Invalid } else { RefusalReason::Admission },
-            message,
-            whole: None,
-            said: vec![],
-        }),
+        policy::Stop::Denied { reason, message } => {
+            Err(Denial::new(if reason == "Invalid" { RefusalReason::Invalid } else { RefusalReason::Admission }, message))
+        }
         policy::Stop::Unreplayable(why) => Ok(vec![format!("not replayed: {why}; this answer rests on it")]),
     }
 }
@@ -565,18 +569,25 @@ impl Plugin for MutatingAdmissionPolicy {
             Ok(n) => n,
             Err(stop) => return policy_stop(stop),
         };
-        if json == before {
-            return Ok(unreplayed);
+        // Each skipped policy in the words of any other that cannot be replayed.
+        let mut notes: Vec<String> = Vec::new();
+        for stop in unreplayed {
+            notes.extend(policy_stop(stop)?);
         }
-        let was = obj.clone();
-        policy::object::set_from_json(obj, json).map_err(|e| Denial { reason: RefusalReason::Invalid, message: e, whole: None, said: vec![] })?;
+        if json == before {
+            return Ok(notes);
+        }
+        let Body::Pod(was) = &obj.body else { return Ok(notes) };
+        let was = was.clone();
+        policy::object::set_from_json(obj, json).map_err(|e| Denial::new(RefusalReason::Invalid, e))?;
         crate::defaulting::as_decoded(obj, a.opts.rules);
-        let change = match (&was.body, &obj.body) {
-            (Body::Pod(b), Body::Pod(a)) => policy::object::pod_change(b, a),
+        let change = match &obj.body {
+            Body::Pod(now) => policy::object::pod_change(&was, now),
             _ => String::new(),
         };
         let change = if change.is_empty() { "changed the pod (nothing quota reads)".to_string() } else { change };
-        Ok(std::iter::once(format!("{}: {change}", changed_by.join(", "))).chain(unreplayed).collect())
+        notes.insert(0, format!("{}: {change}", changed_by.join(", ")));
+        Ok(notes)
     }
 }
 

@@ -48,8 +48,8 @@ impl std::fmt::Debug for CompiledPolicy {
 
 impl CompiledPolicy {
     pub fn new(policy: Policy) -> CompiledPolicy {
-        let mode = if policy.mutating { Mode::Mutating } else { Mode::Validating };
-        let c = |e: &str| cel::compile(e, Mode::Validating).map_err(|err| compile_error(e, &err));
+        let compile = |e: &str, mode: Mode| cel::compile(e, mode).map_err(|err| format!("compilation failed for expression {e:?}: {err}"));
+        let c = |e: &str| compile(e, Mode::Validating);
         CompiledPolicy {
             conditions: policy.match_conditions.iter().map(|n| (n.name.clone(), c(&n.expression))).collect(),
             variables: policy.variables.iter().map(|n| (n.name.clone(), c(&n.expression))).collect(),
@@ -62,8 +62,8 @@ impl CompiledPolicy {
                 .mutations
                 .iter()
                 .map(|m| match m {
-                    Mutation::ApplyConfiguration(e) => (true, cel::compile(e, mode_of(&mode)).map_err(|err| compile_error(e, &err))),
-                    Mutation::JsonPatch(e) => (false, cel::compile(e, mode_of(&mode)).map_err(|err| compile_error(e, &err))),
+                    Mutation::ApplyConfiguration(e) => (true, compile(e, Mode::Mutating)),
+                    Mutation::JsonPatch(e) => (false, compile(e, Mode::Mutating)),
                 })
                 .collect(),
             unsupported: unsupported_in(&policy),
@@ -103,17 +103,6 @@ fn unsupported_in(policy: &Policy) -> Option<String> {
         })
     };
     UNSUPPORTED.iter().find(|(word, _)| sources.iter().any(|s| names(s, word))).map(|(word, what)| format!("its expressions use `{}` ({what}), which is not replayed", word.trim_end_matches(['(', '.'])))
-}
-
-fn mode_of(m: &Mode) -> Mode {
-    match m {
-        Mode::Mutating => Mode::Mutating,
-        Mode::Validating => Mode::Validating,
-    }
-}
-
-fn compile_error(expression: &str, err: &str) -> String {
-    format!("compilation failed for expression {expression:?}: {err}")
 }
 
 /// The policies and bindings of a cluster, validating and mutating, by name.
@@ -340,14 +329,16 @@ fn params_of<'p>(p: &CompiledPolicy, b: &Binding, r: &Request<'p>, names: (&str,
     // Missing params are a configuration error of the binding: `failurePolicy: Ignore` skips it.
     if found.is_empty() && pr.parameter_not_found_action != "Allow" && p.policy.failure_policy != "Ignore" {
         let err = "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction";
-        let message = if p.policy.mutating {
-            format!("policy '{}' with binding '{}' denied request: {err}", names.0, names.1)
-        } else {
-            format!("ValidatingAdmissionPolicy '{}' with binding '{}' denied request: {err}", names.0, names.1)
-        };
-        return Err(Stop::Denied { reason: "Forbidden".into(), message });
+        return Err(Stop::Denied { reason: "Forbidden".into(), message: denied(p, names, err) });
     }
     Ok(found)
+}
+
+/// A binding's refusal in the server's words: a ValidatingAdmissionPolicy's names its kind, a
+/// MutatingAdmissionPolicy's does not.
+fn denied(p: &CompiledPolicy, (policy, binding): (&str, &str), err: &str) -> String {
+    let kind = if p.policy.mutating { "policy" } else { "ValidatingAdmissionPolicy" };
+    format!("{kind} '{policy}' with binding '{binding}' denied request: {err}")
 }
 
 fn kind_name(p: &CompiledPolicy) -> &'static str {
@@ -360,16 +351,16 @@ fn kind_name(p: &CompiledPolicy) -> &'static str {
 
 /// An evaluation error under the policy's failurePolicy: `Ignore` goes on (`Ok`), `Fail`
 /// refuses in the server's words.
-fn failed(p: &CompiledPolicy, (policy, binding): (&str, &str), err: &str) -> Result<(), Stop> {
+fn failed(p: &CompiledPolicy, names: (&str, &str), err: &str) -> Result<(), Stop> {
     if p.policy.failure_policy == "Ignore" {
         return Ok(());
     }
-    let message = if p.policy.mutating {
-        format!("policy '{policy}' with binding '{binding}' denied request: {err}")
-    } else {
-        format!("ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {err}")
-    };
-    Err(Stop::Denied { reason: "Invalid".into(), message })
+    Err(Stop::Denied { reason: "Invalid".into(), message: denied(p, names, err) })
+}
+
+/// A binding whose policy names what is not replayed here ([`CompiledPolicy::unsupported`]).
+fn unsupported_stop(p: &CompiledPolicy, (policy, binding): (&str, &str), why: &str) -> Stop {
+    Stop::Unreplayable(format!("{} {policy:?} (binding {binding:?}): {why}", kind_name(p)))
 }
 
 /// The evaluation context of one binding and param: the request, the param, and the policy's
@@ -402,7 +393,7 @@ pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> (Vec<String>, O
         let names = (pname, bname);
         let params = match selected(p, b, r, names) {
             Ok(true) => match &p.unsupported {
-                Some(why) => Err(Stop::Unreplayable(format!("ValidatingAdmissionPolicy {pname:?} (binding {bname:?}): {why}"))),
+                Some(why) => Err(unsupported_stop(p, names, why)),
                 None => params_of(p, b, r, names),
             },
             Ok(false) => continue,
@@ -421,7 +412,7 @@ pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> (Vec<String>, O
                 Ok(true) => validate_one(p, b, &eval, names, &mut warnings),
                 Ok(false) => Ok(()),
                 // Under `failurePolicy: Fail` the error is a failed validation of its own.
-                Err(e) if p.policy.failure_policy != "Ignore" => act(b, names, e, "Invalid".into(), &mut warnings),
+                Err(e) if p.policy.failure_policy != "Ignore" => act(p, b, names, e, "Invalid".into(), &mut warnings),
                 Err(_) => Ok(()),
             };
             keep(outcome, &mut first);
@@ -457,7 +448,7 @@ fn validate_one(p: &CompiledPolicy, b: &Binding, eval: &Evaluation, names: (&str
             Ok(other) => (format!("expression '{}' resulted in error: {other} is not a bool", v.expression), "Invalid".to_string()),
             Err(e) => (format!("expression '{}' resulted in error: {e}", v.expression), "Invalid".to_string()),
         };
-        act(b, names, text, reason, warnings)?;
+        act(p, b, names, text, reason, warnings)?;
     }
     Ok(())
 }
@@ -467,11 +458,11 @@ const MAX_MESSAGE_BYTES: usize = 5 * 1024;
 
 /// A failed validation as the binding's validationActions take it: Deny refuses, Warn warns,
 /// Audit records nothing this tool reports.
-fn act(b: &Binding, (pname, bname): (&str, &str), text: String, reason: String, warnings: &mut Vec<String>) -> Result<(), Stop> {
+fn act(p: &CompiledPolicy, b: &Binding, names: (&str, &str), text: String, reason: String, warnings: &mut Vec<String>) -> Result<(), Stop> {
     for action in &b.validation_actions {
         match action.as_str() {
-            "Deny" => return Err(Stop::Denied { reason, message: format!("ValidatingAdmissionPolicy '{pname}' with binding '{bname}' denied request: {text}") }),
-            "Warn" => warnings.push(format!("Validation failed for ValidatingAdmissionPolicy '{pname}' with binding '{bname}': {text}")),
+            "Deny" => return Err(Stop::Denied { reason, message: denied(p, names, &text) }),
+            "Warn" => warnings.push(format!("Validation failed for ValidatingAdmissionPolicy '{}' with binding '{}': {text}", names.0, names.1)),
             _ => {}
         }
     }
@@ -479,15 +470,14 @@ fn act(b: &Binding, (pname, bname): (&str, &str), text: String, reason: String, 
 }
 
 /// Runs the MutatingAdmissionPolicies on `object` (in place). `reinvoked`: the chain's second
-/// run, where only the policies with `reinvocationPolicy: IfNeeded` are called. Returns the
-/// policies that changed the object, each as `MutatingAdmissionPolicy "name" (binding "b")`.
+/// run, where only the policies with `reinvocationPolicy: IfNeeded` are called. `redefault`
+/// is what the server does after each mutation: the object converted and defaulted again (a
+/// limit a mutation set copied into a missing request before the next mutation).
 ///
-/// `redefault` is what the server does after each mutation: the object converted and defaulted
-/// again (a limit a mutation set copied into a missing request before the next mutation).
-///
-/// Returns the policies that changed the object, and the sentences of those that could not be
-/// replayed (skipped: the answer rests on them).
-pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool, redefault: &dyn Fn(&mut Value) -> Result<(), String>) -> Result<(Vec<String>, Vec<String>), Stop> {
+/// Returns the policies that changed the object, each as `MutatingAdmissionPolicy "name"
+/// (binding "b")`, and those skipped because they cannot be replayed (each a
+/// [`Stop::Unreplayable`]: the answer rests on them).
+pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool, redefault: &dyn Fn(&mut Value) -> Result<(), String>) -> Result<(Vec<String>, Vec<Stop>), Stop> {
     let request = r.as_cel();
     let ns = r.namespace_object();
     let mut notes = Vec::new();
@@ -501,13 +491,12 @@ pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool,
             continue;
         }
         if let Some(why) = &p.unsupported {
-            unreplayed.push(format!("not replayed: MutatingAdmissionPolicy {pname:?} (binding {bname:?}): {why}; this answer rests on it"));
+            unreplayed.push(unsupported_stop(p, names, why));
             continue;
         }
         let before = object.clone();
         for param in params_of(p, b, r, names)? {
-            let snapshot = object.clone();
-            match conditions_hold(p, &evaluation(p, &snapshot, &request, ns.as_ref(), r.old_object, param)) {
+            match conditions_hold(p, &evaluation(p, object, &request, ns.as_ref(), r.old_object, param)) {
                 Ok(true) => {}
                 Ok(false) => continue,
                 Err(e) => {
@@ -524,31 +513,29 @@ pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool,
     Ok((notes, unreplayed))
 }
 
-/// One binding's mutations with one param, in order.
 /// The variables of an evaluation besides the object: request, namespaceObject, oldObject and
 /// the param.
 type Context<'a> = (&'a Value, Option<&'a Value>, Option<&'a Value>, Option<&'a Value>);
 
+/// One binding's mutations with one param, in order.
 fn mutate_one(p: &CompiledPolicy, object: &mut Value, (request, ns, old, param): Context, names: (&str, &str), redefault: &dyn Fn(&mut Value) -> Result<(), String>) -> Result<(), Stop> {
-    {
-        for (apply, c) in &p.mutations {
-            // Each mutation sees the object as the ones before it left it.
-            let current = object.clone();
-            let eval = evaluation(p, &current, request, ns, old, param);
-            let result = c.as_ref().map_err(Clone::clone).and_then(|prog| eval.eval(prog));
-            let changed = result
-                .and_then(|v| {
-                    if *apply {
-                        merge::apply(object, &v);
-                        Ok(())
-                    } else {
-                        merge::json_patch(object, &v)
-                    }
-                })
-                .and_then(|()| if *object != current { redefault(object) } else { Ok(()) });
-            if let Err(e) = changed {
-                failed(p, names, &e)?;
-            }
+    for (apply, c) in &p.mutations {
+        // Each mutation sees the object as the ones before it left it.
+        let current = object.clone();
+        let eval = evaluation(p, &current, request, ns, old, param);
+        let result = c.as_ref().map_err(Clone::clone).and_then(|prog| eval.eval(prog));
+        let changed = result
+            .and_then(|v| {
+                if *apply {
+                    merge::apply(object, &v);
+                    Ok(())
+                } else {
+                    merge::json_patch(object, &v)
+                }
+            })
+            .and_then(|()| if *object != current { redefault(object) } else { Ok(()) });
+        if let Err(e) = changed {
+            failed(p, names, &e)?;
         }
     }
     Ok(())
