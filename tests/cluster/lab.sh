@@ -303,8 +303,9 @@ api_code() { api "$@" | tail -n 1; }
 
 # Predicates for wait_for.
 code_is() { local want=$1; shift; [[ $(api_code "$@") == "$want" ]]; }   # code_is WANT METHOD PATH [TOKEN]
-sa_has_token() { api GET "/api/v1/namespaces/$1/serviceaccounts/default" | grep -q '"secrets"'; }
-quota_hard_is() { api GET "$1" | tr -d ' \n' | grep -qF "\"status\":{\"hard\":$2"; }   # PATH JSON
+# These read all of curl's output before matching: `curl | grep -q` SIGPIPEs curl under pipefail.
+sa_has_token() { local out; out=$(api GET "/api/v1/namespaces/$1/serviceaccounts/default") && [[ $out == *'"secrets"'* ]]; }
+quota_hard_is() { local out; out=$(api GET "$1" | tr -d ' \n') && [[ $out == *"\"status\":{\"hard\":$2"* ]]; }   # PATH JSON
 
 # healthy: all three processes alive, /readyz answers, and the last `up` finished its checks.
 healthy() {
