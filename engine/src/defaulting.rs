@@ -143,7 +143,7 @@ pub fn default_pod_level_resources(pod: &mut Pod, rules: &Rules) -> Vec<String> 
     if !rules.pod_level_limits_defaulting || (pod.pod_requests.is_empty() && pod.pod_limits.is_empty()) {
         return notes;
     }
-    let limits = crate::pod_totals::aggregate(pod, |c| &c.limits);
+    let limits = crate::pod_totals::aggregate_limits(pod, rules.pod_limits_all_or_nothing);
     for (k, v) in &limits {
         if k.starts_with("hugepages-") && !pod.pod_requests.contains_key(k) && !pod.pod_limits.contains_key(k) {
             notes.push(format!("API defaulting: pod-level limits.{k}={v} from the containers' limits"));

@@ -42,6 +42,11 @@ pub enum NameRule {
     Dns1035Label,
 }
 
+/// The quota validation of the release of `rules`: its wording, and its integer check.
+pub fn value_style(rules: &Rules) -> crate::validation::ValueStyle {
+    crate::validation::ValueStyle::for_rules(rules.invalid_values_as_json, rules.cross_namespace_pod_affinity_scope, rules.integer_values_exact)
+}
+
 /// Kinds whose validation we know (core, apps, batch and the cluster objects the check
 /// reads). Others (RBAC roles allow `:` in names, custom resources have their own schemas)
 /// are left to the server.
@@ -386,6 +391,11 @@ pub fn pod_spec_errors(pod: &Pod, spec: &str, rules: &Rules, flags: ServerFlags)
             }
         }
     }
+    if let Some(name) = &pod.runtime_class_name {
+        for msg in crate::resource_names::dns1123_subdomain_errors(name) {
+            errors.push(FieldError::invalid(format!("{spec}.runtimeClassName"), go_quote(name), msg));
+        }
+    }
     if rules.pod_level_resources && (!pod.pod_requests.is_empty() || !pod.pod_limits.is_empty()) {
         errors.extend(pod_level_errors(pod, spec));
     }
@@ -522,7 +532,7 @@ fn document_refusal(obj: &Object, rules: &Rules, flags: ServerFlags) -> Option<S
         Body::ResourceQuota(q) => {
             let mut raw = q.raw.as_deref().cloned().unwrap_or_default();
             raw.status = None;
-            let style = crate::validation::ValueStyle::for_release(rules.invalid_values_as_json, rules.cross_namespace_pod_affinity_scope);
+            let style = value_style(rules);
             let errors = crate::validation::validate_resource_quota(&raw, style);
             (!errors.is_empty()).then(|| crate::validation::render_server_message(&obj.meta.name, &errors)).or_else(|| {
                 crate::version::unsupported_scope(rules, &q.scopes, q.scope_selector.as_deref())

@@ -6,6 +6,24 @@ use crate::objects::{Container, Pod};
 use crate::quantity::Quantity;
 use crate::resources::{self, ResourceList};
 
+/// How a release adds a pod up for quota: the switches of `Rules` the sums read
+/// (`PodSums::of`, beside the evaluators).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PodSums {
+    /// 1.35: implicit DRA extended resources are charged (`requests.deviceclass...`).
+    pub dra_extended_resources: bool,
+    /// 1.33: a running pod's `status.resources` and allocated resources count (in-place resize).
+    pub status_resources: bool,
+    /// 1.37: such a pod is charged the largest of three totals, not per container the largest.
+    pub max_of_sums: bool,
+    /// 1.38: the containers' cpu and memory limits count only when every init and regular
+    /// container sets a non-zero one ([`omit_partial_cpu_memory`]).
+    pub limits_all_or_nothing: bool,
+    /// 1.34 to 1.37: a pod-level value Go holds as `inf.Dec` gains the overhead in place
+    /// ([`within_one_usage`]).
+    pub overhead_aliased: bool,
+}
+
 /// Per-resource max: `list[k] = max(list[k], v)`.
 pub(crate) fn max_into(list: &mut ResourceList, other: &ResourceList) {
     for (k, v) in other {
@@ -71,10 +89,34 @@ pub(crate) fn requests_of_pod(pod: &Pod, mut reqs: ResourceList) -> ResourceList
     reqs
 }
 
-/// `PodLimits`: aggregate container limits, overridden by pod-level limits; overhead is added
-/// only to limits that exist and are non-zero.
-pub fn pod_limits(pod: &Pod) -> ResourceList {
-    limits_of_pod(pod, aggregate(pod, |c| &c.limits))
+/// `PodLimits`: aggregate container limits ([`aggregate_limits`]), overridden by pod-level
+/// limits; overhead is added only to limits that exist and are non-zero.
+pub fn pod_limits(pod: &Pod, sums: &PodSums) -> ResourceList {
+    limits_of_pod(pod, aggregate_limits(pod, sums.limits_all_or_nothing))
+}
+
+/// The containers' limits aggregated as [`aggregate`] does; with `all_or_nothing` (1.38),
+/// without cpu and memory unless every container sets them ([`omit_partial_cpu_memory`]).
+pub(crate) fn aggregate_limits(pod: &Pod, all_or_nothing: bool) -> ResourceList {
+    let mut limits = aggregate(pod, |c| &c.limits);
+    if all_or_nothing {
+        omit_partial_cpu_memory(pod, &mut limits);
+    }
+    limits
+}
+
+/// From 1.38 a pod's cpu (or memory) limit is left out of the containers' total when some
+/// init or regular container sets none, or sets it to zero: the kubelet runs that container
+/// unlimited, so a partial sum would understate the pod. Ephemeral containers are not looked
+/// at; the other resources (hugepages, extended resources) still add up, a missing limit
+/// counting as zero. The decision reads the spec even where `limits` came from the status.
+pub(crate) fn omit_partial_cpu_memory(pod: &Pod, limits: &mut ResourceList) {
+    for name in ["cpu", "memory"] {
+        let unlimited = |c: &Container| c.limits.get(name).is_none_or(Quantity::is_zero);
+        if limits.contains_key(name) && pod.init_containers.iter().chain(&pod.containers).any(unlimited) {
+            limits.remove(name);
+        }
+    }
 }
 
 /// The pod's limits from its containers' total `limits`: pod-level limits replace what they
@@ -154,15 +196,16 @@ fn with_values(pod: &Pod, values: Vec<(String, Option<Quantity>, Option<Quantity
 
 /// The pod as one evaluation's sums read it, for a shared pod-level value held as `inf.Dec`:
 /// request and limit, each already holding one overhead that the plain sums then add again.
-/// `None` when nothing is shared so.
-pub fn within_one_usage(pod: &Pod) -> Option<Pod> {
-    with_values(pod, in_place(pod, false))
+/// `None` when nothing is shared so, and from 1.38, where a `Quantity` is a value and nothing
+/// is ever shared (`aliased`: [`PodSums::overhead_aliased`]).
+pub fn within_one_usage(pod: &Pod, aliased: bool) -> Option<Pod> {
+    with_values(pod, if aliased { in_place(pod, false) } else { vec![] })
 }
 
 /// The pod as an evaluation leaves it: its `inf.Dec` pod-level values with the overhead added
-/// in place. `None` when an evaluation changes nothing.
-pub fn after_one_usage(pod: &Pod) -> Option<Pod> {
-    with_values(pod, in_place(pod, true))
+/// in place. `None` when an evaluation changes nothing (always, from 1.38).
+pub fn after_one_usage(pod: &Pod, aliased: bool) -> Option<Pod> {
+    with_values(pod, if aliased { in_place(pod, true) } else { vec![] })
 }
 
 /// Whether an update of a pod changes its containers' resources (an in-place resize).

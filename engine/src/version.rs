@@ -30,8 +30,21 @@ pub struct KubeVersion {
 
 /// The oldest release whose rules the engine knows.
 pub const OLDEST: KubeVersion = KubeVersion { major: 1, minor: 20 };
-/// The newest release whose rules the engine knows (the default of an offline check).
-pub const NEWEST: KubeVersion = KubeVersion { major: 1, minor: 37 };
+/// The newest release whose rules the engine knows. It may be a release not out yet, whose
+/// rules were read from a pre-release ([`PRERELEASES`]).
+pub const NEWEST: KubeVersion = KubeVersion { major: 1, minor: 38 };
+/// The newest release out: what an offline check answers for when nothing names a release,
+/// and what a live check falls back to when the server's version cannot be read.
+pub const CURRENT: KubeVersion = KubeVersion { major: 1, minor: 37 };
+
+/// The releases not out yet whose rules the engine has, each with the pre-release whose code
+/// they were read from. When the release ships, its entry goes and [`CURRENT`] moves to it.
+pub const PRERELEASES: &[(KubeVersion, &str)] = &[(KubeVersion { major: 1, minor: 38 }, "v1.38.0-beta.0")];
+
+/// The pre-release `version`'s rules were read from, when it is not out yet.
+pub fn prerelease(version: KubeVersion) -> Option<&'static str> {
+    PRERELEASES.iter().find(|(v, _)| *v == version).map(|(_, from)| *from)
+}
 
 impl KubeVersion {
     pub const fn new(major: u32, minor: u32) -> KubeVersion {
@@ -189,6 +202,18 @@ rules! {
         "a pod-level request without a pod-level limit, for a resource every container limits, gets the pod-level limit the larger of the two (PodLevelResourcesFixDefaulting); before, the pod's limit is the containers' aggregate";
     resize_max_of_sums: v(37), None,
         "a pod whose status reports resources (in-place resize) is charged per resource the largest of three totals: from the spec, from the node's status.resources (init containers' too) and from allocatedResources; before, per container the largest of the three, summed";
+    pod_limits_all_or_nothing: v(38), None,
+        "a pod's cpu and memory limits (quota's `limits.cpu`, `limits.memory`, and the pod-level limit defaulting) count only when every init and regular container sets a non-zero limit, else not at all; pod-level limits and the other resources are unchanged (component-helpers 0.38's `AggregateContainerLimits`); before, the containers that set one are summed";
+    pod_level_overhead_aliased: v(34), Some(v(37)),
+        "a pod-level request or limit that Go holds as an exact decimal (`4.5Gi`) gains the pod's overhead in place as quota adds the pod up, so the overhead is charged twice when the pod-level limit was defaulted from the request or when `limitedResources` makes quota evaluate the pod twice (upstream's code, tests/oracle.rs); from 1.38 a `Quantity` is a value and the overhead is added once";
+    limit_range_exact_compare: v(38), None,
+        "LimitRanger compares min, max and maxLimitRequestRatio exactly (the ratio as `limit > request × ratio`); before, in milli-units, or in whole units rounded up past about 9.2e15, so values beyond that could pass a max they exceed";
+    limit_range_skips_unchanged: v(38), None,
+        "on a pod resize and a PersistentVolumeClaim update, LimitRanger checks only what changed: a container (matched by name) or pod total whose request and limit are both unchanged, a claim request equal to the stored one; before, the new object is checked in full";
+    integer_values_exact: v(38), None,
+        "an integer resource (`pods`, `count/*`, extended resources) is refused as `must be an integer` only when its value, rounded up to milli-units, is not whole, at any size; before, only while its milli value fits in 64 bits (`10P` was refused, `18446744073709551616m` passed)";
+    runtime_class_empty_name_ignored: v(38), None,
+        "`runtimeClassName: \"\"` is not looked up by RuntimeClass admission; pod validation refuses it as an invalid name (422); before, admission refuses it: `pod rejected: RuntimeClass \"\" not found` (403)";
     pod_security_admission: v(23), None,
         "PodSecurity admission runs: a namespace's `pod-security.kubernetes.io/enforce` level refuses the pods that break it (beta on by default 1.23, GA 1.25); before, the plugin is off (alpha in 1.22) and no label refuses anything";
     app_armor_fields: v(30), None,
@@ -288,9 +313,9 @@ impl PodSecurityChecks {
 }
 
 impl Rules {
-    /// The newest release's rules.
-    pub fn newest() -> Rules {
-        Rules::for_version(NEWEST)
+    /// The rules of the newest release out ([`CURRENT`]).
+    pub fn current() -> Rules {
+        Rules::for_version(CURRENT)
     }
 
     /// The camel-case names of the rules that apply (for the JSON report).
@@ -301,7 +326,7 @@ impl Rules {
 
 impl Default for Rules {
     fn default() -> Rules {
-        Rules::newest()
+        Rules::current()
     }
 }
 
@@ -348,11 +373,29 @@ pub struct VersionReport {
     pub server_version: Option<String>,
     /// The version-dependent rules that applied (camel case names of [`Rules`]' fields).
     pub rules: Vec<String>,
+    /// The pre-release the rules were read from, for a release not out yet (`v1.38.0-beta.0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules_from: Option<String>,
 }
 
 impl VersionReport {
     pub fn new(rules: &Rules, source: &str, server_version: Option<String>) -> VersionReport {
-        VersionReport { version: rules.version.to_string(), source: source.into(), server_version, rules: rules.applied() }
+        VersionReport {
+            version: rules.version.to_string(),
+            source: source.into(),
+            server_version,
+            rules: rules.applied(),
+            rules_from: prerelease(rules.version).map(str::to_string),
+        }
+    }
+
+    /// The note a report carries when its rules come from a pre-release.
+    pub fn prerelease_note(&self) -> Option<String> {
+        let from = self.rules_from.as_deref()?;
+        Some(format!(
+            "Kubernetes {} is not out yet: its rules were read from the code of {from}, and the release may still change them",
+            self.version
+        ))
     }
 }
 
@@ -478,15 +521,27 @@ mod tests {
 
     #[test]
     fn supported_range_and_clamping() {
-        assert!(KubeVersion::new(1, 20).supported() && KubeVersion::new(1, 37).supported());
-        assert!(!KubeVersion::new(1, 19).supported() && !KubeVersion::new(1, 38).supported());
+        assert!(KubeVersion::new(1, 20).supported() && KubeVersion::new(1, 38).supported());
+        assert!(!KubeVersion::new(1, 19).supported() && !KubeVersion::new(1, 39).supported());
         assert_eq!(KubeVersion::new(1, 40).nearest_supported(), NEWEST);
         assert_eq!(KubeVersion::new(1, 16).nearest_supported(), OLDEST);
     }
 
     #[test]
+    fn the_release_not_out_yet_is_known_and_reported_with_the_pre_release_its_rules_come_from() {
+        assert!(CURRENT < NEWEST && CURRENT.supported());
+        assert_eq!(Rules::default().version, CURRENT);
+        assert_eq!(prerelease(NEWEST), Some("v1.38.0-beta.0"));
+        assert_eq!(prerelease(CURRENT), None);
+        let report = VersionReport::new(&Rules::for_version(NEWEST), "flag", None);
+        assert_eq!(report.rules_from.as_deref(), Some("v1.38.0-beta.0"));
+        assert!(report.prerelease_note().unwrap().contains("read from the code of v1.38.0-beta.0"));
+        assert_eq!(VersionReport::new(&Rules::current(), "default", None).prerelease_note(), None);
+    }
+
+    #[test]
     fn every_rule_has_a_switch() {
-        let names: Vec<&str> = Rules::newest().switches().into_iter().map(|(n, _)| n).collect();
+        let names: Vec<&str> = Rules::current().switches().into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, RULES.iter().map(|r| r.name).collect::<Vec<_>>());
         assert_eq!(camel("must_specify_names_containers"), "mustSpecifyNamesContainers");
     }

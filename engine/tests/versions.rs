@@ -63,6 +63,14 @@ fn every_rule_applies_from_its_release() {
         ("claim_update_value_null", "1.37", None),
         ("pod_level_limits_defaulting", "1.37", None),
         ("resize_max_of_sums", "1.37", None),
+        // Read from k8s.io/kubernetes v1.38.0-beta.0 and its staging modules, and confirmed
+        // by the oracle built on that code (tests/oracle, --release 1.38); docs/kubernetes-1.38.md.
+        ("pod_limits_all_or_nothing", "1.38", None),
+        ("pod_level_overhead_aliased", "1.34", Some("1.37")),
+        ("limit_range_exact_compare", "1.38", None),
+        ("limit_range_skips_unchanged", "1.38", None),
+        ("integer_values_exact", "1.38", None),
+        ("runtime_class_empty_name_ignored", "1.38", None),
         // Feature gate defaults of k8s.io/kubernetes v1.37.2 (PodSecurity beta 1.23,
         // ProcMountType beta on by default 1.33) and the AppArmor fields' GA (1.30).
         ("pod_security_admission", "1.23", None),

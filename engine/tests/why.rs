@@ -12,7 +12,7 @@ fn explain(state: &[String], workload: &str, status: serde_json::Value, events: 
     obj.meta.namespace = Some(NS.into());
     let mut raw = manifest::parse_str("w.yaml", workload).unwrap().remove(0).value;
     raw["status"] = status;
-    why::explain(&obj, &raw, &[], events, &cluster, kubectl_quota_engine::version::Rules::newest())
+    why::explain(&obj, &raw, &[], events, &cluster, kubectl_quota_engine::version::Rules::current())
 }
 
 fn failed(message: &str) -> Event {
@@ -110,7 +110,7 @@ fn a_refused_new_replicaset_is_offered_only_fixes_that_would_free_a_place() {
     raw["status"] = serde_json::json!({"observedGeneration": 1, "replicas": 1, "conditions": [{"type": "Progressing", "status": "False", "reason": "ReplicaSetCreateError", "message": message}]});
     let mut t = Table::default();
     for (what, children, changes) in rows {
-        let r = why::explain(&obj, &raw, &children, &[], &cluster, kubectl_quota_engine::version::Rules::newest());
+        let r = why::explain(&obj, &raw, &children, &[], &cluster, kubectl_quota_engine::version::Rules::current());
         t.row(what, format!("{:?} {:?}", r.verdict, r.changes), format!("{:?} {changes:?}", Verdict::BlockedByQuota));
     }
     t.done();

@@ -9,7 +9,7 @@ use kubectl_quota_engine::admission::{Detail, LimitedResource};
 use kubectl_quota_engine::check::{CheckOptions, ClusterState, DocumentReport, Gap, Summary};
 use kubectl_quota_engine::objects::Object;
 use kubectl_quota_engine::report::{self, Decided};
-use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, NEWEST, OLDEST};
+use kubectl_quota_engine::version::{KubeVersion, Rules, VersionReport, CURRENT, NEWEST, OLDEST};
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
@@ -75,8 +75,9 @@ pub struct CheckArgs {
     /// only when it refuses what runs now.
     #[arg(long = "fail-on-ceiling")]
     pub fail_on_ceiling: bool,
-    /// Answer as this Kubernetes release would (1.20 to 1.37, e.g. 1.33 or v1.33.2). Offline
-    /// default: the snapshot's release, else 1.37; live: the server's own version.
+    /// Answer as this Kubernetes release would (1.20 to 1.38, e.g. 1.33 or v1.33.2; 1.38's
+    /// rules are read from its pre-release). Offline default: the snapshot's release, else
+    /// 1.37; live: the server's own version.
     #[arg(long = "kubernetes-version", value_name = "X.Y")]
     pub kubernetes_version: Option<String>,
     /// Whether the API server runs with --allow-privileged=true, which no API shows: false
@@ -138,6 +139,7 @@ fn check_and_print(
         let mut summary = report::decide_each(state, objs, opts, each);
         summary.notes.extend(more_notes(state));
         summary.notes.extend(notes);
+        summary.notes.extend(kubernetes.prerelease_note());
         relevant.extend(Gap::relevant(gaps, &summary.lacking).map(str::to_string));
         summary.notes.extend(relevant.iter().cloned());
         summary
@@ -374,8 +376,8 @@ async fn run_live(g: &GlobalFlags, args: &CheckArgs) -> Result<i32, Fatal> {
             (Rules::for_version(*v), "server", Some(raw.clone()))
         }
         (None, Err(e)) => {
-            notes.push(format!("the server's version could not be read ({e}): answering with the rules of {NEWEST}"));
-            (Rules::newest(), "default", None)
+            notes.push(format!("the server's version could not be read ({e}): answering with the rules of {CURRENT}"));
+            (Rules::current(), "default", None)
         }
     };
     let opts = options(g, args, conn.namespace.clone(), limited, rules)?;

@@ -251,7 +251,7 @@ async fn missing_priority_classes(conn: &live::Conn, q: &ResourceQuota) -> Vec<S
 
 /// How `rules`' release words a refused quota.
 pub fn wording(rules: &Rules) -> validation::ValueStyle {
-    validation::ValueStyle::for_release(rules.invalid_values_as_json, rules.cross_namespace_pod_affinity_scope)
+    kubectl_quota_engine::object_validation::value_style(rules)
 }
 
 /// The rules of the server's release, when its version can be read within 5 seconds.
@@ -281,10 +281,10 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
     // status). The verdict is every release's; the words are the release's: a client dry run
     // words it as the newest, otherwise the server's version is read (a GET, within 5 s) so
     // that a 1.20 server's refusal reads as 1.20 prints it.
-    if !validation::validate_resource_quota(&quota, wording(&Rules::newest())).is_empty() {
+    if !validation::validate_resource_quota(&quota, wording(&Rules::current())).is_empty() {
         let rules = match args.dry_run {
-            DryRun::Client => Rules::newest(),
-            _ => server_rules(g).await.unwrap_or_else(Rules::newest),
+            DryRun::Client => Rules::current(),
+            _ => server_rules(g).await.unwrap_or_else(Rules::current),
         };
         let errors = validation::validate_resource_quota(&quota, wording(&rules));
         return Err(refused(validation::status_message(&args.name, &errors)));
@@ -292,10 +292,10 @@ pub async fn run(g: &GlobalFlags, args: &CreateArgs) -> Result<i32, Fatal> {
     // The server's warnings come with its answer; a client dry run has none to ask, so it
     // says what the current release would warn.
     let (created, suffix, rules) = match args.dry_run {
-        DryRun::Client => (quota, " (dry run)", Rules::newest()),
+        DryRun::Client => (quota, " (dry run)", Rules::current()),
         mode => {
             let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
-            let rules = live::server_version(&conn).await.map(|(_, v)| Rules::for_version(v)).unwrap_or_else(|_| Rules::newest());
+            let rules = live::server_version(&conn).await.map(|(_, v)| Rules::for_version(v)).unwrap_or_else(|_| Rules::current());
             quota.metadata.namespace = Some(conn.namespace.clone());
             let server_dry = mode == DryRun::Server;
             let created = live::create_quota(&conn, &conn.namespace, &quota, server_dry)

@@ -111,7 +111,7 @@ pub async fn run(g: &GlobalFlags, args: &PlanArgs) -> Result<i32, Fatal> {
     // The server's own release decides the rules, as for `check`.
     let rules = match live::server_version(&conn).await {
         Ok((_, v)) => Rules::for_version(v),
-        Err(_) => Rules::newest(),
+        Err(_) => Rules::current(),
     };
     let opts = CheckOptions {
         namespace: conn.namespace.clone(),

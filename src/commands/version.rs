@@ -3,7 +3,7 @@
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use kubectl_quota_engine::version::{NEWEST, OLDEST};
+use kubectl_quota_engine::version::{CURRENT, NEWEST, OLDEST};
 
 use crate::error::Fatal;
 
@@ -37,11 +37,13 @@ struct Info {
 struct Releases {
     oldest: String,
     newest: String,
+    /// The newest release out; `newest` may be one whose rules come from a pre-release.
+    current: String,
 }
 
 /// Prints the plugin's version.
 pub fn run(args: &VersionArgs) -> Result<i32, Fatal> {
-    let info = Info { name: "kubectl-quota", version: VERSION, kubernetes: Releases { oldest: OLDEST.to_string(), newest: NEWEST.to_string() } };
+    let info = Info { name: "kubectl-quota", version: VERSION, kubernetes: Releases { oldest: OLDEST.to_string(), newest: NEWEST.to_string(), current: CURRENT.to_string() } };
     let text = match args.output {
         None => format!("kubectl quota {VERSION}\n"),
         Some(VersionOutput::Json) => format!("{}\n", serde_json::to_string_pretty(&info).map_err(|e| Fatal::input(e.to_string()))?),

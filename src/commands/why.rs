@@ -109,7 +109,7 @@ pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
     live::dry_runs(&conn, &mut state, std::slice::from_ref(&obj), &pods).await;
     let rules = match live::server_version(&conn).await {
         Ok((_, v)) => Rules::for_version(v),
-        Err(_) => Rules::newest(),
+        Err(_) => Rules::current(),
     };
     let mut report = why::explain(&obj, &read.object, &read.children, &read.events, &state, rules);
     // What could not be read, where the replay of the next pod depended on it.

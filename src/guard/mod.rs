@@ -31,7 +31,7 @@ use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::api::storage::v1::StorageClass;
 use kubectl_quota_engine::admission::LimitedResource;
 use kubectl_quota_engine::objects::autoscaler_types;
-use kubectl_quota_engine::version::{Rules, VersionReport, NEWEST};
+use kubectl_quota_engine::version::{Rules, VersionReport, CURRENT};
 
 use crate::error::{print_err, Fatal};
 use crate::live::{self, Conn};
@@ -55,8 +55,8 @@ pub async fn serve(conn: Conn, o: ServeOptions) -> Result<i32, Fatal> {
     let (rules, kubernetes) = match live::server_version(&conn).await {
         Ok((raw, v)) => (Rules::for_version(v), VersionReport::new(&Rules::for_version(v), "server", Some(raw))),
         Err(e) => {
-            print_err(&format!("guard: the server's version could not be read ({}): answering with the rules of {NEWEST}\n", crate::escape::escape(&e)));
-            (Rules::newest(), VersionReport::new(&Rules::newest(), "default", None))
+            print_err(&format!("guard: the server's version could not be read ({}): answering with the rules of {CURRENT}\n", crate::escape::escape(&e)));
+            (Rules::current(), VersionReport::new(&Rules::current(), "default", None))
         }
     };
     let cache = Arc::new(Cache::default());

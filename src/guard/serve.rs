@@ -469,8 +469,8 @@ mod tests {
         let app = App {
             cache: Arc::new(Cache::default()),
             metrics: Default::default(),
-            rules: Rules::newest(),
-            kubernetes: VersionReport::new(&Rules::newest(), "default", None),
+            rules: Rules::current(),
+            kubernetes: VersionReport::new(&Rules::current(), "default", None),
             limited: vec![],
             pod_security: None,
             excluded: vec![],

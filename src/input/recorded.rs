@@ -148,7 +148,7 @@ pub fn offline_rules(recorded: &[Recorded], flag: Option<KubeVersion>) -> Result
             }
             (Rules::for_version(v), "snapshot", Some(raw.to_string()))
         }
-        (None, None) => (Rules::newest(), "default", None),
+        (None, None) => (Rules::current(), "default", None),
     };
     let mut seen = std::collections::BTreeSet::new();
     let mut incomplete = Vec::new();

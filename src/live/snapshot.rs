@@ -196,7 +196,7 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
         Err(e) => {
             s.notes.push(format!(
                 "the server's version could not be read ({e}): the snapshot records none, so offline checks on it answer with the rules of {} unless given --kubernetes-version",
-                kubectl_quota_engine::version::NEWEST
+                kubectl_quota_engine::version::CURRENT
             ));
             None
         }

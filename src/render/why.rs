@@ -106,7 +106,7 @@ mod tests {
             count: 2,
             last_seen: "2026-11-22T23:32:08Z".into(),
         };
-        let r = explain(&decode(w).unwrap(), &w.value, &[], &[event], &cluster, kubectl_quota_engine::version::Rules::newest());
+        let r = explain(&decode(w).unwrap(), &w.value, &[], &[event], &cluster, kubectl_quota_engine::version::Rules::current());
         golden("why-stuck", &render_text(&r));
         golden("why-stuck-json", &render_json(&r));
         golden("why-stuck-yaml", &render_yaml(&r));

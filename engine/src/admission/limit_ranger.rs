@@ -27,9 +27,11 @@
 //! let q = |s: &str| Quantity::parse(s).unwrap();
 //! let item = LimitRangeItem { type_: "Container".into(), max: [("cpu".to_string(), q("1"))].into(), ..Default::default() };
 //! let pod = Pod { containers: vec![Container { name: "app".into(), limits: [("cpu".to_string(), q("2"))].into(), ..Default::default() }], ..Default::default() };
-//! let rules = kubectl_quota_engine::version::Rules::newest();
+//! let rules = kubectl_quota_engine::version::Rules::current();
 //! assert_eq!(validate_pod(&pod, &[("lr", std::slice::from_ref(&item))], &rules), Err("maximum cpu usage per Container is 1, but limit is 2".to_string()));
 //! ```
+
+use std::cmp::Ordering;
 
 use crate::defaulting::Bounded;
 use crate::objects::{Container, LimitRangeItem, Pod, Pvc};
@@ -70,9 +72,42 @@ pub fn apply_limit_ranges(pod: &mut Pod, limit_ranges: &[(&str, &[LimitRangeItem
 /// `resource.MaxMilliValue`: above it a value is compared in whole units, not milli-units.
 const MAX_MILLI_VALUE: i64 = i64::MAX / 1000;
 
-/// Request, limit and enforced value as the server compares them: in milli-units when none
-/// would overflow, else in whole units (each rounded up, as `Value()` and `MilliValue()` do).
-fn observed(request: Option<&Quantity>, limit: Option<&Quantity>, enforced: &Quantity) -> (i64, i64, i64) {
+/// How a release compares values with a LimitRange's: exactly from 1.38
+/// (`limit_range_exact_compare`); before, projected onto integers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compare {
+    Projected,
+    Exact,
+}
+
+impl Compare {
+    fn of(rules: &Rules) -> Compare {
+        if rules.limit_range_exact_compare {
+            Compare::Exact
+        } else {
+            Compare::Projected
+        }
+    }
+
+    /// How the request and the limit (missing: 0) each compare with `enforced`.
+    fn order(self, request: Option<&Quantity>, limit: Option<&Quantity>, enforced: &Quantity) -> (Ordering, Ordering) {
+        match self {
+            Compare::Exact => {
+                let zero = Quantity::zero();
+                (request.unwrap_or(&zero).cmp(enforced), limit.unwrap_or(&zero).cmp(enforced))
+            }
+            Compare::Projected => {
+                let (r, l, e) = projected(request, limit, enforced);
+                (r.cmp(&e), l.cmp(&e))
+            }
+        }
+    }
+}
+
+/// Request, limit and enforced value as releases before 1.38 compare them: in milli-units
+/// when none would overflow, else in whole units (each rounded up, as `Value()` and
+/// `MilliValue()` do).
+fn projected(request: Option<&Quantity>, limit: Option<&Quantity>, enforced: &Quantity) -> (i64, i64, i64) {
     let units = |q: Option<&Quantity>| q.map_or(0, Quantity::value);
     let (r, l, e) = (units(request), units(limit), enforced.value());
     if r <= MAX_MILLI_VALUE && l <= MAX_MILLI_VALUE && e <= MAX_MILLI_VALUE {
@@ -83,42 +118,55 @@ fn observed(request: Option<&Quantity>, limit: Option<&Quantity>, enforced: &Qua
     }
 }
 
-fn min_violation(kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList, limits: &ResourceList) -> Option<String> {
+fn min_violation(how: Compare, kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList, limits: &ResourceList) -> Option<String> {
     let (req, lim) = (requests.get(name), limits.get(name));
-    let (r, l, e) = observed(req, lim, enforced);
+    let (r, l) = how.order(req, lim, enforced);
     match (req, lim) {
         (None, _) => Some(format!("minimum {name} usage per {kind} is {enforced}.  No request is specified")),
-        (Some(req), _) if r < e => Some(format!("minimum {name} usage per {kind} is {enforced}, but request is {req}")),
-        (_, Some(lim)) if l < e => Some(format!("minimum {name} usage per {kind} is {enforced}, but limit is {lim}")),
+        (Some(req), _) if r == Ordering::Less => Some(format!("minimum {name} usage per {kind} is {enforced}, but request is {req}")),
+        (_, Some(lim)) if l == Ordering::Less => Some(format!("minimum {name} usage per {kind} is {enforced}, but limit is {lim}")),
         _ => None,
     }
 }
 
-fn max_violation(kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList, limits: &ResourceList) -> Option<String> {
+fn max_violation(how: Compare, kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList, limits: &ResourceList) -> Option<String> {
     let (req, lim) = (requests.get(name), limits.get(name));
-    let (r, l, e) = observed(req, lim, enforced);
+    let (r, l) = how.order(req, lim, enforced);
     match (req, lim) {
         (_, None) => Some(format!("maximum {name} usage per {kind} is {enforced}.  No limit is specified")),
-        (_, Some(lim)) if l > e => Some(format!("maximum {name} usage per {kind} is {enforced}, but limit is {lim}")),
-        (Some(req), _) if r > e => Some(format!("maximum {name} usage per {kind} is {enforced}, but request is {req}")),
+        (_, Some(lim)) if l == Ordering::Greater => Some(format!("maximum {name} usage per {kind} is {enforced}, but limit is {lim}")),
+        (Some(req), _) if r == Ordering::Greater => Some(format!("maximum {name} usage per {kind} is {enforced}, but request is {req}")),
         _ => None,
     }
 }
 
-fn ratio_violation(kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList, limits: &ResourceList) -> Option<String> {
+fn ratio_violation(how: Compare, kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList, limits: &ResourceList) -> Option<String> {
     let (req, lim) = (requests.get(name), limits.get(name));
-    let (r, l, _) = observed(req, lim, enforced);
-    if req.is_none() || r == 0 {
+    let (r, l, _) = projected(req, lim, enforced);
+    let zero = |q: Option<&Quantity>, projected: i64| match how {
+        Compare::Exact => q.is_none_or(Quantity::is_zero),
+        Compare::Projected => q.is_none() || projected == 0,
+    };
+    if zero(req, r) {
         return Some(format!("{name} max limit to request ratio per {kind} is {enforced}, but no request is specified or request is 0"));
     }
-    if lim.is_none() || l == 0 {
+    if zero(lim, l) {
         return Some(format!("{name} max limit to request ratio per {kind} is {enforced}, but no limit is specified or limit is 0"));
     }
-    // limit / request > enforced, in milli-units of the ratio when the enforced value allows,
-    // compared exactly (the server divides in floating point).
-    let (l, r) = (i128::from(l), i128::from(r));
-    let over = if enforced.value() <= MAX_MILLI_VALUE { l * 1000 > i128::from(enforced.milli_value()) * r } else { l > i128::from(enforced.value()) * r };
-    over.then(|| format!("{name} max limit to request ratio per {kind} is {enforced}, but provided ratio is {}", six_decimals(l, r)))
+    let (Some(req), Some(lim)) = (req, lim) else { return None };
+    let observed = match how {
+        // Is the limit above request × ratio, exactly; the ratio printed is the quotient of
+        // the two values as floating point, as the server prints it (`+Inf`, `NaN` past f64).
+        Compare::Exact => (lim.cmp_product(req, enforced) == Ordering::Greater).then(|| go_float(lim.approximate_f64() / req.approximate_f64())),
+        // limit / request > enforced, in milli-units of the ratio when the enforced value
+        // allows, compared exactly (the server divides in floating point).
+        Compare::Projected => {
+            let (l, r) = (i128::from(l), i128::from(r));
+            let over = if enforced.value() <= MAX_MILLI_VALUE { l * 1000 > i128::from(enforced.milli_value()) * r } else { l > i128::from(enforced.value()) * r };
+            over.then(|| six_decimals(l, r))
+        }
+    };
+    observed.map(|ratio| format!("{name} max limit to request ratio per {kind} is {enforced}, but provided ratio is {ratio}"))
 }
 
 /// `num / den` with six decimals, the last rounded half to even (Go's `%f`).
@@ -131,11 +179,21 @@ fn six_decimals(num: i128, den: i128) -> String {
     format!("{}.{:06}", q / 1_000_000, q % 1_000_000)
 }
 
+/// A double as Go's `%f` prints it: six decimals of its exact binary value, `+Inf`, `-Inf`, `NaN`.
+fn go_float(x: f64) -> String {
+    match x {
+        _ if x.is_nan() => "NaN".into(),
+        f64::INFINITY => "+Inf".into(),
+        f64::NEG_INFINITY => "-Inf".into(),
+        _ => format!("{x:.6}"),
+    }
+}
+
 /// Every violation of one item's three maps against one set of requests and limits.
-fn violations(item: &LimitRangeItem, kind: &str, requests: &ResourceList, limits: &ResourceList, ratio: &ResourceList, out: &mut Vec<String>) {
-    out.extend(item.min.iter().filter_map(|(k, v)| min_violation(kind, k, v, requests, limits)));
-    out.extend(item.max.iter().filter_map(|(k, v)| max_violation(kind, k, v, requests, limits)));
-    out.extend(ratio.iter().filter_map(|(k, v)| ratio_violation(kind, k, v, requests, limits)));
+fn violations(how: Compare, item: &LimitRangeItem, kind: &str, (requests, limits): (&ResourceList, &ResourceList), checked: impl Fn(&str) -> bool, out: &mut Vec<String>) {
+    out.extend(item.min.iter().filter(|(k, _)| checked(k)).filter_map(|(k, v)| min_violation(how, kind, k, v, requests, limits)));
+    out.extend(item.max.iter().filter(|(k, _)| checked(k)).filter_map(|(k, v)| max_violation(how, kind, k, v, requests, limits)));
+    out.extend(item.max_limit_request_ratio.iter().filter(|(k, _)| checked(k)).filter_map(|(k, v)| ratio_violation(how, kind, k, v, requests, limits)));
 }
 
 /// The server's aggregate of several errors: each message once (the first time it comes),
@@ -183,29 +241,59 @@ fn legacy_totals(pod: &Pod, pick: impl Fn(&Container) -> &ResourceList) -> Resou
 /// A pod being created (or resized) against the namespace's LimitRanges, after their
 /// defaults and every other mutation: the refusal's message (after `is forbidden: `).
 pub fn validate_pod(pod: &Pod, limit_ranges: &[(&str, &[LimitRangeItem])], rules: &Rules) -> Result<(), String> {
+    validate_pod_against(pod, None, limit_ranges, rules)
+}
+
+/// A pod's totals as LimitRanger adds them for a `type: Pod` item: requests and limits.
+fn pod_totals(pod: &Pod, rules: &Rules) -> (ResourceList, ResourceList) {
+    let (mut requests, mut limits) = if rules.limit_range_pod_totals_kept {
+        (aggregate(pod, |c| &c.requests), aggregate(pod, |c| &c.limits))
+    } else {
+        (legacy_totals(pod, |c| &c.requests), legacy_totals(pod, |c| &c.limits))
+    };
+    if rules.pod_level_resources {
+        for (list, pod_level) in [(&mut requests, &pod.pod_requests), (&mut limits, &pod.pod_limits)] {
+            for (k, v) in pod_level.iter().filter(|(k, _)| *k == "cpu" || *k == "memory") {
+                list.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    (requests, limits)
+}
+
+/// Whether resource `k` has the same request and the same limit in `now` as in `before`
+/// (each absent from both, or present in both with equal values).
+fn unchanged(k: &str, now: (&ResourceList, &ResourceList), before: (&ResourceList, &ResourceList)) -> bool {
+    let same = |a: &ResourceList, b: &ResourceList| a.get(k) == b.get(k);
+    same(now.0, before.0) && same(now.1, before.1)
+}
+
+/// [`validate_pod`], with the stored pod of a resize: from 1.38 a resource whose request and
+/// limit the resize leaves as they were (per container, matched by name in its own list, and
+/// for the pod's totals) is not checked again, so a stored value a LimitRange no longer
+/// allows does not refuse a resize of something else.
+fn validate_pod_against(pod: &Pod, old: Option<&Pod>, limit_ranges: &[(&str, &[LimitRangeItem])], rules: &Rules) -> Result<(), String> {
+    let how = Compare::of(rules);
+    let old = old.filter(|_| rules.limit_range_skips_unchanged);
+    let wants_totals = limit_ranges.iter().any(|(_, items)| items.iter().any(|i| i.type_ == "Pod"));
+    let totals = wants_totals.then(|| (pod_totals(pod, rules), old.map(|o| pod_totals(o, rules))));
     for (_, items) in limit_ranges {
         let mut errors = Vec::new();
         for item in items.iter() {
             match item.type_.as_str() {
                 "Container" => {
-                    for c in pod.containers.iter().chain(&pod.init_containers) {
-                        violations(item, "Container", &c.requests, &c.limits, &item.max_limit_request_ratio, &mut errors);
+                    for (list, stored) in [(&pod.containers, old.map(|o| &o.containers)), (&pod.init_containers, old.map(|o| &o.init_containers))] {
+                        for c in list {
+                            let was = stored.and_then(|s| s.iter().find(|o| o.name == c.name));
+                            let checked = |k: &str| was.is_none_or(|o| !unchanged(k, (&c.requests, &c.limits), (&o.requests, &o.limits)));
+                            violations(how, item, "Container", (&c.requests, &c.limits), checked, &mut errors);
+                        }
                     }
                 }
                 "Pod" => {
-                    let (mut requests, mut limits) = if rules.limit_range_pod_totals_kept {
-                        (aggregate(pod, |c| &c.requests), aggregate(pod, |c| &c.limits))
-                    } else {
-                        (legacy_totals(pod, |c| &c.requests), legacy_totals(pod, |c| &c.limits))
-                    };
-                    if rules.pod_level_resources {
-                        for (list, pod_level) in [(&mut requests, &pod.pod_requests), (&mut limits, &pod.pod_limits)] {
-                            for (k, v) in pod_level.iter().filter(|(k, _)| *k == "cpu" || *k == "memory") {
-                                list.insert(k.clone(), v.clone());
-                            }
-                        }
-                    }
-                    violations(item, "Pod", &requests, &limits, &item.max_limit_request_ratio, &mut errors);
+                    let Some(((requests, limits), before)) = &totals else { continue };
+                    let checked = |k: &str| before.as_ref().is_none_or(|(r, l)| !unchanged(k, (requests, limits), (r, l)));
+                    violations(how, item, "Pod", (requests, limits), checked, &mut errors);
                 }
                 _ => {}
             }
@@ -215,36 +303,42 @@ pub fn validate_pod(pod: &Pod, limit_ranges: &[(&str, &[LimitRangeItem])], rules
     Ok(())
 }
 
-/// A pod being updated: checked as on create when the update is an in-place resize
-/// (`pods/resize`, where the release serves it); any other pod update is not LimitRanger's.
+/// A pod being updated: checked when the update is an in-place resize (`pods/resize`, where
+/// the release serves it), in full before 1.38 and only in what it changes from 1.38; any
+/// other pod update is not LimitRanger's.
 pub fn validate_pod_update(old: &Pod, new: &Pod, limit_ranges: &[(&str, &[LimitRangeItem])], rules: &Rules) -> Result<(), String> {
     if rules.pod_resize && crate::pod_totals::is_resize(old, new) {
-        validate_pod(new, limit_ranges, rules)
+        validate_pod_against(new, Some(old), limit_ranges, rules)
     } else {
         Ok(())
     }
 }
 
 /// `max` against a request alone (a claim has no limits): `but request is`.
-fn max_request_violation(kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList) -> Option<String> {
+fn max_request_violation(how: Compare, kind: &str, name: &str, enforced: &Quantity, requests: &ResourceList) -> Option<String> {
     let req = requests.get(name);
-    let (r, _, e) = observed(req, None, enforced);
+    let (r, _) = how.order(req, None, enforced);
     match req {
         None => Some(format!("maximum {name} usage per {kind} is {enforced}.  No request is specified")),
-        Some(req) if r > e => Some(format!("maximum {name} usage per {kind} is {enforced}, but request is {req}")),
+        Some(req) if r == Ordering::Greater => Some(format!("maximum {name} usage per {kind} is {enforced}, but request is {req}")),
         _ => None,
     }
 }
 
-/// A claim being created or updated against the namespace's LimitRanges: its `storage`
-/// request against `min` and `max`.
-pub fn validate_pvc(pvc: &Pvc, limit_ranges: &[(&str, &[LimitRangeItem])]) -> Result<(), String> {
+/// A claim being created or updated (`old`: the stored claim) against the namespace's
+/// LimitRanges: its `storage` request against `min` and `max`. From 1.38 an update's request
+/// equal to the stored one is not checked again.
+pub fn validate_pvc(pvc: &Pvc, old: Option<&Pvc>, limit_ranges: &[(&str, &[LimitRangeItem])], rules: &Rules) -> Result<(), String> {
+    let how = Compare::of(rules);
     let requests: ResourceList = pvc.storage_request.iter().map(|q| ("storage".to_string(), q.clone())).collect();
+    let stored = old.filter(|_| rules.limit_range_skips_unchanged).and_then(|o| o.storage_request.as_ref());
+    let checked = |k: &str| !(k == "storage" && stored.is_some_and(|s| pvc.storage_request.as_ref() == Some(s)));
     for (_, items) in limit_ranges {
         let mut errors = Vec::new();
         for item in items.iter().filter(|i| i.type_ == "PersistentVolumeClaim") {
-            errors.extend(item.min.iter().filter_map(|(k, v)| min_violation("PersistentVolumeClaim", k, v, &requests, &ResourceList::new())));
-            errors.extend(item.max.iter().filter_map(|(k, v)| max_request_violation("PersistentVolumeClaim", k, v, &requests)));
+            let none = ResourceList::new();
+            errors.extend(item.min.iter().filter(|(k, _)| checked(k)).filter_map(|(k, v)| min_violation(how, "PersistentVolumeClaim", k, v, &requests, &none)));
+            errors.extend(item.max.iter().filter(|(k, _)| checked(k)).filter_map(|(k, v)| max_request_violation(how, "PersistentVolumeClaim", k, v, &requests)));
         }
         aggregate_errors(errors)?;
     }

@@ -346,7 +346,13 @@ impl Plugin for LimitRanger {
         match (&obj.body, a.old.map(|o| &o.body)) {
             (Body::Pod(p), None) => limit_ranger::validate_pod(p, &ranges, a.opts.rules)?,
             (Body::Pod(p), Some(Body::Pod(prev))) => limit_ranger::validate_pod_update(prev, p, &ranges, a.opts.rules)?,
-            (Body::PersistentVolumeClaim(c), _) => limit_ranger::validate_pvc(c, &ranges)?,
+            (Body::PersistentVolumeClaim(c), prev) => {
+                let prev = match prev {
+                    Some(Body::PersistentVolumeClaim(p)) => Some(p),
+                    _ => None,
+                };
+                limit_ranger::validate_pvc(c, prev, &ranges, a.opts.rules)?
+            }
             _ => {}
         }
         Ok(())
@@ -453,13 +459,13 @@ impl Plugin for RuntimeClass {
     }
     fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
         match &mut obj.body {
-            Body::Pod(p) => Ok(runtime_class::set_overhead(p, a.cluster.runtime_classes)?),
+            Body::Pod(p) => Ok(runtime_class::set_overhead(p, a.cluster.runtime_classes, a.opts.rules.runtime_class_empty_name_ignored)?),
             _ => Ok(vec![]),
         }
     }
     fn validate(&self, obj: &Object, a: &Attributes) -> Result<(), Denial> {
         match pod_of(obj) {
-            Some(p) => Ok(runtime_class::validate_overhead(p, a.cluster.runtime_classes)?),
+            Some(p) => Ok(runtime_class::validate_overhead(p, a.cluster.runtime_classes, a.opts.rules.runtime_class_empty_name_ignored)?),
             None => Ok(()),
         }
     }

@@ -198,12 +198,12 @@ mod tests {
             let mut state = ClusterState::from_objects(objects(quotas), "ns");
             state.forget(Lacking::ResourceClaimTemplates);
             let obj = objects(&doc).remove(0);
-            let got: Vec<Lacking> = lacking_for(&obj, &state, "ns", &Rules::newest()).iter().filter_map(|u| u.lacking).collect();
+            let got: Vec<Lacking> = lacking_for(&obj, &state, "ns", &Rules::current()).iter().filter_map(|u| u.lacking).collect();
             assert_eq!(got, want, "{what}");
             // A state that holds every kind needs nothing.
             Lacking::ALL.into_iter().for_each(|k| state.know_all(k));
             state.service_accounts.insert("ns".into(), ["builder".to_string()].into());
-            assert!(lacking_for(&obj, &state, "ns", &Rules::newest()).is_empty(), "{what}: with every kind known");
+            assert!(lacking_for(&obj, &state, "ns", &Rules::current()).is_empty(), "{what}: with every kind known");
         }
     }
 }

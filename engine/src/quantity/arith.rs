@@ -78,6 +78,19 @@ impl Quantity {
         };
         Quantity { neg: self.neg, nanos, format: self.format, go_dec: self.go_dec, cached: keep }
     }
+    /// How `self` compares with the exact product `a × b` (LimitRanger's ratio test from 1.38:
+    /// is a limit above request × ratio), with no rounding at any size.
+    pub fn cmp_product(&self, a: &Quantity, b: &Quantity) -> Ordering {
+        let product_sign = a.sign() * b.sign();
+        if self.sign() != product_sign {
+            return self.sign().cmp(&product_sign);
+        }
+        // |self| × 10^9 against |a| × |b|, both in nano² units.
+        let mut scaled = self.nanos.clone();
+        scaled.mul_pow10(9);
+        let by_magnitude = scaled.cmp_mag(&a.nanos.mul(&b.nanos));
+        if self.sign() < 0 { by_magnitude.reverse() } else { by_magnitude }
+    }
     /// `q.AsApproximateFloat64()`: the double nearest the exact value (infinite beyond the
     /// double range). The one place a quantity becomes floating point, for callers that ask.
     pub fn approximate_f64(&self) -> f64 {

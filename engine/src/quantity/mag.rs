@@ -115,6 +115,25 @@ impl Mag {
         m.trim();
         m
     }
+    /// The product, exact (schoolbook: quantities have at most a few dozen limbs).
+    pub(super) fn mul(&self, other: &Mag) -> Mag {
+        if self.is_zero() || other.is_zero() {
+            return Mag::default();
+        }
+        let mut out = vec![0u32; self.0.len() + other.0.len()];
+        for (i, &a) in self.0.iter().enumerate() {
+            let mut carry = 0u64;
+            for (j, &b) in other.0.iter().enumerate() {
+                let t = u64::from(a) * u64::from(b) + u64::from(out[i + j]) + carry;
+                out[i + j] = t as u32;
+                carry = t >> 32;
+            }
+            out[i + other.0.len()] = carry as u32;
+        }
+        let mut m = Mag(Limbs::from_vec(out));
+        m.trim();
+        m
+    }
     fn mul_small(&mut self, f: u32) {
         let mut carry = 0u64;
         for l in self.0.iter_mut() {

@@ -14,14 +14,26 @@ pub enum ValueStyle {
     GoSyntaxV1_20,
     /// 1.21 to 1.33: Go's `%#v`.
     GoSyntax,
-    /// 1.34 on.
+    /// 1.34 to 1.37.
     #[default]
     Json,
+    /// 1.38 on: worded as [`ValueStyle::Json`]; an integer resource's value is checked
+    /// exactly (`integerValuesExact`), where earlier releases read its 64-bit milli value.
+    JsonExactIntegers,
 }
 
 impl ValueStyle {
     /// The wording of a release, from its rules `invalidValuesAsJson` and
     /// `crossNamespacePodAffinityScope` (the operator rule was reworded with that scope).
+    /// The style of a release from its rules `invalidValuesAsJson`,
+    /// `crossNamespacePodAffinityScope` and `integerValuesExact`.
+    pub fn for_rules(invalid_values_as_json: bool, cross_namespace_pod_affinity_scope: bool, integer_values_exact: bool) -> ValueStyle {
+        match ValueStyle::for_release(invalid_values_as_json, cross_namespace_pod_affinity_scope) {
+            ValueStyle::Json if integer_values_exact => ValueStyle::JsonExactIntegers,
+            style => style,
+        }
+    }
+
     pub fn for_release(invalid_values_as_json: bool, cross_namespace_pod_affinity_scope: bool) -> ValueStyle {
         match (invalid_values_as_json, cross_namespace_pod_affinity_scope) {
             (true, _) => ValueStyle::Json,
@@ -34,7 +46,7 @@ impl ValueStyle {
     pub(super) fn strings(self, go_type: &str, items: Option<&[String]>) -> String {
         match self {
             ValueStyle::GoSyntax | ValueStyle::GoSyntaxV1_20 => go_slice(go_type, items),
-            ValueStyle::Json => json_strings(items),
+            ValueStyle::Json | ValueStyle::JsonExactIntegers => json_strings(items),
         }
     }
 
@@ -42,7 +54,7 @@ impl ValueStyle {
     pub(super) fn selector(self, selector: &ScopeSelector) -> String {
         match self {
             ValueStyle::GoSyntax | ValueStyle::GoSyntaxV1_20 => go_scope_selector(selector),
-            ValueStyle::Json => {
+            ValueStyle::Json | ValueStyle::JsonExactIntegers => {
                 let exprs = match &selector.match_expressions {
                     None => "null".to_string(),
                     Some(list) => {

@@ -211,9 +211,15 @@ pub fn validate_quota_resource_value(name: &str, raw: &str, field: &str, style: 
     if quantity.sign() < 0 {
         errs.push(FieldError::invalid(field, go_quote(&quantity.to_string()), reasons::NEGATIVE));
     }
-    if is_integer_resource_name(name) && quantity.milli_value() % 1000 != 0 {
+    // From 1.38 the value itself must be whole; before, its milli value (saturated here past
+    // 64 bits, where the server's wrapped) had to be a multiple of 1000.
+    let fractional = match style {
+        ValueStyle::JsonExactIntegers => !quantity.is_integer(),
+        _ => quantity.milli_value() % 1000 != 0,
+    };
+    if is_integer_resource_name(name) && fractional {
         let value = match style {
-            ValueStyle::Json => None,
+            ValueStyle::Json | ValueStyle::JsonExactIntegers => None,
             ValueStyle::GoSyntax | ValueStyle::GoSyntaxV1_20 => go_quantity(raw),
         };
         errs.push(FieldError::invalid(field, value.unwrap_or_else(|| go_quote(&quantity.to_string())), reasons::NOT_INTEGER));

@@ -222,7 +222,7 @@ fn rows(q: &NamedQuota, restricted: &[&str], delta: &ResourceList, exceeded: &BT
 /// quotas' `status_used` are charged, as the server's optimistic update does; on refusal
 /// nothing changes. `old` is the stored object for an update (`None` for a create).
 pub fn check_request(quotas: &mut [NamedQuota], obj: &Object, old: Option<&Object>, limited: &[LimitedResource]) -> Decision {
-    check_request_with(quotas, obj, old, limited, &Rules::newest())
+    check_request_with(quotas, obj, old, limited, &Rules::current())
 }
 
 /// [`check_request`] as the release of `rules` answers (its evaluators and message formats).
@@ -264,7 +264,7 @@ pub fn check_request_detailed(
     }
     // The server lets the request through when the limited scopes cannot be evaluated.
     let Some(limits) = Limits::of(&ev, obj, limited) else { return Decision::allow(resources::remove_zeros(&ev.usage(obj)), vec![]) };
-    let evaluated = limits.evaluated_pod(obj);
+    let evaluated = limits.evaluated_pod(obj, rules.pod_level_overhead_aliased);
     let obj = evaluated.as_ref().unwrap_or(obj);
     let usage = Usage::of(&ev, obj, old);
     let (deltas, reports, refusal) = {
@@ -342,9 +342,9 @@ impl Limits {
 
     /// The pod as the rest of the request sees it: the first evaluation can change a pod's
     /// pod-level values in upstream's code (see pod_totals). `None`: unchanged.
-    fn evaluated_pod(&self, obj: &Object) -> Option<Object> {
+    fn evaluated_pod(&self, obj: &Object, aliased: bool) -> Option<Object> {
         let Body::Pod(p) = &obj.body else { return None };
-        let changed = usage::after_one_usage(p).filter(|_| self.evaluated)?;
+        let changed = usage::after_one_usage(p, aliased).filter(|_| self.evaluated)?;
         Some(Object { origin: obj.origin.clone(), type_info: obj.type_info.clone(), meta: obj.meta.clone(), body: Body::Pod(changed) })
     }
 }
@@ -590,7 +590,7 @@ fn first_refusal(
         let message = format!("insufficient quota to consume: {}", uncovered.join(","));
         return Verdict::Refused(refusal(RefusalReason::InsufficientQuotaToConsume, None, uncovered, message));
     }
-    let uncovered_scopes: Vec<&ScopeRequirement> = if matches!(ev, Evaluator::Pod { .. } | Evaluator::PersistentVolumeClaim) {
+    let uncovered_scopes: Vec<&ScopeRequirement> = if matches!(ev, Evaluator::Pod(_) | Evaluator::PersistentVolumeClaim) {
         limits.scopes.iter().filter(|l| !covered.scopes.iter().any(|m| m.scope_name == l.scope_name)).collect()
     } else {
         vec![]

@@ -293,7 +293,7 @@ impl<'a> Selecting<'a> {
         selectors
             .iter()
             .map(|s| match (&self.obj.body, self.ev) {
-                (Body::Pod(p), Evaluator::Pod { .. }) => match_pod_with(s, p, &self.qos),
+                (Body::Pod(p), Evaluator::Pod(_)) => match_pod_with(s, p, &self.qos),
                 (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => match_pvc(s, p),
                 _ => Ok(match_unscoped(s, &self.obj.type_info.group_resource())),
             })
@@ -302,7 +302,7 @@ impl<'a> Selecting<'a> {
 
     fn one(&self, name: &str, op: &str, values: &[String]) -> Result<bool, String> {
         match (&self.obj.body, self.ev) {
-            (Body::Pod(p), Evaluator::Pod { .. }) => pod_selects(name, op, values, p, &self.qos),
+            (Body::Pod(p), Evaluator::Pod(_)) => pod_selects(name, op, values, p, &self.qos),
             (Body::PersistentVolumeClaim(p), Evaluator::PersistentVolumeClaim) => pvc_selects(name, op, values, p),
             _ => Ok(false),
         }

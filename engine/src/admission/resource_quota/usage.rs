@@ -33,8 +33,21 @@ use crate::resource_names::{is_extended_resource_name, is_native_resource_name};
 use crate::resources::ResourceList;
 use crate::version::Rules;
 
-pub use crate::pod_totals::{after_one_usage, aggregate, is_resize, pod_level_resources_set, pod_limits, pod_requests};
+pub use crate::pod_totals::{after_one_usage, aggregate, is_resize, pod_level_resources_set, pod_limits, pod_requests, PodSums};
 use crate::pod_totals::{limits_of_pod, max_into, requests_of_pod};
+
+impl PodSums {
+    /// The sums of the release of `rules`.
+    pub const fn of(rules: &Rules) -> PodSums {
+        PodSums {
+            dra_extended_resources: rules.dra_extended_resources,
+            status_resources: rules.pod_resize,
+            max_of_sums: rules.resize_max_of_sums,
+            limits_all_or_nothing: rules.pod_limits_all_or_nothing,
+            overhead_aliased: rules.pod_level_overhead_aliased,
+        }
+    }
+}
 
 /// Resources the API server never quota-checks.
 const IGNORED: &[&str] = &[
@@ -93,11 +106,7 @@ pub enum Operation {
 pub enum Evaluator {
     /// Pods; with DRA extended resources (1.35) it also charges
     /// `requests.deviceclass.resource.kubernetes.io/<class>`.
-    Pod {
-        dra_extended_resources: bool,
-        /// 1.37: a resized pod is charged the largest of its spec, status and allocated totals.
-        max_of_sums: bool,
-    },
+    Pod(PodSums),
     /// ResourceClaims with the DRA device quota (1.34+; before, they are only counted);
     /// admin-access requests are charged from 1.34 as well.
     ResourceClaim {
@@ -119,11 +128,17 @@ pub enum Evaluator {
 
 impl Evaluator {
     /// The pod evaluator of the newest release.
-    pub const POD: Evaluator = Evaluator::Pod { dra_extended_resources: true, max_of_sums: true };
+    pub const POD: Evaluator = Evaluator::Pod(PodSums {
+        dra_extended_resources: true,
+        status_resources: true,
+        max_of_sums: true,
+        limits_all_or_nothing: true,
+        overhead_aliased: false,
+    });
 
     /// The evaluator of the newest release.
     pub fn for_object(obj: &Object) -> Evaluator {
-        Evaluator::for_object_with(obj, &Rules::newest())
+        Evaluator::for_object_with(obj, &Rules::current())
     }
 
     /// The evaluator the release of `rules` registers for this object, in a cluster whose
@@ -143,7 +158,7 @@ impl Evaluator {
             return Evaluator::Ignored("the API server never checks this resource against quota");
         }
         match &obj.body {
-            Body::Pod(_) => Evaluator::Pod { dra_extended_resources: rules.dra_extended_resources, max_of_sums: rules.resize_max_of_sums },
+            Body::Pod(_) => Evaluator::Pod(PodSums { status_resources: true, ..PodSums::of(rules) }),
             Body::ResourceClaim(_) if rules.dra => Evaluator::ResourceClaim {
                 admin_access_counted: rules.dra_admin_access_counted,
                 extended: rules.dra_claim_extended_resources,
@@ -166,7 +181,7 @@ impl Evaluator {
     pub fn handles(&self, op: Operation) -> bool {
         match self {
             Evaluator::Ignored(_) => false,
-            Evaluator::Pod { .. } | Evaluator::Count(_) => op == Operation::Create,
+            Evaluator::Pod(_) | Evaluator::Count(_) => op == Operation::Create,
             // Only pods have a resize subresource.
             Evaluator::PersistentVolumeClaim | Evaluator::Service | Evaluator::ResourceClaim { .. } => op != Operation::Resize,
         }
@@ -177,8 +192,8 @@ impl Evaluator {
     /// flips the Terminating scope (1.33+).
     pub fn handles_with(&self, op: Operation, obj: &Object, old: Option<&Object>, rules: &Rules) -> bool {
         match (self, op, &obj.body, old.map(|o| &o.body)) {
-            (Evaluator::Pod { .. }, Operation::Resize, Body::Pod(_), Some(Body::Pod(_))) => rules.pod_resize,
-            (Evaluator::Pod { .. }, Operation::Update, Body::Pod(new), Some(Body::Pod(prev))) => {
+            (Evaluator::Pod(_), Operation::Resize, Body::Pod(_), Some(Body::Pod(_))) => rules.pod_resize,
+            (Evaluator::Pod(_), Operation::Update, Body::Pod(new), Some(Body::Pod(prev))) => {
                 (rules.pod_resize && is_resize(prev, new)) || (rules.scope_change_on_update && terminating(prev) != terminating(new))
             }
             _ => self.handles(op),
@@ -194,9 +209,9 @@ impl Evaluator {
     /// Whether this evaluator charges the quota resource `n`.
     pub fn tracks(&self, n: &str) -> bool {
         match self {
-            Evaluator::Pod { dra_extended_resources, .. } => {
+            Evaluator::Pod(sums) => {
                 POD_RESOURCES.contains(&n)
-                    || (*dra_extended_resources && n.strip_prefix("requests.").is_some_and(|r| r.starts_with(DRA_EXTENDED_PREFIX)))
+                    || (sums.dra_extended_resources && n.strip_prefix("requests.").is_some_and(|r| r.starts_with(DRA_EXTENDED_PREFIX)))
                     || n.starts_with("hugepages-")
                     || n.starts_with("requests.hugepages-")
                     || (n.starts_with("requests.") && !is_native_resource_name(n))
@@ -214,7 +229,7 @@ impl Evaluator {
     /// `Usage`: what the object consumes.
     pub fn usage(&self, obj: &Object) -> ResourceList {
         match (&obj.body, self) {
-            (Body::Pod(p), Evaluator::Pod { dra_extended_resources, max_of_sums }) => pod_usage_for(p, *dra_extended_resources, true, *max_of_sums),
+            (Body::Pod(p), Evaluator::Pod(sums)) => pod_usage_for(p, sums),
             (Body::ResourceClaim(c), Evaluator::ResourceClaim { admin_access_counted, extended, classes }) => {
                 crate::dra::claim_usage(c, *admin_access_counted, *extended, classes.as_deref())
             }
@@ -229,7 +244,7 @@ impl Evaluator {
     /// containers that lack it.
     pub fn constraints(&self, obj: &Object, restricted: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
         match (&obj.body, self) {
-            (Body::Pod(p), Evaluator::Pod { .. }) => pod_missing(p, restricted),
+            (Body::Pod(p), Evaluator::Pod(_)) => pod_missing(p, restricted),
             _ => BTreeMap::new(),
         }
     }
@@ -272,22 +287,23 @@ pub fn pod_is_counted(pod: &Pod) -> bool {
 /// `PodUsageFunc`: `count/pods`, then (for non-terminal pods) `pods` and compute resources
 /// (the newest rules).
 pub fn pod_usage(pod: &Pod) -> ResourceList {
-    pod_usage_for(pod, true, true, true)
+    pod_usage_with(pod, &Rules::current())
 }
 
 /// [`pod_usage`] as the release of `rules` computes it.
 pub fn pod_usage_with(pod: &Pod, rules: &Rules) -> ResourceList {
-    pod_usage_for(pod, rules.dra_extended_resources, rules.pod_resize, rules.resize_max_of_sums)
+    pod_usage_for(pod, &PodSums::of(rules))
 }
 
-fn pod_usage_for(pod: &Pod, dra_extended: bool, use_status_resources: bool, max_of_sums: bool) -> ResourceList {
+fn pod_usage_for(pod: &Pod, sums: &PodSums) -> ResourceList {
+    let (dra_extended, use_status_resources, max_of_sums) = (sums.dra_extended_resources, sums.status_resources, sums.max_of_sums);
     let mut out = ResourceList::new();
     out.insert("count/pods".into(), Quantity::from_int(1, Format::DecimalSI));
     if !pod_is_counted(pod) {
         return out;
     }
     if use_status_resources && max_of_sums && !pod.container_statuses.is_empty() {
-        let (requests, limits) = max_of_views(pod);
+        let (requests, limits) = max_of_views(pod, sums.limits_all_or_nothing);
         compute_usage_into(&mut out, &requests, &limits, dra_extended);
         return out;
     }
@@ -298,9 +314,9 @@ fn pod_usage_for(pod: &Pod, dra_extended: bool, use_status_resources: bool, max_
     } else {
         pod
     };
-    let aliased = crate::pod_totals::within_one_usage(pod);
+    let aliased = crate::pod_totals::within_one_usage(pod, sums.overhead_aliased);
     let pod = aliased.as_ref().unwrap_or(pod);
-    compute_usage_into(&mut out, &pod_requests(pod), &pod_limits(pod), dra_extended);
+    compute_usage_into(&mut out, &pod_requests(pod), &pod_limits(pod, sums), dra_extended);
     out
 }
 
@@ -347,7 +363,7 @@ pub fn with_status_resources(pod: &Pod) -> Pod {
 /// Limits: the larger of the spec's and the node's (`status.resources.limits`, else the spec;
 /// nothing when Infeasible), or the node's alone when Infeasible. Pod-level resources (of the
 /// spec) then replace what they set, and overhead is added, as for any pod.
-fn max_of_views(pod: &Pod) -> (ResourceList, ResourceList) {
+fn max_of_views(pod: &Pod, limits_all_or_nothing: bool) -> (ResourceList, ResourceList) {
     use crate::objects::{Container, ContainerStatusResources};
     let infeasible = pod.resize_infeasible;
     let none = ResourceList::new();
@@ -379,6 +395,9 @@ fn max_of_views(pod: &Pod) -> (ResourceList, ResourceList) {
     max_into(&mut requests, &allocated);
     let mut limits = if infeasible { ResourceList::new() } else { aggregate(pod, |c| &c.limits) };
     max_into(&mut limits, &actual_limits);
+    if limits_all_or_nothing {
+        crate::pod_totals::omit_partial_cpu_memory(pod, &mut limits);
+    }
     // Pod-level resources and overhead, on the totals as on a pod's spec.
     (requests_of_pod(pod, requests), limits_of_pod(pod, limits))
 }
@@ -565,7 +584,7 @@ mod tests {
     #[test]
     fn overhead_is_added_only_to_existing_nonzero_limits() {
         let pod = Pod { containers: vec![c("a", &[], &[("cpu", "1")])], overhead: rl(&[("cpu", "250m"), ("memory", "120Mi")]), ..Pod::default() };
-        assert_eq!(resources::pretty_print(&pod_limits(&pod)), "cpu=1250m");
+        assert_eq!(resources::pretty_print(&pod_limits(&pod, &PodSums::of(&Rules::current()))), "cpu=1250m");
     }
 
     #[test]
