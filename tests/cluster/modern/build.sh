@@ -239,6 +239,9 @@ if [[ ${2:-} == --modules-only ]]; then
 fi
 
 if [[ ${2:-} == --node ]]; then
+  # A module not generated yet is generated first: a release the proxy cannot give stops there,
+  # with its list of refused modules.
+  [[ -f $KMOD/go.mod && -f $KMOD/go.sum ]] || "$0" "$1" --modules-only || exit 1
   grep -q 'k8s.io/kubernetes/cmd/kubelet$' "$KMOD/go.mod" && grep -q 'k8s.io/kubernetes/cmd/kube-scheduler$' "$KMOD/go.mod" ||
     die "$KMOD/go.mod does not list cmd/kubelet and cmd/kube-scheduler as tools: no node for $K8S"
   NODE=$CACHE/k8s-$K8S-node
