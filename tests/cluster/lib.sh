@@ -67,7 +67,8 @@ port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 alive() { local p; for p in "$@"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
 
 # go_env: the environment of every Go build here (caches outside the work tree, the installed
-# toolchain, modules read-only, static binaries), and GO, the go command.
+# toolchain, modules read-only, static binaries), and GO, the go command. modern/build.sh sets
+# GOTOOLCHAIN after this for a release that needs a newer Go than the installed one (1.38).
 go_env() {
   export GOMODCACHE=${GOMODCACHE:-/var/cache/kubectl-quota-go/mod}
   export GOCACHE=${GOCACHE:-/var/cache/kubectl-quota-go/build}
