@@ -286,3 +286,203 @@ fn readme_lists_every_version_rule() {
     }
     assert_eq!(&readme[start..stop], table, "README's version table is stale: UPDATE_README=1 cargo test -p kubectl-quota-engine --test versions");
 }
+
+// Kubernetes 1.38, read from v1.38.0-beta.0's code (docs/kubernetes-1.38.md): each rule
+// against 1.37. The cases are those of the probes run through upstream's own code at both
+// releases (tests/oracle, --release 1.37 and 1.38), and of 1.38's new upstream unit tests.
+
+/// 1.37 and 1.38's answers for one input.
+fn at_37_and_38(t: &mut Table, what: &str, state: &str, input: &str, show: impl Fn(&DocumentReport) -> String, want: [&str; 2]) {
+    for (version, want) in ["1.37", "1.38"].into_iter().zip(want) {
+        t.row(&format!("{what} ({version})"), show(&one_as(version, state, input)), want);
+    }
+}
+
+#[test]
+fn pod_limits_count_cpu_and_memory_only_when_every_container_sets_them_from_1_38() {
+    // component-helpers 0.38 `omitPartiallySetCPUMemLimits`: a container without a cpu (or
+    // memory) limit, or with a zero one, takes that resource out of the pod's limits.
+    let mut t = Table::default();
+    let q = quota("q", "", "limits.cpu=1/0 limits.memory=10Gi/0");
+    let zero = pod("p").app("a", "limits: {cpu: 2, memory: 1Gi}").app("b", "limits: {cpu: '0', memory: 1Gi}").yaml();
+    at_37_and_38(&mut t, "a zero cpu limit beside a limit of 2", &q, &zero, |d| charged(d, &["limits.cpu", "limits.memory"]), [
+        &exceeded("q", "limits.cpu", "2", "0", "1"),
+        "allowed: limits.memory=2Gi",
+    ]);
+    // Other resources still add up, a missing limit counting as zero.
+    let eph = quota("q", "", "limits.ephemeral-storage=10Gi/0");
+    let partial = pod("p").app("a", "limits: {cpu: 2, memory: 1Gi, ephemeral-storage: 1Gi}").app("b", "requests: {cpu: 100m}").yaml();
+    at_37_and_38(&mut t, "partial limits", &eph, &partial, |d| usage(d, &["limits.cpu", "limits.memory", "limits.ephemeral-storage"]), [
+        "limits.cpu=2,limits.ephemeral-storage=1Gi,limits.memory=1Gi",
+        "limits.ephemeral-storage=1Gi",
+    ]);
+    // A sidecar without limits takes them out as well; pod-level limits still count.
+    let sidecar = pod("p").sidecar("proxy", "requests: {cpu: 100m}").app("app", "limits: {cpu: 1}").yaml();
+    at_37_and_38(&mut t, "a sidecar without limits", &eph, &sidecar, |d| usage(d, &["limits.cpu"]), ["limits.cpu=1", ""]);
+    let pod_level = pod("p").app("a", "limits: {cpu: 1}").app("b", "requests: {cpu: 100m}").with("resources: {limits: {cpu: 4}}").yaml();
+    at_37_and_38(&mut t, "a pod-level limit", &eph, &pod_level, |d| usage(d, &["limits.cpu"]), ["limits.cpu=4", "limits.cpu=4"]);
+    // Pod-level limit defaulting reads the same aggregate: with a zero container limit, no
+    // pod-level limit is defaulted from it.
+    let defaulted = pod("p").app("a", "requests: {cpu: 500m}, limits: {cpu: 2}").app("b", "limits: {cpu: '0'}").with("resources: {requests: {cpu: 1}}").yaml();
+    at_37_and_38(&mut t, "pod-level limit defaulting", &eph, &defaulted, |d| usage(d, &["limits.cpu"]), ["limits.cpu=2", ""]);
+    t.done();
+}
+
+#[test]
+fn the_pod_level_overhead_is_charged_once_from_1_38() {
+    // 1.37's `PodRequests` adds the overhead in place into a pod-level value Go holds as an
+    // exact decimal (4.5Gi); the pod-level limit defaulted from that request is the same value,
+    // so both get it twice. 1.38's Quantity is a value: once.
+    let mut t = Table::default();
+    let state = cluster(&[quota("q", "", "requests.memory=100Gi/0 limits.memory=100Gi/0")]);
+    let p = pod("p").app("a", "requests: {memory: 1Gi}, limits: {memory: 2Gi}").with("runtimeClassName: kata").with("resources: {requests: {memory: 4.5Gi}}").yaml();
+    at_37_and_38(&mut t, "4.5Gi with 120Mi of overhead", &state, &p, |d| usage(d, &["requests.memory", "limits.memory"]), [
+        "limits.memory=4848Mi,requests.memory=4848Mi",
+        "limits.memory=4728Mi,requests.memory=4728Mi",
+    ]);
+    t.done();
+}
+
+#[test]
+fn limit_ranger_compares_exactly_from_1_38() {
+    // 1.37 compares in milli-units, or in whole units past MaxMilliValue (about 9.2e15), so a
+    // limit half a byte above a max that large passed.
+    let mut t = Table::default();
+    let max = limit_range("{type: Container, max: {memory: '10000000000000000.5'}}");
+    let p = pod("p").app("a", "limits: {memory: '10000000000000001'}").yaml();
+    at_37_and_38(&mut t, "a limit just above a max past MaxMilliValue", &max, &p, summary, [
+        "allowed",
+        "maximum memory usage per Container is 10000000000000000500m, but limit is 10000000000000001",
+    ]);
+    let pvc_max = limit_range("{type: PersistentVolumeClaim, max: {storage: '10000000000000000.5'}}");
+    at_37_and_38(&mut t, "a claim just above such a max", &pvc_max, &claim("'10000000000000001'", "", None), summary, [
+        "allowed",
+        "maximum storage usage per PersistentVolumeClaim is 10000000000000000500m, but request is 10000000000000001",
+    ]);
+    // The ratio, as `limit > request × ratio`; ordinary values answer as before.
+    let ratio = limit_range("{type: Container, maxLimitRequestRatio: {cpu: 2}}");
+    let p = pod("p").app("a", "requests: {cpu: 300m}, limits: {cpu: 1}").yaml();
+    let want = "cpu max limit to request ratio per Container is 2, but provided ratio is 3.333333";
+    at_37_and_38(&mut t, "a ratio of 3.33", &ratio, &p, summary, [want, want]);
+    t.done();
+}
+
+#[test]
+fn limit_ranger_ratio_is_exact_at_the_int64_edge_from_1_38() {
+    // TestLimitRangerRatioIsExact (plugin/pkg/admission/limitranger, 1.38): (request, limit,
+    // ratio, refused). Memory, as bytes: no milli rounding gets in the way.
+    let mut t = Table::default();
+    for (req, lim, ratio, refused) in [
+        ("100", "200", "2", false),
+        ("100", "300", "2", true),
+        ("1", "9223372036854775809", "2", true),
+        ("9223372036854775808", "9223372036854775808", "1", false),
+        ("18446744073709551616", "18446744073709551616", "1", false),
+        ("9223372036854775808", "18446744073709551616", "2", false),
+        ("9223372036854775808", "27670116110564327424", "2", true),
+        ("9007199254740992", "18014398509481983", "2", false),
+        ("9007199254740992", "18014398509481984", "2", false),
+        ("9007199254740992", "18014398509481985", "2", true),
+    ] {
+        let state = limit_range(&format!("{{type: Container, maxLimitRequestRatio: {{memory: '{ratio}'}}}}"));
+        let p = pod("p").app("a", &format!("requests: {{memory: '{req}'}}, limits: {{memory: '{lim}'}}")).yaml();
+        let d = one_as("1.38", &state, &p);
+        t.row(&format!("{req} {lim} {ratio}"), format!("{}", !d.allowed), format!("{refused}"));
+    }
+    t.done();
+}
+
+#[test]
+fn a_resize_is_checked_by_limit_ranger_only_in_what_it_changes_from_1_38() {
+    // TestLimitRangerValidatePodResize (1.38): a value the stored pod already holds is not
+    // checked again; a changed one is, as on create.
+    let running = |containers: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: ns}}\nspec: {{containers: [{containers}]}}\nstatus: {{phase: Running}}\n"
+        )
+    };
+    let resized = |containers: &str| format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {{containers: [{containers}]}}\n");
+    let c = |name: &str, req: &str, lim: &str| format!("{{name: {name}, image: x, resources: {{requests: {{cpu: '{req}'}}, limits: {{cpu: '{lim}'}}}}}}");
+    let max = "{type: Container, max: {cpu: 1}}";
+    let mut t = Table::default();
+    let rows = [
+        ("an unchanged container above the max", max, vec![c("a", "2", "2"), c("b", "500m", "500m")], vec![c("a", "2", "2"), c("b", "800m", "800m")], [
+            "maximum cpu usage per Container is 1, but limit is 2",
+            "allowed",
+        ]),
+        ("a resized container above the max", max, vec![c("a", "500m", "500m")], vec![c("a", "2", "2")], [
+            "maximum cpu usage per Container is 1, but limit is 2",
+            "maximum cpu usage per Container is 1, but limit is 2",
+        ]),
+        ("a pod total the resize leaves unchanged", "{type: Pod, max: {cpu: 2}}", vec![c("a", "2", "2"), c("b", "1", "1")], vec![c("a", "1", "1"), c("b", "2", "2")], [
+            "maximum cpu usage per Pod is 2, but limit is 3",
+            "allowed",
+        ]),
+        ("a limit-to-request ratio kept as it was", "{type: Container, maxLimitRequestRatio: {cpu: 2}}", vec![c("a", "100m", "1"), c("b", "500m", "500m")], vec![c("a", "100m", "1"), c("b", "600m", "600m")], [
+            "cpu max limit to request ratio per Container is 2, but provided ratio is 10.000000",
+            "allowed",
+        ]),
+    ];
+    for (what, item, before, after, want) in rows {
+        let state = docs(&[limit_range(item), running(&before.join(", "))]);
+        at_37_and_38(&mut t, what, &state, &resized(&after.join(", ")), |d| if d.allowed { "allowed".into() } else { summary(d) }, want);
+    }
+    t.done();
+}
+
+#[test]
+fn a_claim_update_keeping_its_stored_request_is_not_checked_again_from_1_38() {
+    // TestLimitRangerValidatePersistentVolumeClaimUpdate (1.38).
+    let range = limit_range("{type: PersistentVolumeClaim, min: {storage: 1Gi}, max: {storage: 10Gi}}");
+    let stored = |size: &str| format!("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: c, namespace: ns}}\nspec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: {size}}}}}}}\nstatus: {{phase: Bound}}\n");
+    let mut t = Table::default();
+    for (what, before, after, want) in [
+        ("a stored request above the max, kept", "100Gi", "100Gi", ["maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 100Gi", "allowed"]),
+        // Printed as Go prints a quantity: 20480Mi is 20Gi.
+        ("the same request spelled differently", "20Gi", "20480Mi", ["maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 20Gi", "allowed"]),
+        ("a stored request below the min, kept", "500Mi", "500Mi", ["minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi", "allowed"]),
+        ("a request moved to another value above the max", "100Gi", "200Gi", [
+            "maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 200Gi",
+            "maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 200Gi",
+        ]),
+    ] {
+        let state = docs(&[range.clone(), stored(before)]);
+        at_37_and_38(&mut t, what, &state, &claim(after, "", None), |d| if d.allowed { "allowed".into() } else { summary(d) }, want);
+    }
+    t.done();
+}
+
+#[test]
+fn integer_resources_are_whole_at_any_size_from_1_38() {
+    // `isIntegerResourceValue` (1.38): whole after the milli round-up, at any size; 1.37 read
+    // the 64-bit milli value (the engine saturates it where the server wrapped).
+    let mut t = Table::default();
+    for (value, want) in [
+        ("10P", ["spec.hard[pods]: Invalid value: \"10P\": must be an integer", ""]),
+        ("9223372036854776", ["spec.hard[pods]: Invalid value: \"9223372036854776\": must be an integer", ""]),
+        ("1.9999", ["", ""]),
+        ("1.5", ["spec.hard[pods]: Invalid value: \"1500m\": must be an integer"; 2]),
+        // 1.37.2 accepts it (its milli value wraps to 0); the engine saturates instead, a gap
+        // kept for 1.37 (docs/kubernetes-1.38.md §5), so only 1.38 is pinned here.
+        ("18446744073709551616m", ["-", "spec.hard[pods]: Invalid value: \"18446744073709551616m\": must be an integer"]),
+    ] {
+        let q = format!("apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q}}\nspec: {{hard: {{pods: '{value}'}}}}\n");
+        for (version, want) in ["1.37", "1.38"].into_iter().zip(want).filter(|(_, want)| *want != "-") {
+            let d = one_as(version, "", &q);
+            let got = d.message.as_deref().map(|m| m.split(" is invalid: ").nth(1).unwrap_or(m).to_string()).unwrap_or_default();
+            t.row(&format!("{value} ({version})"), got, want);
+        }
+    }
+    t.done();
+}
+
+#[test]
+fn an_empty_runtime_class_name_reaches_validation_from_1_38() {
+    let mut t = Table::default();
+    let p = pod("p").app("a", "requests: {cpu: 1}").with("runtimeClassName: ''").yaml();
+    at_37_and_38(&mut t, "runtimeClassName ''", &cluster::<&str>(&[]), &p, summary, [
+        "pod rejected: RuntimeClass \"\" not found",
+        "Pod \"p\" is invalid: spec.runtimeClassName: Invalid value: \"\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    ]);
+    t.done();
+}

@@ -41,6 +41,8 @@ case $install in
     base=$server/$repository/releases/download/$version
     say "downloading $base/$archive"
     work=$(mktemp -d)
+    # Removed however the step ends: a refused download or checksum leaves no archive behind.
+    trap 'rm -rf "$work"' EXIT
     curl -fsSL --retry 3 -o "$work/$archive" "$base/$archive" || fail "cannot download $base/$archive"
     curl -fsSL --retry 3 -o "$work/$archive.sha256" "$base/$archive.sha256" || fail "cannot download $base/$archive.sha256"
     want=$(cut -d' ' -f1 <"$work/$archive.sha256")

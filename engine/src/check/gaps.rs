@@ -110,7 +110,8 @@ fn pod_needs(pod: &Pod, w: Who, quotas: &[NamedQuota], state: &ClusterState, ns:
             ),
         );
     }
-    if let Some(rc) = &pod.runtime_class_name {
+    // An empty name is refused whatever the classes are.
+    if let Some(rc) = pod.runtime_class_name.as_ref().filter(|rc| !rc.is_empty()) {
         need(
             Lacking::RuntimeClasses,
             format!("{who} {names} RuntimeClass {rc:?}, and the cluster's RuntimeClasses are not known: its overhead is charged, and the server refuses {them} if there is no such class"),

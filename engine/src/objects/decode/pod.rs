@@ -126,7 +126,9 @@ pub(super) fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<Take
         priority_class_name: spec.priority_class_name.clone().unwrap_or_default(),
         service_account_name: spec.service_account_name.clone().filter(|s| !s.is_empty()).or_else(|| spec.service_account.clone()).unwrap_or_default(),
         active_deadline_seconds: spec.active_deadline_seconds,
-        runtime_class_name: spec.runtime_class_name.clone().filter(|s| !s.is_empty()),
+        // Kept when empty: before 1.38 RuntimeClass admission refuses it (no class has that
+        // name), from 1.38 pod validation does.
+        runtime_class_name: spec.runtime_class_name.clone(),
         cross_namespace_affinity: cross_namespace_affinity(&spec.affinity),
         phase: None,
         status_qos_class: None,
