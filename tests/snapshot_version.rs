@@ -8,7 +8,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Output;
 
-use kubectl_quota_engine::version::{NEWEST, OLDEST};
+use kubectl_quota_engine::version::{CURRENT, NEWEST, OLDEST};
 use serde_json::Value;
 
 fn run(args: &[&str]) -> Output {
@@ -73,8 +73,8 @@ fn check_json(state: &[&PathBuf], extra: &[&str]) -> Output {
 
 #[test]
 fn offline_rules_are_the_release_the_snapshot_recorded() {
-    let newest = NEWEST.to_string();
-    let newest = newest.as_str();
+    let (newest, current) = (NEWEST.to_string(), CURRENT.to_string());
+    let (newest, current) = (newest.as_str(), current.as_str());
     let cases = [
         // (annotations, --kubernetes-version, exit, version, source, serverVersion, cronjob allowed)
         ("    kubectl-quota/server-version: v1.20.2\n", None, 1, "1.20", "snapshot", Some("v1.20.2"), false),
@@ -82,8 +82,8 @@ fn offline_rules_are_the_release_the_snapshot_recorded() {
         // --kubernetes-version still decides.
         ("    kubectl-quota/server-version: v1.20.2\n", Some(newest), 0, newest, "flag", Some("v1.20.2"), true),
         ("", Some("1.20"), 1, "1.20", "flag", None, false),
-        // A state file `snapshot` did not write: the newest rules, as before.
-        ("", None, 0, newest, "default", None, true),
+        // A state file `snapshot` did not write: the rules of the newest release out.
+        ("", None, 0, current, "default", None, true),
     ];
     for (annotations, flag, exit, version, source, server, allowed) in cases {
         let state = file("state", &snapshot(annotations));
@@ -99,6 +99,19 @@ fn offline_rules_are_the_release_the_snapshot_recorded() {
         if !allowed {
             assert_eq!(r["documents"][0]["message"], "no matches for kind \"CronJob\" in version \"batch/v1\"", "{what}");
         }
+    }
+}
+
+#[test]
+fn a_release_not_out_yet_is_answered_with_the_pre_release_its_rules_come_from_named() {
+    // 1.38's rules come from v1.38.0-beta.0: JSON names it, text says it in a note; 1.37's
+    // report has neither.
+    let state = file("plain", &snapshot(""));
+    for (flag, from) in [("1.38", Some("v1.38.0-beta.0")), ("1.37", None)] {
+        let r = json(&check_json(&[&state], &["--kubernetes-version", flag]));
+        assert_eq!(r["kubernetes"]["rulesFrom"].as_str(), from, "{flag}: {}", r["kubernetes"]);
+        let noted = r["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap_or("").contains("is not out yet: its rules were read from the code of v1.38.0-beta.0"));
+        assert_eq!(noted, from.is_some(), "{flag}: {}", r["notes"]);
     }
 }
 
