@@ -1,5 +1,6 @@
 // quota-oracle answers ResourceQuota admission questions with upstream Kubernetes'
-// own code (k8s.io/kubernetes v1.37.2 and its staging modules v0.37.2): the quota
+// own code (k8s.io/kubernetes v1.37.2 and its staging modules v0.37.2, or with build tag
+// k138 and go.1.38.mod the 1.38 ones; release_*.go hold what differs): the quota
 // evaluators the API server registers (pods, services, persistent volume claims,
 // resource claims, object counts), upstream's API defaulting, and CheckRequest of the
 // ResourceQuota admission plugin. kubectl-quota's engine is compared with it in
@@ -298,7 +299,7 @@ func handleLine(line []byte) (answer any) {
 }
 
 // podSecurityOp is PodSecurity admission (k8s.io/pod-security-admission's Admission, with
-// the checks of policy.DefaultChecks at the emulated version 1.37) on a pod being created,
+// the checks of policy.DefaultChecks at the binary's version, podSecurityVersion) on a pod being created,
 // after the pod strategy's PrepareForCreate and Validate, in a namespace with the given
 // labels.
 func podSecurityOp(req *request) (any, error) {
