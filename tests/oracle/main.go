@@ -1,5 +1,6 @@
 // quota-oracle answers ResourceQuota admission questions with upstream Kubernetes'
-// own code (k8s.io/kubernetes v1.37.2 and its staging modules v0.37.2): the quota
+// own code (k8s.io/kubernetes v1.37.2 and its staging modules v0.37.2, or with build tag
+// k138 and go.1.38.mod the 1.38 ones; release_*.go hold what differs): the quota
 // evaluators the API server registers (pods, services, persistent volume claims,
 // resource claims, object counts), upstream's API defaulting, and CheckRequest of the
 // ResourceQuota admission plugin. kubectl-quota's engine is compared with it in
@@ -78,7 +79,7 @@ type request struct {
 	// the DRA extended resource names the resource claim evaluator charges.
 	DeviceClasses []resourcev1.DeviceClass `json:"deviceClasses,omitempty"`
 
-	// op "admit"
+	// op "admit" and "limits"
 	Operation        string                 `json:"operation,omitempty"` // create (default) or update
 	Subresource      string                 `json:"subresource,omitempty"`
 	OldObject        json.RawMessage        `json:"oldObject,omitempty"`
@@ -112,8 +113,11 @@ type podSecurityAnswer struct {
 type limitsAnswer struct {
 	ID json.RawMessage `json:"id,omitempty"`
 	// Invalid is the pod's field validation after LimitRanger's defaults (a 422 before
-	// LimitRanger's own validation runs).
+	// LimitRanger's own validation runs): of the create, or of the update and the stored pod.
 	Invalid string `json:"invalid,omitempty"`
+	// Ignored: the plugin does not look at this request (SupportsAttributes is false: a pod
+	// update other than pods/resize, another subresource).
+	Ignored bool `json:"ignored,omitempty"`
 	Allowed bool   `json:"allowed"`
 	// Message is LimitRanger's refusal (what follows `is forbidden: `).
 	Message string `json:"message,omitempty"`
@@ -155,18 +159,16 @@ type errorAnswer struct {
 	Error string          `json:"error"`
 }
 
-// reportedGates are the feature gates quota's answers depend on; "gates" reports them.
-var reportedGates = []featuregate.Feature{
-	features.DynamicResourceAllocation,
+// reportedGates are the feature gates quota's answers depend on; "gates" reports them
+// (with releaseGates, those of one release only).
+var reportedGates = append([]featuregate.Feature{
 	features.DRAExtendedResource,
 	features.DRAAdminAccess,
 	features.DRAPrioritizedList,
-	features.InPlacePodVerticalScaling,
 	features.InPlacePodLevelResourcesVerticalScaling,
 	features.PodLevelResources,
-	features.RecoverVolumeExpansionFailure,
 	features.VolumeAttributesClass,
-}
+}, releaseGates...)
 
 func main() {
 	silenceLogs()
@@ -297,7 +299,7 @@ func handleLine(line []byte) (answer any) {
 }
 
 // podSecurityOp is PodSecurity admission (k8s.io/pod-security-admission's Admission, with
-// the checks of policy.DefaultChecks at the emulated version 1.37) on a pod being created,
+// the checks of policy.DefaultChecks at the binary's version, podSecurityVersion) on a pod being created,
 // after the pod strategy's PrepareForCreate and Validate, in a namespace with the given
 // labels.
 func podSecurityOp(req *request) (any, error) {
@@ -371,7 +373,7 @@ func podSecurityAdmission(enforce, version string) (*psadmission.Admission, erro
 	if version == "" {
 		version = "latest"
 	}
-	emulated := psapi.MajorMinorVersion(1, 37)
+	emulated := podSecurityVersion
 	evaluator, err := pspolicy.NewEvaluator(pspolicy.DefaultChecks(), &emulated)
 	if err != nil {
 		return nil, err
@@ -386,52 +388,132 @@ func podSecurityAdmission(enforce, version string) (*psadmission.Admission, erro
 	return a, nil
 }
 
-// limitsOp is LimitRanger on a pod or claim being created: each LimitRange's defaults
-// (PodMutateLimitFunc), the pod strategy's PrepareForCreate and Validate, then each
-// LimitRange's validation (PodValidateLimitFunc, PersistentVolumeClaimValidateLimitFunc),
-// the first refusal answering, as the plugin does.
+// limitsOp is the LimitRanger admission plugin on a pod or claim being created or updated,
+// as the API server runs it: the plugin's Admit (each LimitRange's defaults), the pod
+// strategy's PrepareForCreate and Validate (on update: prepareUpdate, as the admit op), then
+// the plugin's Validate. Each LimitRange gets a plugin of its own, asked in the order given,
+// the first refusal answering, as the plugin does over the LimitRanges it lists (in the
+// order its informer's cache lists them, which a question cannot pin).
 func limitsOp(req *request) (any, error) {
+	if len(req.Object) == 0 {
+		return nil, errors.New(`bad request: op "limits" needs "object"`)
+	}
 	d, err := decodeObject(req.Object, "")
 	if err != nil {
 		return nil, fmt.Errorf("bad object: %w", err)
 	}
-	ans := limitsAnswer{ID: req.ID, Allowed: true}
-	if acc, err := meta.Accessor(d.obj); err == nil {
-		acc.SetNamespace("ns")
-	}
-	for i := range req.LimitRanges {
-		legacyscheme.Scheme.Default(&req.LimitRanges[i])
-	}
-	switch o := d.obj.(type) {
-	case *api.Pod:
-		for i := range req.LimitRanges {
-			if err := limitranger.PodMutateLimitFunc(&req.LimitRanges[i], o); err != nil {
-				return nil, err
-			}
-		}
-		podregistry.Strategy.PrepareForCreate(requestContext("ns"), o)
-		if errs := podregistry.Strategy.Validate(requestContext("ns"), o); len(errs) > 0 {
-			ans.Invalid = errs.ToAggregate().Error()
-			ans.Allowed = false
-			return ans, nil
-		}
-		for i := range req.LimitRanges {
-			if err := limitranger.PodValidateLimitFunc(&req.LimitRanges[i], o); err != nil {
-				ans.Allowed, ans.Message = false, err.Error()
-				return ans, nil
-			}
-		}
-	case *api.PersistentVolumeClaim:
-		for i := range req.LimitRanges {
-			if err := limitranger.PersistentVolumeClaimValidateLimitFunc(&req.LimitRanges[i], o); err != nil {
-				ans.Allowed, ans.Message = false, err.Error()
-				return ans, nil
-			}
-		}
+	switch d.obj.(type) {
+	case *api.Pod, *api.PersistentVolumeClaim:
 	default:
 		return nil, fmt.Errorf(`bad request: op "limits" takes a Pod or a PersistentVolumeClaim, not a %s`, d.gvk.Kind)
 	}
+	ns := req.Namespace
+	if ns == "" {
+		ns = "ns"
+	}
+	acc, err := meta.Accessor(d.obj)
+	if err != nil {
+		return nil, err
+	}
+	acc.SetNamespace(ns)
+	var od *decoded
+	var op admission.Operation
+	var opts runtime.Object
+	switch req.Operation {
+	case "", "create":
+		op, opts = admission.Create, &metav1.CreateOptions{}
+		if len(req.OldObject) != 0 {
+			return nil, errors.New(`bad request: "oldObject" is only for "operation":"update"`)
+		}
+		if req.Subresource != "" {
+			return nil, errors.New(`bad request: "subresource" is only for "operation":"update"`)
+		}
+	case "update":
+		op, opts = admission.Update, &metav1.UpdateOptions{}
+		if len(req.OldObject) == 0 {
+			return nil, errors.New(`bad request: "operation":"update" needs "oldObject"`)
+		}
+		if od, err = decodeStored(req, d, ns); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf(`bad request: unknown operation %q (want "create" or "update")`, req.Operation)
+	}
+	var old runtime.Object
+	if od != nil {
+		old = od.obj
+	}
+	attrs := admission.NewAttributesRecord(d.obj, old, d.gvk, ns, acc.GetName(), d.gvr, req.Subresource, op, opts, false, nil)
+	ans := limitsAnswer{ID: req.ID, Allowed: true}
+	if !(&limitranger.DefaultLimitRangerActions{}).SupportsAttributes(attrs) {
+		// The plugin returns at once (a pod update other than a resize, another subresource).
+		ans.Ignored = true
+	}
+	plugins := make([]*limitranger.LimitRanger, len(req.LimitRanges))
+	for i := range req.LimitRanges {
+		lr := &req.LimitRanges[i]
+		legacyscheme.Scheme.Default(lr)
+		lr.Namespace = ns
+		if plugins[i], err = limitRangerWith(lr); err != nil {
+			return nil, err
+		}
+	}
+	refusal := func(err error) string {
+		msg := err.Error()
+		if _, after, found := strings.Cut(msg, " is forbidden: "); found {
+			return after
+		}
+		return msg
+	}
+	ctx := requestContext(ns)
+	for _, p := range plugins {
+		if err := p.Admit(ctx, attrs, nil); err != nil {
+			ans.Allowed, ans.Message = false, refusal(err)
+			return ans, nil
+		}
+	}
+	var invalid field.ErrorList
+	if pod, ok := d.obj.(*api.Pod); ok && od == nil {
+		podregistry.Strategy.PrepareForCreate(ctx, pod)
+		invalid = podregistry.Strategy.Validate(ctx, pod)
+	} else if od != nil {
+		invalid = prepareUpdate(d, od, ns, req.Subresource)
+	}
+	if agg := invalid.ToAggregate(); agg != nil {
+		ans.Invalid = agg.Error()
+		ans.Allowed = false
+		return ans, nil
+	}
+	for _, p := range plugins {
+		if err := p.Validate(ctx, attrs, nil); err != nil {
+			ans.Allowed, ans.Message = false, refusal(err)
+			return ans, nil
+		}
+	}
 	return ans, nil
+}
+
+// limitRangeClient answers the plugin's live lookup, which it makes only when its lister
+// finds no LimitRange (never here: each plugin's cache holds one).
+var limitRangeClient = fake.NewSimpleClientset()
+
+// limitRangerWith is upstream's LimitRanger plugin as a server initialises it (informer
+// factory, clientset), its LimitRange cache holding lr alone.
+func limitRangerWith(lr *corev1.LimitRange) (*limitranger.LimitRanger, error) {
+	p, err := limitranger.NewLimitRanger(&limitranger.DefaultLimitRangerActions{})
+	if err != nil {
+		return nil, err
+	}
+	factory := informers.NewSharedInformerFactory(limitRangeClient, 0)
+	p.SetExternalKubeInformerFactory(factory)
+	p.SetExternalKubeClientSet(limitRangeClient)
+	if err := p.ValidateInitialization(); err != nil {
+		return nil, err
+	}
+	if err := factory.Core().V1().LimitRanges().Informer().GetIndexer().Add(lr); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // decoded is an object as the API server hands it to admission: decoded from its
@@ -589,6 +671,45 @@ func isZeroPodStatus(s api.PodStatus) bool {
 	return s.Phase == "" && len(s.ContainerStatuses) == 0 && len(s.InitContainerStatuses) == 0 && len(s.Conditions) == 0
 }
 
+// decodeStored decodes an update's oldObject (the stored object), of the same kind as the
+// object, in the namespace ns.
+func decodeStored(req *request, d *decoded, ns string) (*decoded, error) {
+	od, err := decodeObject(req.OldObject, req.Resource)
+	if err != nil {
+		return nil, fmt.Errorf("bad oldObject: %w", err)
+	}
+	if od.gvk != d.gvk {
+		return nil, fmt.Errorf("bad request: oldObject is a %s, object a %s", od.gvk, d.gvk)
+	}
+	if oacc, err := meta.Accessor(od.obj); err == nil {
+		oacc.SetNamespace(ns)
+	}
+	return od, nil
+}
+
+// prepareUpdate is what the API server does to an update before validating admission: the
+// stored object is taken as created (asCreated), and a pod goes through the strategy's
+// PrepareForUpdate and ValidateUpdate, or the resize strategy's for subresource "resize".
+// The answer is the update's validation errors, the stored pod's under "oldObject".
+func prepareUpdate(d, od *decoded, ns, subresource string) field.ErrorList {
+	var invalid field.ErrorList
+	oldInvalid := asCreated(od, ns)
+	if pod, ok := d.obj.(*api.Pod); ok {
+		switch subresource {
+		case "":
+			podregistry.Strategy.PrepareForUpdate(requestContext(ns), pod, od.obj)
+			invalid = podregistry.Strategy.ValidateUpdate(requestContext(ns), pod, od.obj)
+		case "resize":
+			podregistry.ResizeStrategy.PrepareForUpdate(requestContext(ns), pod, od.obj)
+			invalid = podregistry.ResizeStrategy.ValidateUpdate(requestContext(ns), pod, od.obj)
+		}
+	}
+	if oldInvalid != "" {
+		invalid = append(invalid, field.Invalid(field.NewPath("oldObject"), "", oldInvalid))
+	}
+	return invalid
+}
+
 func requestContext(ns string) context.Context {
 	return genericapirequest.WithNamespace(context.Background(), ns)
 }
@@ -664,30 +785,11 @@ func admitOp(req *request) (any, error) {
 		if len(req.OldObject) == 0 {
 			return nil, errors.New(`bad request: "operation":"update" needs "oldObject"`)
 		}
-		od, err := decodeObject(req.OldObject, req.Resource)
+		od, err := decodeStored(req, d, ns)
 		if err != nil {
-			return nil, fmt.Errorf("bad oldObject: %w", err)
+			return nil, err
 		}
-		if od.gvk != d.gvk {
-			return nil, fmt.Errorf("bad request: oldObject is a %s, object a %s", od.gvk, d.gvk)
-		}
-		if oacc, err := meta.Accessor(od.obj); err == nil {
-			oacc.SetNamespace(ns)
-		}
-		oldInvalid := asCreated(od, ns)
-		if pod, ok := d.obj.(*api.Pod); ok {
-			switch req.Subresource {
-			case "":
-				podregistry.Strategy.PrepareForUpdate(requestContext(ns), pod, od.obj)
-				invalid = podregistry.Strategy.ValidateUpdate(requestContext(ns), pod, od.obj)
-			case "resize":
-				podregistry.ResizeStrategy.PrepareForUpdate(requestContext(ns), pod, od.obj)
-				invalid = podregistry.ResizeStrategy.ValidateUpdate(requestContext(ns), pod, od.obj)
-			}
-		}
-		if oldInvalid != "" {
-			invalid = append(invalid, field.Invalid(field.NewPath("oldObject"), "", oldInvalid))
-		}
+		invalid = prepareUpdate(d, od, ns, req.Subresource)
 		old = od.obj
 	default:
 		return nil, fmt.Errorf(`bad request: unknown operation %q (want "create" or "update")`, req.Operation)
