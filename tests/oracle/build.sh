@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
     --smoke) SMOKE=1 ;;
     --release) [ $# -ge 2 ] || die "--release needs 1.37 or 1.38"; RELEASE=$2; shift ;;
     --release=*) RELEASE=${1#--release=} ;;
-    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument: $1 (--release 1.37|1.38 and --smoke are accepted)" ;;
   esac
   shift
