@@ -158,28 +158,21 @@ fn ratio_violation(how: Compare, kind: &str, name: &str, enforced: &Quantity, re
         // Is the limit above request × ratio, exactly; the ratio printed is the quotient of
         // the two values as floating point, as the server prints it (`+Inf`, `NaN` past f64).
         Compare::Exact => (lim.cmp_product(req, enforced) == Ordering::Greater).then(|| go_float(lim.approximate_f64() / req.approximate_f64())),
-        // limit / request > enforced, in milli-units of the ratio when the enforced value
-        // allows, compared exactly (the server divides in floating point).
+        // limit / request > enforced, divided in floating point as the server divides, in
+        // milli-units of the ratio when the enforced value allows (past 2^53 the quotient
+        // rounds: 10000000000000001 / 10000000000000000 is 1.0).
         Compare::Projected => {
-            let (l, r) = (i128::from(l), i128::from(r));
-            let over = if enforced.value() <= MAX_MILLI_VALUE { l * 1000 > i128::from(enforced.milli_value()) * r } else { l > i128::from(enforced.value()) * r };
-            over.then(|| six_decimals(l, r))
+            let observed = l as f64 / r as f64;
+            let (scaled, allowed) =
+                if enforced.value() <= MAX_MILLI_VALUE { (observed * 1000.0, enforced.milli_value() as f64) } else { (observed, enforced.value() as f64) };
+            (scaled > allowed).then(|| go_float(observed))
         }
     };
     observed.map(|ratio| format!("{name} max limit to request ratio per {kind} is {enforced}, but provided ratio is {ratio}"))
 }
 
-/// `num / den` with six decimals, the last rounded half to even (Go's `%f`).
-fn six_decimals(num: i128, den: i128) -> String {
-    let scaled = num * 1_000_000;
-    let (mut q, rem) = (scaled / den, scaled % den);
-    if rem * 2 > den || (rem * 2 == den && q % 2 == 1) {
-        q += 1;
-    }
-    format!("{}.{:06}", q / 1_000_000, q % 1_000_000)
-}
-
-/// A double as Go's `%f` prints it: six decimals of its exact binary value, `+Inf`, `-Inf`, `NaN`.
+/// A double as Go's `%f` prints it: six decimals of its exact binary value, the last rounded
+/// half to even, or `+Inf`, `-Inf`, `NaN`.
 fn go_float(x: f64) -> String {
     match x {
         _ if x.is_nan() => "NaN".into(),
@@ -308,7 +301,11 @@ fn validate_pod_against(pod: &Pod, old: Option<&Pod>, limit_ranges: &[(&str, &[L
 /// other pod update is not LimitRanger's.
 pub fn validate_pod_update(old: &Pod, new: &Pod, limit_ranges: &[(&str, &[LimitRangeItem])], rules: &Rules) -> Result<(), String> {
     if rules.pod_resize && crate::pod_totals::is_resize(old, new) {
-        validate_pod_against(new, Some(old), limit_ranges, rules)
+        // The stored pod as the server stores it: a state written by hand may leave out the
+        // requests the API defaults from limits, which would read as changed.
+        let mut stored = old.clone();
+        crate::defaulting::default_pod_api_for(&mut stored, rules);
+        validate_pod_against(new, Some(&stored), limit_ranges, rules)
     } else {
         Ok(())
     }
@@ -390,7 +387,7 @@ mod tests {
     #[test]
     fn ratios_print_six_decimals_rounded_half_to_even() {
         for (n, d, want) in [(4, 1, "4.000000"), (10, 3, "3.333333"), (2, 3, "0.666667"), (1, 128, "0.007812"), (3, 128, "0.023438")] {
-            assert_eq!(six_decimals(n, d), want, "{n}/{d}");
+            assert_eq!(go_float(f64::from(n) / f64::from(d)), want, "{n}/{d}");
         }
     }
 }

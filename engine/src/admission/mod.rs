@@ -136,6 +136,15 @@ impl Attributes<'_> {
         self.old.is_none()
     }
 
+    /// Whether `obj` updates a stored pod's resources in place (`pods/resize`), where the
+    /// release has it.
+    fn resizing(&self, obj: &Object) -> bool {
+        match (&obj.body, self.old.map(|o| &o.body)) {
+            (Body::Pod(new), Some(Body::Pod(old))) => self.opts.rules.pod_resize && crate::pod_totals::is_resize(old, new),
+            _ => false,
+        }
+    }
+
     /// The namespace's LimitRanges as the LimitRanger reads them.
     fn limit_ranges(&self) -> Vec<(&str, &[LimitRangeItem])> {
         self.cluster.limit_ranges.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect()
@@ -235,6 +244,11 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
             notes
         }
         Some(prev) => {
+            // Every write is decoded and defaulted: a resized container's limit without a
+            // request gets the limit as its request, as on create.
+            if let Body::Pod(p) = &mut obj.body {
+                crate::defaulting::default_pod_api_for(p, opts.rules);
+            }
             if let Err(refused) = mutating_half(obj, &a) {
                 return (refused, vec![]);
             }
@@ -336,8 +350,11 @@ impl Plugin for LimitRanger {
         matches!(obj.body, Body::Pod(_) | Body::PersistentVolumeClaim(_))
     }
     fn mutate(&self, obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Denial> {
+        let resized = a.resizing(obj);
         match &mut obj.body {
-            Body::Pod(p) if a.creating() => Ok(limit_ranger::apply_limit_ranges(p, &a.limit_ranges())),
+            // A resize goes through LimitRanger's mutating half too: what the resized pod
+            // leaves out gets the LimitRanges' defaults, as on create.
+            Body::Pod(p) if resized || a.creating() => Ok(limit_ranger::apply_limit_ranges(p, &a.limit_ranges())),
             _ => Ok(vec![]),
         }
     }
