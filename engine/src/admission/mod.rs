@@ -140,7 +140,7 @@ impl Attributes<'_> {
     /// release has it.
     fn resizing(&self, obj: &Object) -> bool {
         match (&obj.body, self.old.map(|o| &o.body)) {
-            (Body::Pod(new), Some(Body::Pod(old))) => self.opts.rules.pod_resize && crate::pod_totals::is_resize(old, new),
+            (Body::Pod(new), Some(Body::Pod(old))) => self.opts.rules.pod_resize && resource_quota::usage::is_resize(old, new),
             _ => false,
         }
     }
