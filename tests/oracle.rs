@@ -880,6 +880,41 @@ fn admit_difference(got: &Value, want: &Value) -> &'static str {
     }
 }
 
+/// The engine's answer to a `usage` question: the evaluator's usage of `object`.
+fn engine_usage(object: &Value, create: bool, device_classes: &Value, rules: &Rules) -> Result<Value, String> {
+    let obj = engine_object(object, create, rules)?;
+    let classes = engine_classes(device_classes, rules)?;
+    let ev = Evaluator::for_object_in(&obj, rules, Some(&classes));
+    Ok(json!({"ignored": matches!(ev, Evaluator::Ignored(_)), "usage": as_json(&ev.usage(&obj))}))
+}
+
+/// The engine's answer to an `admit` question: quota's verdict, message and the usage after.
+fn engine_admit(object: &Value, old: Option<&Value>, quotas: &[Value], limited: &Value, device_classes: &Value, resize: bool, rules: &Rules) -> Result<Value, String> {
+    let obj = engine_object(object, old.is_none(), rules)?;
+    let old = old.map(|v| engine_object(v, false, rules)).transpose()?;
+    let mut named: Vec<NamedQuota> = quotas
+        .iter()
+        .map(|q| {
+            // The oracle takes a quota without its type (the pinned cases leave it out).
+            let mut q = q.clone();
+            for (k, v) in [("apiVersion", "v1"), ("kind", "ResourceQuota")] {
+                if q.get(k).is_none() {
+                    q[k] = json!(v);
+                }
+            }
+            let o = engine_object(&q, true, rules).expect("the engine decodes a generated quota");
+            let Body::ResourceQuota(rq) = o.body else { unreachable!() };
+            NamedQuota { name: o.meta.name, quota: *rq }
+        })
+        .collect();
+    let classes = engine_classes(device_classes, rules)?;
+    let request = Request { classes: Some(&classes), detail: Detail::Full, resize };
+    let d = check_request_detailed(&mut named, &obj, old.as_ref(), &engine_limited(limited), rules, &request);
+    let message = d.refusal.as_ref().map(|r| r.server_error(&obj)).unwrap_or_default();
+    let used: Vec<Value> = if d.allowed { named.iter().map(|q| as_json(&q.quota.status_used)).collect() } else { vec![] };
+    Ok(json!({"allowed": d.allowed, "message": message, "quotas": used}))
+}
+
 #[test]
 fn engine_agrees_with_upstream_code() {
     quota_agrees_with_upstream(R1_37);
@@ -906,13 +941,7 @@ fn quota_agrees_with_upstream(release: Release) {
     let asked_usage = started.elapsed();
 
     // The engine's answers, on every core (decoding dominates in a debug build).
-    let engine_usage = |c: &Case| -> Result<Value, String> {
-        let obj = engine_object(&c.object, c.old.is_none(), &rules)?;
-        let classes = engine_classes(&c.device_classes, &rules)?;
-        let ev = Evaluator::for_object_in(&obj, &rules, Some(&classes));
-        Ok(json!({"ignored": matches!(ev, Evaluator::Ignored(_)), "usage": as_json(&ev.usage(&obj))}))
-    };
-    let engine_usages: Vec<Result<Value, String>> = parallel_map(&cases, engine_usage);
+    let engine_usages: Vec<Result<Value, String>> = parallel_map(&cases, |c| engine_usage(&c.object, c.old.is_none(), &c.device_classes, &rules));
     let mut diffs = Differences::new();
     // Objects upstream's validation refuses never reach quota: not compared, only counted.
     let (mut invalid, mut invalid_admits) = (0, 0);
@@ -954,25 +983,8 @@ fn quota_agrees_with_upstream(release: Release) {
     let before_admit = Instant::now();
     let answers = ask(&binary, &admit_lines);
     let asked_admit = before_admit.elapsed();
-    let engine_admit = |(c, qs, lim): &(&Case, Vec<Value>, Value)| -> Result<Value, String> {
-        let obj = engine_object(&c.object, c.old.is_none(), &rules)?;
-        let old = c.old.as_ref().map(|v| engine_object(v, false, &rules)).transpose()?;
-        let mut named: Vec<NamedQuota> = qs
-            .iter()
-            .map(|q| {
-                let o = engine_object(q, true, &rules).expect("the engine decodes a generated quota");
-                let Body::ResourceQuota(rq) = o.body else { unreachable!() };
-                NamedQuota { name: o.meta.name, quota: *rq }
-            })
-            .collect();
-        let classes = engine_classes(&c.device_classes, &rules)?;
-        let request = Request { classes: Some(&classes), detail: Detail::Full, resize: c.op == Op::Resize };
-        let d = check_request_detailed(&mut named, &obj, old.as_ref(), &engine_limited(lim), &rules, &request);
-        let message = d.refusal.as_ref().map(|r| r.server_error(&obj)).unwrap_or_default();
-        let used: Vec<Value> = if d.allowed { named.iter().map(|q| as_json(&q.quota.status_used)).collect() } else { vec![] };
-        Ok(json!({"allowed": d.allowed, "message": message, "quotas": used}))
-    };
-    let engine_admits = parallel_map(&admits, engine_admit);
+    let engine_admits =
+        parallel_map(&admits, |(c, qs, lim)| engine_admit(&c.object, c.old.as_ref(), qs, lim, &c.device_classes, c.op == Op::Resize, &rules));
     for ((((c, _, _), a), request), got) in admits.iter().zip(&answers).zip(&admit_lines).zip(engine_admits) {
         let label = format!("{} {:?}", c.label, c.op).to_lowercase();
         let Some(got) = diffs.comparable(&label, a, got, request, &mut invalid_admits) else { continue };
@@ -1200,6 +1212,130 @@ fn limits_verdict(allowed: bool, invalid: bool, message: &str) -> String {
     }
 }
 
+/// The engine's verdict on a `limits` question ([`limits_verdict`]): `object` checked in a
+/// namespace with `limit_ranges` (and the stored `old` object of an update) and a roomy quota.
+fn engine_limits(limit_ranges: &[Value], object: &Value, old: Option<&Value>, rules: &Rules) -> String {
+    let quota = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: roomy, namespace: ns}\nspec: {hard: {pods: '1000'}}\nstatus: {hard: {pods: '1000'}, used: {pods: '0'}}\n";
+    let docs = kubectl_quota_engine::manifest::parse_str("quota.yaml", quota).unwrap();
+    let mut objects: Vec<Object> = docs.iter().map(|d| decode(d).unwrap()).collect();
+    for lr in limit_ranges {
+        let mut lr = lr.clone();
+        lr["metadata"]["namespace"] = json!(NS);
+        // The oracle takes a LimitRange without its type (the pinned cases leave it out).
+        lr["apiVersion"] = json!("v1");
+        lr["kind"] = json!("LimitRange");
+        objects.push(decode(&Document { origin: Origin::new("lr", 1), value: lr }).unwrap());
+    }
+    // The stored object of an update is in the state: the check then answers the update.
+    let in_ns = |v: &Value| {
+        let mut v = v.clone();
+        v["metadata"]["namespace"] = json!(NS);
+        v
+    };
+    if let Some(old) = old {
+        objects.push(decode(&Document { origin: Origin::new("stored", 1), value: in_ns(old) }).unwrap());
+    }
+    let obj = decode(&Document { origin: Origin::new("object", 1), value: in_ns(object) }).unwrap();
+    // A claim whose update changes its request: the whole check also runs the claim update's
+    // own validation (no shrinking, expansion only where the class allows it), which the
+    // oracle's `limits` question leaves out; LimitRanger's half is asked alone.
+    if let (Body::PersistentVolumeClaim(new), Some(Body::PersistentVolumeClaim(stored))) = (&obj.body, objects.last().map(|o| &o.body)) {
+        if old.is_some() && new.storage_request != stored.storage_request {
+            let ranges: Vec<(String, Vec<kubectl_quota_engine::objects::LimitRangeItem>)> = objects
+                .iter()
+                .filter_map(|o| match &o.body {
+                    Body::LimitRange(items) => Some((o.meta.name.clone(), items.clone())),
+                    _ => None,
+                })
+                .collect();
+            let ranges: Vec<(&str, &[kubectl_quota_engine::objects::LimitRangeItem])> = ranges.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect();
+            return match kubectl_quota_engine::admission::limit_ranger::validate_pvc(new, Some(stored), &ranges, rules) {
+                Ok(()) => limits_verdict(true, false, ""),
+                Err(m) => limits_verdict(false, false, &m),
+            };
+        }
+    }
+    let mut state = kubectl_quota_engine::check::ClusterState::from_objects(objects, NS);
+    let opts = kubectl_quota_engine::check::CheckOptions { namespace: NS.into(), rules: *rules, ..Default::default() };
+    let report = kubectl_quota_engine::check::check(&mut state, vec![obj], &opts);
+    let d = &report.documents[0];
+    let engine_invalid = d.refusal.as_ref().is_some_and(|r| r.reason == kubectl_quota_engine::admission::RefusalReason::Invalid);
+    limits_verdict(d.allowed, engine_invalid, d.message.as_deref().unwrap_or(""))
+}
+
+/// Pinned cases where the engine is known to differ from one release's code, and why; printed
+/// on every run. Never grown to make a run pass.
+const PINNED_GAPS: &[(&str, u32, &str)] = &[(
+    "k138-lr-ratio-int64-edge",
+    37,
+    "1.37's LimitRanger reads a limit past int64 through a wrapping Value() (9223372036854775809 becomes negative, so the ratio passes); the engine saturates at int64, as 1.38's checked accessors do",
+)];
+
+/// The cases tests/oracle/smoke.jsonl pins for the changes between 1.37 and 1.38 (ids
+/// `k138-*`: partial and zero container limits, the pod-level overhead, LimitRanger past
+/// MaxMilliValue and at the int64 edge, resizes and claim updates keeping stored values,
+/// integer resources at any size), asked of both oracles and answered by the engine with each
+/// release's rules: the same usage, verdict and words, case by case.
+#[test]
+fn the_changes_of_1_38_answer_as_upstream_code_at_both_releases() {
+    let pinned: Vec<Value> = std::fs::read_to_string(common::root().join("tests/oracle/smoke.jsonl"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["id"].as_str().is_some_and(|id| id.starts_with("k138-")))
+        .collect();
+    assert!(pinned.len() >= 30, "smoke.jsonl pins {} cases of 1.38", pinned.len());
+    let lines: Vec<String> = pinned.iter().map(Value::to_string).collect();
+    let mut differences = Vec::new();
+    for release in [R1_37, R1_38] {
+        let Some((binary, _)) = oracle_and_seed("the pinned cases of 1.38", release) else { return };
+        let rules = release.rules();
+        for (q, a) in pinned.iter().zip(ask(&binary, &lines)) {
+            let (id, none) = (q["id"].as_str().unwrap(), json!(null));
+            let classes = q.get("deviceClasses").unwrap_or(&none);
+            let (got, want) = match q["op"].as_str() {
+                Some("usage") => {
+                    let got = engine_usage(&q["object"], true, classes, &rules);
+                    match (got, a.get("invalid")) {
+                        // The engine's validation gives the same 422 for what upstream's refuses.
+                        (_, Some(why)) => {
+                            let obj = engine_object(&q["object"], true, &rules).unwrap();
+                            let Body::Pod(p) = &obj.body else { panic!("{id}: a usage question upstream finds invalid is a pod") };
+                            let got = kubectl_quota_engine::object_validation::validate_pod_requests(p, "p", &rules, Default::default(), true);
+                            (format!("{:?}", got.err()), format!("{:?}", Some(format!("Pod \"p\" is invalid: {}", why.as_str().unwrap()))))
+                        }
+                        (got, None) => (format!("{:?}", got.map(|g| g["usage"].clone())), format!("{:?}", Ok::<Value, String>(a["usage"].clone()))),
+                    }
+                }
+                Some("admit") => {
+                    let got = engine_admit(&q["object"], q.get("oldObject"), q["quotas"].as_array().unwrap(), q.get("limitedResources").unwrap_or(&json!([])), classes, q["subresource"] == "resize", &rules);
+                    (format!("{got:?}"), format!("{:?}", Ok::<Value, String>(json!({"allowed": a["allowed"], "message": a["message"], "quotas": a["quotas"]}))))
+                }
+                Some("limits") if a.get("ignored").is_some() => continue,
+                Some("limits") => {
+                    let ranges = q["limitRanges"].as_array().unwrap();
+                    let got = engine_limits(ranges, &q["object"], q.get("oldObject"), &rules);
+                    let want = limits_verdict(a["allowed"].as_bool().unwrap_or(false), a.get("invalid").is_some(), a["message"].as_str().unwrap_or(""));
+                    // Of several LimitRanges the server's first refusal is the one its cache
+                    // lists first, in no order a request can pin (the engine takes name order,
+                    // the oracle the order asked): both refusing is agreement.
+                    let refused = |v: &str| v != "allowed" && v != "invalid";
+                    if ranges.len() > 1 && refused(&got) && refused(&want) { continue }
+                    (got, want)
+                }
+                other => panic!("{id}: op {other:?}"),
+            };
+            if got != want {
+                match PINNED_GAPS.iter().find(|(gap, minor, _)| *gap == id && *minor == release.minor) {
+                    Some((_, _, why)) => eprintln!("!!!!!!!!!! {id} ({}): a known gap, not compared: {why}\n    engine   {got}\n    upstream {want}", release.upstream),
+                    None => differences.push(format!("{id} ({}):\n    engine   {got}\n    upstream {want}", release.upstream)),
+                }
+            }
+        }
+    }
+    assert!(differences.is_empty(), "{} pinned answers differ from upstream:\n{}", differences.len(), differences.join("\n"));
+}
+
 /// LimitRanger (docs/semantics.md §9) against upstream 1.37.2's own functions on generated
 /// LimitRanges, pods and claims: the same verdict and words, case by case.
 #[test]
@@ -1249,7 +1385,6 @@ fn limit_ranger_agrees_with_upstream(release: Release) {
         })
         .collect();
     let answers = ask(&binary, &lines);
-    let quota = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: roomy, namespace: ns}\nspec: {hard: {pods: '1000'}}\nstatus: {hard: {pods: '1000'}, used: {pods: '0'}}\n";
     let mut differences = Vec::new();
     let mut invalid_updates = 0;
     for (i, ((lr, o, update), a)) in cases.iter().zip(&answers).enumerate() {
@@ -1262,20 +1397,7 @@ fn limit_ranger_agrees_with_upstream(release: Release) {
             invalid_updates += 1;
             continue;
         }
-        let docs = kubectl_quota_engine::manifest::parse_str("quota.yaml", quota).unwrap();
-        let mut objects: Vec<Object> = docs.iter().map(|d| decode(d).unwrap()).collect();
-        objects.push(decode(&Document { origin: Origin::new("lr", 1), value: lr.clone() }).unwrap());
-        // The stored object of an update is in the state: the check then answers the update.
-        if let Some((old, _)) = update {
-            objects.push(decode(&Document { origin: Origin::new("stored", 1), value: old.clone() }).unwrap());
-        }
-        let mut state = kubectl_quota_engine::check::ClusterState::from_objects(objects, NS);
-        let obj = decode(&Document { origin: Origin::new("object", 1), value: o.clone() }).unwrap();
-        let opts = kubectl_quota_engine::check::CheckOptions { namespace: NS.into(), rules, ..Default::default() };
-        let report = kubectl_quota_engine::check::check(&mut state, vec![obj], &opts);
-        let d = &report.documents[0];
-        let engine_invalid = d.refusal.as_ref().is_some_and(|r| r.reason == kubectl_quota_engine::admission::RefusalReason::Invalid);
-        let got = limits_verdict(d.allowed, engine_invalid, d.message.as_deref().unwrap_or(""));
+        let got = engine_limits(std::slice::from_ref(lr), o, update.as_ref().map(|(old, _)| old), &rules);
         let want = limits_verdict(a["allowed"].as_bool().unwrap_or(false), a.get("invalid").is_some(), a["message"].as_str().unwrap_or(""));
         if got != want {
             differences.push(format!("case {i}:\n    engine   {got}\n    upstream {want}\n    request  {}", lines[i]));

@@ -374,7 +374,11 @@ pub fn pod_spec_errors(pod: &Pod, spec: &str, rules: &Rules, flags: ServerFlags)
             if !names.insert(c.name.as_str()) {
                 errors.push(FieldError::duplicate(format!("{spec}.{field}[{i}].name"), &c.name));
             }
+            // Limits first, then each request: its value, then against its limit (the
+            // server's order; within a list it walks a Go map, here in name order).
+            errors.extend(fractional_integers(&c.limits, &format!("{spec}.{field}[{i}].resources.limits"), rules));
             for (k, req) in &c.requests {
+                errors.extend(fractional_integers(&[(k.clone(), req.clone())].into(), &format!("{spec}.{field}[{i}].resources.requests"), rules));
                 if let Some(lim) = c.limits.get(k) {
                     if req > lim {
                         let of = if rules.request_limit_message_names_limit { format!(" of {lim}") } else { String::new() };
@@ -400,6 +404,21 @@ pub fn pod_spec_errors(pod: &Pod, spec: &str, rules: &Rules, flags: ServerFlags)
         errors.extend(pod_level_errors(pod, spec));
     }
     errors
+}
+
+/// `ValidateResourceQuantityValue` of a container's requests or limits (rounded up to
+/// milli-units by API defaulting): an integer resource (an extended resource such as
+/// `nvidia.com/gpu`) must be a whole number; before 1.38 its 64-bit milli value had to be a
+/// multiple of 1000 (saturated here where the server's wrapped).
+fn fractional_integers(list: &BTreeMap<String, crate::quantity::Quantity>, path: &str, rules: &Rules) -> Vec<FieldError> {
+    list.iter()
+        .filter(|(k, _)| crate::resource_names::is_integer_resource_name(k))
+        .filter(|(_, v)| {
+            let v = v.round_up(-3);
+            if rules.integer_values_exact { !v.is_integer() } else { v.milli_value() % 1000 != 0 }
+        })
+        .map(|(k, v)| FieldError::invalid(format!("{path}[{k}]"), go_quote(&v.round_up(-3).to_string()), crate::validation::reasons::NOT_INTEGER))
+        .collect()
 }
 
 /// `validatePodResourceConsistency`: pod-level resources must cover the containers'. The
