@@ -114,6 +114,9 @@ if [[ ${KUBECTL_QUOTA_SKIP_LAB:-} != 1 ]]; then
       else
         no_lab "KEDA or the VPA admission controller could not be built"
       fi
+      # The Helm client the guard's chart is tested with (tests/helm.rs): a few minutes cold.
+      phase "building (or reusing) helm"
+      tests/cluster/autoscalers/build.sh helm >/dev/null || echo "run-all: helm could not be built: tests/helm.rs will say why" >&2
     fi
     phase "starting the 1.20 clusters"
     if lab up && limited up; then

@@ -34,7 +34,15 @@ pub struct Metrics {
     /// Per autoscaler (namespace, kind, name): its minimum, its maximum, and how many pods of
     /// its target quota lets run, as last decided.
     ceilings: Mutex<BTreeMap<(String, AutoscalerKindLabel, String), (i32, i32, i32)>>,
+    /// Per namespace, the workloads warned about and refused (at most [`MAX_NAMESPACES`]
+    /// namespaces; the rest under [`OTHER_NAMESPACES`]).
+    by_namespace: Mutex<BTreeMap<String, [u64; 2]>>,
 }
+
+/// Namespaces counted apart at most, so that the scrape stays bounded in a cluster of many.
+pub const MAX_NAMESPACES: usize = 1_000;
+/// The `namespace` label of the answers in namespaces past [`MAX_NAMESPACES`].
+pub const OTHER_NAMESPACES: &str = "(other)";
 
 /// Autoscalers shown at most: past this a new one is left out (and counted), so that the
 /// scrape never grows without bound; one removed from the cluster leaves room.
@@ -70,6 +78,19 @@ impl Metrics {
         }
         self.count.fetch_add(1, Ordering::Relaxed);
         self.sum_micros.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// Counts a warning or a refusal in namespace `ns` (other answers are not counted per
+    /// namespace).
+    pub fn answered_in(&self, ns: &str, why: Why) {
+        let column = match why {
+            Why::Warned => 0,
+            Why::Denied => 1,
+            _ => return,
+        };
+        let mut m = self.by_namespace.lock().unwrap_or_else(|e| e.into_inner());
+        let key = if m.contains_key(ns) || m.len() < MAX_NAMESPACES { ns } else { OTHER_NAMESPACES };
+        m.entry(key.to_string()).or_default()[column] += 1;
     }
 
     /// Records how far quota lets an autoscaler of namespace `ns` scale (from a decision about
@@ -149,6 +170,12 @@ impl Metrics {
         }
         family(&mut s, "ready", "gauge", "1 once every cached resource has been listed.");
         let _ = writeln!(s, "kubectl_quota_guard_ready {}", u8::from(cache.ready()));
+        family(&mut s, "namespace_answers_total", "counter", "Workloads warned about or refused, by namespace and result.");
+        for (ns, counts) in self.by_namespace.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            for (result, n) in [(Why::Warned, counts[0]), (Why::Denied, counts[1])] {
+                let _ = writeln!(s, "kubectl_quota_guard_namespace_answers_total{{namespace=\"{}\",result=\"{}\"}} {n}", label(ns), result.label());
+            }
+        }
         self.render_ceilings(&mut s, cache);
         s
     }
@@ -180,6 +207,26 @@ impl Metrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warnings_and_refusals_are_counted_per_namespace_up_to_a_bound() {
+        let m = Metrics::default();
+        m.answered_in("shop", Why::Warned);
+        m.answered_in("shop", Why::Denied);
+        m.answered_in("shop", Why::Warned);
+        m.answered_in("quiet", Why::Fits);
+        for i in 0..MAX_NAMESPACES + 5 {
+            m.answered_in(&format!("ns-{i}"), Why::Denied);
+        }
+        let text = m.render(&Cache::default());
+        assert!(text.contains("kubectl_quota_guard_namespace_answers_total{namespace=\"shop\",result=\"warned\"} 2"), "{text}");
+        assert!(text.contains("kubectl_quota_guard_namespace_answers_total{namespace=\"shop\",result=\"denied\"} 1"));
+        assert!(!text.contains("namespace=\"quiet\""), "only warnings and refusals are counted per namespace");
+        // shop plus 999 others fill the table; the 6 namespaces past it are counted together.
+        assert!(text.contains("kubectl_quota_guard_namespace_answers_total{namespace=\"(other)\",result=\"denied\"} 6"), "{text}");
+        let per_namespace = text.lines().filter(|l| l.starts_with("kubectl_quota_guard_namespace_answers_total{") && l.contains("result=\"denied\"")).count();
+        assert_eq!(per_namespace, MAX_NAMESPACES + 1);
+    }
 
     #[test]
     fn the_histogram_counts_each_answer_in_every_bucket_above_it() {

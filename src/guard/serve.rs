@@ -351,9 +351,10 @@ async fn decide_body(app: &App, body: Vec<u8>, arrived: Instant) -> Response<Ful
         }
     };
     drop(body);
-    let uid = request.uid.clone();
+    let (uid, namespace) = (request.uid.clone(), request.namespace.clone());
     let answer = answer(app, request).await;
     app.metrics.answered(answer.why, answer.warnings.len(), arrived.elapsed());
+    app.metrics.answered_in(&namespace, answer.why);
     reply(StatusCode::OK, "application/json", review::response(&uid, &answer).to_string())
 }
 

@@ -2,7 +2,7 @@
 # autoscalers/build.sh - builds (or reuses) the autoscaler controllers the live autoscaler tests
 # run against the lab: KEDA's operator and metrics server, and the VPA admission controller.
 #
-# Usage: tests/cluster/autoscalers/build.sh keda|vpa [--modules-only]
+# Usage: tests/cluster/autoscalers/build.sh keda|vpa|helm [--modules-only]
 # Prints the directory holding the binaries (and the CRDs taken from the module) on stdout; logs
 # go to stderr. With --modules-only it only generates our Go module (if missing).
 #
@@ -10,6 +10,7 @@
 #         keda-metrics-apiserver; CRDs copied from the module's config/crd/bases.
 #   vpa   k8s.io/autoscaler/vertical-pod-autoscaler v1.8.1: pkg/admission-controller ->
 #         vpa-admission-controller; CRDs copied from the module's deploy/vpa-v1-crd-gen.yaml.
+#   helm  helm.sh/helm/v3 v3.22.0: cmd/helm -> helm (the client the guard's chart is tested with).
 #
 # As modern/build.sh does for Kubernetes: one small Go module of ours per component beside this
 # script (keda-v2.21.0/, vpa-v1.8.1/), requiring the upstream module, repeating its go.mod's
@@ -48,7 +49,18 @@ case ${1:-} in
     FILES=()
     VERSION_X=
     ;;
-  *) die "usage: $0 keda|vpa [--modules-only]" ;;
+  # Not an autoscaler: the Helm client the chart's tests run (deploy/helm), built the same way.
+  helm)
+    UPMOD=helm.sh/helm/v3 VER=v3.22.0
+    PKGS=("$UPMOD/cmd/helm=helm")
+    CRDS=()
+    FILES=()
+    # As helm's Makefile sets them: the Kubernetes version `helm template` and `helm lint`
+    # assume without a server is that of its client-go (v0.37: 1.37); unset, it is 1.20.
+    VERSION_X="-X $UPMOD/internal/version.version=$VER -X $UPMOD/internal/version.gitTreeState=clean"
+    for p in chartutil lint/rules; do VERSION_X+=" -X $UPMOD/pkg/$p.k8sVersionMajor=1 -X $UPMOD/pkg/$p.k8sVersionMinor=37"; done
+    ;;
+  *) die "usage: $0 keda|vpa|helm [--modules-only]" ;;
 esac
 NAME=$1-$VER
 BIN=$CACHE/$NAME
