@@ -109,6 +109,8 @@ struct Cleanup {
     c: Client,
     kubeconfig: PathBuf,
     guard_namespace: Option<String>,
+    /// The namespace of a Helm release of the guard, uninstalled with this helm.
+    helm_release: Option<(PathBuf, String)>,
     namespaces: Vec<String>,
 }
 
@@ -116,6 +118,10 @@ impl Drop for Cleanup {
     fn drop(&mut self) {
         if let Some(ns) = &self.guard_namespace {
             let _ = plugin(&self.kubeconfig, &["guard", "uninstall", "--guard-namespace", ns]);
+            self.namespaces.push(ns.clone());
+        }
+        if let Some((helm_bin, ns)) = &self.helm_release {
+            let _ = helm(helm_bin, &self.kubeconfig, &["uninstall", "kubectl-quota-guard", "-n", ns, "--wait"]);
             self.namespaces.push(ns.clone());
         }
         let (c, namespaces) = (self.c.clone(), self.namespaces.clone());
@@ -129,13 +135,35 @@ impl Drop for Cleanup {
     }
 }
 
+/// The Helm client tests/cluster/autoscalers/build.sh builds (cached).
+fn helm_binary() -> PathBuf {
+    let out = Command::new("bash").arg(common::root().join("tests/cluster/autoscalers/build.sh")).arg("helm").output().unwrap();
+    assert!(out.status.success(), "building helm: {}", text(&out.stderr));
+    PathBuf::from(text(&out.stdout).lines().last().unwrap_or("").trim()).join("helm")
+}
+
+/// `helm ARGS` against the lab, with its own cache and config directories.
+fn helm(bin: &Path, kubeconfig: &Path, args: &[&str]) -> Output {
+    let home = std::env::temp_dir().join(format!("kq-helm-home-{}", std::process::id()));
+    Command::new(bin)
+        .current_dir(common::root())
+        .args(args)
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .env("HELM_CACHE_HOME", home.join("cache"))
+        .env("HELM_CONFIG_HOME", home.join("config"))
+        .env("HELM_DATA_HOME", home.join("data"))
+        .output()
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn pods_run_on_the_lab_node_and_the_guard_runs_from_its_own_image() {
     let Some(kubeconfig) = lab() else { return };
     let Some(node) = node_dir() else { return };
     let c = client(&kubeconfig).await;
     let node_name = node_name(&node);
-    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
+    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, helm_release: None, namespaces: vec![] };
 
     // The node is registered and Ready, with its kubelet's allocatable.
     let n = Api::<Node>::all(c.clone()).get(&node_name).await.unwrap_or_else(|e| panic!("node {node_name}: {e}"));
@@ -277,6 +305,59 @@ spec:
     assert!(text(&s.stdout).starts_with("Registered:  no"), "{}", text(&s.stdout));
     cleanup.namespaces.push(gns);
     cleanup.guard_namespace = None;
+
+    // 4. The same guard from the Helm chart (deploy/helm), here rather than in a test of its
+    // own: both register the one cluster-wide kubectl-quota-guard webhook.
+    let helm_bin = helm_binary();
+    let hns = format!("kq-node-helm-{}", std::process::id() % 100000);
+    cleanup.helm_release = Some((helm_bin.clone(), hns.clone()));
+    let (repository, tag) = image.rsplit_once(':').expect("the image has a tag");
+    let chart = "deploy/helm/kubectl-quota-guard";
+    let (repo_set, tag_set) = (format!("image.repository={repository}"), format!("image.tag={tag}"));
+    let install = ["install", "kubectl-quota-guard", chart, "-n", &hns, "--create-namespace", "--set", &repo_set, "--set", &tag_set, "--wait", "--timeout", "4m"];
+    let out = helm(&helm_bin, &kubeconfig, &install);
+    assert!(out.status.success(), "helm install: {}{}\n{}", text(&out.stdout), text(&out.stderr), pods_report(&c, &node, &hns).await);
+    let secrets = Api::<k8s_openapi::api::core::v1::Secret>::namespaced(c.clone(), &hns);
+    let ca_of = || async {
+        let s = serde_json::to_value(secrets.get("kubectl-quota-guard-tls").await.unwrap()).unwrap();
+        s["data"]["ca.crt"].as_str().unwrap().to_string()
+    };
+    let bundle_of = || {
+        let out = kubectl(&kubeconfig, &["get", "validatingwebhookconfiguration", "kubectl-quota-guard", "-o", "jsonpath={.webhooks[0].clientConfig.caBundle}"], None);
+        text(&out.stdout)
+    };
+    let ca = ca_of().await;
+    assert_eq!(bundle_of(), ca, "the registration trusts the CA the chart made");
+    let warned_by_chart = || async {
+        eventually("the Helm-installed guard's warning at kubectl apply", 90, || async {
+            let out = kubectl(&kubeconfig, &["apply", "--dry-run=server", "-f", "-"], Some(&web));
+            let warnings: Vec<String> = text(&out.stderr).lines().filter_map(|l| l.strip_prefix("Warning: ")).map(str::to_string).collect();
+            if out.status.success() && warnings.iter().any(|w| w == want) {
+                Ok(warnings)
+            } else {
+                Err(format!("{warnings:?} {}\n{}", text(&out.stderr), pods_report(&c, &node, &hns).await))
+            }
+        })
+        .await
+    };
+    assert_eq!(warned_by_chart().await, [want]);
+    // An upgrade keeps the certificate: the Secret's CA and the registration's bundle.
+    let upgrade = ["upgrade", "kubectl-quota-guard", chart, "-n", &hns, "--set", &repo_set, "--set", &tag_set, "--set", "replicas=1", "--wait", "--timeout", "4m"];
+    let out = helm(&helm_bin, &kubeconfig, &upgrade);
+    assert!(out.status.success(), "helm upgrade: {}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(ca_of().await, ca, "helm upgrade made a new CA");
+    assert_eq!(bundle_of(), ca, "helm upgrade changed the registration's CA bundle");
+    let d = serde_json::to_value(Api::<Deployment>::namespaced(c.clone(), &hns).get("kubectl-quota-guard").await.unwrap()).unwrap();
+    assert_eq!(d["spec"]["replicas"], 1, "the upgrade's values are applied");
+    assert_eq!(warned_by_chart().await, [want]);
+    // Uninstalled: the registration is gone (Helm deletes it first: webhook configurations
+    // come last in its install order).
+    let out = helm(&helm_bin, &kubeconfig, &["uninstall", "kubectl-quota-guard", "-n", &hns, "--wait"]);
+    assert!(out.status.success(), "helm uninstall: {}{}", text(&out.stdout), text(&out.stderr));
+    let s = plugin(&kubeconfig, &["guard", "status"]);
+    assert!(text(&s.stdout).starts_with("Registered:  no"), "{}", text(&s.stdout));
+    cleanup.helm_release = None;
+    cleanup.namespaces.push(hns);
 }
 
 /// What the HPA scenario looks like, said when a wait fails: the HPA's status, the Deployment's
@@ -308,7 +389,7 @@ async fn the_real_hpa_scales_a_deployment_into_its_quota_on_real_metrics() {
     let Some(kubeconfig) = lab() else { return };
     let Some(node) = node_dir() else { return };
     let c = client(&kubeconfig).await;
-    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
+    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, helm_release: None, namespaces: vec![] };
 
     let ns = new_namespace(&c, "node-hpa").await;
     cleanup.namespaces.push(ns.clone());
@@ -448,7 +529,7 @@ async fn describe_and_capacity_count_running_pods_against_the_nodes_allocatable(
     let Some(kubeconfig) = lab() else { return };
     let Some(node) = node_dir() else { return };
     let c = client(&kubeconfig).await;
-    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
+    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, helm_release: None, namespaces: vec![] };
     let ns = new_namespace(&c, "node-capacity").await;
     cleanup.namespaces.push(ns.clone());
 
@@ -529,7 +610,7 @@ async fn blocked_and_why_tell_running_pending_and_refused_pods_apart() {
     let Some(kubeconfig) = lab() else { return };
     let Some(node) = node_dir() else { return };
     let c = client(&kubeconfig).await;
-    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, namespaces: vec![] };
+    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), guard_namespace: None, helm_release: None, namespaces: vec![] };
     let ns = new_namespace(&c, "node-blocked").await;
     cleanup.namespaces.push(ns.clone());
     let quota = format!("apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: compute, namespace: {ns}}}\nspec: {{hard: {{requests.cpu: 500m}}}}\n");
