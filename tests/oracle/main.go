@@ -416,28 +416,9 @@ func limitsOp(req *request) (any, error) {
 		return nil, err
 	}
 	acc.SetNamespace(ns)
-	var od *decoded
-	var op admission.Operation
-	var opts runtime.Object
-	switch req.Operation {
-	case "", "create":
-		op, opts = admission.Create, &metav1.CreateOptions{}
-		if len(req.OldObject) != 0 {
-			return nil, errors.New(`bad request: "oldObject" is only for "operation":"update"`)
-		}
-		if req.Subresource != "" {
-			return nil, errors.New(`bad request: "subresource" is only for "operation":"update"`)
-		}
-	case "update":
-		op, opts = admission.Update, &metav1.UpdateOptions{}
-		if len(req.OldObject) == 0 {
-			return nil, errors.New(`bad request: "operation":"update" needs "oldObject"`)
-		}
-		if od, err = decodeStored(req, d, ns); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf(`bad request: unknown operation %q (want "create" or "update")`, req.Operation)
+	op, opts, od, err := operation(req, d, ns)
+	if err != nil {
+		return nil, err
 	}
 	var old runtime.Object
 	if od != nil {
@@ -671,6 +652,32 @@ func isZeroPodStatus(s api.PodStatus) bool {
 	return s.Phase == "" && len(s.ContainerStatuses) == 0 && len(s.InitContainerStatuses) == 0 && len(s.Conditions) == 0
 }
 
+// operation reads a request's operation: a create (no oldObject, no subresource), or an
+// update of the stored object it decodes from oldObject.
+func operation(req *request, d *decoded, ns string) (admission.Operation, runtime.Object, *decoded, error) {
+	switch req.Operation {
+	case "", "create":
+		if len(req.OldObject) != 0 {
+			return "", nil, nil, errors.New(`bad request: "oldObject" is only for "operation":"update"`)
+		}
+		if req.Subresource != "" {
+			return "", nil, nil, errors.New(`bad request: "subresource" is only for "operation":"update"`)
+		}
+		return admission.Create, &metav1.CreateOptions{}, nil, nil
+	case "update":
+		if len(req.OldObject) == 0 {
+			return "", nil, nil, errors.New(`bad request: "operation":"update" needs "oldObject"`)
+		}
+		od, err := decodeStored(req, d, ns)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		return admission.Update, &metav1.UpdateOptions{}, od, nil
+	default:
+		return "", nil, nil, fmt.Errorf(`bad request: unknown operation %q (want "create" or "update")`, req.Operation)
+	}
+}
+
 // decodeStored decodes an update's oldObject (the stored object), of the same kind as the
 // object, in the namespace ns.
 func decodeStored(req *request, d *decoded, ns string) (*decoded, error) {
@@ -766,33 +773,21 @@ func admitOp(req *request) (any, error) {
 	}
 	// As the API server fills it in from the request's path.
 	acc.SetNamespace(ns)
-	var op admission.Operation
-	var opts runtime.Object
 	var old runtime.Object
 	var invalid field.ErrorList
-	switch req.Operation {
-	case "", "create":
-		op, opts = admission.Create, &metav1.CreateOptions{}
-		if len(req.OldObject) != 0 {
-			return nil, errors.New(`bad request: "oldObject" is only for "operation":"update"`)
-		}
+	op, opts, od, err := operation(req, d, ns)
+	if err != nil {
+		return nil, err
+	}
+	switch od {
+	case nil:
 		if pod, ok := d.obj.(*api.Pod); ok {
 			podregistry.Strategy.PrepareForCreate(requestContext(ns), pod)
 			invalid = podregistry.Strategy.Validate(requestContext(ns), pod)
 		}
-	case "update":
-		op, opts = admission.Update, &metav1.UpdateOptions{}
-		if len(req.OldObject) == 0 {
-			return nil, errors.New(`bad request: "operation":"update" needs "oldObject"`)
-		}
-		od, err := decodeStored(req, d, ns)
-		if err != nil {
-			return nil, err
-		}
+	default:
 		invalid = prepareUpdate(d, od, ns, req.Subresource)
 		old = od.obj
-	default:
-		return nil, fmt.Errorf(`bad request: unknown operation %q (want "create" or "update")`, req.Operation)
 	}
 	for i := range req.Quotas {
 		// Quotas live in the namespace they govern; fill it in when the caller left it out.
