@@ -2244,5 +2244,7 @@ fn admission_policies_agree_with_upstream_code() {
         let _ = writeln!(std::io::stderr(), "\n!!!!!!!!!! seed {seed}: differences from upstream in documented exclusions (tests/oracle.rs POLICY_EXCLUSIONS) !!!!!!!!!!\n{excluded}");
     }
     assert!(unexpected == 0, "seed {seed} (repeat with KUBECTL_QUOTA_ORACLE_SEED={seed}): {unexpected} of {compared} pods differ from upstream's policy plugins:\n{report}");
-    assert!(refused * 20 > compared && mutated * 25 > compared, "too few refused ({refused}) or mutated ({mutated}) of {compared}: the generator needs work");
+    // A floor that says the generator still makes refusals and mutations (about 6% and 4% of
+    // the pods, varying with the seed), set well below them: not a line one seed in ten crosses.
+    assert!(refused * 40 > compared && mutated * 50 > compared, "too few refused ({refused}) or mutated ({mutated}) of {compared}: the generator needs work");
 }
