@@ -215,7 +215,8 @@ async fn write_all<S: AsyncWrite + Unpin + ?Sized>(s: &mut S, mut buf: &[u8]) ->
 }
 
 async fn probe(addr: SocketAddr, tls: Arc<rustls::ClientConfig>, rate: u64, seconds: u64, body: Vec<u8>) {
-    let head = format!("POST /validate HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+    let head =
+        format!("POST /validate HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
     let mut request = head.into_bytes();
     request.extend_from_slice(&body);
     let request: Arc<[u8]> = request.into();
