@@ -431,14 +431,14 @@ where
 
 /// Reads a review's body and answers it.
 async fn decide_body(app: &App, body: Vec<u8>, arrived: Instant) -> Response<Full<Bytes>> {
-    let request = match review::parse(&body) {
+    // The body is the request's from here: its objects are read from it when decided.
+    let request = match review::parse(body) {
         Ok(r) => r,
         Err(e) => {
             app.metrics.bad_request();
             return text(StatusCode::BAD_REQUEST, format!("bad AdmissionReview: {}", crate::escape::escape(&e)));
         }
     };
-    drop(body);
     let uid = request.uid.clone();
     let answer = answer(app, request).await;
     app.metrics.answered(answer.why, answer.warnings.len(), arrived.elapsed());
