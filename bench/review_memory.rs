@@ -9,9 +9,8 @@ fn main() {
         eprintln!("usage: review_memory BODY_FILE");
         std::process::exit(2);
     };
-    let body = bytes::Bytes::from(std::fs::read(&file).unwrap());
-    let request = kubectl_quota::guard::review::parse(&body).unwrap_or_else(|e| panic!("{e}"));
-    drop(body);
+    let body = std::fs::read(&file).unwrap();
+    let request = kubectl_quota::guard::review::parse(body).unwrap_or_else(|e| panic!("{e}"));
     let namespace = request.namespace.clone();
     let opts = kubectl_quota_engine::check::CheckOptions { namespace, ..Default::default() };
     let answer = kubectl_quota::guard::review::decide(request, Default::default(), &opts, false);

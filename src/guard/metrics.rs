@@ -31,6 +31,10 @@ pub struct Metrics {
     buckets: [AtomicU64; 12],
     count: AtomicU64,
     sum_micros: AtomicU64,
+    /// Connections open now, and those closed to make room for a new one, or refused.
+    connections_open: AtomicU64,
+    connections_reclaimed: AtomicU64,
+    connections_refused: AtomicU64,
     /// Per autoscaler (namespace, kind, name): its minimum, its maximum, and how many pods of
     /// its target quota lets run, as last decided.
     ceilings: Mutex<BTreeMap<(String, AutoscalerKindLabel, String), (i32, i32, i32)>>,
@@ -115,6 +119,24 @@ impl Metrics {
         self.bad_requests.fetch_add(1, Ordering::Relaxed);
     }
 
+    pub fn connection_opened(&self) {
+        self.connections_open.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn connection_closed(&self) {
+        self.connections_open.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// A connection closed to make room for a new one (every slot was taken).
+    pub fn connection_reclaimed(&self) {
+        self.connections_reclaimed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A new connection closed at once: every slot held a review being decided.
+    pub fn connection_refused(&self) {
+        self.connections_refused.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Requests answered (every result).
     pub fn requests(&self) -> u64 {
         self.by_result.iter().map(|c| c.load(Ordering::Relaxed)).sum()
@@ -147,6 +169,12 @@ impl Metrics {
         let _ = writeln!(s, "kubectl_quota_guard_request_duration_seconds_bucket{{le=\"+Inf\"}} {count}");
         let _ = writeln!(s, "kubectl_quota_guard_request_duration_seconds_sum {}", load(&self.sum_micros) as f64 / 1e6);
         let _ = writeln!(s, "kubectl_quota_guard_request_duration_seconds_count {count}");
+        family(&mut s, "connections_open", "gauge", "Connections open (at most 1024 served at once).");
+        let _ = writeln!(s, "kubectl_quota_guard_connections_open {}", load(&self.connections_open));
+        family(&mut s, "connections_reclaimed_total", "counter", "Connections closed to make room for a new one, every slot being taken: each the one unproductive the longest (in its TLS handshake, sending its request, or idle).");
+        let _ = writeln!(s, "kubectl_quota_guard_connections_reclaimed_total {}", load(&self.connections_reclaimed));
+        family(&mut s, "connections_refused_total", "counter", "New connections closed at once, every slot holding a review being decided.");
+        let _ = writeln!(s, "kubectl_quota_guard_connections_refused_total {}", load(&self.connections_refused));
         let kinds = cache.report();
         family(&mut s, "cache_objects", "gauge", "Objects cached, by resource.");
         for k in &kinds {

@@ -43,15 +43,34 @@ fn is_autoscaler(kind: (&str, &str)) -> bool {
     objects::autoscaler_type(kind.0, kind.1).is_some_and(|t| t.read)
 }
 
-/// The request fields the guard reads.
+/// The request fields the guard reads. The objects stay in the review's body, where the
+/// parse found them: each is read into a tree only when it is decided, one after the other,
+/// and never at all when the request is skipped; what [`concerns`] reads of them (owner,
+/// opt-out label, whether the spec changed) was taken on the way, in a pass that builds
+/// nothing.
 pub struct Request {
     pub uid: String,
     pub group: String,
     pub kind: String,
     pub operation: String,
     pub namespace: String,
-    pub object: Option<Value>,
-    pub old_object: Option<Value>,
+    body: Vec<u8>,
+    /// Where `request.object` and `request.oldObject` are in `body`, when they are JSON
+    /// objects (maps).
+    object: Option<std::ops::Range<usize>>,
+    old_object: Option<std::ops::Range<usize>>,
+    facts: Facts,
+}
+
+/// What [`concerns`] reads of the objects.
+#[derive(Default)]
+struct Facts {
+    /// The object names a controller among its owners.
+    owned: bool,
+    /// The object is labelled [`LABEL`]`: ignore`.
+    opted_out: bool,
+    /// The specs of the object and of the old object are equal (both absent counts).
+    same_spec: bool,
 }
 
 /// What the guard answers, and why (for the metrics).
@@ -96,19 +115,20 @@ impl Why {
 }
 
 /// The review as read: only the fields the guard reads are kept (serde skips the others,
-/// `userInfo`, `options`, the dry-run flag, without building them), and of the objects
-/// everything but what deciding never reads ([`Kept`]).
+/// `userInfo`, `options`, the dry-run flag, without building them); the objects as where they
+/// are in the body.
 #[derive(serde::Deserialize)]
-struct Envelope {
+struct Envelope<'a> {
     #[serde(rename = "apiVersion", default)]
     api_version: String,
     #[serde(default)]
     kind: String,
-    request: Option<RawRequest>,
+    #[serde(borrow)]
+    request: Option<RawRequest<'a>>,
 }
 
 #[derive(serde::Deserialize)]
-struct RawRequest {
+struct RawRequest<'a> {
     #[serde(default)]
     uid: String,
     #[serde(default)]
@@ -117,9 +137,10 @@ struct RawRequest {
     operation: String,
     #[serde(default)]
     namespace: String,
-    object: Option<Kept>,
-    #[serde(rename = "oldObject")]
-    old_object: Option<Kept>,
+    #[serde(borrow)]
+    object: Option<&'a serde_json::value::RawValue>,
+    #[serde(rename = "oldObject", borrow)]
+    old_object: Option<&'a serde_json::value::RawValue>,
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -130,84 +151,143 @@ struct Gvk {
     kind: String,
 }
 
-/// An object without what deciding never reads and a review can carry in bulk: its
-/// `metadata.managedFields` and its `kubectl.kubernetes.io/last-applied-configuration`
-/// annotation (a copy of the whole manifest), skipped as they are read, never built.
+/// The container fields no part of a decision reads (the engine decodes none of them into
+/// its model), and that make a container large: a workload's pods may carry thousands of
+/// environment variables. Read past when no admission policy, which may read anything of a
+/// pod, would see the tree (a lean tree). `the_engine_decodes_a_lean_tree_as_the_whole_one`
+/// holds the engine to it.
+const UNREAD_CONTAINER_FIELDS: [&str; 6] = ["env", "envFrom", "args", "command", "volumeMounts", "volumeDevices"];
+
+/// The lists of containers in a pod spec.
+const CONTAINER_LISTS: [&str; 3] = ["containers", "initContainers", "ephemeralContainers"];
+
+/// An object without what deciding never reads and a review can carry in bulk, skipped as it
+/// is read, never built: its `metadata.managedFields` and its
+/// `kubectl.kubernetes.io/last-applied-configuration` annotation (a copy of the whole
+/// manifest); in a lean tree also the [`UNREAD_CONTAINER_FIELDS`] of every container.
 struct Kept(Value);
 
-impl<'de> serde::Deserialize<'de> for Kept {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Kept, D::Error> {
-        use serde::de::{IgnoredAny, MapAccess, Visitor};
-        /// `skip(key)`: a key whose value is skipped; `inner(key)`: one read by `next`.
-        struct Pruning {
-            skip: fn(&str) -> bool,
-            inner: Option<(&'static str, fn() -> Pruning)>,
+/// Where in an object [`Prune`] reads.
+#[derive(Clone, Copy, PartialEq)]
+enum At {
+    Top,
+    Metadata,
+    Annotations,
+    /// Below the top, outside the metadata: in a lean tree, containers are looked for.
+    Below,
+    /// A list of containers, and one container.
+    Containers,
+    Container,
+    /// Read as it is.
+    Whole,
+}
+
+struct Prune {
+    at: At,
+    lean: bool,
+}
+
+impl Prune {
+    /// How the value of `key` of a map read at `self.at` is read; `None`: skipped.
+    fn field(&self, key: &str) -> Option<At> {
+        let lean = self.lean;
+        match self.at {
+            At::Top if key == "metadata" => Some(At::Metadata),
+            At::Top | At::Below if lean && CONTAINER_LISTS.contains(&key) => Some(At::Containers),
+            At::Top | At::Below if lean => Some(At::Below),
+            At::Metadata if key == "managedFields" => None,
+            At::Metadata if key == "annotations" => Some(At::Annotations),
+            At::Annotations if key == "kubectl.kubernetes.io/last-applied-configuration" => None,
+            At::Container if UNREAD_CONTAINER_FIELDS.contains(&key) => None,
+            _ => Some(At::Whole),
         }
-        impl<'de> serde::de::DeserializeSeed<'de> for Pruning {
-            type Value = Value;
-            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-                d.deserialize_any(self)
-            }
+    }
+
+    /// How each element of a list read at `self.at` is read.
+    fn element(&self) -> At {
+        match self.at {
+            At::Containers => At::Container,
+            At::Below if self.lean => At::Below,
+            _ => At::Whole,
         }
-        impl<'de> Visitor<'de> for Pruning {
-            type Value = Value;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-                let mut out = serde_json::Map::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    if (self.skip)(&key) {
-                        map.next_value::<IgnoredAny>()?;
-                    } else if let Some((_, next)) = self.inner.filter(|(k, _)| *k == key) {
-                        out.insert(key, map.next_value_seed(next())?);
-                    } else {
-                        out.insert(key, map.next_value::<Value>()?);
-                    }
-                }
-                Ok(Value::Object(out))
-            }
-            // Anything else is read as it is (an object that is not a map is not decoded).
-            fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-                Ok(Value::Bool(v))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-                Ok(Value::from(v))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-                Ok(Value::from(v))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-                Ok(Value::from(v))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-                Ok(Value::from(v))
-            }
-            fn visit_unit<E>(self) -> Result<Value, E> {
-                Ok(Value::Null)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-                let mut out = Vec::new();
-                while let Some(v) = seq.next_element::<Value>()? {
-                    out.push(v);
-                }
-                Ok(Value::Array(out))
-            }
-        }
-        fn annotations() -> Pruning {
-            Pruning { skip: |k| k == "kubectl.kubernetes.io/last-applied-configuration", inner: None }
-        }
-        fn metadata() -> Pruning {
-            Pruning { skip: |k| k == "managedFields", inner: Some(("annotations", annotations)) }
-        }
-        let top = Pruning { skip: |_| false, inner: Some(("metadata", metadata)) };
-        serde::de::DeserializeSeed::deserialize(top, d).map(Kept)
     }
 }
 
-/// Reads an AdmissionReview: `Err` says what is wrong with it, for a 400.
-pub fn parse(body: &[u8]) -> Result<Request, String> {
-    let v: Envelope = serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+impl<'de> serde::de::DeserializeSeed<'de> for Prune {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        if self.at == At::Whole {
+            return serde::Deserialize::deserialize(d);
+        }
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Prune {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match self.field(&key) {
+                None => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                Some(at) => {
+                    out.insert(key, map.next_value_seed(Prune { at, lean: self.lean })?);
+                }
+            }
+        }
+        Ok(Value::Object(out))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        let at = self.element();
+        while let Some(v) = seq.next_element_seed(Prune { at, lean: self.lean })? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    // Anything else is read as it is (an object that is not a map is not decoded).
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+}
+
+impl Kept {
+    /// Reads the object in `text`, a lean tree when `lean`.
+    fn read(text: &[u8], lean: bool) -> serde_json::Result<Kept> {
+        let mut d = serde_json::Deserializer::from_slice(text);
+        let v = serde::de::DeserializeSeed::deserialize(Prune { at: At::Top, lean }, &mut d)?;
+        d.end()?;
+        Ok(Kept(v))
+    }
+}
+
+/// Reads an AdmissionReview: `Err` says what is wrong with it, for a 400. The body is kept
+/// in the request (the objects are read from it when decided), nothing else as large.
+pub fn parse(body: Vec<u8>) -> Result<Request, String> {
+    let v: Envelope = serde_json::from_slice(&body).map_err(|e| format!("the body is not JSON: {e}"))?;
     if (v.api_version.as_str(), v.kind.as_str()) != ("admission.k8s.io/v1", "AdmissionReview") {
         return Err(format!("want an admission.k8s.io/v1 AdmissionReview, got apiVersion {:?} kind {:?}", v.api_version, v.kind));
     }
@@ -217,9 +297,390 @@ pub fn parse(body: &[u8]) -> Result<Request, String> {
     if req.uid.is_empty() {
         return Err("the AdmissionReview's request has no uid".into());
     }
-    let object = req.object.map(|k| k.0).filter(Value::is_object);
-    let old_object = req.old_object.map(|k| k.0).filter(Value::is_object);
-    Ok(Request { uid: req.uid, group: req.kind.group, kind: req.kind.kind, operation: req.operation, namespace: req.namespace, object, old_object })
+    // What concerns() reads of each, in one pass that builds nothing; an object that is not
+    // a map is no object.
+    let read = |raw: Option<&serde_json::value::RawValue>| -> Result<Option<(std::ops::Range<usize>, ObjectFacts)>, String> {
+        let Some(raw) = raw else { return Ok(None) };
+        let facts: ObjectFacts = serde_json::from_str(raw.get()).map_err(|e| format!("the body is not JSON: {e}"))?;
+        // The raw text lies inside the body: its place, from the two addresses.
+        let start = raw.get().as_ptr() as usize - body.as_ptr() as usize;
+        Ok(facts.map.then(|| (start..start + raw.get().len(), facts)))
+    };
+    let object = read(req.object)?;
+    let old_object = read(req.old_object)?;
+    let facts = Facts {
+        owned: object.as_ref().is_some_and(|(_, f)| f.owned),
+        opted_out: object.as_ref().is_some_and(|(_, f)| f.opted_out),
+        same_spec: object.as_ref().map(|(_, f)| f.spec) == old_object.as_ref().map(|(_, f)| f.spec),
+    };
+    let (uid, group, kind, operation, namespace) = (req.uid, req.kind.group, req.kind.kind, req.operation, req.namespace);
+    Ok(Request { uid, group, kind, operation, namespace, object: object.map(|o| o.0), old_object: old_object.map(|o| o.0), facts, body })
+}
+
+impl Request {
+    /// The object as a JSON tree, without what deciding never reads ([`Kept`]).
+    pub fn object(&self) -> Option<Value> {
+        self.tree(self.object.clone(), false)
+    }
+
+    /// The old object (of an update), as [`Request::object`].
+    pub fn old_object(&self) -> Option<Value> {
+        self.tree(self.old_object.clone(), false)
+    }
+
+    /// The object or old object at `at`, a lean tree when `lean` ([`Kept`]).
+    fn tree(&self, at: Option<std::ops::Range<usize>>, lean: bool) -> Option<Value> {
+        // Read once already, as JSON: it reads again.
+        Kept::read(self.body.get(at?)?, lean).ok().map(|k| k.0)
+    }
+}
+
+/// What [`concerns`] reads of an object, read without building it: whether it is a map, names a
+/// controller among its owners, carries the opt-out label, and a hash of its spec.
+#[derive(Default)]
+struct ObjectFacts {
+    map: bool,
+    owned: bool,
+    opted_out: bool,
+    /// `None`: no spec.
+    spec: Option<u128>,
+}
+
+impl<'de> serde::Deserialize<'de> for ObjectFacts {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ObjectFacts, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess};
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = ObjectFacts;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ObjectFacts, A::Error> {
+                let mut out = ObjectFacts { map: true, ..ObjectFacts::default() };
+                while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
+                    match &*key {
+                        // A key given twice: the last one counts, as in a tree.
+                        "metadata" => {
+                            let m = map.next_value::<facts::Meta>()?;
+                            (out.owned, out.opted_out) = (m.owned, m.opted_out);
+                        }
+                        "spec" => out.spec = Some(map.next_value::<facts::Hash>()?.0),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+            // Anything but a map is no object: read past it.
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<ObjectFacts, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ObjectFacts::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<ObjectFacts, E> {
+                Ok(ObjectFacts::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<ObjectFacts, E> {
+                Ok(ObjectFacts::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<ObjectFacts, E> {
+                Ok(ObjectFacts::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<ObjectFacts, E> {
+                Ok(ObjectFacts::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<ObjectFacts, E> {
+                Ok(ObjectFacts::default())
+            }
+            fn visit_unit<E>(self) -> Result<ObjectFacts, E> {
+                Ok(ObjectFacts::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Readers of what [`concerns`] needs of an object, which build nothing of it: they take any
+/// JSON (a field of an unexpected type counts as absent, as it did when read from a tree).
+mod facts {
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::hash::{BuildHasher, Hasher};
+
+    /// Read past whatever comes: the `visit_*` of a value whose content does not matter.
+    macro_rules! ignore_scalars {
+        ($out:expr) => {
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok($out)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok($out)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok($out)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok($out)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok($out)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok($out)
+            }
+        };
+    }
+
+    fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+
+    fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+
+    /// `metadata`: whether some owner reference says `controller: true`, and whether the label
+    /// [`super::LABEL`] is `ignore`.
+    #[derive(Default)]
+    pub struct Meta {
+        pub owned: bool,
+        pub opted_out: bool,
+    }
+
+    impl<'de> serde::Deserialize<'de> for Meta {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Meta, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Meta;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("metadata")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Meta, A::Error> {
+                    let mut out = Meta::default();
+                    while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
+                        match &*key {
+                            "ownerReferences" => out.owned = map.next_value::<Flag<AnyController>>()?.0,
+                            "labels" => out.opted_out = map.next_value::<Flag<OptOut>>()?.0,
+                            _ => {
+                                map.next_value::<IgnoredAny>()?;
+                            }
+                        }
+                    }
+                    Ok(out)
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Meta, A::Error> {
+                    drain_seq(seq).map(|()| Meta::default())
+                }
+                ignore_scalars!(Meta::default());
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// A yes or no read from a value as `K` says: false for anything not shaped as it wants.
+    pub struct Flag<K>(pub bool, std::marker::PhantomData<K>);
+
+    /// What a [`Flag`] looks for.
+    pub trait Look {
+        /// A list, some element of which is a map that [`Controller`] finds; else a map, whose
+        /// value at `KEY` (its last, when given twice) is one `want` says yes to.
+        const LIST: bool;
+        const KEY: &'static str;
+        fn want(v: &serde_json::Value) -> bool;
+    }
+
+    /// `ownerReferences`: some reference says `controller: true`.
+    pub struct AnyController;
+    /// One owner reference: `controller: true`.
+    pub struct Controller;
+    /// `labels`: [`super::LABEL`] is `ignore`.
+    pub struct OptOut;
+
+    impl Look for AnyController {
+        const LIST: bool = true;
+        const KEY: &'static str = "";
+        fn want(_: &serde_json::Value) -> bool {
+            false
+        }
+    }
+
+    impl Look for Controller {
+        const LIST: bool = false;
+        const KEY: &'static str = "controller";
+        fn want(v: &serde_json::Value) -> bool {
+            v.as_bool() == Some(true)
+        }
+    }
+
+    impl Look for OptOut {
+        const LIST: bool = false;
+        const KEY: &'static str = super::LABEL;
+        fn want(v: &serde_json::Value) -> bool {
+            v.as_str() == Some("ignore")
+        }
+    }
+
+    impl<'de, K: Look> serde::Deserialize<'de> for Flag<K> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Flag<K>, D::Error> {
+            struct V<K>(std::marker::PhantomData<K>);
+            impl<'de, K: Look> Visitor<'de> for V<K> {
+                type Value = Flag<K>;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("any JSON")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Flag<K>, A::Error> {
+                    let mut found = false;
+                    while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
+                        if !K::LIST && key == K::KEY {
+                            found = map.next_value::<Scalar>()?.0.is_some_and(|v| K::want(&v));
+                        } else {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                    Ok(Flag(found, std::marker::PhantomData))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Flag<K>, A::Error> {
+                    let mut any = false;
+                    if K::LIST {
+                        while let Some(one) = seq.next_element::<Flag<Controller>>()? {
+                            any |= one.0;
+                        }
+                    } else {
+                        drain_seq(seq)?;
+                    }
+                    Ok(Flag(any, std::marker::PhantomData))
+                }
+                ignore_scalars!(Flag(false, std::marker::PhantomData));
+            }
+            d.deserialize_any(V(std::marker::PhantomData))
+        }
+    }
+
+    /// A scalar value as it is (a string, a number, a bool, null); `None` for a map or a
+    /// list, read past.
+    pub struct Scalar(pub Option<serde_json::Value>);
+
+    impl<'de> serde::Deserialize<'de> for Scalar {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Scalar, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Scalar;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("any JSON")
+                }
+                fn visit_bool<E>(self, v: bool) -> Result<Scalar, E> {
+                    Ok(Scalar(Some(v.into())))
+                }
+                fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
+                    Ok(Scalar(Some(v.into())))
+                }
+                fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
+                    Ok(Scalar(Some(v.into())))
+                }
+                fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
+                    Ok(Scalar(Some(v.into())))
+                }
+                fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
+                    Ok(Scalar(Some(v.into())))
+                }
+                fn visit_unit<E>(self) -> Result<Scalar, E> {
+                    Ok(Scalar(Some(serde_json::Value::Null)))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Scalar, A::Error> {
+                    drain_seq(seq).map(|()| Scalar(None))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Scalar, A::Error> {
+                    drain_map(map).map(|()| Scalar(None))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// A hash of a JSON value that two values share exactly when they are equal as trees
+    /// ([`serde_json::Value`]'s `==`: a map's keys in any order, the last of a repeated key
+    /// counting... up to a 2^-128 chance, keyed afresh in each process so that no input can
+    /// be made to collide): a spec compared without building it.
+    pub struct Hash(pub u128);
+
+    fn keys() -> &'static [std::hash::RandomState; 2] {
+        static KEYS: std::sync::OnceLock<[std::hash::RandomState; 2]> = std::sync::OnceLock::new();
+        KEYS.get_or_init(|| [std::hash::RandomState::new(), std::hash::RandomState::new()])
+    }
+
+    /// The hash of a tag and some bytes and numbers.
+    fn h(tag: u8, bytes: &[u8], numbers: &[u128]) -> u128 {
+        let [a, b] = keys().each_ref().map(|k| {
+            let mut s = k.build_hasher();
+            s.write_u8(tag);
+            s.write_usize(bytes.len());
+            s.write(bytes);
+            for n in numbers {
+                s.write_u128(*n);
+            }
+            s.finish()
+        });
+        (u128::from(a) << 64) | u128::from(b)
+    }
+
+    impl<'de> serde::Deserialize<'de> for Hash {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Hash, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Hash;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("any JSON")
+                }
+                fn visit_bool<E>(self, v: bool) -> Result<Hash, E> {
+                    Ok(Hash(h(0, &[u8::from(v)], &[])))
+                }
+                // As a tree holds numbers: a whole number not below zero is one kind whichever
+                // way it came, a negative one another, any other a float (0.0 and -0.0 equal).
+                fn visit_u64<E>(self, v: u64) -> Result<Hash, E> {
+                    Ok(Hash(h(1, &v.to_le_bytes(), &[])))
+                }
+                fn visit_i64<E>(self, v: i64) -> Result<Hash, E> {
+                    match u64::try_from(v) {
+                        Ok(u) => Ok(Hash(h(1, &u.to_le_bytes(), &[]))),
+                        Err(_) => Ok(Hash(h(2, &v.to_le_bytes(), &[]))),
+                    }
+                }
+                fn visit_f64<E>(self, v: f64) -> Result<Hash, E> {
+                    let v = if v == 0.0 { 0.0f64 } else { v };
+                    Ok(Hash(h(3, &v.to_bits().to_le_bytes(), &[])))
+                }
+                fn visit_str<E>(self, v: &str) -> Result<Hash, E> {
+                    Ok(Hash(h(4, v.as_bytes(), &[])))
+                }
+                fn visit_unit<E>(self) -> Result<Hash, E> {
+                    Ok(Hash(h(5, &[], &[])))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Hash, A::Error> {
+                    // In order: each element chained to those before it.
+                    let mut acc = h(6, &[], &[]);
+                    while let Some(Hash(e)) = seq.next_element()? {
+                        acc = h(6, &[], &[acc, e]);
+                    }
+                    Ok(Hash(acc))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Hash, A::Error> {
+                    // In any order: the entries' hashes added up. A key given twice counts
+                    // once, its last value, as in a tree: the keys seen are kept (a map's keys
+                    // are a small part of it).
+                    let mut entries: std::collections::HashMap<String, u128> = std::collections::HashMap::new();
+                    while let Some(key) = map.next_key::<String>()? {
+                        let Hash(v) = map.next_value()?;
+                        let e = h(7, key.as_bytes(), &[v]);
+                        entries.insert(key, e);
+                    }
+                    let sum = entries.values().fold(0u128, |a, e| a.wrapping_add(*e));
+                    Ok(Hash(h(8, &[], &[sum, entries.len() as u128])))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
 }
 
 /// The AdmissionReview answering `uid`.
@@ -243,20 +704,10 @@ pub fn concerns(req: &Request) -> bool {
     if !(WORKLOADS.contains(&kind) || is_autoscaler(kind)) || !matches!(req.operation.as_str(), "CREATE" | "UPDATE") {
         return false;
     }
-    let Some(obj) = &req.object else { return false };
-    let meta = obj.get("metadata");
-    let owned = meta
-        .and_then(|m| m.get("ownerReferences"))
-        .and_then(Value::as_array)
-        .is_some_and(|refs| refs.iter().any(|r| r.get("controller").and_then(Value::as_bool) == Some(true)));
-    let opted_out = meta.and_then(|m| m.get("labels")).and_then(|l| l.get(LABEL)).and_then(Value::as_str) == Some("ignore");
-    if owned || opted_out {
+    if req.object.is_none() || req.facts.owned || req.facts.opted_out {
         return false;
     }
-    match (&req.operation[..], &req.old_object) {
-        ("UPDATE", Some(old)) => old.get("spec") != obj.get("spec"),
-        _ => true,
-    }
+    !(req.operation == "UPDATE" && req.old_object.is_some() && req.facts.same_spec)
 }
 
 /// The workload an autoscaler of the request names (`spec.scaleTargetRef`; a VPA's
@@ -267,7 +718,9 @@ pub fn scale_target(req: &Request) -> Option<objects::ScaleTarget> {
         return None;
     }
     let field = if req.kind == "VerticalPodAutoscaler" { "targetRef" } else { "scaleTargetRef" };
-    let t = req.object.as_ref()?.get("spec")?.get(field)?;
+    // An autoscaler is small: read whole.
+    let object = req.object()?;
+    let t = object.get("spec")?.get(field)?;
     let field = |f: &str| t.get(f).and_then(Value::as_str).unwrap_or_default().to_string();
     let target = objects::ScaleTarget { api_version: field("apiVersion"), kind: field("kind"), name: field("name") };
     (!target.kind.is_empty() && !target.name.is_empty()).then_some(target)
@@ -278,22 +731,31 @@ pub fn scale_target(req: &Request) -> Option<objects::ScaleTarget> {
 /// whether the namespace opted in to refusals.
 pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforce: bool) -> Answer {
     let origin = || Origin::new(format!("{} {}/{}", req.operation.to_lowercase(), req.kind, req.namespace), 1);
-    // A workload's template keeps its spec as sent: the admission policies read it.
-    let decode = |v: Value| {
+    // A workload's template keeps its spec as sent where admission policies would read it
+    // (some policy is bound); a pod's never is (below). Where none is kept, the tree is a lean
+    // one. Each object is read into a tree, decoded and its tree dropped before the next is
+    // read: one tree at a time.
+    let is_pod = (req.group.as_str(), req.kind.as_str()) == ("", "Pod");
+    let sources = !is_pod && state.policies.as_ref().is_some_and(|p| p.any(false) || p.any(true));
+    let decode = |v: Value, source: bool| {
         let doc = Document { origin: origin(), value: v };
         objects::decode(&doc).map(|mut o| {
-            objects::keep_source(&mut o, doc.value, true);
+            objects::keep_source(&mut o, doc.value, source);
             o
         })
     };
-    let Some(Ok(obj)) = req.object.map(decode) else {
+    let Some(Ok(obj)) = req.tree(req.object.clone(), !sources).map(|v| decode(v, sources)) else {
         return Answer { allowed: true, warnings: vec![], message: None, why: Why::Undecodable, ceiling: None };
     };
-    if let Some(Ok(mut old)) = req.old_object.map(decode) {
+    // The old object stands for what exists: the policies never read it (a lean tree).
+    if let Some(Ok(mut old)) = req.tree(req.old_object.clone(), true).map(|v| decode(v, false)) {
         old.meta.namespace = Some(req.namespace.clone());
         old.meta.resource_version.get_or_insert_with(|| "1".into());
         state.existing.insert((req.namespace.clone(), old.type_info.group_resource(), old.meta.name.clone()), old);
     }
+    // The body is read no more.
+    let Request { namespace, body, .. } = req;
+    drop(body);
     // A pod reaches the webhook past the server's own admission policies (they run before the
     // validating webhooks): what it is sent is what they left. A workload's pods still meet them.
     if let objects::Body::Pod(_) = &obj.body {
@@ -303,7 +765,7 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
     // exists, whatever the cache has seen yet.
     if let objects::Body::Pod(p) = &obj.body {
         let name = if p.service_account_name.is_empty() { "default" } else { p.service_account_name.as_str() };
-        state.service_accounts.entry(req.namespace.clone()).or_default().insert(name.to_string());
+        state.service_accounts.entry(namespace.clone()).or_default().insert(name.to_string());
     }
     let mut checker = Checker::new(&mut state, opts);
     if let objects::Body::Autoscaler(_) | objects::Body::VerticalAutoscaler(_) = &obj.body {
@@ -361,7 +823,7 @@ mod tests {
             (br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{}}"#, "has no uid"),
         ];
         for (body, want) in cases {
-            let e = parse(body).err().unwrap();
+            let e = parse(body.to_vec()).err().unwrap();
             assert!(e.contains(want), "{e}");
         }
     }
@@ -371,16 +833,159 @@ mod tests {
         let object = json!({"metadata": {"name": "web", "managedFields": [{"manager": "kubectl"}],
             "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{...}", "team": "a"}, "labels": {"app": "web"}},
             "spec": {"replicas": 2, "template": {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration": "kept here"}}}}});
-        let r = parse(&review(json!({"uid": "u", "kind": {"group": "apps", "kind": "Deployment"}, "operation": "UPDATE", "namespace": "a",
+        let r = parse(review(json!({"uid": "u", "kind": {"group": "apps", "kind": "Deployment"}, "operation": "UPDATE", "namespace": "a",
             "userInfo": {"username": "me", "groups": ["x"]}, "object": object, "oldObject": object})))
         .unwrap();
         let want = json!({"metadata": {"name": "web", "annotations": {"team": "a"}, "labels": {"app": "web"}},
             "spec": {"replicas": 2, "template": {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration": "kept here"}}}}});
-        assert_eq!(r.object.as_ref(), Some(&want));
-        assert_eq!(r.old_object.as_ref(), Some(&want));
+        assert_eq!(r.object(), Some(want.clone()));
+        assert_eq!(r.old_object(), Some(want));
         assert_eq!((r.uid.as_str(), r.group.as_str(), r.kind.as_str(), r.operation.as_str(), r.namespace.as_str()), ("u", "apps", "Deployment", "UPDATE", "a"));
         // An object that is not a map is no object.
-        assert!(parse(&review(json!({"uid": "u", "object": [1, "two"]}))).unwrap().object.is_none());
+        assert!(parse(review(json!({"uid": "u", "object": [1, "two"]}))).unwrap().object().is_none());
+    }
+
+    /// `v` as JSON text with every map's keys in reverse order (as no serializer here writes them).
+    fn reversed(v: &Value) -> String {
+        match v {
+            Value::Object(m) => {
+                format!("{{{}}}", m.iter().rev().map(|(k, v)| format!("{}:{}", Value::from(k.as_str()), reversed(v))).collect::<Vec<_>>().join(","))
+            }
+            Value::Array(a) => format!("[{}]", a.iter().map(reversed).collect::<Vec<_>>().join(",")),
+            v => v.to_string(),
+        }
+    }
+
+    /// Whether the guard takes an update with these two specs (JSON text) as one that leaves
+    /// them as they were.
+    fn same_spec(new: &str, old: &str) -> bool {
+        let body = format!(
+            r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u","kind":{{"group":"apps","kind":"Deployment"}},"operation":"UPDATE","object":{{"spec":{new}}},"oldObject":{{"spec":{old}}}}}}}"#
+        );
+        !concerns(&parse(body.into_bytes()).unwrap())
+    }
+
+    #[test]
+    fn specs_are_compared_as_trees_without_building_them() {
+        let cases = [
+            (r#"{"a":1,"b":[1,2]}"#, r#"{"b":[1,2],"a":1}"#, true),
+            (r#"{"a":1,"b":[1,2]}"#, r#"{"a":1,"b":[2,1]}"#, false),
+            (r#"{"a":1}"#, r#"{"a":1.0}"#, false),
+            (r#"{"a":0.0}"#, r#"{"a":-0.0}"#, true),
+            (r#"{"a":-1}"#, r#"{"a":-1}"#, true),
+            (r#"{"a":"1"}"#, r#"{"a":1}"#, false),
+            (r#"{"a":{}}"#, r#"{"a":[]}"#, false),
+            (r#"{"a":null}"#, r#"{}"#, false),
+            (r#"{"a":1,"a":2}"#, r#"{"a":2}"#, true),
+            (r#"{"a":2,"a":1}"#, r#"{"a":2}"#, false),
+            (r#"{"a":[{"x":1,"y":2}]}"#, r#"{"a":[{"y":2,"x":1}]}"#, true),
+            (r#"{"a":"\u0041"}"#, r#"{"a":"A"}"#, true),
+        ];
+        for (new, old, want) in cases {
+            let trees = serde_json::from_str::<Value>(new).unwrap() == serde_json::from_str::<Value>(old).unwrap();
+            assert_eq!(trees, want, "{new} {old}");
+            assert_eq!(same_spec(new, old), want, "{new} {old}");
+        }
+        // No spec on either side is the same spec; on one side only, a change.
+        let body = |old: &str| {
+            format!(
+                r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u","kind":{{"group":"apps","kind":"Deployment"}},"operation":"UPDATE","object":{{"metadata":{{}}}},"oldObject":{old}}}}}"#
+            )
+        };
+        assert!(!concerns(&parse(body("{}").into_bytes()).unwrap()));
+        assert!(concerns(&parse(body(r#"{"spec":{}}"#).into_bytes()).unwrap()));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 400, ..Default::default() })]
+        #[test]
+        fn a_spec_is_the_same_exactly_when_its_tree_is(a in json_value(), b in json_value(), flip in proptest::bool::ANY) {
+            let b = if flip { a.clone() } else { b };
+            proptest::prop_assert_eq!(same_spec(&a.to_string(), &reversed(&b)), a == b);
+        }
+    }
+
+    /// Small JSON values over few keys and scalars, so that equal ones come often.
+    fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            (-2i64..3).prop_map(Value::from),
+            prop_oneof![Just(0.0f64), Just(-0.0), Just(1.0), Just(2.5)].prop_map(Value::from),
+            prop_oneof![Just("a"), Just("b"), Just("")].prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map(prop_oneof![Just("x".to_string()), Just("y".to_string()), Just("z".to_string())], inner, 0..3)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    #[test]
+    fn an_owner_or_the_opt_out_label_is_read_whatever_shape_the_metadata_has() {
+        let with = |meta: &str| {
+            let body = format!(
+                r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u","kind":{{"group":"apps","kind":"Deployment"}},"operation":"CREATE","object":{{"metadata":{meta},"spec":{{}}}}}}}}"#
+            );
+            concerns(&parse(body.into_bytes()).unwrap())
+        };
+        let label = LABEL;
+        for (meta, concerned) in [
+            (r#"{"ownerReferences":[{"controller":true}]}"#.to_string(), false),
+            (r#"{"ownerReferences":[{"controller":false},{"kind":"x","controller":true}]}"#.into(), false),
+            (r#"{"ownerReferences":[{"controller":"true"}]}"#.into(), true),
+            (r#"{"ownerReferences":[{"controller":true,"controller":false}]}"#.into(), true),
+            (r#"{"ownerReferences":{"controller":true}}"#.into(), true),
+            (r#"{"ownerReferences":[[{"controller":true}], 1, null]}"#.into(), true),
+            (format!(r#"{{"labels":{{"{label}":"ignore"}}}}"#), false),
+            (format!(r#"{{"labels":{{"{label}":"enforce"}}}}"#), true),
+            (format!(r#"{{"labels":{{"{label}":["ignore"]}}}}"#), true),
+            (format!(r#"{{"labels":[{{"{label}":"ignore"}}]}}"#), true),
+            ("5".into(), true),
+            ("[]".into(), true),
+        ] {
+            assert_eq!(with(&meta), concerned, "{meta}");
+        }
+    }
+
+    #[test]
+    fn the_engine_decodes_a_lean_tree_as_the_whole_one() {
+        let container = |name: &str| {
+            json!({"name": name, "image": "app:1", "imagePullPolicy": "Always", "restartPolicy": if name == "side" { json!("Always") } else { Value::Null },
+                "env": [{"name": "A", "value": "1"}, {"name": "B", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}],
+                "envFrom": [{"configMapRef": {"name": "c"}}], "args": ["--x"], "command": ["/app"],
+                "volumeMounts": [{"name": "v", "mountPath": "/v"}], "volumeDevices": [{"name": "d", "devicePath": "/dev/d"}],
+                "ports": [{"containerPort": 80, "hostPort": 8080}], "resources": {"requests": {"cpu": "100m", "memory": "1Gi"}, "limits": {"cpu": "1"}},
+                "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "NotRequired"}],
+                "securityContext": {"privileged": true, "capabilities": {"add": ["NET_ADMIN"]}, "runAsUser": 0},
+                "livenessProbe": {"httpGet": {"host": "h", "port": 80}}, "lifecycle": {"preStop": {"tcpSocket": {"host": "l", "port": 1}}}})
+        };
+        let pod = json!({"metadata": {"labels": {"app": "web"}, "annotations": {"a": "b"}},
+            "spec": {"containers": [container("app"), container("two")], "initContainers": [container("init"), container("side")],
+                "volumes": [{"name": "v", "hostPath": {"path": "/"}}], "hostNetwork": true, "priorityClassName": "high", "serviceAccountName": "sa",
+                "securityContext": {"runAsNonRoot": false}, "overhead": {"cpu": "10m"}, "runtimeClassName": "rc",
+                "affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k", "namespaces": ["o"]}]}}}});
+        let objects = [
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "a"},
+                "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": pod}}),
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s", "namespace": "a"},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "serviceName": "s", "template": pod,
+                    "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}}),
+            json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c", "namespace": "a"},
+                "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"parallelism": 2, "template": pod}}}}),
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "a"}, "spec": pod["spec"]}),
+        ];
+        for object in objects {
+            let text = object.to_string();
+            let whole = Kept::read(text.as_bytes(), false).unwrap().0;
+            let lean = Kept::read(text.as_bytes(), true).unwrap().0;
+            assert!(whole.to_string().contains("\"envFrom\"") && !lean.to_string().contains("\"envFrom\""), "{lean}");
+            let decode = |v: Value| objects::decode(&Document { origin: Origin::new(String::from("t"), 1), value: v }).unwrap();
+            assert_eq!(decode(lean), decode(whole), "{}", object["kind"]);
+        }
     }
 
     #[test]
@@ -391,7 +996,7 @@ mod tests {
         let with = |f: &dyn Fn(&mut Value)| {
             let mut r = base.clone();
             f(&mut r);
-            concerns(&parse(&review(r)).unwrap())
+            concerns(&parse(review(r)).unwrap())
         };
         assert!(with(&|_| {}));
         assert!(!with(&|r| r["kind"] = json!({"group": "", "version": "v1", "kind": "ConfigMap"})));
@@ -417,16 +1022,22 @@ mod tests {
     }
 
     fn hpa_review(operation: &str, min: i64, old_min: Option<i64>) -> Request {
+        hpa_review_with(operation, min, old_min, |_| {})
+    }
+
+    /// The review of an HPA of `deployment/web`, its object changed by `change`.
+    fn hpa_review_with(operation: &str, min: i64, old_min: Option<i64>, change: impl Fn(&mut Value)) -> Request {
         let hpa = |min: i64| {
             json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web", "namespace": "shop"},
                 "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": min, "maxReplicas": 20}})
         };
         let mut r = json!({"uid": "u", "kind": {"group": "autoscaling", "version": "v2", "kind": "HorizontalPodAutoscaler"}, "operation": operation,
             "namespace": "shop", "object": hpa(min)});
+        change(&mut r["object"]);
         if let Some(old) = old_min {
             r["oldObject"] = hpa(old);
         }
-        parse(&review(r)).unwrap()
+        parse(review(r)).unwrap()
     }
 
     #[test]
@@ -459,11 +1070,10 @@ mod tests {
             assert_eq!(a.warnings, want, "case {i}");
         }
         // A change of the autoscaler's status or metadata only is not spoken about.
-        let mut same = hpa_review("UPDATE", 12, Some(12));
-        assert!(!concerns(&same));
-        same.object.as_mut().unwrap()["metadata"]["ownerReferences"] = json!([{"controller": true, "kind": "ScaledObject", "name": "web"}]);
-        same.operation = "CREATE".into();
-        assert!(!concerns(&same), "the HPA KEDA makes for a ScaledObject is the ScaledObject's");
+        assert!(!concerns(&hpa_review("UPDATE", 12, Some(12))));
+        let keda =
+            hpa_review_with("CREATE", 12, None, |o| o["metadata"]["ownerReferences"] = json!([{"controller": true, "kind": "ScaledObject", "name": "web"}]));
+        assert!(!concerns(&keda), "the HPA KEDA makes for a ScaledObject is the ScaledObject's");
     }
 
     #[test]
@@ -472,7 +1082,7 @@ mod tests {
         let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler", "metadata": {"name": "web", "namespace": "shop"},
             "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}},
             "status": {"recommendation": {"containerRecommendations": [{"containerName": "app", "target": {"cpu": "1200m"}}]}}});
-        let req = parse(&review(json!({"uid": "u", "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
+        let req = parse(review(json!({"uid": "u", "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
             "operation": "CREATE", "namespace": "shop", "object": vpa})))
         .unwrap();
         assert!(concerns(&req));
@@ -549,7 +1159,37 @@ spec: {policyName: sidecar}
         let group = if kind == "Pod" { "" } else { "apps" };
         let r = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
             "uid": "u", "kind": {"group": group, "version": "v1", "kind": kind}, "operation": "CREATE", "namespace": "shop", "object": object}});
-        parse(&serde_json::to_vec(&r).unwrap()).unwrap()
+        parse(serde_json::to_vec(&r).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn where_a_policy_is_bound_it_reads_the_whole_pod() {
+        let text = "\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-debug}
+spec:
+  matchConstraints: {resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}
+  validations:
+  - expression: \"object.spec.containers.all(c, !has(c.env) || c.env.all(e, e.name != 'DEBUG'))\"
+    message: no DEBUG
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-debug}
+spec: {policyName: no-debug, validationActions: [Deny]}
+";
+        let objs: Vec<_> = kubectl_quota_engine::manifest::parse_str("state.yaml", text).unwrap().iter().map(|d| objects::decode(d).unwrap()).collect();
+        let opts = CheckOptions { namespace: "shop".into(), ..CheckOptions::default() };
+        let deployment = |env: &str| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "shop", "namespace": "shop"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "shop"}},
+                    "template": {"metadata": {"labels": {"app": "shop"}}, "spec": {"containers": [{"name": "app", "image": "x", "env": [{"name": env, "value": "1"}]}]}}}})
+        };
+        let a = decide(request(deployment("DEBUG")), ClusterState::from_objects(objs.clone(), "shop"), &opts, false);
+        assert!(a.warnings.iter().any(|w| w.contains("no DEBUG")), "{:?}", a.warnings);
+        let a = decide(request(deployment("OTHER")), ClusterState::from_objects(objs, "shop"), &opts, false);
+        assert!(a.warnings.iter().all(|w| !w.contains("no DEBUG")), "{:?}", a.warnings);
     }
 
     #[test]

@@ -6,9 +6,14 @@
 //!
 //! Every read is bounded: a connection's TLS handshake and request headers get 10 s, a body
 //! [`MAX_REVIEW_BYTES`] and 10 s, and at most [`MAX_CONNECTIONS`] connections are served at
-//! once. When they are all taken, the connection idle the longest (no request in flight, or
-//! none sent yet) is closed for the new one: idle connections held open by a client, or by an
-//! attacker, never keep the API server waiting for a slot past its 2 s timeout. A review of
+//! once. When they are all taken, the connection that has been unproductive the longest is
+//! closed at once for the new one: one still in its TLS handshake, still sending its request
+//! head or body, or idle between requests, oldest first (since it was accepted or last
+//! answered). Only a connection whose review is being decided or answered is kept; when every
+//! one is, the new connection is closed (the API server calls with `failurePolicy: Ignore`).
+//! The accept loop never waits: idle or slow connections, held open by a client or by an
+//! attacker, never keep a review on another connection waiting (bench/guard-attack.sh).
+//! A review of
 //! [`LARGE_REVIEW_BYTES`] or more is decided on the blocking pool, at most [`LARGE_DECISIONS`]
 //! at once, so that large objects never hold the threads the normal reviews are answered on;
 //! the others wait unread, so that memory holds only the ones being decided.
@@ -70,18 +75,75 @@ pub const TARGET_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Serves on `listen` until the process ends.
 pub async fn serve(app: Arc<App>, listen: SocketAddr, tls: Arc<Reloading>) -> Result<(), String> {
+    raise_open_files_limit();
     let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     crate::error::print_err(&format!("guard: serving https://{}/validate\n", listener.local_addr().map_err(|e| e.to_string())?));
     serve_on(app, listener, tls, MAX_CONNECTIONS).await;
     Ok(())
 }
 
-/// The connections open, each with when it became idle (`None`: a request in flight) and how
-/// to ask it to close.
+/// Raises the soft limit on open files to the hard one, as Go programs do: a soft limit of
+/// 1024 (systemd's, some runtimes') would make `accept` fail before [`MAX_CONNECTIONS`] are
+/// open. Failing is harmless (the limit stays).
+fn raise_open_files_limit() {
+    #[cfg(unix)]
+    // SAFETY: getrlimit and setrlimit read and write the `rlimit` passed, nothing else.
+    unsafe {
+        let mut l = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) == 0 && l.rlim_cur < l.rlim_max {
+            l.rlim_cur = l.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &l);
+        }
+    }
+}
+
+/// Connections that may be closing past the cap at once (each reclaimed one ends at its next
+/// poll; one whose review had just been read first answers it).
+const MAX_CLOSING: usize = 64;
+
+/// The connections open: for each, since when it has been unproductive (`None`: a review of
+/// it is being decided or answered), whether it was asked to close, and how to ask it.
 #[derive(Default)]
 struct Open {
     next: u64,
-    conns: std::collections::HashMap<u64, (Option<Instant>, Arc<tokio::sync::Notify>)>,
+    conns: std::collections::HashMap<u64, Conn>,
+    /// Of `conns`, those asked to close (they no longer count against the cap).
+    closing: usize,
+}
+
+struct Conn {
+    since: Option<Instant>,
+    closing: bool,
+    close: Arc<tokio::sync::Notify>,
+}
+
+/// What the accept loop does with a new connection.
+#[derive(Debug, PartialEq, Eq)]
+enum Admit {
+    /// Served (in the slot of the connection with this id, asked to close, when `Some`).
+    Serve(Option<u64>),
+    /// Closed at once: every slot holds a review being decided.
+    Refuse,
+}
+
+impl Open {
+    /// Makes room for a new connection under `cap`: nothing to do below it; at it, the
+    /// connection unproductive the longest (and not asked already) is asked to close.
+    fn admit(&mut self, cap: usize) -> Admit {
+        if self.conns.len() - self.closing < cap {
+            return Admit::Serve(None);
+        }
+        if self.closing >= MAX_CLOSING {
+            return Admit::Refuse;
+        }
+        let oldest = self.conns.iter().filter(|(_, c)| !c.closing).filter_map(|(id, c)| c.since.map(|t| (t, *id))).min();
+        let Some((_, id)) = oldest else { return Admit::Refuse };
+        let c = self.conns.get_mut(&id).expect("found above");
+        c.closing = true;
+        c.close.notify_one();
+        self.closing += 1;
+        Admit::Serve(Some(id))
+    }
 }
 
 /// One connection's place in [`Open`]; leaving it (the connection ended) removes it.
@@ -89,73 +151,87 @@ struct Tracked {
     id: u64,
     open: Arc<std::sync::Mutex<Open>>,
     close: Arc<tokio::sync::Notify>,
+    app: Arc<App>,
+}
+
+fn lock(open: &std::sync::Mutex<Open>) -> std::sync::MutexGuard<'_, Open> {
+    open.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Tracked {
-    fn new(open: &Arc<std::sync::Mutex<Open>>) -> Tracked {
+    /// Takes a place for a new connection, unproductive from now; `None` when it must be
+    /// refused (see [`Open::admit`]).
+    fn admit(open: &Arc<std::sync::Mutex<Open>>, cap: usize, app: &Arc<App>) -> Option<Tracked> {
+        let mut o = lock(open);
+        match o.admit(cap) {
+            Admit::Refuse => {
+                app.metrics.connection_refused();
+                return None;
+            }
+            Admit::Serve(Some(_)) => app.metrics.connection_reclaimed(),
+            Admit::Serve(None) => {}
+        }
         let close = Arc::new(tokio::sync::Notify::new());
-        let mut o = open.lock().unwrap_or_else(|p| p.into_inner());
         let id = o.next;
         o.next += 1;
-        o.conns.insert(id, (Some(Instant::now()), close.clone()));
-        Tracked { id, open: open.clone(), close }
+        o.conns.insert(id, Conn { since: Some(Instant::now()), closing: false, close: close.clone() });
+        app.metrics.connection_opened();
+        Some(Tracked { id, open: open.clone(), close, app: app.clone() })
     }
 
-    /// A request starts (`busy`) or its answer is ready (`!busy`).
+    /// A review's body has been read, and it is being decided (`busy`), or its answer is
+    /// ready (`!busy`: unproductive again from now, waiting for the next request).
     fn set_busy(&self, busy: bool) {
-        if let Some(c) = self.open.lock().unwrap_or_else(|p| p.into_inner()).conns.get_mut(&self.id) {
-            c.0 = (!busy).then(Instant::now);
+        if let Some(c) = lock(&self.open).conns.get_mut(&self.id) {
+            c.since = (!busy).then(Instant::now);
         }
+    }
+
+    fn busy(&self) -> bool {
+        lock(&self.open).conns.get(&self.id).is_some_and(|c| c.since.is_none())
     }
 }
 
 impl Drop for Tracked {
     fn drop(&mut self) {
-        self.open.lock().unwrap_or_else(|p| p.into_inner()).conns.remove(&self.id);
+        let mut o = lock(&self.open);
+        if o.conns.remove(&self.id).is_some_and(|c| c.closing) {
+            o.closing -= 1;
+        }
+        self.app.metrics.connection_closed();
     }
 }
 
-/// Asks the connection idle the longest to close; `false` when none is idle.
-fn reclaim_oldest_idle(open: &std::sync::Mutex<Open>) -> bool {
-    let o = open.lock().unwrap_or_else(|p| p.into_inner());
-    match o.conns.values().filter_map(|(idle, close)| idle.map(|t| (t, close))).min_by_key(|(t, _)| *t) {
-        Some((_, close)) => {
-            close.notify_one();
-            true
-        }
-        None => false,
-    }
+/// Whether `accept` failed for want of a resource (file descriptors, memory), which waiting a
+/// moment may bring back; other failures (a connection reset before it was accepted) are
+/// the one connection's.
+fn exhausted(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    return matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM));
+    #[cfg(not(unix))]
+    return e.kind() == std::io::ErrorKind::OutOfMemory;
 }
 
 /// Serves connections from `listener`, at most `cap` at once (see the module comment).
 pub async fn serve_on(app: Arc<App>, listener: tokio::net::TcpListener, tls: Arc<Reloading>, cap: usize) {
-    let slots = Arc::new(tokio::sync::Semaphore::new(cap));
     let open = Arc::new(std::sync::Mutex::new(Open::default()));
     loop {
-        let (tcp, _) = match listener.accept().await {
-            Ok(c) => c,
+        let tcp = match listener.accept().await {
+            Ok((tcp, _)) => tcp,
             // Out of file descriptors, say: wait a moment rather than spin.
-            Err(_) => {
+            Err(e) if exhausted(&e) => {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
+            Err(_) => continue,
         };
-        let permit = match slots.clone().try_acquire_owned() {
-            Ok(p) => p,
-            Err(_) => {
-                // Every slot is taken: the longest idle connection makes room, else the new one
-                // waits for a connection to end.
-                reclaim_oldest_idle(&open);
-                let Ok(p) = slots.clone().acquire_owned().await else { return };
-                p
-            }
-        };
+        // Never waits: a slot is free, or made free, or the connection is closed.
+        let Some(tracked) = Tracked::admit(&open, cap, &app) else { continue };
         let _ = tcp.set_nodelay(true);
         let acceptor = tokio_rustls::TlsAcceptor::from(tls.current());
         let app = app.clone();
-        let tracked = Arc::new(Tracked::new(&open));
         tokio::spawn(async move {
-            let _permit = permit;
+            let tracked = Arc::new(tracked);
             let close = tracked.close.clone();
             let stream = tokio::select! {
                 s = tokio::time::timeout(READ_TIMEOUT, acceptor.accept(tcp)) => match s {
@@ -168,8 +244,7 @@ pub async fn serve_on(app: Arc<App>, listener: tokio::net::TcpListener, tls: Arc
             let service = hyper::service::service_fn(move |req| {
                 let (app, t) = (app.clone(), t.clone());
                 async move {
-                    t.set_busy(true);
-                    let r = handle(app, req).await;
+                    let r = handle(app, req, &t).await;
                     t.set_busy(false);
                     r
                 }
@@ -182,9 +257,13 @@ pub async fn serve_on(app: Arc<App>, listener: tokio::net::TcpListener, tls: Arc
             tokio::select! {
                 _ = conn.as_mut() => {}
                 _ = close.notified() => {
-                    // Idle: it closes at once (a request that just arrived is answered first).
-                    conn.as_mut().graceful_shutdown();
-                    let _ = conn.await;
+                    // A review being decided is answered first; anything else (a request head
+                    // or body on its way, or nothing) is dropped at once: a graceful shutdown
+                    // would wait for a head to arrive, or for its 10 s.
+                    if tracked.busy() {
+                        conn.as_mut().graceful_shutdown();
+                        let _ = conn.await;
+                    }
                 }
             }
         });
@@ -202,10 +281,14 @@ fn text(status: StatusCode, body: impl Into<String>) -> Response<Full<Bytes>> {
     reply(status, "text/plain; charset=utf-8", body.into() + "\n")
 }
 
-async fn handle(app: Arc<App>, req: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+async fn handle(app: Arc<App>, req: Request<Incoming>, t: &Tracked) -> Result<Response<Full<Bytes>>, Infallible> {
     let path = req.uri().path().to_string();
+    if req.method() != Method::POST {
+        // Answered at once: nothing more to read.
+        t.set_busy(true);
+    }
     Ok(match (req.method(), path.as_str()) {
-        (&Method::POST, "/validate") => validate(&app, req).await,
+        (&Method::POST, "/validate") => validate(&app, req, || t.set_busy(true)).await,
         (&Method::GET, "/healthz") => text(StatusCode::OK, "ok"),
         (&Method::GET, "/readyz") => {
             if app.cache.ready() {
@@ -245,14 +328,19 @@ pub fn status(app: &App) -> serde_json::Value {
     })
 }
 
-async fn validate<B>(app: &Arc<App>, req: Request<B>) -> Response<Full<Bytes>>
+/// Reads and answers one review; `read` is called once its body has been read whole, when it
+/// becomes productive (its connection is no longer one to close for room).
+async fn validate<B>(app: &Arc<App>, req: Request<B>, read: impl FnOnce()) -> Response<Full<Bytes>>
 where
     B: hyper::body::Body,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let arrived = Instant::now();
     let (body, turn) = match tokio::time::timeout(READ_TIMEOUT, read_body(app, req)).await {
-        Ok(Ok(b)) => b,
+        Ok(Ok(b)) => {
+            read();
+            b
+        }
         Ok(Err(Unread::TooLarge)) => {
             app.metrics.bad_request();
             return text(StatusCode::PAYLOAD_TOO_LARGE, format!("the AdmissionReview is larger than {MAX_REVIEW_BYTES} bytes"));
@@ -343,14 +431,14 @@ where
 
 /// Reads a review's body and answers it.
 async fn decide_body(app: &App, body: Vec<u8>, arrived: Instant) -> Response<Full<Bytes>> {
-    let request = match review::parse(&body) {
+    // The body is the request's from here: its objects are read from it when decided.
+    let request = match review::parse(body) {
         Ok(r) => r,
         Err(e) => {
             app.metrics.bad_request();
             return text(StatusCode::BAD_REQUEST, format!("bad AdmissionReview: {}", crate::escape::escape(&e)));
         }
     };
-    drop(body);
     let (uid, namespace) = (request.uid.clone(), request.namespace.clone());
     let answer = answer(app, request).await;
     app.metrics.answered(answer.why, answer.warnings.len(), arrived.elapsed());
@@ -504,6 +592,101 @@ mod tests {
         }
     }
 
+    /// A TLS connection to the guard at `addr` that trusts `ca`, its handshake done.
+    async fn tls_connect(addr: SocketAddr, ca: &str) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
+        use rustls_pki_types::pem::PemObject;
+        let mut roots = rustls::RootCertStore::empty();
+        for c in rustls_pki_types::CertificateDer::pem_slice_iter(ca.as_bytes()) {
+            roots.add(c.unwrap()).unwrap();
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let name = rustls_pki_types::ServerName::IpAddress(addr.ip().into());
+        tokio_rustls::TlsConnector::from(Arc::new(config)).connect(name, tcp).await.unwrap()
+    }
+
+    async fn send(s: &mut tokio_rustls::client::TlsStream<tokio::net::TcpStream>, mut bytes: &[u8]) {
+        use tokio::io::AsyncWrite;
+        while !bytes.is_empty() {
+            let n = std::future::poll_fn(|cx| std::pin::Pin::new(&mut *s).poll_write(cx, bytes)).await.unwrap();
+            bytes = &bytes[n..];
+        }
+        std::future::poll_fn(|cx| std::pin::Pin::new(&mut *s).poll_flush(cx)).await.unwrap();
+    }
+
+    /// Whether the server closed the TLS connection `s` within `wait`.
+    async fn tls_closed(s: &mut tokio_rustls::client::TlsStream<tokio::net::TcpStream>, wait: Duration) -> bool {
+        use tokio::io::AsyncRead;
+        let mut buf = [0u8; 256];
+        let read = async {
+            loop {
+                let mut rb = tokio::io::ReadBuf::new(&mut buf);
+                match std::future::poll_fn(|cx| std::pin::Pin::new(&mut *s).poll_read(cx, &mut rb)).await {
+                    Ok(()) if rb.filled().is_empty() => return,
+                    Ok(()) => continue,
+                    Err(_) => return,
+                }
+            }
+        };
+        tokio::time::timeout(wait, read).await.is_ok()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn connections_sending_their_request_head_slowly_make_room_too_oldest_first() {
+        let (app, tls, ca) = app();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve_on(app.clone(), listener, tls, 3));
+        // Every slot taken by a connection whose request head has begun and never ends: not
+        // idle to hyper, which a graceful shutdown would wait on for 10 s.
+        let mut slow = Vec::new();
+        for _ in 0..3 {
+            let mut s = tls_connect(addr, &ca).await;
+            send(&mut s, b"POST /validate HTTP/1.1\r\nHost: x\r\nX-Slow: ").await;
+            slow.push(s);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let started = Instant::now();
+        let got = crate::live::guard::via_url(&format!("https://{addr}/healthz"), ca.as_bytes()).await;
+        assert_eq!(got.as_deref(), Ok("ok\n"));
+        assert!(started.elapsed() < Duration::from_secs(2), "served at once: {:?}", started.elapsed());
+        assert!(tls_closed(&mut slow[0], Duration::from_secs(2)).await, "the oldest slow connection is closed");
+        for s in &mut slow[1..] {
+            assert!(!tls_closed(s, Duration::from_millis(200)).await, "a younger one is kept");
+        }
+        let metrics = app.metrics.render(&app.cache);
+        assert!(metrics.lines().any(|l| l == "kubectl_quota_guard_connections_reclaimed_total 1"), "{metrics}");
+    }
+
+    #[test]
+    fn room_is_made_from_the_connection_unproductive_the_longest_and_never_from_a_decision() {
+        let t0 = Instant::now();
+        let at = |ms: u64| Some(t0 + Duration::from_millis(ms));
+        let mut o = Open::default();
+        let add = |o: &mut Open, id: u64, since: Option<Instant>| {
+            o.conns.insert(id, Conn { since, closing: false, close: Arc::new(tokio::sync::Notify::new()) });
+        };
+        // Ids 0..4: idle since 30 ms, deciding, in its handshake since 10 ms, idle since 20 ms.
+        for (id, since) in [(0, at(30)), (1, None), (2, at(10)), (3, at(20))] {
+            add(&mut o, id, since);
+        }
+        assert_eq!(o.admit(5), Admit::Serve(None), "below the cap");
+        // Each new connection (deciding at once, here) takes the place made for it.
+        let mut id = 10;
+        for want in [Some(2), Some(3), Some(0)] {
+            assert_eq!(o.admit(4), Admit::Serve(want), "the oldest first, each asked once");
+            add(&mut o, id, None);
+            id += 1;
+        }
+        assert_eq!(o.admit(4), Admit::Refuse, "a connection whose review is being decided is kept");
+        assert_eq!(o.closing, 3);
+    }
+
     fn review(padding: usize) -> Request<Full<Bytes>> {
         let body = serde_json::json!({
             "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
@@ -525,7 +708,7 @@ mod tests {
         let req = Request::post("/validate").body(http_body_util::StreamBody::new(frames)).unwrap();
         let large = tokio::spawn({
             let app = app.clone();
-            async move { validate(&app, req).await }
+            async move { validate(&app, req, || {}).await }
         });
         let pieces: Vec<Bytes> = whole.chunks(LARGE_REVIEW_BYTES).map(Bytes::copy_from_slice).collect();
         assert!(pieces.len() >= 3);
@@ -552,9 +735,9 @@ mod tests {
     async fn a_body_declared_over_the_cap_is_refused_unread() {
         let (app, _, _) = app();
         let req = Request::post("/validate").header("content-length", (MAX_REVIEW_BYTES + 1).to_string()).body(Full::new(Bytes::new())).unwrap();
-        assert_eq!(validate(&app, req).await.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(validate(&app, req, || {}).await.status(), StatusCode::PAYLOAD_TOO_LARGE);
         let req = Request::post("/validate").body(Full::new(Bytes::from(vec![b' '; MAX_REVIEW_BYTES + 1]))).unwrap();
-        assert_eq!(validate(&app, req).await.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(validate(&app, req, || {}).await.status(), StatusCode::PAYLOAD_TOO_LARGE);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -564,9 +747,9 @@ mod tests {
         let turns = app.large.acquire_many(LARGE_DECISIONS as u32).await.unwrap();
         let large = tokio::spawn({
             let app = app.clone();
-            async move { validate(&app, review(LARGE_REVIEW_BYTES)).await }
+            async move { validate(&app, review(LARGE_REVIEW_BYTES), || {}).await }
         });
-        let normal = tokio::time::timeout(Duration::from_secs(5), validate(&app, review(10))).await.expect("a normal review never waits");
+        let normal = tokio::time::timeout(Duration::from_secs(5), validate(&app, review(10), || {})).await.expect("a normal review never waits");
         assert_eq!(normal.status(), StatusCode::OK);
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert!(!large.is_finished(), "the large review waits for a turn");
