@@ -13,6 +13,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+mod json;
 mod large;
 pub mod plain;
 
@@ -177,8 +178,22 @@ pub fn parse_each(file: &str, text: &str, mut each: impl FnMut(Document) -> Resu
                 handed_out = number;
                 continue;
             }
-            // A large List is read an item at a time (a state of 100,000 nodes is one).
-            match list_items(&origin, chunk, json, &mut each) {
+            // JSON is read by serde_json where that reads as the YAML reader does, a List an
+            // item at a time; a large block List too (a state of 100,000 nodes is one).
+            let items = if json {
+                match json::read(&origin, chunk, &mut each) {
+                    json::Read::Value(value) => {
+                        emit(origin, value, json, &mut each)?;
+                        handed_out = number;
+                        continue;
+                    }
+                    json::Read::Items(items) => items,
+                    json::Read::Refused => Items::NotAList,
+                }
+            } else {
+                list_items(&origin, chunk, json, &mut each)
+            };
+            match items {
                 Items::Read => {
                     handed_out = number;
                     continue;
