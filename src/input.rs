@@ -40,9 +40,15 @@ pub fn max_input_bytes() -> u64 {
 
 /// Reads at most the cap from `r` and decodes it as text: UTF-8 with or without a byte-order
 /// mark, or UTF-16 with one (kubectl accepts both).
-pub fn read_capped(mut r: impl Read, what: &str) -> Result<String, String> {
+pub fn read_capped(r: impl Read, what: &str) -> Result<String, String> {
+    read_capped_sized(r, what, 0)
+}
+
+/// [`read_capped`] into a buffer first sized for `size` bytes (a file's length; at most the
+/// cap), so that a large file is read without copying the buffer each time it doubles.
+fn read_capped_sized(mut r: impl Read, what: &str, size: u64) -> Result<String, String> {
     let cap = max_input_bytes();
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(usize::try_from(size.min(cap + 1)).unwrap_or(0));
     r.by_ref().take(cap + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {what}: {e}"))?;
     if bytes.len() as u64 > cap {
         return Err(format!("{what} is larger than {cap} bytes (set KUBECTL_QUOTA_MAX_INPUT_BYTES to allow more)"));
@@ -71,7 +77,8 @@ pub fn decode_text(bytes: Vec<u8>) -> Result<String, String> {
 /// Reads a file through [`read_capped`].
 pub fn read_file(path: &Path) -> Result<String, String> {
     let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
-    read_capped(f, "the file").map_err(|e| e.replace("the file is larger", "larger").replace("cannot read the file: ", "cannot read: "))
+    let size = f.metadata().map_or(0, |m| if m.is_file() { m.len() } else { 0 });
+    read_capped_sized(f, "the file", size).map_err(|e| e.replace("the file is larger", "larger").replace("cannot read the file: ", "cannot read: "))
 }
 
 /// File names a directory contributes: `.yaml`, `.yml` and `.json`, sorted.

@@ -251,6 +251,9 @@ struct Nodes {
     /// Distinct allocatable lists, and each one's canonical text -> its place.
     shapes: Vec<ResourceList>,
     shape_of: std::collections::HashMap<String, u32>,
+    /// Each allocatable as written (its JSON) -> its shape: read once, however many nodes
+    /// share it.
+    written: std::collections::HashMap<String, u32>,
 }
 
 /// The nodes' sums, as the views read them.
@@ -261,21 +264,28 @@ struct NodeSums {
 }
 
 impl Nodes {
+    /// The shape of an allocatable read before as `written` ([`Self::shape`]).
+    fn written_shape(&self, written: &str) -> Option<u32> {
+        self.written.get(written).copied()
+    }
+
+    /// The place of `alloc` among the shapes (added when new), remembered for the text it was
+    /// `written` as.
+    fn shape(&mut self, alloc: ResourceList, written: Option<String>) -> u32 {
+        let text: String = alloc.iter().map(|(k, v)| format!("{k}={v};")).collect();
+        let next = self.shapes.len() as u32;
+        let id = *self.shape_of.entry(text).or_insert(next);
+        if id == next {
+            self.shapes.push(alloc);
+        }
+        if let Some(w) = written {
+            self.written.insert(w, id);
+        }
+        id
+    }
+
     /// Records `name`'s entry; `true` when the node was read before (its old entry replaced).
-    fn put(&mut self, name: String, allocatable: Option<ResourceList>, left_out: Option<LeftOut>) -> bool {
-        let entry = match (left_out, allocatable) {
-            (Some(l), _) => NodeEntry::LeftOut(l),
-            (None, alloc) => {
-                let alloc = alloc.unwrap_or_default();
-                let text: String = alloc.iter().map(|(k, v)| format!("{k}={v};")).collect();
-                let next = self.shapes.len() as u32;
-                let id = *self.shape_of.entry(text).or_insert(next);
-                if id == next {
-                    self.shapes.push(alloc);
-                }
-                NodeEntry::Counted(id)
-            }
-        };
+    fn put(&mut self, name: String, entry: NodeEntry) -> bool {
         match self.index.get(&name) {
             Some(&i) => {
                 self.entries[i as usize] = entry;

@@ -312,6 +312,34 @@ fn percentages_stay_exact_beyond_milli_units() {
 }
 
 #[test]
+fn nodes_written_alike_are_read_once_and_summed_as_each_alone() {
+    // The same allocatable in several spellings, nodes left out between them, a node read
+    // again with another, and an invalid one after valid ones written the same but for a sign.
+    let mut yaml = String::new();
+    for i in 0..20 {
+        let (spec, alloc) = match i % 5 {
+            0 => ("{}", "{cpu: '4', memory: 8Gi}"),
+            1 => ("{}", "{cpu: 4000m, memory: 8Gi}"),
+            2 => ("{unschedulable: true}", "{cpu: '4', memory: 8Gi}"),
+            3 => ("{}", "{cpu: 4, memory: 8Gi}"),
+            _ => ("{}", "{cpu: '4', memory: 8Gi, nvidia.com/gpu: '1'}"),
+        };
+        yaml += &node(&format!("n{i}"), spec, alloc, "True");
+    }
+    yaml += &node("n0", "{}", "{cpu: '1', memory: 8Gi}", "True");
+    let r = collect(&(yaml.clone() + &quota("t", "q", "{requests.cpu: '1'}", "{requests.cpu: '0'}", ""))).capacity(&Options::default());
+    // 16 nodes counted of 20: n0 now 1 cpu, three more written `'4'`, four `4000m`, four `4`, four with a GPU.
+    assert_eq!((r.nodes, r.nodes_counted, r.nodes_left_out.len()), (20, 16, 4));
+    assert_eq!(s(&row(&r, "requests.cpu").allocatable), "61");
+    assert_eq!(s(&row(&r, "requests.memory").allocatable), "128Gi");
+    assert_eq!(s(&row(&r, "requests.nvidia.com/gpu").allocatable), "4");
+    let mut c = collect(&yaml);
+    let bad = parse_str("nodes.yaml", &node("m", "{}", "{cpu: '-4', memory: 8Gi}", "True")).unwrap();
+    let e = c.add(&bad[0]).unwrap_err().to_string();
+    assert!(e.contains("status.allocatable.cpu"), "{e}");
+}
+
+#[test]
 fn malformed_objects_the_views_read_are_errors_naming_the_field() {
     let mut c = Collector::default();
     let d = parse_str("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: lots}}\n").unwrap();

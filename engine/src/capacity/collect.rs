@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{add_to, pod_charge, row_of, Collector, Controller, Failure, LeftOut, Namespace, Quota, Scalable, Slice};
+use super::{add_to, pod_charge, row_of, Collector, Controller, Failure, LeftOut, Namespace, NodeEntry, Quota, Scalable, Slice};
 use crate::admission::scopes::describe as describe_selector;
 use crate::admission::usage;
 use crate::manifest::{Document, InputError};
@@ -43,6 +43,16 @@ fn quantities(d: &Document, v: Option<&Value>, field: &str) -> Result<ResourceLi
         out.insert(k.clone(), q);
     }
     Ok(out)
+}
+
+/// A node's allocatable as written, as one text (its JSON), when it is a map of texts and
+/// numbers, or none: what [`quantities`] reads the same way every time.
+fn written_key(v: Option<&Value>) -> Option<String> {
+    match v {
+        None | Some(Value::Null) => Some(String::new()),
+        Some(Value::Object(m)) if m.values().all(|q| q.is_string() || q.is_number()) => serde_json::to_string(m).ok(),
+        Some(_) => None,
+    }
 }
 
 /// A device class's driver, when its selectors say it plainly (`device.driver == "x"`):
@@ -298,14 +308,24 @@ impl Collector {
             Some(s) => reasons.push(format!("not Ready ({s})")),
             None => reasons.push("no Ready condition".into()),
         }
-        let alloc = quantities(d, v.get("status").and_then(|s| s.get("allocatable")), "status.allocatable")?;
-        // The API server refuses a Node whose allocatable is negative (ValidateNodeResources).
-        if let Some((k, q)) = alloc.iter().find(|(_, q)| q.sign() < 0) {
-            let said = format!("Node {name:?} is invalid: status.allocatable.{k}: Invalid value: \"{q}\": {}", crate::validation::reasons::NEGATIVE);
-            return Err(InputError::at(&d.origin, None, said));
-        }
-        let (allocatable, left_out) = if reasons.is_empty() { (Some(alloc), None) } else { (None, Some(LeftOut { name: name.clone(), reasons })) };
-        if self.nodes.put(name.clone(), allocatable, left_out) {
+        let written = v.get("status").and_then(|s| s.get("allocatable"));
+        // Nodes are alike: an allocatable written as one read before is that one's shape,
+        // already read and found valid.
+        let key = written_key(written);
+        let shape = match key.as_deref().and_then(|k| self.nodes.written_shape(k)) {
+            Some(id) => id,
+            None => {
+                let alloc = quantities(d, written, "status.allocatable")?;
+                // The API server refuses a Node whose allocatable is negative (ValidateNodeResources).
+                if let Some((k, q)) = alloc.iter().find(|(_, q)| q.sign() < 0) {
+                    let said = format!("Node {name:?} is invalid: status.allocatable.{k}: Invalid value: \"{q}\": {}", crate::validation::reasons::NEGATIVE);
+                    return Err(InputError::at(&d.origin, None, said));
+                }
+                self.nodes.shape(alloc, key)
+            }
+        };
+        let entry = if reasons.is_empty() { NodeEntry::Counted(shape) } else { NodeEntry::LeftOut(LeftOut { name: name.clone(), reasons }) };
+        if self.nodes.put(name.clone(), entry) {
             self.duplicates.add(|| format!("Node {name}"));
         }
         Ok(())

@@ -13,6 +13,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+mod json;
 mod large;
 pub mod plain;
 
@@ -170,15 +171,22 @@ pub fn parse_each(file: &str, text: &str, mut each: impl FnMut(Document) -> Resu
         let mut handed_out = 0;
         for (number, line, chunk) in chunks {
             let origin = Origin { line, ..Origin::new(file, number) };
-            // A document surely larger than the server reads is refused from its size, as the
-            // server refuses it before decoding: only what names it is read.
-            if let Some(named) = too_large_for_a_request(chunk, json) {
-                emit(Origin { too_large: true, ..origin }, named, json, &mut each)?;
-                handed_out = number;
-                continue;
-            }
-            // A large List is read an item at a time (a state of 100,000 nodes is one).
-            match list_items(&origin, chunk, json, &mut each) {
+            // JSON is read by serde_json where that reads as the YAML reader does, a List an
+            // item at a time; a large block List too (a state of 100,000 nodes is one).
+            let items = if json {
+                match json::read(&origin, chunk, &mut each) {
+                    json::Read::Value(value) => {
+                        emit(origin, value, json, &mut each)?;
+                        handed_out = number;
+                        continue;
+                    }
+                    json::Read::Items(items) => items,
+                    json::Read::Refused => Items::NotAList,
+                }
+            } else {
+                list_items(&origin, chunk, json, &mut each)
+            };
+            match items {
                 Items::Read => {
                     handed_out = number;
                     continue;
@@ -195,6 +203,14 @@ pub fn parse_each(file: &str, text: &str, mut each: impl FnMut(Document) -> Resu
                     })
                 }
                 Items::NotAList => {}
+            }
+            // A document surely larger than the server reads is refused from its size, as the
+            // server refuses it before decoding: only what names it is read. (Never a List: its
+            // items are sent one by one. Measuring the text of one costs a tenth of reading it.)
+            if let Some(named) = too_large_for_a_request(chunk, json) {
+                emit(Origin { too_large: true, ..origin }, named, json, &mut each)?;
+                handed_out = number;
+                continue;
             }
             match plain::read(chunk).map_or_else(|| serde_saphyr::from_str_with_options::<Value>(chunk, yaml_options(chunk.len())), Ok) {
                 Ok(value) => emit(origin, value, json, &mut each)?,

@@ -1,7 +1,8 @@
 //! A quick reader for the plain YAML nearly every manifest is written in: block mappings and
-//! sequences, one-line flow collections, one-line scalars, comments. Anything else (anchors,
-//! tags, block and multi-line scalars, escapes, tabs, non-ASCII text, floats, booleans, nulls
-//! written out, octal-looking numbers, duplicate keys, odd indentation) makes it answer `None`,
+//! sequences, one-line flow collections, one-line scalars (`true`, `false` and `null` among
+//! them), comments. Anything else (anchors, tags, block and multi-line scalars, escapes, tabs,
+//! non-ASCII text, floats, booleans and nulls in other spellings, octal-looking numbers,
+//! duplicate keys, odd indentation) makes it answer `None`,
 //! and the full YAML reader reads the document instead, with its errors and its budgets.
 //!
 //! So it never decides anything the full reader would decide differently: every value it
@@ -336,10 +337,17 @@ fn quoted(text: &str) -> Option<(String, usize)> {
 /// Words the full reader reads as booleans or null in some spelling.
 const NOT_STRINGS: [&str; 9] = ["true", "false", "yes", "no", "on", "off", "y", "n", "null"];
 
-/// A plain scalar this reader is sure of: text starting with a letter or `/` that is not a
-/// boolean or null word, a whole number without a leading zero, or a number (whole, or with
-/// a fraction) followed by letters that cannot start an exponent (`100m`, `64Mi`, `1.5Gi`).
+/// A plain scalar this reader is sure of: `true`, `false` and `null` as written in every
+/// YAML (and JSON), text starting with a letter or `/` that is not a boolean or null word in
+/// another spelling, a whole number without a leading zero, or a number (whole, or with a
+/// fraction) followed by letters that cannot start an exponent (`100m`, `64Mi`, `1.5Gi`).
 fn scalar(s: &str) -> Option<Value> {
+    match s {
+        "true" => return Some(Value::Bool(true)),
+        "false" => return Some(Value::Bool(false)),
+        "null" => return Some(Value::Null),
+        _ => {}
+    }
     let bytes = s.as_bytes();
     let first = *bytes.first()?;
     if first.is_ascii_alphabetic() {

@@ -32,6 +32,7 @@ fn common_manifest_shapes_are_read_here_and_as_the_full_reader_reads_them() {
         "  kind: Pod\n  spec: {}\n",
         "a:\n-\n- b\n-   c: d\n    e: f\n",
         "true: 1\ny: 2\n0: 3\n1e3: 4\n",
+        "spec: {unschedulable: true, paused: false}\nstatus:\n  ready: true\n  x: null\n  l: [true, false, null]\n",
         "a: 922337203685477580\nb: 0\nc: 1Ki\nd: 1.5Gi\ne: 0.25Gi\n",
         "",
         "# only a comment\n",
@@ -63,9 +64,10 @@ fn everything_else_is_left_to_the_full_reader() {
         "a: 08\n",
         "a: -3\n",
         "a: .inf\n",
-        "a: true\n",
+        "a: True\n",
         "a: No\n",
-        "a: null\n",
+        "a: NULL\n",
+        "a: Null\n",
         "a: ~\n",
         "null: 1\n",
         "<<: {a: 1}\n",
@@ -170,9 +172,11 @@ const KEYS: &[&str] = &[
     "k:",
 ];
 const COMMON_KEYS: usize = 10;
-const COMMON_SCALARS: usize = 14;
+const COMMON_SCALARS: usize = 16;
 const SCALARS: &[&str] = &[
     "v",
+    "true",
+    "false",
     "100m",
     "64Mi",
     "1Gi",
