@@ -98,7 +98,7 @@ fn a_json_list_is_handed_out_item_by_item_as_it_is_read_whole() {
         // kind before items (the API server's order), after them (kubectl's: keys sorted)
         format!(r#"{{"kind": "NodeList", "apiVersion": "v1", "metadata": {{"resourceVersion": "1"}}, "items": [{items}]}}"#),
         format!(r#"{{"apiVersion": "v1", "items": [{items}], "kind": "List", "metadata": {{"resourceVersion": ""}}}}"#),
-        format!("{{\"kind\": \"List\", \"items\": []}}\n---\n{{\"kind\": \"Pod\"}}\n"),
+        "{\"kind\": \"List\", \"items\": []}\n---\n{\"kind\": \"Pod\"}\n".to_string(),
         // not a List, or not its shape: read whole, the same
         format!(r#"{{"kind": "Foo", "items": [{items}]}}"#),
         r#"{"kind": "List", "items": 3}"#.to_string(),
@@ -197,9 +197,8 @@ fn json_value(rng: &mut Rng, depth: usize, out: &mut String) {
     let ws = |rng: &mut Rng, out: &mut String| out.push_str(["", "", " ", "\n  ", "\r\n"][rng.below(5)]);
     match rng.below(if depth > 4 { 6 } else { 9 }) {
         0 => out.push_str(["true", "false", "null"][rng.below(3)]),
-        1 => out.push_str(
-            &["0", "1", "-1", "42", "9223372036854775807", "-9223372036854775808", "9223372036854775808", "1.5", "1e2", "-0", "10E-1"][rng.below(11)],
-        ),
+        1 => out
+            .push_str(["0", "1", "-1", "42", "9223372036854775807", "-9223372036854775808", "9223372036854775808", "1.5", "1e2", "-0", "10E-1"][rng.below(11)]),
         2..=5 => json_string(rng, out),
         6 => {
             out.push('[');
