@@ -1,7 +1,7 @@
 //! JSON documents read by serde_json, where that gives exactly the value the full YAML reader
 //! gives (JSON is YAML, and was read only as YAML before): about ten times as fast, and a
 //! `kind: List` is handed out an item at a time, so a state of a million devices in JSON is
-//! never held as one tree of values.
+//! never held as one tree of values (nor its items as a list of texts).
 //!
 //! Whatever could read otherwise in YAML is left to the full reader, as [`super::plain`]
 //! leaves it: floating-point numbers (serde_json's default parse of a float may differ from
@@ -59,8 +59,9 @@ pub(super) fn read(origin: &Origin, chunk: &str, each: &mut impl FnMut(Document)
 /// A List's items handed out one by one; `None` when the document is not such a List (or is
 /// not for this reader), nothing handed out then.
 fn list(origin: &Origin, chunk: &str, each: &mut impl FnMut(Document) -> Result<(), InputError>) -> Option<Items> {
-    // The top-level object's fields as their text: a List's items are read one at a time from
-    // there, and only its `items` field's array of texts is held.
+    // The top-level object's fields as their text (the items' text is found, not read), so
+    // that `kind` is known wherever it stands; then the items are read from their text one at
+    // a time, each dropped before the next is read.
     let fields: Fields = serde_json::from_str(chunk).ok()?;
     let kind = fields.0.get("kind").and_then(|v| serde_json::from_str::<String>(v.get()).ok())?;
     let items = fields.0.get("items")?;
@@ -71,19 +72,48 @@ fn list(origin: &Origin, chunk: &str, each: &mut impl FnMut(Document) -> Result<
     if fields.0.iter().any(|(k, v)| !key_read_here(k) || (k != "items" && value(v.get(), 1).is_none())) {
         return None;
     }
-    let items: Vec<&RawValue> = serde_json::from_str(items.get()).ok()?;
-    for (j, text) in items.into_iter().enumerate() {
-        // An item is two levels down: the document, then its `items`.
-        let Some(item) = value(text.get(), 2) else { return Some(Items::Failed(j)) };
-        let o = Origin { item: Some(j + 1), ..origin.clone() };
-        if !item.is_object() {
-            return Some(Items::Stopped(InputError::at(&o, None, "a list item must be a mapping")));
-        }
-        if let Err(e) = each(Document { origin: o, value: item }) {
-            return Some(Items::Stopped(e));
-        }
+    let mut stream = Stream { origin, each, handed: 0, outcome: None };
+    let mut de = serde_json::Deserializer::from_str(items.get());
+    let read = de.deserialize_seq(&mut stream).and_then(|()| de.end());
+    Some(match (stream.outcome, read) {
+        (Some(outcome), _) => outcome,
+        (None, Ok(())) => Items::Read,
+        (None, Err(_)) => Items::Failed(stream.handed),
+    })
+}
+
+/// A List's items, each read and handed out as soon as its text is read: how it ended, and
+/// how many were handed out.
+struct Stream<'a, F> {
+    origin: &'a Origin,
+    each: &'a mut F,
+    handed: usize,
+    outcome: Option<Items>,
+}
+
+impl<'de, F: FnMut(Document) -> Result<(), InputError>> Visitor<'de> for &mut Stream<'_, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a List's items")
     }
-    Some(Items::Read)
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        // An item is two levels down: the document, then its `items`.
+        while let Some(item) = seq.next_element_seed(Checked { depth: 2 }).inspect_err(|_| self.outcome = Some(Items::Failed(self.handed)))? {
+            let o = Origin { item: Some(self.handed + 1), ..self.origin.clone() };
+            if !item.is_object() {
+                self.outcome = Some(Items::Stopped(InputError::at(&o, None, "a list item must be a mapping")));
+                return Err(refused("stopped"));
+            }
+            if let Err(e) = (self.each)(Document { origin: o, value: item }) {
+                self.outcome = Some(Items::Stopped(e));
+                return Err(refused("stopped"));
+            }
+            self.handed += 1;
+        }
+        Ok(())
+    }
 }
 
 /// One JSON text as a value, `depth` levels down in its document; `None` where the full

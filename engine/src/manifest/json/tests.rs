@@ -126,6 +126,16 @@ fn a_json_list_is_handed_out_item_by_item_as_it_is_read_whole() {
         Ok(())
     });
     assert!(matches!(read, Read::Items(Items::Read)) && seen == 50);
+    // A caller that stops the reading stops it at once.
+    let mut seen = 0;
+    let read = super::read(&origin, &cases[0], &mut |d| {
+        seen += 1;
+        if seen == 3 {
+            return Err(InputError::at(&d.origin, None, "enough"));
+        }
+        Ok(())
+    });
+    assert!(matches!(read, Read::Items(Items::Stopped(e)) if e.to_string() == "f, document 1, item 3: enough") && seen == 3);
 }
 
 /// Every JSON file in the repository (conformance cases, goldens, recordings).
