@@ -666,16 +666,24 @@ mod facts {
                 }
                 fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Hash, A::Error> {
                     // In any order: the entries' hashes added up. A key given twice counts
-                    // once, its last value, as in a tree: the keys seen are kept (a map's keys
-                    // are a small part of it).
-                    let mut entries: std::collections::HashMap<String, u128> = std::collections::HashMap::new();
-                    while let Some(key) = map.next_key::<String>()? {
+                    // once, its last value, as in a tree: each entry is kept as two hashes,
+                    // its key's and its own, until the map ends (32 bytes an entry).
+                    let mut entries: Vec<(u128, u128)> = Vec::new();
+                    while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
                         let Hash(v) = map.next_value()?;
-                        let e = h(7, key.as_bytes(), &[v]);
-                        entries.insert(key, e);
+                        entries.push((h(9, key.as_bytes(), &[]), h(7, key.as_bytes(), &[v])));
                     }
-                    let sum = entries.values().fold(0u128, |a, e| a.wrapping_add(*e));
-                    Ok(Hash(h(8, &[], &[sum, entries.len() as u128])))
+                    // Stable: of the entries of one key, the last stays last.
+                    entries.sort_by_key(|e| e.0);
+                    let mut sum = 0u128;
+                    let mut n = 0u128;
+                    for (i, e) in entries.iter().enumerate() {
+                        if entries.get(i + 1).is_none_or(|next| next.0 != e.0) {
+                            sum = sum.wrapping_add(e.1);
+                            n += 1;
+                        }
+                    }
+                    Ok(Hash(h(8, &[], &[sum, n])))
                 }
             }
             d.deserialize_any(V)
