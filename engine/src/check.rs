@@ -353,24 +353,28 @@ impl<'a> Checker<'a> {
     /// follow; an undecided workload's are what the state tells, charged to nothing.
     #[allow(clippy::too_many_arguments)]
     fn workload_pods(&mut self, obj: &Object, w: &Workload, succeeded: i32, undecided: bool, ns: &str, key: &Key, report: &mut DocumentReport) {
-        let mut w = w.clone();
+        // A copy only when its count changes: a workload's template can be most of a 3 MiB
+        // object.
+        let fewer;
+        let mut w = w;
         if succeeded > 0 {
             // A Job runs min(parallelism, completions - succeeded) pods at once.
             if let (Some(r), Some(c)) = (w.replicas, w.counts.iter().find(|(p, _)| p.ends_with(".completions")).map(|(_, c)| *c)) {
                 let left = i32::try_from((c - i64::from(succeeded)).max(0)).unwrap_or(i32::MAX);
-                w.replicas = Some(r.min(left));
+                fewer = Workload { replicas: Some(r.min(left)), ..w.clone() };
+                w = &fewer;
             }
         }
         let pods = if obj.type_info.kind == "CronJob" {
             let mut scratch = self.state.scratch_for(ns);
-            let o = admit_workload_pods(obj, &w, None, &mut scratch, ns, self.opts, self.each_replica);
+            let o = admit_workload_pods(obj, w, None, &mut scratch, ns, self.opts, self.each_replica);
             report.notes.push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
             o
         } else if undecided {
             let mut scratch = self.scratch_with(ns, key);
-            admit_workload_pods(obj, &w, report.replicas_existing, &mut scratch, ns, self.opts, self.each_replica)
+            admit_workload_pods(obj, w, report.replicas_existing, &mut scratch, ns, self.opts, self.each_replica)
         } else {
-            admit_workload_pods(obj, &w, report.replicas_existing, self.state, ns, self.opts, self.each_replica)
+            admit_workload_pods(obj, w, report.replicas_existing, self.state, ns, self.opts, self.each_replica)
         };
         report.replicas = pods.wanted;
         report.replicas_admitted = pods.wanted.map(|_| pods.admitted);

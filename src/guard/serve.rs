@@ -48,8 +48,10 @@ const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// A review body at least this large is decided off the request threads.
 pub const LARGE_REVIEW_BYTES: usize = 256 << 10;
 /// Large reviews decided at once; more wait for their turn, unread (normal ones never do). One:
-/// a decision of the largest review the API server sends (3 MiB new, 1.5 MiB old) peaks at
-/// about 50 MB, and the pod's limit is 256Mi, its CPU often one core (bench/review-memory.sh).
+/// the largest review the API server sends (an UPDATE of 3 MiB new, 1.5 MiB old) takes the
+/// whole process from 28 MB to 40-90 MB as workloads are shaped, and to 165 MB when its 3 MiB
+/// are 19,000 containers; the pod's limit is 256Mi, its CPU often one core
+/// (bench/review-memory.sh).
 pub const LARGE_DECISIONS: usize = 1;
 
 /// What every request handler shares.
