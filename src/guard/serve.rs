@@ -4,9 +4,10 @@
 //! kind has been listed), `/metrics` (Prometheus text) and `/status` (JSON, what `guard status`
 //! reads) tell how it is doing.
 //!
-//! Every read is bounded: a connection's TLS handshake and request headers get 10 s, a body
-//! [`MAX_REVIEW_BYTES`] and 10 s, and at most [`MAX_CONNECTIONS`] connections are served at
-//! once. When they are all taken, the connection that has been unproductive the longest is
+//! Every read is bounded: a connection's TLS handshake and request headers get 8 to 10 s
+//! (spread, so that connections opened together, an attacker's, do not all end and come back
+//! together), a body [`MAX_REVIEW_BYTES`] and 10 s, and at most [`MAX_CONNECTIONS`] connections
+//! are served at once. When they are all taken, the connection that has been unproductive the longest is
 //! closed at once for the new one: one still in its TLS handshake, still sending its request
 //! head or body, or idle between requests, oldest first (since it was accepted or last
 //! answered). Only a connection whose review is being decided or answered is kept; when every
@@ -45,6 +46,17 @@ pub const MAX_REVIEW_BYTES: usize = 8 << 20;
 pub const MAX_CONNECTIONS: usize = 1024;
 /// The bound on a TLS handshake, on request headers, and on a request's body.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How much earlier than [`READ_TIMEOUT`] a connection's handshake and headers may be cut,
+/// spread over the connections (see [`deadline`]).
+const SPREAD_MS: u64 = 2000;
+
+/// The bound on the TLS handshake and on each request's headers of the connection numbered
+/// `id`: between [`READ_TIMEOUT`] less [`SPREAD_MS`] and [`READ_TIMEOUT`], evenly spread over
+/// consecutive connections. 1,000 slow connections opened at once would otherwise all be cut
+/// at once and, opened again at once, make 1,000 TLS handshakes queue before a review's.
+fn deadline(id: u64) -> Duration {
+    READ_TIMEOUT - Duration::from_millis(id.wrapping_mul(7919) % SPREAD_MS)
+}
 /// A review body at least this large is decided off the request threads.
 pub const LARGE_REVIEW_BYTES: usize = 256 << 10;
 /// Large reviews decided at once; more wait for their turn, unread (normal ones never do). One:
@@ -235,8 +247,9 @@ pub async fn serve_on(app: Arc<App>, listener: tokio::net::TcpListener, tls: Arc
         tokio::spawn(async move {
             let tracked = Arc::new(tracked);
             let close = tracked.close.clone();
+            let deadline = deadline(tracked.id);
             let stream = tokio::select! {
-                s = tokio::time::timeout(READ_TIMEOUT, acceptor.accept(tcp)) => match s {
+                s = tokio::time::timeout(deadline, acceptor.accept(tcp)) => match s {
                     Ok(Ok(s)) => s,
                     _ => return,
                 },
@@ -253,7 +266,7 @@ pub async fn serve_on(app: Arc<App>, listener: tokio::net::TcpListener, tls: Arc
             });
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
-                .header_read_timeout(READ_TIMEOUT)
+                .header_read_timeout(deadline)
                 .serve_connection(TokioIo::new(stream), service);
             tokio::pin!(conn);
             tokio::select! {
@@ -663,6 +676,13 @@ mod tests {
         }
         let metrics = app.metrics.render(&app.cache);
         assert!(metrics.lines().any(|l| l == "kubectl_quota_guard_connections_reclaimed_total 1"), "{metrics}");
+    }
+
+    #[test]
+    fn connections_opened_together_are_cut_at_times_spread_over_two_seconds() {
+        let ms: std::collections::BTreeSet<u128> = (5000..7000).map(|id| deadline(id).as_millis()).collect();
+        assert_eq!(ms.len(), 2000, "each of 2,000 consecutive connections a millisecond of its own");
+        assert_eq!((ms.first(), ms.last()), (Some(&8001), Some(&10000)));
     }
 
     #[test]
