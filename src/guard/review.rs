@@ -302,9 +302,14 @@ pub fn parse(body: Vec<u8>) -> Result<Request, String> {
     let read = |raw: Option<&serde_json::value::RawValue>| -> Result<Option<(std::ops::Range<usize>, ObjectFacts)>, String> {
         let Some(raw) = raw else { return Ok(None) };
         let facts: ObjectFacts = serde_json::from_str(raw.get()).map_err(|e| format!("the body is not JSON: {e}"))?;
-        // The raw text lies inside the body: its place, from the two addresses.
-        let start = raw.get().as_ptr() as usize - body.as_ptr() as usize;
-        Ok(facts.map.then(|| (start..start + raw.get().len(), facts)))
+        // The raw text lies inside the body (it is borrowed from it): its place, from the two
+        // addresses, checked.
+        let start = (raw.get().as_ptr() as usize).wrapping_sub(body.as_ptr() as usize);
+        let at = start..start.saturating_add(raw.get().len());
+        if body.get(at.clone()) != Some(raw.get().as_bytes()) {
+            return Err("the AdmissionReview's objects could not be placed".into());
+        }
+        Ok(facts.map.then_some((at, facts)))
     };
     let object = read(req.object)?;
     let old_object = read(req.old_object)?;
@@ -834,6 +839,22 @@ mod tests {
             let e = parse(body.to_vec()).err().unwrap();
             assert!(e.contains(want), "{e}");
         }
+    }
+
+    #[test]
+    fn deep_or_broken_objects_never_crash_the_parse() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let review = |object: &str| {
+            parse(format!(r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u","object":{object}}}}}"#).into_bytes())
+        };
+        // Read past where nothing is built: an object that is not a map is no object, and a
+        // tree of one too deep is none either (so it is not decided).
+        assert!(review(&deep(100_000)).unwrap().object().is_none());
+        assert!(review(&format!(r#"{{"metadata":{{"labels":{}}}}}"#, deep(100_000))).unwrap().object().is_none());
+        // A spec is hashed as deep as serde_json reads: past that, a bad review.
+        assert!(review(&format!(r#"{{"spec":{}}}"#, deep(100_000))).is_err());
+        assert!(review("{").is_err());
+        assert!(review(&format!(r#"{{"spec":{}}}"#, deep(100))).unwrap().object().is_some());
     }
 
     #[test]
