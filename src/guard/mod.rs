@@ -73,6 +73,7 @@ pub async fn serve(conn: Conn, o: ServeOptions) -> Result<i32, Fatal> {
         pod_security: o.pod_security,
         excluded,
         large,
+        medium: Arc::new(tokio::sync::Semaphore::new(serve::MEDIUM_READS)),
         targets: Some(conn.clone()),
     });
     tokio::spawn(tls.clone().watch(Duration::from_secs(2)));

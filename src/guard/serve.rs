@@ -65,6 +65,15 @@ pub const LARGE_REVIEW_BYTES: usize = 256 << 10;
 /// are 19,000 containers; the pod's limit is 256Mi, its CPU often one core
 /// (bench/review-memory.sh).
 pub const LARGE_DECISIONS: usize = 1;
+/// A review body at least this large (and under [`LARGE_REVIEW_BYTES`]) takes one of the
+/// [`MEDIUM_READS`] turns before it is read on. The API server's reviews of Pods and
+/// workloads are a few KiB; without this, 1,024 connections each sending 255 KiB would hold
+/// 255 MiB at once.
+pub const MEDIUM_REVIEW_BYTES: usize = 64 << 10;
+/// Medium reviews read and decided at once: with the connection cap, what review bodies can
+/// hold together is bounded by 1,024 × 64 KiB + 32 × 256 KiB + one large review: 80 MiB
+/// with the largest.
+pub const MEDIUM_READS: usize = 32;
 
 /// What every request handler shares.
 pub struct App {
@@ -79,6 +88,8 @@ pub struct App {
     pub excluded: Vec<String>,
     /// Turns of the large reviews ([`LARGE_DECISIONS`]).
     pub large: Arc<tokio::sync::Semaphore>,
+    /// Turns of the medium ones ([`MEDIUM_READS`]).
+    pub medium: Arc<tokio::sync::Semaphore>,
     /// Where an autoscaler's target is read (`None`: nowhere, its target is taken as unknown).
     pub targets: Option<crate::live::Conn>,
 }
@@ -369,7 +380,11 @@ where
             return text(StatusCode::REQUEST_TIMEOUT, format!("the body did not arrive within {} s", READ_TIMEOUT.as_secs()));
         }
     };
-    let Some(turn) = turn else { return decide_body(app, body, arrived).await };
+    let turn = match turn {
+        Turn::Normal => return decide_body(app, body, arrived).await,
+        Turn::Medium(_held_until_answered) => return decide_body(app, body, arrived).await,
+        Turn::Large(t) => t,
+    };
     // A large review is decided on the blocking pool, in the turn it took to be read: the
     // request threads stay free for the normal ones.
     let app = app.clone();
@@ -407,13 +422,49 @@ enum Unread {
     Failed(String),
 }
 
-/// Reads a review's body, at most [`MAX_REVIEW_BYTES`]. Once it is known to be large (its
-/// `Content-Length`, or what has arrived, reaches [`LARGE_REVIEW_BYTES`]) it takes one of the
-/// [`LARGE_DECISIONS`] turns before reading on, and returns it: a large body waiting for its
-/// turn stays in the client's socket, not in memory, so the peak is that of `LARGE_DECISIONS`
-/// large reviews however many are sent at once. The body is copied once, into a buffer sized
-/// from its `Content-Length` when it has one.
-async fn read_body<B>(app: &App, req: Request<B>) -> Result<(Vec<u8>, Option<tokio::sync::OwnedSemaphorePermit>), Unread>
+/// The turn a review's body took to be read, held until it is answered.
+enum Turn {
+    /// Under [`MEDIUM_REVIEW_BYTES`]: never waits.
+    Normal,
+    /// One of the [`MEDIUM_READS`].
+    Medium(#[allow(dead_code)] tokio::sync::OwnedSemaphorePermit),
+    /// One of the [`LARGE_DECISIONS`]: decided on the blocking pool.
+    Large(tokio::sync::OwnedSemaphorePermit),
+}
+
+impl Turn {
+    /// The turn a body of `len` bytes needs: taken now when it needs a larger one than it holds
+    /// (waiting with the body unread), the smaller one then given back.
+    async fn grow(&mut self, app: &App, len: usize) -> Result<(), Unread> {
+        let (wanted, sem) = if len >= LARGE_REVIEW_BYTES {
+            (2, &app.large)
+        } else if len >= MEDIUM_REVIEW_BYTES {
+            (1, &app.medium)
+        } else {
+            return Ok(());
+        };
+        let held = match self {
+            Turn::Normal => 0,
+            Turn::Medium(_) => 1,
+            Turn::Large(_) => 2,
+        };
+        if held >= wanted {
+            return Ok(());
+        }
+        let permit = sem.clone().acquire_owned().await.map_err(|_| Unread::Failed("the guard is stopping".into()))?;
+        *self = if wanted == 2 { Turn::Large(permit) } else { Turn::Medium(permit) };
+        Ok(())
+    }
+}
+
+/// Reads a review's body, at most [`MAX_REVIEW_BYTES`]. Once it is known to be medium or
+/// large (its `Content-Length`, or what has arrived, reaches [`MEDIUM_REVIEW_BYTES`] or
+/// [`LARGE_REVIEW_BYTES`]) it takes one of that size's turns before reading on, and returns
+/// it: a body waiting for its turn stays in the client's socket, not in memory, so the peak
+/// is that of [`MEDIUM_READS`] medium and [`LARGE_DECISIONS`] large reviews however many are
+/// sent at once, and a normal review never waits. The body is copied once, into a buffer
+/// sized from its `Content-Length` when it has one.
+async fn read_body<B>(app: &App, req: Request<B>) -> Result<(Vec<u8>, Turn), Unread>
 where
     B: hyper::body::Body,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -423,10 +474,8 @@ where
         return Err(Unread::TooLarge);
     }
     let declared = declared.map_or(0, |n| n as usize);
-    let mut turn = None;
-    if declared >= LARGE_REVIEW_BYTES {
-        turn = Some(app.large.clone().acquire_owned().await.map_err(|_| Unread::Failed("the guard is stopping".into()))?);
-    }
+    let mut turn = Turn::Normal;
+    turn.grow(app, declared).await?;
     let mut buf = Vec::with_capacity(declared);
     let mut body = std::pin::pin!(req.into_body());
     while let Some(frame) = body.frame().await {
@@ -436,9 +485,7 @@ where
         if buf.len() + n > MAX_REVIEW_BYTES {
             return Err(Unread::TooLarge);
         }
-        if turn.is_none() && buf.len() + n >= LARGE_REVIEW_BYTES {
-            turn = Some(app.large.clone().acquire_owned().await.map_err(|_| Unread::Failed("the guard is stopping".into()))?);
-        }
+        turn.grow(app, buf.len() + n).await?;
         bytes::BufMut::put(&mut buf, data);
     }
     Ok((buf, turn))
@@ -579,6 +626,7 @@ mod tests {
             pod_security: None,
             excluded: vec![],
             large: Arc::new(tokio::sync::Semaphore::new(LARGE_DECISIONS)),
+            medium: Arc::new(tokio::sync::Semaphore::new(MEDIUM_READS)),
             targets: None,
         };
         (Arc::new(app), tls, issued.ca_cert)
@@ -751,6 +799,25 @@ mod tests {
         drop(tx);
         let large = tokio::time::timeout(Duration::from_secs(5), large).await.expect("decided").unwrap();
         assert_eq!(large.status(), StatusCode::OK);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_medium_review_waits_for_its_turn_and_holds_it_until_answered() {
+        let (app, _, _) = app();
+        let turns = app.medium.acquire_many(MEDIUM_READS as u32).await.unwrap();
+        let medium = tokio::spawn({
+            let app = app.clone();
+            async move { validate(&app, review(MEDIUM_REVIEW_BYTES), || {}).await }
+        });
+        let normal = tokio::time::timeout(Duration::from_secs(5), validate(&app, review(10), || {})).await.expect("a normal review never waits");
+        assert_eq!(normal.status(), StatusCode::OK);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!medium.is_finished(), "the medium review waits for a turn");
+        drop(turns);
+        let medium = tokio::time::timeout(Duration::from_secs(5), medium).await.expect("decided once its turn comes").unwrap();
+        assert_eq!(medium.status(), StatusCode::OK);
+        assert_eq!(app.medium.available_permits(), MEDIUM_READS, "its turn given back once answered");
+        assert_eq!(app.large.available_permits(), LARGE_DECISIONS, "a medium review takes no large turn");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
