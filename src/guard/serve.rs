@@ -802,25 +802,6 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_medium_review_waits_for_its_turn_and_holds_it_until_answered() {
-        let (app, _, _) = app();
-        let turns = app.medium.acquire_many(MEDIUM_READS as u32).await.unwrap();
-        let medium = tokio::spawn({
-            let app = app.clone();
-            async move { validate(&app, review(MEDIUM_REVIEW_BYTES), || {}).await }
-        });
-        let normal = tokio::time::timeout(Duration::from_secs(5), validate(&app, review(10), || {})).await.expect("a normal review never waits");
-        assert_eq!(normal.status(), StatusCode::OK);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(!medium.is_finished(), "the medium review waits for a turn");
-        drop(turns);
-        let medium = tokio::time::timeout(Duration::from_secs(5), medium).await.expect("decided once its turn comes").unwrap();
-        assert_eq!(medium.status(), StatusCode::OK);
-        assert_eq!(app.medium.available_permits(), MEDIUM_READS, "its turn given back once answered");
-        assert_eq!(app.large.available_permits(), LARGE_DECISIONS, "a medium review takes no large turn");
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_body_declared_over_the_cap_is_refused_unread() {
         let (app, _, _) = app();
         let req = Request::post("/validate").header("content-length", (MAX_REVIEW_BYTES + 1).to_string()).body(Full::new(Bytes::new())).unwrap();
@@ -830,20 +811,29 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_large_review_waits_for_its_turn_and_a_normal_one_never_does() {
+    async fn medium_and_large_reviews_wait_for_their_turns_and_a_normal_one_never_does() {
         let (app, _, _) = app();
-        // Every turn of the large reviews taken.
-        let turns = app.large.acquire_many(LARGE_DECISIONS as u32).await.unwrap();
-        let large = tokio::spawn({
-            let app = app.clone();
-            async move { validate(&app, review(LARGE_REVIEW_BYTES), || {}).await }
-        });
-        let normal = tokio::time::timeout(Duration::from_secs(5), validate(&app, review(10), || {})).await.expect("a normal review never waits");
-        assert_eq!(normal.status(), StatusCode::OK);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(!large.is_finished(), "the large review waits for a turn");
-        drop(turns);
-        let large = tokio::time::timeout(Duration::from_secs(5), large).await.expect("decided once its turn comes").unwrap();
-        assert_eq!(large.status(), StatusCode::OK);
+        // (what fills the review, its turns, how many, the other size's turns and how many)
+        let table = [
+            ("medium", MEDIUM_REVIEW_BYTES, &app.medium, MEDIUM_READS, &app.large, LARGE_DECISIONS),
+            ("large", LARGE_REVIEW_BYTES, &app.large, LARGE_DECISIONS, &app.medium, MEDIUM_READS),
+        ];
+        for (what, padding, own, n, other, m) in table {
+            // Every turn of its size taken.
+            let turns = own.clone().acquire_many_owned(n as u32).await.unwrap();
+            let waiting = tokio::spawn({
+                let app = app.clone();
+                async move { validate(&app, review(padding), || {}).await }
+            });
+            let normal = tokio::time::timeout(Duration::from_secs(5), validate(&app, review(10), || {})).await.expect("a normal review never waits");
+            assert_eq!(normal.status(), StatusCode::OK);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            assert!(!waiting.is_finished(), "the {what} review waits for a turn");
+            drop(turns);
+            let answered = tokio::time::timeout(Duration::from_secs(5), waiting).await.expect("decided once its turn comes").unwrap();
+            assert_eq!(answered.status(), StatusCode::OK, "{what}");
+            assert_eq!(own.available_permits(), n, "the {what} review's turn given back once answered");
+            assert_eq!(other.available_permits(), m, "a {what} review holds no other size's turn");
+        }
     }
 }
