@@ -372,10 +372,68 @@ struct Roots<'a> {
     variables: Vec<(String, Bound)>,
 }
 
+/// A document the request has none of (`oldObject` of a CREATE, `params` where a policy has
+/// none, `namespaceObject` in match conditions): null, as cel-go holds it, whose fields are
+/// missing keys (`no such key: f`, `has()` false, `?f` none) rather than a type error.
+#[derive(Debug)]
+struct Absent;
+
+static NULL: cel::common::types::CelNull = cel::common::types::CelNull;
+
+impl Val for Absent {
+    fn get_type(&self) -> &Type {
+        NULL.get_type()
+    }
+
+    fn cel_type() -> &'static Type {
+        <cel::common::types::CelNull as Val>::cel_type()
+    }
+
+    fn equals(&self, other: &dyn Val) -> bool {
+        NULL.equals(other)
+    }
+
+    fn as_indexer<'b, 'v>(&'b self) -> Option<&'b (dyn cel::common::traits::Indexer + 'v)>
+    where
+        Self: 'v,
+    {
+        Some(self)
+    }
+
+    fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v>
+    where
+        Self: 'v,
+    {
+        Box::new(Absent)
+    }
+
+    /// Taken for a null wherever a value is asked whether it is one (`null == oldObject`).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(&NULL)
+    }
+}
+
+impl cel::common::traits::Indexer for Absent {
+    fn get<'b, 'v>(&'b self, idx: &dyn Val) -> Result<CowVal<'b, 'v>, ExecutionError>
+    where
+        Self: 'v,
+    {
+        let key = idx.downcast_ref::<CelString>().map_or_else(|| format!("{idx:?}"), |s| s.inner().to_string());
+        Err(ExecutionError::NoSuchKey(Arc::new(key)))
+    }
+
+    fn steal<'v>(self: Box<Self>, idx: &dyn Val) -> Result<Box<dyn Val + 'v>, ExecutionError>
+    where
+        Self: 'v,
+    {
+        self.get(idx).map(CowVal::into_owned)
+    }
+}
+
 impl Roots<'_> {
     fn root(&self, i: usize) -> &Bound {
         self.converted[i].get_or_init(|| match self.documents[i] {
-            None => Ok(Box::new(cel::common::types::CelNull)),
+            None => Ok(Box::new(Absent)),
             Some(json) => convert::json_to_val(json).map_err(|e| format!("{}: {e}", ROOTS[i])),
         })
     }

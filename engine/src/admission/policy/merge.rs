@@ -37,8 +37,63 @@ fn key_of(item: &Value, keys: &[&str]) -> Vec<Value> {
 /// Merges `applied` into `target`, as server-side apply merges an apply configuration into the
 /// live object for a manager that owned nothing before: every field it sets is set, maps and
 /// structs are merged, keyed lists merged by key (new items appended), other lists replaced.
-pub fn apply(target: &mut Value, applied: &Value) {
-    apply_field(target, applied, "");
+///
+/// An apply configuration holding two items of one keyed list with the same key is refused,
+/// as the server's typed conversion refuses it, and `target` is left as it was (the live
+/// object may hold such twins: it is converted allowing them). A policy that appends a
+/// sidecar by JSON patch under `reinvocationPolicy: IfNeeded` makes twins on the second run;
+/// an ApplyConfiguration built from `object.spec.containers` then carries them.
+pub fn apply(target: &mut Value, applied: &Value) -> Result<(), String> {
+    let mut twins = Vec::new();
+    find_twins(applied, "", "", &mut twins);
+    match twins.len() {
+        0 => {
+            apply_field(target, applied, "");
+            Ok(())
+        }
+        1 => Err(format!("error applying patch: failed to convert patch object to typed object: {}", twins.remove(0))),
+        _ => Err(format!("error applying patch: failed to convert patch object to typed object: errors:\n  {}", twins.join("\n  "))),
+    }
+}
+
+/// Each keyed list under `v` (at `path`, `v` being the value of `field`) holding two items
+/// with one key, in the typed converter's words: `.spec.containers: duplicate entries for key
+/// [name="c9"]`.
+fn find_twins(v: &Value, field: &str, path: &str, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m {
+                find_twins(child, k, &format!("{path}.{k}"), out);
+            }
+        }
+        Value::Array(items) => {
+            let keys = list_keys(field);
+            let mut seen = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                let element = match keys {
+                    Some(keys) => key_element(item, keys),
+                    None => format!("[{i}]"),
+                };
+                if keys.is_some() {
+                    if seen.contains(&element) {
+                        out.push(format!("{path}: duplicate entries for key {element}"));
+                    }
+                    seen.push(element.clone());
+                }
+                find_twins(item, "", &format!("{path}{element}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A keyed list item's place as the typed converter names it: its keys by name, strings
+/// quoted (`[containerPort=80,protocol="TCP"]`).
+fn key_element(item: &Value, keys: &[&str]) -> String {
+    let mut named: Vec<(&str, Value)> = keys.iter().copied().zip(key_of(item, keys)).collect();
+    named.sort_by(|a, b| a.0.cmp(b.0));
+    let parts: Vec<String> = named.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("[{}]", parts.join(","))
 }
 
 fn apply_field(target: &mut Value, applied: &Value, field: &str) {
@@ -48,9 +103,18 @@ fn apply_field(target: &mut Value, applied: &Value, field: &str) {
             let keys = list_keys(field).unwrap_or_default();
             for item in a {
                 let k = key_of(item, keys);
-                match t.iter_mut().find(|x| key_of(x, keys) == k) {
-                    Some(existing) => apply_field(existing, item, ""),
-                    None => t.push(item.clone()),
+                let at: Vec<usize> = t.iter().enumerate().filter(|(_, x)| key_of(x, keys) == k).map(|(i, _)| i).collect();
+                match at.as_slice() {
+                    [] => t.push(item.clone()),
+                    [i] => apply_field(&mut t[*i], item, ""),
+                    // Twins in the live object are not merged with: the applied item takes
+                    // the place of the first, the others go.
+                    [first, rest @ ..] => {
+                        t[*first] = item.clone();
+                        for i in rest.iter().rev() {
+                            t.remove(*i);
+                        }
+                    }
                 }
             }
         }
@@ -223,6 +287,12 @@ mod tests {
                 json!({"spec": {"containers": [{"name": "app", "args": ["c"]}]}}),
             ),
             (
+                "twins in the live object replaced by the applied item, not merged with",
+                json!({"spec": {"containers": [{"name": "c0", "image": "x", "args": ["a"]}, {"name": "b"}, {"name": "c0", "image": "y"}]}}),
+                json!({"spec": {"containers": [{"name": "c0", "resources": {"limits": {"memory": "128Mi"}}}]}}),
+                json!({"spec": {"containers": [{"name": "c0", "resources": {"limits": {"memory": "128Mi"}}}, {"name": "b"}]}}),
+            ),
+            (
                 "ports keyed by port and protocol (TCP by default)",
                 json!({"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 80, "name": "http"}]}]}}),
                 json!({"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 80, "protocol": "TCP", "hostPort": 8080}]}]}}),
@@ -230,8 +300,33 @@ mod tests {
             ),
         ];
         for (what, mut target, applied, want) in cases {
-            apply(&mut target, &applied);
+            apply(&mut target, &applied).unwrap();
             assert_eq!(target, want, "{what}");
+        }
+    }
+
+    #[test]
+    fn an_apply_configuration_with_two_items_of_one_key_is_refused_as_the_typed_converter_refuses_it() {
+        let cases = [
+            (
+                "two containers named alike",
+                json!({"spec": {"containers": [{"name": "c9"}, {"name": "app"}, {"name": "c9"}]}}),
+                Err(r#"error applying patch: failed to convert patch object to typed object: .spec.containers: duplicate entries for key [name="c9"]"#.to_string()),
+            ),
+            (
+                "two ports of one container, the protocol defaulted",
+                json!({"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 80}, {"containerPort": 80, "protocol": "TCP"}]}]}}),
+                Err(r#"error applying patch: failed to convert patch object to typed object: .spec.containers[name="a"].ports: duplicate entries for key [containerPort=80,protocol="TCP"]"#.to_string()),
+            ),
+            ("an atomic list may repeat itself", json!({"spec": {"containers": [{"name": "a", "args": ["x", "x"]}]}}), Ok(())),
+        ];
+        for (what, applied, want) in cases {
+            let mut target = json!({"spec": {"containers": [{"name": "c9"}, {"name": "c9"}]}});
+            let before = target.clone();
+            assert_eq!(apply(&mut target, &applied), want, "{what}");
+            if want.is_err() {
+                assert_eq!(target, before, "{what}: the object is left as it was");
+            }
         }
     }
 

@@ -262,7 +262,9 @@ fn selected(p: &CompiledPolicy, b: &Binding, r: &Request, names: (&str, &str)) -
 }
 
 /// Whether the policy's match conditions hold, as the server's matcher decides: every condition
-/// is evaluated, and one that is false means no match whatever the others gave; otherwise any
+/// is evaluated without the namespace (the server's matcher passes none: `namespaceObject` is
+/// null there, in the policy's variables too, while validations and mutations see it), and
+/// one that is false means no match whatever the others gave; otherwise any
 /// error (all of them, aggregated as Go aggregates errors: one alone, several as `[a, b]`) is
 /// the failure policy's to judge, which the caller does.
 fn conditions_hold(p: &CompiledPolicy, eval: &Evaluation) -> Result<bool, String> {
@@ -408,7 +410,7 @@ pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> (Vec<String>, O
         };
         for param in params {
             let eval = evaluation(p, object, &request, ns.as_ref(), r.old_object, param);
-            let outcome = match conditions_hold(p, &eval) {
+            let outcome = match conditions_hold(p, &evaluation(p, object, &request, None, r.old_object, param)) {
                 Ok(true) => validate_one(p, b, &eval, names, &mut warnings),
                 Ok(false) => Ok(()),
                 // Under `failurePolicy: Fail` the error is a failed validation of its own.
@@ -470,7 +472,8 @@ fn act(p: &CompiledPolicy, b: &Binding, names: (&str, &str), text: String, reaso
 }
 
 /// Runs the MutatingAdmissionPolicies on `object` (in place). `reinvoked`: the chain's second
-/// run, where only the policies with `reinvocationPolicy: IfNeeded` are called. `redefault`
+/// run, where only the policies with `reinvocationPolicy: IfNeeded` are called (the match
+/// conditions of the others are still evaluated, and their errors count). `redefault`
 /// is what the server does after each mutation: the object converted and defaulted again (a
 /// limit a mutation set copied into a missing request before the next mutation).
 ///
@@ -483,26 +486,31 @@ pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool,
     let mut notes = Vec::new();
     let mut unreplayed = Vec::new();
     for (pname, p, bname, b) in set.bound(true) {
-        if reinvoked && p.policy.reinvocation_policy != "IfNeeded" {
-            continue;
-        }
+        // The second run calls only these again, but first evaluates every matching policy's
+        // match conditions, as the first did: an error there fails the request then too.
+        let called = !reinvoked || p.policy.reinvocation_policy == "IfNeeded";
         let names = (pname, bname);
         if !selected(p, b, r, names)? {
             continue;
         }
         if let Some(why) = &p.unsupported {
-            unreplayed.push(unsupported_stop(p, names, why));
+            if called {
+                unreplayed.push(unsupported_stop(p, names, why));
+            }
             continue;
         }
         let before = object.clone();
         for param in params_of(p, b, r, names)? {
-            match conditions_hold(p, &evaluation(p, object, &request, ns.as_ref(), r.old_object, param)) {
+            match conditions_hold(p, &evaluation(p, object, &request, None, r.old_object, param)) {
                 Ok(true) => {}
                 Ok(false) => continue,
                 Err(e) => {
                     failed(p, names, &e)?;
                     continue;
                 }
+            }
+            if !called {
+                continue;
             }
             mutate_one(p, object, (&request, ns.as_ref(), r.old_object, param), names, redefault)?;
         }
@@ -527,8 +535,7 @@ fn mutate_one(p: &CompiledPolicy, object: &mut Value, (request, ns, old, param):
         let changed = result
             .and_then(|v| {
                 if *apply {
-                    merge::apply(object, &v);
-                    Ok(())
+                    merge::apply(object, &v)
                 } else {
                     merge::json_patch(object, &v)
                 }
