@@ -13,8 +13,8 @@ mod core_kinds;
 mod pod;
 mod workloads;
 
-pub use pod::{pod_spec, ContainerList, ContainerLists, MANY_CONTAINERS};
 use pod::{long_container_lists, TakenContainers};
+pub use pod::{pod_spec, ContainerList, ContainerLists, MANY_CONTAINERS};
 
 use super::*;
 use std::collections::BTreeMap;

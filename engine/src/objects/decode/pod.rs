@@ -196,7 +196,7 @@ pub(super) fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<Take
         crate::objects::security::default_host_network_ports(&mut init_containers, spec.init_containers.as_deref().unwrap_or_default());
     }
     Ok(Pod {
-        containers,
+        containers: containers.into(),
         init_containers,
         ephemeral_containers: spec.ephemeral_containers.iter().flatten().map(ephemeral_container).collect(),
         overhead: resource_list(&spec.overhead, &format_args!("{path}.overhead"), true)?,
