@@ -13,9 +13,9 @@
 use kubectl_quota_engine::check::{CheckOptions, Checker, ClusterState};
 use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects::{self, ContainerList, ContainerLists};
-use std::cell::RefCell;
 use kubectl_quota_engine::report::warnings;
 use serde_json::{json, Value};
+use std::cell::RefCell;
 
 /// The longest warning sent, in characters: the API server cuts longer ones to this length
 /// once the response's warnings pass [`MAX_TOTAL_CHARS`], so none is ever cut by it.
@@ -1243,7 +1243,8 @@ mod tests {
         // The request size limit measures the lists too: at the limit, and one byte past it.
         let base = deployment(spec(many(n + 1), many(1)));
         let lean_len = |object: &str| {
-            let r = parse(format!(r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u","object":{object}}}}}"#).into_bytes()).unwrap();
+            let r = parse(format!(r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u","object":{object}}}}}"#).into_bytes())
+                .unwrap();
             serde_json::to_vec(&r.tree(r.object.clone(), true).unwrap()).unwrap().len()
         };
         let padded = |k: usize| base.replacen(r#""name":"web""#, &format!(r#""name":"web{}""#, "x".repeat(k)), 1);
