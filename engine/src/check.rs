@@ -208,8 +208,13 @@ impl<'a> Checker<'a> {
         let ns = self.namespace_of(&obj);
         let key = self.key_of(&obj);
         let mut report = self.decide(&mut obj, &ns, &key);
-        let existing = self.state.existing.get(&key).cloned();
-        if existing.is_some() {
+        // The object as it exists is taken out of the state while the update is weighed against
+        // it, and put back: not copied, as the old object of a large workload is most of its
+        // size again. Nothing weighed in between looks it up by its key (they read the
+        // autoscalers, VPAs, ReplicaSets, pods and claim templates of the namespace).
+        let existing = self.state.existing.remove(&key);
+        let was_existing = existing.is_some();
+        if was_existing {
             report.notes.push("an object of this name already exists: this is an update".into());
         }
         let scaled_by = self.scale(&mut obj, existing.as_ref(), &ns, &mut report);
@@ -218,6 +223,9 @@ impl<'a> Checker<'a> {
             Some(Body::Workload(old)) => self.existing_workload(&obj, old, &ns, &mut report),
             _ => 0,
         };
+        if let Some(e) = existing {
+            self.state.existing.insert(key.clone(), e);
+        }
         if report.allowed {
             // Undecided: what the state tells, charged to nothing; later documents do not see it.
             let undecided = !report.undecided.is_empty();
@@ -234,14 +242,14 @@ impl<'a> Checker<'a> {
                 }
                 Body::Autoscaler(a) => self.autoscaler_target(&obj, a, &ns, &mut report),
                 Body::VerticalAutoscaler(v) => self.vpa_target(&obj, v, &ns, &mut report),
-                Body::Pod(p) if existing.is_none() && !p.resource_claim_templates.is_empty() => self.pod_claims(&obj, undecided, &ns, &key, &mut report),
+                Body::Pod(p) if !was_existing && !p.resource_claim_templates.is_empty() => self.pod_claims(&obj, undecided, &ns, &key, &mut report),
                 _ => {}
             }
             if let (Body::ResourceQuota(q), true) = (&obj.body, self.opts.rules.quota_request_limit_warning) {
                 report.notes.extend(defaulting::quota_request_limit_warnings(&q.spec_hard));
             }
             if !own {
-                self.remember(obj, ns, key, existing.is_some(), &mut report);
+                self.remember(obj, ns, key, was_existing, &mut report);
             }
         }
         self.tally(&mut report);
@@ -540,11 +548,7 @@ impl<'a> Checker<'a> {
             return;
         }
         // Where the rollout starts from: the template the other pods run.
-        let from = if changed {
-            old.clone()
-        } else {
-            revisions.iter().filter(|r| !same(r)).max_by_key(|r| r.current.unwrap_or(0)).cloned().unwrap_or_else(|| old.clone())
-        };
+        let from = if changed { old } else { revisions.iter().filter(|r| !same(r)).max_by_key(|r| r.current.unwrap_or(0)).unwrap_or(old) };
         if !changed && own.is_some() {
             report.notes.push(format!(
                 "the rollout of this template is under way: {new_running} of {wanted} pods run it, {old_running} an older one (the ReplicaSets' status)"
@@ -576,7 +580,7 @@ impl<'a> Checker<'a> {
                 return;
             }
         }
-        let (notes, rollout) = rollout_of(obj, &from, new, old_running, new_running, self.state, ns, self.opts);
+        let (notes, rollout) = rollout_of(obj, from, new, old_running, new_running, self.state, ns, self.opts);
         report.notes.extend(notes);
         report.rollout = rollout;
     }

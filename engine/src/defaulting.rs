@@ -21,7 +21,7 @@
 //!     name: "app".into(),
 //!     limits: [("cpu".to_string(), Quantity::parse("1").unwrap())].into(),
 //!     ..Container::default()
-//! }], ..Pod::default() };
+//! }].into(), ..Pod::default() };
 //! let notes = default_pod_api(&mut pod);
 //! assert_eq!(pod.containers[0].requests["cpu"].to_string(), "1");
 //! assert_eq!(notes, vec!["API defaulting: container app requests.cpu=1 copied from its limit"]);
@@ -240,7 +240,11 @@ impl Bounded {
 /// Each container's and init container's limits copied into its missing requests.
 fn default_container_requests(pod: &mut Pod) -> Vec<String> {
     let mut notes = Bounded::default();
-    for c in pod.containers.iter_mut().chain(pod.init_containers.iter_mut()) {
+    // The containers are changed (and so copied, when shared) only when some one lacks a request.
+    let lacks = |c: &crate::objects::Container| c.limits.keys().any(|k| !c.requests.contains_key(k));
+    let containers: &mut [crate::objects::Container] =
+        if pod.containers.iter().any(lacks) { std::sync::Arc::make_mut(&mut pod.containers).as_mut_slice() } else { &mut [] };
+    for c in containers.iter_mut().chain(pod.init_containers.iter_mut()) {
         for (k, v) in c.limits.clone() {
             if !c.requests.contains_key(&k) {
                 notes.push(|| format!("API defaulting: container {} requests.{k}={v} copied from its limit", c.name));

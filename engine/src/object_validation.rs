@@ -570,7 +570,7 @@ mod tests {
 
     fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
         let rl = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect();
-        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), ..Container::default() }], ..Pod::default() }
+        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), ..Container::default() }].into(), ..Pod::default() }
     }
 
     #[test]

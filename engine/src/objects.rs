@@ -28,7 +28,7 @@ pub mod security;
 pub mod webhooks;
 
 pub use autoscaler_types::{autoscaler_type, read_autoscaler_types, AutoscalerType, Sets, AUTOSCALER_TYPES};
-pub use decode::{decode, keep_source, pod_spec, resource_list};
+pub use decode::{container_lists_at, decode, decode_with_lists, keep_source, pod_spec, resource_list, ContainerList, ContainerLists, MANY_CONTAINERS};
 pub use kinds::{guess_plural, type_info};
 pub use labels::LabelSelector;
 
@@ -92,9 +92,21 @@ pub struct Meta {
 /// by default); past it the answer is `Request entity too large: limit is 3145728` (413).
 pub const MAX_REQUEST_BODY_BYTES: usize = crate::manifest::MAX_REQUEST_BODY_BYTES;
 
-/// Whether the object, as compact JSON (what kubectl sends), is larger than
-/// [`MAX_REQUEST_BODY_BYTES`]; the count stops as soon as it is.
-fn larger_than_a_request(v: &Value) -> bool {
+/// Whether the object, as compact JSON (what kubectl sends), with `more` bytes besides, is
+/// larger than [`MAX_REQUEST_BODY_BYTES`]; the count stops as soon as it is.
+fn larger_than_a_request(v: &Value, more: usize) -> bool {
+    compact_len_from(v, more) > MAX_REQUEST_BODY_BYTES
+}
+
+/// The length of `v` as compact JSON, or any length past [`MAX_REQUEST_BODY_BYTES`] once it is
+/// longer.
+fn compact_len(v: &Value) -> usize {
+    compact_len_from(v, 0)
+}
+
+/// `start` plus the length of `v` as compact JSON, counted no further than past
+/// [`MAX_REQUEST_BODY_BYTES`].
+fn compact_len_from(v: &Value, start: usize) -> usize {
     /// Counts bytes, failing once past the limit so that encoding stops there.
     struct Counter(usize);
     impl std::io::Write for Counter {
@@ -109,7 +121,13 @@ fn larger_than_a_request(v: &Value) -> bool {
             Ok(())
         }
     }
-    serde_json::to_writer(&mut Counter(0), v).is_err()
+    if start > MAX_REQUEST_BODY_BYTES {
+        return start;
+    }
+    let mut n = Counter(start);
+    // Past the limit, the count stops where the write failed: above the limit all the same.
+    let _ = serde_json::to_writer(&mut n, v);
+    n.0
 }
 
 /// A container's resources.
@@ -129,7 +147,10 @@ pub struct Container {
 /// The parts of a pod that quota, its scopes and the mutating plugins before it look at.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pod {
-    pub containers: Vec<Container>,
+    /// Shared between a workload's template and the pods made from it, copied only when
+    /// something changes them (`Arc::make_mut`): a template's pod is admitted once per
+    /// replica replayed and once per rollout charge, and 19,000 containers are 30 MB.
+    pub containers: std::sync::Arc<Vec<Container>>,
     pub init_containers: Vec<Container>,
     /// `spec.ephemeralContainers` (only a pod update through its subresource may add them:
     /// a create or a template with any is refused).
@@ -634,7 +655,7 @@ pub(crate) mod testing {
 
     /// A pod of one container `app` with these requests and limits.
     pub fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
-        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), ..Container::default() }], ..Pod::default() }
+        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), ..Container::default() }].into(), ..Pod::default() }
     }
 }
 

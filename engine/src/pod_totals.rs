@@ -42,7 +42,7 @@ pub(crate) fn max_into(list: &mut ResourceList, other: &ResourceList) {
 /// started before it; the pod needs the max of the sum and every init phase.
 pub fn aggregate(pod: &Pod, pick: impl Fn(&Container) -> &ResourceList) -> ResourceList {
     let mut sum = ResourceList::new();
-    for c in &pod.containers {
+    for c in pod.containers.iter() {
         resources::add_into(&mut sum, pick(c));
     }
     let mut sidecars = ResourceList::new();
@@ -113,7 +113,7 @@ pub(crate) fn aggregate_limits(pod: &Pod, all_or_nothing: bool) -> ResourceList 
 pub(crate) fn omit_partial_cpu_memory(pod: &Pod, limits: &mut ResourceList) {
     for name in ["cpu", "memory"] {
         let unlimited = |c: &Container| c.limits.get(name).is_none_or(Quantity::is_zero);
-        if limits.contains_key(name) && pod.init_containers.iter().chain(&pod.containers).any(unlimited) {
+        if limits.contains_key(name) && pod.init_containers.iter().chain(pod.containers.iter()).any(unlimited) {
             limits.remove(name);
         }
     }

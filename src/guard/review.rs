@@ -12,9 +12,10 @@
 
 use kubectl_quota_engine::check::{CheckOptions, Checker, ClusterState};
 use kubectl_quota_engine::manifest::{Document, Origin};
-use kubectl_quota_engine::objects;
+use kubectl_quota_engine::objects::{self, ContainerList, ContainerLists};
 use kubectl_quota_engine::report::warnings;
 use serde_json::{json, Value};
+use std::cell::RefCell;
 
 /// The longest warning sent, in characters: the API server cuts longer ones to this length
 /// once the response's warnings pass [`MAX_TOTAL_CHARS`], so none is ever cut by it.
@@ -180,21 +181,80 @@ enum At {
     Container,
     /// Read as it is.
     Whole,
+    /// Read as `Below`, on the way to the pod spec whose long container lists are taken as
+    /// they are read ([`Taking`]): the field path still to go (`template.spec`).
+    Toward(&'static str),
+    /// That pod spec, and one of its two lists (`true`: `initContainers`).
+    PodSpec,
+    List(bool),
 }
 
-struct Prune {
+#[derive(Clone, Copy)]
+struct Prune<'t> {
     at: At,
     lean: bool,
+    /// Where the long container lists of a lean tree are taken as they are read.
+    taking: Option<&'t RefCell<Taking>>,
 }
 
-impl Prune {
+/// A lean tree's pod spec (a Pod's, a workload's template's) whose container lists are longer
+/// than the engine decodes whole ([`objects::MANY_CONTAINERS`]): each container is decoded as
+/// it is read, its tree dropped, so that the containers are never held as trees all at once
+/// (19,000 containers of a 3 MiB Deployment are 53 MB of trees). The engine takes the lists
+/// so ([`objects::decode_with_lists`]) exactly as it takes long lists from a whole tree.
+///
+/// Where the pod spec is depends on the object's apiVersion and kind: the lists are taken
+/// only when both come before its `spec` (as the API server writes objects). A map on the
+/// way that gives one of the keys twice leaves to the tree which of the two counts: the
+/// object is then read again as a whole tree.
+#[derive(Default)]
+struct Taking {
+    api_version: Option<String>,
+    kind: Option<String>,
+    /// The pod spec's field path (`spec.template.spec`), once on the way to it.
+    path: Option<&'static str>,
+    /// The lists of the pod spec being read that were long, taken (containers, init containers).
+    long: [Option<ContainerList>; 2],
+    /// The pod spec's lists, once it is read with one of them long.
+    lists: Option<ContainerLists>,
+    twice: bool,
+}
+
+impl Prune<'_> {
+    /// On the way to the pod spec whose lists are taken: how the value of `key` of a map read
+    /// at `self.at` is read, when `key` is on the way.
+    fn way(&self, key: &str) -> Option<At> {
+        let taking = self.taking?;
+        match self.at {
+            At::Top if key == "spec" => {
+                let mut t = taking.borrow_mut();
+                let path = objects::container_lists_at(t.api_version.as_deref()?, t.kind.as_deref()?)?;
+                t.path = Some(path);
+                match path.strip_prefix("spec")? {
+                    "" => Some(At::PodSpec),
+                    rest => rest.strip_prefix('.').map(At::Toward),
+                }
+            }
+            At::Toward(rest) => {
+                let (first, rest) = rest.split_once('.').unwrap_or((rest, ""));
+                (key == first).then_some(if rest.is_empty() { At::PodSpec } else { At::Toward(rest) })
+            }
+            At::PodSpec => match key {
+                "containers" => Some(At::List(false)),
+                "initContainers" => Some(At::List(true)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// How the value of `key` of a map read at `self.at` is read; `None`: skipped.
     fn field(&self, key: &str) -> Option<At> {
         let lean = self.lean;
         match self.at {
             At::Top if key == "metadata" => Some(At::Metadata),
-            At::Top | At::Below if lean && CONTAINER_LISTS.contains(&key) => Some(At::Containers),
-            At::Top | At::Below if lean => Some(At::Below),
+            At::Top | At::Below | At::Toward(_) | At::PodSpec if lean && CONTAINER_LISTS.contains(&key) => Some(At::Containers),
+            At::Top | At::Below | At::Toward(_) | At::PodSpec if lean => Some(At::Below),
             At::Metadata if key == "managedFields" => None,
             At::Metadata if key == "annotations" => Some(At::Annotations),
             At::Annotations if key == "kubectl.kubernetes.io/last-applied-configuration" => None,
@@ -206,14 +266,64 @@ impl Prune {
     /// How each element of a list read at `self.at` is read.
     fn element(&self) -> At {
         match self.at {
-            At::Containers => At::Container,
-            At::Below if self.lean => At::Below,
+            At::Containers | At::List(_) => At::Container,
+            At::Below | At::Toward(_) | At::PodSpec if self.lean => At::Below,
             _ => At::Whole,
         }
     }
+
+    /// The end of the pod spec whose lists are taken, read into `out`: when one of its lists
+    /// was long, both are taken (as the engine takes them from a whole tree), `[]` left in
+    /// their place.
+    fn pod_spec_read(&self, out: &mut serde_json::Map<String, Value>) {
+        let Some(taking) = self.taking else { return };
+        let mut t = taking.borrow_mut();
+        let [containers, init_containers] = std::mem::take(&mut t.long);
+        if containers.is_none() && init_containers.is_none() {
+            return;
+        }
+        let path = t.path.unwrap_or_default();
+        let mut take = |key: &str, long: Option<ContainerList>| {
+            let v = out.get_mut(key)?;
+            let items = std::mem::replace(v, Value::Array(Vec::new()));
+            long.or_else(|| {
+                let Value::Array(items) = items else { return None };
+                let mut list = ContainerList::new(path, key);
+                items.iter().for_each(|c| list.push(c));
+                Some(list)
+            })
+        };
+        let lists = ContainerLists { init_containers: take("initContainers", init_containers), containers: take("containers", containers) };
+        t.lists = Some(lists);
+    }
+
+    /// One of the pod spec's lists (`init`: `initContainers`), read: as trees while it is no
+    /// longer than the engine decodes whole, then taken a container at a time.
+    fn list_read<'de, A: serde::de::SeqAccess<'de>>(self, init: bool, mut seq: A) -> Result<Value, A::Error> {
+        let taking = self.taking.expect("lists are read where they are taken");
+        let path = taking.borrow().path.unwrap_or_default();
+        let mut items = Vec::new();
+        let mut long: Option<ContainerList> = None;
+        while let Some(v) = seq.next_element_seed(Prune { at: At::Container, ..self })? {
+            match &mut long {
+                Some(list) => list.push(&v),
+                None => {
+                    items.push(v);
+                    if items.len() > objects::MANY_CONTAINERS {
+                        let mut list = ContainerList::new(path, if init { "initContainers" } else { "containers" });
+                        items.drain(..).for_each(|c| list.push(&c));
+                        long = Some(list);
+                    }
+                }
+            }
+        }
+        let taken = long.is_some();
+        taking.borrow_mut().long[usize::from(init)] = long;
+        Ok(Value::Array(if taken { Vec::new() } else { items }))
+    }
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for Prune {
+impl<'de> serde::de::DeserializeSeed<'de> for Prune<'_> {
     type Value = Value;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         if self.at == At::Whole {
@@ -223,29 +333,56 @@ impl<'de> serde::de::DeserializeSeed<'de> for Prune {
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for Prune {
+impl<'de> serde::de::Visitor<'de> for Prune<'_> {
     type Value = Value;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a JSON value")
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = serde_json::Map::new();
+        // The keys of this map on the way to the pod spec whose lists are taken.
+        let mut way: Vec<String> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
-            match self.field(&key) {
+            let on_way = self.way(&key);
+            if let (Some(at), Some(taking)) = (on_way, self.taking) {
+                if way.contains(&key) {
+                    taking.borrow_mut().twice = true;
+                }
+                way.push(key.clone());
+                if let At::List(init) = at {
+                    // Given twice, the later counts.
+                    taking.borrow_mut().long[usize::from(init)] = None;
+                }
+            }
+            match on_way.or_else(|| self.field(&key)) {
                 None => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                 }
                 Some(at) => {
-                    out.insert(key, map.next_value_seed(Prune { at, lean: self.lean })?);
+                    let v = map.next_value_seed(Prune { at, ..self })?;
+                    if let (At::Top, Some(taking), "apiVersion" | "kind") = (self.at, self.taking, key.as_str()) {
+                        let mut t = taking.borrow_mut();
+                        let seen = if key == "kind" { &mut t.kind } else { &mut t.api_version };
+                        let twice = seen.is_some();
+                        *seen = v.as_str().map(str::to_string);
+                        t.twice |= twice;
+                    }
+                    out.insert(key, v);
                 }
             }
+        }
+        if self.at == At::PodSpec {
+            self.pod_spec_read(&mut out);
         }
         Ok(Value::Object(out))
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        if let At::List(init) = self.at {
+            return self.list_read(init, seq);
+        }
         let mut out = Vec::new();
         let at = self.element();
-        while let Some(v) = seq.next_element_seed(Prune { at, lean: self.lean })? {
+        while let Some(v) = seq.next_element_seed(Prune { at, ..self })? {
             out.push(v);
         }
         Ok(Value::Array(out))
@@ -275,10 +412,11 @@ impl<'de> serde::de::Visitor<'de> for Prune {
 }
 
 impl Kept {
-    /// Reads the object in `text`, a lean tree when `lean`.
-    fn read(text: &[u8], lean: bool) -> serde_json::Result<Kept> {
+    /// Reads the object in `text`, a lean tree when `lean`, its long container lists taken
+    /// into `taking` when given ([`Taking`]).
+    fn read(text: &[u8], lean: bool, taking: Option<&RefCell<Taking>>) -> serde_json::Result<Kept> {
         let mut d = serde_json::Deserializer::from_slice(text);
-        let v = serde::de::DeserializeSeed::deserialize(Prune { at: At::Top, lean }, &mut d)?;
+        let v = serde::de::DeserializeSeed::deserialize(Prune { at: At::Top, lean, taking }, &mut d)?;
         d.end()?;
         Ok(Kept(v))
     }
@@ -336,7 +474,19 @@ impl Request {
     /// The object or old object at `at`, a lean tree when `lean` ([`Kept`]).
     fn tree(&self, at: Option<std::ops::Range<usize>>, lean: bool) -> Option<Value> {
         // Read once already, as JSON: it reads again.
-        Kept::read(self.body.get(at?)?, lean).ok().map(|k| k.0)
+        Kept::read(self.body.get(at?)?, lean, None).ok().map(|k| k.0)
+    }
+
+    /// The object or old object at `at` as a lean tree, with its pod spec's long container
+    /// lists taken as they were read ([`Taking`]) when it has them.
+    fn lean_tree(&self, at: Option<std::ops::Range<usize>>) -> Option<(Value, Option<ContainerLists>)> {
+        let taking = RefCell::new(Taking::default());
+        let v = Kept::read(self.body.get(at.clone()?)?, true, Some(&taking)).ok()?.0;
+        let taking = taking.into_inner();
+        if taking.twice {
+            return self.tree(at, true).map(|v| (v, None));
+        }
+        Some((v, taking.lists))
     }
 }
 
@@ -750,18 +900,23 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
     // read: one tree at a time.
     let is_pod = (req.group.as_str(), req.kind.as_str()) == ("", "Pod");
     let sources = !is_pod && state.policies.as_ref().is_some_and(|p| p.any(false) || p.any(true));
-    let decode = |v: Value, source: bool| {
+    let decode = |(v, lists): (Value, Option<ContainerLists>), source: bool| {
         let doc = Document { origin: origin(), value: v };
-        objects::decode(&doc).map(|mut o| {
+        let obj = match lists {
+            Some(lists) => objects::decode_with_lists(&doc, lists),
+            None => objects::decode(&doc),
+        };
+        obj.map(|mut o| {
             objects::keep_source(&mut o, doc.value, source);
             o
         })
     };
-    let Some(Ok(obj)) = req.tree(req.object.clone(), !sources).map(|v| decode(v, sources)) else {
+    let object = if sources { req.tree(req.object.clone(), false).map(|v| (v, None)) } else { req.lean_tree(req.object.clone()) };
+    let Some(Ok(obj)) = object.map(|t| decode(t, sources)) else {
         return Answer { allowed: true, warnings: vec![], message: None, why: Why::Undecodable, ceiling: None };
     };
     // The old object stands for what exists: the policies never read it (a lean tree).
-    if let Some(Ok(mut old)) = req.tree(req.old_object.clone(), true).map(|v| decode(v, false)) {
+    if let Some(Ok(mut old)) = req.lean_tree(req.old_object.clone()).map(|t| decode(t, false)) {
         old.meta.namespace = Some(req.namespace.clone());
         old.meta.resource_version.get_or_insert_with(|| "1".into());
         state.existing.insert((req.namespace.clone(), old.type_info.group_resource(), old.meta.name.clone()), old);
@@ -1009,11 +1164,98 @@ mod tests {
         ];
         for object in objects {
             let text = object.to_string();
-            let whole = Kept::read(text.as_bytes(), false).unwrap().0;
-            let lean = Kept::read(text.as_bytes(), true).unwrap().0;
+            let whole = Kept::read(text.as_bytes(), false, None).unwrap().0;
+            let lean = Kept::read(text.as_bytes(), true, None).unwrap().0;
             assert!(whole.to_string().contains("\"envFrom\"") && !lean.to_string().contains("\"envFrom\""), "{lean}");
             let decode = |v: Value| objects::decode(&Document { origin: Origin::new(String::from("t"), 1), value: v }).unwrap();
             assert_eq!(decode(lean), decode(whole), "{}", object["kind"]);
+        }
+    }
+
+    /// The object of a review whose text is `object`, as the guard decodes it (lean, long
+    /// container lists taken as they are read), and as the engine decodes its whole lean tree;
+    /// and whether the lists were taken.
+    fn decoded_both_ways(object: &str) -> (Result<objects::Object, String>, Result<objects::Object, String>, bool) {
+        let body = format!(r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u","operation":"CREATE","object":{object}}}}}"#);
+        let r = parse(body.into_bytes()).unwrap();
+        let doc = |value| Document { origin: Origin::new("t", 1), value };
+        let (v, lists) = r.lean_tree(r.object.clone()).unwrap();
+        let taken = lists.is_some();
+        let got = match lists {
+            Some(lists) => objects::decode_with_lists(&doc(v), lists),
+            None => objects::decode(&doc(v)),
+        };
+        let want = objects::decode(&doc(r.tree(r.object.clone(), true).unwrap()));
+        (got.map_err(|e| e.to_string()), want.map_err(|e| e.to_string()), taken)
+    }
+
+    #[test]
+    fn long_container_lists_are_taken_as_they_are_read_and_decoded_as_the_whole_tree() {
+        let n = objects::MANY_CONTAINERS;
+        let container = |i: usize| {
+            json!({"name": format!("c{i}"), "image": "registry.example.com/app:1", "env": [{"name": "A", "value": "b"}], "ports": [{"containerPort": 80 + i % 3}],
+                "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}, "limits": {"cpu": format!("{}m", 20 + i % 7)}}})
+        };
+        let many = |k: usize| Value::Array((0..k).map(container).collect());
+        let with_bad = |k: usize, bad: usize, c: Value| {
+            let mut list = many(k);
+            list[bad] = c;
+            list
+        };
+        let spec = |containers: Value, init: Value| json!({"hostNetwork": true, "containers": containers, "initContainers": init});
+        let deployment = |s: Value| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {"replicas": 2, "selector": {}, "template": {"spec": s}}})
+                .to_string()
+        };
+        let cronjob = |s: Value| {
+            json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c"}, "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": {"spec": s}}}}})
+                .to_string()
+        };
+        let pod = |s: Value| json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": s}).to_string();
+        let bad_name = json!({"image": "x"});
+        let bad_quantity = json!({"name": "q", "resources": {"limits": {"memory": "1K"}}});
+        let long_then_short = format!(
+            r#"{{"apiVersion":"apps/v1","kind":"Deployment","metadata":{{"name":"web"}},"spec":{{"selector":{{}},"template":{{"spec":{}}}}},"spec":{{"selector":{{}},"template":{{"spec":{}}}}}}}"#,
+            spec(many(n + 2), many(1)),
+            spec(many(2), many(1))
+        );
+        // (object, whether its lists are taken)
+        let cases = [
+            (deployment(spec(many(n + 1), many(2))), true),
+            (deployment(spec(many(3), many(n + 1))), true),
+            (deployment(spec(many(n), many(n))), false),
+            (deployment(spec(json!({"not": "a list"}), many(n + 1))), true),
+            (deployment(spec(with_bad(n + 5, n + 3, bad_name.clone()), with_bad(3, 1, bad_quantity.clone()))), true),
+            (deployment(spec(with_bad(n + 5, 2, bad_quantity.clone()), many(1))), true),
+            (cronjob(spec(many(n + 5), many(1))), true),
+            (pod(spec(many(1), with_bad(n + 5, n + 4, bad_name))), true),
+            (pod(spec(many(n + 5), Value::Null)), true),
+            // The pod spec is not known to be there before the kind is read: nothing taken.
+            (format!(r#"{{"spec":{},"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p"}}}}"#, spec(many(n + 5), many(1))), false),
+            // A key on the way given twice: read again as a whole tree, where the later counts.
+            (long_then_short, false),
+        ];
+        for (i, (object, taken)) in cases.into_iter().enumerate() {
+            let (got, want, took) = decoded_both_ways(&object);
+            assert_eq!(took, taken, "case {i}");
+            assert_eq!(got, want, "case {i}");
+        }
+        // The request size limit measures the lists too: at the limit, and one byte past it.
+        let base = deployment(spec(many(n + 1), many(1)));
+        let lean_len = |object: &str| {
+            let r = parse(format!(r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u","object":{object}}}}}"#).into_bytes())
+                .unwrap();
+            serde_json::to_vec(&r.tree(r.object.clone(), true).unwrap()).unwrap().len()
+        };
+        let padded = |k: usize| base.replacen(r#""name":"web""#, &format!(r#""name":"web{}""#, "x".repeat(k)), 1);
+        let short = objects::MAX_REQUEST_BODY_BYTES - lean_len(&padded(0));
+        for (k, too_large) in [(short, false), (short + 1, true)] {
+            let object = padded(k);
+            assert_eq!(lean_len(&object), objects::MAX_REQUEST_BODY_BYTES + usize::from(too_large));
+            let (got, want, took) = decoded_both_ways(&object);
+            assert!(took);
+            assert_eq!(got.as_ref().map(|o| o.meta.too_large), Ok(too_large));
+            assert_eq!(got, want);
         }
     }
 

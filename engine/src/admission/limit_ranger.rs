@@ -26,7 +26,7 @@
 //!
 //! let q = |s: &str| Quantity::parse(s).unwrap();
 //! let item = LimitRangeItem { type_: "Container".into(), max: [("cpu".to_string(), q("1"))].into(), ..Default::default() };
-//! let pod = Pod { containers: vec![Container { name: "app".into(), limits: [("cpu".to_string(), q("2"))].into(), ..Default::default() }], ..Default::default() };
+//! let pod = Pod { containers: vec![Container { name: "app".into(), limits: [("cpu".to_string(), q("2"))].into(), ..Default::default() }].into(), ..Default::default() };
 //! let rules = kubectl_quota_engine::version::Rules::current();
 //! assert_eq!(validate_pod(&pod, &[("lr", std::slice::from_ref(&item))], &rules), Err("maximum cpu usage per Container is 1, but limit is 2".to_string()));
 //! ```
@@ -51,7 +51,11 @@ pub fn apply_limit_ranges(pod: &mut Pod, limit_ranges: &[(&str, &[LimitRangeItem
             limits.extend(item.default.iter().map(|(k, v)| (k.clone(), v.clone())));
             requests.extend(item.default_request.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
-        for c in pod.containers.iter_mut().chain(pod.init_containers.iter_mut()) {
+        // The containers are changed (and so copied, when shared) only when some one lacks a default.
+        let lacks = |c: &crate::objects::Container| limits.keys().any(|k| !c.limits.contains_key(k)) || requests.keys().any(|k| !c.requests.contains_key(k));
+        let containers: &mut [crate::objects::Container] =
+            if pod.containers.iter().any(lacks) { std::sync::Arc::make_mut(&mut pod.containers).as_mut_slice() } else { &mut [] };
+        for c in containers.iter_mut().chain(pod.init_containers.iter_mut()) {
             for (k, v) in &limits {
                 if !c.limits.contains_key(k) {
                     notes.push(|| format!("LimitRange {lr_name}: container {} limits.{k}={v} (default)", c.name));
@@ -275,7 +279,7 @@ fn validate_pod_against(pod: &Pod, old: Option<&Pod>, limit_ranges: &[(&str, &[L
         for item in items.iter() {
             match item.type_.as_str() {
                 "Container" => {
-                    for (list, stored) in [(&pod.containers, old.map(|o| &o.containers)), (&pod.init_containers, old.map(|o| &o.init_containers))] {
+                    for (list, stored) in [(&**pod.containers, old.map(|o| &*o.containers)), (&pod.init_containers, old.map(|o| &o.init_containers))] {
                         for c in list {
                             let was = stored.and_then(|s| s.iter().find(|o| o.name == c.name));
                             let checked = |k: &str| was.is_none_or(|o| !unchanged(k, (&c.requests, &c.limits), (&o.requests, &o.limits)));
@@ -350,7 +354,7 @@ mod tests {
 
     #[test]
     fn defaulting_notes_are_kept_to_a_hundred_with_a_count_of_the_rest() {
-        let containers = (0..150).map(|i| Container { name: format!("c{i}"), ..Container::default() }).collect();
+        let containers = std::sync::Arc::new((0..150).map(|i| Container { name: format!("c{i}"), ..Container::default() }).collect());
         let mut pod = Pod { containers, ..Pod::default() };
         let item =
             LimitRangeItem { type_: "Container".into(), default: rl(&[("cpu", "1")]), default_request: rl(&[("cpu", "500m")]), ..LimitRangeItem::default() };

@@ -683,7 +683,7 @@ mod tests {
             if p.containers.iter().any(|c| c.name == "proxy") {
                 return Ok(vec![]);
             }
-            p.containers.push(Container { name: "proxy".into(), ..Container::default() });
+            std::sync::Arc::make_mut(&mut p.containers).push(Container { name: "proxy".into(), ..Container::default() });
             Ok(vec!["injected proxy".into()])
         }
     }

@@ -225,7 +225,7 @@ static NO_POD_SECURITY: std::sync::LazyLock<PodSecurity> = std::sync::LazyLock::
 impl<'a> View<'a> {
     fn new(pod: &'a Pod, annotations: &'a BTreeMap<String, String>, rules: &Rules) -> View<'a> {
         let ps: &PodSecurity = pod.security.as_deref().unwrap_or(&NO_POD_SECURITY);
-        let regular = pod.init_containers.iter().chain(&pod.containers).map(|c| (c.name.as_str(), c.security.as_deref()));
+        let regular = pod.init_containers.iter().chain(pod.containers.iter()).map(|c| (c.name.as_str(), c.security.as_deref()));
         let ephemeral = ps.ephemeral.iter().map(|(n, _, s)| (n.as_str(), s.as_deref()));
         let containers = regular
             .chain(ephemeral)

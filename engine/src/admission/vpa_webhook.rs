@@ -34,7 +34,7 @@
 //!         requests: [("cpu".to_string(), q("500m"))].into(),
 //!         limits: [("cpu".to_string(), q("1"))].into(),
 //!         ..Default::default()
-//!     }],
+//!     }].into(),
 //!     ..Default::default()
 //! };
 //! let vpa = VerticalAutoscaler {
@@ -210,7 +210,7 @@ pub fn write_pod(pod: &mut Pod, name: &str, vpa: &VerticalAutoscaler, limit_rang
     if merged_range(limit_ranges, "Pod").is_some_and(|r| SCALED.iter().any(|res| r.max.contains_key(*res) || r.min.contains_key(*res))) {
         notes.push(format!("VPA {name}: the namespace's Pod LimitRange also bounds the VPA's target, and that step is not replayed"));
     }
-    for c in &mut pod.containers {
+    for c in std::sync::Arc::make_mut(&mut pod.containers).iter_mut() {
         let Some((_, target)) = recommendation.iter().find(|(n, _)| *n == c.name) else { continue };
         let mut target = target.clone();
         let policy = policy_for(&vpa.policies, &c.name);

@@ -35,7 +35,8 @@ fn admit_through(
     vpa: Option<(&str, &VerticalAutoscaler)>,
     asked: bool,
 ) -> (Decision, Vec<String>) {
-    let old = state.existing_for(ns, obj).cloned();
+    // Borrowed, not copied: the old object of a large workload is most of its size again.
+    let old = state.existing.get(&(ns.to_string(), obj.type_info.group_resource(), obj.meta.name.clone()));
     let dry_runs = std::sync::Arc::clone(&state.dry_runs);
     let server = match dry_runs.get(&super::dry_run::source_of(&obj.origin)).filter(|_| asked && old.is_none()) {
         Some(super::dry_run::DryRun { answer: Ok(answer), webhooks }) => Some((answer, webhooks.as_slice())),
@@ -60,7 +61,7 @@ fn admit_through(
     let flags = admission::ServerFlags { allow_privileged: opts.allow_privileged.unwrap_or(true) };
     let chain =
         admission::Options { rules: &opts.rules, limited: &opts.limited, detail: opts.detail, as_sent, flags, pod_security: opts.pod_security.as_ref() };
-    admission::admit(obj, old.as_ref(), ns, &cluster, quotas, &chain)
+    admission::admit(obj, old, ns, &cluster, quotas, &chain)
 }
 
 /// A pod `w`'s controller makes, through the admission chain and its VerticalPodAutoscaler's

@@ -131,7 +131,7 @@ pub fn pod_change(before: &Pod, after: &Pod) -> String {
         parts.join(", ")
     };
     let mut out = Vec::new();
-    for (what, old, new) in [("container", &before.containers, &after.containers), ("init container", &before.init_containers, &after.init_containers)] {
+    for (what, old, new) in [("container", &*before.containers, &*after.containers), ("init container", &before.init_containers, &after.init_containers)] {
         for c in new {
             match old.iter().find(|o| o.name == c.name) {
                 None => out.push(format!("added {what} {}{}", c.name, if list(c).is_empty() { String::new() } else { format!(": {}", list(c)) })),

@@ -364,7 +364,8 @@ mod tests {
                 .into_iter()
                 .enumerate()
                 .map(|(i, (requests, limits))| Container { name: format!("c{i}"), requests, limits, ..Container::default() })
-                .collect(),
+                .collect::<Vec<_>>()
+                .into(),
             ..Pod::default()
         }
     }

@@ -16,7 +16,7 @@
 //!     ..Container::default()
 //! };
 //! // Init containers run one at a time before the app containers: the max rule applies.
-//! let pod = Pod { containers: vec![c("app", "500m")], init_containers: vec![c("init", "1")], ..Pod::default() };
+//! let pod = Pod { containers: vec![c("app", "500m")].into(), init_containers: vec![c("init", "1")], ..Pod::default() };
 //! assert_eq!(pod_usage(&pod)["requests.cpu"].to_string(), "1");
 //! ```
 //!
@@ -345,7 +345,7 @@ pub fn with_status_resources(pod: &Pod) -> Pod {
         c.requests = req;
         c.limits = lim;
     };
-    out.containers.iter_mut().for_each(apply);
+    std::sync::Arc::make_mut(&mut out.containers).iter_mut().for_each(apply);
     out.init_containers.iter_mut().filter(|c| c.sidecar).for_each(apply);
     out
 }
@@ -371,7 +371,7 @@ fn max_of_views(pod: &Pod, limits_all_or_nothing: bool) -> (ResourceList, Resour
     // The containers' totals of one view: `pick` gives a container's list from its spec and status.
     let total = |pick: &dyn Fn(&Container, Option<&ContainerStatusResources>) -> ResourceList| {
         let mut view = pod.clone();
-        for c in view.containers.iter_mut().chain(view.init_containers.iter_mut()) {
+        for c in std::sync::Arc::make_mut(&mut view.containers).iter_mut().chain(view.init_containers.iter_mut()) {
             c.requests = pick(c, status(c));
         }
         aggregate(&view, |c| &c.requests)
@@ -529,23 +529,23 @@ mod tests {
         let cases: Vec<(&str, Pod, &str)> = vec![
             (
                 "containers are summed",
-                Pod { containers: vec![c("a", &[("cpu", "500m")], &[]), c("b", &[("cpu", "700m")], &[])], ..Pod::default() },
+                Pod { containers: vec![c("a", &[("cpu", "500m")], &[]), c("b", &[("cpu", "700m")], &[])].into(), ..Pod::default() },
                 "cpu=1200m",
             ),
             (
                 "init container max beats the sum",
-                Pod { containers: vec![c("a", &[("cpu", "500m")], &[])], init_containers: vec![c("i", &[("cpu", "2")], &[])], ..Pod::default() },
+                Pod { containers: vec![c("a", &[("cpu", "500m")], &[])].into(), init_containers: vec![c("i", &[("cpu", "2")], &[])], ..Pod::default() },
                 "cpu=2",
             ),
             (
                 "sum beats a smaller init container",
-                Pod { containers: vec![c("a", &[("cpu", "500m")], &[])], init_containers: vec![c("i", &[("cpu", "100m")], &[])], ..Pod::default() },
+                Pod { containers: vec![c("a", &[("cpu", "500m")], &[])].into(), init_containers: vec![c("i", &[("cpu", "100m")], &[])], ..Pod::default() },
                 "cpu=500m",
             ),
             (
                 "sidecars add to the sum and to later init phases",
                 Pod {
-                    containers: vec![c("a", &[("cpu", "500m")], &[])],
+                    containers: vec![c("a", &[("cpu", "500m")], &[])].into(),
                     init_containers: vec![sidecar("s", &[("cpu", "300m")]), c("i", &[("cpu", "1")], &[])],
                     ..Pod::default()
                 },
@@ -554,7 +554,7 @@ mod tests {
             (
                 "an init container before the sidecar does not see it",
                 Pod {
-                    containers: vec![c("a", &[("cpu", "500m")], &[])],
+                    containers: vec![c("a", &[("cpu", "500m")], &[])].into(),
                     init_containers: vec![c("i", &[("cpu", "1")], &[]), sidecar("s", &[("cpu", "300m")])],
                     ..Pod::default()
                 },
@@ -562,17 +562,21 @@ mod tests {
             ),
             (
                 "resources only in init containers are charged",
-                Pod { containers: vec![c("a", &[], &[])], init_containers: vec![c("i", &[("memory", "1Gi")], &[])], ..Pod::default() },
+                Pod { containers: vec![c("a", &[], &[])].into(), init_containers: vec![c("i", &[("memory", "1Gi")], &[])], ..Pod::default() },
                 "memory=1Gi",
             ),
             (
                 "overhead is added to requests",
-                Pod { containers: vec![c("a", &[("cpu", "1")], &[])], overhead: rl(&[("cpu", "250m"), ("memory", "120Mi")]), ..Pod::default() },
+                Pod { containers: vec![c("a", &[("cpu", "1")], &[])].into(), overhead: rl(&[("cpu", "250m"), ("memory", "120Mi")]), ..Pod::default() },
                 "cpu=1250m,memory=120Mi",
             ),
             (
                 "pod-level requests replace the aggregate",
-                Pod { containers: vec![c("a", &[("cpu", "1"), ("ephemeral-storage", "1Gi")], &[])], pod_requests: rl(&[("cpu", "3")]), ..Pod::default() },
+                Pod {
+                    containers: vec![c("a", &[("cpu", "1"), ("ephemeral-storage", "1Gi")], &[])].into(),
+                    pod_requests: rl(&[("cpu", "3")]),
+                    ..Pod::default()
+                },
                 "cpu=3,ephemeral-storage=1Gi",
             ),
         ];
@@ -583,7 +587,7 @@ mod tests {
 
     #[test]
     fn overhead_is_added_only_to_existing_nonzero_limits() {
-        let pod = Pod { containers: vec![c("a", &[], &[("cpu", "1")])], overhead: rl(&[("cpu", "250m"), ("memory", "120Mi")]), ..Pod::default() };
+        let pod = Pod { containers: vec![c("a", &[], &[("cpu", "1")])].into(), overhead: rl(&[("cpu", "250m"), ("memory", "120Mi")]), ..Pod::default() };
         assert_eq!(resources::pretty_print(&pod_limits(&pod, &PodSums::of(&Rules::current()))), "cpu=1250m");
     }
 
@@ -594,7 +598,8 @@ mod tests {
                 "a",
                 &[("cpu", "1"), ("memory", "1Gi"), ("ephemeral-storage", "2Gi"), ("hugepages-2Mi", "4Mi"), ("nvidia.com/gpu", "1")],
                 &[("cpu", "2"), ("hugepages-2Mi", "4Mi"), ("nvidia.com/gpu", "1")],
-            )],
+            )]
+            .into(),
             ..Pod::default()
         };
         assert_eq!(
@@ -634,7 +639,7 @@ mod tests {
     #[test]
     fn must_specify_names_containers_per_resource() {
         let pod = Pod {
-            containers: vec![c("app", &[("cpu", "1")], &[]), c("web", &[], &[("cpu", "1"), ("memory", "1Gi")])],
+            containers: vec![c("app", &[("cpu", "1")], &[]), c("web", &[], &[("cpu", "1"), ("memory", "1Gi")])].into(),
             init_containers: vec![c("init", &[], &[])],
             ..Pod::default()
         };

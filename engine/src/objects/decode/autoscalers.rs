@@ -26,9 +26,9 @@ impl Doc<'_> {
         });
         let job = match (kind, spec.get("jobTargetRef")) {
             (AutoscalerKind::ScaledJob, Some(j)) => {
-                let job: k8s_openapi::api::batch::v1::JobSpec =
+                let mut job: k8s_openapi::api::batch::v1::JobSpec =
                     typed(j).map_err(|(p, e)| (format!("spec.jobTargetRef{}{p}", if p.is_empty() { "" } else { "." }), e))?;
-                match self.workload(Some(job_pods(&job)), &job.template, "spec.jobTargetRef.template", vec![], UpdateStrategy::None)? {
+                match self.workload(Some(job_pods(&job)), &mut job.template, "spec.jobTargetRef.template", vec![], UpdateStrategy::None)? {
                     Body::Workload(w) => Some(w),
                     _ => None,
                 }

@@ -112,8 +112,8 @@ impl Doc<'_> {
             "ReplicationController" => {
                 let rc: core::ReplicationController = typed(self.v)?;
                 let spec = rc.spec.unwrap_or_default();
-                let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
-                (meta(rc.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![], UpdateStrategy::None)?)
+                let mut t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
+                (meta(rc.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &mut t, "spec.template", vec![], UpdateStrategy::None)?)
             }
             _ => self.other()?,
         })

@@ -13,8 +13,8 @@ mod core_kinds;
 mod pod;
 mod workloads;
 
-pub use pod::pod_spec;
 use pod::{long_container_lists, TakenContainers};
+pub use pod::{pod_spec, ContainerList, ContainerLists, MANY_CONTAINERS};
 
 use super::*;
 use std::collections::BTreeMap;
@@ -105,8 +105,7 @@ fn meta(m: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Meta {
 /// selector get an empty one, as their defaulting derived it from the template.
 fn older_version_shape(ti: &TypeInfo, v: &Value) -> (String, Option<Value>) {
     let old = matches!(ti.api_version.as_str(), "extensions/v1beta1" | "apps/v1beta1" | "apps/v1beta2");
-    let group =
-        if ti.group == "extensions" && matches!(ti.kind.as_str(), "Deployment" | "DaemonSet" | "ReplicaSet") { "apps".to_string() } else { ti.group.clone() };
+    let group = current_group(ti);
     let typed_groups = ["apps", "batch", "scheduling.k8s.io", "node.k8s.io"];
     if !typed_groups.contains(&group.as_str()) || ti.api_version.strip_prefix(group.as_str()) == Some("/v1") {
         return (group, None);
@@ -119,6 +118,22 @@ fn older_version_shape(ti: &TypeInfo, v: &Value) -> (String, Option<Value>) {
         v["spec"]["selector"] = serde_json::json!({});
     }
     (group, Some(v))
+}
+
+/// The group an object of `ti` is decoded as ([`older_version_shape`]).
+fn current_group(ti: &TypeInfo) -> String {
+    if ti.group == "extensions" && matches!(ti.kind.as_str(), "Deployment" | "DaemonSet" | "ReplicaSet") {
+        "apps".to_string()
+    } else {
+        ti.group.clone()
+    }
+}
+
+/// The field path (`spec.template.spec`) of the pod spec whose long container lists an
+/// object of `api_version` and `kind` decodes a container at a time: where a caller reading
+/// the object's text may take them as it reads ([`ContainerLists`], [`decode_with_lists`]).
+pub fn container_lists_at(api_version: &str, kind: &str) -> Option<&'static str> {
+    pod_spec_at(&current_group(&type_info(api_version, kind)), kind).map(|(_, path)| path)
 }
 
 /// The JSON pointer and the field path of a kind's pod spec, if it has one.
@@ -143,12 +158,14 @@ struct Doc<'v> {
 
 /// The typed object of a document: its metadata and the body the engine reads, decoded with
 /// the kind's k8s-openapi type (the current version's, for older group versions).
-fn body(ti: &TypeInfo, v: &Value) -> FieldResult<(Meta, Body)> {
+fn body(ti: &TypeInfo, v: &Value, lists: Option<ContainerLists>) -> FieldResult<(Meta, Body)> {
     let (group, reshaped) = older_version_shape(ti, v);
     let v = reshaped.as_ref().unwrap_or(v);
-    let (stripped, taken) = match pod_spec_at(&group, &ti.kind) {
-        Some((pointer, path)) => long_container_lists(v, pointer, path)?.unzip(),
-        None => (None, None),
+    let (stripped, taken) = match (pod_spec_at(&group, &ti.kind), lists) {
+        // Taken already, as they were read: the tree has them empty.
+        (Some(_), Some(lists)) => (None, Some(lists.taken()?)),
+        (Some((pointer, path)), None) => long_container_lists(v, pointer, path)?.unzip(),
+        (None, _) => (None, None),
     };
     let doc = Doc { ti, v: stripped.as_ref().unwrap_or(v), taken: std::cell::Cell::new(taken) };
     match (group.as_str(), ti.kind.as_str()) {
@@ -205,6 +222,17 @@ pub fn keep_source(obj: &mut Object, mut value: Value, pod_specs: bool) {
 
 /// Decodes one document. Errors name the document and the field.
 pub fn decode(doc: &Document) -> Result<Object, InputError> {
+    decode_lists(doc, None)
+}
+
+/// [`decode`] for a document whose pod spec's long container lists were decoded as they were
+/// read ([`ContainerLists`], at [`container_lists_at`]), and are empty in its tree: the same
+/// object, or the same error, as [`decode`] of the whole tree.
+pub fn decode_with_lists(doc: &Document, lists: ContainerLists) -> Result<Object, InputError> {
+    decode_lists(doc, Some(lists))
+}
+
+fn decode_lists(doc: &Document, lists: Option<ContainerLists>) -> Result<Object, InputError> {
     let v = &doc.value;
     let api_version = v.get("apiVersion").and_then(Value::as_str).filter(|s| !s.is_empty());
     let kind = v.get("kind").and_then(Value::as_str).filter(|s| !s.is_empty());
@@ -213,14 +241,14 @@ pub fn decode(doc: &Document) -> Result<Object, InputError> {
         return Err(InputError::at(&doc.origin, Some(field.into()), "Required value: every object needs apiVersion and kind"));
     };
     let ti = type_info(api_version, kind);
-    if doc.origin.too_large || larger_than_a_request(v) {
+    if doc.origin.too_large || larger_than_a_request(v, lists.as_ref().map_or(0, ContainerLists::json_bytes)) {
         // The server reads no further than its limit: only what names the object is taken.
         let field = |k: &str| v.get("metadata").and_then(|m| m.get(k)).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
         let name = field("name").or_else(|| field("generateName").map(|g| format!("{g}<generated>"))).unwrap_or_else(|| "<unnamed>".into());
         let meta = Meta { name, namespace: field("namespace"), too_large: true, ..Meta::default() };
         return Ok(Object { origin: doc.origin.clone(), type_info: ti, meta, body: Body::Other });
     }
-    let (meta, body) = body(&ti, v).map_err(|(field, msg)| InputError::at(&doc.origin, (!field.is_empty()).then_some(field), msg))?;
+    let (meta, body) = body(&ti, v, lists).map_err(|(field, msg)| InputError::at(&doc.origin, (!field.is_empty()).then_some(field), msg))?;
     if meta.name.is_empty() {
         return Err(InputError::at(&doc.origin, Some("metadata.name".into()), "Required value: name or generateName is required"));
     }

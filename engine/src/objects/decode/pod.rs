@@ -48,7 +48,7 @@ pub fn pod_spec(spec: &core::PodSpec, path: &str) -> FieldResult<Pod> {
 /// Container lists past this length are decoded one container at a time: k8s-openapi's
 /// `Container` takes about 2 KB however little the manifest says, so a Pod of 100,000
 /// containers held 270 MB of them at once before the engine kept its 100 bytes of each.
-const MANY_CONTAINERS: usize = 1000;
+pub const MANY_CONTAINERS: usize = 1000;
 
 /// A pod spec's container lists decoded one container at a time ([`long_container_lists`]).
 pub(super) struct TakenContainers {
@@ -70,14 +70,94 @@ pub(super) fn long_container_lists(v: &Value, pointer: &str, path: &str) -> Fiel
     let mut taken = TakenContainers { containers: Vec::new(), init_containers: Vec::new(), images: Vec::new() };
     for (field, out) in [("initContainers", &mut taken.init_containers), ("containers", &mut taken.containers)] {
         for (i, c) in spec.get(field).and_then(Value::as_array).into_iter().flatten().enumerate() {
-            let at = format!("{path}.{field}[{i}]");
-            let c: core::Container = typed(c).map_err(|(p, e)| (if p.is_empty() { at.clone() } else { format!("{at}.{p}") }, e))?;
-            out.push(container(&c, &at)?);
-            taken.images.push(format!("{}={}", c.name, c.image.unwrap_or_default()));
+            take_container(c, &format!("{path}.{field}[{i}]"), out, &mut taken.images)?;
         }
     }
     let keys: Vec<&str> = pointer.split('/').skip(1).collect();
     Ok(Some((without_container_lists(v, &keys), taken)))
+}
+
+/// One container of a long list (at field path `at`) decoded into `out`, its `name=image`
+/// into `images`.
+fn take_container(c: &Value, at: &str, out: &mut Vec<Container>, images: &mut Vec<String>) -> FieldResult<()> {
+    let c: core::Container = typed(c).map_err(|(p, e)| (if p.is_empty() { at.to_string() } else { format!("{at}.{p}") }, e))?;
+    out.push(container(&c, &at)?);
+    images.push(format!("{}={}", c.name, c.image.unwrap_or_default()));
+    Ok(())
+}
+
+/// One container list of a pod spec decoded a container at a time as it is read, by a caller
+/// that never holds the list whole (the guard reads a review's object from its text): what
+/// [`long_container_lists`] makes of it, and its length as compact JSON (what the request
+/// size limit measures). [`ContainerLists`] hands them to [`super::decode_with_lists`].
+pub struct ContainerList {
+    /// The list's field path (`spec.template.spec.containers`).
+    path: String,
+    containers: Vec<Container>,
+    images: Vec<String>,
+    /// The first container that does not decode, as [`long_container_lists`] names it; those
+    /// after it are only counted.
+    error: Option<(String, String)>,
+    len: usize,
+    json_bytes: usize,
+}
+
+impl ContainerList {
+    /// The list `field` (`containers`, `initContainers`) of the pod spec at field path `spec`.
+    pub fn new(spec: &str, field: &str) -> ContainerList {
+        ContainerList { path: format!("{spec}.{field}"), containers: Vec::new(), images: Vec::new(), error: None, len: 0, json_bytes: 0 }
+    }
+
+    /// The list's next container.
+    pub fn push(&mut self, c: &Value) {
+        // Its bytes, and the comma before it.
+        self.json_bytes = self.json_bytes.saturating_add(compact_len(c)).saturating_add(usize::from(self.len > 0));
+        if self.error.is_none() {
+            if let Err(e) = take_container(c, &format!("{}[{}]", self.path, self.len), &mut self.containers, &mut self.images) {
+                self.error = Some(e);
+            }
+        }
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// A pod spec's two container lists, each read a container at a time ([`ContainerList`]):
+/// `None` for one the spec does not have as a list. The object they are decoded with has
+/// both lists empty (`[]`) in its tree, as [`long_container_lists`] leaves it.
+#[derive(Default)]
+pub struct ContainerLists {
+    pub init_containers: Option<ContainerList>,
+    pub containers: Option<ContainerList>,
+}
+
+impl ContainerLists {
+    /// What the lists add to the object's compact JSON, beside the `[]` in its tree.
+    pub(super) fn json_bytes(&self) -> usize {
+        [&self.init_containers, &self.containers].into_iter().flatten().fold(0, |n: usize, l| n.saturating_add(l.json_bytes))
+    }
+
+    /// The lists as [`long_container_lists`] takes them: the first error of the init
+    /// containers, then of the containers; the images of the init containers first.
+    pub(super) fn taken(self) -> FieldResult<TakenContainers> {
+        let mut taken = TakenContainers { containers: Vec::new(), init_containers: Vec::new(), images: Vec::new() };
+        for (list, out) in [(self.init_containers, &mut taken.init_containers), (self.containers, &mut taken.containers)] {
+            let Some(list) = list else { continue };
+            if let Some(e) = list.error {
+                return Err(e);
+            }
+            *out = list.containers;
+            taken.images.extend(list.images);
+        }
+        Ok(taken)
+    }
 }
 
 /// A copy of `v` in which the object at `keys` has empty container lists (the lists are
@@ -116,7 +196,7 @@ pub(super) fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<Take
         crate::objects::security::default_host_network_ports(&mut init_containers, spec.init_containers.as_deref().unwrap_or_default());
     }
     Ok(Pod {
-        containers,
+        containers: containers.into(),
         init_containers,
         ephemeral_containers: spec.ephemeral_containers.iter().flatten().map(ephemeral_container).collect(),
         overhead: resource_list(&spec.overhead, &format_args!("{path}.overhead"), true)?,
@@ -239,6 +319,30 @@ mod tests {
                 assert_eq!(long.field.as_deref(), Some(&*format!("{prefix}{field}")), "{long}");
                 assert_eq!((&long.field, long.to_string()), (&short.field, short.to_string()), "{kind}: {bad}");
             }
+        }
+    }
+
+    #[test]
+    fn container_lists_read_by_the_caller_decode_as_long_lists_do() {
+        let n = MANY_CONTAINERS + 5;
+        for first in ["{name: c0, image: x0}", "{image: x}", "{name: a, resources: {limits: {memory: 1K}}}"] {
+            let spec = many_containers(first, n);
+            let text = format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{selector: {{}}, template: {{spec: {spec}}}}}\n");
+            let doc = &parse_str("t.yaml", &text).unwrap()[0];
+            // The lists taken out of the tree a container at a time, `[]` left in their place.
+            let path = crate::objects::container_lists_at("apps/v1", "Deployment").unwrap();
+            let mut stripped = doc.clone();
+            let at = stripped.value.pointer_mut("/spec/template/spec").unwrap();
+            let mut lists = ContainerLists::default();
+            for (field, slot) in [("containers", &mut lists.containers), ("initContainers", &mut lists.init_containers)] {
+                let Value::Array(items) = std::mem::replace(&mut at[field], Value::Array(vec![])) else { panic!() };
+                let mut list = ContainerList::new(path, field);
+                items.iter().for_each(|c| list.push(c));
+                assert_eq!(list.len(), items.len());
+                *slot = Some(list);
+            }
+            let got = crate::objects::decode_with_lists(&stripped, lists).map_err(|e| (e.field.clone(), e.to_string()));
+            assert_eq!(got, crate::objects::decode(doc).map_err(|e| (e.field.clone(), e.to_string())), "{first}");
         }
     }
 

@@ -5,10 +5,12 @@ use super::core_kinds::pvc;
 use super::pod::lean_pod_spec;
 use super::*;
 
-fn workload_template(t: &core::PodTemplateSpec, path: &str, taken: Option<TakenContainers>) -> FieldResult<(Pod, Meta)> {
+/// The template's pods and metadata, its metadata taken over (not copied: a template's
+/// labels can be most of a 3 MiB object).
+fn workload_template(t: &mut core::PodTemplateSpec, path: &str, taken: Option<TakenContainers>) -> FieldResult<(Pod, Meta)> {
     let spec = t.spec.as_ref().ok_or_else(|| (format!("{path}.spec"), "Required value".to_string()))?;
     let pod = lean_pod_spec(spec, &format!("{path}.spec"), taken)?;
-    Ok((pod, t.metadata.clone().map(meta).unwrap_or_default()))
+    Ok((pod, t.metadata.take().map(meta).unwrap_or_default()))
 }
 
 impl Doc<'_> {
@@ -17,7 +19,7 @@ impl Doc<'_> {
         Ok(match kind {
             "Deployment" => {
                 let d: apps::Deployment = typed(self.v)?;
-                let spec = d.spec;
+                let mut spec = d.spec;
                 let st = spec.strategy.unwrap_or_default();
                 let strategy = if st.type_.as_deref() == Some("Recreate") {
                     UpdateStrategy::Recreate
@@ -25,17 +27,17 @@ impl Doc<'_> {
                     let ru = st.rolling_update.unwrap_or_default();
                     rolling_update(&ru.max_surge, &ru.max_unavailable, IntOrPercent::Percent(25), IntOrPercent::Percent(25))
                 };
-                (meta(d.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", vec![], strategy)?)
+                (meta(d.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &mut spec.template, "spec.template", vec![], strategy)?)
             }
             "ReplicaSet" => {
                 let d: apps::ReplicaSet = typed(self.v)?;
                 let spec = d.spec;
-                let t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
-                (meta(d.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &t, "spec.template", vec![], UpdateStrategy::None)?)
+                let mut t = spec.template.ok_or_else(|| ("spec.template".to_string(), "Required value".to_string()))?;
+                (meta(d.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &mut t, "spec.template", vec![], UpdateStrategy::None)?)
             }
             "StatefulSet" => {
                 let d: apps::StatefulSet = typed(self.v)?;
-                let spec = d.spec;
+                let mut spec = d.spec;
                 let claims = spec
                     .volume_claim_templates
                     .iter()
@@ -49,11 +51,11 @@ impl Doc<'_> {
                 } else {
                     UpdateStrategy::Ordered { partition: st.rolling_update.and_then(|r| r.partition).unwrap_or(0) }
                 };
-                (meta(d.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &spec.template, "spec.template", claims, strategy)?)
+                (meta(d.metadata), self.workload(Some(spec.replicas.unwrap_or(1)), &mut spec.template, "spec.template", claims, strategy)?)
             }
             "DaemonSet" => {
                 let d: apps::DaemonSet = typed(self.v)?;
-                let spec = d.spec;
+                let mut spec = d.spec;
                 let st = spec.update_strategy.unwrap_or_default();
                 let strategy = if st.type_.as_deref() == Some("OnDelete") {
                     UpdateStrategy::OnDelete
@@ -61,7 +63,7 @@ impl Doc<'_> {
                     let ru = st.rolling_update.unwrap_or_default();
                     rolling_update(&ru.max_surge, &ru.max_unavailable, IntOrPercent::Int(0), IntOrPercent::Int(1))
                 };
-                (meta(d.metadata), self.workload(None, &spec.template, "spec.template", vec![], strategy)?)
+                (meta(d.metadata), self.workload(None, &mut spec.template, "spec.template", vec![], strategy)?)
             }
             _ => self.other()?,
         })
@@ -72,13 +74,13 @@ impl Doc<'_> {
         Ok(match kind {
             "Job" => {
                 let j: batch::Job = typed(self.v)?;
-                let spec = j.spec.unwrap_or_default();
-                (meta(j.metadata), self.workload(Some(job_pods(&spec)), &spec.template, "spec.template", vec![], UpdateStrategy::None)?)
+                let mut spec = j.spec.unwrap_or_default();
+                (meta(j.metadata), self.workload(Some(job_pods(&spec)), &mut spec.template, "spec.template", vec![], UpdateStrategy::None)?)
             }
             "CronJob" => {
-                let c: batch::CronJob = typed(self.v)?;
-                let job = c.spec.job_template.spec.clone().unwrap_or_default();
-                (meta(c.metadata), self.workload(Some(job_pods(&job)), &job.template, "spec.jobTemplate.spec.template", vec![], UpdateStrategy::None)?)
+                let mut c: batch::CronJob = typed(self.v)?;
+                let mut job = c.spec.job_template.spec.take().unwrap_or_default();
+                (meta(c.metadata), self.workload(Some(job_pods(&job)), &mut job.template, "spec.jobTemplate.spec.template", vec![], UpdateStrategy::None)?)
             }
             _ => self.other()?,
         })
@@ -89,7 +91,7 @@ impl Doc<'_> {
     pub(super) fn workload(
         &self,
         replicas: Option<i32>,
-        t: &core::PodTemplateSpec,
+        t: &mut core::PodTemplateSpec,
         path: &str,
         claims: Vec<(String, Pvc)>,
         update_strategy: UpdateStrategy,
