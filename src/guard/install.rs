@@ -128,7 +128,14 @@ pub fn cluster_role() -> Value {
         read("resource.k8s.io", &["deviceclasses"]),
         read(
             "admissionregistration.k8s.io",
-            &["validatingadmissionpolicies", "validatingadmissionpolicybindings", "mutatingadmissionpolicies", "mutatingadmissionpolicybindings"],
+            &[
+                "validatingadmissionpolicies",
+                "validatingadmissionpolicybindings",
+                "mutatingadmissionpolicies",
+                "mutatingadmissionpolicybindings",
+                "mutatingwebhookconfigurations",
+                "validatingwebhookconfigurations",
+            ],
         ),
     ];
     rules.extend(read_autoscaler_types().map(|t| read(t.group, &[t.plural])));

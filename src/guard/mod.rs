@@ -23,7 +23,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::admissionregistration::v1::{MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+use k8s_openapi::api::admissionregistration::v1::{
+    MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, MutatingWebhookConfiguration, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+    ValidatingWebhookConfiguration,
+};
 use k8s_openapi::api::core::v1::{LimitRange, Namespace, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::resource::v1::DeviceClass;
@@ -114,6 +117,9 @@ async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
     spawn::<Namespace>(conn, cache, Kind::Namespaces);
     spawn::<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler>(conn, cache, Kind::Autoscalers);
     spawn::<k8s_openapi::api::core::v1::ServiceAccount>(conn, cache, Kind::ServiceAccounts);
+    // Served since 1.16 (admissionregistration.k8s.io/v1): which webhooks a workload's pods meet.
+    spawn::<MutatingWebhookConfiguration>(conn, cache, Kind::MutatingWebhooks);
+    spawn::<ValidatingWebhookConfiguration>(conn, cache, Kind::ValidatingWebhooks);
     // Custom resources, where their add-on is installed (read by name): KEDA's ScaledObjects,
     // the VPA's VerticalPodAutoscalers.
     let custom = [(Kind::ScaledObjects, &autoscaler_types::SCALED_OBJECT), (Kind::VerticalAutoscalers, &autoscaler_types::VPA)];

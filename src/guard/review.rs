@@ -786,7 +786,10 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
         checker.expect(std::slice::from_ref(&obj));
     }
     let report = checker.check_one(obj);
-    let said = fit(warnings::for_document(&report));
+    // The webhooks its pods meet follow, named as `check` names them: the answer rests on them.
+    let mut said = warnings::for_document(&report);
+    said.extend(warnings::webhooks(&report, !said.is_empty()));
+    let said = fit(said);
     let ceiling = report.autoscaling.clone();
     if said.is_empty() {
         return Answer { allowed: true, warnings: said, message: None, why: Why::Fits, ceiling };
