@@ -142,6 +142,9 @@ pub struct Cache {
     quantities: Quantities,
     kinds: [KindState; Kind::ALL.len()],
     started: Instant,
+    /// Changes of the webhook configurations seen: a dry run's answer kept from before one is
+    /// asked again.
+    webhook_changes: AtomicU64,
 }
 
 fn now_ms() -> u64 {
@@ -150,7 +153,13 @@ fn now_ms() -> u64 {
 
 impl Default for Cache {
     fn default() -> Self {
-        Cache { state: RwLock::new(ClusterState::default()), quantities: Quantities::default(), kinds: Default::default(), started: Instant::now() }
+        Cache {
+            state: RwLock::new(ClusterState::default()),
+            quantities: Quantities::default(),
+            kinds: Default::default(),
+            started: Instant::now(),
+            webhook_changes: AtomicU64::new(0),
+        }
     }
 }
 
@@ -303,6 +312,14 @@ impl Cache {
             }
         }
         slot.changed_ms.store(now_ms(), Ordering::SeqCst);
+        if k.webhook_kind().is_some() {
+            self.webhook_changes.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// How many changes of the webhook configurations (lists and events) were taken so far.
+    pub fn webhook_changes(&self) -> u64 {
+        self.webhook_changes.load(Ordering::SeqCst)
     }
 
     /// Whether an autoscaler of `kind` (`HorizontalPodAutoscaler`, `ScaledObject`,
@@ -647,7 +664,9 @@ webhooks: [{name: guard.other.test, clientConfig: {url: 'https://127.0.0.1:3/val
         // A list of the validating ones leaves the mutating one; a deletion removes it.
         list(&c, Kind::ValidatingWebhooks, vec![]);
         assert_eq!(decide(6).len(), 2);
+        let before = c.webhook_changes();
         c.apply(Kind::MutatingWebhooks, Change::Deleted(objs(INJECTOR).remove(0)));
+        assert!(c.webhook_changes() > before, "a change of a webhook configuration is counted");
         assert_eq!(decide(4), Vec::<String>::new(), "nothing said where every pod fits and no webhook sees them");
         assert_eq!(decide(6).len(), 1);
     }

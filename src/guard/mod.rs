@@ -7,11 +7,12 @@
 //! `kubectl-quota.io/guard: enforce`, refuses a workload none of whose pods can be created).
 //!
 //! Rooms: [`review`] (an AdmissionReview in, its answer out; no I/O), [`cache`] (what the
-//! watches keep), [`serve`] (the HTTPS server), [`tls`] (certificates: read, reloaded, made),
+//! watches keep), [`dry_run`] (the pods mutating webhooks return, asked for where told to), [`serve`] (the HTTPS server), [`tls`] (certificates: read, reloaded, made),
 //! [`metrics`] (Prometheus text), [`install`] (the objects an installation applies). Every
 //! request to the cluster goes through [`crate::live`].
 
 pub mod cache;
+pub mod dry_run;
 pub mod install;
 pub mod metrics;
 pub mod review;
@@ -50,6 +51,9 @@ pub struct ServeOptions {
     pub limited: Vec<LimitedResource>,
     /// The PodSecurity configuration from the same file (`None`: upstream's defaults).
     pub pod_security: Option<kubectl_quota_engine::admission::pod_security::Config>,
+    /// Ask the API server for a workload's pod a mutating webhook sees, in a dry run taking at
+    /// most this long (`None`: never; the webhooks are named).
+    pub dry_run_webhooks: Option<Duration>,
 }
 
 /// Runs the guard until the process is stopped.
@@ -76,6 +80,7 @@ pub async fn serve(conn: Conn, o: ServeOptions) -> Result<i32, Fatal> {
         pod_security: o.pod_security,
         excluded,
         large,
+        dry_runs: o.dry_run_webhooks.map(|deadline| dry_run::DryRuns::new(Some(conn.clone()), deadline)),
         targets: Some(conn.clone()),
     });
     tokio::spawn(tls.clone().watch(Duration::from_secs(2)));
