@@ -177,8 +177,9 @@ pub struct KindReport {
 /// What the cache keeps of an object: what deciding reads, and nothing else. A quota loses its
 /// typed copy (`raw`, which only a quota checked as a document needs) and, once synced, its
 /// `spec.hard` (admission reads `status.hard`; only `describe`'s views and hints read the
-/// spec); a namespace keeps only the labels decisions read (the guard's own, and DRA's
-/// admin-access); and no object keeps annotations or other labels. A quota's quantities are
+/// spec); a namespace keeps its labels, which the namespaceSelectors of webhooks and admission
+/// policies read (besides the guard's own label and DRA's admin-access); no other object
+/// keeps annotations or labels other than those two. A quota's quantities are
 /// shared: each (`0`, `8`, `16Gi`) is held once, as [`Quantities`] says.
 pub fn keep(mut o: Object, shared: &Quantities) -> Object {
     use kubectl_quota_engine::object_validation::ADMIN_ACCESS_LABEL;
@@ -192,7 +193,9 @@ pub fn keep(mut o: Object, shared: &Quantities) -> Object {
         shared.share(&mut q.status_used);
     }
     o.meta.annotations = Default::default();
-    o.meta.labels.retain(|k, _| k == LABEL || k == ADMIN_ACCESS_LABEL);
+    if !matches!(o.body, kubectl_quota_engine::objects::Body::Namespace { .. }) {
+        o.meta.labels.retain(|k, _| k == LABEL || k == ADMIN_ACCESS_LABEL);
+    }
     o
 }
 
@@ -594,7 +597,8 @@ mod tests {
         assert!(s.quotas.is_empty());
         assert_eq!(labels.get(LABEL).map(String::as_str), Some("enforce"));
         assert_eq!(labels.get("team").map(String::as_str), Some("x"), "the cache keeps what it is given");
-        assert_eq!(keep(objs(NS).remove(0), &Quantities::default()).meta.labels.len(), 1, "keep drops the labels no decision reads");
+        assert_eq!(keep(objs(NS).remove(0), &Quantities::default()).meta.labels.len(), 2, "a namespace's labels are read by namespaceSelectors");
+        assert_eq!(keep(objs(QUOTA).remove(0), &Quantities::default()).meta.labels.len(), 0, "another object's are read by none");
         assert_eq!(s.namespaces.unwrap().len(), 1);
         assert!(c.for_namespace("new").0.namespaces.is_none(), "a namespace not cached yet is unknown, not missing");
     }
@@ -644,7 +648,8 @@ webhooks: [{name: guard.other.test, clientConfig: {url: 'https://127.0.0.1:3/val
         use kubectl_quota_engine::check::CheckOptions;
         let c = Cache::default();
         let all = objs(INJECTED);
-        list(&c, Kind::Namespaces, all.iter().filter(|o| o.type_info.kind == "Namespace").cloned().collect());
+        // As the watches hand them in: through keep.
+        list(&c, Kind::Namespaces, all.iter().filter(|o| o.type_info.kind == "Namespace").map(|o| c.keep(o.clone())).collect());
         list(&c, Kind::ResourceQuotas, all.into_iter().filter(|o| o.type_info.kind == "ResourceQuota").collect());
         list(&c, Kind::MutatingWebhooks, objs(INJECTOR));
         list(&c, Kind::ValidatingWebhooks, objs(VALIDATING));
