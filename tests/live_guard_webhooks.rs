@@ -76,8 +76,14 @@ where
         }
         if Instant::now() > deadline {
             let m = metrics(dir, base);
-            let said: Vec<&str> = m.lines().filter(|l| l.starts_with("kubectl_quota_guard_dry_run") || l.starts_with("kubectl_quota_guard_requests_total")).collect();
-            let logs: Vec<String> = std::fs::read_dir(dir).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".log")).map(|e| std::fs::read_to_string(e.path()).unwrap_or_default()).collect();
+            let said: Vec<&str> =
+                m.lines().filter(|l| l.starts_with("kubectl_quota_guard_dry_run") || l.starts_with("kubectl_quota_guard_requests_total")).collect();
+            let logs: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                .collect();
             panic!("waited {secs} s for {what}\n{}\n{}", said.join("\n"), logs.join("\n"));
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -177,7 +183,8 @@ async fn injected_namespace(c: &Client, cleanup: &mut Cleanup, prefix: &str) -> 
     let quota: ResourceQuota = serde_json::from_value(json!({"metadata": {"name": "compute"}, "spec": {"hard": {"requests.cpu": "1"}}})).unwrap();
     let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &ns);
     quotas.create(&PostParams::default(), &quota).await.unwrap();
-    until(60, "the quota's status", || async { (!serde_json::to_value(quotas.get("compute").await.ok()?).ok()?["status"]["hard"].is_null()).then_some(()) }).await;
+    until(60, "the quota's status", || async { (!serde_json::to_value(quotas.get("compute").await.ok()?).ok()?["status"]["hard"].is_null()).then_some(()) })
+        .await;
     ns
 }
 

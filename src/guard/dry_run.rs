@@ -205,7 +205,10 @@ mod tests {
     fn failures_and_quotas_refusals_are_not_kept_and_the_cache_is_bounded() {
         let d = DryRuns::new(None, Duration::from_secs(1));
         d.keep(0, "a", "1", &asked(Err("timed out".into()), true));
-        let quota = answer_of_refusal(403, "pods \"p\" is forbidden: exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=0, limited: requests.cpu=100m");
+        let quota = answer_of_refusal(
+            403,
+            "pods \"p\" is forbidden: exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=0, limited: requests.cpu=100m",
+        );
         assert!(matches!(&quota, Ok(ServerAnswer::Refused(_))));
         d.keep(0, "a", "2", &asked(quota, false));
         assert!(d.is_empty());

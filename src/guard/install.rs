@@ -280,7 +280,8 @@ mod tests {
 
     #[test]
     fn dry_runs_are_opt_in_and_bring_the_right_to_create_pods() {
-        let creates_pods = |role: &Value| role["rules"].as_array().unwrap().iter().any(|r| r["resources"] == json!(["pods"]) && r["verbs"] == json!(["create"]));
+        let creates_pods =
+            |role: &Value| role["rules"].as_array().unwrap().iter().any(|r| r["resources"] == json!(["pods"]) && r["verbs"] == json!(["create"]));
         let reads_webhooks = |role: &Value| role["rules"].to_string().contains("mutatingwebhookconfigurations");
         let off = objects(&in_cluster(Tls::CertManager));
         assert!(!creates_pods(&off[2]) && reads_webhooks(&off[2]));

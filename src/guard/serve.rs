@@ -808,7 +808,8 @@ mod tests {
         let mut app = Arc::into_inner(app).unwrap();
         app.dry_runs = Some(super::super::dry_run::DryRuns::new(None, Duration::from_millis(500)));
         let text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {inject: 'yes'}}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: shop}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: injector}\nwebhooks: [{name: sidecar.kq.test, clientConfig: {url: 'https://127.0.0.1:1/inject'}, rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}], namespaceSelector: {matchLabels: {inject: 'yes'}}, sideEffects: None, admissionReviewVersions: [v1]}]\n";
-        let objs: Vec<_> = kubectl_quota_engine::manifest::parse_str("t.yaml", text).unwrap().iter().map(|d| kubectl_quota_engine::objects::decode(d).unwrap()).collect();
+        let objs: Vec<_> =
+            kubectl_quota_engine::manifest::parse_str("t.yaml", text).unwrap().iter().map(|d| kubectl_quota_engine::objects::decode(d).unwrap()).collect();
         for k in Kind::ALL {
             app.cache.apply(k, Change::ListBegin);
             for o in objs.iter().filter(|o| o.type_info.resource == k.resource().split('.').next().unwrap()) {
@@ -845,10 +846,19 @@ mod tests {
         let served = "apiVersion: v1\nkind: Pod\nmetadata: {name: shop-abc, namespace: shop, labels: {app: shop}}\nspec:\n  containers:\n  - {name: app, image: x, resources: {requests: {cpu: 200m}}}\n  - {name: istio-proxy, image: x, resources: {requests: {cpu: 100m}}}\n";
         let pod = kubectl_quota_engine::objects::decode(&kubectl_quota_engine::manifest::parse_str("s", served).unwrap()[0]).unwrap();
         let kubectl_quota_engine::objects::Body::Pod(pod) = pod.body else { panic!("a pod") };
-        d.keep(app.cache.webhook_changes(), &ask.namespace, &ask.json, &crate::live::Asked { answer: Ok(ServerAnswer::Admitted(Box::new(pod))), transient: false });
+        d.keep(
+            app.cache.webhook_changes(),
+            &ask.namespace,
+            &ask.json,
+            &crate::live::Asked { answer: Ok(ServerAnswer::Admitted(Box::new(pod))), transient: false },
+        );
         let a = answer(&app, review_of("Deployment", shop())).await;
         assert_eq!(a.why, Why::Warned);
-        assert!(a.warnings[0].starts_with("quota compute will refuse 1 of the 4 pods of deployment/shop: exceeded quota: compute, requested: requests.cpu=300m"), "{:?}", a.warnings);
+        assert!(
+            a.warnings[0].starts_with("quota compute will refuse 1 of the 4 pods of deployment/shop: exceeded quota: compute, requested: requests.cpu=300m"),
+            "{:?}",
+            a.warnings
+        );
         assert!(a.warnings[1].contains("are as the API server returned them from a dry run"), "{:?}", a.warnings);
         assert!(app.metrics.render(&app.cache).contains("kubectl_quota_guard_dry_runs_total{outcome=\"cached\"} 1"));
         // A change of any webhook configuration forgets the answer: none can be sent here,
@@ -865,7 +875,8 @@ mod tests {
     #[tokio::test]
     async fn a_dry_runs_own_pod_reaching_the_guard_is_skipped_and_asks_for_nothing() {
         let app = injected_app();
-        let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "shop-"}, "spec": shop()["spec"]["template"]["spec"].clone()});
+        let pod =
+            serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "shop-"}, "spec": shop()["spec"]["template"]["spec"].clone()});
         let (state, _) = app.cache.for_namespace("shop");
         assert!(review::dry_run_pod(&review_of("Pod", pod.clone()), &state).is_none());
         let a = answer(&app, review_of("Pod", pod)).await;

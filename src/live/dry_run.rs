@@ -40,8 +40,11 @@ pub async fn dry_runs(conn: &Conn, state: &mut ClusterState, objs: &[Object], po
     if distinct.is_empty() {
         return;
     }
-    let answers: Vec<_> =
-        futures::stream::iter(distinct).map(|((ns, json), docs)| async move { (ask(conn, ns, json, conn.timeout).await.answer, docs) }).buffer_unordered(IN_FLIGHT).collect().await;
+    let answers: Vec<_> = futures::stream::iter(distinct)
+        .map(|((ns, json), docs)| async move { (ask(conn, ns, json, conn.timeout).await.answer, docs) })
+        .buffer_unordered(IN_FLIGHT)
+        .collect()
+        .await;
     let mut out = BTreeMap::new();
     for (answer, docs) in answers {
         for (source, webhooks) in docs {
@@ -81,15 +84,17 @@ async fn ask(conn: &Conn, ns: &str, json: &str, bound: Bound) -> Asked {
                 Err(e) => return settled(Err(e.to_string())),
             };
             let doc = Document { origin: Origin::new("the API server's dry run", 1), value };
-            settled(match objects::decode(&doc).map(|mut o| {
-                // The whole spec kept, for the ValidatingAdmissionPolicies that read it next.
-                objects::keep_source(&mut o, doc.value, true);
-                o
-            }) {
-                Ok(Object { body: Body::Pod(p), .. }) => Ok(ServerAnswer::Admitted(Box::new(p))),
-                Ok(_) => Err("the API server's dry run returned no Pod, so its pods are taken as written".into()),
-                Err(e) => Err(format!("the pod the API server returned from a dry run could not be read ({e}), so its pods are taken as written")),
-            })
+            settled(
+                match objects::decode(&doc).map(|mut o| {
+                    // The whole spec kept, for the ValidatingAdmissionPolicies that read it next.
+                    objects::keep_source(&mut o, doc.value, true);
+                    o
+                }) {
+                    Ok(Object { body: Body::Pod(p), .. }) => Ok(ServerAnswer::Admitted(Box::new(p))),
+                    Ok(_) => Err("the API server's dry run returned no Pod, so its pods are taken as written".into()),
+                    Err(e) => Err(format!("the pod the API server returned from a dry run could not be read ({e}), so its pods are taken as written")),
+                },
+            )
         }
         Err(RequestError::Kube(kube::Error::Api(s))) => settled(answer_of_refusal(s.code, &s.message)),
         Err(e) => Asked {
