@@ -843,7 +843,7 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__guard__subcmd__install)
-            opts="-o -n -h -V --url --ca-file --guard-namespace --image --cert-manager --dry-run --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            opts="-o -n -h -V --url --ca-file --guard-namespace --image --cert-manager --dry-run-webhooks --dry-run --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -921,7 +921,7 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__guard__subcmd__serve)
-            opts="-n -h -V --listen --tls-cert-file --tls-private-key-file --guard-namespace --admission-config --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            opts="-n -h -V --listen --tls-cert-file --tls-private-key-file --guard-namespace --admission-config --dry-run-webhooks --dry-run-timeout --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -944,6 +944,10 @@ _kubectl__quota() {
                     return 0
                     ;;
                 --admission-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dry-run-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -30,7 +30,7 @@ pub use capacity::{collect_view, View};
 pub use connect::{connect, load_kubeconfig, parse_duration, Bound, DEFAULT_DEADLINE};
 pub use create::create_quota;
 pub use discovery::server_version;
-pub use dry_run::dry_runs;
+pub use dry_run::{dry_run_pod, dry_runs, Asked};
 pub use errors::{ReadError, RequestError};
 pub use list::{for_each_object, for_each_quota, list_all, list_objects, namespace_names, priority_class_names, quotas};
 pub use snapshot::{snapshot, Scope, Snapshot};

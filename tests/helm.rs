@@ -132,6 +132,12 @@ fn the_chart_renders_the_objects_guard_install_applies() {
     assert_same(default, tool, "default values");
     // cert-manager: the Issuer, the Certificate and the CA injection guard install --cert-manager makes.
     assert_same(template(&helm, &["createNamespace=true", "certificate.source=cert-manager"]), guard_install(&["--cert-manager"]), "cert-manager");
+    // Dry runs: the flags and the right to create pods guard install --dry-run-webhooks gives.
+    assert_same(
+        template(&helm, &["createNamespace=true", "certificate.source=cert-manager", "dryRunWebhooks=true"]),
+        guard_install(&["--cert-manager", "--dry-run-webhooks"]),
+        "dry runs",
+    );
 
     // The generated certificate is one for the guard's service, signed by the CA the
     // registration trusts and the Secret holds.
@@ -180,6 +186,9 @@ fn the_chart_lints_and_its_values_change_what_they_name() {
     assert!(!kinds.contains("Secret"), "with certificate.source=secret the chart makes no Secret");
     let d = find(&objs, "Deployment");
     assert_eq!(d["spec"]["replicas"], 3);
+    let with_dry_runs = template(&helm, &["dryRunWebhooks=true", "webhook.timeoutSeconds=5"]);
+    let args = &find(&with_dry_runs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"];
+    assert!(args.to_string().contains("\"--dry-run-timeout=2500ms\""), "half the webhook's timeout: {args}");
     assert_eq!(d["spec"]["template"]["spec"]["containers"][0]["image"], "ghcr.io/kubectl-quota/kubectl-quota:v9.9.9");
     let hook = &find(&objs, "ValidatingWebhookConfiguration")["webhooks"][0];
     assert_eq!((hook["failurePolicy"].as_str(), hook["timeoutSeconds"].as_i64()), (Some("Fail"), Some(5)));

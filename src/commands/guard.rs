@@ -87,6 +87,24 @@ pub struct ServeArgs {
     /// The API server's admission configuration (its ResourceQuota `limitedResources`).
     #[arg(long = "admission-config", value_name = "FILE")]
     pub admission_config: Option<String>,
+    /// Where a mutating webhook (a sidecar injector) sees a workload's pods, ask the API server
+    /// for its pod in a dry run (dryRun=All) and answer for the pods as it returns them. Needs
+    /// `create` on pods (`guard install --dry-run-webhooks` grants it).
+    #[arg(long = "dry-run-webhooks")]
+    pub dry_run_webhooks: bool,
+    /// How long one dry run may take (default: half the webhook's 2-second timeout); past it
+    /// the webhooks are named instead.
+    #[arg(long = "dry-run-timeout", value_name = "DURATION", default_value = "1s", value_parser = dry_run_timeout)]
+    pub dry_run_timeout: std::time::Duration,
+}
+
+/// `--dry-run-timeout`: a duration as `--request-timeout` takes one, above zero.
+fn dry_run_timeout(s: &str) -> Result<std::time::Duration, String> {
+    match live::parse_duration(s) {
+        Ok(Some(d)) if !d.is_zero() => Ok(d),
+        Ok(_) => Err("a dry run needs a time above zero".into()),
+        Err(e) => Err(e.replace("--request-timeout", "--dry-run-timeout")),
+    }
 }
 
 /// `--dry-run` as kubectl takes it.
@@ -121,6 +139,10 @@ pub struct InstallArgs {
     /// Let cert-manager issue the serving certificate and inject the CA, instead of a CA of ours.
     #[arg(long = "cert-manager", conflicts_with = "url")]
     pub cert_manager: bool,
+    /// Run the in-cluster guard with `serve --dry-run-webhooks`, and let it create pods in dry
+    /// runs (`create` on pods in its ClusterRole; nothing is ever stored).
+    #[arg(long = "dry-run-webhooks", conflicts_with = "url")]
+    pub dry_run_webhooks: bool,
     /// `client`: print the objects, apply nothing.
     #[arg(long = "dry-run", value_enum, default_value = "none", num_args = 0..=1, default_missing_value = "client")]
     pub dry_run: DryRun,
@@ -165,6 +187,7 @@ pub async fn run(g: &GlobalFlags, args: &GuardArgs) -> Result<i32, Fatal> {
                 own_namespace: a.guard_namespace.clone(),
                 limited,
                 pod_security,
+                dry_run_webhooks: a.dry_run_webhooks.then_some(a.dry_run_timeout),
             };
             guard::serve(conn, opts).await
         }
@@ -225,7 +248,7 @@ async fn install(g: &GlobalFlags, a: &InstallArgs) -> Result<i32, Fatal> {
                 }
                 None => true,
             };
-            Endpoint::InCluster(InCluster { namespace: a.guard_namespace.clone(), image: a.image.clone(), tls, pdb_v1 })
+            Endpoint::InCluster(InCluster { namespace: a.guard_namespace.clone(), image: a.image.clone(), tls, pdb_v1, dry_run_webhooks: a.dry_run_webhooks })
         }
     };
     let objects = install::objects(&endpoint);
@@ -278,7 +301,7 @@ async fn uninstall(g: &GlobalFlags, a: &UninstallArgs) -> Result<i32, Fatal> {
     let mut targets: Vec<live::guard::Target> = Vec::new();
     for (cert_manager, pdb_v1) in [(true, true), (false, true), (false, false)] {
         let tls = if cert_manager { Tls::CertManager } else { Tls::Own { ca_cert: String::new(), cert: String::new(), key: String::new() } };
-        let endpoint = Endpoint::InCluster(InCluster { namespace: a.guard_namespace.clone(), image: String::new(), tls, pdb_v1 });
+        let endpoint = Endpoint::InCluster(InCluster { namespace: a.guard_namespace.clone(), image: String::new(), tls, pdb_v1, dry_run_webhooks: false });
         for o in install::objects(&endpoint).iter().rev().filter(|o| o["kind"] != "Namespace") {
             let t = install::target(o);
             if !targets.iter().any(|x| x.api_version == t.api_version && x.kind == t.kind && x.name == t.name) {

@@ -1,6 +1,7 @@
 //! What the guard answers from: every ResourceQuota, LimitRange, PriorityClass, StorageClass,
 //! RuntimeClass, DeviceClass, Namespace, HorizontalPodAutoscaler and KEDA ScaledObject (where
-//! served), and the admission policies with their bindings (where served), kept by list+watch (`live::watch_objects`), so no
+//! served), the admission policies with their bindings (where served) and the admission webhook
+//! configurations, kept by list+watch (`live::watch_objects`), so no
 //! API call is made while a request waits. A request takes a copy of its namespace's part
 //! ([`Cache::for_namespace`]) and decides without holding any lock.
 
@@ -43,10 +44,15 @@ pub enum Kind {
     ValidatingPolicyBindings,
     MutatingPolicies,
     MutatingPolicyBindings,
+    /// The admission webhook configurations: which webhooks a workload's pods meet (named
+    /// where the answer rests on them; a mutating one's pod asked for in a dry run where the
+    /// guard was told to).
+    MutatingWebhooks,
+    ValidatingWebhooks,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 17] = [
         Kind::ResourceQuotas,
         Kind::LimitRanges,
         Kind::PriorityClasses,
@@ -62,6 +68,8 @@ impl Kind {
         Kind::ValidatingPolicyBindings,
         Kind::MutatingPolicies,
         Kind::MutatingPolicyBindings,
+        Kind::MutatingWebhooks,
+        Kind::ValidatingWebhooks,
     ];
 
     /// The resource's name, as metrics and `/status` show it.
@@ -82,6 +90,8 @@ impl Kind {
             Kind::ValidatingPolicyBindings => "validatingadmissionpolicybindings.admissionregistration.k8s.io",
             Kind::MutatingPolicies => "mutatingadmissionpolicies.admissionregistration.k8s.io",
             Kind::MutatingPolicyBindings => "mutatingadmissionpolicybindings.admissionregistration.k8s.io",
+            Kind::MutatingWebhooks => "mutatingwebhookconfigurations.admissionregistration.k8s.io",
+            Kind::ValidatingWebhooks => "validatingwebhookconfigurations.admissionregistration.k8s.io",
         }
     }
 
@@ -95,6 +105,21 @@ impl Kind {
             _ => None,
         }
     }
+
+    /// For a webhook configuration kind: whether it is the mutating one.
+    fn webhook_kind(self) -> Option<bool> {
+        match self {
+            Kind::MutatingWebhooks => Some(true),
+            Kind::ValidatingWebhooks => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// The key a webhook configuration is kept under in [`ClusterState::webhooks`] (mutating and
+/// validating ones may share a name).
+fn webhook_key(mutating: bool, name: &str) -> String {
+    format!("{}/{name}", if mutating { "mutating" } else { "validating" })
 }
 
 /// One kind's bookkeeping.
@@ -117,6 +142,9 @@ pub struct Cache {
     quantities: Quantities,
     kinds: [KindState; Kind::ALL.len()],
     started: Instant,
+    /// Changes of the webhook configurations seen: a dry run's answer kept from before one is
+    /// asked again.
+    webhook_changes: AtomicU64,
 }
 
 fn now_ms() -> u64 {
@@ -125,7 +153,13 @@ fn now_ms() -> u64 {
 
 impl Default for Cache {
     fn default() -> Self {
-        Cache { state: RwLock::new(ClusterState::default()), quantities: Quantities::default(), kinds: Default::default(), started: Instant::now() }
+        Cache {
+            state: RwLock::new(ClusterState::default()),
+            quantities: Quantities::default(),
+            kinds: Default::default(),
+            started: Instant::now(),
+            webhook_changes: AtomicU64::new(0),
+        }
     }
 }
 
@@ -143,8 +177,9 @@ pub struct KindReport {
 /// What the cache keeps of an object: what deciding reads, and nothing else. A quota loses its
 /// typed copy (`raw`, which only a quota checked as a document needs) and, once synced, its
 /// `spec.hard` (admission reads `status.hard`; only `describe`'s views and hints read the
-/// spec); a namespace keeps only the labels decisions read (the guard's own, and DRA's
-/// admin-access); and no object keeps annotations or other labels. A quota's quantities are
+/// spec); a namespace keeps its labels, which the namespaceSelectors of webhooks and admission
+/// policies read (besides the guard's own label and DRA's admin-access); no other object
+/// keeps annotations or labels other than those two. A quota's quantities are
 /// shared: each (`0`, `8`, `16Gi`) is held once, as [`Quantities`] says.
 pub fn keep(mut o: Object, shared: &Quantities) -> Object {
     use kubectl_quota_engine::object_validation::ADMIN_ACCESS_LABEL;
@@ -158,7 +193,9 @@ pub fn keep(mut o: Object, shared: &Quantities) -> Object {
         shared.share(&mut q.status_used);
     }
     o.meta.annotations = Default::default();
-    o.meta.labels.retain(|k, _| k == LABEL || k == ADMIN_ACCESS_LABEL);
+    if !matches!(o.body, kubectl_quota_engine::objects::Body::Namespace { .. }) {
+        o.meta.labels.retain(|k, _| k == LABEL || k == ADMIN_ACCESS_LABEL);
+    }
     o
 }
 
@@ -278,6 +315,14 @@ impl Cache {
             }
         }
         slot.changed_ms.store(now_ms(), Ordering::SeqCst);
+        if k.webhook_kind().is_some() {
+            self.webhook_changes.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// How many changes of the webhook configurations (lists and events) were taken so far.
+    pub fn webhook_changes(&self) -> u64 {
+        self.webhook_changes.load(Ordering::SeqCst)
     }
 
     /// Whether an autoscaler of `kind` (`HorizontalPodAutoscaler`, `ScaledObject`,
@@ -323,6 +368,7 @@ impl Cache {
             service_accounts: state.service_accounts.get(ns).map(|s| [(ns.to_string(), s.clone())].into()).unwrap_or_default(),
             // Compiled once, shared by every request.
             policies: state.policies.clone(),
+            webhooks: state.webhooks.clone(),
             ..ClusterState::default()
         };
         (copy, labels.unwrap_or_default())
@@ -373,6 +419,13 @@ fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
             let (mutating, bindings) = k.policy_kind().unwrap_or_default();
             let from = listed.policies.unwrap_or_default();
             std::sync::Arc::make_mut(s.policies.get_or_insert_with(Default::default)).replace_kind(mutating, bindings, &from);
+        }
+        Kind::MutatingWebhooks | Kind::ValidatingWebhooks => {
+            let mutating = k.webhook_kind().unwrap_or_default();
+            let listed = listed.webhooks.map(|w| (*w).clone()).unwrap_or_default();
+            let kept = std::sync::Arc::make_mut(s.webhooks.get_or_insert_with(Default::default));
+            kept.retain(|_, c| c.mutating != mutating);
+            kept.extend(listed.into_iter().filter(|(_, c)| c.mutating == mutating));
         }
     }
 }
@@ -434,6 +487,11 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
                 std::sync::Arc::make_mut(set).remove(mutating, bindings, name);
             }
         }
+        Kind::MutatingWebhooks | Kind::ValidatingWebhooks => {
+            if let Some(w) = s.webhooks.as_mut() {
+                std::sync::Arc::make_mut(w).remove(&webhook_key(k.webhook_kind().unwrap_or_default(), name));
+            }
+        }
     }
 }
 
@@ -451,6 +509,10 @@ fn count(s: &ClusterState, k: Kind) -> usize {
         Kind::ValidatingPolicies | Kind::ValidatingPolicyBindings | Kind::MutatingPolicies | Kind::MutatingPolicyBindings => {
             let (mutating, bindings) = k.policy_kind().unwrap_or_default();
             s.policies.as_ref().map_or(0, |p| p.count(mutating, bindings))
+        }
+        Kind::MutatingWebhooks | Kind::ValidatingWebhooks => {
+            let mutating = k.webhook_kind().unwrap_or_default();
+            s.webhooks.as_ref().map_or(0, |w| w.values().filter(|c| c.mutating == mutating).count())
         }
     }
 }
@@ -535,8 +597,82 @@ mod tests {
         assert!(s.quotas.is_empty());
         assert_eq!(labels.get(LABEL).map(String::as_str), Some("enforce"));
         assert_eq!(labels.get("team").map(String::as_str), Some("x"), "the cache keeps what it is given");
-        assert_eq!(keep(objs(NS).remove(0), &Quantities::default()).meta.labels.len(), 1, "keep drops the labels no decision reads");
+        assert_eq!(keep(objs(NS).remove(0), &Quantities::default()).meta.labels.len(), 2, "a namespace's labels are read by namespaceSelectors");
+        assert_eq!(keep(objs(QUOTA).remove(0), &Quantities::default()).meta.labels.len(), 0, "another object's are read by none");
         assert_eq!(s.namespaces.unwrap().len(), 1);
         assert!(c.for_namespace("new").0.namespaces.is_none(), "a namespace not cached yet is unknown, not missing");
+    }
+
+    /// A namespace `shop` labelled for a sidecar injector (100m a pod), its quota of 1 cpu,
+    /// the guard's own registration and another validating webhook.
+    const INJECTED: &str = "\
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {inject: 'yes'}}
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: compute, namespace: shop}
+spec: {hard: {requests.cpu: '1'}}
+status: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}
+";
+    const INJECTOR: &str = "\
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: injector}
+webhooks: [{name: sidecar.kq.test, clientConfig: {url: 'https://127.0.0.1:1/inject'}, rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}], namespaceSelector: {matchLabels: {inject: 'yes'}}, sideEffects: None, admissionReviewVersions: [v1]}]
+";
+    const VALIDATING: &str = "\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: kubectl-quota-guard}
+webhooks: [{name: guard.kubectl-quota.io, clientConfig: {url: 'https://127.0.0.1:2/validate'}, rules: [{operations: [CREATE, UPDATE], apiGroups: [apps], apiVersions: [v1], resources: [deployments]}], sideEffects: None, admissionReviewVersions: [v1]}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: other-guard}
+webhooks: [{name: guard.other.test, clientConfig: {url: 'https://127.0.0.1:3/validate'}, rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}], failurePolicy: Fail, sideEffects: None, admissionReviewVersions: [v1]}]
+";
+
+    fn deployment(replicas: u32) -> super::super::review::Request {
+        let shop = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "shop", "namespace": "shop"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "shop"}},
+                "template": {"metadata": {"labels": {"app": "shop"}}, "spec": {"containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "200m"}}}]}}}});
+        let r = serde_json::json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
+            "uid": "u", "kind": {"group": "apps", "version": "v1", "kind": "Deployment"}, "operation": "CREATE", "namespace": "shop", "object": shop}});
+        super::super::review::parse(serde_json::to_vec(&r).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn webhook_configurations_are_cached_per_kind_and_a_workloads_warning_names_the_ones_its_pods_meet() {
+        use kubectl_quota_engine::check::CheckOptions;
+        let c = Cache::default();
+        let all = objs(INJECTED);
+        // As the watches hand them in: through keep.
+        list(&c, Kind::Namespaces, all.iter().filter(|o| o.type_info.kind == "Namespace").map(|o| c.keep(o.clone())).collect());
+        list(&c, Kind::ResourceQuotas, all.into_iter().filter(|o| o.type_info.kind == "ResourceQuota").collect());
+        list(&c, Kind::MutatingWebhooks, objs(INJECTOR));
+        list(&c, Kind::ValidatingWebhooks, objs(VALIDATING));
+        assert_eq!((count(&c.state.read().unwrap(), Kind::MutatingWebhooks), count(&c.state.read().unwrap(), Kind::ValidatingWebhooks)), (1, 2));
+        let opts = CheckOptions { namespace: "shop".into(), ..CheckOptions::default() };
+        let decide = |replicas| super::super::review::decide(deployment(replicas), c.for_namespace("shop").0, &opts, false).warnings;
+        let mutating = "mutating webhook sidecar.kq.test (injector) sees its pods: what it changes (a sidecar's requests, say) is in no API, so this answer is for its pods as written and rests on it";
+        // 4 pods of 200m fit as written, not with the sidecar: said, and on what it rests.
+        assert_eq!(decide(4), ["the pods of deployment/shop fit quota as written", mutating]);
+        // 6 do not fit even as written: the refusal, then every webhook the answer rests on;
+        // another guard's registration is named, the guard's own never.
+        let said = decide(6);
+        assert!(said[0].starts_with("quota compute will refuse 1 of the 6 pods of deployment/shop"), "{said:?}");
+        assert_eq!(said[1], mutating);
+        assert!(said[2].starts_with("validating webhook guard.other.test (other-guard) sees its pods: it may refuse"), "{said:?}");
+        assert_eq!(said.len(), 3, "{said:?}");
+        // A list of the validating ones leaves the mutating one; a deletion removes it.
+        list(&c, Kind::ValidatingWebhooks, vec![]);
+        assert_eq!(decide(6).len(), 2);
+        let before = c.webhook_changes();
+        c.apply(Kind::MutatingWebhooks, Change::Deleted(objs(INJECTOR).remove(0)));
+        assert!(c.webhook_changes() > before, "a change of a webhook configuration is counted");
+        assert_eq!(decide(4), Vec::<String>::new(), "nothing said where every pod fits and no webhook sees them");
+        assert_eq!(decide(6).len(), 1);
     }
 }

@@ -43,6 +43,9 @@ pub struct InCluster {
     pub tls: Tls,
     /// `policy/v1` for the PodDisruptionBudget (1.21 and later), else `policy/v1beta1`.
     pub pdb_v1: bool,
+    /// The guard asks for the pods mutating webhooks see in dry runs (`serve
+    /// --dry-run-webhooks`), and may create pods (dry runs only) to do so.
+    pub dry_run_webhooks: bool,
 }
 
 pub enum Tls {
@@ -117,8 +120,9 @@ pub fn webhook_configuration(endpoint: &Endpoint) -> Value {
     })
 }
 
-/// The read-only rights the guard's caches need.
-pub fn cluster_role() -> Value {
+/// The read-only rights the guard's caches need; with `dry_runs`, also `create` on pods, which
+/// a dry-run create of a pod needs (the only write the guard makes, and it stores nothing).
+pub fn cluster_role(dry_runs: bool) -> Value {
     let read = |group: &str, resources: &[&str]| json!({"apiGroups": [group], "resources": resources, "verbs": ["get", "list", "watch"]});
     let mut rules = vec![
         read("", &["resourcequotas", "limitranges", "namespaces", "serviceaccounts"]),
@@ -128,13 +132,23 @@ pub fn cluster_role() -> Value {
         read("resource.k8s.io", &["deviceclasses"]),
         read(
             "admissionregistration.k8s.io",
-            &["validatingadmissionpolicies", "validatingadmissionpolicybindings", "mutatingadmissionpolicies", "mutatingadmissionpolicybindings"],
+            &[
+                "validatingadmissionpolicies",
+                "validatingadmissionpolicybindings",
+                "mutatingadmissionpolicies",
+                "mutatingadmissionpolicybindings",
+                "mutatingwebhookconfigurations",
+                "validatingwebhookconfigurations",
+            ],
         ),
     ];
     rules.extend(read_autoscaler_types().map(|t| read(t.group, &[t.plural])));
     // The workload an autoscaler being created or changed targets (a GET).
     rules.push(json!({"apiGroups": ["apps"], "resources": ["deployments", "statefulsets", "replicasets", "daemonsets"], "verbs": ["get"]}));
     rules.push(json!({"apiGroups": [""], "resources": ["replicationcontrollers"], "verbs": ["get"]}));
+    if dry_runs {
+        rules.push(json!({"apiGroups": [""], "resources": ["pods"], "verbs": ["create"]}));
+    }
     json!({
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRole",
@@ -153,7 +167,7 @@ pub fn objects(endpoint: &Endpoint) -> Vec<Value> {
     let mut out = vec![
         json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {LABEL: "ignore", "app.kubernetes.io/managed-by": "kubectl-quota"}}}),
         json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta(NAME)}),
-        cluster_role(),
+        cluster_role(c.dry_run_webhooks),
         json!({
             "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": NAME, "labels": labels()},
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": NAME},
@@ -174,6 +188,18 @@ pub fn objects(endpoint: &Endpoint) -> Vec<Value> {
         }
     }
     let probe = |path: &str| json!({"httpGet": {"path": path, "port": "https", "scheme": "HTTPS"}, "periodSeconds": 10});
+    let mut args = vec![
+        "guard".to_string(),
+        "serve".into(),
+        format!("--listen=0.0.0.0:{PORT}"),
+        format!("--tls-cert-file={TLS_DIR}/tls.crt"),
+        format!("--tls-private-key-file={TLS_DIR}/tls.key"),
+        format!("--guard-namespace={ns}"),
+    ];
+    if c.dry_run_webhooks {
+        // Half the webhook's timeout: the rest of the answer fits in the other half.
+        args.extend(["--dry-run-webhooks".to_string(), format!("--dry-run-timeout={}ms", TIMEOUT_SECONDS * 500)]);
+    }
     out.push(json!({
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(NAME),
         "spec": {
@@ -191,8 +217,7 @@ pub fn objects(endpoint: &Endpoint) -> Vec<Value> {
                     "containers": [{
                         "name": "guard",
                         "image": c.image,
-                        "args": ["guard", "serve", format!("--listen=0.0.0.0:{PORT}"), format!("--tls-cert-file={TLS_DIR}/tls.crt"),
-                                 format!("--tls-private-key-file={TLS_DIR}/tls.key"), format!("--guard-namespace={ns}")],
+                        "args": args,
                         // Server-side apply keys ports by port and protocol (1.20 needs the protocol written).
                         "ports": [{"name": "https", "containerPort": PORT, "protocol": "TCP"}],
                         "readinessProbe": probe("/readyz"),
@@ -250,7 +275,24 @@ mod tests {
     use super::*;
 
     fn in_cluster(tls: Tls) -> Endpoint {
-        Endpoint::InCluster(InCluster { namespace: "guard".into(), image: "img".into(), tls, pdb_v1: true })
+        Endpoint::InCluster(InCluster { namespace: "guard".into(), image: "img".into(), tls, pdb_v1: true, dry_run_webhooks: false })
+    }
+
+    #[test]
+    fn dry_runs_are_opt_in_and_bring_the_right_to_create_pods() {
+        let creates_pods =
+            |role: &Value| role["rules"].as_array().unwrap().iter().any(|r| r["resources"] == json!(["pods"]) && r["verbs"] == json!(["create"]));
+        let reads_webhooks = |role: &Value| role["rules"].to_string().contains("mutatingwebhookconfigurations");
+        let off = objects(&in_cluster(Tls::CertManager));
+        assert!(!creates_pods(&off[2]) && reads_webhooks(&off[2]));
+        let deployment = |objs: &[Value]| objs.iter().find(|o| o["kind"] == "Deployment").unwrap().clone();
+        assert!(!deployment(&off).to_string().contains("--dry-run-webhooks"));
+        let Endpoint::InCluster(mut c) = in_cluster(Tls::CertManager) else { unreachable!() };
+        c.dry_run_webhooks = true;
+        let on = objects(&Endpoint::InCluster(c));
+        assert!(creates_pods(&on[2]));
+        let args = &deployment(&on)["spec"]["template"]["spec"]["containers"][0]["args"];
+        assert!(args.as_array().unwrap().ends_with(&[json!("--dry-run-webhooks"), json!("--dry-run-timeout=1000ms")]), "{args}");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use kubectl_quota_engine::autoscaling::Ceiling;
 use kubectl_quota_engine::objects::AutoscalerKind;
 
 use super::cache::Cache;
+use super::dry_run::Outcome as DryRunOutcome;
 use super::review::Why;
 
 /// Upper bounds of the latency histogram's buckets, in seconds.
@@ -41,6 +42,10 @@ pub struct Metrics {
     /// Per namespace, the workloads warned about and refused (at most [`MAX_NAMESPACES`]
     /// namespaces; the rest under [`OTHER_NAMESPACES`]).
     by_namespace: Mutex<BTreeMap<String, [u64; 2]>>,
+    /// Dry runs (`--dry-run-webhooks`), by outcome, and the time the ones sent took.
+    dry_runs: [AtomicU64; 5],
+    dry_run_count: AtomicU64,
+    dry_run_micros: AtomicU64,
 }
 
 /// Namespaces counted apart at most, so that the scrape stays bounded in a cluster of many.
@@ -104,6 +109,16 @@ impl Metrics {
         let key = (ns.to_string(), kind_label(c.autoscaler_kind), c.autoscaler.clone());
         if m.len() < MAX_AUTOSCALERS || m.contains_key(&key) {
             m.insert(key, (c.min_replicas, c.max_replicas, c.fits));
+        }
+    }
+
+    /// Counts a dry run of a workload's pod (`took`: the time a sent one took).
+    pub fn dry_run(&self, outcome: DryRunOutcome, took: Option<Duration>) {
+        let i = DryRunOutcome::ALL.iter().position(|o| *o == outcome).unwrap_or(0);
+        self.dry_runs[i].fetch_add(1, Ordering::Relaxed);
+        if let Some(t) = took {
+            self.dry_run_count.fetch_add(1, Ordering::Relaxed);
+            self.dry_run_micros.fetch_add(t.as_micros() as u64, Ordering::Relaxed);
         }
     }
 
@@ -204,6 +219,13 @@ impl Metrics {
                 let _ = writeln!(s, "kubectl_quota_guard_namespace_answers_total{{namespace=\"{}\",result=\"{}\"}} {n}", label(ns), result.label());
             }
         }
+        family(&mut s, "dry_runs_total", "counter", "Dry runs of a workload's pod a mutating webhook sees (--dry-run-webhooks), by outcome: admitted, refused (the server's refusal is the answer), unanswered (the server would not run it: the webhooks are named), failed (no answer in time), cached.");
+        for (o, c) in DryRunOutcome::ALL.iter().zip(&self.dry_runs) {
+            let _ = writeln!(s, "kubectl_quota_guard_dry_runs_total{{outcome=\"{}\"}} {}", o.label(), load(c));
+        }
+        family(&mut s, "dry_run_duration_seconds", "summary", "Time the dry runs sent to the API server took.");
+        let _ = writeln!(s, "kubectl_quota_guard_dry_run_duration_seconds_sum {}", load(&self.dry_run_micros) as f64 / 1e6);
+        let _ = writeln!(s, "kubectl_quota_guard_dry_run_duration_seconds_count {}", load(&self.dry_run_count));
         self.render_ceilings(&mut s, cache);
         s
     }
@@ -271,6 +293,7 @@ mod tests {
             "kubectl_quota_guard_request_duration_seconds_bucket{le=\"+Inf\"} 2",
             "kubectl_quota_guard_request_duration_seconds_count 2",
             "kubectl_quota_guard_ready 0",
+            "kubectl_quota_guard_dry_runs_total{outcome=\"cached\"} 0",
         ] {
             assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
         }

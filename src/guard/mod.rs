@@ -7,11 +7,12 @@
 //! `kubectl-quota.io/guard: enforce`, refuses a workload none of whose pods can be created).
 //!
 //! Rooms: [`review`] (an AdmissionReview in, its answer out; no I/O), [`cache`] (what the
-//! watches keep), [`serve`] (the HTTPS server), [`tls`] (certificates: read, reloaded, made),
+//! watches keep), [`dry_run`] (the pods mutating webhooks return, asked for where told to), [`serve`] (the HTTPS server), [`tls`] (certificates: read, reloaded, made),
 //! [`metrics`] (Prometheus text), [`install`] (the objects an installation applies). Every
 //! request to the cluster goes through [`crate::live`].
 
 pub mod cache;
+pub mod dry_run;
 pub mod install;
 pub mod metrics;
 pub mod review;
@@ -23,7 +24,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::admissionregistration::v1::{MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+use k8s_openapi::api::admissionregistration::v1::{
+    MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, MutatingWebhookConfiguration, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+    ValidatingWebhookConfiguration,
+};
 use k8s_openapi::api::core::v1::{LimitRange, Namespace, ResourceQuota};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::resource::v1::DeviceClass;
@@ -47,6 +51,9 @@ pub struct ServeOptions {
     pub limited: Vec<LimitedResource>,
     /// The PodSecurity configuration from the same file (`None`: upstream's defaults).
     pub pod_security: Option<kubectl_quota_engine::admission::pod_security::Config>,
+    /// Ask the API server for a workload's pod a mutating webhook sees, in a dry run taking at
+    /// most this long (`None`: never; the webhooks are named).
+    pub dry_run_webhooks: Option<Duration>,
 }
 
 /// Runs the guard until the process is stopped.
@@ -74,6 +81,7 @@ pub async fn serve(conn: Conn, o: ServeOptions) -> Result<i32, Fatal> {
         excluded,
         large,
         medium: Arc::new(tokio::sync::Semaphore::new(serve::MEDIUM_READS)),
+        dry_runs: o.dry_run_webhooks.map(|deadline| dry_run::DryRuns::new(Some(conn.clone()), deadline)),
         targets: Some(conn.clone()),
     });
     tokio::spawn(tls.clone().watch(Duration::from_secs(2)));
@@ -115,6 +123,9 @@ async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
     spawn::<Namespace>(conn, cache, Kind::Namespaces);
     spawn::<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler>(conn, cache, Kind::Autoscalers);
     spawn::<k8s_openapi::api::core::v1::ServiceAccount>(conn, cache, Kind::ServiceAccounts);
+    // Served since 1.16 (admissionregistration.k8s.io/v1): which webhooks a workload's pods meet.
+    spawn::<MutatingWebhookConfiguration>(conn, cache, Kind::MutatingWebhooks);
+    spawn::<ValidatingWebhookConfiguration>(conn, cache, Kind::ValidatingWebhooks);
     // Custom resources, where their add-on is installed (read by name): KEDA's ScaledObjects,
     // the VPA's VerticalPodAutoscalers.
     let custom = [(Kind::ScaledObjects, &autoscaler_types::SCALED_OBJECT), (Kind::VerticalAutoscalers, &autoscaler_types::VPA)];

@@ -889,11 +889,48 @@ pub fn scale_target(req: &Request) -> Option<objects::ScaleTarget> {
     (!target.kind.is_empty() && !target.name.is_empty()).then_some(target)
 }
 
+/// Where a request's object is said to come from (`create Deployment/shop`): the document its
+/// pods are answered for, a dry run's answer too.
+fn origin(req: &Request) -> Origin {
+    Origin::new(format!("{} {}/{}", req.operation.to_lowercase(), req.kind, req.namespace), 1)
+}
+
+/// The pod to ask the API server for in a dry run, for a workload the guard [`concerns`]
+/// itself with whose pods a mutating webhook sees (as `state` has the webhooks and the
+/// namespace's labels).
+pub struct PodAsk {
+    /// The document the answer is for, as [`decide`] reads the request.
+    pub source: kubectl_quota_engine::check::dry_run::PodSource,
+    pub namespace: String,
+    /// The Pod, as JSON: the template as its controller sends it.
+    pub json: String,
+    /// The mutating webhooks that see it (`name (configuration)`).
+    pub webhooks: Vec<String>,
+}
+
+/// The pod of a workload's request to ask for in a dry run (`check`'s choice: the engine's
+/// `dry_runs_needed` and `pod_to_send`); `None` when no mutating webhook sees its pods, and
+/// for anything but a workload: a Pod (a dry run's own pod reaching the guard among them) or
+/// an autoscaler is never asked for, so a dry run never leads to another.
+pub fn dry_run_pod(req: &Request, state: &ClusterState) -> Option<PodAsk> {
+    use kubectl_quota_engine::check::dry_run::{dry_runs_needed, pod_to_send};
+    if !WORKLOADS.contains(&(req.group.as_str(), req.kind.as_str())) || !state.webhooks.as_ref().is_some_and(|w| w.values().any(|c| c.mutating)) {
+        return None;
+    }
+    // The whole tree: the webhook reads whatever it likes of the pod.
+    let tree = req.tree(req.object.clone(), false)?;
+    let doc = Document { origin: origin(req), value: tree };
+    let obj = objects::decode(&doc).ok()?;
+    let ask = dry_runs_needed(state, std::slice::from_ref(&obj), &req.namespace).pop()?;
+    let json = serde_json::to_string(&pod_to_send(&doc.value, &obj)?).ok()?;
+    Some(PodAsk { source: ask.source, namespace: ask.namespace, json, webhooks: ask.webhooks })
+}
+
 /// Decides a request the guard [`concerns`] itself with: `state` holds the namespace's quotas,
 /// LimitRanges and classes (and the namespace with its labels, when known); `enforce` is
 /// whether the namespace opted in to refusals.
 pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforce: bool) -> Answer {
-    let origin = || Origin::new(format!("{} {}/{}", req.operation.to_lowercase(), req.kind, req.namespace), 1);
+    let origin = || origin(&req);
     // A workload's template keeps its spec as sent where admission policies would read it
     // (some policy is bound); a pod's never is (below). Where none is kept, the tree is a lean
     // one. Each object is read into a tree, decoded and its tree dropped before the next is
@@ -941,7 +978,10 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
         checker.expect(std::slice::from_ref(&obj));
     }
     let report = checker.check_one(obj);
-    let said = fit(warnings::for_document(&report));
+    // The webhooks its pods meet follow, named as `check` names them: the answer rests on them.
+    let mut said = warnings::for_document(&report);
+    said.extend(warnings::webhooks(&report, !said.is_empty()));
+    let said = fit(said);
     let ceiling = report.autoscaling.clone();
     if said.is_empty() {
         return Answer { allowed: true, warnings: said, message: None, why: Why::Fits, ceiling };

@@ -92,6 +92,9 @@ pub struct App {
     pub medium: Arc<tokio::sync::Semaphore>,
     /// Where an autoscaler's target is read (`None`: nowhere, its target is taken as unknown).
     pub targets: Option<crate::live::Conn>,
+    /// Dry runs of the pods mutating webhooks see (`None`: not asked for; the webhooks are
+    /// named).
+    pub dry_runs: Option<super::dry_run::DryRuns>,
 }
 
 /// How long the workload an autoscaler targets is waited for: well within the API server's
@@ -528,6 +531,9 @@ async fn answer(app: &App, request: review::Request) -> review::Answer {
     if let Some(t) = review::scale_target(&request) {
         read_target(app, &request.namespace, &t, &mut state).await;
     }
+    if let Some(d) = &app.dry_runs {
+        dry_run(app, d, &request, &mut state).await;
+    }
     // A DaemonSet's pods are one per node, and the guard caches no nodes: its first pod is
     // checked, so a DaemonSet none of whose pods fit is still said.
     let nodes = (request.kind == "DaemonSet").then_some(1);
@@ -545,6 +551,18 @@ async fn answer(app: &App, request: review::Request) -> review::Answer {
         app.metrics.ceiling(&ns, c);
     }
     answer
+}
+
+/// Puts into `state` the API server's answer for the pod of the workload of `request`, where a
+/// mutating webhook sees it: kept, or asked for in a dry run (within the deadline, counted).
+async fn dry_run(app: &App, d: &super::dry_run::DryRuns, request: &review::Request, state: &mut kubectl_quota_engine::check::ClusterState) {
+    use kubectl_quota_engine::check::dry_run::DryRun;
+    let Some(ask) = review::dry_run_pod(request, state) else { return };
+    let started = Instant::now();
+    let (answer, outcome) = d.answer(app.cache.webhook_changes(), &ask.namespace, &ask.json).await;
+    let sent = outcome != super::dry_run::Outcome::Cached;
+    app.metrics.dry_run(outcome, sent.then(|| started.elapsed()));
+    state.dry_runs = Arc::new([(ask.source, DryRun { answer, webhooks: ask.webhooks })].into());
 }
 
 /// Puts the workload `t` of namespace `ns` into `state`, read from the cluster (one GET, at
@@ -628,6 +646,7 @@ mod tests {
             large: Arc::new(tokio::sync::Semaphore::new(LARGE_DECISIONS)),
             medium: Arc::new(tokio::sync::Semaphore::new(MEDIUM_READS)),
             targets: None,
+            dry_runs: None,
         };
         (Arc::new(app), tls, issued.ca_cert)
     }
@@ -835,5 +854,91 @@ mod tests {
             assert_eq!(own.available_permits(), n, "the {what} review's turn given back once answered");
             assert_eq!(other.available_permits(), m, "a {what} review holds no other size's turn");
         }
+    }
+
+    /// A guard whose caches hold namespace `shop` (quota requests.cpu 1) and a sidecar
+    /// injector for it, with dry runs on (none sent: the answers are put in by hand).
+    fn injected_app() -> App {
+        use super::super::cache::Kind;
+        use crate::live::Change;
+        let (app, _, _) = app();
+        let mut app = Arc::into_inner(app).unwrap();
+        app.dry_runs = Some(super::super::dry_run::DryRuns::new(None, Duration::from_millis(500)));
+        let text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {inject: 'yes'}}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: shop}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: injector}\nwebhooks: [{name: sidecar.kq.test, clientConfig: {url: 'https://127.0.0.1:1/inject'}, rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}], namespaceSelector: {matchLabels: {inject: 'yes'}}, sideEffects: None, admissionReviewVersions: [v1]}]\n";
+        let objs: Vec<_> =
+            kubectl_quota_engine::manifest::parse_str("t.yaml", text).unwrap().iter().map(|d| kubectl_quota_engine::objects::decode(d).unwrap()).collect();
+        for k in Kind::ALL {
+            app.cache.apply(k, Change::ListBegin);
+            for o in objs.iter().filter(|o| o.type_info.resource == k.resource().split('.').next().unwrap()) {
+                app.cache.apply(k, Change::Listed(o.clone()));
+            }
+            app.cache.apply(k, Change::ListEnd);
+        }
+        assert!(app.cache.ready());
+        app
+    }
+
+    fn review_of(kind: &str, object: serde_json::Value) -> review::Request {
+        let group = if kind == "Pod" { "" } else { "apps" };
+        let r = serde_json::json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
+            "uid": "u", "kind": {"group": group, "version": "v1", "kind": kind}, "operation": "CREATE", "namespace": "shop", "object": object, "dryRun": true}});
+        review::parse(serde_json::to_vec(&r).unwrap()).unwrap()
+    }
+
+    fn shop() -> serde_json::Value {
+        serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "shop", "namespace": "shop"},
+            "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "shop"}},
+                "template": {"metadata": {"labels": {"app": "shop"}}, "spec": {"containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "200m"}}}]}}}})
+    }
+
+    #[tokio::test]
+    async fn with_dry_runs_a_workloads_pods_are_answered_as_the_server_returned_them() {
+        use kubectl_quota_engine::admission::ServerAnswer;
+        let app = injected_app();
+        let d = app.dry_runs.as_ref().unwrap();
+        // The answer the server would give: the pod with its sidecar (100m more).
+        let (state, _) = app.cache.for_namespace("shop");
+        let ask = review::dry_run_pod(&review_of("Deployment", shop()), &state).expect("the injector sees the pods");
+        assert_eq!(ask.webhooks, ["sidecar.kq.test (injector)"]);
+        let served = "apiVersion: v1\nkind: Pod\nmetadata: {name: shop-abc, namespace: shop, labels: {app: shop}}\nspec:\n  containers:\n  - {name: app, image: x, resources: {requests: {cpu: 200m}}}\n  - {name: istio-proxy, image: x, resources: {requests: {cpu: 100m}}}\n";
+        let pod = kubectl_quota_engine::objects::decode(&kubectl_quota_engine::manifest::parse_str("s", served).unwrap()[0]).unwrap();
+        let kubectl_quota_engine::objects::Body::Pod(pod) = pod.body else { panic!("a pod") };
+        d.keep(
+            app.cache.webhook_changes(),
+            &ask.namespace,
+            &ask.json,
+            &crate::live::Asked { answer: Ok(ServerAnswer::Admitted(Box::new(pod))), transient: false },
+        );
+        let a = answer(&app, review_of("Deployment", shop())).await;
+        assert_eq!(a.why, Why::Warned);
+        assert!(
+            a.warnings[0].starts_with("quota compute will refuse 1 of the 4 pods of deployment/shop: exceeded quota: compute, requested: requests.cpu=300m"),
+            "{:?}",
+            a.warnings
+        );
+        assert!(a.warnings[1].contains("are as the API server returned them from a dry run"), "{:?}", a.warnings);
+        assert!(app.metrics.render(&app.cache).contains("kubectl_quota_guard_dry_runs_total{outcome=\"cached\"} 1"));
+        // A change of any webhook configuration forgets the answer: none can be sent here,
+        // so the pods are as written, and the webhook is named.
+        app.cache.apply(super::super::cache::Kind::ValidatingWebhooks, crate::live::Change::ListBegin);
+        app.cache.apply(super::super::cache::Kind::ValidatingWebhooks, crate::live::Change::ListEnd);
+        let a = answer(&app, review_of("Deployment", shop())).await;
+        assert_eq!(a.warnings.len(), 2, "{:?}", a.warnings);
+        assert_eq!(a.warnings[0], "the pods of deployment/shop fit quota as written");
+        assert!(a.warnings[1].contains("is in no API, so this answer is for its pods as written and rests on it"), "{:?}", a.warnings);
+        assert!(app.metrics.render(&app.cache).contains("kubectl_quota_guard_dry_runs_total{outcome=\"failed\"} 1"));
+    }
+
+    #[tokio::test]
+    async fn a_dry_runs_own_pod_reaching_the_guard_is_skipped_and_asks_for_nothing() {
+        let app = injected_app();
+        let pod =
+            serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "shop-"}, "spec": shop()["spec"]["template"]["spec"].clone()});
+        let (state, _) = app.cache.for_namespace("shop");
+        assert!(review::dry_run_pod(&review_of("Pod", pod.clone()), &state).is_none());
+        let a = answer(&app, review_of("Pod", pod)).await;
+        assert_eq!(a.why, Why::Skipped);
+        let metrics = app.metrics.render(&app.cache);
+        assert!(metrics.lines().filter(|l| l.starts_with("kubectl_quota_guard_dry_runs_total{")).all(|l| l.ends_with(" 0")), "{metrics}");
     }
 }

@@ -1,6 +1,8 @@
 //! The API server asked for the pods a mutating webhook sees: each distinct Pod POSTed once with
 //! `?dryRun=All` (the whole admission chain runs, webhooks included; nothing is stored), all at
-//! once. Which pods, and what the answers mean, are the engine's (`check::dry_run`).
+//! once. Which pods, and what the answers mean, are the engine's (`check::dry_run`). `check`
+//! and `plan` ask for a whole input at once ([`dry_runs`]); the guard asks for one workload's
+//! pod at a time, under its own short deadline ([`dry_run_pod`]): both through [`ask`].
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,7 +16,7 @@ use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects::{self, Body, Object};
 
 use super::errors::{transport_message, within, RequestError};
-use super::Conn;
+use super::{Bound, Conn};
 use crate::input::PodsToSend;
 
 /// A document a dry run answers, and the webhooks that see its pods.
@@ -38,8 +40,11 @@ pub async fn dry_runs(conn: &Conn, state: &mut ClusterState, objs: &[Object], po
     if distinct.is_empty() {
         return;
     }
-    let answers: Vec<_> =
-        futures::stream::iter(distinct).map(|((ns, json), docs)| async move { (ask(conn, ns, json).await, docs) }).buffer_unordered(IN_FLIGHT).collect().await;
+    let answers: Vec<_> = futures::stream::iter(distinct)
+        .map(|((ns, json), docs)| async move { (ask(conn, ns, json, conn.timeout).await.answer, docs) })
+        .buffer_unordered(IN_FLIGHT)
+        .collect()
+        .await;
     let mut out = BTreeMap::new();
     for (answer, docs) in answers {
         for (source, webhooks) in docs {
@@ -49,27 +54,52 @@ pub async fn dry_runs(conn: &Conn, state: &mut ClusterState, objs: &[Object], po
     state.dry_runs = Arc::new(out);
 }
 
-/// One dry run: the pod the server returns, its refusal, or why there is no answer.
-async fn ask(conn: &Conn, ns: &str, json: &str) -> Result<ServerAnswer, String> {
-    let pod: DynamicObject = serde_json::from_str(json).map_err(|e| format!("the pod could not be sent for a dry run: {e}"))?;
+/// One dry run's outcome: the answer, and whether the lack of one may pass (the server did
+/// not answer in time, or could not be reached), so that it is worth asking again.
+pub struct Asked {
+    pub answer: Result<ServerAnswer, String>,
+    pub transient: bool,
+}
+
+/// One dry run of the pod `json` in namespace `ns`, for the guard: within `deadline`.
+pub async fn dry_run_pod(conn: &Conn, ns: &str, json: &str, deadline: std::time::Duration) -> Asked {
+    ask(conn, ns, json, Bound::PerRequest(deadline)).await
+}
+
+/// One dry run: the pod the server returns, its refusal, or why there is no answer; the
+/// request bounded by `bound`.
+async fn ask(conn: &Conn, ns: &str, json: &str, bound: Bound) -> Asked {
+    let settled = |answer| Asked { answer, transient: false };
+    let pod: DynamicObject = match serde_json::from_str(json) {
+        Ok(p) => p,
+        Err(e) => return settled(Err(format!("the pod could not be sent for a dry run: {e}"))),
+    };
     let ar = ApiResource { group: String::new(), version: "v1".into(), api_version: "v1".into(), kind: "Pod".into(), plural: "pods".into() };
     let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), ns, &ar);
     let pp = PostParams { dry_run: true, field_manager: Some("kubectl-quota".into()) };
-    match within(conn.timeout, api.create(&pp, &pod)).await {
+    match within(bound, api.create(&pp, &pod)).await {
         Ok(returned) => {
-            let value = serde_json::to_value(&returned).map_err(|e| e.to_string())?;
+            let value = match serde_json::to_value(&returned) {
+                Ok(v) => v,
+                Err(e) => return settled(Err(e.to_string())),
+            };
             let doc = Document { origin: Origin::new("the API server's dry run", 1), value };
-            match objects::decode(&doc).map(|mut o| {
-                // The whole spec kept, for the ValidatingAdmissionPolicies that read it next.
-                objects::keep_source(&mut o, doc.value, true);
-                o
-            }) {
-                Ok(Object { body: Body::Pod(p), .. }) => Ok(ServerAnswer::Admitted(Box::new(p))),
-                Ok(_) => Err("the API server's dry run returned no Pod, so its pods are taken as written".into()),
-                Err(e) => Err(format!("the pod the API server returned from a dry run could not be read ({e}), so its pods are taken as written")),
-            }
+            settled(
+                match objects::decode(&doc).map(|mut o| {
+                    // The whole spec kept, for the ValidatingAdmissionPolicies that read it next.
+                    objects::keep_source(&mut o, doc.value, true);
+                    o
+                }) {
+                    Ok(Object { body: Body::Pod(p), .. }) => Ok(ServerAnswer::Admitted(Box::new(p))),
+                    Ok(_) => Err("the API server's dry run returned no Pod, so its pods are taken as written".into()),
+                    Err(e) => Err(format!("the pod the API server returned from a dry run could not be read ({e}), so its pods are taken as written")),
+                },
+            )
         }
-        Err(RequestError::Kube(kube::Error::Api(s))) => answer_of_refusal(s.code, &s.message),
-        Err(e) => Err(format!("the API server did not answer a dry run of them, so its pods are taken as written: {}", transport_message(&conn.server, &e))),
+        Err(RequestError::Kube(kube::Error::Api(s))) => settled(answer_of_refusal(s.code, &s.message)),
+        Err(e) => Asked {
+            answer: Err(format!("the API server did not answer a dry run of them, so its pods are taken as written: {}", transport_message(&conn.server, &e))),
+            transient: true,
+        },
     }
 }

@@ -92,6 +92,27 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
     out
 }
 
+/// The admission webhooks the answer for a decided document rests on, in the sentences its
+/// report names them with ([`crate::check::WebhookSeen::sentence`]), to follow what
+/// [`for_document`] said (`said`): then every webhook its object and pods meet, mutating and
+/// validating. When nothing was said (every pod fits as written), only the mutating webhooks
+/// that see its pods where no dry run answered what they add and some quota applies to them
+/// (what they add may not fit), after a sentence saying the pods fit as written.
+pub fn webhooks(d: &DocumentReport, said: bool) -> Vec<String> {
+    if said {
+        return d.webhooks.iter().map(|w| w.sentence()).collect();
+    }
+    let quota_applies = d.pods.as_ref().is_some_and(|p| p.quotas.iter().any(|q| q.applies && !q.unrelated));
+    let unanswered: Vec<String> = d.webhooks.iter().filter(|w| w.mutating && !w.dry_run && w.sees == "its pods").map(|w| w.sentence()).collect();
+    if !quota_applies || unanswered.is_empty() || !matches!(d.outcome, Outcome::Admitted) {
+        return vec![];
+    }
+    let what = d.autoscaling.as_ref().map_or_else(|| format!("{}/{}", d.kind.to_lowercase(), d.name), |c| c.target.clone());
+    let mut out = vec![format!("the pods of {what} fit quota as written")];
+    out.extend(unanswered);
+    out
+}
+
 /// Whether no pod the document asks for can be created: the workload is admitted, and quota
 /// (or the server) refuses every one of its pods.
 pub fn no_pod_created(d: &DocumentReport) -> bool {

@@ -1,0 +1,296 @@
+//! The guard and a mutating webhook on a real control plane (tests/cluster/lab.sh): a sidecar
+//! injector (tests/common/injector.rs, HTTPS on loopback) that the real API server calls adds
+//! a container of 100m to every pod of a labelled namespace, where quota `compute`
+//! (requests.cpu 1) fits `shop`'s 4 pods of 200m as written but not with the sidecar. `guard
+//! serve` runs on loopback, `guard install --url` registers it, and the real API server calls
+//! it at `kubectl apply`:
+//!
+//! - with `--dry-run-webhooks`, the guard asks the server for the pod in a dry run, and its
+//!   warning quotes the pods as the injector returns them (300m each: the fourth is refused),
+//!   in the words the ReplicaSet controller's refusal then uses;
+//! - without, it names the injector its answer rests on; and so it does with dry runs that
+//!   cannot answer in time.
+//!
+//! The guard's registration, the injector's and the namespaces are removed at the end, also
+//! when an assertion fails half-way. `KUBECTL_QUOTA_LAB` names the lab's state directory.
+
+mod common;
+#[path = "support/deadline.rs"]
+mod deadline;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::injector::Injector;
+use common::live::{client, drop_namespace, lab_dir, new_namespace, plugin, text};
+use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
+use k8s_openapi::api::core::v1::{Event, Namespace, ResourceQuota};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::Client;
+use serde_json::json;
+
+/// `kubectl` with the lab's kubeconfig, a manifest on its stdin, bounded.
+fn apply(kubeconfig: &Path, manifest: &str, extra: &[&str]) -> Output {
+    let f = std::env::temp_dir().join(format!("kq-guard-webhooks-{}-{}", std::process::id(), manifest.len()));
+    std::fs::write(&f, manifest).unwrap();
+    let mut cmd = Command::new("kubectl");
+    cmd.arg("--kubeconfig").arg(kubeconfig).args(["apply", "-f", "-"]).args(extra).env_remove("KUBECONFIG");
+    cmd.stdin(Stdio::from(std::fs::File::open(&f).unwrap()));
+    let out = deadline::output_within(cmd, Duration::from_secs(60));
+    let _ = std::fs::remove_file(f);
+    out
+}
+
+/// kubectl's `Warning: ...` lines.
+fn warnings(out: &Output) -> Vec<String> {
+    text(&out.stderr).lines().filter_map(|l| l.strip_prefix("Warning: ")).map(str::to_string).collect()
+}
+
+/// Polls `f` every 200 ms until it gives `Some`, for at most `secs` seconds.
+async fn until<T, F, Fut>(secs: u64, what: &str, mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "waited {secs} s for {what}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// [`until`], and on failure the guard's metrics and log.
+async fn until_or_say<T, F, Fut>(dir: &Path, base: &str, secs: u64, what: &str, mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        if Instant::now() > deadline {
+            let m = metrics(dir, base);
+            let said: Vec<&str> =
+                m.lines().filter(|l| l.starts_with("kubectl_quota_guard_dry_run") || l.starts_with("kubectl_quota_guard_requests_total")).collect();
+            let logs: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                .collect();
+            panic!("waited {secs} s for {what}\n{}\n{}", said.join("\n"), logs.join("\n"));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// What the test made: removed when dropped, whatever happens.
+struct Cleanup {
+    c: Client,
+    kubeconfig: PathBuf,
+    injector: String,
+    namespaces: Vec<String>,
+    guard: Option<Child>,
+    dir: PathBuf,
+}
+
+impl Cleanup {
+    fn stop_guard(&mut self) {
+        if let Some(mut g) = self.guard.take() {
+            let _ = g.kill();
+            let _ = g.wait();
+        }
+    }
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        self.stop_guard();
+        let _ = plugin(&self.kubeconfig, &["guard", "uninstall"]);
+        let (c, name, namespaces) = (self.c.clone(), self.injector.clone(), self.namespaces.clone());
+        tokio::task::block_in_place(|| {
+            tokio::runtime::Handle::current().block_on(async move {
+                let _ = Api::<MutatingWebhookConfiguration>::all(c.clone()).delete(&name, &DeleteParams::default()).await;
+                for ns in namespaces {
+                    drop_namespace(&c, &ns).await;
+                }
+            })
+        });
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Starts `guard serve` on a free loopback port with `extra` flags, and registers it; returns
+/// its base URL.
+fn start_guard(cleanup: &mut Cleanup, extra: &[&str]) -> String {
+    cleanup.stop_guard();
+    let listen = format!("127.0.0.1:{}", free_port());
+    let log = std::fs::File::create(cleanup.dir.join(format!("guard-{}.log", extra.len()))).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+        .arg("--kubeconfig")
+        .arg(&cleanup.kubeconfig)
+        .args(["guard", "serve", "--listen", &listen])
+        .arg("--tls-cert-file")
+        .arg(cleanup.dir.join("tls.crt"))
+        .arg("--tls-private-key-file")
+        .arg(cleanup.dir.join("tls.key"))
+        .args(extra)
+        .env_remove("KUBECONFIG")
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    cleanup.guard = Some(child);
+    let url = format!("https://{listen}/validate");
+    let installed = plugin(&cleanup.kubeconfig, &["guard", "install", "--url", &url, "--ca-file", cleanup.dir.join("ca.crt").to_str().unwrap()]);
+    assert!(installed.status.success(), "install: {}", text(&installed.stderr));
+    format!("https://{listen}")
+}
+
+/// The guard's `/metrics`.
+fn metrics(dir: &Path, base: &str) -> String {
+    let mut cmd = Command::new("curl");
+    cmd.args(["-sS", "--max-time", "10", "--cacert"]).arg(dir.join("ca.crt")).arg(format!("{base}/metrics"));
+    text(&deadline::output_within(cmd, Duration::from_secs(20)).stdout)
+}
+
+fn value(metrics: &str, series: &str) -> f64 {
+    metrics.lines().find_map(|l| l.strip_prefix(series)).and_then(|v| v.trim().parse().ok()).unwrap_or_else(|| panic!("{series} in\n{metrics}"))
+}
+
+fn shop(ns: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: shop, namespace: {ns}}}\nspec:\n  replicas: 4\n  selector: {{matchLabels: {{app: shop}}}}\n  template:\n    metadata: {{labels: {{app: shop}}}}\n    spec: {{automountServiceAccountToken: false, containers: [{{name: app, image: x, resources: {{requests: {{cpu: 200m}}}}}}]}}\n"
+    )
+}
+
+/// A new namespace labelled for the injector, with quota `compute` (requests.cpu 1), synced.
+async fn injected_namespace(c: &Client, cleanup: &mut Cleanup, prefix: &str) -> String {
+    let ns = new_namespace(c, prefix).await;
+    cleanup.namespaces.push(ns.clone());
+    let label = json!({"metadata": {"labels": {cleanup.injector.clone(): "yes"}}});
+    Api::<Namespace>::all(c.clone()).patch(&ns, &PatchParams::default(), &Patch::Merge(&label)).await.unwrap();
+    let quota: ResourceQuota = serde_json::from_value(json!({"metadata": {"name": "compute"}, "spec": {"hard": {"requests.cpu": "1"}}})).unwrap();
+    let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &ns);
+    quotas.create(&PostParams::default(), &quota).await.unwrap();
+    until(60, "the quota's status", || async { (!serde_json::to_value(quotas.get("compute").await.ok()?).ok()?["status"]["hard"].is_null()).then_some(()) })
+        .await;
+    ns
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_guard_quotes_the_pods_a_sidecar_injector_returns_with_dry_runs_and_names_it_without() {
+    let Some(dir) = lab_dir() else { return };
+    let kubeconfig = dir.join("kubeconfig");
+    if Command::new("kubectl").arg("version").arg("--client").output().is_err() {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "kubectl is needed to test the guard at apply time");
+        eprintln!("*** SKIPPED: kubectl is not installed ***");
+        return;
+    }
+    let c = client(&kubeconfig).await;
+    let certs = std::env::temp_dir().join(format!("kq-guard-webhooks-{}", std::process::id()));
+    let made = plugin(&kubeconfig, &["guard", "certs", "--host", "127.0.0.1", "--dir", certs.to_str().unwrap()]);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let injector = Injector::start();
+    let name = format!("kq-test-guard-injector-{}", std::process::id() % 100000);
+    let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), injector: name.clone(), namespaces: vec![], guard: None, dir: certs.clone() };
+    let hook: MutatingWebhookConfiguration = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "webhooks": [{
+            "name": "sidecar-injector.kq.test",
+            "clientConfig": {"url": injector.url(), "caBundle": injector.ca_bundle()},
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
+            "namespaceSelector": {"matchLabels": {name.clone(): "yes"}},
+            "failurePolicy": "Fail", "sideEffects": "None", "admissionReviewVersions": ["v1"], "timeoutSeconds": 5,
+        }],
+    }))
+    .unwrap();
+    Api::<MutatingWebhookConfiguration>::all(c.clone()).create(&PostParams::default(), &hook).await.unwrap();
+
+    // 1. Dry runs on: the pods as the injector returns them, 300m each; the fourth is refused.
+    let base = start_guard(&mut cleanup, &["--dry-run-webhooks"]);
+    let ns = injected_namespace(&c, &mut cleanup, "guard-sidecar").await;
+    let refusal = "exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1";
+    let want = [
+        format!("quota compute will refuse 1 of the 4 pods of deployment/shop: {refusal}"),
+        format!("mutating webhook sidecar-injector.kq.test ({name}) sees its pods: its pods are as the API server returned them from a dry run (dryRun=All), its changes included"),
+    ];
+    // The API server picks the registration up, and the guard its caches, within a moment.
+    let mut last = vec![];
+    until_or_say(&certs, &base, 90, "the guard's warning with dry runs", || {
+        let out = apply(&kubeconfig, &shop(&ns), &["--dry-run=server"]);
+        let now = warnings(&out);
+        if now != last {
+            eprintln!("the guard says: {now:?}");
+            last = now;
+        }
+        std::future::ready((last == want).then_some(()))
+    })
+    .await;
+    let started = Instant::now();
+    let out = apply(&kubeconfig, &shop(&ns), &[]);
+    let apply_took = started.elapsed();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(warnings(&out), want, "{last:?}");
+    let m = metrics(&certs, &base);
+    let sent = value(&m, "kubectl_quota_guard_dry_run_duration_seconds_count");
+    let took = value(&m, "kubectl_quota_guard_dry_run_duration_seconds_sum");
+    assert!(sent >= 1.0 && value(&m, r#"kubectl_quota_guard_dry_runs_total{outcome="admitted"}"#) >= 1.0, "{m}");
+    assert!(value(&m, r#"kubectl_quota_guard_dry_runs_total{outcome="cached"}"#) >= 1.0, "the same pod again is answered from what was kept:\n{m}");
+    eprintln!("dry runs sent: {sent}, {:.1} ms each on average; kubectl apply with the guard's dry run from the cache: {apply_took:?}", took * 1000.0 / sent);
+    // The ReplicaSet controller then meets the same refusal for the fourth pod.
+    let events = Api::<Event>::namespaced(c.clone(), &ns);
+    let refused = until(90, "the ReplicaSet's FailedCreate", || async {
+        let list = events.list(&Default::default()).await.ok()?.items;
+        list.iter()
+            .filter(|e| e.reason.as_deref() == Some("FailedCreate"))
+            .filter_map(|e| e.message.as_deref()?.split_once("is forbidden: ").map(|(_, r)| r.to_string()))
+            .next()
+    })
+    .await;
+    assert_eq!(refused, refusal);
+
+    // 2. Dry runs off (the default): the pods are answered as written, which fit, and the
+    // injector the answer rests on is named.
+    let base = start_guard(&mut cleanup, &[]);
+    let ns = injected_namespace(&c, &mut cleanup, "guard-named").await;
+    let want = [
+        "the pods of deployment/shop fit quota as written".to_string(),
+        format!("mutating webhook sidecar-injector.kq.test ({name}) sees its pods: what it changes (a sidecar's requests, say) is in no API, so this answer is for its pods as written and rests on it"),
+    ];
+    until_or_say(&certs, &base, 90, "the guard's warning naming the webhook", || {
+        let out = apply(&kubeconfig, &shop(&ns), &["--dry-run=server"]);
+        let now = warnings(&out);
+        if now != last {
+            eprintln!("the guard says: {now:?}");
+            last = now;
+        }
+        std::future::ready((last == want).then_some(()))
+    })
+    .await;
+    let out = apply(&kubeconfig, &shop(&ns), &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(warnings(&out), want);
+
+    // 3. Dry runs on, but none can answer in time: the webhook is named, as without them.
+    let base = start_guard(&mut cleanup, &["--dry-run-webhooks", "--dry-run-timeout=1us"]);
+    let ns = injected_namespace(&c, &mut cleanup, "guard-late").await;
+    until_or_say(&certs, &base, 90, "the guard's warning naming the webhook after a dry run too slow", || {
+        let out = apply(&kubeconfig, &shop(&ns), &["--dry-run=server"]);
+        std::future::ready((warnings(&out) == want).then_some(()))
+    })
+    .await;
+    let m = metrics(&certs, &base);
+    assert!(value(&m, r#"kubectl_quota_guard_dry_runs_total{outcome="failed"}"#) >= 1.0, "{m}");
+    assert_eq!(value(&m, r#"kubectl_quota_guard_dry_runs_total{outcome="cached"}"#), 0.0, "a dry run that failed is not kept:\n{m}");
+}
