@@ -25,7 +25,8 @@
 //!   `reverse`, `sort`, `sortBy`, `lists.range`.
 //! * Kubernetes' libraries: quantity (exact, on [`crate::quantity::Quantity`]: see
 //!   `quantity.rs`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), regex
-//!   (`find`, `findAll`) and sets (`sets.contains`, `sets.equivalent`, `sets.intersects`).
+//!   (`find`, `findAll`), sets (`sets.contains`, `sets.equivalent`, `sets.intersects`), and ip
+//!   and cidr (`net.rs`).
 //!
 //! # What is missing
 //!
@@ -33,7 +34,7 @@
 //!   function or field is an evaluation error (the API server rejects the policy at creation).
 //!   No cost estimate or runtime cost budget either: an expression's work is bounded only by
 //!   the limits below, not by the server's cost units.
-//! * Kubernetes libraries not provided: `url`, `ip`/`cidr`, `semver`, `authorizer`, `format`
+//! * Kubernetes libraries not provided: `url`, `semver`, `authorizer`, `format`
 //!   (the Kubernetes `format.named(...)` library), quantity `mul`/`div`/`divInt`; cel-go's
 //!   two-variable comprehensions (`all(k, v, ...)`, `transformMap`, ...), `math` extension and
 //!   timestamps/durations (the interpreter is built without its chrono feature).
@@ -64,6 +65,7 @@
 
 mod convert;
 mod library;
+mod net;
 mod quantity;
 #[cfg(test)]
 mod tests;
@@ -149,6 +151,7 @@ fn base_env() -> Result<Env, String> {
     declared(env.add_extension(cel::extensions::lists))?;
     declared(env.add_extension(quantity::library))?;
     declared(env.add_extension(library::library))?;
+    declared(env.add_extension(net::library))?;
     Ok(env)
 }
 

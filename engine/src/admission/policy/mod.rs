@@ -73,15 +73,11 @@ impl CompiledPolicy {
 }
 
 /// The parts of Kubernetes' CEL environment this tool does not evaluate, as an expression names
-/// them: the authorizer, and the url, ip and cidr, semver and format libraries.
+/// them: the authorizer, and the url, semver and format libraries.
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("authorizer", "the authorizer: who sends the request is not known"),
     ("url(", "the url library"),
     ("isURL(", "the url library"),
-    ("ip(", "the ip library"),
-    ("isIP(", "the ip library"),
-    ("cidr(", "the cidr library"),
-    ("isCIDR(", "the cidr library"),
     ("semver(", "the semver library"),
     ("isSemver(", "the semver library"),
     ("format.", "the format library"),
