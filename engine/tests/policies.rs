@@ -264,7 +264,7 @@ fn a_policy_whose_cel_is_not_replayed_is_named_never_guessed() {
         )
     };
     let authz = uses("authz", "authorizer.group('').resource('pods').check('create').allowed()");
-    let urls = uses("urls", "object.spec.containers.all(c, isURL(c.image))");
+    let formats = uses("formats", "object.spec.containers.all(c, !format.dns1123Label().validate(c.name).hasValue())");
     // Alone: the pod is quota's, and the report names the policy it rests on.
     let d = check_one(&cluster(&[namespace(), authz.clone()]), &app("requests: {cpu: 100m}"));
     assert_eq!(summary(&d), OK);
@@ -272,8 +272,8 @@ fn a_policy_whose_cel_is_not_replayed_is_named_never_guessed() {
         d.mutations,
         [r#"not replayed: ValidatingAdmissionPolicy "authz" (binding "authz"): its expressions use `authorizer` (the authorizer: who sends the request is not known), which is not replayed; this answer rests on it"#]
     );
-    let d = check_one(&cluster(&[namespace(), urls]), &app("requests: {cpu: 100m}"));
-    assert!(d.mutations.iter().any(|m| m.contains("`isURL` (the url library)")), "{:?}", d.mutations);
+    let d = check_one(&cluster(&[namespace(), formats]), &app("requests: {cpu: 100m}"));
+    assert!(d.mutations.iter().any(|m| m.contains("`format` (the format library)")), "{:?}", d.mutations);
     // Beside a policy that refuses: the refusal stands.
     let d = check_one(&cluster(&[namespace(), authz, MEM_LIMITS.replace("ACTION", "Deny")]), &app("requests: {cpu: 100m}"));
     assert_eq!(summary(&d), "ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits' denied request: every container needs a memory limit");

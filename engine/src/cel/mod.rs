@@ -25,8 +25,8 @@
 //!   `reverse`, `sort`, `sortBy`, `lists.range`.
 //! * Kubernetes' libraries: quantity (exact, on [`crate::quantity::Quantity`]: see
 //!   `quantity.rs`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), regex
-//!   (`find`, `findAll`), sets (`sets.contains`, `sets.equivalent`, `sets.intersects`), and ip
-//!   and cidr (`net.rs`).
+//!   (`find`, `findAll`), sets (`sets.contains`, `sets.equivalent`, `sets.intersects`), ip and
+//!   cidr (`net.rs`) and urls (`url.rs`).
 //!
 //! # What is missing
 //!
@@ -34,7 +34,7 @@
 //!   function or field is an evaluation error (the API server rejects the policy at creation).
 //!   No cost estimate or runtime cost budget either: an expression's work is bounded only by
 //!   the limits below, not by the server's cost units.
-//! * Kubernetes libraries not provided: `url`, `semver`, `authorizer`, `format`
+//! * Kubernetes libraries not provided: `semver`, `authorizer`, `format`
 //!   (the Kubernetes `format.named(...)` library), quantity `mul`/`div`/`divInt`; cel-go's
 //!   two-variable comprehensions (`all(k, v, ...)`, `transformMap`, ...), `math` extension and
 //!   timestamps/durations (the interpreter is built without its chrono feature).
@@ -67,6 +67,7 @@ mod convert;
 mod library;
 mod net;
 mod quantity;
+mod url;
 #[cfg(test)]
 mod tests;
 
@@ -152,6 +153,7 @@ fn base_env() -> Result<Env, String> {
     declared(env.add_extension(quantity::library))?;
     declared(env.add_extension(library::library))?;
     declared(env.add_extension(net::library))?;
+    declared(env.add_extension(url::library))?;
     Ok(env)
 }
 

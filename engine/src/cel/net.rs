@@ -292,6 +292,12 @@ fn parse_addr(s: &str) -> Result<(Addr, bool), String> {
     Err(addr_error(s, "unable to parse IP", None))
 }
 
+/// netip's ParseAddr alone (zones allowed), for the url library's IPv6 literals: whether the
+/// address is IPv4, or netip's error.
+pub(super) fn parse_go_addr(s: &str) -> Result<bool, String> {
+    parse_addr(s).map(|(a, _)| matches!(a, Addr::V4(_)))
+}
+
 fn is_4in6(a: Addr) -> bool {
     matches!(a, Addr::V6(b) if b[..10] == [0; 10] && b[10..12] == [0xff, 0xff])
 }
