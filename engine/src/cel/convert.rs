@@ -12,6 +12,7 @@ use serde_json::Value as Json;
 
 use super::net::{CidrVal, IpVal};
 use super::quantity::QuantityVal;
+use super::semver::SemverVal;
 use super::url::UrlVal;
 
 /// Deeper JSON than this is refused (serde_json itself stops at 128 when parsing).
@@ -110,6 +111,9 @@ fn val_to_json_at(v: &dyn Val, depth: usize, budget: &mut usize) -> Result<Json,
     if let Some(url) = v.downcast_ref::<UrlVal>() {
         return Ok(Json::String(url.0.to_string()));
     }
+    if let Some(version) = v.downcast_ref::<SemverVal>() {
+        return Ok(Json::String(version.0.to_string()));
+    }
     if let Some(list) = v.downcast_ref::<CelList>() {
         let items = list.inner().iter().map(|i| val_to_json_at(i.as_ref(), depth + 1, budget)).collect::<Result<_, _>>()?;
         return Ok(Json::Array(items));
@@ -186,6 +190,9 @@ fn to_static_at(v: &dyn Val, depth: usize) -> Result<Box<dyn Val + 'static>, Str
     }
     if let Some(url) = v.downcast_ref::<UrlVal>() {
         return Ok(Box::new(url.clone()));
+    }
+    if let Some(version) = v.downcast_ref::<SemverVal>() {
+        return Ok(Box::new(version.clone()));
     }
     if let Some(list) = v.downcast_ref::<CelList>() {
         let items = list.inner().iter().map(|i| to_static_at(i.as_ref(), depth + 1)).collect::<Result<Vec<_>, _>>()?;

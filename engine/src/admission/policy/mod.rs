@@ -36,7 +36,7 @@ pub struct CompiledPolicy {
     /// Per mutation: apply configuration (true) or JSON patch, and its expression.
     mutations: Vec<(bool, Compiled)>,
     /// What of Kubernetes' CEL an expression uses that is not replayed here (`authorizer`,
-    /// `semver()`, ...): the policy's answer is then not this tool's to give.
+    /// `format.`): the policy's answer is then not this tool's to give.
     unsupported: Option<String>,
 }
 
@@ -73,11 +73,9 @@ impl CompiledPolicy {
 }
 
 /// The parts of Kubernetes' CEL environment this tool does not evaluate, as an expression names
-/// them: the authorizer, and the semver and format libraries.
+/// them: the authorizer, and the format library.
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("authorizer", "the authorizer: who sends the request is not known"),
-    ("semver(", "the semver library"),
-    ("isSemver(", "the semver library"),
     ("format.", "the format library"),
 ];
 
