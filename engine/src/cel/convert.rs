@@ -10,6 +10,7 @@ use cel::common::types::{
 use cel::common::value::{CowVal, Val};
 use serde_json::Value as Json;
 
+use super::format::FormatVal;
 use super::net::{CidrVal, IpVal};
 use super::quantity::QuantityVal;
 use super::semver::SemverVal;
@@ -193,6 +194,9 @@ fn to_static_at(v: &dyn Val, depth: usize) -> Result<Box<dyn Val + 'static>, Str
     }
     if let Some(version) = v.downcast_ref::<SemverVal>() {
         return Ok(Box::new(version.clone()));
+    }
+    if let Some(format) = v.downcast_ref::<FormatVal>() {
+        return Ok(Box::new(format.clone()));
     }
     if let Some(list) = v.downcast_ref::<CelList>() {
         let items = list.inner().iter().map(|i| to_static_at(i.as_ref(), depth + 1)).collect::<Result<Vec<_>, _>>()?;

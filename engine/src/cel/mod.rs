@@ -26,7 +26,7 @@
 //! * Kubernetes' libraries: quantity (exact, on [`crate::quantity::Quantity`]: see
 //!   `quantity.rs`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), regex
 //!   (`find`, `findAll`), sets (`sets.contains`, `sets.equivalent`, `sets.intersects`), ip and
-//!   cidr (`net.rs`), urls (`url.rs`) and semver (`semver.rs`). The environment is the newest
+//!   cidr (`net.rs`), urls (`url.rs`), semver (`semver.rs`) and format (`format.rs`). The environment is the newest
 //!   release's: it is not narrowed to the libraries of an older server.
 //!
 //! # What is missing
@@ -35,8 +35,7 @@
 //!   function or field is an evaluation error (the API server rejects the policy at creation).
 //!   No cost estimate or runtime cost budget either: an expression's work is bounded only by
 //!   the limits below, not by the server's cost units.
-//! * Kubernetes libraries not provided: `authorizer`, `format`
-//!   (the Kubernetes `format.named(...)` library), quantity `mul`/`div`/`divInt`; cel-go's
+//! * Kubernetes libraries not provided: `authorizer`, quantity `mul`/`div`/`divInt`; cel-go's
 //!   two-variable comprehensions (`all(k, v, ...)`, `transformMap`, ...), `math` extension and
 //!   timestamps/durations (the interpreter is built without its chrono feature).
 //! * A variable is evaluated when bound ([`Evaluation::bind`]), not lazily; its error is
@@ -65,6 +64,7 @@
 //! expression can build a large intermediate value (`lists.range(10000).map(...)` nested).
 
 mod convert;
+mod format;
 mod library;
 mod net;
 mod quantity;
@@ -157,6 +157,7 @@ fn base_env() -> Result<Env, String> {
     declared(env.add_extension(net::library))?;
     declared(env.add_extension(url::library))?;
     declared(env.add_extension(semver::library))?;
+    declared(env.add_extension(format::library))?;
     Ok(env)
 }
 

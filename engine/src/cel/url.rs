@@ -298,6 +298,11 @@ impl Url {
         Url::parse_go(s, true).is_ok()
     }
 
+    /// Why `url.ParseRequestURI` refuses `s`, in its words, if it does.
+    pub(super) fn request_uri_error(s: &str) -> Option<String> {
+        Url::parse_go(s, true).err().map(|e| format!("parse {}: {e}", go_quote(s)))
+    }
+
     fn escaped_path(&self) -> Vec<u8> {
         if !self.raw_path.is_empty() && valid_encoded(self.raw_path.as_bytes(), Mode::Path) && unescape(self.raw_path.as_bytes(), Mode::Path).is_ok_and(|p| p == self.path) {
             return self.raw_path.as_bytes().to_vec();

@@ -35,8 +35,8 @@ pub struct CompiledPolicy {
     validations: Vec<(Compiled, Option<Compiled>)>,
     /// Per mutation: apply configuration (true) or JSON patch, and its expression.
     mutations: Vec<(bool, Compiled)>,
-    /// What of Kubernetes' CEL an expression uses that is not replayed here (`authorizer`,
-    /// `format.`): the policy's answer is then not this tool's to give.
+    /// What of Kubernetes' CEL an expression uses that is not replayed here (`authorizer`):
+    /// the policy's answer is then not this tool's to give.
     unsupported: Option<String>,
 }
 
@@ -73,10 +73,9 @@ impl CompiledPolicy {
 }
 
 /// The parts of Kubernetes' CEL environment this tool does not evaluate, as an expression names
-/// them: the authorizer, and the format library.
+/// them: the authorizer.
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("authorizer", "the authorizer: who sends the request is not known"),
-    ("format.", "the format library"),
 ];
 
 /// The first part of [`UNSUPPORTED`] one of the policy's expressions names (a name standing
