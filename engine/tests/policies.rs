@@ -285,6 +285,14 @@ fn a_policy_whose_cel_is_not_replayed_is_named_never_guessed() {
         d.mutations,
         [r#"not replayed: ValidatingAdmissionPolicy "authz" (binding "authz"): its expressions use `authorizer` (the authorizer: who sends the request is not known), which is not replayed; this answer rests on it"#]
     );
+    // A two-variable comprehension is named too, not evaluated to an error.
+    let pairs = uses("pairs", "object.spec.containers.all(i, c, i >= 0)");
+    let d = check_one(&cluster(&[namespace(), pairs]), &app("requests: {cpu: 100m}"));
+    assert_eq!(summary(&d), OK);
+    assert_eq!(
+        d.mutations,
+        [r#"not replayed: ValidatingAdmissionPolicy "pairs" (binding "pairs"): its expressions use `all` with two variables (a two-variable comprehension), which is not replayed; this answer rests on it"#]
+    );
     // Beside a policy that refuses: the refusal stands.
     let d = check_one(&cluster(&[namespace(), authz, MEM_LIMITS.replace("ACTION", "Deny")]), &app("requests: {cpu: 100m}"));
     assert_eq!(summary(&d), "ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits' denied request: every container needs a memory limit");

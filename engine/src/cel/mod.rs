@@ -35,9 +35,14 @@
 //!   function or field is an evaluation error (the API server rejects the policy at creation).
 //!   No cost estimate or runtime cost budget either: an expression's work is bounded only by
 //!   the limits below, not by the server's cost units.
-//! * Kubernetes libraries not provided: `authorizer`, quantity `mul`/`div`/`divInt`; cel-go's
-//!   two-variable comprehensions (`all(k, v, ...)`, `transformMap`, ...), `math` extension and
-//!   timestamps/durations (the interpreter is built without its chrono feature).
+//! * Kubernetes libraries not provided: `authorizer` (quantity has no `mul` or `div` upstream
+//!   either, up to 1.37); cel-go's `math` extension and timestamps/durations (the interpreter is
+//!   built without its chrono feature).
+//! * cel-go's two-variable comprehensions (`l.all(i, v, p)`, `exists`, `existsOne`,
+//!   `transformList`, `transformMap`, `transformMapEntry`, in the server's CEL from 1.32):
+//!   cel-rust 0.15 parses them as plain calls (it expands only the one-variable macros), and its
+//!   interpreter binds one variable per comprehension. [`Program::two_variable_comprehension`]
+//!   names them so that a caller does not take the failing call for the server's answer.
 //! * A variable is evaluated when bound ([`Evaluation::bind`]), not lazily; its error is
 //!   reported by the expressions that read it, as the server does, and nowhere else.
 //!
@@ -122,6 +127,8 @@ struct Compiled {
     variables: Vec<String>,
     /// How deeply the expression nests (evaluation recurses once per level).
     depth: usize,
+    /// The function of a two-variable comprehension the expression uses, if any.
+    two_variable: Option<String>,
 }
 
 impl std::fmt::Debug for Program {
@@ -170,6 +177,19 @@ struct Scan {
     variables: Vec<String>,
     /// The deepest level of nesting.
     depth: usize,
+    /// The first two-variable comprehension met, by its function's name.
+    two_variable: Option<String>,
+}
+
+/// cel-go's two-variable comprehensions (`l.all(i, v, p)`, `m.transformMap(k, v, e)`, ...):
+/// cel-rust expands only the one-variable macros, so these stay calls, and the interpreter
+/// cannot bind two variables. A call with a target and as many arguments as the form takes.
+fn is_two_variable_comprehension(function: &str, args: usize) -> bool {
+    match function {
+        "all" | "exists" | "existsOne" | "exists_one" => args == 3,
+        "transformList" | "transformMap" | "transformMapEntry" => args == 3 || args == 4,
+        _ => false,
+    }
 }
 
 /// Walks the expression without recursion: records struct literals and `variables.<name>`,
@@ -187,6 +207,9 @@ fn scan(root: &IdedExpr) -> Result<Scan, String> {
             Expr::Unspecified => return Err("the expression has an empty part".into()),
             Expr::Ident(_) | Expr::Literal(_) => {}
             Expr::Call(call) => {
+                if call.target.is_some() && out.two_variable.is_none() && is_two_variable_comprehension(&call.func_name, call.args.len()) {
+                    out.two_variable = Some(call.func_name.clone());
+                }
                 stack.extend(call.target.as_deref().map(|t| (t, d)));
                 stack.extend(call.args.iter().map(|a| (a, d)));
             }
@@ -348,7 +371,16 @@ fn compile_unguarded(source: &str, mode: Mode) -> Result<Program, String> {
         }
         Arc::new(env)
     };
-    Ok(Program { inner: Arc::new(Compiled { program, env, variables: scan.variables, depth: scan.depth }) })
+    Ok(Program { inner: Arc::new(Compiled { program, env, variables: scan.variables, depth: scan.depth, two_variable: scan.two_variable }) })
+}
+
+impl Program {
+    /// The function of a two-variable comprehension (`all(i, v, ...)`, `transformList`, ...) the
+    /// expression uses: those are not evaluated here (the call fails), so the caller should not
+    /// take the expression's answer as the server's.
+    pub fn two_variable_comprehension(&self) -> Option<&str> {
+        self.inner.two_variable.as_deref()
+    }
 }
 
 /// The documents an admission request gives a policy's expressions; `None` is `null`.

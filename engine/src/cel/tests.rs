@@ -950,3 +950,26 @@ fn named_formats_validate_as_upstream() {
     ]);
     errors(Mode::Validating, &[("format.nope()", "format"), ("format.named('dns1123Label').validate('a')", "validate")]);
 }
+
+#[test]
+fn two_variable_comprehensions_are_named_not_evaluated() {
+    let cases = [
+        ("[1, 2].all(i, v, v > i)", Some("all")),
+        ("[1, 2].exists(i, v, v == 2)", Some("exists")),
+        ("[1, 2].existsOne(i, v, v == 2)", Some("existsOne")),
+        ("[1, 2].transformList(i, v, v * i)", Some("transformList")),
+        ("[1, 2].transformList(i, v, i > 0, v * i)", Some("transformList")),
+        ("{'a': 1}.transformMap(k, v, v + 1)", Some("transformMap")),
+        ("{'a': 1}.transformMapEntry(k, v, {v: k})", Some("transformMapEntry")),
+        ("[1, 2].map(x, [x].all(i, v, v > i))", Some("all")),
+        ("[1, 2].all(x, x > 0) && [1].exists(x, x == 1)", None),
+        ("all(1, 2, 3)", None),
+    ];
+    for (source, want) in cases {
+        let p = compile(source, Mode::Validating).unwrap();
+        assert_eq!(p.two_variable_comprehension(), want, "{source}");
+        if want.is_some() {
+            assert!(Evaluation::new(Activation::default()).eval(&p).is_err(), "{source}");
+        }
+    }
+}
