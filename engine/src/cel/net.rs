@@ -5,7 +5,8 @@
 //!   `isUnspecified()`, `isLoopback()`, `isLinkLocalMulticast()`, `isLinkLocalUnicast()`,
 //!   `isGlobalUnicast()`;
 //! * `cidr(s)`, `isCIDR(s)`, `string(cidr)`, and on a CIDR `containsIP(ip or string)`,
-//!   `containsCIDR(cidr or string)`, `ip()`, `masked()`, `prefixLength()`;
+//!   `containsCIDR(cidr or string)`, `ip()`, `masked()`, `prefixLength()`, and from 1.38
+//!   `isMask()`;
 //! * `==` between two IPs (same address) or two CIDRs (same address and prefix length, not
 //!   masked: `cidr('10.0.0.1/8') != cidr('10.0.0.0/8')`).
 //!
@@ -524,6 +525,13 @@ fn masked<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> CelResult<'b, 'v> {
     owned(CidrVal(Prefix { addr: p.addr.masked(p.bits), bits: p.bits }))
 }
 
+/// Whether the CIDR's address has no bits set past its prefix (`192.168.0.0/24`, not
+/// `192.168.0.1/24`): added in 1.38.
+fn is_mask<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> CelResult<'b, 'v> {
+    let p = cidr_arg("isMask", &args, 0)?;
+    owned(CelBool::from(p.addr.masked(p.bits) == p.addr))
+}
+
 fn prefix_length<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> CelResult<'b, 'v> {
     owned(CelInt::from(i64::from(cidr_arg("prefixLength", &args, 0)?.bits)))
 }
@@ -553,5 +561,6 @@ pub(super) fn library(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_member_overload("ip", "cidr_ip", cidr_t(), vec![], cidr_ip)?;
     env.add_member_overload("masked", "cidr_masked", cidr_t(), vec![], masked)?;
     env.add_member_overload("prefixLength", "cidr_prefix_length", cidr_t(), vec![], prefix_length)?;
+    env.add_member_overload("isMask", "cidr_is_mask", cidr_t(), vec![], is_mask)?;
     Ok(())
 }

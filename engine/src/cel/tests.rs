@@ -563,6 +563,19 @@ fn ip_and_cidr_read_and_print_addresses_as_upstream() {
     );
 }
 
+/// 1.38's `isMask`, on the cases of apiserver v0.38.0-beta.0's own tests and a few more.
+#[test]
+fn a_cidr_is_a_mask_when_no_bit_is_set_past_its_prefix() {
+    table(&[
+        ("cidr('192.168.0.0/24').isMask()", json!(true)),
+        ("cidr('192.168.0.1/24').isMask()", json!(false)),
+        ("cidr('2001:db8::/32').isMask()", json!(true)),
+        ("cidr('2001:db8:1::/32').isMask()", json!(false)),
+        ("cidr('0.0.0.0/0').isMask() && cidr('10.1.2.3/32').isMask() && cidr('::/0').isMask()", json!(true)),
+        ("cidr('10.1.2.3/8').masked().isMask()", json!(true)),
+    ]);
+}
+
 #[test]
 fn ips_and_cidrs_are_kept_in_variables() {
     let mut e = Evaluation::new(Activation::default());
