@@ -20,7 +20,7 @@ use cel::common::types::{CelBool, CelInt, CelString, Kind, Type, STRING_TYPE};
 use cel::common::value::{CowVal, StaticVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
 
-use crate::validation::go_quote;
+use super::go_quote;
 
 /// The CEL types, named as upstream names them.
 pub(super) static IP_TYPE: Type = Type::simple_type(Kind::Opaque, "net.IP");

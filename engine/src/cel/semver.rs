@@ -15,7 +15,7 @@ use cel::common::types::{CelBool, CelInt, CelString, Kind, Type, BOOL_TYPE, STRI
 use cel::common::value::{CowVal, StaticVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
 
-use crate::validation::go_quote;
+use super::go_quote;
 
 /// The CEL type, named as upstream names it.
 pub(super) static SEMVER_TYPE: Type = Type::simple_type(Kind::Opaque, "kubernetes.Semver");

@@ -14,7 +14,7 @@ use cel::common::types::{CelBool, CelList, CelMap, CelMapKey, CelString, Kind, T
 use cel::common::value::{CowVal, StaticVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
 
-use crate::validation::go_quote;
+use super::go_quote;
 
 /// The CEL type, named as upstream names it.
 pub(super) static URL_TYPE: Type = Type::simple_type(Kind::Opaque, "kubernetes.URL");
