@@ -152,6 +152,10 @@ fn guard<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, Stri
     }
 }
 
+/// The functions whose errors are upstream's words, reported as upstream reports them: the
+/// message alone, without cel-rust's "Error executing function" before it.
+const UPSTREAM_WORDED: &[&str] = &["quantity", "asInteger", "min", "max", "ip", "ip.isCanonical", "cidr", "containsIP", "containsCIDR", "url", "semver"];
+
 /// Go's `%q` of a string, as upstream's library errors quote their input: double-quoted, with
 /// Go's escapes for quotes, backslashes and control characters.
 fn go_quote(s: &str) -> String {
@@ -545,6 +549,8 @@ impl<'a> Evaluation<'a> {
             }
         }
         match &e {
+            // Kubernetes' libraries fail with their own words alone, which the server quotes.
+            ExecutionError::FunctionError { function, message } if UPSTREAM_WORDED.contains(&function.as_str()) => message.clone(),
             // cel-go's words, which the server quotes in a refusal.
             ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
             ExecutionError::UndeclaredReference(r) => format!("undeclared reference to '{r}'"),

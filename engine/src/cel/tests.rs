@@ -576,6 +576,26 @@ fn a_cidr_is_a_mask_when_no_bit_is_set_past_its_prefix() {
     ]);
 }
 
+/// The server quotes a library's error as the library words it: `expression '...' resulted in
+/// error: IP Address ...`, nothing before it.
+#[test]
+fn library_errors_are_upstream_words_alone() {
+    let cases = [
+        ("ip('1.2.3')", r#"IP Address "1.2.3" parse error during conversion from string: ParseAddr("1.2.3"): IPv4 address too short"#),
+        ("cidr('10.0.0.0/8').containsIP('x')", "no such overload"),
+        ("url('x')", r#"URL parse error during conversion from string: parse "x": invalid URI for request"#),
+        ("semver('1.2')", "No Major.Minor.Patch elements found"),
+        ("quantity('1.5').asInteger()", "cannot convert value to integer"),
+        ("[].min()", "min called on empty list"),
+        ("[].max()", "max called on empty list"),
+        ("quantity('nope')", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+        ("quantity('200K')", "unable to parse quantity's suffix"),
+    ];
+    for (source, want) in cases {
+        assert_eq!(eval(source), Err(want.to_owned()), "{source}");
+    }
+}
+
 #[test]
 fn ips_and_cidrs_are_kept_in_variables() {
     let mut e = Evaluation::new(Activation::default());
