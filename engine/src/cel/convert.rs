@@ -10,7 +10,11 @@ use cel::common::types::{
 use cel::common::value::{CowVal, Val};
 use serde_json::Value as Json;
 
+use super::format::FormatVal;
+use super::net::{CidrVal, IpVal};
 use super::quantity::QuantityVal;
+use super::semver::SemverVal;
+use super::url::UrlVal;
 
 /// Deeper JSON than this is refused (serde_json itself stops at 128 when parsing).
 const MAX_DEPTH: usize = 256;
@@ -99,6 +103,18 @@ fn val_to_json_at(v: &dyn Val, depth: usize, budget: &mut usize) -> Result<Json,
     if let Some(q) = v.downcast_ref::<QuantityVal>() {
         return Ok(Json::String(q.0.to_canonical()));
     }
+    if let Some(ip) = v.downcast_ref::<IpVal>() {
+        return Ok(Json::String(ip.0.to_string()));
+    }
+    if let Some(cidr) = v.downcast_ref::<CidrVal>() {
+        return Ok(Json::String(cidr.0.to_string()));
+    }
+    if let Some(url) = v.downcast_ref::<UrlVal>() {
+        return Ok(Json::String(url.0.to_string()));
+    }
+    if let Some(version) = v.downcast_ref::<SemverVal>() {
+        return Ok(Json::String(version.0.to_string()));
+    }
     if let Some(list) = v.downcast_ref::<CelList>() {
         let items = list.inner().iter().map(|i| val_to_json_at(i.as_ref(), depth + 1, budget)).collect::<Result<_, _>>()?;
         return Ok(Json::Array(items));
@@ -166,6 +182,21 @@ fn to_static_at(v: &dyn Val, depth: usize) -> Result<Box<dyn Val + 'static>, Str
     }
     if let Some(q) = v.downcast_ref::<QuantityVal>() {
         return Ok(Box::new(q.clone()));
+    }
+    if let Some(ip) = v.downcast_ref::<IpVal>() {
+        return Ok(Box::new(ip.clone()));
+    }
+    if let Some(cidr) = v.downcast_ref::<CidrVal>() {
+        return Ok(Box::new(cidr.clone()));
+    }
+    if let Some(url) = v.downcast_ref::<UrlVal>() {
+        return Ok(Box::new(url.clone()));
+    }
+    if let Some(version) = v.downcast_ref::<SemverVal>() {
+        return Ok(Box::new(version.clone()));
+    }
+    if let Some(format) = v.downcast_ref::<FormatVal>() {
+        return Ok(Box::new(format.clone()));
     }
     if let Some(list) = v.downcast_ref::<CelList>() {
         let items = list.inner().iter().map(|i| to_static_at(i.as_ref(), depth + 1)).collect::<Result<Vec<_>, _>>()?;

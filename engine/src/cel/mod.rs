@@ -25,7 +25,9 @@
 //!   `reverse`, `sort`, `sortBy`, `lists.range`.
 //! * Kubernetes' libraries: quantity (exact, on [`crate::quantity::Quantity`]: see
 //!   `quantity.rs`), lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), regex
-//!   (`find`, `findAll`) and sets (`sets.contains`, `sets.equivalent`, `sets.intersects`).
+//!   (`find`, `findAll`), sets (`sets.contains`, `sets.equivalent`, `sets.intersects`), ip and
+//!   cidr (`net.rs`), urls (`url.rs`), semver (`semver.rs`) and format (`format.rs`). The environment is the newest
+//!   release's: it is not narrowed to the libraries of an older server.
 //!
 //! # What is missing
 //!
@@ -33,10 +35,14 @@
 //!   function or field is an evaluation error (the API server rejects the policy at creation).
 //!   No cost estimate or runtime cost budget either: an expression's work is bounded only by
 //!   the limits below, not by the server's cost units.
-//! * Kubernetes libraries not provided: `url`, `ip`/`cidr`, `semver`, `authorizer`, `format`
-//!   (the Kubernetes `format.named(...)` library), quantity `mul`/`div`/`divInt`; cel-go's
-//!   two-variable comprehensions (`all(k, v, ...)`, `transformMap`, ...), `math` extension and
-//!   timestamps/durations (the interpreter is built without its chrono feature).
+//! * Kubernetes libraries not provided: `authorizer` (quantity has no `mul` or `div` upstream
+//!   either, up to 1.37); cel-go's `math` extension and timestamps/durations (the interpreter is
+//!   built without its chrono feature).
+//! * cel-go's two-variable comprehensions (`l.all(i, v, p)`, `exists`, `existsOne`,
+//!   `transformList`, `transformMap`, `transformMapEntry`, in the server's CEL from 1.32):
+//!   cel-rust 0.15 parses them as plain calls (it expands only the one-variable macros), and its
+//!   interpreter binds one variable per comprehension. [`Program::two_variable_comprehension`]
+//!   names them so that a caller does not take the failing call for the server's answer.
 //! * A variable is evaluated when bound ([`Evaluation::bind`]), not lazily; its error is
 //!   reported by the expressions that read it, as the server does, and nowhere else.
 //!
@@ -63,8 +69,12 @@
 //! expression can build a large intermediate value (`lists.range(10000).map(...)` nested).
 
 mod convert;
+mod format;
 mod library;
+mod net;
 mod quantity;
+mod semver;
+mod url;
 #[cfg(test)]
 mod tests;
 
@@ -117,6 +127,8 @@ struct Compiled {
     variables: Vec<String>,
     /// How deeply the expression nests (evaluation recurses once per level).
     depth: usize,
+    /// The function of a two-variable comprehension the expression uses, if any.
+    two_variable: Option<String>,
 }
 
 impl std::fmt::Debug for Program {
@@ -140,6 +152,38 @@ fn guard<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, Stri
     }
 }
 
+/// The functions whose errors are upstream's words, reported as upstream reports them: the
+/// message alone, without cel-rust's "Error executing function" before it.
+const UPSTREAM_WORDED: &[&str] = &["quantity", "asInteger", "min", "max", "ip", "ip.isCanonical", "cidr", "containsIP", "containsCIDR", "url", "semver"];
+
+/// Go's `%q` of a string, as upstream's library errors quote their input: double-quoted, with
+/// Go's escapes for quotes, backslashes and control characters.
+fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() && (c as u32) <= 0xffff => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if c.is_control() => out.push_str(&format!("\\U{:08x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// The standard library, cel-go's strings and lists extensions as cel-rust has them, and
 /// Kubernetes' libraries.
 fn base_env() -> Result<Env, String> {
@@ -149,6 +193,10 @@ fn base_env() -> Result<Env, String> {
     declared(env.add_extension(cel::extensions::lists))?;
     declared(env.add_extension(quantity::library))?;
     declared(env.add_extension(library::library))?;
+    declared(env.add_extension(net::library))?;
+    declared(env.add_extension(url::library))?;
+    declared(env.add_extension(semver::library))?;
+    declared(env.add_extension(format::library))?;
     Ok(env)
 }
 
@@ -161,6 +209,19 @@ struct Scan {
     variables: Vec<String>,
     /// The deepest level of nesting.
     depth: usize,
+    /// The first two-variable comprehension met, by its function's name.
+    two_variable: Option<String>,
+}
+
+/// cel-go's two-variable comprehensions (`l.all(i, v, p)`, `m.transformMap(k, v, e)`, ...):
+/// cel-rust expands only the one-variable macros, so these stay calls, and the interpreter
+/// cannot bind two variables. A call with a target and as many arguments as the form takes.
+fn is_two_variable_comprehension(function: &str, args: usize) -> bool {
+    match function {
+        "all" | "exists" | "existsOne" | "exists_one" => args == 3,
+        "transformList" | "transformMap" | "transformMapEntry" => args == 3 || args == 4,
+        _ => false,
+    }
 }
 
 /// Walks the expression without recursion: records struct literals and `variables.<name>`,
@@ -178,6 +239,9 @@ fn scan(root: &IdedExpr) -> Result<Scan, String> {
             Expr::Unspecified => return Err("the expression has an empty part".into()),
             Expr::Ident(_) | Expr::Literal(_) => {}
             Expr::Call(call) => {
+                if call.target.is_some() && out.two_variable.is_none() && is_two_variable_comprehension(&call.func_name, call.args.len()) {
+                    out.two_variable = Some(call.func_name.clone());
+                }
                 stack.extend(call.target.as_deref().map(|t| (t, d)));
                 stack.extend(call.args.iter().map(|a| (a, d)));
             }
@@ -339,7 +403,16 @@ fn compile_unguarded(source: &str, mode: Mode) -> Result<Program, String> {
         }
         Arc::new(env)
     };
-    Ok(Program { inner: Arc::new(Compiled { program, env, variables: scan.variables, depth: scan.depth }) })
+    Ok(Program { inner: Arc::new(Compiled { program, env, variables: scan.variables, depth: scan.depth, two_variable: scan.two_variable }) })
+}
+
+impl Program {
+    /// The function of a two-variable comprehension (`all(i, v, ...)`, `transformList`, ...) the
+    /// expression uses: those are not evaluated here (the call fails), so the caller should not
+    /// take the expression's answer as the server's.
+    pub fn two_variable_comprehension(&self) -> Option<&str> {
+        self.inner.two_variable.as_deref()
+    }
 }
 
 /// The documents an admission request gives a policy's expressions; `None` is `null`.
@@ -534,6 +607,8 @@ impl<'a> Evaluation<'a> {
             }
         }
         match &e {
+            // Kubernetes' libraries fail with their own words alone, which the server quotes.
+            ExecutionError::FunctionError { function, message } if UPSTREAM_WORDED.contains(&function.as_str()) => message.clone(),
             // cel-go's words, which the server quotes in a refusal.
             ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
             ExecutionError::UndeclaredReference(r) => format!("undeclared reference to '{r}'"),

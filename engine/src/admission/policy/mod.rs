@@ -35,8 +35,8 @@ pub struct CompiledPolicy {
     validations: Vec<(Compiled, Option<Compiled>)>,
     /// Per mutation: apply configuration (true) or JSON patch, and its expression.
     mutations: Vec<(bool, Compiled)>,
-    /// What of Kubernetes' CEL an expression uses that is not replayed here (`authorizer`,
-    /// `url()`, ...): the policy's answer is then not this tool's to give.
+    /// What of Kubernetes' CEL an expression uses that is not replayed here (`authorizer`, a
+    /// two-variable comprehension): the policy's answer is then not this tool's to give.
     unsupported: Option<String>,
 }
 
@@ -50,7 +50,7 @@ impl CompiledPolicy {
     pub fn new(policy: Policy) -> CompiledPolicy {
         let compile = |e: &str, mode: Mode| cel::compile(e, mode).map_err(|err| format!("compilation failed for expression {e:?}: {err}"));
         let c = |e: &str| compile(e, Mode::Validating);
-        CompiledPolicy {
+        let mut compiled = CompiledPolicy {
             conditions: policy.match_conditions.iter().map(|n| (n.name.clone(), c(&n.expression))).collect(),
             variables: policy.variables.iter().map(|n| (n.name.clone(), c(&n.expression))).collect(),
             validations: policy
@@ -66,25 +66,27 @@ impl CompiledPolicy {
                     Mutation::JsonPatch(e) => (false, compile(e, Mode::Mutating)),
                 })
                 .collect(),
-            unsupported: unsupported_in(&policy),
+            unsupported: None,
             policy,
-        }
+        };
+        compiled.unsupported = unsupported_in(&compiled.policy).or_else(|| compiled.two_variable_comprehension());
+        compiled
+    }
+
+    /// A two-variable comprehension one of the compiled expressions uses, in words.
+    fn two_variable_comprehension(&self) -> Option<String> {
+        let programs = self.conditions.iter().chain(&self.variables).map(|(_, c)| c);
+        let programs = programs.chain(self.validations.iter().flat_map(|(v, m)| std::iter::once(v).chain(m)));
+        let programs = programs.chain(self.mutations.iter().map(|(_, c)| c));
+        let function = programs.filter_map(|c| c.as_ref().ok()).find_map(|p| p.two_variable_comprehension().map(str::to_owned))?;
+        Some(format!("its expressions use `{function}` with two variables (a two-variable comprehension), which is not replayed"))
     }
 }
 
 /// The parts of Kubernetes' CEL environment this tool does not evaluate, as an expression names
-/// them: the authorizer, and the url, ip and cidr, semver and format libraries.
+/// them: the authorizer.
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("authorizer", "the authorizer: who sends the request is not known"),
-    ("url(", "the url library"),
-    ("isURL(", "the url library"),
-    ("ip(", "the ip library"),
-    ("isIP(", "the ip library"),
-    ("cidr(", "the cidr library"),
-    ("isCIDR(", "the cidr library"),
-    ("semver(", "the semver library"),
-    ("isSemver(", "the semver library"),
-    ("format.", "the format library"),
 ];
 
 /// The first part of [`UNSUPPORTED`] one of the policy's expressions names (a name standing
