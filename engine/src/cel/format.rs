@@ -16,8 +16,9 @@
 use std::sync::LazyLock;
 
 use cel::common::types::{CelList, CelOptional, CelString, Kind, Type, STRING_TYPE};
-use cel::common::value::{CowVal, StaticVal, Val};
+use cel::common::value::{CowVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
+use super::CelResult;
 
 /// The CEL type, named as upstream names it.
 pub(super) static FORMAT_TYPE: Type = Type::simple_type(Kind::Opaque, "kubernetes.NamedFormat");
@@ -239,27 +240,7 @@ fn is_date_time(s: &str) -> bool {
 #[derive(Debug, Clone)]
 pub(super) struct FormatVal(usize);
 
-impl Val for FormatVal {
-    fn get_type(&self) -> &Type {
-        &FORMAT_TYPE
-    }
-    fn cel_type() -> &'static Type {
-        &FORMAT_TYPE
-    }
-    fn equals(&self, other: &dyn Val) -> bool {
-        other.downcast_ref::<FormatVal>().is_some_and(|o| o.0 == self.0)
-    }
-    fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-}
-
-impl StaticVal for FormatVal {}
-
-type CelResult<'b, 'v> = Result<CowVal<'b, 'v>, ExecutionError>;
+super::opaque_val!(FormatVal, FORMAT_TYPE, |a, b| a.0 == b.0);
 
 fn validate<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> CelResult<'b, 'v> {
     let error = |m: &str| ExecutionError::function_error("validate", m);

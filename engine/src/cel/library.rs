@@ -9,12 +9,7 @@ use std::cmp::Ordering;
 use cel::common::types::{CelBool, CelDouble, CelInt, CelList, CelString, CelUInt, DYN_TYPE, INT_TYPE, LIST_TYPE, STRING_TYPE};
 use cel::common::value::{CowVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
-
-type CelResult<'b, 'v> = Result<CowVal<'b, 'v>, ExecutionError>;
-
-fn error(function: &str, message: impl ToString) -> ExecutionError {
-    ExecutionError::function_error(function, message)
-}
+use super::{CelResult, error};
 
 /// The elements of the list argument `i`.
 fn list_arg<'a, 'v>(function: &str, args: &'a [CowVal<'_, 'v>], i: usize) -> Result<Vec<&'a (dyn Val + 'v)>, ExecutionError> {

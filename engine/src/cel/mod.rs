@@ -68,6 +68,41 @@
 //! There is no bound on the work or memory of an evaluation itself (no cost budget): a short
 //! expression can build a large intermediate value (`lists.range(10000).map(...)` nested).
 
+/// Implements `Val` for a library's opaque value (an IP, a quantity, a URL, ...): its CEL
+/// type, equality as `|a, b| ...` says, cloned whole.
+macro_rules! opaque_val {
+    ($ty:ident, $cel:expr, |$a:ident, $b:ident| $eq:expr) => {
+        impl cel::common::value::Val for $ty {
+            fn get_type(&self) -> &cel::common::types::Type {
+                &$cel
+            }
+            fn cel_type() -> &'static cel::common::types::Type {
+                &$cel
+            }
+            fn equals(&self, other: &dyn cel::common::value::Val) -> bool {
+                let $a = self;
+                other.downcast_ref::<$ty>().is_some_and(|$b| $eq)
+            }
+            fn clone_as_boxed<'v>(&self) -> Box<dyn cel::common::value::Val + 'v> {
+                Box::new(self.clone())
+            }
+            fn as_any(&self) -> Option<&dyn std::any::Any> {
+                Some(self)
+            }
+        }
+        impl cel::common::value::StaticVal for $ty {}
+    };
+}
+use opaque_val;
+
+/// What a library function returns.
+type CelResult<'b, 'v> = Result<CowVal<'b, 'v>, ExecutionError>;
+
+/// A library function's error, in its own words.
+fn error(function: &str, message: impl ToString) -> ExecutionError {
+    ExecutionError::function_error(function, message)
+}
+
 mod convert;
 mod format;
 mod library;

@@ -19,6 +19,7 @@
 use cel::common::types::{CelBool, CelInt, CelString, Kind, Type, STRING_TYPE};
 use cel::common::value::{CowVal, StaticVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
+use super::{CelResult, error};
 
 use super::go_quote;
 
@@ -378,51 +379,9 @@ pub(super) struct IpVal(pub(super) Addr);
 #[derive(Debug, Clone)]
 pub(super) struct CidrVal(pub(super) Prefix);
 
-impl Val for IpVal {
-    fn get_type(&self) -> &Type {
-        &IP_TYPE
-    }
-    fn cel_type() -> &'static Type {
-        &IP_TYPE
-    }
-    fn equals(&self, other: &dyn Val) -> bool {
-        other.downcast_ref::<IpVal>().is_some_and(|o| o.0 == self.0)
-    }
-    fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-}
+super::opaque_val!(IpVal, IP_TYPE, |a, b| a.0 == b.0);
 
-impl StaticVal for IpVal {}
-
-impl Val for CidrVal {
-    fn get_type(&self) -> &Type {
-        &CIDR_TYPE
-    }
-    fn cel_type() -> &'static Type {
-        &CIDR_TYPE
-    }
-    fn equals(&self, other: &dyn Val) -> bool {
-        other.downcast_ref::<CidrVal>().is_some_and(|o| o.0 == self.0)
-    }
-    fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-}
-
-impl StaticVal for CidrVal {}
-
-type CelResult<'b, 'v> = Result<CowVal<'b, 'v>, ExecutionError>;
-
-fn error(function: &str, message: impl ToString) -> ExecutionError {
-    ExecutionError::function_error(function, message)
-}
+super::opaque_val!(CidrVal, CIDR_TYPE, |a, b| a.0 == b.0);
 
 fn arg<'a, T: StaticVal>(function: &str, args: &'a [CowVal<'_, '_>], i: usize, what: &str) -> Result<&'a T, ExecutionError> {
     args.get(i).and_then(|a| a.downcast_ref::<T>()).ok_or_else(|| error(function, format!("expected {what}")))

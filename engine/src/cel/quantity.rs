@@ -8,8 +8,9 @@
 use std::cmp::Ordering;
 
 use cel::common::types::{CelBool, CelDouble, CelInt, CelString, Kind, Type, INT_TYPE, STRING_TYPE};
-use cel::common::value::{CowVal, StaticVal, Val};
+use cel::common::value::{CowVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
+use super::CelResult;
 
 use crate::quantity::{Format, Quantity};
 
@@ -20,27 +21,7 @@ pub(super) static QUANTITY_TYPE: Type = Type::simple_type(Kind::Opaque, "kuberne
 #[derive(Debug, Clone)]
 pub(super) struct QuantityVal(pub(super) Quantity);
 
-impl Val for QuantityVal {
-    fn get_type(&self) -> &Type {
-        &QUANTITY_TYPE
-    }
-    fn cel_type() -> &'static Type {
-        &QUANTITY_TYPE
-    }
-    fn equals(&self, other: &dyn Val) -> bool {
-        other.downcast_ref::<QuantityVal>().is_some_and(|o| o.0 == self.0)
-    }
-    fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-}
-
-impl StaticVal for QuantityVal {}
-
-type CelResult<'b, 'v> = Result<CowVal<'b, 'v>, ExecutionError>;
+super::opaque_val!(QuantityVal, QUANTITY_TYPE, |a, b| a.0 == b.0);
 
 fn quantity_arg<'a>(function: &str, args: &'a [CowVal<'_, '_>], i: usize) -> Result<&'a Quantity, ExecutionError> {
     args.get(i)

@@ -12,8 +12,9 @@
 use std::cmp::Ordering;
 
 use cel::common::types::{CelBool, CelInt, CelString, Kind, Type, BOOL_TYPE, STRING_TYPE};
-use cel::common::value::{CowVal, StaticVal, Val};
+use cel::common::value::CowVal;
 use cel::{DeclarationError, Env, ExecutionError};
+use super::{CelResult, error};
 
 use super::go_quote;
 
@@ -195,31 +196,7 @@ impl std::fmt::Display for Version {
 #[derive(Debug, Clone)]
 pub(super) struct SemverVal(pub(super) Version);
 
-impl Val for SemverVal {
-    fn get_type(&self) -> &Type {
-        &SEMVER_TYPE
-    }
-    fn cel_type() -> &'static Type {
-        &SEMVER_TYPE
-    }
-    fn equals(&self, other: &dyn Val) -> bool {
-        other.downcast_ref::<SemverVal>().is_some_and(|o| o.0.cmp(&self.0) == Ordering::Equal)
-    }
-    fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-}
-
-impl StaticVal for SemverVal {}
-
-type CelResult<'b, 'v> = Result<CowVal<'b, 'v>, ExecutionError>;
-
-fn error(function: &str, message: impl ToString) -> ExecutionError {
-    ExecutionError::function_error(function, message)
-}
+super::opaque_val!(SemverVal, SEMVER_TYPE, |a, b| a.0.cmp(&b.0) == Ordering::Equal);
 
 fn version_arg<'a>(function: &str, args: &'a [CowVal<'_, '_>], i: usize) -> Result<&'a Version, ExecutionError> {
     args.get(i).and_then(|a| a.downcast_ref::<SemverVal>()).map(|v| &v.0).ok_or_else(|| error(function, "expected a semver"))

@@ -11,8 +11,9 @@
 use std::collections::HashMap;
 
 use cel::common::types::{CelBool, CelList, CelMap, CelMapKey, CelString, Kind, Type, STRING_TYPE};
-use cel::common::value::{CowVal, StaticVal, Val};
+use cel::common::value::{CowVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
+use super::CelResult;
 
 use super::go_quote;
 
@@ -410,27 +411,7 @@ impl std::fmt::Display for Url {
 #[derive(Debug, Clone)]
 pub(super) struct UrlVal(pub(super) Url);
 
-impl Val for UrlVal {
-    fn get_type(&self) -> &Type {
-        &URL_TYPE
-    }
-    fn cel_type() -> &'static Type {
-        &URL_TYPE
-    }
-    fn equals(&self, other: &dyn Val) -> bool {
-        other.downcast_ref::<UrlVal>().is_some_and(|o| o.0.to_string() == self.0.to_string())
-    }
-    fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-}
-
-impl StaticVal for UrlVal {}
-
-type CelResult<'b, 'v> = Result<CowVal<'b, 'v>, ExecutionError>;
+super::opaque_val!(UrlVal, URL_TYPE, |a, b| a.0.to_string() == b.0.to_string());
 
 fn string_arg<'a>(function: &str, args: &'a [CowVal<'_, '_>]) -> Result<&'a str, ExecutionError> {
     args.first().and_then(|a| a.downcast_ref::<CelString>()).map(|s| s.inner()).ok_or_else(|| ExecutionError::function_error(function, "expected a string"))
