@@ -17,7 +17,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::autoscalers as scen;
-use common::live::{client, lab_dir, new_namespace, plugin, text};
+use common::live::{client, lab_dir, new_namespace, plugin, text, until, warnings, free_port};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::{Event, Node, Pod, ResourceQuota, Secret};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -46,11 +46,6 @@ fn apply(kubeconfig: &Path, manifest: &str, extra: &[&str]) -> Output {
     let mut args = vec!["apply", "-f", "-"];
     args.extend(extra);
     kubectl(kubeconfig, &args, Some(manifest))
-}
-
-/// kubectl's `Warning: ...` lines.
-fn warnings(out: &Output) -> Vec<String> {
-    text(&out.stderr).lines().filter_map(|l| l.strip_prefix("Warning: ")).map(str::to_string).collect()
 }
 
 fn deployment(ns: &str, name: &str, replicas: i32, cpu: &str, image: &str) -> String {
@@ -84,22 +79,6 @@ async fn quota(c: &Client, kubeconfig: &Path, ns: &str, cpu: &str) {
         (q["status"]["hard"]["requests.cpu"] == want).then_some(())
     })
     .await;
-}
-
-/// Polls `f` every 200 ms until it gives `Some`, for at most `secs` seconds.
-async fn until<T, F, Fut>(secs: u64, what: &str, mut f: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = f().await {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "waited {secs} s for {what}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
 }
 
 /// The pods of a Deployment's ReplicaSet with this image, and the FailedCreate messages of that
@@ -162,10 +141,6 @@ impl Drop for Stopped {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -23,7 +23,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::injector::Injector;
-use common::live::{client, drop_namespace, lab_dir, new_namespace, plugin, text};
+use common::live::{client, drop_namespace, lab_dir, new_namespace, plugin, text, until, warnings, free_port};
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::{Event, Namespace, ResourceQuota};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
@@ -40,27 +40,6 @@ fn apply(kubeconfig: &Path, manifest: &str, extra: &[&str]) -> Output {
     let out = deadline::output_within(cmd, Duration::from_secs(60));
     let _ = std::fs::remove_file(f);
     out
-}
-
-/// kubectl's `Warning: ...` lines.
-fn warnings(out: &Output) -> Vec<String> {
-    text(&out.stderr).lines().filter_map(|l| l.strip_prefix("Warning: ")).map(str::to_string).collect()
-}
-
-/// Polls `f` every 200 ms until it gives `Some`, for at most `secs` seconds.
-async fn until<T, F, Fut>(secs: u64, what: &str, mut f: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = f().await {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "waited {secs} s for {what}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
 }
 
 /// [`until`], and on failure the guard's metrics and log.
@@ -124,10 +103,6 @@ impl Drop for Cleanup {
         });
         let _ = std::fs::remove_dir_all(&self.dir);
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// Starts `guard serve` on a free loopback port with `extra` flags, and registers it; returns

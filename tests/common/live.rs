@@ -157,3 +157,30 @@ where
         }
     }
 }
+
+/// [`eventually`] for a probe with nothing to say on the way: polls `f` every 200 ms until it
+/// gives `Some`, for at most `secs` seconds.
+pub async fn until<T, F, Fut>(secs: u64, what: &str, mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "waited {secs} s for {what}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// kubectl's `Warning: ...` lines.
+pub fn warnings(out: &Output) -> Vec<String> {
+    text(&out.stderr).lines().filter_map(|l| l.strip_prefix("Warning: ")).map(str::to_string).collect()
+}
+
+/// A loopback port free now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
