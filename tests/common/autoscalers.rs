@@ -51,12 +51,16 @@ pub fn compute_quota() -> Value {
         "spec": {"hard": {"requests.cpu": "4", "limits.cpu": "8", "pods": "10"}}})
 }
 
-/// Deployment `web` (label app=web), `replicas` pods of one container asking 500m, limited to 1 cpu.
+/// Deployment `web` (label app=web), `replicas` pods of one container asking 500m, limited to 1
+/// cpu. Its pods stay Pending on every lab: on one with a real node, a pod placed there could
+/// be refused by the kubelet beside other tests' pods (OutOfcpu), turn Failed, leave quota, and
+/// let its ReplicaSet make one more than quota would hold.
 pub fn deployment(replicas: i64) -> Value {
     json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": DEPLOYMENT},
         "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": DEPLOYMENT}},
             "template": {"metadata": {"labels": {"app": DEPLOYMENT}},
-                "spec": {"containers": [{"name": CONTAINER, "image": "kubectl-quota.test/none:1",
+                "spec": {"nodeSelector": {"kq-test/nowhere": "true"},
+                    "containers": [{"name": CONTAINER, "image": "kubectl-quota.test/none:1",
                     "resources": {"requests": {"cpu": "500m"}, "limits": {"cpu": "1"}}}]}}}})
 }
 
