@@ -28,15 +28,22 @@ fn lay_container(json: &mut Map<String, Value>, c: &Container) {
     }
 }
 
-fn lay_containers(spec: &mut Map<String, Value>, key: &str, list: &[Container]) {
-    if list.is_empty() {
-        return;
+/// The container list `key` of a spec: each container's JSON as written (`written`, the
+/// spec's list as the pod was sent), with its resources laid over it. Each is cloned once,
+/// found by name in one pass (the first of a name, as a search from the start finds it): a
+/// lookup per container would be quadratic, and a pod may have tens of thousands.
+fn lay_containers(written: Option<&Value>, list: &[Container]) -> Value {
+    let written = written.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let mut by_name: std::collections::HashMap<&str, &Map<String, Value>> = std::collections::HashMap::with_capacity(written.len());
+    for w in written {
+        if let (Some(name), Some(m)) = (w.get("name").and_then(Value::as_str), w.as_object()) {
+            by_name.entry(name).or_insert(m);
+        }
     }
-    let written = spec.remove(key).and_then(|v| if let Value::Array(a) = v { Some(a) } else { None }).unwrap_or_default();
     let out = list
         .iter()
         .map(|c| {
-            let mut j = written.iter().find(|w| w.get("name").and_then(Value::as_str) == Some(&c.name)).and_then(Value::as_object).cloned().unwrap_or_default();
+            let mut j = by_name.get(c.name.as_str()).map(|m| (*m).clone()).unwrap_or_default();
             if c.sidecar {
                 j.insert("restartPolicy".into(), Value::String("Always".into()));
             }
@@ -44,14 +51,26 @@ fn lay_containers(spec: &mut Map<String, Value>, key: &str, list: &[Container]) 
             Value::Object(j)
         })
         .collect();
-    spec.insert(key.into(), Value::Array(out));
+    Value::Array(out)
 }
 
 /// A pod's spec as JSON: as written, with the plugins' changes laid over it.
 fn spec_json(p: &Pod) -> Value {
-    let mut spec = p.source.0.as_deref().and_then(Value::as_object).cloned().unwrap_or_default();
-    lay_containers(&mut spec, "containers", &p.containers);
-    lay_containers(&mut spec, "initContainers", &p.init_containers);
+    // The spec as written, every field but the container lists cloned; those are built anew
+    // (cloning them first would copy each container twice).
+    let source = p.source.0.as_deref().and_then(Value::as_object);
+    let lists: [(&str, &[Container]); 2] = [("containers", &p.containers), ("initContainers", &p.init_containers)];
+    let mut spec: Map<String, Value> = source
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| !lists.iter().any(|(key, list)| k == key && !list.is_empty()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (key, list) in lists {
+        if !list.is_empty() {
+            spec.insert(key.into(), lay_containers(source.and_then(|s| s.get(key)), list));
+        }
+    }
     let mut set = |k: &str, v: &str| {
         if !v.is_empty() {
             spec.insert(k.into(), Value::String(v.into()));
@@ -132,14 +151,20 @@ pub fn pod_change(before: &Pod, after: &Pod) -> String {
     };
     let mut out = Vec::new();
     for (what, old, new) in [("container", &*before.containers, &*after.containers), ("init container", &before.init_containers, &after.init_containers)] {
+        // By name, in one pass each way: the first of a name, as a search from the start finds it.
+        let mut old_by_name: std::collections::HashMap<&str, &Container> = std::collections::HashMap::with_capacity(old.len());
+        for o in old {
+            old_by_name.entry(o.name.as_str()).or_insert(o);
+        }
+        let new_names: std::collections::HashSet<&str> = new.iter().map(|c| c.name.as_str()).collect();
         for c in new {
-            match old.iter().find(|o| o.name == c.name) {
+            match old_by_name.get(c.name.as_str()).copied() {
                 None => out.push(format!("added {what} {}{}", c.name, if list(c).is_empty() { String::new() } else { format!(": {}", list(c)) })),
                 Some(o) if o.requests != c.requests || o.limits != c.limits => out.push(format!("{what} {}: {}", c.name, list(c))),
                 Some(_) => {}
             }
         }
-        for o in old.iter().filter(|o| !new.iter().any(|c| c.name == o.name)) {
+        for o in old.iter().filter(|o| !new_names.contains(o.name.as_str())) {
             out.push(format!("removed {what} {}", o.name));
         }
     }
