@@ -8,6 +8,9 @@
 #      `cargo test` with KUBECTL_QUOTA_LAB / KUBECTL_QUOTA_LAB_LIMITED pointing at them,
 #   3. stops those, starts the same pair on the modern release, and runs every live test target
 #      (tests/live*.rs) again against it, with KUBECTL_QUOTA_LAB_VERSION saying which release,
+#      then bench/review-shapes.sh with CHECK=1: a release build of the guard, against it, given
+#      the largest reviews of every shape and the hostile ones, each answered within 5 s and
+#      200 MB (a failed bound fails the run),
 #   4. on 1.37, then restarts the default modern cluster empty, starts a node in it
 #      (tests/cluster/node.sh: containerd, kubelet, kube-scheduler, metrics-server, images built
 #      here; built once with the servers) and runs tests/live_node.rs, the one target that needs pods to run, with
@@ -162,6 +165,10 @@ if [[ -n $MODERN_VERSION ]]; then
     done
     phase "cargo test ${targets[*]} against Kubernetes $MODERN_VERSION"
     cargo test --locked --no-fail-fast "${targets[@]}" "$@" || status=$?
+    # The guard's largest reviews of every shape and the hostile ones, through a release build
+    # against this lab: each answered within 5 s and 200 MB (the bench's targets are tighter).
+    phase "bench/review-shapes.sh: the guard's largest reviews against Kubernetes $MODERN_VERSION, bounds asserted"
+    CHECK=1 ONLY=lab KQ_LAB_DIR=$MODERN KQ_LAB_PORT=26543 bench/review-shapes.sh || status=$?
     if [[ $autoscalers_built == 1 ]]; then
       phase "starting KEDA and the VPA admission controller beside the $MODERN_VERSION cluster"
       if keda up >/dev/null && vpa up >/dev/null; then

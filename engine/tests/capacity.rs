@@ -175,6 +175,27 @@ fn device_classes_count_the_devices_their_driver_publishes() {
 }
 
 #[test]
+fn a_slice_of_more_devices_than_the_server_stores_is_an_error_naming_its_field() {
+    let slice = |n: usize| {
+        let devices: Vec<String> = (0..n).map(|i| format!("{{name: g{i}}}")).collect();
+        format!("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: s}}\nspec: {{driver: gpu.example.com, nodeName: a, pool: {{name: a, generation: 1, resourceSliceCount: 1}}, devices: [{}]}}\n", devices.join(", "))
+    };
+    for (n, refused) in [(128, false), (129, true), (10_000, true)] {
+        let mut c = Collector::default();
+        let docs = parse_str("state.yaml", &slice(n)).unwrap();
+        let r = c.add(&docs[0]);
+        assert_eq!(r.is_err(), refused, "{n} devices: {r:?}");
+        if let Err(e) = r {
+            let said = e.to_string();
+            assert!(
+                said.contains("state.yaml") && said.contains("spec.devices") && said.contains(&format!("Too many: {n}: must have at most 128 items")),
+                "{said}"
+            );
+        }
+    }
+}
+
+#[test]
 fn uncovered_names_namespaces_without_quota_or_without_a_cap() {
     let scoped = "  scopes: [BestEffort]\n";
     let yaml = namespaces(&["none", "cpu-only", "gpu", "scoped-gpu", "kube-system"])

@@ -96,6 +96,20 @@ pub struct ServeArgs {
     /// the webhooks are named instead.
     #[arg(long = "dry-run-timeout", value_name = "DURATION", default_value = "1s", value_parser = dry_run_timeout)]
     pub dry_run_timeout: std::time::Duration,
+    /// How long a review may take from its arrival to its answer (below the webhook's
+    /// timeoutSeconds, 2 s as installed); past it the review is answered allowed, unchecked,
+    /// with a warning saying so, and counted (`why="late"`).
+    #[arg(long = "decision-timeout", value_name = "DURATION", default_value = "1500ms", value_parser = decision_timeout)]
+    pub decision_timeout: std::time::Duration,
+}
+
+/// `--decision-timeout`: a duration as `--request-timeout` takes one, above zero.
+fn decision_timeout(s: &str) -> Result<std::time::Duration, String> {
+    match live::parse_duration(s) {
+        Ok(Some(d)) if !d.is_zero() => Ok(d),
+        Ok(_) => Err("a decision needs a time above zero".into()),
+        Err(e) => Err(e.replace("--request-timeout", "--decision-timeout")),
+    }
 }
 
 /// `--dry-run-timeout`: a duration as `--request-timeout` takes one, above zero.
@@ -188,6 +202,7 @@ pub async fn run(g: &GlobalFlags, args: &GuardArgs) -> Result<i32, Fatal> {
                 limited,
                 pod_security,
                 dry_run_webhooks: a.dry_run_webhooks.then_some(a.dry_run_timeout),
+                decide_within: a.decision_timeout,
             };
             guard::serve(conn, opts).await
         }

@@ -18,11 +18,11 @@ use super::review::Why;
 /// Upper bounds of the latency histogram's buckets, in seconds.
 const BUCKETS: [f64; 12] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0];
 
-const RESULTS: [Why; 5] = [Why::Skipped, Why::Fits, Why::Warned, Why::Denied, Why::Undecodable];
+const RESULTS: [Why; 6] = [Why::Skipped, Why::Fits, Why::Warned, Why::Denied, Why::Undecodable, Why::Late];
 
 #[derive(Default)]
 pub struct Metrics {
-    by_result: [AtomicU64; 5],
+    by_result: [AtomicU64; 6],
     /// Answers given before the caches' first list (allowed, unsaid).
     not_ready: AtomicU64,
     bad_requests: AtomicU64,

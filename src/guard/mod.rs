@@ -54,6 +54,8 @@ pub struct ServeOptions {
     /// Ask the API server for a workload's pod a mutating webhook sees, in a dry run taking at
     /// most this long (`None`: never; the webhooks are named).
     pub dry_run_webhooks: Option<Duration>,
+    /// How long a review may take before it is answered allowed, unchecked, with a warning.
+    pub decide_within: Duration,
 }
 
 /// Runs the guard until the process is stopped.
@@ -83,6 +85,7 @@ pub async fn serve(conn: Conn, o: ServeOptions) -> Result<i32, Fatal> {
         medium: Arc::new(tokio::sync::Semaphore::new(serve::MEDIUM_READS)),
         dry_runs: o.dry_run_webhooks.map(|deadline| dry_run::DryRuns::new(Some(conn.clone()), deadline)),
         targets: Some(conn.clone()),
+        decide_within: o.decide_within,
     });
     tokio::spawn(tls.clone().watch(Duration::from_secs(2)));
     tokio::spawn(serve::refresh_ceilings(app.clone()));

@@ -23,6 +23,12 @@ pub const MAX_WARNING_CHARS: usize = 256;
 /// All of a response's warnings together, in characters: the API server's own bound.
 pub const MAX_TOTAL_CHARS: usize = 4096;
 
+/// The largest object (its JSON) whose workload the guard replays admission policies on. The
+/// policies read the whole object: its tree, the pod's and their CEL values take some 30 times
+/// its JSON when it is many small maps (tens of thousands of containers), and the guard's
+/// memory limit is 256Mi. Real workloads are a few KiB; the API server takes up to 3 MiB.
+pub const POLICY_REPLAY_MAX_BYTES: usize = 512 << 10;
+
 /// The namespace label that opts a namespace in to refusals (`enforce`), or out of the guard
 /// (`ignore`, also read on objects).
 pub const LABEL: &str = "kubectl-quota.io/guard";
@@ -101,6 +107,9 @@ pub enum Why {
     Denied,
     /// The object could not be decoded as the engine reads manifests: allowed, unsaid.
     Undecodable,
+    /// Not decided within the guard's deadline (`--decision-timeout`): allowed, with a
+    /// warning saying so.
+    Late,
 }
 
 impl Why {
@@ -111,6 +120,7 @@ impl Why {
             Why::Warned => "warned",
             Why::Denied => "denied",
             Why::Undecodable => "undecodable",
+            Why::Late => "late",
         }
     }
 }
@@ -858,6 +868,16 @@ pub fn response(uid: &str, a: &Answer) -> Value {
     json!({ "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": r })
 }
 
+/// The answer to a review not decided within `budget`: allowed (the guard never holds up the
+/// API server), with a warning saying it was not checked.
+pub fn late(budget: std::time::Duration) -> Answer {
+    let warning = format!(
+        "kubectl-quota guard: could not decide within {} ms (--decision-timeout): not checked; `kubectl quota check -f` the manifest to see whether its pods fit",
+        budget.as_millis()
+    );
+    Answer { allowed: true, warnings: fit(vec![warning]), message: None, why: Why::Late, ceiling: None }
+}
+
 /// Whether the guard speaks about this request at all, before anything is decoded: a workload
 /// kind or an autoscaler, created or updated, not owned by a controller (the controller's
 /// creator was answered: the HPA KEDA makes for a ScaledObject, say), not labelled to opt out,
@@ -936,7 +956,20 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
     // one. Each object is read into a tree, decoded and its tree dropped before the next is
     // read: one tree at a time.
     let is_pod = (req.group.as_str(), req.kind.as_str()) == ("", "Pod");
-    let sources = !is_pod && state.policies.as_ref().is_some_and(|p| p.any(false) || p.any(true));
+    let bound = state.policies.as_ref().is_some_and(|p| p.any(false) || p.any(true));
+    // The policies read the whole object, which as a tree (and again as CEL values) takes
+    // some 30 times its JSON: over the bound they are not replayed here, and the answer says so.
+    let size = req.object.as_ref().map_or(0, |r| r.len());
+    let unreplayed = (bound && !is_pod && size > POLICY_REPLAY_MAX_BYTES).then(|| {
+        state.policies = None;
+        format!(
+            "kubectl-quota guard: the admission policies were not replayed on this {} ({} KiB, over the guard's {} KiB): `kubectl quota check -f` it to see what they say",
+            req.kind,
+            size >> 10,
+            POLICY_REPLAY_MAX_BYTES >> 10
+        )
+    });
+    let sources = !is_pod && state.policies.is_some() && bound;
     let decode = |(v, lists): (Value, Option<ContainerLists>), source: bool| {
         let doc = Document { origin: origin(), value: v };
         let obj = match lists {
@@ -981,6 +1014,7 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
     // The webhooks its pods meet follow, named as `check` names them: the answer rests on them.
     let mut said = warnings::for_document(&report);
     said.extend(warnings::webhooks(&report, !said.is_empty()));
+    said.extend(unreplayed);
     let said = fit(said);
     let ceiling = report.autoscaling.clone();
     if said.is_empty() {
@@ -1499,8 +1533,16 @@ spec: {policyName: no-debug, validationActions: [Deny]}
         };
         let a = decide(request(deployment("DEBUG")), ClusterState::from_objects(objs.clone(), "shop"), &opts, false);
         assert!(a.warnings.iter().any(|w| w.contains("no DEBUG")), "{:?}", a.warnings);
-        let a = decide(request(deployment("OTHER")), ClusterState::from_objects(objs, "shop"), &opts, false);
+        let a = decide(request(deployment("OTHER")), ClusterState::from_objects(objs.clone(), "shop"), &opts, false);
         assert!(a.warnings.iter().all(|w| !w.contains("no DEBUG")), "{:?}", a.warnings);
+        // Over the bound the policies are not replayed, and the answer says so: its pods are
+        // decided by quota alone, in a time and memory linear in the object.
+        let mut large = deployment("DEBUG");
+        let containers: Vec<Value> = (0..POLICY_REPLAY_MAX_BYTES / 20).map(|i| json!({"name": format!("c{i}"), "image": "x"})).collect();
+        large["spec"]["template"]["spec"]["containers"] = Value::Array(containers);
+        let a = decide(request(large), ClusterState::from_objects(objs, "shop"), &opts, false);
+        assert!(a.warnings.iter().all(|w| !w.contains("no DEBUG")), "{:?}", a.warnings);
+        assert!(a.warnings.iter().any(|w| w.contains("admission policies were not replayed on this Deployment")), "{:?}", a.warnings);
     }
 
     #[test]

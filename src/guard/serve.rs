@@ -95,7 +95,14 @@ pub struct App {
     /// Dry runs of the pods mutating webhooks see (`None`: not asked for; the webhooks are
     /// named).
     pub dry_runs: Option<super::dry_run::DryRuns>,
+    /// How long a review may take from its arrival to its answer ([`DECIDE_WITHIN`] unless
+    /// told): past it, it is answered allowed with [`review::late`]'s warning.
+    pub decide_within: Duration,
 }
+
+/// The default of `--decision-timeout`: well within the 2 s `guard install` gives the webhook
+/// (`timeoutSeconds`), so the API server always has the guard's answer, never a timeout.
+pub const DECIDE_WITHIN: Duration = Duration::from_millis(1500);
 
 /// How long the workload an autoscaler targets is waited for: well within the API server's
 /// 2 s for the whole answer.
@@ -383,28 +390,28 @@ where
             return text(StatusCode::REQUEST_TIMEOUT, format!("the body did not arrive within {} s", READ_TIMEOUT.as_secs()));
         }
     };
-    let turn = match turn {
-        Turn::Normal => return decide_body(app, body, arrived).await,
-        Turn::Medium(_held_until_answered) => return decide_body(app, body, arrived).await,
-        Turn::Large(t) => t,
-    };
-    // A large review is decided on the blocking pool, in the turn it took to be read: the
-    // request threads stay free for the normal ones.
+    if !matches!(turn, Turn::Large(_)) {
+        return decide_body(app, body, arrived, turn).await;
+    }
+    // A large review is read and decided off the request threads, on a thread of its own at a
+    // lower priority, in the turn it took to be read: the request threads stay free for the
+    // normal ones.
     let app = app.clone();
-    match tokio::task::spawn_blocking(move || {
-        let _turn = turn;
+    let handle = tokio::runtime::Handle::current();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new().name("guard-large".into()).spawn(move || {
         yield_to_normal_reviews();
-        tokio::runtime::Handle::current().block_on(decide_body(&app, body, arrived))
-    })
-    .await
-    {
-        Ok(r) => r,
+        let _ = tx.send(handle.block_on(decide_body(&app, body, arrived, turn)));
+    });
+    match spawned {
+        Ok(_) => rx.await.unwrap_or_else(|_| text(StatusCode::INTERNAL_SERVER_ERROR, "the decision failed")),
         Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, format!("the decision failed: {e}")),
     }
 }
 
-/// Gives the calling thread (one of the blocking pool's, deciding a large review) nice 10, about
-/// a tenth of a normal thread's share of a busy CPU, for good (it cannot be raised back):
+/// Gives the calling thread (one of its own, deciding a large review) nice 10, about
+/// a tenth of a normal thread's share of a busy CPU, for good (it cannot be raised back, so the
+/// thread ends with its review):
 /// on a guard given one CPU, the request threads answering normal reviews then run almost as
 /// if no large one were being decided. Linux only (elsewhere the call would lower the whole
 /// process); failing is harmless.
@@ -431,8 +438,8 @@ enum Turn {
     Normal,
     /// One of the [`MEDIUM_READS`].
     Medium(#[allow(dead_code)] tokio::sync::OwnedSemaphorePermit),
-    /// One of the [`LARGE_DECISIONS`]: decided on the blocking pool.
-    Large(tokio::sync::OwnedSemaphorePermit),
+    /// One of the [`LARGE_DECISIONS`]: decided on a thread of its own.
+    Large(#[allow(dead_code)] tokio::sync::OwnedSemaphorePermit),
 }
 
 impl Turn {
@@ -494,8 +501,9 @@ where
     Ok((buf, turn))
 }
 
-/// Reads a review's body and answers it.
-async fn decide_body(app: &App, body: Vec<u8>, arrived: Instant) -> Response<Full<Bytes>> {
+/// Reads a review's body and answers it; `turn` is held until the decision ends (answered
+/// late, it still holds the turn until its work is done: what decisions hold stays bounded).
+async fn decide_body(app: &App, body: Vec<u8>, arrived: Instant, turn: Turn) -> Response<Full<Bytes>> {
     // The body is the request's from here: its objects are read from it when decided.
     let request = match review::parse(body) {
         Ok(r) => r,
@@ -505,15 +513,17 @@ async fn decide_body(app: &App, body: Vec<u8>, arrived: Instant) -> Response<Ful
         }
     };
     let (uid, namespace) = (request.uid.clone(), request.namespace.clone());
-    let answer = answer(app, request).await;
+    let answer = answer(app, request, arrived, turn).await;
     app.metrics.answered(answer.why, answer.warnings.len(), arrived.elapsed());
     app.metrics.answered_in(&namespace, answer.why);
     reply(StatusCode::OK, "application/json", review::response(&uid, &answer).to_string())
 }
 
 /// The answer to one request, from the caches; an autoscaler's, with its target read from the
-/// cluster (one GET, at most [`TARGET_TIMEOUT`]).
-async fn answer(app: &App, request: review::Request) -> review::Answer {
+/// cluster (one GET, at most [`TARGET_TIMEOUT`]). Given by `app.decide_within` after `arrived`
+/// whatever happens: a decision still running then is answered allowed, with a warning saying
+/// so ([`Why::Late`]), and goes on holding `turn` until it ends.
+async fn answer(app: &App, request: review::Request, arrived: Instant, turn: Turn) -> review::Answer {
     let skipped = review::Answer { allowed: true, warnings: vec![], message: None, why: Why::Skipped, ceiling: None };
     if !review::concerns(&request) || app.excluded.contains(&request.namespace) {
         return skipped;
@@ -546,11 +556,42 @@ async fn answer(app: &App, request: review::Request) -> review::Answer {
         rules: app.rules,
         ..CheckOptions::default()
     };
-    let answer = review::decide(request, state, &opts, enforce);
+    let answer = decide_within(app.decide_within.saturating_sub(arrived.elapsed()), turn, move || review::decide(request, state, &opts, enforce)).await;
+    if answer.why == Why::Late {
+        crate::error::print_err(&format!("guard: a review in namespace {} was not decided within {} ms: answered allowed\n", crate::escape::escape(&ns), app.decide_within.as_millis()));
+    }
     if let Some(c) = &answer.ceiling {
         app.metrics.ceiling(&ns, c);
     }
     answer
+}
+
+/// Runs `decide` off the request threads, holding `turn` until it ends: its answer if it comes
+/// within `budget`, else [`review::late`]'s (the decision runs on, its result dropped). A large
+/// review's decision runs on a thread of its own at a lower priority; the others on the
+/// blocking pool.
+async fn decide_within(budget: Duration, turn: Turn, decide: impl FnOnce() -> review::Answer + Send + 'static) -> review::Answer {
+    let large = matches!(turn, Turn::Large(_));
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let work = move || {
+        let _turn = turn;
+        if large {
+            yield_to_normal_reviews();
+        }
+        let _ = tx.send(decide());
+    };
+    if large {
+        if std::thread::Builder::new().name("guard-decide".into()).spawn(work).is_err() {
+            return review::late(budget);
+        }
+    } else {
+        tokio::task::spawn_blocking(work);
+    }
+    match tokio::time::timeout(budget, rx).await {
+        Ok(Ok(answer)) => answer,
+        // The decision panicked (its sender dropped), or did not end in time.
+        Ok(Err(_)) | Err(_) => review::late(budget),
+    }
 }
 
 /// Puts into `state` the API server's answer for the pod of the workload of `request`, where a
@@ -647,8 +688,38 @@ mod tests {
             medium: Arc::new(tokio::sync::Semaphore::new(MEDIUM_READS)),
             targets: None,
             dry_runs: None,
+            decide_within: DECIDE_WITHIN,
         };
         (Arc::new(app), tls, issued.ca_cert)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_decision_past_the_deadline_is_answered_allowed_saying_so_and_keeps_its_turn() {
+        let fits = || review::Answer { allowed: false, warnings: vec![], message: Some("no".into()), why: Why::Denied, ceiling: None };
+        // In time: the decision's own answer.
+        let a = decide_within(Duration::from_secs(5), Turn::Normal, fits).await;
+        assert_eq!(a.why, Why::Denied);
+        // Late, on either kind of thread: allowed at the deadline, the turn held until the work ends.
+        let turns = Arc::new(tokio::sync::Semaphore::new(1));
+        for large in [false, true] {
+            let permit = turns.clone().acquire_owned().await.unwrap();
+            let turn = if large { Turn::Large(permit) } else { Turn::Medium(permit) };
+            let started = Instant::now();
+            let slow = move || {
+                std::thread::sleep(Duration::from_millis(600));
+                fits()
+            };
+            let a = decide_within(Duration::from_millis(100), turn, slow).await;
+            assert!(started.elapsed() < Duration::from_millis(500), "answered at the deadline, not when the work ended");
+            assert_eq!((a.allowed, a.why), (true, Why::Late));
+            assert!(a.warnings[0].contains("could not decide within 100 ms"), "{:?}", a.warnings);
+            assert_eq!(turns.available_permits(), 0, "the late decision still holds its turn");
+            let again = tokio::time::timeout(Duration::from_secs(5), turns.clone().acquire_owned()).await.expect("given back once the work ends");
+            drop(again);
+        }
+        // A decision that panics is answered as late, never left unanswered.
+        let a = decide_within(Duration::from_secs(5), Turn::Normal, || -> review::Answer { panic!("boom") }).await;
+        assert_eq!(a.why, Why::Late);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -909,7 +980,7 @@ mod tests {
             &ask.json,
             &crate::live::Asked { answer: Ok(ServerAnswer::Admitted(Box::new(pod))), transient: false },
         );
-        let a = answer(&app, review_of("Deployment", shop())).await;
+        let a = answer(&app, review_of("Deployment", shop()), Instant::now(), Turn::Normal).await;
         assert_eq!(a.why, Why::Warned);
         assert!(
             a.warnings[0].starts_with("quota compute will refuse 1 of the 4 pods of deployment/shop: exceeded quota: compute, requested: requests.cpu=300m"),
@@ -922,7 +993,7 @@ mod tests {
         // so the pods are as written, and the webhook is named.
         app.cache.apply(super::super::cache::Kind::ValidatingWebhooks, crate::live::Change::ListBegin);
         app.cache.apply(super::super::cache::Kind::ValidatingWebhooks, crate::live::Change::ListEnd);
-        let a = answer(&app, review_of("Deployment", shop())).await;
+        let a = answer(&app, review_of("Deployment", shop()), Instant::now(), Turn::Normal).await;
         assert_eq!(a.warnings.len(), 2, "{:?}", a.warnings);
         assert_eq!(a.warnings[0], "the pods of deployment/shop fit quota as written");
         assert!(a.warnings[1].contains("is in no API, so this answer is for its pods as written and rests on it"), "{:?}", a.warnings);
@@ -936,7 +1007,7 @@ mod tests {
             serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "shop-"}, "spec": shop()["spec"]["template"]["spec"].clone()});
         let (state, _) = app.cache.for_namespace("shop");
         assert!(review::dry_run_pod(&review_of("Pod", pod.clone()), &state).is_none());
-        let a = answer(&app, review_of("Pod", pod)).await;
+        let a = answer(&app, review_of("Pod", pod), Instant::now(), Turn::Normal).await;
         assert_eq!(a.why, Why::Skipped);
         let metrics = app.metrics.render(&app.cache);
         assert!(metrics.lines().filter(|l| l.starts_with("kubectl_quota_guard_dry_runs_total{")).all(|l| l.ends_with(" 0")), "{metrics}");

@@ -17,6 +17,10 @@ use crate::why::is_quota_message;
 /// among their events.
 const MAX_PENDING_NAMES: usize = 1000;
 
+/// The most devices the API server lets one ResourceSlice hold (resource.k8s.io validation,
+/// `ResourceSliceMaxDevices`).
+pub const MAX_SLICE_DEVICES: usize = 128;
+
 fn at(d: &Document, field: &str, msg: impl Into<String>) -> InputError {
     InputError::at(&d.origin, Some(field.to_string()), msg)
 }
@@ -137,7 +141,7 @@ impl Collector {
             }
             ("resource.k8s.io", "ResourceSlice") => {
                 self.seen.insert("ResourceSlice");
-                self.resource_slice(v, &name);
+                self.resource_slice(d, &name)?;
             }
             ("resource.k8s.io", "DeviceClass") => {
                 self.seen.insert("DeviceClass");
@@ -175,8 +179,18 @@ impl Collector {
 
     /// A ResourceSlice: its devices counted in its pool, the newest generation of a pool
     /// winning.
-    fn resource_slice(&mut self, v: &Value, name: &str) {
+    fn resource_slice(&mut self, d: &Document, name: &str) -> Result<(), InputError> {
+        let v = &d.value;
         let spec = v.get("spec").unwrap_or(&Value::Null);
+        // The API server stores no slice of more devices than its validation allows: a state
+        // holding one was not read from a server, and is not counted as if it were.
+        if let Some(n) = spec.get("devices").and_then(Value::as_array).map(Vec::len).filter(|n| *n > MAX_SLICE_DEVICES) {
+            return Err(InputError::at(
+                &d.origin,
+                Some("spec.devices".into()),
+                format!("Too many: {n}: must have at most {MAX_SLICE_DEVICES} items (the API server stores no larger ResourceSlice)"),
+            ));
+        }
         let driver = str_at(spec, &["driver"]).unwrap_or("").to_string();
         let pool = str_at(spec, &["pool", "name"]).unwrap_or(name).to_string();
         let generation = int_at(spec, &["pool", "generation"]).unwrap_or(0);
@@ -191,6 +205,7 @@ impl Collector {
             e.node = e.node.take().or(node);
         }
         self.slice_drivers.insert(key, driver);
+        Ok(())
     }
 
     /// A ResourceQuota: what it enforces and uses, per capacity row; read again, the later
