@@ -52,9 +52,11 @@ TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 BIN=${GUARD_BIN:-$TARGET/release/kubectl-quota}
 W=$(mktemp -d)
 GUARD_PID=
+LOOP=
 passed=0
 failed=0
 cleanup() {
+  [[ -n $LOOP ]] && kill "$LOOP" 2>/dev/null || true
   [[ -n $GUARD_PID ]] && kill "$GUARD_PID" 2>/dev/null || true
   if [[ -n ${TOKEN:-} ]]; then
     for p in /api/v1/namespaces/$NS /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/kq-bench-shapes \
@@ -234,7 +236,7 @@ start_guard() {
 stop_guard() { kill "$GUARD_PID" 2>/dev/null && wait "$GUARD_PID" 2>/dev/null || true; GUARD_PID=; }
 hwm() { awk '/^VmHWM/ { printf "%d", $2 / 1024 }' "/proc/$GUARD_PID/status"; }
 # send FILE: the review as the API server sends it; prints "STATUS SECONDS".
-send() { curl -s -o answer.json -H 'Expect:' -H 'Content-Type: application/json' --cacert certs/ca.crt --max-time 30 --data-binary @"$1" -w '%{http_code} %{time_total}' "$URL" || echo "000 30"; }
+send() { curl -s -o answer.json -H 'Expect:' -H 'Content-Type: application/json' --cacert certs/ca.crt --max-time 30 --data-binary @"$1" -w '%{http_code} %{time_total}\n' "$URL" || echo "000 30"; }
 
 echo
 echo "2. the whole path: a fresh guard serve on CPU $GUARD_CPUS per review, its caches listed from the lab; the review"
@@ -259,6 +261,7 @@ for st in $STATES; do
     sleep 0.3
     touch stop
     wait "$LOOP" || true
+    LOOP=
     rm -f stop
     slowest=$(awk 'BEGIN { m = 0 } { if ($1 > m) m = $1 } END { printf "%.0f", m * 1000 }' normal.txt)
     mb=$(hwm)

@@ -921,7 +921,7 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__guard__subcmd__serve)
-            opts="-n -h -V --listen --tls-cert-file --tls-private-key-file --guard-namespace --admission-config --dry-run-webhooks --dry-run-timeout --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            opts="-n -h -V --listen --tls-cert-file --tls-private-key-file --guard-namespace --admission-config --dry-run-webhooks --dry-run-timeout --decision-timeout --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -948,6 +948,10 @@ _kubectl__quota() {
                     return 0
                     ;;
                 --dry-run-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --decision-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

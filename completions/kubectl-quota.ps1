@@ -315,6 +315,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('--guard-namespace', '--guard-namespace', [CompletionResultType]::ParameterName, 'The guard''s own namespace: never spoken about')
             [CompletionResult]::new('--admission-config', '--admission-config', [CompletionResultType]::ParameterName, 'The API server''s admission configuration (its ResourceQuota `limitedResources`)')
             [CompletionResult]::new('--dry-run-timeout', '--dry-run-timeout', [CompletionResultType]::ParameterName, 'How long one dry run may take (default: half the webhook''s 2-second timeout); past it the webhooks are named instead')
+            [CompletionResult]::new('--decision-timeout', '--decision-timeout', [CompletionResultType]::ParameterName, 'How long a review may take from its arrival to its answer (below the webhook''s timeoutSeconds, 2 s as installed); past it the review is answered allowed, unchecked, with a warning saying so, and counted (`why="late"`)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The name of the kubeconfig context to use')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The name of the kubeconfig cluster to use')

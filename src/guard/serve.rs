@@ -558,7 +558,11 @@ async fn answer(app: &App, request: review::Request, arrived: Instant, turn: Tur
     };
     let answer = decide_within(app.decide_within.saturating_sub(arrived.elapsed()), turn, move || review::decide(request, state, &opts, enforce)).await;
     if answer.why == Why::Late {
-        crate::error::print_err(&format!("guard: a review in namespace {} was not decided within {} ms: answered allowed\n", crate::escape::escape(&ns), app.decide_within.as_millis()));
+        crate::error::print_err(&format!(
+            "guard: a review in namespace {} was not decided within {} ms: answered allowed\n",
+            crate::escape::escape(&ns),
+            app.decide_within.as_millis()
+        ));
     }
     if let Some(c) = &answer.ceiling {
         app.metrics.ceiling(&ns, c);

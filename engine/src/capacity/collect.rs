@@ -125,6 +125,9 @@ impl Collector {
     /// Takes one object. Kinds the views do not read are skipped; an object they read that
     /// is malformed is an error naming its document and field.
     pub fn add(&mut self, d: &Document) -> Result<(), InputError> {
+        if d.origin.too_large {
+            return Err(InputError::at(&d.origin, None, crate::manifest::TOO_LARGE_FOR_A_STATE));
+        }
         let v = &d.value;
         let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
         let group = v.get("apiVersion").and_then(Value::as_str).and_then(|a| a.rsplit_once('/')).map_or("", |(g, _)| g);

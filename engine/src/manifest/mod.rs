@@ -49,6 +49,11 @@ pub struct Origin {
 /// by default); past it the answer is `Request entity too large: limit is 3145728` (413).
 pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
 
+/// What a state (`--state`, a snapshot) holding a document over [`MAX_REQUEST_BODY_BYTES`] is
+/// told: the API server stores no such object, so the state was not read from one.
+pub const TOO_LARGE_FOR_A_STATE: &str =
+    "larger than the API server takes in a request (3 MiB): no server stores such an object, so this state was not read from one";
+
 impl Origin {
     /// Document `document` of `file`, nothing more known.
     pub fn new(file: impl Into<String>, document: usize) -> Origin {
