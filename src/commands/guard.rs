@@ -98,7 +98,7 @@ pub struct ServeArgs {
     pub dry_run_timeout: std::time::Duration,
     /// How long a review may take from its arrival to its answer (below the webhook's
     /// timeoutSeconds, 2 s as installed); past it the review is answered allowed, unchecked,
-    /// with a warning saying so, and counted (`why="late"`).
+    /// with a warning saying so, and counted as late.
     #[arg(long = "decision-timeout", value_name = "DURATION", default_value = "1500ms", value_parser = decision_timeout)]
     pub decision_timeout: std::time::Duration,
 }
