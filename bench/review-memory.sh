@@ -54,8 +54,9 @@ cleanup() {
 trap cleanup EXIT
 cd "$W"
 
-python3 - <<'PY'
+PYTHONPATH=$ROOT/bench python3 - <<'PY'
 import json
+import sized as bench
 def deployment(n, shape="annotated", ns="kq-bench-large"):
     # n entries of what makes the object large: env vars (annotated, env), containers, labels.
     container = {"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m"}}}
@@ -78,12 +79,7 @@ def deployment(n, shape="annotated", ns="kq-bench-large"):
     return d
 def sized(target, shape="annotated"):
     # The most entries whose Deployment's JSON stays within target.
-    lo, hi = 0, target // 16
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if len(json.dumps(deployment(mid, shape))) <= target: lo = mid
-        else: hi = mid
-    return deployment(lo, shape)
+    return bench.sized(target, lambda n: deployment(n, shape), target // 16)
 def review(op, obj, old=None):
     r = {"uid": "u", "kind": {"group": "apps", "version": "v1", "kind": "Deployment"}, "operation": op,
          "namespace": "kq-bench-large", "userInfo": {"username": "me"}, "object": obj}

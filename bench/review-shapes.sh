@@ -75,8 +75,9 @@ verdict() {
   if [[ $2 == 1 ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $1" >&2; fi
 }
 
-NS=$NS SHAPES="$SHAPES" python3 - <<'PY'
+NS=$NS SHAPES="$SHAPES" PYTHONPATH=$ROOT/bench python3 - <<'PY'
 import json, os
+import sized as bench
 NS = os.environ["NS"]
 POLICY = """apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -150,12 +151,7 @@ def deployment(n, shape):
     return d
 
 def sized(target, shape):
-    lo, hi = 0, target // 8
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if len(json.dumps(deployment(mid, shape))) <= target: lo = mid
-        else: hi = mid
-    return deployment(lo, shape)
+    return bench.sized(target, lambda n: deployment(n, shape), target // 8)
 
 def review(op, obj, old=None, group="apps", kind="Deployment"):
     r = {"uid": "u", "kind": {"group": group, "version": "v1", "kind": kind}, "operation": op, "namespace": NS,

@@ -868,12 +868,12 @@ pub fn response(uid: &str, a: &Answer) -> Value {
     json!({ "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": r })
 }
 
-/// The answer to a review not decided within `budget`: allowed (the guard never holds up the
-/// API server), with a warning saying it was not checked.
-pub fn late(budget: std::time::Duration) -> Answer {
+/// The answer to a review not decided within `deadline` (`--decision-timeout`): allowed (the
+/// guard never holds up the API server), with a warning saying it was not checked.
+pub fn late(deadline: std::time::Duration) -> Answer {
     let warning = format!(
         "kubectl-quota guard: could not decide within {} ms (--decision-timeout): not checked; `kubectl quota check -f` the manifest to see whether its pods fit",
-        budget.as_millis()
+        deadline.as_millis()
     );
     Answer { allowed: true, warnings: fit(vec![warning]), message: None, why: Why::Late, ceiling: None }
 }
@@ -960,8 +960,11 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
     // The policies read the whole object, which as a tree (and again as CEL values) takes
     // some 30 times its JSON: over the bound they are not replayed here, and the answer says so.
     let size = req.object.as_ref().map_or(0, |r| r.len());
-    let unreplayed = (bound && !is_pod && size > POLICY_REPLAY_MAX_BYTES).then(|| {
+    let over = bound && !is_pod && size > POLICY_REPLAY_MAX_BYTES;
+    if over {
         state.policies = None;
+    }
+    let unreplayed = over.then(|| {
         format!(
             "kubectl-quota guard: the admission policies were not replayed on this {} ({} KiB, over the guard's {} KiB): `kubectl quota check -f` it to see what they say",
             req.kind,
@@ -969,7 +972,7 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
             POLICY_REPLAY_MAX_BYTES >> 10
         )
     });
-    let sources = !is_pod && state.policies.is_some() && bound;
+    let sources = bound && !is_pod && !over;
     let decode = |(v, lists): (Value, Option<ContainerLists>), source: bool| {
         let doc = Document { origin: origin(), value: v };
         let obj = match lists {

@@ -556,14 +556,15 @@ async fn answer(app: &App, request: review::Request, arrived: Instant, turn: Tur
         rules: app.rules,
         ..CheckOptions::default()
     };
-    let answer = decide_within(app.decide_within.saturating_sub(arrived.elapsed()), turn, move || review::decide(request, state, &opts, enforce)).await;
-    if answer.why == Why::Late {
+    let budget = app.decide_within.saturating_sub(arrived.elapsed());
+    let Some(answer) = decide_within(budget, turn, move || review::decide(request, state, &opts, enforce)).await else {
         crate::error::print_err(&format!(
             "guard: a review in namespace {} was not decided within {} ms: answered allowed\n",
             crate::escape::escape(&ns),
             app.decide_within.as_millis()
         ));
-    }
+        return review::late(app.decide_within);
+    };
     if let Some(c) = &answer.ceiling {
         app.metrics.ceiling(&ns, c);
     }
@@ -571,10 +572,10 @@ async fn answer(app: &App, request: review::Request, arrived: Instant, turn: Tur
 }
 
 /// Runs `decide` off the request threads, holding `turn` until it ends: its answer if it comes
-/// within `budget`, else [`review::late`]'s (the decision runs on, its result dropped). A large
-/// review's decision runs on a thread of its own at a lower priority; the others on the
-/// blocking pool.
-async fn decide_within(budget: Duration, turn: Turn, decide: impl FnOnce() -> review::Answer + Send + 'static) -> review::Answer {
+/// within `budget`, else `None` (the decision runs on, its result dropped; one that panics is
+/// `None` too). A large review's decision runs on a thread of its own at a lower priority; the
+/// others on the blocking pool.
+async fn decide_within(budget: Duration, turn: Turn, decide: impl FnOnce() -> review::Answer + Send + 'static) -> Option<review::Answer> {
     let large = matches!(turn, Turn::Large(_));
     let (tx, rx) = tokio::sync::oneshot::channel();
     let work = move || {
@@ -585,17 +586,12 @@ async fn decide_within(budget: Duration, turn: Turn, decide: impl FnOnce() -> re
         let _ = tx.send(decide());
     };
     if large {
-        if std::thread::Builder::new().name("guard-decide".into()).spawn(work).is_err() {
-            return review::late(budget);
-        }
+        std::thread::Builder::new().name("guard-decide".into()).spawn(work).ok()?;
     } else {
         tokio::task::spawn_blocking(work);
     }
-    match tokio::time::timeout(budget, rx).await {
-        Ok(Ok(answer)) => answer,
-        // The decision panicked (its sender dropped), or did not end in time.
-        Ok(Err(_)) | Err(_) => review::late(budget),
-    }
+    // Err: not in time, or the decision panicked (its sender dropped).
+    tokio::time::timeout(budget, rx).await.ok()?.ok()
 }
 
 /// Puts into `state` the API server's answer for the pod of the workload of `request`, where a
@@ -702,7 +698,7 @@ mod tests {
         let fits = || review::Answer { allowed: false, warnings: vec![], message: Some("no".into()), why: Why::Denied, ceiling: None };
         // In time: the decision's own answer.
         let a = decide_within(Duration::from_secs(5), Turn::Normal, fits).await;
-        assert_eq!(a.why, Why::Denied);
+        assert_eq!(a.map(|a| a.why), Some(Why::Denied));
         // Late, on either kind of thread: allowed at the deadline, the turn held until the work ends.
         let turns = Arc::new(tokio::sync::Semaphore::new(1));
         for large in [false, true] {
@@ -715,15 +711,18 @@ mod tests {
             };
             let a = decide_within(Duration::from_millis(100), turn, slow).await;
             assert!(started.elapsed() < Duration::from_millis(500), "answered at the deadline, not when the work ended");
-            assert_eq!((a.allowed, a.why), (true, Why::Late));
-            assert!(a.warnings[0].contains("could not decide within 100 ms"), "{:?}", a.warnings);
+            assert!(a.is_none(), "late");
             assert_eq!(turns.available_permits(), 0, "the late decision still holds its turn");
             let again = tokio::time::timeout(Duration::from_secs(5), turns.clone().acquire_owned()).await.expect("given back once the work ends");
             drop(again);
         }
         // A decision that panics is answered as late, never left unanswered.
         let a = decide_within(Duration::from_secs(5), Turn::Normal, || -> review::Answer { panic!("boom") }).await;
-        assert_eq!(a.why, Why::Late);
+        assert!(a.is_none(), "answered as late");
+        // Late is allowed, and names the deadline as configured, not what was left of it.
+        let a = review::late(Duration::from_millis(100));
+        assert_eq!((a.allowed, a.why), (true, Why::Late));
+        assert!(a.warnings[0].contains("could not decide within 100 ms"), "{:?}", a.warnings);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -25,8 +25,8 @@ pub fn load_state(paths: &[String]) -> Result<State, Fatal> {
     let mut objects = Vec::new();
     let recorded = load_each(paths, None, false, true, None, false, |o| objects.push(o))?;
     // An object the server could not store was not read from one (`capacity --state` says the same).
-    if let Some(o) = objects.iter().find(|o| o.origin.too_large) {
-        return Err(Fatal::input(kubectl_quota_engine::manifest::InputError::at(&o.origin, None, kubectl_quota_engine::manifest::TOO_LARGE_FOR_A_STATE).to_string()));
+    for o in &objects {
+        kubectl_quota_engine::manifest::stored_by_a_server(&o.origin)?;
     }
     let mut duplicates = Duplicates::default();
     let objects = once_each(objects, &mut duplicates);

@@ -125,9 +125,7 @@ impl Collector {
     /// Takes one object. Kinds the views do not read are skipped; an object they read that
     /// is malformed is an error naming its document and field.
     pub fn add(&mut self, d: &Document) -> Result<(), InputError> {
-        if d.origin.too_large {
-            return Err(InputError::at(&d.origin, None, crate::manifest::TOO_LARGE_FOR_A_STATE));
-        }
+        crate::manifest::stored_by_a_server(&d.origin)?;
         let v = &d.value;
         let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
         let group = v.get("apiVersion").and_then(Value::as_str).and_then(|a| a.rsplit_once('/')).map_or("", |(g, _)| g);
@@ -188,9 +186,9 @@ impl Collector {
         // The API server stores no slice of more devices than its validation allows: a state
         // holding one was not read from a server, and is not counted as if it were.
         if let Some(n) = spec.get("devices").and_then(Value::as_array).map(Vec::len).filter(|n| *n > MAX_SLICE_DEVICES) {
-            return Err(InputError::at(
-                &d.origin,
-                Some("spec.devices".into()),
+            return Err(at(
+                d,
+                "spec.devices",
                 format!("Too many: {n}: must have at most {MAX_SLICE_DEVICES} items (the API server stores no larger ResourceSlice)"),
             ));
         }

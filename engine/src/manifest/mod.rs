@@ -49,10 +49,19 @@ pub struct Origin {
 /// by default); past it the answer is `Request entity too large: limit is 3145728` (413).
 pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
 
-/// What a state (`--state`, a snapshot) holding a document over [`MAX_REQUEST_BODY_BYTES`] is
-/// told: the API server stores no such object, so the state was not read from one.
-pub const TOO_LARGE_FOR_A_STATE: &str =
-    "larger than the API server takes in a request (3 MiB): no server stores such an object, so this state was not read from one";
+/// Whether a document of a state (`--state`, a snapshot) can be an object a server stores: one
+/// over [`MAX_REQUEST_BODY_BYTES`] cannot, so the state was not read from a server, and it is an
+/// error naming the document.
+pub fn stored_by_a_server(origin: &Origin) -> Result<(), InputError> {
+    if origin.too_large {
+        return Err(InputError::at(
+            origin,
+            None,
+            "larger than the API server takes in a request (3 MiB): no server stores such an object, so this state was not read from one",
+        ));
+    }
+    Ok(())
+}
 
 impl Origin {
     /// Document `document` of `file`, nothing more known.
