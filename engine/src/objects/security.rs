@@ -177,15 +177,23 @@ fn restricted_volume_type(v: &core::Volume) -> Option<&'static str> {
     named.iter().find(|(set, _)| *set).map(|(_, name)| *name)
 }
 
+/// A volume as PodSecurity keeps it: its name and the restricted type it is of (`None`: of a
+/// type every level allows).
+pub fn restricted_volume(v: &core::Volume) -> Option<(String, &'static str)> {
+    restricted_volume_type(v).map(|t| (v.name.clone(), t))
+}
+
 /// What PodSecurity reads of a pod spec's own fields (`None`: it sets none of them).
-pub fn pod(spec: &core::PodSpec) -> Option<Box<PodSecurity>> {
+/// `volumes`, when given, are the spec's volumes as [`restricted_volume`] keeps them, read
+/// one at a time from a long list the spec then holds empty.
+pub fn pod(spec: &core::PodSpec, volumes: Option<Vec<(String, &'static str)>>) -> Option<Box<PodSecurity>> {
     let mut out = PodSecurity {
         host_network: spec.host_network == Some(true),
         host_pid: spec.host_pid == Some(true),
         host_ipc: spec.host_ipc == Some(true),
         host_users: spec.host_users,
         windows: spec.os.as_ref().is_some_and(|o| o.name == "windows"),
-        restricted_volumes: spec.volumes.iter().flatten().filter_map(|v| restricted_volume_type(v).map(|t| (v.name.clone(), t))).collect(),
+        restricted_volumes: volumes.unwrap_or_else(|| spec.volumes.iter().flatten().filter_map(restricted_volume).collect()),
         ephemeral: spec.ephemeral_containers.iter().flatten().map(|c| (c.name.clone(), c.image.clone().unwrap_or_default(), ephemeral(c))).collect(),
         ..Default::default()
     };

@@ -13,7 +13,7 @@ mod core_kinds;
 mod pod;
 mod workloads;
 
-use pod::{long_container_lists, TakenContainers};
+use pod::{long_container_lists, long_volume_list, TakenContainers, TakenVolumes};
 pub use pod::{pod_spec, ContainerList, ContainerLists, MANY_CONTAINERS};
 
 use super::*;
@@ -149,11 +149,13 @@ fn pod_spec_at(group: &str, kind: &str) -> Option<(&'static str, &'static str)> 
 }
 
 /// One document being decoded: its JSON (reshaped to the current version, long container
-/// lists taken out) and the containers taken, which the one pod spec decoded uses.
+/// and volume lists taken out) and the containers and volumes taken, which the one pod spec
+/// decoded uses.
 struct Doc<'v> {
     ti: &'v TypeInfo,
     v: &'v Value,
     taken: std::cell::Cell<Option<TakenContainers>>,
+    volumes: std::cell::Cell<Option<TakenVolumes>>,
 }
 
 /// The typed object of a document: its metadata and the body the engine reads, decoded with
@@ -161,13 +163,19 @@ struct Doc<'v> {
 fn body(ti: &TypeInfo, v: &Value, lists: Option<ContainerLists>) -> FieldResult<(Meta, Body)> {
     let (group, reshaped) = older_version_shape(ti, v);
     let v = reshaped.as_ref().unwrap_or(v);
-    let (stripped, taken) = match (pod_spec_at(&group, &ti.kind), lists) {
+    let at = pod_spec_at(&group, &ti.kind);
+    let (stripped, taken) = match (at, lists) {
         // Taken already, as they were read: the tree has them empty.
         (Some(_), Some(lists)) => (None, Some(lists.taken()?)),
         (Some((pointer, path)), None) => long_container_lists(v, pointer, path)?.unzip(),
         (None, _) => (None, None),
     };
-    let doc = Doc { ti, v: stripped.as_ref().unwrap_or(v), taken: std::cell::Cell::new(taken) };
+    let v = stripped.as_ref().unwrap_or(v);
+    let (stripped, volumes) = match at {
+        Some((pointer, path)) => long_volume_list(v, pointer, path)?.unzip(),
+        None => (None, None),
+    };
+    let doc = Doc { ti, v: stripped.as_ref().unwrap_or(v), taken: std::cell::Cell::new(taken), volumes: std::cell::Cell::new(volumes) };
     match (group.as_str(), ti.kind.as_str()) {
         ("", "Pod") => doc.pod(),
         ("", kind) => doc.core(kind),

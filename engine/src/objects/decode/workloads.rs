@@ -2,14 +2,14 @@
 //! update strategy, what exists of them already.
 
 use super::core_kinds::pvc;
-use super::pod::lean_pod_spec;
+use super::pod::{lean_pod_spec, TakenVolumes};
 use super::*;
 
 /// The template's pods and metadata, its metadata taken over (not copied: a template's
 /// labels can be most of a 3 MiB object).
-fn workload_template(t: &mut core::PodTemplateSpec, path: &str, taken: Option<TakenContainers>) -> FieldResult<(Pod, Meta)> {
+fn workload_template(t: &mut core::PodTemplateSpec, path: &str, taken: Option<TakenContainers>, volumes: Option<TakenVolumes>) -> FieldResult<(Pod, Meta)> {
     let spec = t.spec.as_ref().ok_or_else(|| (format!("{path}.spec"), "Required value".to_string()))?;
-    let pod = lean_pod_spec(spec, &format!("{path}.spec"), taken)?;
+    let pod = lean_pod_spec(spec, &format!("{path}.spec"), taken, volumes)?;
     Ok((pod, t.metadata.take().map(meta).unwrap_or_default()))
 }
 
@@ -99,7 +99,7 @@ impl Doc<'_> {
         let (ti, v) = (self.ti, self.v);
         let mut taken = self.taken.take();
         let taken_images = taken.as_mut().map(|t| std::mem::take(&mut t.images));
-        let (template, template_meta) = workload_template(t, path, taken)?;
+        let (template, template_meta) = workload_template(t, path, taken, self.volumes.take())?;
         let spec_path = path.strip_suffix(".template").unwrap_or("spec");
         let spec = if spec_path == "spec" { v.get("spec") } else { v.get("spec").and_then(|s| s.get("jobTemplate")).and_then(|j| j.get("spec")) };
         let counts = ["replicas", "parallelism", "completions"].iter().filter_map(|f| Some((format!("{spec_path}.{f}"), spec?.get(*f)?.as_i64()?))).collect();
