@@ -63,6 +63,9 @@ export KUBECTL_QUOTA_KEDA=none KUBECTL_QUOTA_VPA=none
 
 t_start=$(date +%s)
 phase() { echo "run-all: [$(($(date +%s) - t_start))s] $*" >&2; }
+# Free disk, said at the start and the end: a full disk fails a build with errors far from it.
+free_disk() { df -h --output=avail . 2>/dev/null | tail -1 | tr -d ' '; }
+phase "$(free_disk) free on this disk"
 
 provision=0
 stop_labs() {
@@ -78,7 +81,7 @@ stop_labs() {
     fi
   fi
 }
-trap 'stop_labs; phase "done"' EXIT
+trap 'stop_labs; phase "done ($(free_disk) free on this disk)"' EXIT
 
 # no_lab WHY: a cluster did not come up. Under CI that fails the run.
 no_lab() {
