@@ -96,8 +96,10 @@ fn comparable(mut o: Value) -> Value {
 }
 
 fn by_kind_and_name(objs: Vec<Value>) -> Vec<(String, String, Value)> {
-    let mut v: Vec<(String, String, Value)> =
-        objs.into_iter().map(|o| (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string(), comparable(o))).collect();
+    let mut v: Vec<(String, String, Value)> = objs
+        .into_iter()
+        .map(|o| (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string(), comparable(o)))
+        .collect();
     v.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
     v
 }
@@ -195,10 +197,17 @@ fn the_chart_lints_and_its_values_change_what_they_name() {
     assert_eq!(hook["clientConfig"]["caBundle"], "UEVN");
     assert_eq!(hook["namespaceSelector"]["matchExpressions"][0]["values"], serde_json::json!(["kube-system", NS, "batch-jobs"]));
     let dashboard = &find(&objs, "ConfigMap")["data"]["kubectl-quota-guard.json"];
-    assert_eq!(dashboard.as_str().map(str::trim), Some(std::fs::read_to_string(common::root().join("deploy/grafana/kubectl-quota-guard.json")).unwrap().trim()));
+    assert_eq!(
+        dashboard.as_str().map(str::trim),
+        Some(std::fs::read_to_string(common::root().join("deploy/grafana/kubectl-quota-guard.json")).unwrap().trim())
+    );
 
     // Values that cannot work are refused by the rendering, naming the value.
-    for (set, says) in [("certificate.source=vault", "certificate.source"), ("webhook.failurePolicy=Maybe", "webhook.failurePolicy"), ("certificate.source=secret", "certificate.caBundle")] {
+    for (set, says) in [
+        ("certificate.source=vault", "certificate.source"),
+        ("webhook.failurePolicy=Maybe", "webhook.failurePolicy"),
+        ("certificate.source=secret", "certificate.caBundle"),
+    ] {
         let out = Command::new(&helm).current_dir(common::root()).args(["template", "g", CHART, "--namespace", NS, "--set", set]).output().unwrap();
         assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains(says), "{set}: {}", String::from_utf8_lossy(&out.stderr));
     }

@@ -17,7 +17,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::autoscalers as scen;
-use common::live::{client, lab_dir, new_namespace, plugin, text, until, warnings, free_port};
+use common::live::{client, free_port, lab_dir, new_namespace, plugin, text, until, warnings};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::{Event, Node, Pod, ResourceQuota, Secret};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};

@@ -23,7 +23,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::injector::Injector;
-use common::live::{client, drop_namespace, lab_dir, new_namespace, plugin, text, until, warnings, free_port};
+use common::live::{client, drop_namespace, free_port, lab_dir, new_namespace, plugin, text, until, warnings};
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::{Event, Namespace, ResourceQuota};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};

@@ -314,7 +314,8 @@ spec:
     let (repository, tag) = image.rsplit_once(':').expect("the image has a tag");
     let chart = "deploy/helm/kubectl-quota-guard";
     let (repo_set, tag_set) = (format!("image.repository={repository}"), format!("image.tag={tag}"));
-    let install = ["install", "kubectl-quota-guard", chart, "-n", &hns, "--create-namespace", "--set", &repo_set, "--set", &tag_set, "--wait", "--timeout", "4m"];
+    let install =
+        ["install", "kubectl-quota-guard", chart, "-n", &hns, "--create-namespace", "--set", &repo_set, "--set", &tag_set, "--wait", "--timeout", "4m"];
     let out = helm(&helm_bin, &kubeconfig, &install);
     assert!(out.status.success(), "helm install: {}{}\n{}", text(&out.stdout), text(&out.stderr), pods_report(&c, &node, &hns).await);
     let secrets = Api::<k8s_openapi::api::core::v1::Secret>::namespaced(c.clone(), &hns);
@@ -323,7 +324,11 @@ spec:
         s["data"]["ca.crt"].as_str().unwrap().to_string()
     };
     let bundle_of = || {
-        let out = kubectl(&kubeconfig, &["get", "validatingwebhookconfiguration", "kubectl-quota-guard", "-o", "jsonpath={.webhooks[0].clientConfig.caBundle}"], None);
+        let out = kubectl(
+            &kubeconfig,
+            &["get", "validatingwebhookconfiguration", "kubectl-quota-guard", "-o", "jsonpath={.webhooks[0].clientConfig.caBundle}"],
+            None,
+        );
         text(&out.stdout)
     };
     let ca = ca_of().await;
@@ -342,7 +347,8 @@ spec:
     };
     assert_eq!(warned_by_chart().await, [want]);
     // An upgrade keeps the certificate: the Secret's CA and the registration's bundle.
-    let upgrade = ["upgrade", "kubectl-quota-guard", chart, "-n", &hns, "--set", &repo_set, "--set", &tag_set, "--set", "replicas=1", "--wait", "--timeout", "4m"];
+    let upgrade =
+        ["upgrade", "kubectl-quota-guard", chart, "-n", &hns, "--set", &repo_set, "--set", &tag_set, "--set", "replicas=1", "--wait", "--timeout", "4m"];
     let out = helm(&helm_bin, &kubeconfig, &upgrade);
     assert!(out.status.success(), "helm upgrade: {}{}", text(&out.stdout), text(&out.stderr));
     assert_eq!(ca_of().await, ca, "helm upgrade made a new CA");

@@ -889,7 +889,15 @@ fn engine_usage(object: &Value, create: bool, device_classes: &Value, rules: &Ru
 }
 
 /// The engine's answer to an `admit` question: quota's verdict, message and the usage after.
-fn engine_admit(object: &Value, old: Option<&Value>, quotas: &[Value], limited: &Value, device_classes: &Value, resize: bool, rules: &Rules) -> Result<Value, String> {
+fn engine_admit(
+    object: &Value,
+    old: Option<&Value>,
+    quotas: &[Value],
+    limited: &Value,
+    device_classes: &Value,
+    resize: bool,
+    rules: &Rules,
+) -> Result<Value, String> {
     let obj = engine_object(object, old.is_none(), rules)?;
     let old = old.map(|v| engine_object(v, false, rules)).transpose()?;
     let mut named: Vec<NamedQuota> = quotas
@@ -983,8 +991,7 @@ fn quota_agrees_with_upstream(release: Release) {
     let before_admit = Instant::now();
     let answers = ask(&binary, &admit_lines);
     let asked_admit = before_admit.elapsed();
-    let engine_admits =
-        parallel_map(&admits, |(c, qs, lim)| engine_admit(&c.object, c.old.as_ref(), qs, lim, &c.device_classes, c.op == Op::Resize, &rules));
+    let engine_admits = parallel_map(&admits, |(c, qs, lim)| engine_admit(&c.object, c.old.as_ref(), qs, lim, &c.device_classes, c.op == Op::Resize, &rules));
     for ((((c, _, _), a), request), got) in admits.iter().zip(&answers).zip(&admit_lines).zip(engine_admits) {
         let label = format!("{} {:?}", c.label, c.op).to_lowercase();
         let Some(got) = diffs.comparable(&label, a, got, request, &mut invalid_admits) else { continue };
@@ -1150,7 +1157,11 @@ fn limited_update(rng: &mut Rng, old: &mut Value) -> (Value, &'static str) {
                 let Some(values) = c.get_mut("resources").and_then(|r| r.get_mut(part)).and_then(Value::as_object_mut) else { continue };
                 for (name, v) in values.iter_mut() {
                     if rng.chance(60) {
-                        *v = json!(if name == "cpu" { *rng.pick(&["50m", "100m", "250m", "500m", "1", "2", "3"]) } else { *rng.pick(&["32Mi", "64Mi", "128Mi", "512Mi", "1Gi", "3Gi"]) });
+                        *v = json!(if name == "cpu" {
+                            *rng.pick(&["50m", "100m", "250m", "500m", "1", "2", "3"])
+                        } else {
+                            *rng.pick(&["32Mi", "64Mi", "128Mi", "512Mi", "1Gi", "3Gi"])
+                        });
                     }
                 }
             }
@@ -1308,7 +1319,15 @@ fn the_changes_of_1_38_answer_as_upstream_code_at_both_releases() {
                     }
                 }
                 Some("admit") => {
-                    let got = engine_admit(&q["object"], q.get("oldObject"), q["quotas"].as_array().unwrap(), q.get("limitedResources").unwrap_or(&json!([])), classes, q["subresource"] == "resize", &rules);
+                    let got = engine_admit(
+                        &q["object"],
+                        q.get("oldObject"),
+                        q["quotas"].as_array().unwrap(),
+                        q.get("limitedResources").unwrap_or(&json!([])),
+                        classes,
+                        q["subresource"] == "resize",
+                        &rules,
+                    );
                     (format!("{got:?}"), format!("{:?}", Ok::<Value, String>(json!({"allowed": a["allowed"], "message": a["message"], "quotas": a["quotas"]}))))
                 }
                 Some("limits") if a.get("ignored").is_some() => continue,
@@ -1320,14 +1339,18 @@ fn the_changes_of_1_38_answer_as_upstream_code_at_both_releases() {
                     // lists first, in no order a request can pin (the engine takes name order,
                     // the oracle the order asked): both refusing is agreement.
                     let refused = |v: &str| v != "allowed" && v != "invalid";
-                    if ranges.len() > 1 && refused(&got) && refused(&want) { continue }
+                    if ranges.len() > 1 && refused(&got) && refused(&want) {
+                        continue;
+                    }
                     (got, want)
                 }
                 other => panic!("{id}: op {other:?}"),
             };
             if got != want {
                 match PINNED_GAPS.iter().find(|(gap, minor, _)| *gap == id && *minor == release.minor) {
-                    Some((_, _, why)) => eprintln!("!!!!!!!!!! {id} ({}): a known gap, not compared: {why}\n    engine   {got}\n    upstream {want}", release.upstream),
+                    Some((_, _, why)) => {
+                        eprintln!("!!!!!!!!!! {id} ({}): a known gap, not compared: {why}\n    engine   {got}\n    upstream {want}", release.upstream)
+                    }
                     None => differences.push(format!("{id} ({}):\n    engine   {got}\n    upstream {want}", release.upstream)),
                 }
             }
@@ -1793,7 +1816,16 @@ fn policy_container(rng: &mut Rng, name: &str) -> Value {
             _ => {
                 let q = policy_quantity(rng, memory);
                 requests.insert(r.into(), json!(q));
-                limits.insert(r.into(), json!(if rng.chance(50) { q } else if memory { "4Gi".to_string() } else { "4".to_string() }));
+                limits.insert(
+                    r.into(),
+                    json!(if rng.chance(50) {
+                        q
+                    } else if memory {
+                        "4Gi".to_string()
+                    } else {
+                        "4".to_string()
+                    }),
+                );
             }
         }
     }
@@ -1845,7 +1877,9 @@ fn container_atom(rng: &mut Rng, params: bool) -> String {
         7 => format!("size(c.name) {} {}", rng.pick(&["<", ">=", "=="]), 1 + rng.below(3)),
         8 => format!("has(c.resources.{side}) && has(c.resources.{side}.{r}) && quantity(c.resources.{side}.{r}).isGreaterThan(quantity('{q}'))"),
         9 => format!("!has(c.resources.limits) || c.resources.limits.size() {} {}", rng.pick(&["<", ">=", "=="]), rng.below(3)),
-        _ => format!("!has(c.resources.{side}) || !('{r}' in c.resources.{side}) || quantity(c.resources.{side}.{r}).compareTo(quantity(params.data.max)) <= 0"),
+        _ => {
+            format!("!has(c.resources.{side}) || !('{r}' in c.resources.{side}) || quantity(c.resources.{side}.{r}).compareTo(quantity(params.data.max)) <= 0")
+        }
     }
 }
 
@@ -1941,7 +1975,9 @@ fn binding_match_resources(rng: &mut Rng) -> Option<Value> {
         0 => Some(json!({"namespaceSelector": {"matchLabels": {"env": rng.pick(&["prod", "dev"])}}})),
         1 => Some(json!({"objectSelector": {"matchLabels": {"app": rng.pick(&["web", "db"])}}})),
         2 => Some(json!({"excludeResourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]})),
-        3 => Some(json!({"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}], "objectSelector": {"matchExpressions": [{"key": "tier", "operator": "Exists"}]}})),
+        3 => Some(
+            json!({"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}], "objectSelector": {"matchExpressions": [{"key": "tier", "operator": "Exists"}]}}),
+        ),
         _ => None,
     }
 }
@@ -2101,7 +2137,9 @@ fn policy_config(rng: &mut Rng, i: usize) -> PolicyConfig {
     // The engine takes params of a kind it read none of as not read (offline, a state without
     // ConfigMaps says nothing of them): a cluster with params always holds one ConfigMap.
     let params: Vec<Value> = if uses_params {
-        let mut ps = vec![json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": rng.pick(&["limits", "other"]), "labels": {"role": "limits"}}, "data": {"max": policy_quantity(rng, false), "prefix": rng.pick(&["web", "db"])}})];
+        let mut ps = vec![
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": rng.pick(&["limits", "other"]), "labels": {"role": "limits"}}, "data": {"max": policy_quantity(rng, false), "prefix": rng.pick(&["web", "db"])}}),
+        ];
         if rng.chance(30) {
             ps.push(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "unrelated"}, "data": {"max": "1"}}));
         }
@@ -2168,7 +2206,9 @@ fn admission_policies_agree_with_upstream_code() {
     let lines: Vec<String> = configs
         .iter()
         .enumerate()
-        .map(|(i, c)| json!({"id": i, "op": "policy", "namespace": NS, "labels": c.labels, "params": c.params, "policies": c.policies, "pods": c.pods}).to_string())
+        .map(|(i, c)| {
+            json!({"id": i, "op": "policy", "namespace": NS, "labels": c.labels, "params": c.params, "policies": c.policies, "pods": c.pods}).to_string()
+        })
         .collect();
     let answers = ask(&binary, &lines);
     let asked = started.elapsed();
@@ -2191,7 +2231,8 @@ fn admission_policies_agree_with_upstream_code() {
                 // A container left without an image (an ApplyConfiguration replacing twins
                 // with an item that names none) is a rule of pod validation the engine does
                 // not replay; counted apart.
-                let image_only = want["invalid"].as_str().is_some_and(|m| m.split(", ").all(|e| e.trim_matches(['[', ']', '"']).ends_with(".image: Required value")));
+                let image_only =
+                    want["invalid"].as_str().is_some_and(|m| m.split(", ").all(|e| e.trim_matches(['[', ']', '"']).ends_with(".image: Required value")));
                 let group = if image_only { "policy: invalid pod admitted (no image)" } else { "policy: invalid pod admitted" };
                 diffs.add(group.into(), format!("upstream invalid: {}\n    engine {got}\n    request {}", want["invalid"], request()));
             }
@@ -2257,9 +2298,15 @@ fn admission_policies_agree_with_upstream_code() {
         }
     }
     if !excluded.is_empty() {
-        let _ = writeln!(std::io::stderr(), "\n!!!!!!!!!! seed {seed}: differences from upstream in documented exclusions (tests/oracle.rs POLICY_EXCLUSIONS) !!!!!!!!!!\n{excluded}");
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n!!!!!!!!!! seed {seed}: differences from upstream in documented exclusions (tests/oracle.rs POLICY_EXCLUSIONS) !!!!!!!!!!\n{excluded}"
+        );
     }
-    assert!(unexpected == 0, "seed {seed} (repeat with KUBECTL_QUOTA_ORACLE_SEED={seed}): {unexpected} of {compared} pods differ from upstream's policy plugins:\n{report}");
+    assert!(
+        unexpected == 0,
+        "seed {seed} (repeat with KUBECTL_QUOTA_ORACLE_SEED={seed}): {unexpected} of {compared} pods differ from upstream's policy plugins:\n{report}"
+    );
     // A floor that says the generator still makes refusals and mutations (about 6% and 4% of
     // the pods, varying with the seed), set well below them: not a line one seed in ten crosses.
     assert!(refused * 40 > compared && mutated * 50 > compared, "too few refused ({refused}) or mutated ({mutated}) of {compared}: the generator needs work");

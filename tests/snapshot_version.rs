@@ -110,7 +110,11 @@ fn a_release_not_out_yet_is_answered_with_the_pre_release_its_rules_come_from_na
     for (flag, from) in [("1.38", Some("v1.38.0-beta.0")), ("1.37", None)] {
         let r = json(&check_json(&[&state], &["--kubernetes-version", flag]));
         assert_eq!(r["kubernetes"]["rulesFrom"].as_str(), from, "{flag}: {}", r["kubernetes"]);
-        let noted = r["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap_or("").contains("is not out yet: its rules were read from the code of v1.38.0-beta.0"));
+        let noted = r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap_or("").contains("is not out yet: its rules were read from the code of v1.38.0-beta.0"));
         assert_eq!(noted, from.is_some(), "{flag}: {}", r["notes"]);
     }
 }

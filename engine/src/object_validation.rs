@@ -415,7 +415,11 @@ fn fractional_integers(list: &BTreeMap<String, crate::quantity::Quantity>, path:
         .filter(|(k, _)| crate::resource_names::is_integer_resource_name(k))
         .filter(|(_, v)| {
             let v = v.round_up(-3);
-            if rules.integer_values_exact { !v.is_integer() } else { v.milli_value() % 1000 != 0 }
+            if rules.integer_values_exact {
+                !v.is_integer()
+            } else {
+                v.milli_value() % 1000 != 0
+            }
         })
         .map(|(k, v)| FieldError::invalid(format!("{path}[{k}]"), go_quote(&v.round_up(-3).to_string()), crate::validation::reasons::NOT_INTEGER))
         .collect()

@@ -392,10 +392,7 @@ impl VersionReport {
     /// The note a report carries when its rules come from a pre-release.
     pub fn prerelease_note(&self) -> Option<String> {
         let from = self.rules_from.as_deref()?;
-        Some(format!(
-            "Kubernetes {} is not out yet: its rules were read from the code of {from}, and the release may still change them",
-            self.version
-        ))
+        Some(format!("Kubernetes {} is not out yet: its rules were read from the code of {from}, and the release may still change them", self.version))
     }
 }
 

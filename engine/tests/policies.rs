@@ -146,15 +146,20 @@ fn a_mutating_policy_says_what_it_changed() {
 
 #[test]
 fn params_the_state_lacks_leave_the_answer_resting_on_the_policy() {
-    let with_params = MEM_LIMITS.replace("ACTION", "Deny").replace("  failurePolicy: Fail\n", "  failurePolicy: Fail\n  paramKind: {apiVersion: v1, kind: ConfigMap}\n").replace(
-        "spec: {policyName: mem-limits, validationActions: [Deny]}",
-        "spec: {policyName: mem-limits, validationActions: [Deny], paramRef: {name: limits, parameterNotFoundAction: Deny}}",
-    );
+    let with_params = MEM_LIMITS
+        .replace("ACTION", "Deny")
+        .replace("  failurePolicy: Fail\n", "  failurePolicy: Fail\n  paramKind: {apiVersion: v1, kind: ConfigMap}\n")
+        .replace(
+            "spec: {policyName: mem-limits, validationActions: [Deny]}",
+            "spec: {policyName: mem-limits, validationActions: [Deny], paramRef: {name: limits, parameterNotFoundAction: Deny}}",
+        );
     let d = check_one(&cluster(&[namespace(), with_params]), &app("requests: {cpu: 100m}"));
     assert_eq!(summary(&d), OK);
     assert_eq!(
         d.mutations,
-        [r#"not replayed: ValidatingAdmissionPolicy "mem-limits" (binding "mem-limits") reads its params (ConfigMap v1): none of them was read in namespace "ns"; this answer rests on it"#]
+        [
+            r#"not replayed: ValidatingAdmissionPolicy "mem-limits" (binding "mem-limits") reads its params (ConfigMap v1): none of them was read in namespace "ns"; this answer rests on it"#
+        ]
     );
 }
 
@@ -223,10 +228,13 @@ fn policy_outcomes_are_the_servers_own() {
 
 #[test]
 fn missing_params_under_failure_policy_ignore_skip_the_binding() {
-    let policy = MEM_LIMITS.replace("ACTION", "Deny").replace("  failurePolicy: Fail\n", "  failurePolicy: Ignore\n  paramKind: {apiVersion: v1, kind: ConfigMap}\n").replace(
-        "spec: {policyName: mem-limits, validationActions: [Deny]}",
-        "spec: {policyName: mem-limits, validationActions: [Deny], paramRef: {name: missing, parameterNotFoundAction: Deny}}",
-    );
+    let policy = MEM_LIMITS
+        .replace("ACTION", "Deny")
+        .replace("  failurePolicy: Fail\n", "  failurePolicy: Ignore\n  paramKind: {apiVersion: v1, kind: ConfigMap}\n")
+        .replace(
+            "spec: {policyName: mem-limits, validationActions: [Deny]}",
+            "spec: {policyName: mem-limits, validationActions: [Deny], paramRef: {name: missing, parameterNotFoundAction: Deny}}",
+        );
     let other = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\ndata: {max: '1'}\n";
     let d = check_one(&cluster(&[namespace(), policy.clone(), other.into()]), &app("requests: {cpu: 100m}"));
     assert_eq!(summary(&d), OK);
@@ -266,7 +274,10 @@ fn policies_using_the_ip_cidr_url_semver_and_format_libraries_are_replayed() {
     let checks = "cidr('10.0.0.0/8').containsIP(ip('10.1.2.3')) && url('https://example.com:8443/v1').getPort() == '8443' && semver('1.2.3').isLessThan(semver('v1.10', true)) && !format.dns1123Label().validate(object.metadata.name).hasValue()";
     let d = check_one(&cluster(&[namespace(), policy(checks)]), &app("requests: {cpu: 100m}"));
     assert_eq!((summary(&d).as_str(), d.mutations.len()), (OK, 0), "{:?}", d.mutations);
-    let d = check_one(&cluster(&[namespace(), policy("format.dns1035Label().validate('1' + object.metadata.name).hasValue() == false")]), &app("requests: {cpu: 100m}"));
+    let d = check_one(
+        &cluster(&[namespace(), policy("format.dns1035Label().validate('1' + object.metadata.name).hasValue() == false")]),
+        &app("requests: {cpu: 100m}"),
+    );
     assert_eq!(summary(&d), "ValidatingAdmissionPolicy 'libs' with binding 'libs' denied request: refused by the libraries");
 }
 
@@ -283,7 +294,9 @@ fn a_policy_whose_cel_is_not_replayed_is_named_never_guessed() {
     assert_eq!(summary(&d), OK);
     assert_eq!(
         d.mutations,
-        [r#"not replayed: ValidatingAdmissionPolicy "authz" (binding "authz"): its expressions use `authorizer` (the authorizer: who sends the request is not known), which is not replayed; this answer rests on it"#]
+        [
+            r#"not replayed: ValidatingAdmissionPolicy "authz" (binding "authz"): its expressions use `authorizer` (the authorizer: who sends the request is not known), which is not replayed; this answer rests on it"#
+        ]
     );
     // A two-variable comprehension is named too, not evaluated to an error.
     let pairs = uses("pairs", "object.spec.containers.all(i, c, i >= 0)");
@@ -291,7 +304,9 @@ fn a_policy_whose_cel_is_not_replayed_is_named_never_guessed() {
     assert_eq!(summary(&d), OK);
     assert_eq!(
         d.mutations,
-        [r#"not replayed: ValidatingAdmissionPolicy "pairs" (binding "pairs"): its expressions use `all` with two variables (a two-variable comprehension), which is not replayed; this answer rests on it"#]
+        [
+            r#"not replayed: ValidatingAdmissionPolicy "pairs" (binding "pairs"): its expressions use `all` with two variables (a two-variable comprehension), which is not replayed; this answer rests on it"#
+        ]
     );
     // Beside a policy that refuses: the refusal stands.
     let d = check_one(&cluster(&[namespace(), authz, MEM_LIMITS.replace("ACTION", "Deny")]), &app("requests: {cpu: 100m}"));

@@ -305,17 +305,25 @@ fn pod_limits_count_cpu_and_memory_only_when_every_container_sets_them_from_1_38
     let mut t = Table::default();
     let q = quota("q", "", "limits.cpu=1/0 limits.memory=10Gi/0");
     let zero = pod("p").app("a", "limits: {cpu: 2, memory: 1Gi}").app("b", "limits: {cpu: '0', memory: 1Gi}").yaml();
-    at_37_and_38(&mut t, "a zero cpu limit beside a limit of 2", &q, &zero, |d| charged(d, &["limits.cpu", "limits.memory"]), [
-        &exceeded("q", "limits.cpu", "2", "0", "1"),
-        "allowed: limits.memory=2Gi",
-    ]);
+    at_37_and_38(
+        &mut t,
+        "a zero cpu limit beside a limit of 2",
+        &q,
+        &zero,
+        |d| charged(d, &["limits.cpu", "limits.memory"]),
+        [&exceeded("q", "limits.cpu", "2", "0", "1"), "allowed: limits.memory=2Gi"],
+    );
     // Other resources still add up, a missing limit counting as zero.
     let eph = quota("q", "", "limits.ephemeral-storage=10Gi/0");
     let partial = pod("p").app("a", "limits: {cpu: 2, memory: 1Gi, ephemeral-storage: 1Gi}").app("b", "requests: {cpu: 100m}").yaml();
-    at_37_and_38(&mut t, "partial limits", &eph, &partial, |d| usage(d, &["limits.cpu", "limits.memory", "limits.ephemeral-storage"]), [
-        "limits.cpu=2,limits.ephemeral-storage=1Gi,limits.memory=1Gi",
-        "limits.ephemeral-storage=1Gi",
-    ]);
+    at_37_and_38(
+        &mut t,
+        "partial limits",
+        &eph,
+        &partial,
+        |d| usage(d, &["limits.cpu", "limits.memory", "limits.ephemeral-storage"]),
+        ["limits.cpu=2,limits.ephemeral-storage=1Gi,limits.memory=1Gi", "limits.ephemeral-storage=1Gi"],
+    );
     // A sidecar without limits takes them out as well; pod-level limits still count.
     let sidecar = pod("p").sidecar("proxy", "requests: {cpu: 100m}").app("app", "limits: {cpu: 1}").yaml();
     at_37_and_38(&mut t, "a sidecar without limits", &eph, &sidecar, |d| usage(d, &["limits.cpu"]), ["limits.cpu=1", ""]);
@@ -335,11 +343,19 @@ fn the_pod_level_overhead_is_charged_once_from_1_38() {
     // so both get it twice. 1.38's Quantity is a value: once.
     let mut t = Table::default();
     let state = cluster(&[quota("q", "", "requests.memory=100Gi/0 limits.memory=100Gi/0")]);
-    let p = pod("p").app("a", "requests: {memory: 1Gi}, limits: {memory: 2Gi}").with("runtimeClassName: kata").with("resources: {requests: {memory: 4.5Gi}}").yaml();
-    at_37_and_38(&mut t, "4.5Gi with 120Mi of overhead", &state, &p, |d| usage(d, &["requests.memory", "limits.memory"]), [
-        "limits.memory=4848Mi,requests.memory=4848Mi",
-        "limits.memory=4728Mi,requests.memory=4728Mi",
-    ]);
+    let p = pod("p")
+        .app("a", "requests: {memory: 1Gi}, limits: {memory: 2Gi}")
+        .with("runtimeClassName: kata")
+        .with("resources: {requests: {memory: 4.5Gi}}")
+        .yaml();
+    at_37_and_38(
+        &mut t,
+        "4.5Gi with 120Mi of overhead",
+        &state,
+        &p,
+        |d| usage(d, &["requests.memory", "limits.memory"]),
+        ["limits.memory=4848Mi,requests.memory=4848Mi", "limits.memory=4728Mi,requests.memory=4728Mi"],
+    );
     t.done();
 }
 
@@ -350,15 +366,23 @@ fn limit_ranger_compares_exactly_from_1_38() {
     let mut t = Table::default();
     let max = limit_range("{type: Container, max: {memory: '10000000000000000.5'}}");
     let p = pod("p").app("a", "limits: {memory: '10000000000000001'}").yaml();
-    at_37_and_38(&mut t, "a limit just above a max past MaxMilliValue", &max, &p, summary, [
-        "allowed",
-        "maximum memory usage per Container is 10000000000000000500m, but limit is 10000000000000001",
-    ]);
+    at_37_and_38(
+        &mut t,
+        "a limit just above a max past MaxMilliValue",
+        &max,
+        &p,
+        summary,
+        ["allowed", "maximum memory usage per Container is 10000000000000000500m, but limit is 10000000000000001"],
+    );
     let pvc_max = limit_range("{type: PersistentVolumeClaim, max: {storage: '10000000000000000.5'}}");
-    at_37_and_38(&mut t, "a claim just above such a max", &pvc_max, &claim("'10000000000000001'", "", None), summary, [
-        "allowed",
-        "maximum storage usage per PersistentVolumeClaim is 10000000000000000500m, but request is 10000000000000001",
-    ]);
+    at_37_and_38(
+        &mut t,
+        "a claim just above such a max",
+        &pvc_max,
+        &claim("'10000000000000001'", "", None),
+        summary,
+        ["allowed", "maximum storage usage per PersistentVolumeClaim is 10000000000000000500m, but request is 10000000000000001"],
+    );
     // The ratio, as `limit > request × ratio`; ordinary values answer as before.
     let ratio = limit_range("{type: Container, maxLimitRequestRatio: {cpu: 2}}");
     let p = pod("p").app("a", "requests: {cpu: 300m}, limits: {cpu: 1}").yaml();
@@ -397,31 +421,41 @@ fn a_resize_is_checked_by_limit_ranger_only_in_what_it_changes_from_1_38() {
     // TestLimitRangerValidatePodResize (1.38): a value the stored pod already holds is not
     // checked again; a changed one is, as on create.
     let running = |containers: &str| {
-        format!(
-            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: ns}}\nspec: {{containers: [{containers}]}}\nstatus: {{phase: Running}}\n"
-        )
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: ns}}\nspec: {{containers: [{containers}]}}\nstatus: {{phase: Running}}\n")
     };
     let resized = |containers: &str| format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {{containers: [{containers}]}}\n");
     let c = |name: &str, req: &str, lim: &str| format!("{{name: {name}, image: x, resources: {{requests: {{cpu: '{req}'}}, limits: {{cpu: '{lim}'}}}}}}");
     let max = "{type: Container, max: {cpu: 1}}";
     let mut t = Table::default();
     let rows = [
-        ("an unchanged container above the max", max, vec![c("a", "2", "2"), c("b", "500m", "500m")], vec![c("a", "2", "2"), c("b", "800m", "800m")], [
-            "maximum cpu usage per Container is 1, but limit is 2",
-            "allowed",
-        ]),
-        ("a resized container above the max", max, vec![c("a", "500m", "500m")], vec![c("a", "2", "2")], [
-            "maximum cpu usage per Container is 1, but limit is 2",
-            "maximum cpu usage per Container is 1, but limit is 2",
-        ]),
-        ("a pod total the resize leaves unchanged", "{type: Pod, max: {cpu: 2}}", vec![c("a", "2", "2"), c("b", "1", "1")], vec![c("a", "1", "1"), c("b", "2", "2")], [
-            "maximum cpu usage per Pod is 2, but limit is 3",
-            "allowed",
-        ]),
-        ("a limit-to-request ratio kept as it was", "{type: Container, maxLimitRequestRatio: {cpu: 2}}", vec![c("a", "100m", "1"), c("b", "500m", "500m")], vec![c("a", "100m", "1"), c("b", "600m", "600m")], [
-            "cpu max limit to request ratio per Container is 2, but provided ratio is 10.000000",
-            "allowed",
-        ]),
+        (
+            "an unchanged container above the max",
+            max,
+            vec![c("a", "2", "2"), c("b", "500m", "500m")],
+            vec![c("a", "2", "2"), c("b", "800m", "800m")],
+            ["maximum cpu usage per Container is 1, but limit is 2", "allowed"],
+        ),
+        (
+            "a resized container above the max",
+            max,
+            vec![c("a", "500m", "500m")],
+            vec![c("a", "2", "2")],
+            ["maximum cpu usage per Container is 1, but limit is 2", "maximum cpu usage per Container is 1, but limit is 2"],
+        ),
+        (
+            "a pod total the resize leaves unchanged",
+            "{type: Pod, max: {cpu: 2}}",
+            vec![c("a", "2", "2"), c("b", "1", "1")],
+            vec![c("a", "1", "1"), c("b", "2", "2")],
+            ["maximum cpu usage per Pod is 2, but limit is 3", "allowed"],
+        ),
+        (
+            "a limit-to-request ratio kept as it was",
+            "{type: Container, maxLimitRequestRatio: {cpu: 2}}",
+            vec![c("a", "100m", "1"), c("b", "500m", "500m")],
+            vec![c("a", "100m", "1"), c("b", "600m", "600m")],
+            ["cpu max limit to request ratio per Container is 2, but provided ratio is 10.000000", "allowed"],
+        ),
     ];
     for (what, item, before, after, want) in rows {
         let state = docs(&[limit_range(item), running(&before.join(", "))]);
@@ -434,17 +468,34 @@ fn a_resize_is_checked_by_limit_ranger_only_in_what_it_changes_from_1_38() {
 fn a_claim_update_keeping_its_stored_request_is_not_checked_again_from_1_38() {
     // TestLimitRangerValidatePersistentVolumeClaimUpdate (1.38).
     let range = limit_range("{type: PersistentVolumeClaim, min: {storage: 1Gi}, max: {storage: 10Gi}}");
-    let stored = |size: &str| format!("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: c, namespace: ns}}\nspec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: {size}}}}}}}\nstatus: {{phase: Bound}}\n");
+    let stored = |size: &str| {
+        format!("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: c, namespace: ns}}\nspec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: {size}}}}}}}\nstatus: {{phase: Bound}}\n")
+    };
     let mut t = Table::default();
     for (what, before, after, want) in [
-        ("a stored request above the max, kept", "100Gi", "100Gi", ["maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 100Gi", "allowed"]),
+        (
+            "a stored request above the max, kept",
+            "100Gi",
+            "100Gi",
+            ["maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 100Gi", "allowed"],
+        ),
         // Printed as Go prints a quantity: 20480Mi is 20Gi.
-        ("the same request spelled differently", "20Gi", "20480Mi", ["maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 20Gi", "allowed"]),
+        (
+            "the same request spelled differently",
+            "20Gi",
+            "20480Mi",
+            ["maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 20Gi", "allowed"],
+        ),
         ("a stored request below the min, kept", "500Mi", "500Mi", ["minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi", "allowed"]),
-        ("a request moved to another value above the max", "100Gi", "200Gi", [
-            "maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 200Gi",
-            "maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 200Gi",
-        ]),
+        (
+            "a request moved to another value above the max",
+            "100Gi",
+            "200Gi",
+            [
+                "maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 200Gi",
+                "maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 200Gi",
+            ],
+        ),
     ] {
         let state = docs(&[range.clone(), stored(before)]);
         at_37_and_38(&mut t, what, &state, &claim(after, "", None), |d| if d.allowed { "allowed".into() } else { summary(d) }, want);

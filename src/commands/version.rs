@@ -43,7 +43,11 @@ struct Releases {
 
 /// Prints the plugin's version.
 pub fn run(args: &VersionArgs) -> Result<i32, Fatal> {
-    let info = Info { name: "kubectl-quota", version: VERSION, kubernetes: Releases { oldest: OLDEST.to_string(), newest: NEWEST.to_string(), current: CURRENT.to_string() } };
+    let info = Info {
+        name: "kubectl-quota",
+        version: VERSION,
+        kubernetes: Releases { oldest: OLDEST.to_string(), newest: NEWEST.to_string(), current: CURRENT.to_string() },
+    };
     let text = match args.output {
         None => format!("kubectl quota {VERSION}\n"),
         Some(VersionOutput::Json) => format!("{}\n", serde_json::to_string_pretty(&info).map_err(|e| Fatal::input(e.to_string()))?),

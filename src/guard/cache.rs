@@ -575,7 +575,8 @@ mod tests {
     #[test]
     fn policies_and_bindings_are_kept_apart_per_kind() {
         let c = Cache::default();
-        let vap = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {validations: [{expression: 'true'}]}\n";
+        let vap =
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {validations: [{expression: 'true'}]}\n";
         let binding = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: p}\nspec: {policyName: p, validationActions: [Deny]}\n";
         list(&c, Kind::ValidatingPolicies, objs(vap));
         list(&c, Kind::ValidatingPolicyBindings, objs(binding));

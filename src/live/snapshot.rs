@@ -57,10 +57,38 @@ const SNAPSHOT_KINDS: &[SnapshotKind] = &[
     },
     // The admission policies replayed before quota, and their bindings (VAP v1 from 1.30, MAP
     // v1 from 1.36).
-    SnapshotKind { group: "admissionregistration.k8s.io", versions: &["v1"], kind: "ValidatingAdmissionPolicy", plural: "validatingadmissionpolicies", namespaced: false, optional: true },
-    SnapshotKind { group: "admissionregistration.k8s.io", versions: &["v1"], kind: "ValidatingAdmissionPolicyBinding", plural: "validatingadmissionpolicybindings", namespaced: false, optional: true },
-    SnapshotKind { group: "admissionregistration.k8s.io", versions: &["v1"], kind: "MutatingAdmissionPolicy", plural: "mutatingadmissionpolicies", namespaced: false, optional: true },
-    SnapshotKind { group: "admissionregistration.k8s.io", versions: &["v1"], kind: "MutatingAdmissionPolicyBinding", plural: "mutatingadmissionpolicybindings", namespaced: false, optional: true },
+    SnapshotKind {
+        group: "admissionregistration.k8s.io",
+        versions: &["v1"],
+        kind: "ValidatingAdmissionPolicy",
+        plural: "validatingadmissionpolicies",
+        namespaced: false,
+        optional: true,
+    },
+    SnapshotKind {
+        group: "admissionregistration.k8s.io",
+        versions: &["v1"],
+        kind: "ValidatingAdmissionPolicyBinding",
+        plural: "validatingadmissionpolicybindings",
+        namespaced: false,
+        optional: true,
+    },
+    SnapshotKind {
+        group: "admissionregistration.k8s.io",
+        versions: &["v1"],
+        kind: "MutatingAdmissionPolicy",
+        plural: "mutatingadmissionpolicies",
+        namespaced: false,
+        optional: true,
+    },
+    SnapshotKind {
+        group: "admissionregistration.k8s.io",
+        versions: &["v1"],
+        kind: "MutatingAdmissionPolicyBinding",
+        plural: "mutatingadmissionpolicybindings",
+        namespaced: false,
+        optional: true,
+    },
     // The templates pods' claims are made from (DRA, like DeviceClasses).
     SnapshotKind {
         group: "resource.k8s.io",

@@ -187,7 +187,14 @@ fn go_float(x: f64) -> String {
 }
 
 /// Every violation of one item's three maps against one set of requests and limits.
-fn violations(how: Compare, item: &LimitRangeItem, kind: &str, (requests, limits): (&ResourceList, &ResourceList), checked: impl Fn(&str) -> bool, out: &mut Vec<String>) {
+fn violations(
+    how: Compare,
+    item: &LimitRangeItem,
+    kind: &str,
+    (requests, limits): (&ResourceList, &ResourceList),
+    checked: impl Fn(&str) -> bool,
+    out: &mut Vec<String>,
+) {
     out.extend(item.min.iter().filter(|(k, _)| checked(k)).filter_map(|(k, v)| min_violation(how, kind, k, v, requests, limits)));
     out.extend(item.max.iter().filter(|(k, _)| checked(k)).filter_map(|(k, v)| max_violation(how, kind, k, v, requests, limits)));
     out.extend(item.max_limit_request_ratio.iter().filter(|(k, _)| checked(k)).filter_map(|(k, v)| ratio_violation(how, kind, k, v, requests, limits)));
@@ -339,7 +346,8 @@ pub fn validate_pvc(pvc: &Pvc, old: Option<&Pvc>, limit_ranges: &[(&str, &[Limit
         for item in items.iter().filter(|i| i.type_ == "PersistentVolumeClaim") {
             let none = ResourceList::new();
             errors.extend(item.min.iter().filter(|(k, _)| checked(k)).filter_map(|(k, v)| min_violation(how, "PersistentVolumeClaim", k, v, &requests, &none)));
-            errors.extend(item.max.iter().filter(|(k, _)| checked(k)).filter_map(|(k, v)| max_request_violation(how, "PersistentVolumeClaim", k, v, &requests)));
+            errors
+                .extend(item.max.iter().filter(|(k, _)| checked(k)).filter_map(|(k, v)| max_request_violation(how, "PersistentVolumeClaim", k, v, &requests)));
         }
         aggregate_errors(errors)?;
     }

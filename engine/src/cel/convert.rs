@@ -3,10 +3,7 @@
 
 use std::collections::HashMap;
 
-use cel::common::types::{
-    CelBool, CelBytes, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelOptional, CelString, CelStruct,
-    CelType, CelUInt,
-};
+use cel::common::types::{CelBool, CelBytes, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelOptional, CelString, CelStruct, CelType, CelUInt};
 use cel::common::value::{CowVal, Val};
 use serde_json::Value as Json;
 
@@ -85,9 +82,7 @@ fn val_to_json_at(v: &dyn Val, depth: usize, budget: &mut usize) -> Result<Json,
         return Ok(Json::from(*u.inner()));
     }
     if let Some(d) = v.downcast_ref::<CelDouble>() {
-        return serde_json::Number::from_f64(*d.inner())
-            .map(Json::Number)
-            .ok_or_else(|| format!("the double {} has no JSON representation", d.inner()));
+        return serde_json::Number::from_f64(*d.inner()).map(Json::Number).ok_or_else(|| format!("the double {} has no JSON representation", d.inner()));
     }
     if let Some(s) = v.downcast_ref::<CelString>() {
         spend(budget, s.inner().len())?;

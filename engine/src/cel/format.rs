@@ -15,10 +15,10 @@
 
 use std::sync::LazyLock;
 
+use super::CelResult;
 use cel::common::types::{CelList, CelOptional, CelString, Kind, Type, STRING_TYPE};
 use cel::common::value::{CowVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
-use super::CelResult;
 
 /// The CEL type, named as upstream names it.
 pub(super) static FORMAT_TYPE: Type = Type::simple_type(Kind::Opaque, "kubernetes.NamedFormat");
@@ -93,7 +93,8 @@ fn dns1123_label_errors(s: &str) -> Vec<String> {
         errors.push(if is_dns1123_subdomain(s) {
             "must not contain dots".to_owned()
         } else {
-            let message = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+            let message =
+                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
             regex_error(message, DNS1123_LABEL, &["my-name", "123-abc"])
         });
     }
@@ -196,8 +197,7 @@ fn pattern(re: &str) -> regex::Regex {
 }
 
 static UUID: LazyLock<regex::Regex> = LazyLock::new(|| pattern("(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"));
-static BASE64: LazyLock<regex::Regex> =
-    LazyLock::new(|| pattern(r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$"));
+static BASE64: LazyLock<regex::Regex> = LazyLock::new(|| pattern(r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$"));
 static TIME: LazyLock<regex::Regex> = LazyLock::new(|| pattern(r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$"));
 
 /// Go's `time.Parse("2006-01-02", s)` succeeds: four-digit year, two-digit month and day, a day

@@ -6,10 +6,10 @@
 
 use std::cmp::Ordering;
 
+use super::{error, CelResult};
 use cel::common::types::{CelBool, CelDouble, CelInt, CelList, CelString, CelUInt, DYN_TYPE, INT_TYPE, LIST_TYPE, STRING_TYPE};
 use cel::common::value::{CowVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
-use super::{CelResult, error};
 
 /// The elements of the list argument `i`.
 fn list_arg<'a, 'v>(function: &str, args: &'a [CowVal<'_, 'v>], i: usize) -> Result<Vec<&'a (dyn Val + 'v)>, ExecutionError> {
@@ -27,9 +27,7 @@ fn cmp(function: &str, a: &dyn Val, b: &dyn Val) -> Result<Ordering, ExecutionEr
     a.as_comparer()
         .ok_or_else(|| error(function, format!("values of type {} cannot be ordered", a.get_type().name())))?
         .compare(b)
-        .map_err(|_| {
-            error(function, format!("a {} cannot be compared with a {}", a.get_type().name(), b.get_type().name()))
-        })
+        .map_err(|_| error(function, format!("a {} cannot be compared with a {}", a.get_type().name(), b.get_type().name())))
 }
 
 fn is_sorted<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> CelResult<'b, 'v> {
@@ -113,17 +111,11 @@ fn last_index_of<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> CelResult<'b, 'v> {
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 fn string_arg<'a>(function: &str, args: &'a [CowVal<'_, '_>], i: usize) -> Result<&'a str, ExecutionError> {
-    args.get(i)
-        .and_then(|a| a.downcast_ref::<CelString>())
-        .map(|s| s.inner())
-        .ok_or_else(|| error(function, "expected a string"))
+    args.get(i).and_then(|a| a.downcast_ref::<CelString>()).map(|s| s.inner()).ok_or_else(|| error(function, "expected a string"))
 }
 
 fn regex(function: &str, pattern: &str) -> Result<regex::Regex, ExecutionError> {
-    regex::RegexBuilder::new(pattern)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map_err(|e| error(function, format!("invalid regular expression {pattern:?}: {e}")))
+    regex::RegexBuilder::new(pattern).size_limit(REGEX_SIZE_LIMIT).build().map_err(|e| error(function, format!("invalid regular expression {pattern:?}: {e}")))
 }
 
 fn find<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> CelResult<'b, 'v> {
@@ -137,8 +129,7 @@ fn find_all_limited<'b, 'v>(args: &[CowVal<'b, 'v>], limit: i64) -> CelResult<'b
     let s = string_arg("findAll", args, 0)?;
     let re = regex("findAll", string_arg("findAll", args, 1)?)?;
     let take = if limit < 0 { usize::MAX } else { usize::try_from(limit).unwrap_or(usize::MAX) };
-    let found: Vec<Box<dyn Val + 'v>> =
-        re.find_iter(s).take(take).map(|m| Box::new(CelString::from(m.as_str().to_owned())) as Box<dyn Val + 'v>).collect();
+    let found: Vec<Box<dyn Val + 'v>> = re.find_iter(s).take(take).map(|m| Box::new(CelString::from(m.as_str().to_owned())) as Box<dyn Val + 'v>).collect();
     Ok(CowVal::owned(CelList::from(found)))
 }
 
@@ -147,11 +138,7 @@ fn find_all<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> CelResult<'b, 'v> {
 }
 
 fn find_all_n<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> CelResult<'b, 'v> {
-    let n = args
-        .get(2)
-        .and_then(|a| a.downcast_ref::<CelInt>())
-        .map(|n| *n.inner())
-        .ok_or_else(|| error("findAll", "expected an int"))?;
+    let n = args.get(2).and_then(|a| a.downcast_ref::<CelInt>()).map(|n| *n.inner()).ok_or_else(|| error("findAll", "expected an int"))?;
     find_all_limited(&args, n)
 }
 

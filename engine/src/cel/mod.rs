@@ -109,9 +109,9 @@ mod library;
 mod net;
 mod quantity;
 mod semver;
-mod url;
 #[cfg(test)]
 mod tests;
+mod url;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -177,11 +177,7 @@ fn guard<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, Stri
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result,
         Err(panic) => {
-            let detail = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let detail = panic.downcast_ref::<&str>().map(|s| (*s).to_owned()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
             Err(format!("internal error of the CEL interpreter while {what}: {detail}"))
         }
     }
@@ -298,9 +294,7 @@ fn scan(root: &IdedExpr) -> Result<Scan, String> {
                 }
             }
             Expr::Select(select) => {
-                if matches!(&select.operand.expr, Expr::Ident(name) if name == "variables")
-                    && !out.variables.contains(&select.field)
-                {
+                if matches!(&select.operand.expr, Expr::Ident(name) if name == "variables") && !out.variables.contains(&select.field) {
                     out.variables.push(select.field.clone());
                 }
                 stack.push((&select.operand, d));
@@ -346,18 +340,10 @@ impl StructType for PolicyStruct {
             if self.json_patch {
                 match field.as_str() {
                     "op" | "path" | "from" if value.downcast_ref::<CelString>().is_none() => {
-                        return Err(ExecutionError::function_error(
-                            "JSONPatch",
-                            format!("field {field} must be a string, not a {}", value.get_type().name()),
-                        ));
+                        return Err(ExecutionError::function_error("JSONPatch", format!("field {field} must be a string, not a {}", value.get_type().name())));
                     }
                     "op" | "path" | "from" | "value" => {}
-                    _ => {
-                        return Err(ExecutionError::function_error(
-                            "JSONPatch",
-                            format!("no such field {field}: JSONPatch has op, path, value and from"),
-                        ))
-                    }
+                    _ => return Err(ExecutionError::function_error("JSONPatch", format!("no such field {field}: JSONPatch has op, path, value and from"))),
                 }
             }
             out.add_field_value(field, value);
@@ -376,10 +362,8 @@ pub fn compile(source: &str, mode: Mode) -> Result<Program, String> {
     // The parser recurses deeply for each level of nesting (about 100 KiB of stack per bracket
     // in a debug build): it runs on a thread of its own with a stack no expression within the
     // length limit can exhaust. Only the pages used are committed.
-    let compiler = std::thread::Builder::new()
-        .name("cel-compile".into())
-        .stack_size(COMPILE_STACK)
-        .spawn(move || guard("compiling", || compile_unguarded(&source, mode)));
+    let compiler =
+        std::thread::Builder::new().name("cel-compile".into()).stack_size(COMPILE_STACK).spawn(move || guard("compiling", || compile_unguarded(&source, mode)));
     match compiler.map(std::thread::JoinHandle::join) {
         Ok(Ok(result)) => result,
         Ok(Err(_)) => Err("internal error of the CEL interpreter while compiling".into()),
@@ -399,11 +383,7 @@ fn parse_errors(e: &cel::ParseErrors) -> String {
         .iter()
         .take(SHOWN)
         .map(|err| {
-            let msg = if err.msg.contains("Recursion limit") {
-                "the expression is nested too deeply".to_owned()
-            } else {
-                err.msg.chars().take(200).collect()
-            };
+            let msg = if err.msg.contains("Recursion limit") { "the expression is nested too deeply".to_owned() } else { err.msg.chars().take(200).collect() };
             format!("line {}, column {}: {msg}", err.pos.0, err.pos.1)
         })
         .collect();
@@ -570,11 +550,7 @@ pub struct Evaluation<'a> {
 impl<'a> Evaluation<'a> {
     pub fn new(a: Activation<'a>) -> Self {
         Evaluation {
-            roots: Roots {
-                documents: [a.object, a.old_object, a.request, a.params, a.namespace_object],
-                converted: Default::default(),
-                variables: Vec::new(),
-            },
+            roots: Roots { documents: [a.object, a.old_object, a.request, a.params, a.namespace_object], converted: Default::default(), variables: Vec::new() },
         }
     }
 
@@ -601,10 +577,7 @@ impl<'a> Evaluation<'a> {
             return guard("evaluating", f);
         }
         std::thread::scope(|scope| {
-            let evaluator = std::thread::Builder::new()
-                .name("cel-eval".into())
-                .stack_size(EVAL_STACK)
-                .spawn_scoped(scope, || guard("evaluating", f));
+            let evaluator = std::thread::Builder::new().name("cel-eval".into()).stack_size(EVAL_STACK).spawn_scoped(scope, || guard("evaluating", f));
             match evaluator.map(std::thread::ScopedJoinHandle::join) {
                 Ok(Ok(result)) => result,
                 Ok(Err(_)) => Err("internal error of the CEL interpreter while evaluating".into()),

@@ -16,10 +16,10 @@
 //! Parse errors carry netip's and upstream's words; addresses print as netip prints them
 //! (RFC 5952: lower case, the longest run of two or more zero groups as `::`).
 
+use super::{error, CelResult};
 use cel::common::types::{CelBool, CelInt, CelString, Kind, Type, STRING_TYPE};
 use cel::common::value::{CowVal, StaticVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
-use super::{CelResult, error};
 
 use super::go_quote;
 

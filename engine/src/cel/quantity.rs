@@ -7,10 +7,10 @@
 
 use std::cmp::Ordering;
 
+use super::CelResult;
 use cel::common::types::{CelBool, CelDouble, CelInt, CelString, Kind, Type, INT_TYPE, STRING_TYPE};
 use cel::common::value::{CowVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
-use super::CelResult;
 
 use crate::quantity::{Format, Quantity};
 
@@ -24,24 +24,15 @@ pub(super) struct QuantityVal(pub(super) Quantity);
 super::opaque_val!(QuantityVal, QUANTITY_TYPE, |a, b| a.0 == b.0);
 
 fn quantity_arg<'a>(function: &str, args: &'a [CowVal<'_, '_>], i: usize) -> Result<&'a Quantity, ExecutionError> {
-    args.get(i)
-        .and_then(|a| a.downcast_ref::<QuantityVal>())
-        .map(|q| &q.0)
-        .ok_or_else(|| ExecutionError::function_error(function, "expected a quantity"))
+    args.get(i).and_then(|a| a.downcast_ref::<QuantityVal>()).map(|q| &q.0).ok_or_else(|| ExecutionError::function_error(function, "expected a quantity"))
 }
 
 fn string_arg<'a>(function: &str, args: &'a [CowVal<'_, '_>], i: usize) -> Result<&'a str, ExecutionError> {
-    args.get(i)
-        .and_then(|a| a.downcast_ref::<CelString>())
-        .map(|s| s.inner())
-        .ok_or_else(|| ExecutionError::function_error(function, "expected a string"))
+    args.get(i).and_then(|a| a.downcast_ref::<CelString>()).map(|s| s.inner()).ok_or_else(|| ExecutionError::function_error(function, "expected a string"))
 }
 
 fn int_arg(function: &str, args: &[CowVal<'_, '_>], i: usize) -> Result<i64, ExecutionError> {
-    args.get(i)
-        .and_then(|a| a.downcast_ref::<CelInt>())
-        .map(|n| *n.inner())
-        .ok_or_else(|| ExecutionError::function_error(function, "expected an int"))
+    args.get(i).and_then(|a| a.downcast_ref::<CelInt>()).map(|n| *n.inner()).ok_or_else(|| ExecutionError::function_error(function, "expected an int"))
 }
 
 fn owned<'b, 'v, T: Val + 'v>(v: T) -> CelResult<'b, 'v> {
@@ -105,9 +96,7 @@ fn is_integer<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> CelResult<'b, 'v> {
 }
 
 fn as_integer<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> CelResult<'b, 'v> {
-    let v = quantity_arg("asInteger", &args, 0)?
-        .as_i64()
-        .ok_or_else(|| ExecutionError::function_error("asInteger", "cannot convert value to integer"))?;
+    let v = quantity_arg("asInteger", &args, 0)?.as_i64().ok_or_else(|| ExecutionError::function_error("asInteger", "cannot convert value to integer"))?;
     owned(CelInt::from(v))
 }
 

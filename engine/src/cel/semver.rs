@@ -11,10 +11,10 @@
 
 use std::cmp::Ordering;
 
+use super::{error, CelResult};
 use cel::common::types::{CelBool, CelInt, CelString, Kind, Type, BOOL_TYPE, STRING_TYPE};
 use cel::common::value::CowVal;
 use cel::{DeclarationError, Env, ExecutionError};
-use super::{CelResult, error};
 
 use super::go_quote;
 

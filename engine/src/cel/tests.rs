@@ -248,14 +248,16 @@ fn a_message_expression_builds_a_string() {
 
 #[test]
 fn every_document_of_the_activation_is_named_as_upstream() {
-    let (object, old, request, params, ns) =
-        (json!({"o": 1}), json!({"o": 2}), json!({"operation": "CREATE", "userInfo": {"username": "u"}}), json!({"max": 3}), json!({"metadata": {"name": "n"}}));
-    let a = Activation { object: Some(&object), old_object: Some(&old), request: Some(&request), params: Some(&params), namespace_object: Some(&ns) };
-    let got = eval_with(
-        "[object.o, oldObject.o, request.operation, request.userInfo.username, params.max, namespaceObject.metadata.name]",
-        Mode::Validating,
-        a,
+    let (object, old, request, params, ns) = (
+        json!({"o": 1}),
+        json!({"o": 2}),
+        json!({"operation": "CREATE", "userInfo": {"username": "u"}}),
+        json!({"max": 3}),
+        json!({"metadata": {"name": "n"}}),
     );
+    let a = Activation { object: Some(&object), old_object: Some(&old), request: Some(&request), params: Some(&params), namespace_object: Some(&ns) };
+    let got =
+        eval_with("[object.o, oldObject.o, request.operation, request.userInfo.username, params.max, namespaceObject.metadata.name]", Mode::Validating, a);
     assert_eq!(got, Ok(json!([1, 2, "CREATE", "u", 3, "n"])));
     assert_eq!(eval("oldObject == null && object == null && params == null"), Ok(json!(true)));
 }
@@ -264,7 +266,11 @@ fn every_document_of_the_activation_is_named_as_upstream() {
 fn json_numbers_are_ints_unless_they_have_a_fraction() {
     let object = json!({"i": 3, "d": 1.5, "big": 18446744073709551615u64});
     let a = Activation { object: Some(&object), ..Default::default() };
-    let got = eval_with("[type(object.i) == int, type(object.d) == double, object.i + 1, object.d * 2.0, object.i < object.d * 3.0, object.big]", Mode::Validating, a);
+    let got = eval_with(
+        "[type(object.i) == int, type(object.d) == double, object.i + 1, object.d * 2.0, object.i < object.d * 3.0, object.big]",
+        Mode::Validating,
+        a,
+    );
     assert_eq!(got, Ok(json!([true, true, 4, 3.0, true, 18446744073709551615u64])));
 }
 
@@ -313,7 +319,11 @@ fn a_mutation_builds_an_apply_configuration() {
 #[test]
 fn struct_literals_leave_unset_fields_out() {
     assert_eq!(
-        eval_with("Object{metadata: Object.metadata{labels: {'a': 'b'}}, spec: Object.spec{?replicas: optional.none(), ?paused: optional.of(true)}}", Mode::Mutating, Activation::default()),
+        eval_with(
+            "Object{metadata: Object.metadata{labels: {'a': 'b'}}, spec: Object.spec{?replicas: optional.none(), ?paused: optional.of(true)}}",
+            Mode::Mutating,
+            Activation::default()
+        ),
         Ok(json!({"metadata": {"labels": {"a": "b"}}, "spec": {"paused": true}}))
     );
     assert_eq!(eval_with("Object{}", Mode::Mutating, Activation::default()), Ok(json!({})));
@@ -341,10 +351,7 @@ fn a_mutation_builds_a_json_patch_list() {
 
 #[test]
 fn struct_literals_outside_a_mutation_are_refused() {
-    errors(
-        Mode::Validating,
-        &[("Object{spec: 1}", "only allowed in a mutating policy"), ("JSONPatch{op: 'add'}", "only allowed in a mutating policy")],
-    );
+    errors(Mode::Validating, &[("Object{spec: 1}", "only allowed in a mutating policy"), ("JSONPatch{op: 'add'}", "only allowed in a mutating policy")]);
     errors(Mode::Mutating, &[("Pod{spec: 1}", "unknown type Pod"), ("Objects{}", "unknown type Objects")]);
 }
 
@@ -704,13 +711,25 @@ fn urls_are_read_as_go_reads_a_request_uri() {
             ("url(':foo')", "URL parse error during conversion from string: parse \":foo\": missing protocol scheme"),
             ("url('')", "URL parse error during conversion from string: parse \"\": empty url"),
             ("url('path')", "URL parse error during conversion from string: parse \"path\": invalid URI for request"),
-            ("url('https://exa mple.com')", "URL parse error during conversion from string: parse \"https://exa mple.com\": invalid character \" \" in host name"),
-            ("url('https://example.com:port')", "URL parse error during conversion from string: parse \"https://example.com:port\": invalid port \":port\" after host"),
-            ("url('https://example.com:80:90')", "URL parse error during conversion from string: parse \"https://example.com:80:90\": invalid port \":80:90\" after host"),
+            (
+                "url('https://exa mple.com')",
+                "URL parse error during conversion from string: parse \"https://exa mple.com\": invalid character \" \" in host name",
+            ),
+            (
+                "url('https://example.com:port')",
+                "URL parse error during conversion from string: parse \"https://example.com:port\": invalid port \":port\" after host",
+            ),
+            (
+                "url('https://example.com:80:90')",
+                "URL parse error during conversion from string: parse \"https://example.com:80:90\": invalid port \":80:90\" after host",
+            ),
             ("url('https://[::1')", "URL parse error during conversion from string: parse \"https://[::1\": missing ']' in host"),
             ("url('https://a[::1]')", "URL parse error during conversion from string: parse \"https://a[::1]\": invalid IP-literal"),
             ("url('https://[1.2.3.4]/')", "URL parse error during conversion from string: parse \"https://[1.2.3.4]/\": invalid IP-literal"),
-            ("url('https://[zz]/')", "URL parse error during conversion from string: parse \"https://[zz]/\": invalid host: ParseAddr(\"zz\"): unable to parse IP"),
+            (
+                "url('https://[zz]/')",
+                "URL parse error during conversion from string: parse \"https://[zz]/\": invalid host: ParseAddr(\"zz\"): unable to parse IP",
+            ),
             ("url('https://ex%01mple.com')", "URL parse error during conversion from string: parse \"https://ex%01mple.com\": invalid URL escape \"%01\""),
             ("url('https://us er@x.com')", "URL parse error during conversion from string: parse \"https://us er@x.com\": net/url: invalid userinfo"),
             ("url('https://x.com/%zz')", "URL parse error during conversion from string: parse \"https://x.com/%zz\": invalid URL escape \"%zz\""),
@@ -720,7 +739,10 @@ fn urls_are_read_as_go_reads_a_request_uri() {
     );
     let mut e = Evaluation::new(Activation::default());
     e.bind("u", &compile("url('https://example.com:8443/a')", Mode::Validating).unwrap());
-    assert_eq!(e.eval(&compile("[variables.u.getPort(), string(variables.u == url('https://example.com:8443/a'))]", Mode::Validating).unwrap()), Ok(json!(["8443", "true"])));
+    assert_eq!(
+        e.eval(&compile("[variables.u.getPort(), string(variables.u == url('https://example.com:8443/a'))]", Mode::Validating).unwrap()),
+        Ok(json!(["8443", "true"]))
+    );
 }
 
 /// Expected values and errors are those of k8s.io/apiserver v0.37.2's library (semverlib.go over

@@ -10,10 +10,10 @@
 
 use std::collections::HashMap;
 
+use super::CelResult;
 use cel::common::types::{CelBool, CelList, CelMap, CelMapKey, CelString, Kind, Type, STRING_TYPE};
 use cel::common::value::{CowVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
-use super::CelResult;
 
 use super::go_quote;
 
@@ -130,7 +130,9 @@ fn escape(s: &[u8], mode: Mode) -> Vec<u8> {
 }
 
 fn valid_encoded(s: &[u8], mode: Mode) -> bool {
-    s.iter().all(|&c| matches!(c, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' | b':' | b'@' | b'[' | b']' | b'%') || !should_escape(c, mode))
+    s.iter().all(|&c| {
+        matches!(c, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' | b':' | b'@' | b'[' | b']' | b'%') || !should_escape(c, mode)
+    })
 }
 
 fn valid_optional_port(port: &[u8]) -> bool {
@@ -262,10 +264,7 @@ impl Url {
                 }
                 url.user = Some(match userinfo.split_once(':') {
                     None => (unescape(userinfo.as_bytes(), Mode::UserPassword)?, None),
-                    Some((name, password)) => (
-                        unescape(name.as_bytes(), Mode::UserPassword)?,
-                        Some(unescape(password.as_bytes(), Mode::UserPassword)?),
-                    ),
+                    Some((name, password)) => (unescape(name.as_bytes(), Mode::UserPassword)?, Some(unescape(password.as_bytes(), Mode::UserPassword)?)),
                 });
             }
             rest = path;
@@ -305,7 +304,10 @@ impl Url {
     }
 
     fn escaped_path(&self) -> Vec<u8> {
-        if !self.raw_path.is_empty() && valid_encoded(self.raw_path.as_bytes(), Mode::Path) && unescape(self.raw_path.as_bytes(), Mode::Path).is_ok_and(|p| p == self.path) {
+        if !self.raw_path.is_empty()
+            && valid_encoded(self.raw_path.as_bytes(), Mode::Path)
+            && unescape(self.raw_path.as_bytes(), Mode::Path).is_ok_and(|p| p == self.path)
+        {
             return self.raw_path.as_bytes().to_vec();
         }
         if self.path == b"*" {
@@ -315,7 +317,10 @@ impl Url {
     }
 
     fn escaped_fragment(&self) -> Vec<u8> {
-        if !self.raw_fragment.is_empty() && valid_encoded(self.raw_fragment.as_bytes(), Mode::Fragment) && unescape(self.raw_fragment.as_bytes(), Mode::Fragment).is_ok_and(|f| f == self.fragment) {
+        if !self.raw_fragment.is_empty()
+            && valid_encoded(self.raw_fragment.as_bytes(), Mode::Fragment)
+            && unescape(self.raw_fragment.as_bytes(), Mode::Fragment).is_ok_and(|f| f == self.fragment)
+        {
             return self.raw_fragment.as_bytes().to_vec();
         }
         escape(&self.fragment, Mode::Fragment)

@@ -89,7 +89,11 @@ impl Quantity {
         let mut scaled = self.nanos.clone();
         scaled.mul_pow10(9);
         let by_magnitude = scaled.cmp_mag(&a.nanos.mul(&b.nanos));
-        if self.sign() < 0 { by_magnitude.reverse() } else { by_magnitude }
+        if self.sign() < 0 {
+            by_magnitude.reverse()
+        } else {
+            by_magnitude
+        }
     }
     /// `q.AsApproximateFloat64()`: the double nearest the exact value (infinite beyond the
     /// double range). The one place a quantity becomes floating point, for callers that ask.

@@ -8,8 +8,17 @@ use serde_json::{Map, Value};
 /// name; a list not named here is atomic: an applied one replaces it whole.
 fn list_keys(field: &str) -> Option<&'static [&'static str]> {
     Some(match field {
-        "containers" | "initContainers" | "ephemeralContainers" | "env" | "volumes" | "imagePullSecrets" | "resourceClaims" | "claims"
-        | "readinessGates" | "schedulingGates" | "hostAliases" => match field {
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "env"
+        | "volumes"
+        | "imagePullSecrets"
+        | "resourceClaims"
+        | "claims"
+        | "readinessGates"
+        | "schedulingGates"
+        | "hostAliases" => match field {
             "readinessGates" => &["conditionType"],
             "hostAliases" => &["ip"],
             _ => &["name"],
@@ -334,16 +343,31 @@ mod tests {
     fn a_missing_path_is_said_in_the_json_patch_librarys_words() {
         let mut doc = json!({"spec": {"containers": [{"name": "app"}]}});
         let r = json_patch(&mut doc, &json!([{"op": "replace", "path": "/spec/containers/0/resources/requests/cpu", "value": "1"}]));
-        assert_eq!(r, Err("JSON Patch: replace operation does not apply: doc is missing path: /spec/containers/0/resources/requests/cpu: missing value".into()));
+        assert_eq!(
+            r,
+            Err("JSON Patch: replace operation does not apply: doc is missing path: /spec/containers/0/resources/requests/cpu: missing value".into())
+        );
     }
 
     #[test]
     fn json_patch_applies_every_operation_or_none() {
         let base = json!({"spec": {"containers": [{"name": "app"}]}, "metadata": {"labels": {"a/b": "1"}}});
         let cases = [
-            ("append", json!([{"op": "add", "path": "/spec/containers/-", "value": {"name": "side"}}]), Ok(json!({"spec": {"containers": [{"name": "app"}, {"name": "side"}]}, "metadata": {"labels": {"a/b": "1"}}}))),
-            ("an escaped key replaced", json!([{"op": "replace", "path": "/metadata/labels/a~1b", "value": "2"}]), Ok(json!({"spec": {"containers": [{"name": "app"}]}, "metadata": {"labels": {"a/b": "2"}}}))),
-            ("a failed test changes nothing, and is no error", json!([{"op": "remove", "path": "/metadata"}, {"op": "test", "path": "/spec", "value": 1}]), Ok(base.clone())),
+            (
+                "append",
+                json!([{"op": "add", "path": "/spec/containers/-", "value": {"name": "side"}}]),
+                Ok(json!({"spec": {"containers": [{"name": "app"}, {"name": "side"}]}, "metadata": {"labels": {"a/b": "1"}}})),
+            ),
+            (
+                "an escaped key replaced",
+                json!([{"op": "replace", "path": "/metadata/labels/a~1b", "value": "2"}]),
+                Ok(json!({"spec": {"containers": [{"name": "app"}]}, "metadata": {"labels": {"a/b": "2"}}})),
+            ),
+            (
+                "a failed test changes nothing, and is no error",
+                json!([{"op": "remove", "path": "/metadata"}, {"op": "test", "path": "/spec", "value": 1}]),
+                Ok(base.clone()),
+            ),
             ("a missing path", json!([{"op": "remove", "path": "/spec/volumes"}]), Err(())),
             (
                 "a missing key of an object that exists is replaced",

@@ -53,11 +53,7 @@ impl CompiledPolicy {
         let mut compiled = CompiledPolicy {
             conditions: policy.match_conditions.iter().map(|n| (n.name.clone(), c(&n.expression))).collect(),
             variables: policy.variables.iter().map(|n| (n.name.clone(), c(&n.expression))).collect(),
-            validations: policy
-                .validations
-                .iter()
-                .map(|v| (c(&v.expression), (!v.message_expression.is_empty()).then(|| c(&v.message_expression))))
-                .collect(),
+            validations: policy.validations.iter().map(|v| (c(&v.expression), (!v.message_expression.is_empty()).then(|| c(&v.message_expression)))).collect(),
             mutations: policy
                 .mutations
                 .iter()
@@ -85,9 +81,7 @@ impl CompiledPolicy {
 
 /// The parts of Kubernetes' CEL environment this tool does not evaluate, as an expression names
 /// them: the authorizer.
-const UNSUPPORTED: &[(&str, &str)] = &[
-    ("authorizer", "the authorizer: who sends the request is not known"),
-];
+const UNSUPPORTED: &[(&str, &str)] = &[("authorizer", "the authorizer: who sends the request is not known")];
 
 /// The first part of [`UNSUPPORTED`] one of the policy's expressions names (a name standing
 /// alone, not inside a longer identifier), in words.
@@ -104,7 +98,10 @@ fn unsupported_in(policy: &Policy) -> Option<String> {
             !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.' && !word.ends_with('.'))
         })
     };
-    UNSUPPORTED.iter().find(|(word, _)| sources.iter().any(|s| names(s, word))).map(|(word, what)| format!("its expressions use `{}` ({what}), which is not replayed", word.trim_end_matches(['(', '.'])))
+    UNSUPPORTED
+        .iter()
+        .find(|(word, _)| sources.iter().any(|s| names(s, word)))
+        .map(|(word, what)| format!("its expressions use `{}` ({what}), which is not replayed", word.trim_end_matches(['(', '.'])))
 }
 
 /// The policies and bindings of a cluster, validating and mutating, by name.
@@ -297,7 +294,8 @@ pub type Params = BTreeMap<(String, String, String, String), Arc<Value>>;
 /// found otherwise; an empty list skips the binding (`parameterNotFoundAction: Allow`).
 fn params_of<'p>(p: &CompiledPolicy, b: &Binding, r: &Request<'p>, names: (&str, &str)) -> Result<Vec<Option<&'p Value>>, Stop> {
     let Some((api_version, kind)) = &p.policy.param_kind else { return Ok(vec![None]) };
-    let unreplayable = |why: &str| Stop::Unreplayable(format!("{} {:?} (binding {:?}) reads its params ({kind} {api_version}): {why}", kind_name(p), names.0, names.1));
+    let unreplayable =
+        |why: &str| Stop::Unreplayable(format!("{} {:?} (binding {:?}) reads its params ({kind} {api_version}): {why}", kind_name(p), names.0, names.1));
     let Some(pr) = &b.param_ref else { return Err(unreplayable("the binding names none")) };
     let ti = crate::objects::type_info(api_version, kind);
     let ns = if !ti.namespaced {
@@ -369,7 +367,14 @@ fn unsupported_stop(p: &CompiledPolicy, (policy, binding): (&str, &str), why: &s
 
 /// The evaluation context of one binding and param: the request, the param, and the policy's
 /// variables in order.
-fn evaluation<'a>(p: &CompiledPolicy, object: &'a Value, request: &'a Value, ns: Option<&'a Value>, old: Option<&'a Value>, params: Option<&'a Value>) -> Evaluation<'a> {
+fn evaluation<'a>(
+    p: &CompiledPolicy,
+    object: &'a Value,
+    request: &'a Value,
+    ns: Option<&'a Value>,
+    old: Option<&'a Value>,
+    params: Option<&'a Value>,
+) -> Evaluation<'a> {
     let mut eval = Evaluation::new(Activation { object: Some(object), old_object: old, request: Some(request), params, namespace_object: ns });
     for (name, c) in &p.variables {
         if let Ok(prog) = c {
@@ -482,7 +487,13 @@ fn act(p: &CompiledPolicy, b: &Binding, names: (&str, &str), text: String, reaso
 /// Returns the policies that changed the object, each as `MutatingAdmissionPolicy "name"
 /// (binding "b")`, and those skipped because they cannot be replayed (each a
 /// [`Stop::Unreplayable`]: the answer rests on them).
-pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool, redefault: &dyn Fn(&mut Value) -> Result<(), String>) -> Result<(Vec<String>, Vec<Stop>), Stop> {
+pub fn mutate(
+    set: &PolicySet,
+    object: &mut Value,
+    r: &Request,
+    reinvoked: bool,
+    redefault: &dyn Fn(&mut Value) -> Result<(), String>,
+) -> Result<(Vec<String>, Vec<Stop>), Stop> {
     let request = r.as_cel();
     let ns = r.namespace_object();
     let mut notes = Vec::new();
@@ -528,21 +539,25 @@ pub fn mutate(set: &PolicySet, object: &mut Value, r: &Request, reinvoked: bool,
 type Context<'a> = (&'a Value, Option<&'a Value>, Option<&'a Value>, Option<&'a Value>);
 
 /// One binding's mutations with one param, in order.
-fn mutate_one(p: &CompiledPolicy, object: &mut Value, (request, ns, old, param): Context, names: (&str, &str), redefault: &dyn Fn(&mut Value) -> Result<(), String>) -> Result<(), Stop> {
+fn mutate_one(
+    p: &CompiledPolicy,
+    object: &mut Value,
+    (request, ns, old, param): Context,
+    names: (&str, &str),
+    redefault: &dyn Fn(&mut Value) -> Result<(), String>,
+) -> Result<(), Stop> {
     for (apply, c) in &p.mutations {
         // Each mutation sees the object as the ones before it left it.
         let current = object.clone();
         let eval = evaluation(p, &current, request, ns, old, param);
         let result = c.as_ref().map_err(Clone::clone).and_then(|prog| eval.eval(prog));
-        let changed = result
-            .and_then(|v| {
-                if *apply {
-                    merge::apply(object, &v)
-                } else {
-                    merge::json_patch(object, &v)
-                }
-            })
-            .and_then(|()| if *object != current { redefault(object) } else { Ok(()) });
+        let changed = result.and_then(|v| if *apply { merge::apply(object, &v) } else { merge::json_patch(object, &v) }).and_then(|()| {
+            if *object != current {
+                redefault(object)
+            } else {
+                Ok(())
+            }
+        });
         if let Err(e) = changed {
             failed(p, names, &e)?;
         }

@@ -192,11 +192,7 @@ fn match_resources(v: Option<&Value>, path: &str) -> FieldResult<Option<policies
 }
 
 fn named_list(v: Option<&Value>) -> Vec<policies::Named> {
-    v.and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|n| policies::Named { name: text(n, "name", ""), expression: text(n, "expression", "") })
-        .collect()
+    v.and_then(Value::as_array).into_iter().flatten().map(|n| policies::Named { name: text(n, "name", ""), expression: text(n, "expression", "") }).collect()
 }
 
 /// A ValidatingAdmissionPolicy's or MutatingAdmissionPolicy's spec, with the API's defaults
@@ -222,7 +218,12 @@ fn policy(v: &Value, mutating: bool) -> FieldResult<policies::Policy> {
         match (text(m, "patchType", "").as_str(), expr("applyConfiguration"), expr("jsonPatch")) {
             ("ApplyConfiguration", Some(e), _) => mutations.push(policies::Mutation::ApplyConfiguration(e)),
             ("JSONPatch", _, Some(e)) => mutations.push(policies::Mutation::JsonPatch(e)),
-            (t, _, _) => return Err((format!("spec.mutations[{i}].patchType"), format!("Unsupported value: {t:?}: supported values: \"ApplyConfiguration\", \"JSONPatch\""))),
+            (t, _, _) => {
+                return Err((
+                    format!("spec.mutations[{i}].patchType"),
+                    format!("Unsupported value: {t:?}: supported values: \"ApplyConfiguration\", \"JSONPatch\""),
+                ))
+            }
         }
     }
     Ok(policies::Policy {
