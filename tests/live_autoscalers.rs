@@ -56,7 +56,7 @@ async fn hpa_controller_raises_a_deployment_to_min_replicas_into_the_quota() {
 
     let seen = scen::settle(&c, &ns, 8, 120).await;
     // What check said is what the controllers then met, word for word.
-    assert!(seen.quota_refusals().iter().any(|m| *m == predicted), "check predicted {predicted:?}: {}", describe(&seen));
+    assert!(seen.quota_refusals().contains(&predicted), "check predicted {predicted:?}: {}", describe(&seen));
     let out = plugin(&kubeconfig, &["why", "deployment/web", "-n", &ns, "-o", "json"]);
     let why: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("why: {e}: {}", text(&out.stderr)));
     assert_eq!(why["autoscaler"], json!("HPA web wants 12, 8 exist: quota compute refuses the rest"), "{why}");
@@ -150,7 +150,7 @@ async fn vpa_webhook_sets_new_pods_requests_and_quota_refuses_those_that_do_not_
     scen::scale(&c, &ns, 6).await.unwrap();
 
     let seen = scen::settle(&c, &ns, 4, 120).await;
-    assert!(seen.quota_refusals().iter().any(|m| *m == predicted), "check predicted {predicted:?}: {}", describe(&seen));
+    assert!(seen.quota_refusals().contains(&predicted), "check predicted {predicted:?}: {}", describe(&seen));
     assert_eq!(seen.pods.len(), 4, "{}", describe(&seen));
     for p in &seen.pods {
         assert_eq!((p.requests_cpu.as_deref(), p.limits_cpu.as_deref()), (Some("1"), Some("2")), "pod {} was not created at the VPA's target", p.name);

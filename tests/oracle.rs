@@ -1181,12 +1181,12 @@ fn past_milli_limits(rng: &mut Rng, lr: &mut Value, object: &mut Value, past_int
     if let Some(item) = lr["spec"]["limits"].as_array_mut().and_then(|items| items.first_mut()) {
         let key = if item["type"] == "PersistentVolumeClaim" { "storage" } else { "memory" };
         let field = *rng.pick(&["max", "min"]);
-        item[field] = json!({ key: *rng.pick(&edge) });
+        item[field] = json!({ key: *rng.pick(edge) });
     }
     if object["kind"] == "PersistentVolumeClaim" {
-        object["spec"]["resources"]["requests"]["storage"] = json!(*rng.pick(&edge));
+        object["spec"]["resources"]["requests"]["storage"] = json!(*rng.pick(edge));
     } else if let Some(c) = object["spec"]["containers"].as_array_mut().and_then(|cs| cs.first_mut()) {
-        let v = *rng.pick(&edge);
+        let v = *rng.pick(edge);
         c["resources"] = json!({"requests": {"memory": v}, "limits": {"memory": *rng.pick(&[v, "10000000000000001", edge[edge.len() - 1]])}});
     }
 }
@@ -2030,7 +2030,7 @@ fn validating_policy(rng: &mut Rng, name: &str, warn_only: bool, params: bool, h
     }
     const WARN_ONLY: &[&[&str]] = &[&["Warn"], &["Audit"], &["Warn", "Audit"]];
     const ANY: &[&[&str]] = &[&["Deny"], &["Deny"], &["Deny", "Audit"], &["Warn"], &["Audit"]];
-    let actions: &[&str] = *rng.pick(if warn_only { WARN_ONLY } else { ANY });
+    let actions = *rng.pick::<&[&str]>(if warn_only { WARN_ONLY } else { ANY });
     let mut bspec = json!({"policyName": name, "validationActions": actions});
     if params {
         bspec["paramRef"] = param_ref(rng);
@@ -2254,17 +2254,18 @@ fn admission_policies_agree_with_upstream_code() {
             diffs.add("policy: engine cannot replay".into(), format!("engine {}\n    upstream {want}\n    request {}", got["unreplayed"], request()));
             continue;
         }
-        let group = if got["allowed"] != want["allowed"] {
-            "verdict"
-        } else if want["allowed"] == false && got["message"] != want["message"] {
-            "message"
-        } else if {
+        let warnings_differ = {
             let mut g: Vec<String> = got["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string()).collect();
             let mut w = want_warnings.clone();
             g.sort();
             w.sort();
             g != w
-        } {
+        };
+        let group = if got["allowed"] != want["allowed"] {
+            "verdict"
+        } else if want["allowed"] == false && got["message"] != want["message"] {
+            "message"
+        } else if warnings_differ {
             "warnings"
         } else if want["allowed"] == true && got["usage"] != want["usage"] {
             "usage after mutation"

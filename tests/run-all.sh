@@ -22,6 +22,8 @@
 #      target (the VPA webhook sees every pod); on 1.20 that target runs its HPA test alone,
 #   6. stops the autoscalers, the node and every cluster, whatever happened, and fails if any run
 #      failed.
+# Before all of it, `cargo fmt --check` and `cargo clippy --all-targets -- -D warnings`: a
+# failure there ends the run at once.
 # Where the clusters cannot be provisioned (not root, no apt-get), the live tests say so and
 # skip, except under CI=true, where they fail. KQ_LAB_MODERN_VERSION=none skips step 3.
 set -euo pipefail
@@ -89,6 +91,15 @@ no_lab() {
   [[ ${CI:-} == true ]] && exit 1
   return 0
 }
+
+# The Rust habits first: they take a minute or two and fail before the long builds do.
+if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+  phase "adding rustfmt and clippy (rustup)"
+  rustup component add rustfmt clippy
+fi
+phase "cargo fmt --check; cargo clippy --all-targets -- -D warnings"
+cargo fmt --all --check
+cargo clippy --locked --workspace --all-targets -- -D warnings
 
 if [[ ${KUBECTL_QUOTA_SKIP_LAB:-} != 1 ]]; then
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then

@@ -358,6 +358,9 @@ impl Duplicates {
     }
 }
 
+/// A VerticalPodAutoscaler as kept: its name, creation time and object.
+type NamedVpa = (String, String, objects::VerticalAutoscaler);
+
 /// Everything read, folded as it arrives.
 #[derive(Debug, Clone, Default)]
 pub struct Collector {
@@ -383,7 +386,7 @@ pub struct Collector {
     workloads: BTreeMap<(String, String), Scalable>,
     /// The VerticalPodAutoscalers by (namespace, target `kind/name`): (name, creation time,
     /// object).
-    vpas: BTreeMap<(String, String), Vec<(String, String, objects::VerticalAutoscaler)>>,
+    vpas: BTreeMap<(String, String), Vec<NamedVpa>>,
     /// Targets of autoscalers known not to exist, by (namespace, `kind/name`): a GET answered
     /// 404, or a state that holds every workload of that kind. A normal state of a cluster (an
     /// HPA left behind by a deleted Deployment), not a gap in the answer.

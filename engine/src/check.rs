@@ -25,7 +25,7 @@ pub use state::{ClusterState, Gap, Lacking, VPA_RESOURCE};
 pub use webhooks::WebhookSeen;
 
 use replay::{admit, admit_as, admit_pod_claims, admit_workload_pods};
-use template_change::rollout_of;
+use template_change::{rollout_of, Running};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -580,7 +580,7 @@ impl<'a> Checker<'a> {
                 return;
             }
         }
-        let (notes, rollout) = rollout_of(obj, from, new, old_running, new_running, self.state, ns, self.opts);
+        let (notes, rollout) = rollout_of(obj, from, new, Running { old: old_running, new: new_running }, self.state, ns, self.opts);
         report.notes.extend(notes);
         report.rollout = rollout;
     }

@@ -226,7 +226,7 @@ fn a_pod_naming_a_service_account_that_does_not_exist_is_refused() {
             .iter()
             .map(|d| format!("{:?} {}", d.outcome, d.server_error.as_deref().or(d.pod_message.as_deref()).unwrap_or("-")))
             .collect();
-        t.row(what, got.join(" | "), want.join(" | ").replace(&format!("{ghost}"), &format!("Refused {ghost}")));
+        t.row(what, got.join(" | "), want.join(" | ").replace(&ghost.to_string(), &format!("Refused {ghost}")));
     }
     t.done();
 }

@@ -203,7 +203,7 @@ fn templates_with_pod_level_resources_below_the_containers_refuse_the_workload()
         ),
         (
             "a CronJob: a sidecar adds to the containers' sum, at the job template's path",
-            cronjob(spec(never, "{requests: {cpu: 500m}}", &c("a", "{requests: {cpu: 300m}}"), &format!("{{name: log, image: b, restartPolicy: Always, resources: {{requests: {{cpu: 300m}}}}}}"))),
+            cronjob(spec(never, "{requests: {cpu: 500m}}", &c("a", "{requests: {cpu: 300m}}"), "{name: log, image: b, restartPolicy: Always, resources: {requests: {cpu: 300m}}}")),
             "1.37",
             Some("CronJob.batch \"c\" is invalid: spec.jobTemplate.spec.template.spec.resources.requests[cpu]: Invalid value: \"500m\": must be greater than or equal to aggregate container requests of 600m".into()),
         ),

@@ -20,6 +20,13 @@ const BUCKETS: [f64; 12] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
 
 const RESULTS: [Why; 6] = [Why::Skipped, Why::Fits, Why::Warned, Why::Denied, Why::Undecodable, Why::Late];
 
+/// An autoscaler as its series name it: (namespace, kind, name).
+type AutoscalerKey = (String, AutoscalerKindLabel, String);
+/// An autoscaler's minimum and maximum replicas, and how many pods of its target quota lets run.
+type Limits = (i32, i32, i32);
+/// A gauge of every autoscaler: its name, its help, and its value of an autoscaler's [`Limits`].
+type Series = (&'static str, &'static str, fn(&Limits) -> i32);
+
 #[derive(Default)]
 pub struct Metrics {
     by_result: [AtomicU64; 6],
@@ -38,7 +45,7 @@ pub struct Metrics {
     connections_refused: AtomicU64,
     /// Per autoscaler (namespace, kind, name): its minimum, its maximum, and how many pods of
     /// its target quota lets run, as last decided.
-    ceilings: Mutex<BTreeMap<(String, AutoscalerKindLabel, String), (i32, i32, i32)>>,
+    ceilings: Mutex<BTreeMap<AutoscalerKey, Limits>>,
     /// Per namespace, the workloads warned about and refused (at most [`MAX_NAMESPACES`]
     /// namespaces; the rest under [`OTHER_NAMESPACES`]).
     by_namespace: Mutex<BTreeMap<String, [u64; 2]>>,
@@ -236,7 +243,7 @@ impl Metrics {
     fn render_ceilings(&self, s: &mut String, cache: &Cache) {
         let mut m = self.ceilings.lock().unwrap_or_else(|e| e.into_inner());
         m.retain(|(ns, kind, name), _| cache.has_autoscaler(ns, kind, name));
-        let series: [(&str, &str, fn(&(i32, i32, i32)) -> i32); 3] = [
+        let series: [Series; 3] = [
             ("autoscaler_min_replicas", "An autoscaler's minimum replicas.", |v| v.0),
             ("autoscaler_max_replicas", "An autoscaler's maximum replicas.", |v| v.1),
             (

@@ -840,11 +840,9 @@ mod tests {
         }
         assert_eq!(o.admit(5), Admit::Serve(None), "below the cap");
         // Each new connection (deciding at once, here) takes the place made for it.
-        let mut id = 10;
-        for want in [Some(2), Some(3), Some(0)] {
+        for (id, want) in (10..).zip([Some(2), Some(3), Some(0)]) {
             assert_eq!(o.admit(4), Admit::Serve(want), "the oldest first, each asked once");
             add(&mut o, id, None);
-            id += 1;
         }
         assert_eq!(o.admit(4), Admit::Refuse, "a connection whose review is being decided is kept");
         assert_eq!(o.closing, 3);

@@ -14,8 +14,8 @@
 //! | 6 | DefaultStorageClass | mutating | [`default_storage_class`] |
 //! | 7 | PersistentVolumeClaimResize | validating | [`pvc_resize`] |
 //! | 8 | RuntimeClass | mutating, validating | [`runtime_class`]: the pod's overhead |
-//! | ... | MutatingAdmissionWebhook | mutating | [`vpa_webhook`]: a VerticalPodAutoscaler's requests and limits; other webhooks are not replayed, but a live check asks the server for the pod they return (a dry run: [`ServerAnswer`]) |
 //! | ... | MutatingAdmissionPolicy | mutating | [`policy`]: the policies' ApplyConfigurations and JSON patches |
+//! | ... | MutatingAdmissionWebhook | mutating | [`vpa_webhook`]: a VerticalPodAutoscaler's requests and limits; other webhooks are not replayed, but a live check asks the server for the pod they return (a dry run: [`ServerAnswer`]) |
 //! | ... | ValidatingAdmissionPolicy | validating | [`policy`]: the policies' validations (Deny, Warn) |
 //! | ... | ValidatingAdmissionWebhook | | not replayed (named) |
 //! | last | ResourceQuota | validating | [`resource_quota`]: usage, scopes, the verdict |
@@ -238,7 +238,7 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
             let mut notes = crate::defaulting::as_decoded(obj, opts.rules);
             match mutating_half(obj, &a) {
                 Ok(m) => notes.extend(m),
-                Err(refused) => return (refused, vec![]),
+                Err(refused) => return (*refused, vec![]),
             }
             notes.extend(crate::defaulting::prepare_for_create(obj, opts.rules));
             notes
@@ -250,7 +250,7 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
                 crate::defaulting::default_pod_api_for(p, opts.rules);
             }
             if let Err(refused) = mutating_half(obj, &a) {
-                return (refused, vec![]);
+                return (*refused, vec![]);
             }
             crate::defaulting::prepare_for_update(obj, prev);
             vec![]
@@ -277,12 +277,12 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
 /// Every plugin's mutating half in the chain's order, and once more where an external plugin
 /// changed the object: the built-in plugins all again, the external ones that ask for it. A
 /// sentence the second run repeats is said once.
-fn mutating_half(obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Decision> {
+fn mutating_half(obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Box<Decision>> {
     mutating_half_of(CHAIN, obj, a)
 }
 
 /// [`mutating_half`] of the plugins `chain`.
-fn mutating_half_of(chain: &[&dyn Plugin], obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Decision> {
+fn mutating_half_of(chain: &[&dyn Plugin], obj: &mut Object, a: &Attributes) -> Result<Vec<String>, Box<Decision>> {
     let mut notes = Vec::new();
     let mut changed = false;
     for p in chain {
@@ -290,7 +290,7 @@ fn mutating_half_of(chain: &[&dyn Plugin], obj: &mut Object, a: &Attributes) -> 
             continue;
         }
         let before = p.external().then(|| obj.clone());
-        notes.extend(p.mutate(obj, a).map_err(|d| d.decision(p.stage()))?);
+        notes.extend(p.mutate(obj, a).map_err(|d| Box::new(d.decision(p.stage())))?);
         changed |= before.is_some_and(|b| b != *obj);
     }
     if !changed {
@@ -301,7 +301,7 @@ fn mutating_half_of(chain: &[&dyn Plugin], obj: &mut Object, a: &Attributes) -> 
         if (p.external() && !p.reinvoke_if_needed()) || !p.handles(obj, &again) {
             continue;
         }
-        for n in p.mutate(obj, &again).map_err(|d| d.decision(p.stage()))? {
+        for n in p.mutate(obj, &again).map_err(|d| Box::new(d.decision(p.stage())))? {
             if !notes.contains(&n) {
                 notes.push(n);
             }

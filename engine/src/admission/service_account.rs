@@ -42,7 +42,8 @@ mod tests {
         let none = BTreeMap::new();
         let empty = BTreeSet::new();
         let mirror: BTreeMap<String, String> = [(MIRROR_POD_ANNOTATION.to_string(), "x".to_string())].into();
-        let cases: Vec<(&str, &str, &BTreeMap<String, String>, Option<&BTreeSet<String>>, Result<(), String>, &str)> = vec![
+        type Case<'a> = (&'a str, &'a str, &'a BTreeMap<String, String>, Option<&'a BTreeSet<String>>, Result<(), String>, &'a str);
+        let cases: Vec<Case> = vec![
             ("no name: default, which exists", "", &none, Some(&known), Ok(()), "default"),
             ("a name that exists", "builder", &none, Some(&known), Ok(()), "builder"),
             (

@@ -6,20 +6,25 @@ use super::report::CheckOptions;
 use super::state::ClusterState;
 use crate::objects::{Body, Object, Workload};
 
-/// A changed pod template of an existing workload whose `old_running` pods of other templates
-/// and `new_running` of this one exist: its rollout, simulated step by step in [`crate::rollout`] with each template's pod charged as
+/// How many pods of a workload run now: of its other templates (`old`) and of the new one.
+pub(super) struct Running {
+    pub(super) old: i32,
+    pub(super) new: i32,
+}
+
+/// A changed pod template of an existing workload whose `running` pods exist: its rollout, simulated step by step in [`crate::rollout`] with each template's pod charged as
 /// admission would charge it. The notes in words, and the report (`None` when the rollout
 /// cannot be simulated).
 pub(super) fn rollout_of(
     obj: &Object,
     old: &Workload,
     new: &Workload,
-    old_running: i32,
-    new_running: i32,
+    running: Running,
     state: &ClusterState,
     ns: &str,
     opts: &CheckOptions,
 ) -> (Vec<String>, Option<crate::rollout::RolloutReport>) {
+    let Running { old: old_running, new: new_running } = running;
     let kind = obj.type_info.kind.as_str();
     let replicas = match (kind, opts.nodes) {
         ("DaemonSet", Some(n)) => n as i32,

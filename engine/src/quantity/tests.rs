@@ -234,7 +234,7 @@ fn identical_means_equal_value_format_and_kept_text() {
     ];
     for (a, b, want) in cases {
         assert_eq!(q(a).is_identical(&q(b)), *want, "{a} vs {b}");
-        assert_eq!(q(a).is_identical(&q(a).clone()), true, "{a} and its clone");
+        assert!(q(a).is_identical(&q(a).clone()), "{a} and its clone");
     }
 }
 

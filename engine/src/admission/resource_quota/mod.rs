@@ -257,7 +257,7 @@ pub fn check_request_detailed(
 ) -> Decision {
     let ev = match evaluator_acting_on(obj, old, rules, request) {
         Ok(ev) => ev,
-        Err(skipped) => return skipped,
+        Err(skipped) => return *skipped,
     };
     if quotas.is_empty() && limited.is_empty() {
         return Decision::allow(resources::remove_zeros(&ev.usage(obj)), vec![]);
@@ -288,7 +288,7 @@ pub fn check_request_detailed(
 
 /// The evaluator for `obj`, or the answer when quota does not act on the request at all (an
 /// ignored kind, an update quota does not look at).
-fn evaluator_acting_on(obj: &Object, old: Option<&Object>, rules: &Rules, request: &Request) -> Result<Evaluator, Decision> {
+fn evaluator_acting_on(obj: &Object, old: Option<&Object>, rules: &Rules, request: &Request) -> Result<Evaluator, Box<Decision>> {
     let ev = Evaluator::for_object_in(obj, rules, request.classes);
     let op = match old {
         None => Operation::Create,
@@ -296,13 +296,13 @@ fn evaluator_acting_on(obj: &Object, old: Option<&Object>, rules: &Rules, reques
         Some(_) => Operation::Update,
     };
     if let Evaluator::Ignored(why) = ev {
-        return Err(Decision { skipped: Some(why.into()), ..Decision::allow(ResourceList::new(), vec![]) });
+        return Err(Box::new(Decision { skipped: Some(why.into()), ..Decision::allow(ResourceList::new(), vec![]) }));
     }
     if !ev.handles_with(op, obj, old, rules) {
-        return Err(Decision {
+        return Err(Box::new(Decision {
             skipped: Some(format!("quota admission does not act on updates of {}", obj.type_info.group_resource())),
             ..Decision::allow(ResourceList::new(), vec![])
-        });
+        }));
     }
     Ok(ev)
 }
