@@ -65,12 +65,16 @@ fn part_of(side: Side, rel: &Path) -> Option<String> {
         (_, [root]) if root == "lib" || root == "main" => None,
         (Side::Plugin, [dir, name]) if dir == "commands" && name == "mod" => None,
         (Side::Plugin, [dir, name, ..]) if dir == "commands" => Some(format!("commands/{name}")),
-        (Side::Engine, [dir, name]) if dir == "admission" && name == "mod" => Some("admission".into()),
+        (Side::Engine, [dir, name]) if dir == "admission" && CHAIN_FILES.contains(&name.as_str()) => Some("admission".into()),
         (Side::Engine, [dir, name, ..]) if dir == "admission" => Some(format!("admission/{name}")),
         (_, [first, ..]) => Some(first.clone()),
         _ => None,
     }
 }
+
+/// The chain's own files under `engine/src/admission/` (the part `admission`): the chain, and
+/// the plugins adapted to its shape.
+const CHAIN_FILES: &[&str] = &["mod", "adapters"];
 
 /// The engine's admission plugins: each a part of its own (`admission/<name>`), named by the
 /// files and folders under `engine/src/admission/`.
@@ -185,7 +189,7 @@ fn every_admission_plugin_is_a_part() {
     let mut found = BTreeSet::new();
     for e in std::fs::read_dir(root().join("engine/src/admission")).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().trim_end_matches(".rs").to_string();
-        if name != "mod" {
+        if !CHAIN_FILES.contains(&name.as_str()) {
             found.insert(name);
         }
     }

@@ -14,6 +14,7 @@
 mod autoscalers;
 pub mod dry_run;
 mod gaps;
+mod remember;
 mod replay;
 mod report;
 mod state;
@@ -24,15 +25,13 @@ pub use report::{CheckOptions, DocumentReport, Outcome, PodsReport, Report, Summ
 pub use state::{ClusterState, Gap, Lacking, VPA_RESOURCE};
 pub use webhooks::WebhookSeen;
 
-use replay::{admit, admit_as, admit_pod_claims, admit_workload_pods};
-use template_change::{rollout_of, Running};
+use replay::{admit_as, admit_pod_claims, admit_workload_pods};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::admission::{Decision, RefusalReason};
-use crate::autoscaling::{Ceiling, VerticalCeiling};
 use crate::defaulting;
-use crate::objects::{Autoscaler, Body, Object, ResourceQuota, VerticalAutoscaler, Workload};
+use crate::objects::{Autoscaler, Body, Object, VerticalAutoscaler, Workload};
 use crate::version::{self, Served, VersionReport};
 
 /// Where a document's object is stored: (namespace, group-resource, name).
@@ -426,163 +425,6 @@ impl<'a> Checker<'a> {
             report.pods_pending = Some(1);
             report.pods_refused(r);
         }
-    }
-
-    /// What later documents see of an admitted one: an update replaces the stored object (a
-    /// workload keeps the pods the replay admitted); a create is stored, and the kinds
-    /// admission consults join the state's lists.
-    fn remember(&mut self, mut obj: Object, ns: String, key: Key, was_existing: bool, report: &mut DocumentReport) {
-        if was_existing {
-            if let Some(prev) = self.state.existing.get(&key) {
-                let mut stored = obj;
-                stored.meta.resource_version = prev.meta.resource_version.clone();
-                stored.meta.namespace = Some(ns);
-                if let Body::Workload(w) = &mut stored.body {
-                    w.current = report.replicas_admitted.or(w.current);
-                }
-                self.state.existing.insert(key, stored);
-            }
-            return;
-        }
-        if obj.type_info.kind == "Namespace" && obj.type_info.group.is_empty() {
-            self.created_namespaces.insert(obj.meta.name.clone());
-            // The serviceaccounts controller gives a new namespace its `default` at once, and
-            // the plugin waits for that one (it retries the lookup for about a second).
-            self.state.service_accounts.entry(obj.meta.name.clone()).or_default().insert(crate::admission::service_account::DEFAULT.into());
-        }
-        if obj.type_info.kind == "ServiceAccount" && obj.type_info.group.is_empty() {
-            if let Some(known) = self.state.service_accounts.get_mut(&ns) {
-                known.insert(obj.meta.name.clone());
-            }
-        }
-        if let Body::ResourceQuota(q) = &mut obj.body {
-            report.notes.push(self.new_quota_status(q, &ns));
-        }
-        let mut stored = obj;
-        stored.meta.resource_version = Some("1".into());
-        stored.meta.namespace = Some(ns.clone());
-        // The server ignores a created namespace's status (it starts Active); applying one being
-        // terminated leaves it so.
-        if let Body::Namespace { terminating } = &mut stored.body {
-            *terminating = self.state.terminating.contains(&stored.meta.name);
-        }
-        // Only the kinds admission consults go into the state's lists (no copy of the rest).
-        if matches!(
-            stored.body,
-            Body::ResourceQuota(_) | Body::LimitRange(_) | Body::PriorityClass { .. } | Body::StorageClass { .. } | Body::RuntimeClass { .. }
-        ) || (stored.type_info.kind == "Namespace" && self.state.namespaces.is_some())
-        {
-            self.state.add(stored.clone(), &ns);
-        }
-        if self.named_again(&key, &stored.body) {
-            self.state.existing.insert(key, stored);
-        } else {
-            self.state.seen.insert(key);
-        }
-    }
-
-    /// The status a new quota has when later documents are checked, and the note that says so.
-    fn new_quota_status(&self, q: &mut ResourceQuota, ns: &str) -> String {
-        if self.created_namespaces.contains(ns) {
-            // The quota controller syncs a new quota within moments of its creation, which
-            // kubectl's next requests seldom beat: from then on it is enforced, with what the
-            // new namespace holds counted.
-            let quotas_here = self.state.quotas.get(ns).map_or(0, Vec::len) + 1;
-            q.status_hard = q.spec_hard.clone();
-            q.status_used = q
-                .spec_hard
-                .keys()
-                .map(|k| {
-                    let n = if matches!(k.as_str(), "resourcequotas" | "count/resourcequotas") { quotas_here } else { 0 };
-                    (k.clone(), crate::quantity::Quantity::from_int(n as i64, crate::quantity::Format::DecimalSI))
-                })
-                .collect();
-            q.has_status = true;
-            format!(
-                "the quota is created in namespace {ns}, which these manifests create too: the quota controller syncs it within moments, and from then the API server enforces it; the documents after it are checked against it. One sent before the sync passes unchecked (and is counted by it), so which object is refused can depend on that timing"
-            )
-        } else {
-            // A new quota has no status until the quota controller syncs it.
-            q.status_hard.clear();
-            q.status_used.clear();
-            q.has_status = false;
-            "a new quota is enforced only once the quota controller has synced it (status.hard set), usually within seconds".into()
-        }
-    }
-
-    /// The run's counts after a document.
-    fn tally(&mut self, report: &mut DocumentReport) {
-        report.outcome = report.outcome();
-        self.summary.documents += 1;
-        match report.outcome {
-            Outcome::Admitted => {
-                let capped = report.autoscaling.as_ref().is_some_and(Ceiling::capped) || report.vertical.as_ref().is_some_and(VerticalCeiling::capped);
-                self.summary.capped += usize::from(capped);
-            }
-            Outcome::Undecided => {
-                self.summary.undecided += 1;
-                self.summary.lacking.extend(report.undecided.iter().filter_map(|u| u.lacking));
-            }
-            _ => self.summary.refused += 1,
-        }
-        if report.refusal.as_ref().is_some_and(|r| !r.alternatives.is_empty()) || !report.pod_message_alternatives.is_empty() {
-            self.order_matters = true;
-        }
-    }
-
-    /// The rollout an update of an existing workload starts, or the one under way that it
-    /// leaves as it is. A Deployment's pods belong to its ReplicaSets, one per template: the
-    /// pods of the ReplicaSet whose template the document has are new pods already (a rollout
-    /// under way, a rollback taken straight back), and a template no ReplicaSet has needs a
-    /// new ReplicaSet first, which quota may refuse (`count/replicasets.apps`).
-    fn rollout(&mut self, obj: &Object, old: &Workload, new: &Workload, running: i32, ns: &str, report: &mut DocumentReport) {
-        let changed = old.template != new.template || old.images != new.images;
-        let deployment = obj.type_info.kind == "Deployment";
-        let revisions: Vec<Workload> = if deployment { self.state.revisions_of(ns, &obj.meta.name).into_iter().cloned().collect() } else { vec![] };
-        let same = |w: &Workload| w.template == new.template && w.images == new.images;
-        let own = revisions.iter().find(|r| same(r));
-        let new_running = own.map_or(0, |r| r.current.unwrap_or(0)).clamp(0, running);
-        let old_running = running - new_running;
-        let wanted = new.replicas.unwrap_or(1).max(0);
-        if !changed && (revisions.is_empty() || old_running == 0 || new_running >= wanted) {
-            return;
-        }
-        // Where the rollout starts from: the template the other pods run.
-        let from = if changed { old } else { revisions.iter().filter(|r| !same(r)).max_by_key(|r| r.current.unwrap_or(0)).unwrap_or(old) };
-        if !changed && own.is_some() {
-            report.notes.push(format!(
-                "the rollout of this template is under way: {new_running} of {wanted} pods run it, {old_running} an older one (the ReplicaSets' status)"
-            ));
-        } else if !changed {
-            report.notes.push(format!("no ReplicaSet of this Deployment has this template yet: its {old_running} pods run an older one"));
-        } else if own.is_some() {
-            report.notes.push(format!(
-                "a ReplicaSet of this Deployment has this template: the controller scales it back up ({new_running} of its pods exist) instead of creating one"
-            ));
-        }
-        if deployment && own.is_none() {
-            let mut rs = replay::child(obj, "apps/v1", "ReplicaSet", format!("{}-<hash>", obj.meta.name), Body::Other, &new.template_meta);
-            let (d, _) = admit(&mut rs, self.state, ns, self.opts);
-            if let Some(r) = d.refusal {
-                let message = format!("Failed to create new replica set {:?}: {}", rs.meta.name, r.server_error(&rs));
-                report.notes.push(format!("the rollout does not start: the new ReplicaSet is refused ({message}); the old pods keep running"));
-                let stall = crate::rollout::Outcome::Stalls {
-                    new: 0,
-                    wanted,
-                    old: running,
-                    step: 0,
-                    quota: r.quota.clone().unwrap_or_default(),
-                    resource: r.resources.first().cloned().unwrap_or_default(),
-                    refusal: message,
-                    missing: String::new(),
-                };
-                report.rollout = Some(crate::rollout::RolloutReport::new(new.update_strategy, running, 0, wanted, &stall));
-                return;
-            }
-        }
-        let (notes, rollout) = rollout_of(obj, from, new, Running { old: old_running, new: new_running }, self.state, ns, self.opts);
-        report.notes.extend(notes);
-        report.rollout = rollout;
     }
 
     /// The pods of an existing workload that exist but wait for ResourceClaims the controller

@@ -177,10 +177,30 @@ pub fn plan_at_max(state: &ClusterState, mut objects: Vec<Object>, opts: &CheckO
 
 /// Plans the quota `objects` need in `state` (which is not changed).
 pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> Plan {
-    let mut notes = Vec::new();
+    let mut notes = opening_notes(&objects);
     let namespaces: BTreeSet<String> =
         objects.iter().filter(|o| o.type_info.namespaced).map(|o| o.meta.namespace.clone().unwrap_or_else(|| opts.namespace.clone())).collect();
-    for o in &objects {
+    let run = sized_run(state, objects, &namespaces, opts);
+    let blocked: Vec<Blocked> = run.report.documents.iter().filter_map(blocked).collect();
+    let peaks = rollout_peaks(&run.report, opts);
+    let quotas = quota_plans(state, &run, &namespaces, &peaks);
+    for q in quotas.iter().filter(|q| q.proposed) {
+        let mut note = format!("namespace {} has no quota and admits everything: {} is a proposal sized to what the manifests consume", q.namespace, q.name);
+        if let Some(d) = run.dropped.get(&q.namespace) {
+            let d: Vec<&str> = d.iter().map(String::as_str).collect();
+            note.push_str(&format!(" (without {}: some container does not set it, and a quota on it would refuse that pod)", d.join(", ")));
+        }
+        notes.push(note);
+    }
+    notes.extend(dry_run_notes(&run));
+    notes.extend(run.report.notes);
+    Plan { quotas, blocked, notes }
+}
+
+/// What the documents themselves leave out of the plan: a CronJob's runs, a quota in them.
+fn opening_notes(objects: &[Object]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for o in objects {
         if o.type_info.kind == "CronJob" {
             notes.push(format!("CronJob {} creates its pods when the schedule fires: one run is not counted here; check it with `check`", o.meta.name));
         }
@@ -188,16 +208,33 @@ pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> 
             notes.push(format!("ResourceQuota {} in the manifests is not enforced until the quota controller syncs it: planned without it", o.meta.name));
         }
     }
-    // A proposed quota must not refuse what it is sized for: a resource some container does
-    // not specify ("must specify") is left out of it, and the check runs again.
+    notes
+}
+
+/// The documents checked against opened quotas (and a proposed one where a namespace has
+/// none): the state before and after, the report, and what the proposals leave out.
+struct SizedRun {
+    before: ClusterState,
+    after: ClusterState,
+    report: check::Report,
+    /// The namespaces given a proposed quota.
+    proposals: BTreeSet<String>,
+    /// Per namespace, the resources left out of its proposal ("must specify").
+    dropped: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// Checks `objects` against `state`'s quotas opened wide. A proposed quota must not refuse what
+/// it is sized for: a resource some container does not specify ("must specify") is left out
+/// of it, and the check runs again.
+fn sized_run(state: &ClusterState, objects: Vec<Object>, namespaces: &BTreeSet<String>, opts: &CheckOptions) -> SizedRun {
     let mut dropped: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let (before, opened_state, report, proposals) = loop {
-        let mut opened_state = state.clone();
+    loop {
+        let mut after = state.clone();
         // A dry run the server's quotas refused says nothing of the pod: planned as written.
-        opened_state.dry_runs = check::dry_run::quota_refusals_unanswered(&state.dry_runs);
+        after.dry_runs = check::dry_run::quota_refusals_unanswered(&state.dry_runs);
         let mut proposals = BTreeSet::new();
-        for ns in &namespaces {
-            let list = opened_state.quotas.entry(ns.clone()).or_default();
+        for ns in namespaces {
+            let list = after.quotas.entry(ns.clone()).or_default();
             if list.iter().all(|q| !q.quota.has_status) {
                 proposals.insert(ns.clone());
                 list.push(proposed(ns, dropped.get(ns)));
@@ -206,10 +243,10 @@ pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> 
                 *q = opened(q);
             }
         }
-        let before = opened_state.clone();
+        let before = after.clone();
         // Quotas are sized for every document, whatever the state lacks (its notes say what).
         let opts = CheckOptions { assume_lacking: true, ..opts.clone() };
-        let report = check::check(&mut opened_state, objects.clone(), &opts);
+        let report = check::check(&mut after, objects.clone(), &opts);
         let mut more = false;
         for d in &report.documents {
             let ns = d.namespace.clone().unwrap_or_else(|| opts.namespace.clone());
@@ -222,11 +259,14 @@ pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> 
             }
         }
         if !more {
-            break (before, opened_state, report, proposals);
+            return SizedRun { before, after, report, proposals, dropped };
         }
-    };
-    let blocked: Vec<Blocked> = report.documents.iter().filter_map(blocked).collect();
-    // A rollout counts old and new pods at once: a quota must hold its peak, not only the end.
+    }
+}
+
+/// A rollout counts old and new pods at once: a quota must hold its peak, not only the end.
+/// The peaks by (namespace, quota).
+fn rollout_peaks(report: &check::Report, opts: &CheckOptions) -> BTreeMap<(String, String), ResourceList> {
     let mut peaks: BTreeMap<(String, String), ResourceList> = BTreeMap::new();
     for d in &report.documents {
         let ns = d.namespace.clone().unwrap_or_else(|| opts.namespace.clone());
@@ -239,15 +279,20 @@ pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> 
             }
         }
     }
+    peaks
+}
 
+/// Each quota the documents charge: what they ask of each resource, and the quota's manifest
+/// grown where it must (or proposed).
+fn quota_plans(state: &ClusterState, run: &SizedRun, namespaces: &BTreeSet<String>, peaks: &BTreeMap<(String, String), ResourceList>) -> Vec<QuotaPlan> {
     let mut quotas = Vec::new();
-    for ns in &namespaces {
+    for ns in namespaces {
         let originals: BTreeMap<&str, &NamedQuota> = state.quotas.get(ns).map(|l| l.iter().map(|q| (q.name.as_str(), q)).collect()).unwrap_or_default();
-        let after = opened_state.quotas.get(ns).cloned().unwrap_or_default();
+        let after = run.after.quotas.get(ns).cloned().unwrap_or_default();
         for q in after.iter().filter(|q| q.quota.has_status) {
-            let prior = before.quotas.get(ns).and_then(|l| l.iter().find(|p| p.name == q.name));
+            let prior = run.before.quotas.get(ns).and_then(|l| l.iter().find(|p| p.name == q.name));
             let used_before = prior.map(|p| p.quota.status_used.clone()).unwrap_or_default();
-            let is_proposed = proposals.contains(ns);
+            let is_proposed = run.proposals.contains(ns);
             let original = originals.get(q.name.as_str());
             let mut resources = Vec::new();
             let mut hard_out: ResourceList = original.map(|o| o.quota.spec_hard.clone()).unwrap_or_default();
@@ -285,27 +330,23 @@ pub fn plan(state: &ClusterState, objects: Vec<Object>, opts: &CheckOptions) -> 
             });
         }
     }
-    for q in quotas.iter().filter(|q| q.proposed) {
-        let mut note = format!("namespace {} has no quota and admits everything: {} is a proposal sized to what the manifests consume", q.namespace, q.name);
-        if let Some(d) = dropped.get(&q.namespace) {
-            let d: Vec<&str> = d.iter().map(String::as_str).collect();
-            note.push_str(&format!(" (without {}: some container does not set it, and a quota on it would refuse that pod)", d.join(", ")));
-        }
-        notes.push(note);
-    }
-    // Pods taken from the server's dry runs (or, where it gave none, why).
-    for d in &report.documents {
-        let Some(run) = opened_state.dry_runs.get(&check::dry_run::source_of(&d.source)) else { continue };
-        let said = match &run.answer {
+    quotas
+}
+
+/// Pods taken from the server's dry runs (or, where it gave none, why), one note a document.
+fn dry_run_notes(run: &SizedRun) -> Vec<String> {
+    let mut notes = Vec::new();
+    for d in &run.report.documents {
+        let Some(dry) = run.after.dry_runs.get(&check::dry_run::source_of(&d.source)) else { continue };
+        let said = match &dry.answer {
             Ok(_) => format!(
                 "its pods are sized as the API server returned them from a dry run (dryRun=All), after the mutating webhook{} {}",
-                if run.webhooks.len() == 1 { "" } else { "s" },
-                run.webhooks.join(", ")
+                if dry.webhooks.len() == 1 { "" } else { "s" },
+                dry.webhooks.join(", ")
             ),
             Err(why) => why.clone(),
         };
         notes.push(format!("{} {}: {said}", d.kind, d.name));
     }
-    notes.extend(report.notes);
-    Plan { quotas, blocked, notes }
+    notes
 }

@@ -189,7 +189,7 @@ async fn read_scale_targets(conn: &Conn, c: &mut Collector) {
         let Some((api_version, plural)) = super::state::scalable(&t.kind) else { continue };
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         let ar = kube::api::ApiResource::from_gvk_with_plural(&kube::api::GroupVersionKind::gvk(group, version, &t.kind), plural);
-        match super::state::existing_by_get(conn, &ns, &ar, &t.name).await {
+        match super::existing::existing_by_get(conn, &ns, &ar, &t.name).await {
             Ok(Some(value)) => {
                 let _ = c.add(&Document { origin: Origin::new("cluster", 1), value });
             }

@@ -92,66 +92,67 @@ struct SlimPage {
     next: Option<String>,
 }
 
+/// An object (a map) in which the key `skip` is dropped unread; under the key
+/// `nested`, the same with `nested_skip`.
+struct Slim {
+    skip: Option<&'static str>,
+    nested: Option<(&'static str, &'static str)>,
+}
+impl<'de> serde::de::DeserializeSeed<'de> for Slim {
+    type Value = serde_json::Map<String, serde_json::Value>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+impl<'de> serde::de::Visitor<'de> for Slim {
+    type Value = serde_json::Map<String, serde_json::Value>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(k) = m.next_key::<String>()? {
+            if self.skip == Some(k.as_str()) {
+                m.next_value::<serde::de::IgnoredAny>()?;
+            } else if let Some((_, skip)) = self.nested.filter(|(key, _)| *key == k) {
+                out.insert(k, serde_json::Value::Object(m.next_value_seed(Slim { skip: Some(skip), nested: None })?));
+            } else {
+                out.insert(k, m.next_value()?);
+            }
+        }
+        Ok(out)
+    }
+}
+/// A page's items, each a [`Slim`] object without `metadata.managedFields`.
+struct Items;
+impl<'de> serde::de::DeserializeSeed<'de> for Items {
+    type Value = Vec<serde_json::Map<String, serde_json::Value>>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+impl<'de> serde::de::Visitor<'de> for Items {
+    type Value = Vec<serde_json::Map<String, serde_json::Value>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of objects")
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(s.size_hint().unwrap_or(0));
+        while let Some(item) = s.next_element_seed(Slim { skip: None, nested: Some(("metadata", "managedFields")) })? {
+            out.push(item);
+        }
+        Ok(out)
+    }
+}
+
 impl<'de> serde::Deserialize<'de> for SlimPage {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-        use serde_json::{Map, Value};
+        use serde::de::{IgnoredAny, MapAccess, Visitor};
         use std::fmt;
 
-        /// An object (a map) in which the key `skip` is dropped unread; under the key
-        /// `nested`, the same with `nested_skip`.
-        struct Slim {
-            skip: Option<&'static str>,
-            nested: Option<(&'static str, &'static str)>,
-        }
-        impl<'de> DeserializeSeed<'de> for Slim {
-            type Value = Map<String, Value>;
-            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-                d.deserialize_map(self)
-            }
-        }
-        impl<'de> Visitor<'de> for Slim {
-            type Value = Map<String, Value>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
-                let mut out = Map::new();
-                while let Some(k) = m.next_key::<String>()? {
-                    if self.skip == Some(k.as_str()) {
-                        m.next_value::<IgnoredAny>()?;
-                    } else if let Some((_, skip)) = self.nested.filter(|(key, _)| *key == k) {
-                        out.insert(k, Value::Object(m.next_value_seed(Slim { skip: Some(skip), nested: None })?));
-                    } else {
-                        out.insert(k, m.next_value()?);
-                    }
-                }
-                Ok(out)
-            }
-        }
-        struct Items;
-        impl<'de> DeserializeSeed<'de> for Items {
-            type Value = Vec<Map<String, Value>>;
-            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-                d.deserialize_seq(self)
-            }
-        }
-        impl<'de> Visitor<'de> for Items {
-            type Value = Vec<Map<String, Value>>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list of objects")
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::with_capacity(s.size_hint().unwrap_or(0));
-                while let Some(item) = s.next_element_seed(Slim { skip: None, nested: Some(("metadata", "managedFields")) })? {
-                    out.push(item);
-                }
-                Ok(out)
-            }
-        }
         #[derive(serde::Deserialize, Default)]
         struct ListMeta {
             #[serde(rename = "continue")]

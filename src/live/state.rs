@@ -1,9 +1,10 @@
 //! What a live `check` or `plan` reads before deciding: quotas, LimitRanges and classes of
 //! the documents' namespaces, which namespaces exist, and the objects that already exist.
 
-use super::discovery::{discovery_has_no, serves};
+use super::discovery::serves;
 use super::errors::{transport_message, within, ReadError};
-use super::list::{list_objects, list_pages, objects_at};
+use super::existing::{existing_by_get, resolve_and_existing};
+use super::list::{list_objects, objects_at};
 use super::Conn;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,8 +17,7 @@ use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaimTemplate};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::api::storage::v1::StorageClass;
-use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
-use kube::Resource;
+use kube::api::{Api, ApiResource, GroupVersionKind};
 use kubectl_quota_engine::check::{ClusterState, Gap, Lacking};
 use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects::{self, read_autoscaler_types, AutoscalerType, Object, Sets};
@@ -258,130 +258,6 @@ impl Reading<'_> {
     }
 }
 
-/// GETs that `check` keeps in flight at once to tell creates from updates.
-const GETS_IN_FLIGHT: usize = 32;
-
-/// Resolves each document's kind through discovery (fixing guessed plurals and scope) and
-/// loads the objects that already exist, so that creating them again is checked as an update.
-///
-/// Returns what it found worth saying (kinds the cluster does not serve), and what it could
-/// not read (the answer is incomplete without it).
-pub async fn resolve_and_existing(conn: &Conn, objs: &mut [Object], state: &mut ClusterState) -> (Vec<String>, Vec<String>) {
-    let mut notes = Vec::new();
-    let mut unread = Vec::new();
-    let mut resolved: BTreeMap<(String, String), Option<ApiResource>> = BTreeMap::new();
-    // Kinds discovery could not be asked about (forbidden, unreachable): not taken as unserved.
-    let mut resolved_unknown: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut gets = Vec::new();
-    for (i, obj) in objs.iter_mut().enumerate() {
-        let key = (obj.type_info.api_version.clone(), obj.type_info.kind.clone());
-        if !resolved.contains_key(&key) {
-            let (group, version) = match key.0.rsplit_once('/') {
-                Some((g, v)) => (g.to_string(), v.to_string()),
-                None => (String::new(), key.0.clone()),
-            };
-            let gvk = GroupVersionKind::gvk(&group, &version, &key.1);
-            let found = match within(conn.timeout, kube::discovery::pinned_kind(&conn.client, &gvk)).await {
-                Ok((ar, caps)) => {
-                    obj.type_info.namespaced = caps.scope == kube::discovery::Scope::Namespaced;
-                    Some(ar)
-                }
-                Err(e) if discovery_has_no(&e) => {
-                    notes.push(format!(
-                        "{}/{} is not served by this cluster ({}): the API server would refuse it",
-                        key.0,
-                        key.1,
-                        transport_message(&conn.server, &e)
-                    ));
-                    None
-                }
-                Err(e) => {
-                    unread.push(format!(
-                        "cannot tell whether this cluster serves {}/{} ({}): checked with the tool's own resource name",
-                        key.0,
-                        key.1,
-                        transport_message(&conn.server, &e)
-                    ));
-                    resolved.insert(key.clone(), None);
-                    resolved_unknown.insert(key.clone());
-                    continue;
-                }
-            };
-            resolved.insert(key.clone(), found);
-        }
-        let ar = match resolved.get(&key) {
-            Some(Some(ar)) => ar,
-            // Discovery answered that the kind is not there: kubectl would send nothing.
-            Some(None) if !resolved_unknown.contains(&key) => {
-                obj.type_info.unserved = true;
-                continue;
-            }
-            _ => continue,
-        };
-        if obj.type_info.guessed {
-            obj.type_info.guessed = false;
-        }
-        obj.type_info.resource = ar.plural.clone();
-        if !obj.type_info.namespaced || obj.meta.generate_name.is_some() {
-            continue;
-        }
-        let ns = obj.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone());
-        gets.push((i, ns, ar.clone(), obj.meta.name.clone()));
-    }
-    // One concurrent round (a bounded number in flight), handled in document order: a GET per
-    // object, or one LIST of the namespace's objects of a kind when more than LIST_FROM
-    // documents name it (1,000 pods are one request, not 1,000).
-    // (namespace, apiVersion, plural) -> the kind, and (document index, name) of each object.
-    type Groups = BTreeMap<(String, String, String), (ApiResource, Vec<(usize, String)>)>;
-    let mut groups: Groups = BTreeMap::new();
-    for (i, ns, ar, name) in gets {
-        groups.entry((ns, ar.api_version.clone(), ar.plural.clone())).or_insert_with(|| (ar, Vec::new())).1.push((i, name));
-    }
-    type Got = (usize, String, Result<Option<serde_json::Value>, String>);
-    let mut found: Vec<Got> = Vec::new();
-    let mut running: tokio::task::JoinSet<Vec<Got>> = tokio::task::JoinSet::new();
-    for ((ns, _, _), (ar, docs)) in groups {
-        if docs.len() > LIST_FROM {
-            let conn = conn.clone();
-            running.spawn(async move { existing_by_list(&conn, &ns, &ar, docs).await });
-            continue;
-        }
-        for (i, name) in docs {
-            if running.len() >= GETS_IN_FLIGHT {
-                found.extend(running.join_next().await.and_then(Result::ok).into_iter().flatten());
-            }
-            let (conn, ns, ar) = (conn.clone(), ns.clone(), ar.clone());
-            running.spawn(async move {
-                let got = existing_by_get(&conn, &ns, &ar, &name).await;
-                vec![(i, ns, got)]
-            });
-        }
-    }
-    while let Some(r) = running.join_next().await {
-        found.extend(r.into_iter().flatten());
-    }
-    found.sort_by_key(|(i, _, _)| *i);
-    for (i, ns, got) in found {
-        let obj = &objs[i];
-        match got {
-            Ok(Some(value)) => {
-                let doc = Document { origin: Origin::new("cluster", 1), value };
-                if let Ok(mut o) = objects::decode(&doc) {
-                    o.type_info = obj.type_info.clone();
-                    o.meta.namespace = Some(ns.clone());
-                    state.existing.insert((ns.clone(), obj.type_info.group_resource(), obj.meta.name.clone()), o);
-                }
-            }
-            Ok(None) => {}
-            Err(e) => unread.push(format!("cannot read {} {:?} to tell a create from an update: {e}", obj.type_info.group_resource(), obj.meta.name)),
-        }
-    }
-    unread.extend(load_autoscaler_targets(conn, objs, state).await);
-    unread.extend(load_revisions(conn, state).await);
-    unread.extend(load_claim_pods(conn, objs, state).await);
-    (notes, unread)
-}
-
 /// Lists the autoscaler kind `t` in namespace `ns`, in the background.
 fn spawn_autoscalers(conn: &Conn, ns: &str, t: &'static AutoscalerType) -> Listing {
     let (c, ns) = (conn.clone(), ns.to_string());
@@ -548,7 +424,10 @@ pub async fn live_state(conn: &Conn, objs: &mut [Object]) -> Result<LiveState, R
         Err(e) => incomplete.push(Gap::always(format!("{e}; whether the namespace exists is not checked"))),
     }
     service_accounts(conn, objs, &mut state, &mut incomplete).await;
-    let (notes, unread) = resolve_and_existing(conn, objs, &mut state).await;
+    let (notes, mut unread) = resolve_and_existing(conn, objs, &mut state).await;
+    unread.extend(load_autoscaler_targets(conn, objs, &mut state).await);
+    unread.extend(load_revisions(conn, &mut state).await);
+    unread.extend(load_claim_pods(conn, objs, &mut state).await);
     incomplete.extend(unread.into_iter().map(Gap::always));
     Ok(LiveState { state, notes, incomplete })
 }
@@ -607,51 +486,4 @@ pub async fn namespaces_existing(conn: &Conn, names: &BTreeSet<String>) -> Resul
         }
     }
     Ok((out, terminating))
-}
-
-/// Documents of one namespace and kind above which `resolve_and_existing` LISTs the kind
-/// instead of GETting each object.
-const LIST_FROM: usize = 16;
-
-/// The object `name` as the server has it (`None`: it does not exist), as JSON with its
-/// apiVersion and kind; `Err`: why it could not be read.
-pub(super) async fn existing_by_get(conn: &Conn, ns: &str, ar: &ApiResource, name: &str) -> Result<Option<serde_json::Value>, String> {
-    let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), ns, ar);
-    match within(conn.timeout, api.get_opt(name)).await {
-        Ok(Some(o)) => Ok(serde_json::to_value(&o).ok()),
-        Ok(None) => Ok(None),
-        Err(e) => Err(transport_message(&conn.server, &e)),
-    }
-}
-
-/// [`existing_by_get`] for many objects of one kind in one namespace, from one paginated
-/// LIST (items without managedFields). When the LIST fails (a user who may GET but not LIST),
-/// the objects are read one by one.
-async fn existing_by_list(
-    conn: &Conn,
-    ns: &str,
-    ar: &ApiResource,
-    docs: Vec<(usize, String)>,
-) -> Vec<(usize, String, Result<Option<serde_json::Value>, String>)> {
-    let mut wanted: BTreeMap<&str, Option<serde_json::Value>> = docs.iter().map(|(_, name)| (name.as_str(), None)).collect();
-    let what = format!("list {} in namespace {ns:?}", ar.plural);
-    let listed = list_pages(conn, DynamicObject::url_path(ar, Some(ns)), what, |mut item| {
-        let Some(slot) = item.get("metadata").and_then(|m| m.get("name")).and_then(serde_json::Value::as_str).and_then(|n| wanted.get_mut(n)) else {
-            return;
-        };
-        item.insert("apiVersion".into(), ar.api_version.as_str().into());
-        item.insert("kind".into(), ar.kind.as_str().into());
-        *slot = Some(serde_json::Value::Object(item));
-    })
-    .await;
-    if listed.is_err() {
-        let mut out = Vec::with_capacity(docs.len());
-        for (i, name) in docs {
-            let got = existing_by_get(conn, ns, ar, &name).await;
-            out.push((i, ns.to_string(), got));
-        }
-        return out;
-    }
-    // (A name twice in the documents gets the same object twice, as two GETs would.)
-    docs.iter().map(|(i, name)| (*i, ns.to_string(), Ok(wanted.get(name.as_str()).cloned().flatten()))).collect()
 }

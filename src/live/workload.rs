@@ -31,18 +31,7 @@ pub enum Workload {
 /// Reads a workload by kind (as kubectl spells it: `deployment`, `deploy`, `sts`, ...) and
 /// name, what it owns and their events.
 pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> Result<Workload, ReadError> {
-    let (group, version, kind, plural, child) = match kind.to_lowercase().as_str() {
-        "deployment" | "deployments" | "deploy" | "deployment.apps" => {
-            ("apps", "v1", "Deployment", "deployments", Some(("apps", "v1", "ReplicaSet", "replicasets")))
-        }
-        "replicaset" | "replicasets" | "rs" | "replicaset.apps" => ("apps", "v1", "ReplicaSet", "replicasets", None),
-        "statefulset" | "statefulsets" | "sts" | "statefulset.apps" => ("apps", "v1", "StatefulSet", "statefulsets", None),
-        "daemonset" | "daemonsets" | "ds" | "daemonset.apps" => ("apps", "v1", "DaemonSet", "daemonsets", None),
-        "job" | "jobs" | "job.batch" => ("batch", "v1", "Job", "jobs", None),
-        "cronjob" | "cronjobs" | "cj" | "cronjob.batch" => ("batch", "v1beta1", "CronJob", "cronjobs", Some(("batch", "v1", "Job", "jobs"))),
-        "replicationcontroller" | "replicationcontrollers" | "rc" => ("", "v1", "ReplicationController", "replicationcontrollers", None),
-        _ => return Ok(Workload::NotAWorkload),
-    };
+    let Some((group, version, kind, plural, child)) = workload_kind(kind) else { return Ok(Workload::NotAWorkload) };
     let c = &conn.client;
     let get = |g: &str, v: &str, k: &str, p: &str| {
         let ar = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(g, v, k), p);
@@ -70,14 +59,6 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
         let resource = if group.is_empty() { plural.to_string() } else { format!("{plural}.{group}") };
         return Ok(Workload::NotFound(format!("Error from server (NotFound): {resource} {name:?} not found")));
     };
-    let with_type = |o: &DynamicObject, av: &str, k: &str| {
-        let mut v = serde_json::to_value(o).unwrap_or_default();
-        if let Some(m) = v.as_object_mut() {
-            m.insert("apiVersion".into(), av.into());
-            m.insert("kind".into(), k.into());
-        }
-        v
-    };
     let object = with_type(&obj, &av, kind);
     let mut children = Vec::new();
     if let Some((g, v, k, p)) = child {
@@ -97,32 +78,73 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
         events.extend(events_where(conn, namespace, &format!("involvedObject.name={who}")).await?);
     }
     // Pods left Pending by claims quota refused: only for a template with claims templates.
-    let mut pending_pods = Vec::new();
     let template_claims =
         object["spec"]["template"]["spec"]["resourceClaims"].as_array().is_some_and(|c| c.iter().any(|c| c.get("resourceClaimTemplateName").is_some()));
-    if template_claims {
-        let owners: Vec<(String, String)> = std::iter::once((kind.to_string(), name.to_string()))
-            .chain(children.iter().map(|o| (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string())))
-            .collect();
-        let pods =
-            Api::<DynamicObject>::namespaced_with(c.clone(), namespace, &ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Pod"), "pods"));
-        let lp = ListParams::default().fields("status.phase=Pending");
-        let list = within(conn.timeout, pods.list(&lp)).await.map_err(|e| read_error(&conn.server, format!("list pods in namespace {namespace:?}"), e))?;
-        for p in list.items {
-            let owned =
-                p.metadata.owner_references.iter().flatten().any(|r| r.controller == Some(true) && owners.iter().any(|(k, n)| r.kind == *k && r.name == *n));
-            if owned {
-                pending_pods.push(with_type(&p, "v1", "Pod"));
-            }
+    let pending_pods = if template_claims { claims_pending(conn, namespace, (kind, name), &children, &mut events).await? } else { Vec::new() };
+    Ok(Workload::Read(WorkloadRead { object, children, events, pending_pods }))
+}
+
+/// A workload's kind: (group, version, kind, plural) and the kind it creates its pods through,
+/// when `why` reads that one too.
+type WorkloadKind = (&'static str, &'static str, &'static str, &'static str, Option<(&'static str, &'static str, &'static str, &'static str)>);
+
+/// The workload kind `kind` names, as kubectl spells it (`deployment`, `deploy`, `sts`, ...).
+fn workload_kind(kind: &str) -> Option<WorkloadKind> {
+    Some(match kind.to_lowercase().as_str() {
+        "deployment" | "deployments" | "deploy" | "deployment.apps" => {
+            ("apps", "v1", "Deployment", "deployments", Some(("apps", "v1", "ReplicaSet", "replicasets")))
         }
-        if !pending_pods.is_empty() {
-            let claims = events_where(conn, namespace, "reason=FailedResourceClaimCreation").await?;
-            events.extend(
-                claims.into_iter().filter(|e| pending_pods.iter().any(|p| e.object == format!("pod/{}", p["metadata"]["name"].as_str().unwrap_or("")))),
-            );
+        "replicaset" | "replicasets" | "rs" | "replicaset.apps" => ("apps", "v1", "ReplicaSet", "replicasets", None),
+        "statefulset" | "statefulsets" | "sts" | "statefulset.apps" => ("apps", "v1", "StatefulSet", "statefulsets", None),
+        "daemonset" | "daemonsets" | "ds" | "daemonset.apps" => ("apps", "v1", "DaemonSet", "daemonsets", None),
+        "job" | "jobs" | "job.batch" => ("batch", "v1", "Job", "jobs", None),
+        "cronjob" | "cronjobs" | "cj" | "cronjob.batch" => ("batch", "v1beta1", "CronJob", "cronjobs", Some(("batch", "v1", "Job", "jobs"))),
+        "replicationcontroller" | "replicationcontrollers" | "rc" => ("", "v1", "ReplicationController", "replicationcontrollers", None),
+        _ => return None,
+    })
+}
+
+/// `o` as JSON with its apiVersion `av` and kind `k` (a dynamic object's JSON has neither).
+fn with_type(o: &DynamicObject, av: &str, k: &str) -> serde_json::Value {
+    let mut v = serde_json::to_value(o).unwrap_or_default();
+    if let Some(m) = v.as_object_mut() {
+        m.insert("apiVersion".into(), av.into());
+        m.insert("kind".into(), k.into());
+    }
+    v
+}
+/// The Pending pods of the workload `owner` (kind, name) or of its `children`, and the
+/// FailedResourceClaimCreation events about them, added to `events`.
+async fn claims_pending(
+    conn: &Conn,
+    namespace: &str,
+    (kind, name): (&str, &str),
+    children: &[serde_json::Value],
+    events: &mut Vec<kubectl_quota_engine::why::Event>,
+) -> Result<Vec<serde_json::Value>, ReadError> {
+    let mut pending_pods = Vec::new();
+    let owners: Vec<(String, String)> = std::iter::once((kind.to_string(), name.to_string()))
+        .chain(children.iter().map(|o| (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string())))
+        .collect();
+    let pods = Api::<DynamicObject>::namespaced_with(
+        conn.client.clone(),
+        namespace,
+        &ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Pod"), "pods"),
+    );
+    let lp = ListParams::default().fields("status.phase=Pending");
+    let list = within(conn.timeout, pods.list(&lp)).await.map_err(|e| read_error(&conn.server, format!("list pods in namespace {namespace:?}"), e))?;
+    for p in list.items {
+        let owned =
+            p.metadata.owner_references.iter().flatten().any(|r| r.controller == Some(true) && owners.iter().any(|(k, n)| r.kind == *k && r.name == *n));
+        if owned {
+            pending_pods.push(with_type(&p, "v1", "Pod"));
         }
     }
-    Ok(Workload::Read(WorkloadRead { object, children, events, pending_pods }))
+    if !pending_pods.is_empty() {
+        let claims = events_where(conn, namespace, "reason=FailedResourceClaimCreation").await?;
+        events.extend(claims.into_iter().filter(|e| pending_pods.iter().any(|p| e.object == format!("pod/{}", p["metadata"]["name"].as_str().unwrap_or("")))));
+    }
+    Ok(pending_pods)
 }
 
 /// The events of `namespace` that `fields` selects, as `why` reads them (`kind/name` of the

@@ -171,8 +171,18 @@ impl Collector {
                 from,
             });
         }
-        // Pods that exist but wait for claims quota refused: the newest refusal among their
-        // events.
+        out.extend(self.blocked_on_claims(opts));
+        let mut notes = self.notes.clone();
+        if !self.seen.contains("Event") && !self.notes.iter().any(|n| n.contains("events")) {
+            notes.push("no Event objects were read: only ReplicaFailure conditions say what is blocked (a Job or StatefulSet has none)".into());
+        }
+        BlockedReport { scope: opts.scope(), blocked: out, notes }
+    }
+
+    /// Pods that exist but wait for claims quota refused: the newest refusal among their
+    /// events.
+    fn blocked_on_claims(&self, opts: &Options) -> Vec<Blocked> {
+        let mut out = Vec::new();
         for ((ns, owner), (pods, count)) in &self.claims_pending {
             if opts.namespaces.as_ref().is_some_and(|s| !s.contains(ns)) {
                 continue;
@@ -200,10 +210,6 @@ impl Collector {
                 from: format!("event FailedResourceClaimCreation on {count} Pending pod(s)"),
             });
         }
-        let mut notes = self.notes.clone();
-        if !self.seen.contains("Event") && !self.notes.iter().any(|n| n.contains("events")) {
-            notes.push("no Event objects were read: only ReplicaFailure conditions say what is blocked (a Job or StatefulSet has none)".into());
-        }
-        BlockedReport { scope: opts.scope(), blocked: out, notes }
+        out
     }
 }

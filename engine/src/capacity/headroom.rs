@@ -112,6 +112,19 @@ impl Collector {
         !self.undecoded_targets.contains(key) && (self.absent_targets.contains(key) || (key.1.starts_with("deployment/") && self.seen.contains("Deployment")))
     }
 
+    /// The targets (`kind/name`) of namespace `ns`'s autoscalers and VPAs.
+    fn scaled_targets(&self, ns: &str) -> BTreeSet<&String> {
+        let in_ns = |k: &(String, String)| k.0 == ns;
+        let start = (ns.to_string(), String::new());
+        self.autoscalers
+            .range(start.clone()..)
+            .map(|(k, _)| k)
+            .take_while(|k| in_ns(k))
+            .chain(self.vpas.range(start..).map(|(k, _)| k).take_while(|k| in_ns(k)))
+            .map(|(_, t)| t)
+            .collect()
+    }
+
     /// Each namespace in scope with autoscalers, where a spike hits quota first first. The
     /// autoscalers whose target was not read are gaps in the answer (`gaps`); those whose
     /// target does not exist are a normal state of a cluster, said in `remarks`.
@@ -121,15 +134,7 @@ impl Collector {
         for (name, ns) in self.in_scope(opts) {
             let mut scaled = Vec::new();
             let mut may_ask = ResourceList::new();
-            let in_ns = |k: &(String, String)| k.0 == *name;
-            let targets: BTreeSet<&String> = self
-                .autoscalers
-                .range((name.clone(), String::new())..)
-                .map(|(k, _)| k)
-                .take_while(|k| in_ns(k))
-                .chain(self.vpas.range((name.clone(), String::new())..).map(|(k, _)| k).take_while(|k| in_ns(k)))
-                .map(|(_, t)| t)
-                .collect();
+            let targets = self.scaled_targets(name);
             for target in targets {
                 let key = (name.clone(), target.clone());
                 let hpa = self.autoscalers.get(&key).and_then(|found| {
@@ -180,34 +185,10 @@ impl Collector {
             if scaled.is_empty() {
                 continue;
             }
-            let mut resources: Vec<HeadroomRow> = may_ask
-                .into_iter()
-                .map(|(resource, may_ask)| {
-                    let room = ns
-                        .quotas
-                        .iter()
-                        .filter(|q| q.scoped.is_none())
-                        .filter_map(|q| q.hard.get(&resource).map(|h| (h.sub(q.used.get(&resource).unwrap_or(&Quantity::zero())), q)))
-                        .min_by(|a, b| a.0.cmp(&b.0));
-                    let (room, quota) = match room {
-                        Some((r, q)) => (Some(if r.sign() < 0 { Quantity::zero() } else { r }), Some(q.name.clone())),
-                        None => (None, None),
-                    };
-                    let percent_of_room = room.as_ref().filter(|r| !r.is_zero()).and_then(|r| may_ask.percent_of(r));
-                    let short = room.as_ref().map(|r| may_ask.sub(r)).filter(|s| s.sign() > 0);
-                    HeadroomRow { resource, may_ask, room, quota, percent_of_room, short }
-                })
-                .collect();
-            if let Some(r) = &opts.resource {
-                let want = super::rows_named(r).unwrap_or_default();
-                resources.retain(|x| want.contains(&x.resource));
-            }
+            let resources = headroom_rows(ns, may_ask, opts);
             if resources.is_empty() {
                 continue;
             }
-            // Capped rows first: those they would overflow, then the nearest its quota.
-            let key = |r: &HeadroomRow| (r.room.is_none(), std::cmp::Reverse(r.short.is_some()), std::cmp::Reverse(r.percent_of_room.unwrap_or(u64::MAX)));
-            resources.sort_by(|a, b| key(a).cmp(&key(b)).then(a.resource.cmp(&b.resource)));
             out.push(Headroom { namespace: name.clone(), autoscalers: scaled, resources });
         }
         let rank = |h: &Headroom| {
@@ -223,6 +204,38 @@ impl Collector {
         }
         out
     }
+}
+
+/// A namespace's rows: per resource, what its autoscalers `may_ask` for beyond what runs now
+/// against the room its tightest unscoped quota leaves; capped rows first (those they would
+/// overflow, then the nearest its quota), only `opts.resource`'s when given.
+fn headroom_rows(ns: &super::Namespace, may_ask: ResourceList, opts: &Options) -> Vec<HeadroomRow> {
+    let mut resources: Vec<HeadroomRow> = may_ask
+        .into_iter()
+        .map(|(resource, may_ask)| {
+            let room = ns
+                .quotas
+                .iter()
+                .filter(|q| q.scoped.is_none())
+                .filter_map(|q| q.hard.get(&resource).map(|h| (h.sub(q.used.get(&resource).unwrap_or(&Quantity::zero())), q)))
+                .min_by(|a, b| a.0.cmp(&b.0));
+            let (room, quota) = match room {
+                Some((r, q)) => (Some(if r.sign() < 0 { Quantity::zero() } else { r }), Some(q.name.clone())),
+                None => (None, None),
+            };
+            let percent_of_room = room.as_ref().filter(|r| !r.is_zero()).and_then(|r| may_ask.percent_of(r));
+            let short = room.as_ref().map(|r| may_ask.sub(r)).filter(|s| s.sign() > 0);
+            HeadroomRow { resource, may_ask, room, quota, percent_of_room, short }
+        })
+        .collect();
+    if let Some(r) = &opts.resource {
+        let want = super::rows_named(r).unwrap_or_default();
+        resources.retain(|x| want.contains(&x.resource));
+    }
+    // Capped rows first: those they would overflow, then the nearest its quota.
+    let key = |r: &HeadroomRow| (r.room.is_none(), std::cmp::Reverse(r.short.is_some()), std::cmp::Reverse(r.percent_of_room.unwrap_or(u64::MAX)));
+    resources.sort_by(|a, b| key(a).cmp(&key(b)).then(a.resource.cmp(&b.resource)));
+    resources
 }
 
 #[cfg(test)]

@@ -190,6 +190,30 @@ fn parse_v4_fields(input: &str, text: &str) -> Result<[u8; 4], String> {
     Ok(fields)
 }
 
+/// The hex field at the start of `s` (of the address `input`): its value and its length.
+fn hex_group(input: &str, s: &str) -> Result<(u32, usize), String> {
+    let bytes = s.as_bytes();
+    let mut off = 0;
+    let mut acc: u32 = 0;
+    while off < bytes.len() {
+        let digit = match bytes[off] {
+            c @ b'0'..=b'9' => c - b'0',
+            c @ b'a'..=b'f' => c - b'a' + 10,
+            c @ b'A'..=b'F' => c - b'A' + 10,
+            _ => break,
+        };
+        acc = (acc << 4) + u32::from(digit);
+        if off > 3 {
+            return Err(addr_error(input, "each group must have 4 or less digits", Some(s)));
+        }
+        off += 1;
+    }
+    if off == 0 {
+        return Err(addr_error(input, "each colon-separated field must have at least one digit", Some(s)));
+    }
+    Ok((acc, off))
+}
+
 /// Reads an IPv6 address as netip does; a zone is returned beside it (upstream refuses it).
 fn parse_v6(input: &str) -> Result<(Addr, bool), String> {
     let (mut s, zoned) = match input.find('%') {
@@ -208,26 +232,8 @@ fn parse_v6(input: &str) -> Result<(Addr, bool), String> {
     }
     let mut i = 0;
     while i < 16 {
-        let bytes = s.as_bytes();
-        let mut off = 0;
-        let mut acc: u32 = 0;
-        while off < bytes.len() {
-            let digit = match bytes[off] {
-                c @ b'0'..=b'9' => c - b'0',
-                c @ b'a'..=b'f' => c - b'a' + 10,
-                c @ b'A'..=b'F' => c - b'A' + 10,
-                _ => break,
-            };
-            acc = (acc << 4) + u32::from(digit);
-            if off > 3 {
-                return Err(addr_error(input, "each group must have 4 or less digits", Some(s)));
-            }
-            off += 1;
-        }
-        if off == 0 {
-            return Err(addr_error(input, "each colon-separated field must have at least one digit", Some(s)));
-        }
-        if bytes.get(off) == Some(&b'.') {
+        let (acc, off) = hex_group(input, s)?;
+        if s.as_bytes().get(off) == Some(&b'.') {
             if ellipsis.is_none() && i != 12 {
                 return Err(addr_error(input, "embedded IPv4 address must replace the final 2 fields of the address", Some(s)));
             }

@@ -281,15 +281,13 @@ impl ClusterState {
         }
     }
 
-    /// Adds one object (a later object of the same name replaces an earlier one).
-    pub fn add(&mut self, o: Object, default_namespace: &str) {
-        let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
-        let name = o.meta.name.clone();
-        // A workload, pod or claim of the state (a snapshot) exists: creating it again is an
-        // update, as a live check finds out by reading it.
-        // Claim templates are looked up by name for the claims pods create; a stored pod is
-        // the old object of a resize (which needs a resourceVersion to be charged by delta).
-        if matches!(
+    /// Keeps `o` among the objects that exist when it is a workload, pod or claim, and gives
+    /// back any other. Such an object of the state (a snapshot) exists: creating it
+    /// again is an update, as a live check finds out by reading it. Claim templates are looked
+    /// up by name for the claims pods create; a stored pod is the old object of a resize
+    /// (which needs a resourceVersion to be charged by delta).
+    fn add_existing(&mut self, mut o: Object, ns: String) -> Option<Object> {
+        let kept = matches!(
             o.body,
             Body::Workload(_)
                 | Body::Pod(_)
@@ -299,16 +297,24 @@ impl ClusterState {
                 | Body::Service(_)
                 | Body::Autoscaler(_)
                 | Body::VerticalAutoscaler(_)
-        ) {
-            let mut e = o;
-            // The server's stored objects always have one: the update is charged by its delta.
-            if matches!(e.body, Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_) | Body::Service(_) | Body::PersistentVolumeClaim(_)) {
-                e.meta.resource_version.get_or_insert_with(|| "1".into());
-            }
-            e.meta.namespace = Some(ns.clone());
-            self.existing.insert((ns, e.type_info.group_resource(), name), e);
-            return;
+        );
+        if !kept {
+            return Some(o);
         }
+        // The server's stored objects always have one: the update is charged by its delta.
+        if matches!(o.body, Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_) | Body::Service(_) | Body::PersistentVolumeClaim(_)) {
+            o.meta.resource_version.get_or_insert_with(|| "1".into());
+        }
+        o.meta.namespace = Some(ns.clone());
+        self.existing.insert((ns, o.type_info.group_resource(), o.meta.name.clone()), o);
+        None
+    }
+
+    /// Adds one object (a later object of the same name replaces an earlier one).
+    pub fn add(&mut self, o: Object, default_namespace: &str) {
+        let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
+        let name = o.meta.name.clone();
+        let Some(o) = self.add_existing(o, ns.clone()) else { return };
         match o.body {
             Body::ResourceQuota(q) => {
                 let list = self.quotas.entry(ns).or_default();

@@ -199,69 +199,14 @@ pub fn go_quantity(raw: &str) -> Option<String> {
     if s.is_empty() {
         return None;
     }
-    let b = s.as_bytes();
-    let digits_from = |mut i: usize| {
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        i
-    };
-    let mut pos = 0;
-    let positive = match b[0] {
-        b'-' => {
-            pos = 1;
-            false
-        }
-        b'+' => {
-            pos = 1;
-            true
-        }
-        _ => true,
-    };
-    while pos < b.len() && b[pos] == b'0' {
-        pos += 1;
-    }
-    let end = digits_from(pos);
-    let num = if end == pos { "0" } else { &s[pos..end] };
-    pos = end;
-    let mut denom = "";
-    if pos < b.len() && b[pos] == b'.' {
-        let end = digits_from(pos + 1);
-        denom = &s[pos + 1..end];
-        pos = end;
-    }
-    #[derive(PartialEq)]
-    enum Format {
-        DecimalSi,
-        BinarySi,
-        DecimalExponent,
-    }
-    let (exponent, format): (i64, Format) = match &s[pos..] {
-        "" => (0, Format::DecimalSi),
-        "n" => (-9, Format::DecimalSi),
-        "u" => (-6, Format::DecimalSi),
-        "m" => (-3, Format::DecimalSi),
-        "k" => (3, Format::DecimalSi),
-        "M" => (6, Format::DecimalSi),
-        "G" => (9, Format::DecimalSi),
-        "T" => (12, Format::DecimalSi),
-        "P" => (15, Format::DecimalSi),
-        "E" => (18, Format::DecimalSi),
-        "Ki" => (10, Format::BinarySi),
-        "Mi" => (20, Format::BinarySi),
-        "Gi" => (30, Format::BinarySi),
-        "Ti" => (40, Format::BinarySi),
-        "Pi" => (50, Format::BinarySi),
-        "Ei" => (60, Format::BinarySi),
-        e if e.len() > 1 && (e.starts_with('e') || e.starts_with('E')) => (e[1..].parse().ok()?, Format::DecimalExponent),
-        _ => return None,
-    };
+    let (positive, num, denom, rest) = split_number(s);
+    let (exponent, format) = suffix(rest)?;
     let n_digits = (num.len() + denom.len()) as i64;
     let (mut scale, mantissa, precision) = match format {
-        Format::BinarySi if exponent >= 0 && denom.is_empty() && exponent < 63 => {
+        GoFormat::BinarySi if exponent >= 0 && denom.is_empty() && exponent < 63 => {
             (0i64, 1i64 << exponent, 15 - num.len() as i64 - (exponent as f32 * 3.0 / 10.0) as i64 - 1)
         }
-        Format::BinarySi => return None,
+        GoFormat::BinarySi => return None,
         _ => (exponent, 1, 18 - n_digits),
     };
     if precision < 0 {
@@ -278,7 +223,7 @@ pub fn go_quantity(raw: &str) -> Option<String> {
         value = -value;
     }
     let canonical = match format {
-        Format::BinarySi => exponent % 10 == 0 && (shifted.parse::<i64>().ok()? & 7) != 0,
+        GoFormat::BinarySi => exponent % 10 == 0 && (shifted.parse::<i64>().ok()? & 7) != 0,
         _ => scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0'),
     };
     let mut cached = if canonical { s } else { "" };
@@ -298,16 +243,83 @@ pub fn go_quantity(raw: &str) -> Option<String> {
         }
         scale = -3;
     }
-    let format = match format {
-        Format::DecimalSi => "DecimalSI",
-        Format::BinarySi => "BinarySI",
-        Format::DecimalExponent => "DecimalExponent",
-    };
     Some(format!(
         "resource.Quantity{{i:resource.int64Amount{{value:{value}, scale:{scale}}}, d:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:{}, Format:{}}}",
         go_quote(cached),
-        go_quote(format)
+        go_quote(format.name())
     ))
+}
+
+/// A quantity's text as apimachinery's parser splits it: the sign, the integer digits without
+/// leading zeros (`"0"` when none), the fraction's digits, and what follows (the suffix).
+fn split_number(s: &str) -> (bool, &str, &str, &str) {
+    let b = s.as_bytes();
+    let digits_from = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let (positive, mut pos) = match b.first() {
+        Some(b'-') => (false, 1),
+        Some(b'+') => (true, 1),
+        _ => (true, 0),
+    };
+    while pos < b.len() && b[pos] == b'0' {
+        pos += 1;
+    }
+    let end = digits_from(pos);
+    let num = if end == pos { "0" } else { &s[pos..end] };
+    pos = end;
+    let mut denom = "";
+    if pos < b.len() && b[pos] == b'.' {
+        let end = digits_from(pos + 1);
+        denom = &s[pos + 1..end];
+        pos = end;
+    }
+    (positive, num, denom, &s[pos..])
+}
+
+/// A quantity's format, as Go names it.
+#[derive(PartialEq, Clone, Copy)]
+enum GoFormat {
+    DecimalSi,
+    BinarySi,
+    DecimalExponent,
+}
+
+impl GoFormat {
+    fn name(self) -> &'static str {
+        match self {
+            GoFormat::DecimalSi => "DecimalSI",
+            GoFormat::BinarySi => "BinarySI",
+            GoFormat::DecimalExponent => "DecimalExponent",
+        }
+    }
+}
+
+/// A suffix's exponent (of 10, or of 2 for the binary ones) and format; `None`: no suffix.
+fn suffix(text: &str) -> Option<(i64, GoFormat)> {
+    Some(match text {
+        "" => (0, GoFormat::DecimalSi),
+        "n" => (-9, GoFormat::DecimalSi),
+        "u" => (-6, GoFormat::DecimalSi),
+        "m" => (-3, GoFormat::DecimalSi),
+        "k" => (3, GoFormat::DecimalSi),
+        "M" => (6, GoFormat::DecimalSi),
+        "G" => (9, GoFormat::DecimalSi),
+        "T" => (12, GoFormat::DecimalSi),
+        "P" => (15, GoFormat::DecimalSi),
+        "E" => (18, GoFormat::DecimalSi),
+        "Ki" => (10, GoFormat::BinarySi),
+        "Mi" => (20, GoFormat::BinarySi),
+        "Gi" => (30, GoFormat::BinarySi),
+        "Ti" => (40, GoFormat::BinarySi),
+        "Pi" => (50, GoFormat::BinarySi),
+        "Ei" => (60, GoFormat::BinarySi),
+        e if e.len() > 1 && (e.starts_with('e') || e.starts_with('E')) => (e[1..].parse().ok()?, GoFormat::DecimalExponent),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

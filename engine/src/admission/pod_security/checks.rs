@@ -1,190 +1,13 @@
-//! PodSecurity, a validating plugin (the fourth in the server's order): a pod created in a
-//! namespace whose `pod-security.kubernetes.io/enforce` level (or, without the label, the
-//! server's default from its admission configuration) it breaks is refused (403, after
-//! `is forbidden: `): `violates PodSecurity "restricted:latest": allowPrivilegeEscalation !=
-//! false (container "app" must set securityContext.allowPrivilegeEscalation=false), ...`.
-//!
-//! What it replays, as the server's release runs it:
-//! - the level and version from the namespace's labels, else the configuration's defaults
-//!   (upstream's: `privileged:latest`); an unknown level label enforces `restricted`, an
-//!   unknown version label `latest`; a version newer than the server's is evaluated as the
-//!   server's ([`PodSecurityChecks::for_policy`]);
-//! - every check of the baseline and restricted levels at that version, in the server's order
-//!   (baseline's checks by name, then restricted's by name, restricted's replacing the
-//!   baseline checks they override), each with the server's reason and detail;
-//! - exemptions from the configuration: namespaces and runtime classes (usernames: see
-//!   [`Config::exempt_usernames`]);
-//! - updates: one that changes no container image, adds or removes no container and adds no
-//!   ephemeral container is not evaluated.
-//!
-//! Workloads are not refused: for templates the plugin only warns, and their pods are refused
-//! when the controller creates them (the chain replays that pod by pod).
+//! Every check of the baseline and restricted levels on one pod, with the server's reason and
+//! detail, and the pod as the checks see it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
+use super::*;
 use crate::objects::security::{ContainerSecurity, PodSecurity, SeLinux};
-use crate::objects::{Container, Pod};
-use crate::validation::go_quote;
-use crate::version::{KubeVersion, PodSecurityChecks, Rules};
-
-/// The namespace label naming the level enforced.
-pub const ENFORCE_LABEL: &str = "pod-security.kubernetes.io/enforce";
-/// The namespace label naming the policy version enforced.
-pub const ENFORCE_VERSION_LABEL: &str = "pod-security.kubernetes.io/enforce-version";
-
-/// The server's PodSecurityConfiguration: the defaults for namespaces without labels and the
-/// exemptions. [`Config::default`] is upstream's: `privileged`, `latest`, nothing exempt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Config {
-    pub enforce: String,
-    pub enforce_version: String,
-    /// Requests by these users are not evaluated. Which user sends a request is not known to
-    /// a check: every pod is judged as sent by someone not listed (a check says so when the
-    /// list is not empty).
-    pub exempt_usernames: Vec<String>,
-    pub exempt_runtime_classes: Vec<String>,
-    pub exempt_namespaces: Vec<String>,
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config {
-            enforce: "privileged".into(),
-            enforce_version: "latest".into(),
-            exempt_usernames: vec![],
-            exempt_runtime_classes: vec![],
-            exempt_namespaces: vec![],
-        }
-    }
-}
-
-/// A PodSecurity level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Privileged,
-    Baseline,
-    Restricted,
-}
-
-impl Level {
-    fn name(self) -> &'static str {
-        match self {
-            Level::Privileged => "privileged",
-            Level::Baseline => "baseline",
-            Level::Restricted => "restricted",
-        }
-    }
-}
-
-/// The enforced policy: the level, the version (`None`: latest), as the server prints it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Policy {
-    pub level: Level,
-    pub version: Option<KubeVersion>,
-}
-
-impl Policy {
-    /// `restricted:latest`, `baseline:v1.30`.
-    pub fn name(&self) -> String {
-        match self.version {
-            Some(v) => format!("{}:v{}.{}", self.level.name(), v.major, v.minor),
-            None => format!("{}:latest", self.level.name()),
-        }
-    }
-}
-
-/// A level as the server reads it from a label: an unknown one is `restricted`.
-fn level(s: &str) -> Level {
-    match s {
-        "privileged" => Level::Privileged,
-        "baseline" => Level::Baseline,
-        _ => Level::Restricted,
-    }
-}
-
-/// A version as the server reads it from a label (`latest` or `v1.N`): anything else is
-/// `latest` (`None`).
-fn version(s: &str) -> Option<KubeVersion> {
-    let n = s.strip_prefix("v1.")?;
-    let ok = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && (n == "0" || !n.starts_with('0'));
-    if !ok {
-        return None;
-    }
-    n.parse().ok().map(|minor| KubeVersion::new(1, minor))
-}
-
-/// The enforced policy of a namespace with `labels`, under `config`'s defaults.
-pub fn enforced(labels: &BTreeMap<String, String>, config: &Config) -> Policy {
-    Policy {
-        level: level(labels.get(ENFORCE_LABEL).unwrap_or(&config.enforce)),
-        version: version(labels.get(ENFORCE_VERSION_LABEL).unwrap_or(&config.enforce_version)),
-    }
-}
-
-/// What the plugin is told about one request.
-#[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
-    pub pod: &'a Pod,
-    pub annotations: &'a BTreeMap<String, String>,
-    /// The stored pod of an update.
-    pub old: Option<&'a Pod>,
-    pub namespace: &'a str,
-    /// The namespace's labels (`None`: unknown, nothing refused).
-    pub labels: Option<&'a BTreeMap<String, String>>,
-}
-
-/// The refusal of a pod create or update (the message after `is forbidden: `), or `None`.
-/// `config` is the server's PodSecurityConfiguration (`None`: not given, upstream's defaults).
-pub fn refusal(req: &Request, config: Option<&Config>, rules: &Rules) -> Option<String> {
-    if !rules.pod_security_admission {
-        return None;
-    }
-    let default = Config::default();
-    let config = config.unwrap_or(&default);
-    if config.exempt_namespaces.iter().any(|n| n == req.namespace) {
-        return None;
-    }
-    let policy = enforced(req.labels?, config);
-    if policy.level == Level::Privileged {
-        return None;
-    }
-    if req.old.is_some_and(|old| !significant_update(old, req.pod)) {
-        return None;
-    }
-    if req.pod.runtime_class_name.as_ref().is_some_and(|rc| config.exempt_runtime_classes.contains(rc)) {
-        return None;
-    }
-    let checks = PodSecurityChecks::for_policy(policy.version, rules.version);
-    let view = View::new(req.pod, req.annotations, rules);
-    let failed = evaluate(&view, policy.level, &checks);
-    if failed.is_empty() {
-        return None;
-    }
-    let details: Vec<String> = failed.iter().map(|(reason, detail)| if detail.is_empty() { reason.clone() } else { format!("{reason} ({detail})") }).collect();
-    Some(format!("violates PodSecurity {:?}: {}", policy.name(), details.join(", ")))
-}
-
-/// Whether `pod` breaks `level` at the server's latest policy version.
-pub fn breaks(pod: &Pod, annotations: &BTreeMap<String, String>, level: Level, rules: &Rules) -> bool {
-    let checks = PodSecurityChecks::for_policy(None, rules.version);
-    !evaluate(&View::new(pod, annotations, rules), level, &checks).is_empty()
-}
-
-/// Whether an update is evaluated: a container added or removed, an image changed, an
-/// ephemeral container added or its image changed.
-fn significant_update(old: &Pod, new: &Pod) -> bool {
-    let changed = |a: &[Container], b: &[Container]| a.len() != b.len() || a.iter().zip(b).any(|(x, y)| x.image != y.image);
-    if changed(&old.containers, &new.containers) || changed(&old.init_containers, &new.init_containers) {
-        return true;
-    }
-    let none = Vec::new();
-    let old_eph = old.security.as_ref().map_or(&none, |s| &s.ephemeral);
-    let new_eph = new.security.as_ref().map_or(&none, |s| &s.ephemeral);
-    new_eph.iter().any(|(name, image, _)| old_eph.iter().find(|(n, _, _)| n == name).is_none_or(|(_, i, _)| i != image))
-}
 
 /// One container as the checks visit it: its name and what it sets.
-struct Visited<'a> {
+pub(super) struct Visited<'a> {
     name: &'a str,
     sc: Option<&'a ContainerSecurity>,
     /// An AppArmor type the server's strategy copied from the container's annotation.
@@ -199,19 +22,19 @@ impl Visited<'_> {
 
 /// The pod as the checks see it: containers in the server's visiting order (init, regular,
 /// ephemeral), after what the pod strategy changed before validating admission.
-struct View<'a> {
+pub(super) struct View<'a> {
     pod: &'a PodSecurity,
     annotations: &'a BTreeMap<String, String>,
     containers: Vec<Visited<'a>>,
     proc_mount_kept: bool,
 }
 
-const APPARMOR_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
-const SECCOMP_POD_ANNOTATION: &str = "seccomp.security.alpha.kubernetes.io/pod";
-const SECCOMP_CONTAINER_PREFIX: &str = "container.seccomp.security.alpha.kubernetes.io/";
+pub(super) const APPARMOR_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
+pub(super) const SECCOMP_POD_ANNOTATION: &str = "seccomp.security.alpha.kubernetes.io/pod";
+pub(super) const SECCOMP_CONTAINER_PREFIX: &str = "container.seccomp.security.alpha.kubernetes.io/";
 
 /// The AppArmor field type the pod strategy makes of an annotation value, if any.
-fn app_armor_field(annotation: &str) -> Option<&'static str> {
+pub(super) fn app_armor_field(annotation: &str) -> Option<&'static str> {
     match annotation {
         "runtime/default" => Some("RuntimeDefault"),
         "unconfined" => Some("Unconfined"),
@@ -220,10 +43,10 @@ fn app_armor_field(annotation: &str) -> Option<&'static str> {
     }
 }
 
-static NO_POD_SECURITY: std::sync::LazyLock<PodSecurity> = std::sync::LazyLock::new(PodSecurity::default);
+pub(super) static NO_POD_SECURITY: std::sync::LazyLock<PodSecurity> = std::sync::LazyLock::new(PodSecurity::default);
 
 impl<'a> View<'a> {
-    fn new(pod: &'a Pod, annotations: &'a BTreeMap<String, String>, rules: &Rules) -> View<'a> {
+    pub(super) fn new(pod: &'a Pod, annotations: &'a BTreeMap<String, String>, rules: &Rules) -> View<'a> {
         let ps: &PodSecurity = pod.security.as_deref().unwrap_or(&NO_POD_SECURITY);
         let regular = pod.init_containers.iter().chain(pod.containers.iter()).map(|c| (c.name.as_str(), c.security.as_deref()));
         let ephemeral = ps.ephemeral.iter().map(|(n, _, s)| (n.as_str(), s.as_deref()));
@@ -251,7 +74,7 @@ impl<'a> View<'a> {
     }
 }
 
-fn plural<'s>(n: usize, one: &'s str, many: &'s str) -> &'s str {
+pub(super) fn plural<'s>(n: usize, one: &'s str, many: &'s str) -> &'s str {
     if n == 1 {
         one
     } else {
@@ -260,7 +83,7 @@ fn plural<'s>(n: usize, one: &'s str, many: &'s str) -> &'s str {
 }
 
 /// `"a", "b"` (names are not escaped: the server joins them as they are).
-fn join_quote<S: AsRef<str>>(items: &[S]) -> String {
+pub(super) fn join_quote<S: AsRef<str>>(items: &[S]) -> String {
     if items.is_empty() {
         return String::new();
     }
@@ -268,14 +91,14 @@ fn join_quote<S: AsRef<str>>(items: &[S]) -> String {
 }
 
 /// `container "a"` / `containers "a", "b"`.
-fn containers_phrase(names: &[&str]) -> String {
+pub(super) fn containers_phrase(names: &[&str]) -> String {
     format!("{} {}", plural(names.len(), "container", "containers"), join_quote(names))
 }
 
-type Failure = (String, String);
+pub(super) type Failure = (String, String);
 
 /// The checks of `level` at `checks`' version, in the server's order; the failures.
-fn evaluate(v: &View, level: Level, checks: &PodSecurityChecks) -> Vec<Failure> {
+pub(super) fn evaluate(v: &View, level: Level, checks: &PodSecurityChecks) -> Vec<Failure> {
     let restricted = level == Level::Restricted;
     let mut out = Vec::new();
     let mut run = |r: Option<Failure>| out.extend(r);
@@ -330,11 +153,11 @@ fn evaluate(v: &View, level: Level, checks: &PodSecurityChecks) -> Vec<Failure> 
     out
 }
 
-fn fail(reason: &str, detail: String) -> Option<Failure> {
+pub(super) fn fail(reason: &str, detail: String) -> Option<Failure> {
     Some((reason.to_string(), detail))
 }
 
-fn app_armor(v: &View) -> Option<Failure> {
+pub(super) fn app_armor(v: &View) -> Option<Failure> {
     let allowed = |t: &str| t == "RuntimeDefault" || t == "Localhost";
     let mut setters = Vec::new();
     let mut values = BTreeSet::new();
@@ -368,10 +191,10 @@ fn app_armor(v: &View) -> Option<Failure> {
 }
 
 /// Capabilities a container may add at the baseline level.
-const DEFAULT_CAPABILITIES: &[&str] =
+pub(super) const DEFAULT_CAPABILITIES: &[&str] =
     &["AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"];
 
-fn capabilities_baseline(v: &View) -> Option<Failure> {
+pub(super) fn capabilities_baseline(v: &View) -> Option<Failure> {
     let mut caps = BTreeSet::new();
     let bad = v.names(|c| {
         let extra: Vec<&String> = c.sc.map(|s| s.capabilities_add.iter().filter(|a| !DEFAULT_CAPABILITIES.contains(&a.as_str())).collect()).unwrap_or_default();
@@ -387,7 +210,7 @@ fn capabilities_baseline(v: &View) -> Option<Failure> {
     fail("non-default capabilities", format!("{} must not include {} in securityContext.capabilities.add", containers_phrase(&bad), join_quote(&caps)))
 }
 
-fn host_namespaces(v: &View) -> Option<Failure> {
+pub(super) fn host_namespaces(v: &View) -> Option<Failure> {
     let set: Vec<&str> = [(v.pod.host_network, "hostNetwork=true"), (v.pod.host_pid, "hostPID=true"), (v.pod.host_ipc, "hostIPC=true")]
         .into_iter()
         .filter_map(|(on, s)| on.then_some(s))
@@ -395,7 +218,7 @@ fn host_namespaces(v: &View) -> Option<Failure> {
     (!set.is_empty()).then(|| ("host namespaces".to_string(), set.join(", ")))
 }
 
-fn host_path_volumes(v: &View) -> Option<Failure> {
+pub(super) fn host_path_volumes(v: &View) -> Option<Failure> {
     let names: Vec<&str> = v.pod.restricted_volumes.iter().filter(|(_, t)| *t == "hostPath").map(|(n, _)| n.as_str()).collect();
     if names.is_empty() {
         return None;
@@ -403,7 +226,7 @@ fn host_path_volumes(v: &View) -> Option<Failure> {
     fail("hostPath volumes", format!("{} {}", plural(names.len(), "volume", "volumes"), join_quote(&names)))
 }
 
-fn host_ports(v: &View) -> Option<Failure> {
+pub(super) fn host_ports(v: &View) -> Option<Failure> {
     let bad = v.names(|c| c.sc.is_some_and(|s| !s.host_ports.is_empty()));
     if bad.is_empty() {
         return None;
@@ -416,7 +239,7 @@ fn host_ports(v: &View) -> Option<Failure> {
     )
 }
 
-fn probe_hosts(v: &View) -> Option<Failure> {
+pub(super) fn probe_hosts(v: &View) -> Option<Failure> {
     let bad: BTreeSet<&str> = v.containers.iter().filter(|c| c.sc.is_some_and(|s| !s.probe_hosts.is_empty())).map(|c| c.name).collect();
     if bad.is_empty() {
         return None;
@@ -436,7 +259,7 @@ fn probe_hosts(v: &View) -> Option<Failure> {
     )
 }
 
-fn privileged(v: &View) -> Option<Failure> {
+pub(super) fn privileged(v: &View) -> Option<Failure> {
     let bad = v.names(|c| c.sc.is_some_and(|s| s.privileged == Some(true)));
     if bad.is_empty() {
         return None;
@@ -445,7 +268,7 @@ fn privileged(v: &View) -> Option<Failure> {
 }
 
 /// `relaxed`: baseline from 1.35, which lets a pod in a user namespace set any procMount.
-fn proc_mount(v: &View, relaxed: bool) -> Option<Failure> {
+pub(super) fn proc_mount(v: &View, relaxed: bool) -> Option<Failure> {
     if relaxed && v.user_namespace() {
         return None;
     }
@@ -460,7 +283,7 @@ fn proc_mount(v: &View, relaxed: bool) -> Option<Failure> {
     fail("procMount", format!("{} must not set securityContext.procMount to {}", containers_phrase(&bad), join_quote(&types)))
 }
 
-fn se_linux(v: &View, checks: &PodSecurityChecks) -> Option<Failure> {
+pub(super) fn se_linux(v: &View, checks: &PodSecurityChecks) -> Option<Failure> {
     let allowed_type =
         |t: &str| matches!(t, "" | "container_t" | "container_init_t" | "container_kvm_t") || (checks.selinux_engine_type && t == "container_engine_t");
     let (mut types, mut user, mut role) = (BTreeSet::new(), false, false);
@@ -505,12 +328,12 @@ fn se_linux(v: &View, checks: &PodSecurityChecks) -> Option<Failure> {
     fail("seLinuxOptions", format!("{} set forbidden securityContext.seLinuxOptions: {}", setters.join(" and "), data.join("; ")))
 }
 
-fn seccomp_ok(t: &str) -> bool {
+pub(super) fn seccomp_ok(t: &str) -> bool {
     t == "RuntimeDefault" || t == "Localhost"
 }
 
 /// Before policy 1.19: the seccomp annotations.
-fn seccomp_annotations(v: &View) -> Option<Failure> {
+pub(super) fn seccomp_annotations(v: &View) -> Option<Failure> {
     let ok = |a: &str| a == "runtime/default" || a == "docker/default" || a.starts_with("localhost/");
     let mut forbidden = BTreeSet::new();
     if let Some(a) = v.annotations.get(SECCOMP_POD_ANNOTATION).filter(|a| !ok(a)) {
@@ -530,7 +353,7 @@ fn seccomp_annotations(v: &View) -> Option<Failure> {
 }
 
 /// The explicitly bad setters of seccomp (pod, containers) and their values.
-fn seccomp_bad_setters(v: &View) -> (Vec<String>, Vec<String>) {
+pub(super) fn seccomp_bad_setters(v: &View) -> (Vec<String>, Vec<String>) {
     let mut setters = Vec::new();
     let mut values = BTreeSet::new();
     if let Some(t) = v.pod.seccomp_type.as_deref().filter(|t| !seccomp_ok(t)) {
@@ -545,7 +368,7 @@ fn seccomp_bad_setters(v: &View) -> (Vec<String>, Vec<String>) {
     (setters, values.into_iter().collect())
 }
 
-fn seccomp_baseline(v: &View) -> Option<Failure> {
+pub(super) fn seccomp_baseline(v: &View) -> Option<Failure> {
     let (setters, values) = seccomp_bad_setters(v);
     if setters.is_empty() {
         return None;
@@ -553,7 +376,7 @@ fn seccomp_baseline(v: &View) -> Option<Failure> {
     fail("seccompProfile", format!("{} must not set securityContext.seccompProfile.type to {}", setters.join(" and "), join_quote(&values)))
 }
 
-fn seccomp_restricted(v: &View) -> Option<Failure> {
+pub(super) fn seccomp_restricted(v: &View) -> Option<Failure> {
     if let Some(f) = seccomp_baseline(v) {
         return Some(f);
     }
@@ -568,12 +391,12 @@ fn seccomp_restricted(v: &View) -> Option<Failure> {
     )
 }
 
-fn sysctls(v: &View, checks: &PodSecurityChecks) -> Option<Failure> {
+pub(super) fn sysctls(v: &View, checks: &PodSecurityChecks) -> Option<Failure> {
     let bad: Vec<&str> = v.pod.sysctls.iter().map(String::as_str).filter(|s| !checks.sysctls.contains(s)).collect();
     (!bad.is_empty()).then(|| ("forbidden sysctls".to_string(), bad.join(", ")))
 }
 
-fn host_process(v: &View) -> Option<Failure> {
+pub(super) fn host_process(v: &View) -> Option<Failure> {
     let bad = v.names(|c| c.sc.is_some_and(|s| s.host_process == Some(true)));
     let mut setters = Vec::new();
     if v.pod.host_process == Some(true) {
@@ -588,7 +411,7 @@ fn host_process(v: &View) -> Option<Failure> {
     fail("hostProcess", format!("{} must not set securityContext.windowsOptions.hostProcess=true", setters.join(" and ")))
 }
 
-fn allow_privilege_escalation(v: &View) -> Option<Failure> {
+pub(super) fn allow_privilege_escalation(v: &View) -> Option<Failure> {
     let bad = v.names(|c| c.sc.is_none_or(|s| s.allow_privilege_escalation != Some(false)));
     if bad.is_empty() {
         return None;
@@ -596,7 +419,7 @@ fn allow_privilege_escalation(v: &View) -> Option<Failure> {
     fail("allowPrivilegeEscalation != false", format!("{} must set securityContext.allowPrivilegeEscalation=false", containers_phrase(&bad)))
 }
 
-fn capabilities_restricted(v: &View) -> Option<Failure> {
+pub(super) fn capabilities_restricted(v: &View) -> Option<Failure> {
     let missing_drop = v.names(|c| c.sc.is_none_or(|s| !s.has_capabilities || !s.capabilities_drop.iter().any(|d| d == "ALL")));
     let adding = v.names(|c| c.sc.is_some_and(|s| s.has_capabilities && s.capabilities_add.iter().any(|a| a != "NET_BIND_SERVICE")));
     let caps: BTreeSet<&str> = v
@@ -621,7 +444,7 @@ fn capabilities_restricted(v: &View) -> Option<Failure> {
     fail("unrestricted capabilities", details.join("; "))
 }
 
-fn restricted_volumes(v: &View) -> Option<Failure> {
+pub(super) fn restricted_volumes(v: &View) -> Option<Failure> {
     let vols = &v.pod.restricted_volumes;
     if vols.is_empty() {
         return None;
@@ -642,7 +465,7 @@ fn restricted_volumes(v: &View) -> Option<Failure> {
     )
 }
 
-fn run_as_non_root(v: &View) -> Option<Failure> {
+pub(super) fn run_as_non_root(v: &View) -> Option<Failure> {
     let mut setters = Vec::new();
     let pod_non_root = v.pod.run_as_non_root == Some(true);
     if v.pod.run_as_non_root == Some(false) {
@@ -662,7 +485,7 @@ fn run_as_non_root(v: &View) -> Option<Failure> {
     fail("runAsNonRoot != true", format!("pod or {} must set securityContext.runAsNonRoot=true", containers_phrase(&implicit)))
 }
 
-fn run_as_user(v: &View) -> Option<Failure> {
+pub(super) fn run_as_user(v: &View) -> Option<Failure> {
     let mut setters = Vec::new();
     if v.pod.run_as_user == Some(0) {
         setters.push("pod".to_string());
