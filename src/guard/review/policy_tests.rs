@@ -1,3 +1,4 @@
+
 use super::*;
 use serde_json::json;
 
@@ -19,7 +20,7 @@ spec:
   matchConstraints: {resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}
   mutations:
   - patchType: JSONPatch
-jsonPatch: {expression: \"[JSONPatch{op: 'add', path: '/spec/containers/-', value: Object.spec.containers{name: 'proxy', image: 'p', resources: Object.spec.containers.resources{requests: {'cpu': '100m'}}}}]\"}
+    jsonPatch: {expression: \"[JSONPatch{op: 'add', path: '/spec/containers/-', value: Object.spec.containers{name: 'proxy', image: 'p', resources: Object.spec.containers.resources{requests: {'cpu': '100m'}}}}]\"}
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicyBinding
@@ -34,7 +35,7 @@ fn request(object: Value) -> Request {
     let kind = object["kind"].as_str().unwrap().to_string();
     let group = if kind == "Pod" { "" } else { "apps" };
     let r = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
-        "uid": "u", "kind": {"group": group, "version": "v1", "kind": kind}, "operation": "CREATE", "namespace": "shop", "object": object}});
+            "uid": "u", "kind": {"group": group, "version": "v1", "kind": kind}, "operation": "CREATE", "namespace": "shop", "object": object}});
     parse(serde_json::to_vec(&r).unwrap()).unwrap()
 }
 
@@ -48,7 +49,7 @@ spec:
   matchConstraints: {resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}
   validations:
   - expression: \"object.spec.containers.all(c, !has(c.env) || c.env.all(e, e.name != 'DEBUG'))\"
-message: no DEBUG
+    message: no DEBUG
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
@@ -59,8 +60,8 @@ spec: {policyName: no-debug, validationActions: [Deny]}
     let opts = CheckOptions { namespace: "shop".into(), ..CheckOptions::default() };
     let deployment = |env: &str| {
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "shop", "namespace": "shop"},
-            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "shop"}},
-                "template": {"metadata": {"labels": {"app": "shop"}}, "spec": {"containers": [{"name": "app", "image": "x", "env": [{"name": env, "value": "1"}]}]}}}})
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "shop"}},
+                    "template": {"metadata": {"labels": {"app": "shop"}}, "spec": {"containers": [{"name": "app", "image": "x", "env": [{"name": env, "value": "1"}]}]}}}})
     };
     let a = decide(request(deployment("DEBUG")), ClusterState::from_objects(objs.clone(), "shop"), &opts, false);
     assert!(a.warnings.iter().any(|w| w.contains("no DEBUG")), "{:?}", a.warnings);
@@ -81,8 +82,8 @@ fn a_workloads_pods_meet_the_policies_and_a_pod_is_taken_as_they_left_it() {
     let opts = CheckOptions { namespace: "shop".into(), ..CheckOptions::default() };
     let container = json!([{"name": "app", "image": "x", "resources": {"requests": {"cpu": "200m"}}}]);
     let shop = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "shop", "namespace": "shop"},
-        "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "shop"}},
-            "template": {"metadata": {"labels": {"app": "shop"}}, "spec": {"containers": container}}}});
+            "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "shop"}},
+                "template": {"metadata": {"labels": {"app": "shop"}}, "spec": {"containers": container}}}});
     let a = decide(request(shop), injected(), &opts, false);
     assert!(a.warnings.iter().any(|w| w.contains("1 of the 4 pods") && w.contains("requested: requests.cpu=300m")), "{:?}", a.warnings);
     // The server ran the policies before calling the guard: the pod it sends has its

@@ -1,3 +1,4 @@
+
 use super::*;
 
 fn review(request: Value) -> Vec<u8> {
@@ -37,13 +38,13 @@ fn deep_or_broken_objects_never_crash_the_parse() {
 #[test]
 fn what_deciding_never_reads_is_not_kept() {
     let object = json!({"metadata": {"name": "web", "managedFields": [{"manager": "kubectl"}],
-        "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{...}", "team": "a"}, "labels": {"app": "web"}},
-        "spec": {"replicas": 2, "template": {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration": "kept here"}}}}});
+            "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{...}", "team": "a"}, "labels": {"app": "web"}},
+            "spec": {"replicas": 2, "template": {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration": "kept here"}}}}});
     let r = parse(review(json!({"uid": "u", "kind": {"group": "apps", "kind": "Deployment"}, "operation": "UPDATE", "namespace": "a",
-        "userInfo": {"username": "me", "groups": ["x"]}, "object": object, "oldObject": object})))
+            "userInfo": {"username": "me", "groups": ["x"]}, "object": object, "oldObject": object})))
     .unwrap();
     let want = json!({"metadata": {"name": "web", "annotations": {"team": "a"}, "labels": {"app": "web"}},
-        "spec": {"replicas": 2, "template": {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration": "kept here"}}}}});
+            "spec": {"replicas": 2, "template": {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration": "kept here"}}}}});
     assert_eq!(r.object(), Some(want.clone()));
     assert_eq!(r.old_object(), Some(want));
     assert_eq!((r.uid.as_str(), r.group.as_str(), r.kind.as_str(), r.operation.as_str(), r.namespace.as_str()), ("u", "apps", "Deployment", "UPDATE", "a"));
@@ -161,27 +162,27 @@ fn an_owner_or_the_opt_out_label_is_read_whatever_shape_the_metadata_has() {
 fn the_engine_decodes_a_lean_tree_as_the_whole_one() {
     let container = |name: &str| {
         json!({"name": name, "image": "app:1", "imagePullPolicy": "Always", "restartPolicy": if name == "side" { json!("Always") } else { Value::Null },
-            "env": [{"name": "A", "value": "1"}, {"name": "B", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}],
-            "envFrom": [{"configMapRef": {"name": "c"}}], "args": ["--x"], "command": ["/app"],
-            "volumeMounts": [{"name": "v", "mountPath": "/v"}], "volumeDevices": [{"name": "d", "devicePath": "/dev/d"}],
-            "ports": [{"containerPort": 80, "hostPort": 8080}], "resources": {"requests": {"cpu": "100m", "memory": "1Gi"}, "limits": {"cpu": "1"}},
-            "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "NotRequired"}],
-            "securityContext": {"privileged": true, "capabilities": {"add": ["NET_ADMIN"]}, "runAsUser": 0},
-            "livenessProbe": {"httpGet": {"host": "h", "port": 80}}, "lifecycle": {"preStop": {"tcpSocket": {"host": "l", "port": 1}}}})
+                "env": [{"name": "A", "value": "1"}, {"name": "B", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}],
+                "envFrom": [{"configMapRef": {"name": "c"}}], "args": ["--x"], "command": ["/app"],
+                "volumeMounts": [{"name": "v", "mountPath": "/v"}], "volumeDevices": [{"name": "d", "devicePath": "/dev/d"}],
+                "ports": [{"containerPort": 80, "hostPort": 8080}], "resources": {"requests": {"cpu": "100m", "memory": "1Gi"}, "limits": {"cpu": "1"}},
+                "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "NotRequired"}],
+                "securityContext": {"privileged": true, "capabilities": {"add": ["NET_ADMIN"]}, "runAsUser": 0},
+                "livenessProbe": {"httpGet": {"host": "h", "port": 80}}, "lifecycle": {"preStop": {"tcpSocket": {"host": "l", "port": 1}}}})
     };
     let pod = json!({"metadata": {"labels": {"app": "web"}, "annotations": {"a": "b"}},
-        "spec": {"containers": [container("app"), container("two")], "initContainers": [container("init"), container("side")],
-            "volumes": [{"name": "v", "hostPath": {"path": "/"}}], "hostNetwork": true, "priorityClassName": "high", "serviceAccountName": "sa",
-            "securityContext": {"runAsNonRoot": false}, "overhead": {"cpu": "10m"}, "runtimeClassName": "rc",
-            "affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k", "namespaces": ["o"]}]}}}});
+            "spec": {"containers": [container("app"), container("two")], "initContainers": [container("init"), container("side")],
+                "volumes": [{"name": "v", "hostPath": {"path": "/"}}], "hostNetwork": true, "priorityClassName": "high", "serviceAccountName": "sa",
+                "securityContext": {"runAsNonRoot": false}, "overhead": {"cpu": "10m"}, "runtimeClassName": "rc",
+                "affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k", "namespaces": ["o"]}]}}}});
     let objects = [
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "a"},
-            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": pod}}),
+                "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": pod}}),
         json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s", "namespace": "a"},
-            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "serviceName": "s", "template": pod,
-                "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}}),
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "serviceName": "s", "template": pod,
+                    "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}}),
         json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c", "namespace": "a"},
-            "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"parallelism": 2, "template": pod}}}}),
+                "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"parallelism": 2, "template": pod}}}}),
         json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "a"}, "spec": pod["spec"]}),
     ];
     for object in objects {
@@ -216,7 +217,7 @@ fn long_container_lists_are_taken_as_they_are_read_and_decoded_as_the_whole_tree
     let n = objects::MANY_CONTAINERS;
     let container = |i: usize| {
         json!({"name": format!("c{i}"), "image": "registry.example.com/app:1", "env": [{"name": "A", "value": "b"}], "ports": [{"containerPort": 80 + i % 3}],
-            "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}, "limits": {"cpu": format!("{}m", 20 + i % 7)}}})
+                "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}, "limits": {"cpu": format!("{}m", 20 + i % 7)}}})
     };
     let many = |k: usize| Value::Array((0..k).map(container).collect());
     let with_bad = |k: usize, bad: usize, c: Value| {
@@ -231,7 +232,7 @@ fn long_container_lists_are_taken_as_they_are_read_and_decoded_as_the_whole_tree
     };
     let cronjob = |s: Value| {
         json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c"}, "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": {"spec": s}}}}})
-            .to_string()
+                .to_string()
     };
     let pod = |s: Value| json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": s}).to_string();
     let bad_name = json!({"image": "x"});
@@ -321,10 +322,10 @@ fn hpa_review(operation: &str, min: i64, old_min: Option<i64>) -> Request {
 fn hpa_review_with(operation: &str, min: i64, old_min: Option<i64>, change: impl Fn(&mut Value)) -> Request {
     let hpa = |min: i64| {
         json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web", "namespace": "shop"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": min, "maxReplicas": 20}})
+                "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": min, "maxReplicas": 20}})
     };
     let mut r = json!({"uid": "u", "kind": {"group": "autoscaling", "version": "v2", "kind": "HorizontalPodAutoscaler"}, "operation": operation,
-        "namespace": "shop", "object": hpa(min)});
+            "namespace": "shop", "object": hpa(min)});
     change(&mut r["object"]);
     if let Some(old) = old_min {
         r["oldObject"] = hpa(old);
@@ -371,18 +372,18 @@ fn an_autoscaler_is_answered_for_the_pods_of_the_workload_it_targets() {
 fn a_vpa_is_answered_for_the_running_pods_of_its_target() {
     let opts = CheckOptions { namespace: "shop".into(), ..CheckOptions::default() };
     let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler", "metadata": {"name": "web", "namespace": "shop"},
-        "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}},
-        "status": {"recommendation": {"containerRecommendations": [{"containerName": "app", "target": {"cpu": "1200m"}}]}}});
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}},
+            "status": {"recommendation": {"containerRecommendations": [{"containerName": "app", "target": {"cpu": "1200m"}}]}}});
     let req = parse(review(json!({"uid": "u", "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
-        "operation": "CREATE", "namespace": "shop", "object": vpa})))
+            "operation": "CREATE", "namespace": "shop", "object": vpa})))
     .unwrap();
     assert!(concerns(&req));
     assert_eq!(scale_target(&req).map(|t| t.name), Some("web".to_string()));
     let a = decide(req, shop(), &opts, false);
     assert_eq!(
-        a.warnings,
-        vec!["quota compute lets 3 of 5 pods of deployment/web be recreated at VPA web's target (limits.cpu=2400m, requests.cpu=1200m each): the other 2 stay evicted"]
-    );
+            a.warnings,
+            vec!["quota compute lets 3 of 5 pods of deployment/web be recreated at VPA web's target (limits.cpu=2400m, requests.cpu=1200m each): the other 2 stay evicted"]
+        );
 }
 
 #[test]
