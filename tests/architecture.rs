@@ -90,6 +90,9 @@ const ADMISSION_PLUGINS: &[&str] = &[
     "policy",
     "vpa_webhook",
     "resource_quota",
+    // Not a plugin: who answers a request, in the server's order (the chain's and quota's
+    // refusals name it), a leaf any part of the chain may import.
+    "stage",
 ];
 
 /// The parts a file's code names through `crate::` (comments left out), and `engine` for the

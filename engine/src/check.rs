@@ -305,7 +305,7 @@ impl<'a> Checker<'a> {
         // did not).
         // (A dry run's answer is the server's, past every webhook: its refusal too.)
         let asked = self.state.dry_runs.get(&dry_run::source_of(&obj.origin));
-        if report.allowed || report.refused_by() == Some(crate::admission::Stage::ResourceQuota) || asked.is_some() {
+        if report.allowed || report.refuser() == Some(crate::admission::Stage::ResourceQuota) || asked.is_some() {
             let operation = if self.state.existing.contains_key(key) { "UPDATE" } else { "CREATE" };
             report.webhooks = webhooks::seen_by(self.state, obj, ns, operation);
             // The pods a dry run asked the server for are as it returned them.

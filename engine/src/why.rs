@@ -90,12 +90,12 @@ pub struct WhyReport {
 impl WhyReport {
     /// Who refuses the next pod: the replay's answer, else what the server said (the one
     /// place its words are read for this).
-    pub fn refused_by(&self) -> Option<Stage> {
+    pub fn refuser(&self) -> Option<Stage> {
         let said = self.server_message.as_deref().is_some_and(|m| m.contains("is forbidden: violates PodSecurity "));
         if said {
             Some(Stage::PodSecurity)
         } else {
-            self.replay.as_ref().and_then(DocumentReport::refused_by)
+            self.replay.as_ref().and_then(DocumentReport::refuser)
         }
     }
 }

@@ -27,15 +27,15 @@ fn every_refusal_names_the_step_that_gave_it() {
     let mut t = Table::default();
     for (what, state, input, want) in rows {
         let d = check_one(&state, &input);
-        t.row(what, format!("{:?}", d.refused_by()), format!("{:?}", Some(want)));
+        t.row(what, format!("{:?}", d.refuser()), format!("{:?}", Some(want)));
     }
     t.done();
 }
 
 #[test]
 fn the_plugins_run_in_the_servers_order() {
-    // pkg/kubeapiserver/options/plugins.go, AllOrderedPlugins: the ones replayed, in order;
-    // ResourceQuota comes after them all.
+    // pkg/kubeapiserver/options/plugins.go, AllOrderedPlugins: the ones replayed, in order,
+    // ResourceQuota last (the one that decides).
     let order: Vec<Stage> = CHAIN.iter().map(|p| p.stage()).collect();
     assert_eq!(
         order,
@@ -51,7 +51,10 @@ fn the_plugins_run_in_the_servers_order() {
             Stage::MutatingAdmissionPolicy,
             Stage::MutatingAdmissionWebhook,
             Stage::ValidatingAdmissionPolicy,
+            Stage::ResourceQuota,
         ]
     );
+    // The stages are declared in the same order: a plugin added to one and not the other fails.
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "CHAIN follows Stage's order: {order:?}");
     assert_eq!(CHAIN.iter().filter(|p| p.external()).map(|p| p.stage()).collect::<Vec<_>>(), [Stage::MutatingAdmissionPolicy, Stage::MutatingAdmissionWebhook]);
 }

@@ -31,7 +31,7 @@ fn a_refused_dry_run_refuses_every_replica_and_plan_takes_the_pods_as_written() 
         let plan = kubectl_quota_engine::plan::plan(&state, objects("shop.yaml", shop), &opts);
         let report = check::check(&mut state, objects("shop.yaml", shop), &opts);
         let d = &report.documents[0];
-        assert_eq!((d.replicas_admitted, d.pod_refused_by), (Some(0), Some(stage)), "{d:#?}");
+        assert_eq!((d.replicas_admitted, d.pod_refuser), (Some(0), Some(stage)), "{d:#?}");
         assert!(message.ends_with(d.pod_message.as_deref().unwrap()), "{d:#?}");
         // plan: a webhook's refusal stands; quota's says nothing of the pod (4 × 200m).
         let planned = plan.notes.iter().any(|n| n.contains("quota refused a dry run of them"));

@@ -129,7 +129,7 @@ impl DryRuns {
     /// Keeps an answer asked under `generation`: not one that may pass (a failure) nor a refusal
     /// by quota (which hides the pod, and depends on usage that changes).
     pub fn keep(&self, generation: u64, ns: &str, json: &str, asked: &Asked) {
-        if asked.transient || matches!(&asked.answer, Ok(ServerAnswer::Refused(r)) if r.refused_by_whom() == Some(Stage::ResourceQuota)) {
+        if asked.transient || matches!(&asked.answer, Ok(ServerAnswer::Refused(r)) if r.refuser() == Some(Stage::ResourceQuota)) {
             return;
         }
         let key = self.key(ns, json);

@@ -308,7 +308,7 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
                 None => format!("{a} fit"),
             };
             let mut s = format!("{who}: the {kind} is admitted, but ");
-            let refuser = match d.pod_refused_by {
+            let refuser = match d.pod_refuser {
                 // A webhook's or a policy's refusal of a dry run: the server's, in its words.
                 Some(Stage::MutatingAdmissionWebhook) => "the API server",
                 by => by.and_then(Stage::pod_refuser).unwrap_or("quota"),

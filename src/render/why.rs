@@ -22,7 +22,7 @@ pub fn render_text(r: &WhyReport) -> String {
         }
         Verdict::BlockedOther => {
             // Name PodSecurity when it is what refuses the pods (the replay or the event says so).
-            let by = match r.refused_by().and_then(Stage::pod_refuser) {
+            let by = match r.refuser().and_then(Stage::pod_refuser) {
                 Some(who) => format!("blocked by {who} (not by quota)"),
                 None => "blocked (not by quota)".to_string(),
             };

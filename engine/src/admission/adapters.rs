@@ -194,7 +194,7 @@ impl Plugin for MutatingAdmissionWebhook {
         match a.cluster.server.filter(|_| !a.reinvoked) {
             Some((ServerAnswer::Refused(d), _)) => {
                 let (reason, message) = d.refusal.as_ref().map(|r| (r.reason, r.message.clone())).unwrap_or((RefusalReason::Admission, String::new()));
-                return Err(Denial { reason, message, whole: Some(d.clone()), said: vec![] });
+                return Err(Denial { reason, message, decision: Some(d.clone()), notes: vec![] });
             }
             Some((ServerAnswer::Admitted(server), webhooks)) => {
                 notes.push(server_pod_note(p, server, webhooks));
@@ -312,7 +312,7 @@ impl Plugin for ValidatingAdmissionPolicy {
             None => Ok(said),
             Some(Ok(notes)) => Ok(said.into_iter().chain(notes).collect()),
             // The warnings come back with the refusal.
-            Some(Err(d)) => Err(Denial { said, ..d }),
+            Some(Err(d)) => Err(Denial { notes: said, ..d }),
         }
     }
 }
@@ -331,4 +331,19 @@ fn server_pod_note(before: &crate::objects::Pod, server: &crate::objects::Pod, w
         if webhooks.len() == 1 { "" } else { "s" },
         webhooks.join(", ")
     )
+}
+
+/// ResourceQuota: the last word, every quota's verdict on the object (`check_request`).
+pub(super) struct ResourceQuota;
+impl Plugin for ResourceQuota {
+    fn stage(&self) -> Stage {
+        Stage::ResourceQuota
+    }
+    fn handles(&self, _: &Object, _: &Attributes) -> bool {
+        true
+    }
+    fn decide(&self, obj: &Object, a: &Attributes, quotas: &mut [NamedQuota]) -> Option<Decision> {
+        let request = Request { classes: a.cluster.device_classes, detail: a.opts.detail, resize: false };
+        Some(check_request_detailed(quotas, obj, a.old, a.opts.limited, a.opts.rules, &request))
+    }
 }

@@ -32,8 +32,8 @@
 //! the mutating half runs once more, the built-in plugins all again and the external ones only
 //! where they ask to be called again (`reinvocationPolicy: IfNeeded`). Each plugin's rules stay
 //! in its own file, a leaf that imports nothing of the chain; `adapters.rs` adapts it to the shape.
-//! ResourceQuota comes last and is not in [`CHAIN`]: its answer is the decision itself (the
-//! usage and every quota's verdict, refused or not).
+//! ResourceQuota comes last in [`CHAIN`] too; its answer is the decision itself (the usage and
+//! every quota's verdict, refused or not): [`Plugin::decide`], which no other plugin has.
 
 pub mod default_storage_class;
 pub mod limit_ranger;
@@ -45,6 +45,7 @@ pub mod pvc_resize;
 pub mod resource_quota;
 pub mod runtime_class;
 pub mod service_account;
+pub mod stage;
 pub mod vpa_webhook;
 
 // The plugins as the chain takes them (the chain's own, not a plugin).
@@ -53,8 +54,9 @@ use adapters::*;
 
 pub use resource_quota::{
     check_request, check_request_detailed, check_request_with, scopes, usage, Decision, Detail, LimitedResource, NamedQuota, QuotaReport, QuotaVerdict,
-    Refusal, RefusalReason, Request, ResourceRow, Stage,
+    Refusal, RefusalReason, Request, ResourceRow,
 };
+pub use stage::Stage;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -162,9 +164,9 @@ pub struct Denial {
     pub message: String,
     /// The decision whole, when another than the plugin gave it (the API server's, from a dry
     /// run: quota's, a webhook's, a policy's).
-    pub whole: Option<Box<Decision>>,
+    pub decision: Option<Box<Decision>>,
     /// What the plugin says beside its refusal (the warnings the server sends with it).
-    pub said: Vec<String>,
+    pub notes: Vec<String>,
 }
 
 impl From<String> for Denial {
@@ -176,12 +178,12 @@ impl From<String> for Denial {
 impl Denial {
     /// The plugin's own refusal, saying nothing beside it.
     fn new(reason: RefusalReason, message: String) -> Denial {
-        Denial { reason, message, whole: None, said: vec![] }
+        Denial { reason, message, decision: None, notes: vec![] }
     }
 
     /// The decision it is, given by `stage` unless it carries its own refusal.
     fn decision(self, stage: Stage) -> Decision {
-        match self.whole {
+        match self.decision {
             Some(d) => *d,
             None => Decision::refused_by(stage, self.reason, self.message),
         }
@@ -215,9 +217,14 @@ pub trait Plugin: Sync {
     fn validate_saying(&self, obj: &Object, a: &Attributes) -> Result<Vec<String>, Denial> {
         self.validate(obj, a).map(|_| vec![])
     }
+    /// The last word, for the plugin that gives the request's decision whole (ResourceQuota:
+    /// the usage and every quota's verdict, refused or not), charging `quotas` when it admits.
+    fn decide(&self, _obj: &Object, _a: &Attributes, _quotas: &mut [NamedQuota]) -> Option<Decision> {
+        None
+    }
 }
 
-/// The plugins before quota, in kube-apiserver's order.
+/// The plugins replayed, in kube-apiserver's order ([`Stage`]'s), ResourceQuota last.
 pub const CHAIN: &[&dyn Plugin] = &[
     &NamespaceLifecycle,
     &LimitRanger,
@@ -230,6 +237,7 @@ pub const CHAIN: &[&dyn Plugin] = &[
     &MutatingAdmissionPolicy,
     &MutatingAdmissionWebhook,
     &ValidatingAdmissionPolicy,
+    &ResourceQuota,
 ];
 
 /// One request through the chain: `obj` created in (or, with `old`, updated in) namespace
@@ -269,13 +277,14 @@ pub fn admit(obj: &mut Object, old: Option<&Object>, ns: &str, cluster: &Cluster
         match p.validate_saying(obj, &a) {
             Ok(said) => mutations.extend(said),
             Err(mut d) => {
-                mutations.append(&mut d.said);
+                mutations.append(&mut d.notes);
                 return (d.decision(p.stage()), mutations);
             }
         }
     }
-    let request = Request { classes: cluster.device_classes, detail: opts.detail, resize: false };
-    (check_request_detailed(quotas, obj, old, opts.limited, opts.rules, &request), mutations)
+    // The last word is quota's: the chain ends with it.
+    let decided = CHAIN.iter().filter(|p| p.handles(obj, &a)).find_map(|p| p.decide(obj, &a, quotas));
+    (decided.unwrap_or_else(|| Decision::allow(ResourceList::new(), vec![])), mutations)
 }
 
 /// Every plugin's mutating half in the chain's order, and once more where an external plugin

@@ -121,7 +121,7 @@ pub fn pod_to_send(doc: &Value, obj: &Object) -> Option<Value> {
 /// `runs` where quota's refusals are no answer (why in words): a check against quotas opened
 /// wide (`plan`) needs the pod, which a refusal does not show.
 pub fn quota_refusals_unanswered(runs: &Arc<BTreeMap<PodSource, DryRun>>) -> Arc<BTreeMap<PodSource, DryRun>> {
-    let by_quota = |d: &DryRun| matches!(&d.answer, Ok(ServerAnswer::Refused(r)) if r.refused_by_whom() == Some(Stage::ResourceQuota));
+    let by_quota = |d: &DryRun| matches!(&d.answer, Ok(ServerAnswer::Refused(r)) if r.refuser() == Some(Stage::ResourceQuota));
     if !runs.values().any(by_quota) {
         return Arc::clone(runs);
     }

@@ -92,7 +92,7 @@ pub struct DocumentReport {
     pub pod_message: Option<String>,
     /// Who gives that refusal (not in the JSON, whose shape predates it: the message says).
     #[serde(skip)]
-    pub pod_refused_by: Option<Stage>,
+    pub pod_refuser: Option<Stage>,
     /// How far quota lets the workload's autoscaler scale it (an autoscaled workload, or an
     /// autoscaler whose target exists already).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -162,13 +162,13 @@ pub enum Outcome {
 impl DocumentReport {
     /// The refusal the pods meet, as the first one they meet: its message and who gives it.
     pub(super) fn pods_refused(&mut self, r: Refusal) {
-        self.pod_refused_by = Some(r.by);
+        self.pod_refuser = Some(r.by);
         self.pod_message = Some(r.message);
     }
 
     /// Who refuses: the document itself, else its pods.
-    pub fn refused_by(&self) -> Option<Stage> {
-        self.refusal.as_ref().map(|r| r.by).or(self.pod_refused_by)
+    pub fn refuser(&self) -> Option<Stage> {
+        self.refusal.as_ref().map(|r| r.by).or(self.pod_refuser)
     }
 
     /// The report of a document as the admission chain (or what stopped it before) decided
@@ -193,7 +193,7 @@ impl DocumentReport {
             autoscaling: None,
             vertical: None,
             pod_message: None,
-            pod_refused_by: None,
+            pod_refuser: None,
             pods_pending: None,
             pod_message_alternatives: vec![],
             mutations,

@@ -44,9 +44,7 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
             let refusing = refusing_quota(d);
             let who = match refusing {
                 Some(q) => format!("quota {}", q.name),
-                None if d.pod_refused_by.and_then(Stage::pod_refuser).is_some() => {
-                    d.pod_refused_by.and_then(Stage::pod_refuser).unwrap_or_default().to_string()
-                }
+                None if d.pod_refuser.and_then(Stage::pod_refuser).is_some() => d.pod_refuser.and_then(Stage::pod_refuser).unwrap_or_default().to_string(),
                 None => "the API server".to_string(),
             };
             let message = d.pod_message.as_deref().unwrap_or("refused");

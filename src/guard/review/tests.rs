@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn review(request: Value) -> Vec<u8> {

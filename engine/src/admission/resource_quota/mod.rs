@@ -17,7 +17,7 @@ pub mod scopes;
 pub mod usage;
 mod verdict;
 
-pub use verdict::{Decision, QuotaReport, QuotaVerdict, Refusal, RefusalReason, ResourceRow, Stage};
+pub use verdict::{Decision, QuotaReport, QuotaVerdict, Refusal, RefusalReason, ResourceRow};
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

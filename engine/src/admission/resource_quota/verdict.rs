@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::scopes::ScopeOutcome;
+use crate::admission::stage::Stage;
 use crate::objects::Object;
 use crate::quantity::Quantity;
 use crate::resources::ResourceList;
@@ -34,41 +35,6 @@ pub enum RefusalReason {
     NamespaceMismatch,
     /// The object is larger than the server reads (413 `Request entity too large`).
     TooLarge,
-}
-
-/// Who answers a request on its way into the cluster: kubectl before sending it, the
-/// registry (reading the body, validating the object), or one plugin of the admission chain.
-/// Rendering names the one that refused by this value, never by the message's words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Stage {
-    Kubectl,
-    /// Reading the body (its size), and the object's validation between the chain's halves.
-    Registry,
-    NamespaceLifecycle,
-    LimitRanger,
-    ServiceAccount,
-    PodSecurity,
-    Priority,
-    DefaultStorageClass,
-    PersistentVolumeClaimResize,
-    RuntimeClass,
-    MutatingAdmissionPolicy,
-    MutatingAdmissionWebhook,
-    ValidatingAdmissionPolicy,
-    ResourceQuota,
-}
-
-impl Stage {
-    /// How a report names this stage when it, not quota, refuses a workload's pods; `None`
-    /// where the refusal's own message says who.
-    pub fn pod_refuser(self) -> Option<&'static str> {
-        match self {
-            Stage::PodSecurity => Some("PodSecurity"),
-            Stage::ValidatingAdmissionPolicy => Some("a ValidatingAdmissionPolicy"),
-            Stage::MutatingAdmissionPolicy => Some("a MutatingAdmissionPolicy"),
-            _ => None,
-        }
-    }
 }
 
 impl RefusalReason {
@@ -206,7 +172,7 @@ pub struct Decision {
 }
 
 impl Decision {
-    pub(super) fn allow(usage: ResourceList, quotas: Vec<QuotaReport>) -> Decision {
+    pub(crate) fn allow(usage: ResourceList, quotas: Vec<QuotaReport>) -> Decision {
         Decision { allowed: true, refusal: None, usage, quotas, skipped: None }
     }
 
@@ -231,7 +197,7 @@ impl Decision {
     }
 
     /// Who refused, when the request was refused.
-    pub fn refused_by_whom(&self) -> Option<Stage> {
+    pub fn refuser(&self) -> Option<Stage> {
         self.refusal.as_ref().map(|r| r.by)
     }
 }
