@@ -278,6 +278,33 @@ mod tests {
         Endpoint::InCluster(InCluster { namespace: "guard".into(), image: "img".into(), tls, pdb_v1: true, dry_run_webhooks: false })
     }
 
+    /// A kind added to the guard's watches but not to its ClusterRole would fail only in a
+    /// cluster (a watch refused, the kind never synced): the role reads every kind watched.
+    #[test]
+    fn the_role_reads_every_kind_the_guard_watches() {
+        let role = cluster_role(false);
+        let readable: Vec<String> = role["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| ["get", "list", "watch"].iter().all(|v| r["verbs"].as_array().unwrap().contains(&json!(v))))
+            .flat_map(|r| {
+                let group = r["apiGroups"][0].as_str().unwrap().to_string();
+                r["resources"].as_array().unwrap().iter().map(move |p| {
+                    let p = p.as_str().unwrap();
+                    if group.is_empty() {
+                        p.to_string()
+                    } else {
+                        format!("{p}.{group}")
+                    }
+                })
+            })
+            .collect();
+        for kind in super::super::cache::Kind::ALL {
+            assert!(readable.iter().any(|r| r == kind.resource()), "the ClusterRole cannot watch {}", kind.resource());
+        }
+    }
+
     #[test]
     fn dry_runs_are_opt_in_and_bring_the_right_to_create_pods() {
         let creates_pods =
