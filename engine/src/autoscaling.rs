@@ -24,7 +24,7 @@
 //! assert!(s.why.unwrap().starts_with("HPA web sets the replicas to 12"));
 //! ```
 
-use crate::objects::{Autoscaler, AutoscalerKind, ScaleTarget, VerticalAutoscaler, VpaMode};
+use crate::objects::{Autoscaler, AutoscalerKind, ScaleTarget, Vpa, VpaMode};
 
 /// A workload's replica count as the cluster will run it, and why when it is not the
 /// manifest's own.
@@ -117,9 +117,9 @@ pub fn the_one<'a>(found: &[(&'a str, &'a Autoscaler)]) -> (Option<(&'a str, Aut
 /// Of the VerticalPodAutoscalers that target one workload, (name, creation time, object), the
 /// one whose webhook writes its pods: of those not `Off`, the earliest created, then the first
 /// by name, as the webhook picks.
-pub fn acting_vpa<'a, I>(found: I) -> Option<(&'a str, &'a VerticalAutoscaler)>
+pub fn acting_vpa<'a, I>(found: I) -> Option<(&'a str, &'a Vpa)>
 where
-    I: IntoIterator<Item = (&'a str, &'a str, &'a VerticalAutoscaler)>,
+    I: IntoIterator<Item = (&'a str, &'a str, &'a Vpa)>,
 {
     found.into_iter().filter(|(_, _, v)| v.mode != Some(VpaMode::Off)).min_by(|a, b| (a.1, a.0).cmp(&(b.1, b.0))).map(|(n, _, v)| (n, v))
 }
@@ -194,7 +194,7 @@ impl Ceiling {
 /// target, when the VPA evicts (or resizes) them to apply it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct VerticalCeiling {
+pub struct VpaCeiling {
     pub vpa: String,
     /// `deployment/web`.
     pub target: String,
@@ -211,7 +211,7 @@ pub struct VerticalCeiling {
     pub stopped: StoppedBy,
 }
 
-impl VerticalCeiling {
+impl VpaCeiling {
     /// Some pods cannot come back at the target.
     pub fn capped(&self) -> bool {
         self.fits < self.pods
@@ -317,7 +317,7 @@ mod tests {
 
     #[test]
     fn the_vpa_sentence_says_how_many_pods_come_back_at_the_target() {
-        let v = VerticalCeiling {
+        let v = VpaCeiling {
             vpa: "web".into(),
             target: "deployment/web".into(),
             mode: VpaMode::Recreate,
@@ -330,7 +330,7 @@ mod tests {
             v.sentence(),
             "quota compute lets 3 of 5 pods of deployment/web be recreated at VPA web's target (requests.cpu=1200m each): the other 2 stay evicted"
         );
-        let all = VerticalCeiling { fits: 5, mode: VpaMode::InPlaceOrRecreate, ..v };
+        let all = VpaCeiling { fits: 5, mode: VpaMode::InPlaceOrRecreate, ..v };
         assert_eq!(all.sentence(), "the quotas let all 5 pods of deployment/web be resized or recreated at VPA web's target (requests.cpu=1200m each)");
     }
 }

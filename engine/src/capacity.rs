@@ -359,7 +359,7 @@ impl Duplicates {
 }
 
 /// A VerticalPodAutoscaler as kept: its name, creation time and object.
-type NamedVpa = (String, String, objects::VerticalAutoscaler);
+type NamedVpa = (String, String, objects::Vpa);
 
 /// Everything read, folded as it arrives.
 #[derive(Debug, Clone, Default)]

@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::admission::{Decision, RefusalReason};
 use crate::defaulting;
-use crate::objects::{Autoscaler, Body, Object, VerticalAutoscaler, Workload};
+use crate::objects::{Autoscaler, Body, Object, Vpa, Workload};
 use crate::version::{self, Served, VersionReport};
 
 /// Where a document's object is stored: (namespace, group-resource, name).
@@ -65,7 +65,7 @@ pub struct Checker<'a> {
     input_keys: BTreeSet<Key>,
     /// The VerticalPodAutoscalers the documents create or change, per namespace: (name,
     /// creation time, object).
-    input_vpas: BTreeMap<String, Vec<(String, String, VerticalAutoscaler)>>,
+    input_vpas: BTreeMap<String, Vec<(String, String, Vpa)>>,
 }
 
 impl<'a> Checker<'a> {
@@ -102,7 +102,7 @@ impl<'a> Checker<'a> {
             if let Body::Autoscaler(a) = &o.body {
                 self.input_autoscalers.entry(key.0.clone()).or_default().push((key.2.clone(), (**a).clone()));
             }
-            if let Body::VerticalAutoscaler(v) = &o.body {
+            if let Body::Vpa(v) = &o.body {
                 let created = o.meta.creation_timestamp.clone().unwrap_or_default();
                 self.input_vpas.entry(key.0.clone()).or_default().push((key.2.clone(), created, (**v).clone()));
             }
@@ -217,7 +217,7 @@ impl<'a> Checker<'a> {
             report.notes.push("an object of this name already exists: this is an update".into());
         }
         let scaled_by = self.scale(&mut obj, existing.as_ref(), &ns, &mut report);
-        self.vertical_of(&mut obj, existing.as_ref(), &ns, &mut report);
+        self.vpa_of(&mut obj, existing.as_ref(), &ns, &mut report);
         let succeeded = match existing.as_ref().map(|e| &e.body) {
             Some(Body::Workload(old)) => self.existing_workload(&obj, old, &ns, &mut report),
             _ => 0,
@@ -236,11 +236,11 @@ impl<'a> Checker<'a> {
                         report.autoscaling = Some(self.ceiling(&obj, w, name, a, &ns, &report));
                     }
                     if !undecided {
-                        report.vertical = self.vertical(&obj, w, &ns, &mut report);
+                        report.vpa = self.vpa_ceiling(&obj, w, &ns, &mut report);
                     }
                 }
                 Body::Autoscaler(a) => self.autoscaler_target(&obj, a, &ns, &mut report),
-                Body::VerticalAutoscaler(v) => self.vpa_target(&obj, v, &ns, &mut report),
+                Body::Vpa(v) => self.vpa_target(&obj, v, &ns, &mut report),
                 Body::Pod(p) if !was_existing && !p.resource_claim_templates.is_empty() => self.pod_claims(&obj, undecided, &ns, &key, &mut report),
                 _ => {}
             }

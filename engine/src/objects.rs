@@ -32,7 +32,7 @@ pub use autoscaler_types::{autoscaler_type, read_autoscaler_types, AutoscalerTyp
 pub use decode::{container_lists_at, decode, decode_with_lists, keep_source, pod_spec, resource_list, ContainerList, ContainerLists, MANY_CONTAINERS};
 pub use kinds::{guess_plural, type_info};
 pub use labels::LabelSelector;
-pub use scaling::{Autoscaler, AutoscalerKind, ScaleTarget, VerticalAutoscaler, VpaContainerPolicy, VpaMode};
+pub use scaling::{Autoscaler, AutoscalerKind, ScaleTarget, Vpa, VpaContainerPolicy, VpaMode};
 
 use std::collections::BTreeMap;
 
@@ -403,7 +403,7 @@ pub struct Workload {
     pub selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     /// The VerticalPodAutoscaler (name, object) whose webhook writes its new pods' requests;
     /// set by `check` from the input and the state, never decoded.
-    pub vpa: Option<(String, Box<VerticalAutoscaler>)>,
+    pub vpa: Option<(String, Box<Vpa>)>,
 }
 
 /// The pods a workload's status says exist: `status.replicas` of a Deployment, ReplicaSet,
@@ -491,7 +491,7 @@ pub enum Body {
     Autoscaler(Box<Autoscaler>),
     /// A VerticalPodAutoscaler: what the VPA's admission webhook writes into the requests
     /// (and limits) of the pods of its target.
-    VerticalAutoscaler(Box<VerticalAutoscaler>),
+    Vpa(Box<Vpa>),
     /// A Namespace: whether it is being terminated (`status.phase: Terminating`, which the
     /// server sets when the namespace is deleted), when nothing may be created in it.
     Namespace {

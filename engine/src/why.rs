@@ -372,7 +372,7 @@ pub fn vpa_refuses(name: &str, targets: &str, quota: Option<&str>) -> String {
 /// template as it is when no VPA changes it.
 fn as_the_webhook_writes(workload: &Object, w: &crate::objects::Workload, state: &ClusterState) -> (crate::objects::Pod, Option<(String, String)>) {
     let ns = workload.meta.namespace.clone().unwrap_or_default();
-    let found: Vec<(&str, &str, &crate::objects::VerticalAutoscaler)> = state.vpas_of(&ns, workload).collect();
+    let found: Vec<(&str, &str, &crate::objects::Vpa)> = state.vpas_of(&ns, workload).collect();
     let Some((name, vpa)) = crate::autoscaling::acting_vpa(found) else { return (w.template.clone(), None) };
     let mut pod = w.template.clone();
     let ranges = state.limit_ranges.get(&ns).map(Vec::as_slice).unwrap_or_default();

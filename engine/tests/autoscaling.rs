@@ -168,7 +168,7 @@ fn vpa(name: &str, mode: &str, target: &str, fields: &str) -> String {
 /// `pods admitted/wanted; VPA name fits/pods (quota: resources) per pod`, or `no VPA`.
 fn vertically(d: &DocumentReport) -> String {
     let pods = format!("pods {}/{}", d.replicas_admitted.unwrap_or(-1), d.replicas.unwrap_or(-1));
-    match &d.vertical {
+    match &d.vpa {
         Some(v) => {
             format!(
                 "{pods}; VPA {} {}/{} ({}: {}) {}",
@@ -239,7 +239,7 @@ fn pods_come_back_at_the_vpa_target_as_far_as_quota_lets_them() {
     let mut t = Table::default();
     for (what, state, input, want) in rows {
         let reports = check_all(&cluster(&state), &docs(&input));
-        let d = reports.iter().find(|d| d.vertical.is_some()).or_else(|| reports.iter().find(|d| d.kind == "Deployment")).unwrap_or(&reports[0]);
+        let d = reports.iter().find(|d| d.vpa.is_some()).or_else(|| reports.iter().find(|d| d.kind == "Deployment")).unwrap_or(&reports[0]);
         t.row(what, vertically(d), want);
     }
     t.done();

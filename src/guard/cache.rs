@@ -37,7 +37,7 @@ pub enum Kind {
     ScaledObjects,
     /// VerticalPodAutoscalers (where autoscaling.k8s.io is served): the requests their
     /// webhook writes into the pods of the workloads they target.
-    VerticalAutoscalers,
+    Vpas,
     /// The admission policies and their bindings (where served: validating from 1.30,
     /// mutating from 1.36): what they change or refuse in a workload's pods.
     ValidatingPolicies,
@@ -63,7 +63,7 @@ impl Kind {
         Kind::Autoscalers,
         Kind::ServiceAccounts,
         Kind::ScaledObjects,
-        Kind::VerticalAutoscalers,
+        Kind::Vpas,
         Kind::ValidatingPolicies,
         Kind::ValidatingPolicyBindings,
         Kind::MutatingPolicies,
@@ -85,7 +85,7 @@ impl Kind {
             Kind::Autoscalers => HPAS,
             Kind::ServiceAccounts => "serviceaccounts",
             Kind::ScaledObjects => SCALED_OBJECTS,
-            Kind::VerticalAutoscalers => VPAS,
+            Kind::Vpas => VPAS,
             Kind::ValidatingPolicies => "validatingadmissionpolicies.admissionregistration.k8s.io",
             Kind::ValidatingPolicyBindings => "validatingadmissionpolicybindings.admissionregistration.k8s.io",
             Kind::MutatingPolicies => "mutatingadmissionpolicies.admissionregistration.k8s.io",
@@ -405,7 +405,7 @@ fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
         Kind::StorageClasses => s.storage_classes = Some(listed.storage_classes.unwrap_or_default()),
         Kind::RuntimeClasses => s.runtime_classes = Some(listed.runtime_classes.unwrap_or_default()),
         Kind::DeviceClasses => s.device_classes = Some(listed.device_classes.unwrap_or_default()),
-        Kind::Autoscalers | Kind::ScaledObjects | Kind::VerticalAutoscalers => {
+        Kind::Autoscalers | Kind::ScaledObjects | Kind::Vpas => {
             let gr = k.resource();
             s.existing.retain(|k, _| k.1 != gr);
             s.existing.extend(listed.existing.into_iter().filter(|(k, _)| k.1 == gr));
@@ -478,7 +478,7 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
                 }
             }
         }
-        Kind::Autoscalers | Kind::ScaledObjects | Kind::VerticalAutoscalers => {
+        Kind::Autoscalers | Kind::ScaledObjects | Kind::Vpas => {
             s.existing.remove(&(ns.to_string(), k.resource().to_string(), name.to_string()));
         }
         Kind::ValidatingPolicies | Kind::ValidatingPolicyBindings | Kind::MutatingPolicies | Kind::MutatingPolicyBindings => {
@@ -504,7 +504,7 @@ fn count(s: &ClusterState, k: Kind) -> usize {
         Kind::RuntimeClasses => s.runtime_classes.as_ref().map_or(0, BTreeMap::len),
         Kind::DeviceClasses => s.device_classes.as_ref().map_or(0, |d| d.len()),
         Kind::Namespaces => s.namespaces.as_ref().map_or(0, BTreeMap::len),
-        Kind::Autoscalers | Kind::ScaledObjects | Kind::VerticalAutoscalers => s.existing.keys().filter(|key| key.1 == k.resource()).count(),
+        Kind::Autoscalers | Kind::ScaledObjects | Kind::Vpas => s.existing.keys().filter(|key| key.1 == k.resource()).count(),
         Kind::ServiceAccounts => s.service_accounts.values().map(BTreeSet::len).sum(),
         Kind::ValidatingPolicies | Kind::ValidatingPolicyBindings | Kind::MutatingPolicies | Kind::MutatingPolicyBindings => {
             let (mutating, bindings) = k.policy_kind().unwrap_or_default();

@@ -131,7 +131,7 @@ async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
     spawn::<ValidatingWebhookConfiguration>(conn, cache, Kind::ValidatingWebhooks);
     // Custom resources, where their add-on is installed (read by name): KEDA's ScaledObjects,
     // the VPA's VerticalPodAutoscalers.
-    let custom = [(Kind::ScaledObjects, &autoscaler_types::SCALED_OBJECT), (Kind::VerticalAutoscalers, &autoscaler_types::VPA)];
+    let custom = [(Kind::ScaledObjects, &autoscaler_types::SCALED_OBJECT), (Kind::Vpas, &autoscaler_types::VPA)];
     for (kind, t) in custom {
         let (api_version, k, plural) = (t.api_version(), t.kind, t.plural);
         if live::guard::serves(conn, &api_version, plural).await == Some(true) {

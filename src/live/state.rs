@@ -275,7 +275,7 @@ async fn load_autoscaler_targets(conn: &Conn, objs: &[Object], state: &mut Clust
     for obj in objs {
         let t = match &obj.body {
             objects::Body::Autoscaler(a) => a.target.as_ref(),
-            objects::Body::VerticalAutoscaler(v) => v.target.as_ref(),
+            objects::Body::Vpa(v) => v.target.as_ref(),
             _ => None,
         };
         let Some(t) = t else { continue };
@@ -338,7 +338,7 @@ async fn load_claim_pods(conn: &Conn, objs: &[Object], state: &mut ClusterState)
     let sent_vpas: Vec<(String, &objects::ScaleTarget)> = objs
         .iter()
         .filter_map(|o| match &o.body {
-            objects::Body::VerticalAutoscaler(v) => v.target.as_ref().map(|t| (o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone()), t)),
+            objects::Body::Vpa(v) => v.target.as_ref().map(|t| (o.meta.namespace.clone().unwrap_or_else(|| conn.namespace.clone()), t)),
             _ => None,
         })
         .collect();

@@ -181,7 +181,7 @@ impl<W: std::io::Write> ReportWriter<W> {
                 super::yaml::to_writer(&mut self.w, &std::slice::from_ref(d))
             }
             Output::Text => {
-                let capped = d.autoscaling.as_ref().is_some_and(|c| c.capped()) || d.vertical.as_ref().is_some_and(|v| v.capped());
+                let capped = d.autoscaling.as_ref().is_some_and(|c| c.capped()) || d.vpa.as_ref().is_some_and(|v| v.capped());
                 if self.quiet && d.fully_admitted() && !capped {
                     return Ok(());
                 }
@@ -435,10 +435,8 @@ fn quota_blocks(out: &mut String, quotas: &[QuotaReport], indent: &str, what: &s
 /// How far quota lets the document's autoscalers scale it (the replicas, then the requests),
 /// one sentence each.
 fn autoscaling_line(out: &mut String, d: &DocumentReport) {
-    let lines = [
-        d.autoscaling.as_ref().map(|c| ("autoscaling", c.sentence(), c.capped())),
-        d.vertical.as_ref().map(|v| ("vertical autoscaling", v.sentence(), v.capped())),
-    ];
+    let lines =
+        [d.autoscaling.as_ref().map(|c| ("autoscaling", c.sentence(), c.capped())), d.vpa.as_ref().map(|v| ("vertical autoscaling", v.sentence(), v.capped()))];
     for (label, sentence, capped) in lines.into_iter().flatten() {
         let sentence = esc(&sentence).into_owned();
         let _ = writeln!(out, "  {label}: {}", if capped { paint(&sentence, |s| s.yellow()).into_owned() } else { sentence });

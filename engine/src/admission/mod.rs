@@ -63,7 +63,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub use crate::object_validation::ServerFlags;
 
 use crate::dra::DeviceClasses;
-use crate::objects::{Body, LimitRangeItem, Object, StorageClassInfo, VerticalAutoscaler};
+use crate::objects::{Body, LimitRangeItem, Object, StorageClassInfo, Vpa};
 use crate::resources::ResourceList;
 use crate::version::Rules;
 
@@ -87,7 +87,7 @@ pub struct Cluster<'a> {
     pub device_classes: Option<&'a DeviceClasses>,
     /// The VerticalPodAutoscaler (name, object) whose webhook writes the requests of the pod
     /// being created: the one that targets the workload the pod is made for.
-    pub vpa: Option<(&'a str, &'a VerticalAutoscaler)>,
+    pub vpa: Option<(&'a str, &'a Vpa)>,
     /// The cluster's admission policies and their bindings; `None`: not read.
     pub policies: Option<&'a policy::PolicySet>,
     /// The objects policies may read as params (ConfigMaps, custom resources).
@@ -337,7 +337,7 @@ pub const WARNING: &str = "Warning: ";
 
 /// A pod template as a VerticalPodAutoscaler's webhook writes the pods made from it:
 /// LimitRanger's defaults first, then the webhook. Returns what the webhook changed, in words.
-pub fn as_the_vpa_writes(pod: &mut crate::objects::Pod, limit_ranges: &[(String, Vec<LimitRangeItem>)], name: &str, vpa: &VerticalAutoscaler) -> Vec<String> {
+pub fn as_the_vpa_writes(pod: &mut crate::objects::Pod, limit_ranges: &[(String, Vec<LimitRangeItem>)], name: &str, vpa: &Vpa) -> Vec<String> {
     let ranges: Vec<(&str, &[LimitRangeItem])> = limit_ranges.iter().map(|(n, i)| (n.as_str(), i.as_slice())).collect();
     limit_ranger::apply_limit_ranges(pod, &ranges);
     vpa_webhook::write_pod(pod, name, vpa, &ranges)

@@ -24,7 +24,7 @@
 //!
 //! ```
 //! use kubectl_quota_engine::admission::vpa_webhook::write_pod;
-//! use kubectl_quota_engine::objects::{Container, Pod, VerticalAutoscaler, VpaMode};
+//! use kubectl_quota_engine::objects::{Container, Pod, Vpa, VpaMode};
 //! use kubectl_quota_engine::quantity::Quantity;
 //!
 //! let q = |s: &str| Quantity::parse(s).unwrap();
@@ -37,7 +37,7 @@
 //!     }].into(),
 //!     ..Default::default()
 //! };
-//! let vpa = VerticalAutoscaler {
+//! let vpa = Vpa {
 //!     target: None,
 //!     mode: Some(VpaMode::Recreate),
 //!     mode_written: String::new(),
@@ -50,7 +50,7 @@
 //! assert_eq!(pod.containers[0].limits["cpu"].to_canonical(), "2400m");
 //! ```
 
-use crate::objects::{LimitRangeItem, Pod, VerticalAutoscaler, VpaContainerPolicy, VpaMode};
+use crate::objects::{LimitRangeItem, Pod, Vpa, VpaContainerPolicy, VpaMode};
 use crate::quantity::{Format, Quantity};
 use crate::resources::ResourceList;
 
@@ -197,7 +197,7 @@ fn within_range(target: &mut ResourceList, requests: &ResourceList, limits: &Res
 
 /// Writes the VPA `name`'s target into `pod` (a pod being created for the VPA's target) as
 /// its webhook does; returns what changed, in words, for the report's mutations.
-pub fn write_pod(pod: &mut Pod, name: &str, vpa: &VerticalAutoscaler, limit_ranges: &[(&str, &[LimitRangeItem])]) -> Vec<String> {
+pub fn write_pod(pod: &mut Pod, name: &str, vpa: &Vpa, limit_ranges: &[(&str, &[LimitRangeItem])]) -> Vec<String> {
     let Some(mode) = vpa.mode else {
         return vec![format!("VPA {name} has updateMode {:?}, which this tool does not know: its webhook's changes are not replayed", vpa.mode_written)];
     };
@@ -254,14 +254,8 @@ mod tests {
     use super::*;
     use crate::objects::testing::{pod_with, rl};
 
-    fn vpa(target: &[(&str, &str)], policies: Vec<VpaContainerPolicy>) -> VerticalAutoscaler {
-        VerticalAutoscaler {
-            target: None,
-            mode: Some(VpaMode::Recreate),
-            mode_written: String::new(),
-            policies,
-            recommendation: Some(vec![("app".into(), rl(target))]),
-        }
+    fn vpa(target: &[(&str, &str)], policies: Vec<VpaContainerPolicy>) -> Vpa {
+        Vpa { target: None, mode: Some(VpaMode::Recreate), mode_written: String::new(), policies, recommendation: Some(vec![("app".into(), rl(target))]) }
     }
 
     fn container_range(max: &[(&str, &str)], min: &[(&str, &str)], default: &[(&str, &str)]) -> LimitRangeItem {

@@ -166,7 +166,7 @@ impl Collector {
             }
             (g, k) if objects::autoscaler_type(g, k).is_some_and(|t| t.sets == Sets::Requests) => {
                 self.seen.insert("Autoscaler");
-                self.vertical_autoscaler(d, name, namespace)?;
+                self.vpa(d, name, namespace)?;
             }
             ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") | ("batch", "Job") | ("", "ReplicationController") => {
                 self.seen.insert("Controller");
@@ -287,10 +287,10 @@ impl Collector {
 
     /// A VerticalPodAutoscaler, by its target, with when it was made; read again, the later one
     /// wins.
-    fn vertical_autoscaler(&mut self, d: &Document, name: String, namespace: String) -> Result<(), InputError> {
+    fn vpa(&mut self, d: &Document, name: String, namespace: String) -> Result<(), InputError> {
         let o = objects::decode(d)?;
         let created = o.meta.creation_timestamp.clone().unwrap_or_default();
-        if let Body::VerticalAutoscaler(v) = o.body {
+        if let Body::Vpa(v) = o.body {
             if let Some(t) = &v.target {
                 let list = self.vpas.entry((namespace, format!("{}/{}", t.kind.to_lowercase(), t.name))).or_default();
                 list.retain(|(n, _, _)| n != &name);

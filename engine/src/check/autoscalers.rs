@@ -7,8 +7,8 @@
 
 use super::replay::{admit_workload_pods, pod_charge};
 use super::{Checker, DocumentReport, Key};
-use crate::autoscaling::{self, Ceiling, StoppedBy, VerticalCeiling};
-use crate::objects::{Autoscaler, AutoscalerKind, Body, Object, VerticalAutoscaler, VpaMode, Workload};
+use crate::autoscaling::{self, Ceiling, StoppedBy, VpaCeiling};
+use crate::objects::{Autoscaler, AutoscalerKind, Body, Object, Vpa, VpaMode, Workload};
 
 /// What stops an autoscaled workload's pods, from the first refusal they meet.
 pub(super) fn stopped_by(r: Option<crate::admission::Refusal>) -> StoppedBy {
@@ -132,12 +132,12 @@ impl Checker<'_> {
     /// (the input's, then the state's; of several, the earliest created), set on the workload
     /// so that every pod replayed for it gets the VPA's target; notes for the VPAs that change
     /// nothing.
-    pub(super) fn vertical_of(&self, obj: &mut Object, existing: Option<&Object>, ns: &str, report: &mut DocumentReport) {
+    pub(super) fn vpa_of(&self, obj: &mut Object, existing: Option<&Object>, ns: &str, report: &mut DocumentReport) {
         if !report.allowed || !matches!(obj.body, Body::Workload(_)) {
             return;
         }
         let (group, kind, name) = (obj.type_info.group.as_str(), obj.type_info.kind.as_str(), obj.meta.name.as_str());
-        let mut found: Vec<(String, String, VerticalAutoscaler)> = self
+        let mut found: Vec<(String, String, Vpa)> = self
             .input_vpas
             .get(ns)
             .into_iter()
@@ -180,7 +180,7 @@ impl Checker<'_> {
     /// How many of the workload's running pods quota lets come back at its VPA's target, in a
     /// mode that evicts (or resizes) them: on a copy of the state, the running pods' charges
     /// are given back and as many pods as ran are created again through the VPA's webhook.
-    pub(super) fn vertical(&self, obj: &Object, w: &Workload, ns: &str, report: &mut DocumentReport) -> Option<VerticalCeiling> {
+    pub(super) fn vpa_ceiling(&self, obj: &Object, w: &Workload, ns: &str, report: &mut DocumentReport) -> Option<VpaCeiling> {
         let (name, vpa) = w.vpa.as_ref()?;
         let mode = vpa.mode.filter(|m| m.changes_running_pods())?;
         vpa.recommendation.as_ref()?;
@@ -210,7 +210,7 @@ impl Checker<'_> {
         let shown: Vec<String> =
             if stopped.resources.is_empty() { ["requests.cpu", "requests.memory"].iter().map(|r| r.to_string()).collect() } else { stopped.resources.clone() };
         let per_pod = shown.iter().filter_map(|r| usage.get(r).map(|q| format!("{r}={}", q.to_canonical()))).collect();
-        Some(VerticalCeiling { vpa: name.clone(), target: obj.display_name(), mode, pods, fits: out.admitted.min(pods), per_pod, stopped })
+        Some(VpaCeiling { vpa: name.clone(), target: obj.display_name(), mode, pods, fits: out.admitted.min(pods), per_pod, stopped })
     }
 
     /// The existing object an autoscaler sent on its own acts on, with its key: `None` when a
@@ -239,7 +239,7 @@ impl Checker<'_> {
 
     /// A VerticalPodAutoscaler sent on its own: what it does to the running pods of a target
     /// that exists. A target in the input answers for itself.
-    pub(super) fn vpa_target(&mut self, obj: &Object, v: &VerticalAutoscaler, ns: &str, report: &mut DocumentReport) {
+    pub(super) fn vpa_target(&mut self, obj: &Object, v: &Vpa, ns: &str, report: &mut DocumentReport) {
         let who = format!("VPA {}", obj.meta.name);
         let Some(t) = &v.target else {
             report.notes.push(format!("{who} has no targetRef: it changes no pod"));
@@ -257,10 +257,10 @@ impl Checker<'_> {
         let mut w = (**old).clone();
         w.vpa = Some((obj.meta.name.clone(), Box::new(v.clone())));
         report.replicas_existing = Some(old.current.or(old.replicas).unwrap_or(0));
-        report.vertical = self.vertical(&target, &w, ns, report);
+        report.vpa = self.vpa_ceiling(&target, &w, ns, report);
         if v.recommendation.is_none() {
             report.notes.push(format!("{who} has no recommendation yet: pods keep their requests until its recommender writes one"));
-        } else if report.vertical.is_none() && v.mode.is_some_and(|m| !m.changes_running_pods()) {
+        } else if report.vpa.is_none() && v.mode.is_some_and(|m| !m.changes_running_pods()) {
             report.notes.push(format!("{who} (updateMode Initial) writes its target into new pods only: the running ones keep their requests"));
         }
     }

@@ -2,7 +2,7 @@
 //! a new quota's status, and the summary's tallies.
 
 use super::{DocumentReport, Key, Outcome};
-use crate::autoscaling::{Ceiling, VerticalCeiling};
+use crate::autoscaling::{Ceiling, VpaCeiling};
 use crate::objects::{Body, Object, ResourceQuota};
 
 impl super::Checker<'_> {
@@ -94,7 +94,7 @@ impl super::Checker<'_> {
         self.summary.documents += 1;
         match report.outcome {
             Outcome::Admitted => {
-                let capped = report.autoscaling.as_ref().is_some_and(Ceiling::capped) || report.vertical.as_ref().is_some_and(VerticalCeiling::capped);
+                let capped = report.autoscaling.as_ref().is_some_and(Ceiling::capped) || report.vpa.as_ref().is_some_and(VpaCeiling::capped);
                 self.summary.capped += usize::from(capped);
             }
             Outcome::Undecided => {

@@ -7,7 +7,7 @@ use super::state::ClusterState;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::admission::{self, Cluster, Decision, Refusal};
-use crate::objects::{type_info, Body, Meta, Object, VerticalAutoscaler, Workload};
+use crate::objects::{type_info, Body, Meta, Object, Vpa, Workload};
 use crate::quantity::Quantity;
 use crate::resources::ResourceList;
 
@@ -32,7 +32,7 @@ fn admit_through(
     ns: &str,
     opts: &CheckOptions,
     as_sent: bool,
-    vpa: Option<(&str, &VerticalAutoscaler)>,
+    vpa: Option<(&str, &Vpa)>,
     asked: bool,
 ) -> (Decision, Vec<String>) {
     // Borrowed, not copied: the old object of a large workload is most of its size again.

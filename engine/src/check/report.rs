@@ -99,8 +99,8 @@ pub struct DocumentReport {
     pub autoscaling: Option<crate::autoscaling::Ceiling>,
     /// How many of the workload's running pods quota lets come back at its
     /// VerticalPodAutoscaler's target.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub vertical: Option<crate::autoscaling::VerticalCeiling>,
+    #[serde(rename = "vertical", skip_serializing_if = "Option::is_none")]
+    pub vpa: Option<crate::autoscaling::VpaCeiling>,
     /// Pods created whose ResourceClaims quota refuses: they stay Pending.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pods_pending: Option<i32>,
@@ -191,7 +191,7 @@ impl DocumentReport {
             replicas_existing: None,
             rollout: None,
             autoscaling: None,
-            vertical: None,
+            vpa: None,
             pod_message: None,
             pod_refuser: None,
             pods_pending: None,

@@ -237,10 +237,10 @@ impl ClusterState {
 
     /// Every VerticalPodAutoscaler the state holds in `ns` that targets `workload`: (name,
     /// creation time, object).
-    pub fn vpas_of<'a>(&'a self, ns: &'a str, workload: &'a Object) -> impl Iterator<Item = (&'a str, &'a str, &'a crate::objects::VerticalAutoscaler)> + 'a {
+    pub fn vpas_of<'a>(&'a self, ns: &'a str, workload: &'a Object) -> impl Iterator<Item = (&'a str, &'a str, &'a crate::objects::Vpa)> + 'a {
         let from = (ns.to_string(), VPA_RESOURCE.to_string(), String::new());
         self.existing.range(from..).take_while(move |(k, _)| k.0 == ns && k.1 == VPA_RESOURCE).filter_map(move |(k, o)| match &o.body {
-            Body::VerticalAutoscaler(v)
+            Body::Vpa(v)
                 if v.target
                     .as_ref()
                     .is_some_and(|t| crate::autoscaling::names(t, &workload.type_info.group, &workload.type_info.kind, &workload.meta.name)) =>
@@ -296,7 +296,7 @@ impl ClusterState {
                 | Body::ResourceClaimTemplate(_)
                 | Body::Service(_)
                 | Body::Autoscaler(_)
-                | Body::VerticalAutoscaler(_)
+                | Body::Vpa(_)
         );
         if !kept {
             return Some(o);

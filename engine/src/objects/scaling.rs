@@ -107,7 +107,7 @@ pub struct VpaContainerPolicy {
 
 /// What the engine reads of a VerticalPodAutoscaler (`autoscaling.k8s.io/v1`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct VerticalAutoscaler {
+pub struct Vpa {
     /// `spec.targetRef`.
     pub target: Option<ScaleTarget>,
     /// `spec.updatePolicy.updateMode`, `None` when written as a mode this tool does not know.

@@ -84,7 +84,7 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
         }
     }
     // Running pods a VerticalPodAutoscaler evicts that cannot come back at its target.
-    if let Some(v) = d.vertical.as_ref().filter(|v| v.capped()) {
+    if let Some(v) = d.vpa.as_ref().filter(|v| v.capped()) {
         if !matches!(d.outcome, Outcome::Refused | Outcome::Undecided) {
             out.push(v.sentence());
         }

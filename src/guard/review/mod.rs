@@ -389,7 +389,7 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
         state.service_accounts.entry(namespace.clone()).or_default().insert(name.to_string());
     }
     let mut checker = Checker::new(&mut state, opts);
-    if let objects::Body::Autoscaler(_) | objects::Body::VerticalAutoscaler(_) = &obj.body {
+    if let objects::Body::Autoscaler(_) | objects::Body::Vpa(_) = &obj.body {
         // The autoscaler as sent, not the cached one it replaces, decides its target's count.
         checker.expect(std::slice::from_ref(&obj));
     }

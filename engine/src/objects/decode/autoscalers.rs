@@ -52,7 +52,7 @@ impl Doc<'_> {
 
     /// A VerticalPodAutoscaler (`autoscaling.k8s.io/v1`): its target, mode, container
     /// policies and the recommendation in its status.
-    pub(super) fn vertical_autoscaler(&self) -> FieldResult<(Meta, Body)> {
+    pub(super) fn vpa(&self) -> FieldResult<(Meta, Body)> {
         let m = self.generic_meta()?;
         let v = self.v;
         let spec = v.get("spec").unwrap_or(&Value::Null);
@@ -104,7 +104,7 @@ impl Doc<'_> {
                 Some(out)
             }
         };
-        Ok((m, Body::VerticalAutoscaler(Box::new(VerticalAutoscaler { target, mode, mode_written, policies, recommendation }))))
+        Ok((m, Body::Vpa(Box::new(Vpa { target, mode, mode_written, policies, recommendation }))))
     }
 }
 

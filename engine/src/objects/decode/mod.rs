@@ -183,7 +183,7 @@ fn body(ti: &TypeInfo, v: &Value, lists: Option<ContainerLists>) -> FieldResult<
         ("batch", kind) => doc.batch(kind),
         (group, kind) => match super::autoscaler_type(group, kind).map(|t| t.sets) {
             Some(Sets::Replicas(k) | Sets::Jobs(k)) => doc.autoscaler(k),
-            Some(Sets::Requests) => doc.vertical_autoscaler(),
+            Some(Sets::Requests) => doc.vpa(),
             None => doc.cluster_scoped(group, kind),
         },
     }
