@@ -50,7 +50,10 @@ pub mod vpa_webhook;
 
 // The plugins as the chain takes them (the chain's own, not a plugin).
 mod adapters;
-use adapters::*;
+use adapters::{
+    DefaultStorageClass, LimitRanger, MutatingAdmissionPolicy, MutatingAdmissionWebhook, NamespaceLifecycle, PersistentVolumeClaimResize, PodSecurity,
+    Priority, ResourceQuota, RuntimeClass, ServiceAccount, ValidatingAdmissionPolicy,
+};
 
 pub use resource_quota::{
     check_request, check_request_detailed, check_request_with, scopes, usage, Decision, Detail, LimitedResource, NamedQuota, QuotaReport, QuotaVerdict,

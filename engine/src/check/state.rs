@@ -286,7 +286,7 @@ impl ClusterState {
     /// again is an update, as a live check finds out by reading it. Claim templates are looked
     /// up by name for the claims pods create; a stored pod is the old object of a resize
     /// (which needs a resourceVersion to be charged by delta).
-    fn add_existing(&mut self, mut o: Object, ns: String) -> Option<Object> {
+    fn add_existing(&mut self, mut o: Object, ns: &str) -> Option<Object> {
         let kept = matches!(
             o.body,
             Body::Workload(_)
@@ -305,8 +305,8 @@ impl ClusterState {
         if matches!(o.body, Body::Pod(_) | Body::ResourceClaim(_) | Body::ResourceClaimTemplate(_) | Body::Service(_) | Body::PersistentVolumeClaim(_)) {
             o.meta.resource_version.get_or_insert_with(|| "1".into());
         }
-        o.meta.namespace = Some(ns.clone());
-        self.existing.insert((ns, o.type_info.group_resource(), o.meta.name.clone()), o);
+        o.meta.namespace = Some(ns.to_string());
+        self.existing.insert((ns.to_string(), o.type_info.group_resource(), o.meta.name.clone()), o);
         None
     }
 
@@ -314,7 +314,7 @@ impl ClusterState {
     pub fn add(&mut self, o: Object, default_namespace: &str) {
         let ns = o.meta.namespace.clone().unwrap_or_else(|| default_namespace.to_string());
         let name = o.meta.name.clone();
-        let Some(o) = self.add_existing(o, ns.clone()) else { return };
+        let Some(o) = self.add_existing(o, &ns) else { return };
         match o.body {
             Body::ResourceQuota(q) => {
                 let list = self.quotas.entry(ns).or_default();
