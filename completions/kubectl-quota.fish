@@ -61,6 +61,7 @@ github\t''"
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l kubernetes-version -d 'Answer as this Kubernetes release would (1.20 to 1.38, e.g. 1.33 or v1.33.2; 1.38\'s rules are read from its pre-release). Offline default: the snapshot\'s release, else 1.37; live: the server\'s own version' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l allow-privileged -d 'Whether the API server runs with --allow-privileged=true, which no API shows: false refuses privileged containers as upstream\'s default does. Default: allowed, as most distributions run it; a report with a privileged container says it rests on this' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l decision-timeout -d 'How long one document may take to decide (as --request-timeout takes a duration). Past it, the rest of that document is reported undecided, saying so, and the next one is checked' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file to use (default: $KUBECONFIG, then ~/.kube/config)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l cluster -d 'The name of the kubeconfig cluster to use' -r

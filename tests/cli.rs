@@ -226,3 +226,23 @@ fn a_new_daemonset_without_a_node_count_cannot_be_decided() {
         assert!(all.contains(says), "{flags:?}: {all}");
     }
 }
+
+#[test]
+fn a_document_past_its_decision_timeout_is_named_undecided_and_the_rest_is_checked() {
+    // (--decision-timeout, exit status, what the output must say): 3 is an incomplete answer.
+    let input = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {cpu: 100m, memory: 64Mi}}}]}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n";
+    let state = "tests/conformance/1000-compute-fits/state.yaml";
+    let cases: [(&str, i32, &[&str]); 3] = [
+        ("1ns", 3, &["deployment/web: cannot be decided: not decided within 1ns (--decision-timeout): its pods", "configmap/settings: admitted"]),
+        ("10s", 0, &["deployment/web: admitted", "configmap/settings: admitted"]),
+        ("0", 2, &["--decision-timeout", "a decision needs a time above zero"]),
+    ];
+    for (within, code, says) in cases {
+        let out = run_stdin(&["check", "-f", "-", "--state", state, "-n", "NAMESPACE", "--decision-timeout", within], input);
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(code), "{within}: {all}");
+        for s in says {
+            assert!(all.contains(s), "{within}: {s:?} not in {all}");
+        }
+    }
+}

@@ -12,6 +12,7 @@
 //! this file holds the streaming [`Checker`] that walks the documents in order.
 
 mod autoscalers;
+mod budget;
 pub mod dry_run;
 mod gaps;
 mod remember;
@@ -204,6 +205,7 @@ impl<'a> Checker<'a> {
     /// workload it updates and its rollout, the pods its controller creates, what later
     /// documents see, the tally.
     pub fn check_one(&mut self, mut obj: Object) -> DocumentReport {
+        let budget = budget::Budget::start(self.opts.decide_within);
         let ns = self.namespace_of(&obj);
         let key = self.key_of(&obj);
         let mut report = self.decide(&mut obj, &ns, &key);
@@ -216,34 +218,31 @@ impl<'a> Checker<'a> {
         if was_existing {
             report.notes.push("an object of this name already exists: this is an update".into());
         }
-        let scaled_by = self.scale(&mut obj, existing.as_ref(), &ns, &mut report);
-        self.vpa_of(&mut obj, existing.as_ref(), &ns, &mut report);
-        let succeeded = match existing.as_ref().map(|e| &e.body) {
-            Some(Body::Workload(old)) => self.existing_workload(&obj, old, &ns, &mut report),
-            _ => 0,
+        // Past the document's time, what follows its own admission is left undecided.
+        let left = Self::after_admission(&obj).filter(|_| report.allowed && budget.spent());
+        let late = left.is_some();
+        let (scaled_by, succeeded) = if let Some(left) = left {
+            report.undecided.push(budget.undecided(left));
+            (None, 0)
+        } else {
+            let scaled_by = self.scale(&mut obj, existing.as_ref(), &ns, &mut report);
+            self.vpa_of(&mut obj, existing.as_ref(), &ns, &mut report);
+            let succeeded = match existing.as_ref().map(|e| &e.body) {
+                Some(Body::Workload(old)) => self.existing_workload(&obj, old, &ns, &mut report),
+                _ => 0,
+            };
+            (scaled_by, succeeded)
         };
         if let Some(e) = existing {
             self.state.existing.insert(key.clone(), e);
         }
+        // Undecided for what the state lacks: what it tells, charged to nothing; later
+        // documents do not see it. Late: its own admission was decided, and stands.
+        let own = !late && !report.undecided.is_empty() && !matches!(obj.body, Body::Workload(_));
+        if report.allowed && !late {
+            self.after_admission_steps(&obj, &budget, (scaled_by, succeeded, was_existing), &ns, &key, &mut report);
+        }
         if report.allowed {
-            // Undecided: what the state tells, charged to nothing; later documents do not see it.
-            let undecided = !report.undecided.is_empty();
-            let own = undecided && !matches!(obj.body, Body::Workload(_));
-            match &obj.body {
-                Body::Workload(w) => {
-                    self.workload_pods(&obj, w, succeeded, undecided, &ns, &key, &mut report);
-                    if let (Some((name, a)), false) = (&scaled_by, undecided) {
-                        report.autoscaling = Some(self.ceiling(&obj, w, name, a, &ns, &report));
-                    }
-                    if !undecided {
-                        report.vpa = self.vpa_ceiling(&obj, w, &ns, &mut report);
-                    }
-                }
-                Body::Autoscaler(a) => self.autoscaler_target(&obj, a, &ns, &mut report),
-                Body::Vpa(v) => self.vpa_target(&obj, v, &ns, &mut report),
-                Body::Pod(p) if !was_existing && !p.resource_claim_templates.is_empty() => self.pod_claims(&obj, undecided, &ns, &key, &mut report),
-                _ => {}
-            }
             if let (Body::ResourceQuota(q), true) = (&obj.body, self.opts.rules.quota_request_limit_warning) {
                 report.notes.extend(defaulting::quota_request_limit_warnings(&q.spec_hard));
             }
@@ -253,6 +252,52 @@ impl<'a> Checker<'a> {
         }
         self.tally(&mut report);
         report
+    }
+
+    /// What a document's time running out after its own admission leaves unchecked, if
+    /// anything follows it.
+    fn after_admission(obj: &Object) -> Option<&'static str> {
+        match &obj.body {
+            Body::Workload(_) => Some("its pods, its rollout and its autoscaling"),
+            Body::Autoscaler(_) | Body::Vpa(_) => Some("its target's pods"),
+            Body::Pod(p) if !p.resource_claim_templates.is_empty() => Some("its ResourceClaims"),
+            _ => None,
+        }
+    }
+
+    /// An admitted document's consequences: a workload's pods and autoscaling ceilings, an
+    /// autoscaler's target, a new pod's claims. The ceilings wait for the pods, and are left
+    /// undecided when the document's time ran out on them.
+    fn after_admission_steps(
+        &mut self,
+        obj: &Object,
+        budget: &budget::Budget,
+        (scaled_by, succeeded, was_existing): (Option<(String, Autoscaler)>, i32, bool),
+        ns: &str,
+        key: &Key,
+        report: &mut DocumentReport,
+    ) {
+        let undecided = !report.undecided.is_empty();
+        match &obj.body {
+            Body::Workload(w) => {
+                self.workload_pods(obj, w, succeeded, undecided, ns, key, report);
+                if undecided {
+                    return;
+                }
+                if budget.spent() {
+                    report.undecided.push(budget.undecided("its autoscaling ceilings"));
+                    return;
+                }
+                if let Some((name, a)) = &scaled_by {
+                    report.autoscaling = Some(self.ceiling(obj, w, name, a, ns, report));
+                }
+                report.vpa = self.vpa_ceiling(obj, w, ns, report);
+            }
+            Body::Autoscaler(a) => self.autoscaler_target(obj, a, ns, report),
+            Body::Vpa(v) => self.vpa_target(obj, v, ns, report),
+            Body::Pod(p) if !was_existing && !p.resource_claim_templates.is_empty() => self.pod_claims(obj, undecided, ns, key, report),
+            _ => {}
+        }
     }
 
     /// The document itself: whether kubectl sends it (a kind the cluster serves, the

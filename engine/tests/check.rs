@@ -339,3 +339,37 @@ fn privileged_containers_follow_the_allow_privileged_flag() {
     t.row("1.22 drops ephemeral containers, privileged or not", summary(&d), OK);
     t.done();
 }
+
+#[test]
+fn a_document_past_its_time_leaves_what_follows_its_admission_undecided_and_the_next_is_checked() {
+    // `CheckOptions::decide_within`: the clock is looked at after a document's own
+    // admission. Zero: every document is past its time there; an hour: none is.
+    let deployment = |name: &str| workload("Deployment", name, "replicas: 2", &pod("p").app("a", "requests: {cpu: 100m}"));
+    let state = cluster(&[quota("q", "", "count/deployments.apps=1/0 requests.cpu=1/0")]);
+    let outcome = |within: u64, input: &str| -> String {
+        let opts = CheckOptions { namespace: NS.into(), decide_within: Some(std::time::Duration::from_secs(within)), ..CheckOptions::default() };
+        check_opts(&state, input, &opts)
+            .iter()
+            .map(|d| {
+                let why: Vec<&str> = d.undecided.iter().map(|u| u.why.as_str()).collect();
+                format!("{:?} {} [{}]", d.outcome(), summary(d), why.join("; "))
+            })
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    let late = "not decided within 0 ms (--decision-timeout): its pods, its rollout and its autoscaling not checked; what was decided before stands";
+    let mut t = Table::default();
+    t.row("a workload in time: its pods replayed", outcome(3600, &deployment("web")), "Admitted allowed; pods 2/2 []");
+    t.row("a workload past its time: admitted, its pods undecided", outcome(0, &deployment("web")), format!("Undecided allowed [{late}]"));
+    t.row(
+        "what was decided stands: the first workload's count is charged, so the second is refused",
+        outcome(0, &docs(&[deployment("web"), deployment("api")])),
+        format!("Undecided allowed [{late}] | Refused {} []", exceeded("q", "count/deployments.apps", "1", "1", "1")),
+    );
+    t.row(
+        "nothing follows a ConfigMap's admission: decided at any time",
+        outcome(0, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"),
+        "Admitted allowed []",
+    );
+    t.done();
+}

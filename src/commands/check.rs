@@ -85,6 +85,11 @@ pub struct CheckArgs {
     /// distributions run it; a report with a privileged container says it rests on this.
     #[arg(long = "allow-privileged", value_name = "BOOL", value_parser = clap::value_parser!(bool))]
     pub allow_privileged: Option<bool>,
+    /// How long one document may take to decide (as --request-timeout takes a duration). Past
+    /// it, the rest of that document is reported undecided, saying so, and the next one is
+    /// checked.
+    #[arg(long = "decision-timeout", value_name = "DURATION", default_value = "10s", value_parser = super::flags::above_zero("--decision-timeout", "a decision"))]
+    pub decision_timeout: std::time::Duration,
 }
 
 /// The release asked for with --kubernetes-version: refused outside the supported range.
@@ -284,6 +289,7 @@ fn options(g: &GlobalFlags, args: &CheckArgs, namespace: String, limited: Vec<Li
         detail: detail_of(args),
         enforce_namespace: g.namespace.is_some(),
         allow_privileged: args.allow_privileged,
+        decide_within: Some(args.decision_timeout),
         ..CheckOptions::default()
     })
 }

@@ -94,23 +94,13 @@ pub struct ServeArgs {
     pub dry_run_webhooks: bool,
     /// How long one dry run may take (default: half the webhook's 2-second timeout); past it
     /// the webhooks are named instead.
-    #[arg(long = "dry-run-timeout", value_name = "DURATION", default_value = "1s", value_parser = above_zero("--dry-run-timeout", "a dry run"))]
+    #[arg(long = "dry-run-timeout", value_name = "DURATION", default_value = "1s", value_parser = super::flags::above_zero("--dry-run-timeout", "a dry run"))]
     pub dry_run_timeout: std::time::Duration,
     /// How long a review may take from its arrival to its answer (below the webhook's
     /// timeoutSeconds, 2 s as installed); past it the review is answered allowed, unchecked,
     /// with a warning saying so, and counted as late.
-    #[arg(long = "decision-timeout", value_name = "DURATION", default_value = "1500ms", value_parser = above_zero("--decision-timeout", "a decision"))]
+    #[arg(long = "decision-timeout", value_name = "DURATION", default_value = "1500ms", value_parser = super::flags::above_zero("--decision-timeout", "a decision"))]
     pub decision_timeout: std::time::Duration,
-}
-
-/// A duration flag's parser (`flag`, for `what` to take): a duration as `--request-timeout`
-/// takes one, above zero.
-fn above_zero(flag: &'static str, what: &'static str) -> impl Fn(&str) -> Result<std::time::Duration, String> + Clone {
-    move |s| match live::parse_duration(s) {
-        Ok(Some(d)) if !d.is_zero() => Ok(d),
-        Ok(_) => Err(format!("{what} needs a time above zero")),
-        Err(e) => Err(e.replace("--request-timeout", flag)),
-    }
 }
 
 /// `--dry-run` as kubectl takes it.

@@ -7,6 +7,7 @@ pub mod check;
 pub mod completion;
 pub mod create;
 pub mod describe;
+pub mod flags;
 pub mod guard;
 pub mod input_args;
 pub mod plan;

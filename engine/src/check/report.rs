@@ -36,6 +36,10 @@ pub struct CheckOptions {
     /// `None`: not said; privileged containers are allowed (as most distributions run the
     /// server) and a document with one says its answer rests on that.
     pub allow_privileged: Option<bool>,
+    /// How long one document may take to decide (`None`: as long as it takes). Past it, what
+    /// is left of the document is undecided and says so; the next document is checked (see
+    /// the `budget` module).
+    pub decide_within: Option<std::time::Duration>,
 }
 
 /// The explanation of a workload's pods.

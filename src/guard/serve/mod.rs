@@ -438,15 +438,18 @@ async fn answer(app: &App, request: review::Request, arrived: Instant, turn: Tur
     // checked, so a DaemonSet none of whose pods fit is still said.
     let nodes = (request.kind == "DaemonSet").then_some(1);
     let ns = request.namespace.clone();
+    let budget = app.decide_within.saturating_sub(arrived.elapsed());
+    // The engine stops at its next step past the budget too, so that work answered late
+    // gives back its turn soon.
     let opts = CheckOptions {
         namespace: ns.clone(),
         limited: app.limited.clone(),
         pod_security: app.pod_security.clone(),
         nodes,
         rules: app.rules,
+        decide_within: Some(budget),
         ..CheckOptions::default()
     };
-    let budget = app.decide_within.saturating_sub(arrived.elapsed());
     let Some(answer) = decide_within(budget, turn, move || review::decide(request, state, &opts, enforce)).await else {
         crate::error::print_err(&format!(
             "guard: a review in namespace {} was not decided within {} ms: answered allowed\n",
