@@ -79,7 +79,7 @@ pub fn prepare_for_update(obj: &mut Object, old: &Object) {
 pub fn drop_disabled_fields(pod: &mut Pod, rules: &Rules) -> Vec<String> {
     let mut notes = Vec::new();
     if !rules.restartable_sidecars {
-        for c in pod.init_containers.iter_mut().filter(|c| c.sidecar) {
+        for c in crate::objects::changing(&mut pod.init_containers, |c| c.sidecar).iter_mut().filter(|c| c.sidecar) {
             c.sidecar = false;
             notes.push(format!(
                 "Kubernetes {}: init container {} restartPolicy: Always dropped (sidecars are on by default from 1.29): it runs, and is charged, as a plain init container",
@@ -154,7 +154,7 @@ pub fn default_pod_level_resources(pod: &mut Pod, rules: &Rules) -> Vec<String> 
     for (k, request) in pod.pod_requests.clone() {
         if !crate::pod_totals::pod_level_supported(&k)
             || pod.pod_limits.contains_key(&k)
-            || !pod.containers.iter().chain(&pod.init_containers).all(|c| c.limits.contains_key(&k))
+            || !pod.containers.iter().chain(pod.init_containers.iter()).all(|c| c.limits.contains_key(&k))
         {
             continue;
         }
@@ -242,9 +242,8 @@ fn default_container_requests(pod: &mut Pod) -> Vec<String> {
     let mut notes = Bounded::default();
     // The containers are changed (and so copied, when shared) only when some one lacks a request.
     let lacks = |c: &crate::objects::Container| c.limits.keys().any(|k| !c.requests.contains_key(k));
-    let containers: &mut [crate::objects::Container] =
-        if pod.containers.iter().any(lacks) { std::sync::Arc::make_mut(&mut pod.containers).as_mut_slice() } else { &mut [] };
-    for c in containers.iter_mut().chain(pod.init_containers.iter_mut()) {
+    let containers = crate::objects::changing(&mut pod.containers, lacks);
+    for c in containers.iter_mut().chain(crate::objects::changing(&mut pod.init_containers, lacks)) {
         for (k, v) in c.limits.clone() {
             if !c.requests.contains_key(&k) {
                 notes.push(|| format!("API defaulting: container {} requests.{k}={v} copied from its limit", c.name));

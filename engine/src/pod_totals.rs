@@ -47,7 +47,7 @@ pub fn aggregate(pod: &Pod, pick: impl Fn(&Container) -> &ResourceList) -> Resou
     }
     let mut sidecars = ResourceList::new();
     let mut init_max = ResourceList::new();
-    for c in &pod.init_containers {
+    for c in pod.init_containers.iter() {
         if c.sidecar {
             resources::add_into(&mut sum, pick(c));
             resources::add_into(&mut sidecars, pick(c));

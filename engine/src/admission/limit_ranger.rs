@@ -53,9 +53,8 @@ pub fn apply_limit_ranges(pod: &mut Pod, limit_ranges: &[(&str, &[LimitRangeItem
         }
         // The containers are changed (and so copied, when shared) only when some one lacks a default.
         let lacks = |c: &crate::objects::Container| limits.keys().any(|k| !c.limits.contains_key(k)) || requests.keys().any(|k| !c.requests.contains_key(k));
-        let containers: &mut [crate::objects::Container] =
-            if pod.containers.iter().any(lacks) { std::sync::Arc::make_mut(&mut pod.containers).as_mut_slice() } else { &mut [] };
-        for c in containers.iter_mut().chain(pod.init_containers.iter_mut()) {
+        let containers = crate::objects::changing(&mut pod.containers, lacks);
+        for c in containers.iter_mut().chain(crate::objects::changing(&mut pod.init_containers, lacks)) {
             for (k, v) in &limits {
                 if !c.limits.contains_key(k) {
                     notes.push(|| format!("LimitRange {lr_name}: container {} limits.{k}={v} (default)", c.name));
@@ -232,7 +231,7 @@ fn legacy_totals(pod: &Pod, pick: impl Fn(&Container) -> &ResourceList) -> Resou
         };
         out.insert(name.clone(), total);
     }
-    for c in &pod.init_containers {
+    for c in pod.init_containers.iter() {
         for (k, v) in pick(c) {
             if out.get(k).is_none_or(|cur| v > cur) {
                 out.insert(k.clone(), v.clone());
@@ -286,7 +285,7 @@ fn validate_pod_against(pod: &Pod, old: Option<&Pod>, limit_ranges: &[(&str, &[L
         for item in items.iter() {
             match item.type_.as_str() {
                 "Container" => {
-                    for (list, stored) in [(&**pod.containers, old.map(|o| &*o.containers)), (&pod.init_containers, old.map(|o| &o.init_containers))] {
+                    for (list, stored) in [(&**pod.containers, old.map(|o| &*o.containers)), (&**pod.init_containers, old.map(|o| &*o.init_containers))] {
                         for c in list {
                             let was = stored.and_then(|s| s.iter().find(|o| o.name == c.name));
                             let checked = |k: &str| was.is_none_or(|o| !unchanged(k, (&c.requests, &c.limits), (&o.requests, &o.limits)));

@@ -16,7 +16,7 @@
 //!     ..Container::default()
 //! };
 //! // Init containers run one at a time before the app containers: the max rule applies.
-//! let pod = Pod { containers: vec![c("app", "500m")].into(), init_containers: vec![c("init", "1")], ..Pod::default() };
+//! let pod = Pod { containers: vec![c("app", "500m")].into(), init_containers: vec![c("init", "1")].into(), ..Pod::default() };
 //! assert_eq!(pod_usage(&pod)["requests.cpu"].to_string(), "1");
 //! ```
 //!
@@ -346,7 +346,7 @@ pub fn with_status_resources(pod: &Pod) -> Pod {
         c.limits = lim;
     };
     std::sync::Arc::make_mut(&mut out.containers).iter_mut().for_each(apply);
-    out.init_containers.iter_mut().filter(|c| c.sidecar).for_each(apply);
+    crate::objects::changing(&mut out.init_containers, |c| c.sidecar).iter_mut().filter(|c| c.sidecar).for_each(apply);
     out
 }
 
@@ -371,7 +371,7 @@ fn max_of_views(pod: &Pod, limits_all_or_nothing: bool) -> (ResourceList, Resour
     // The containers' totals of one view: `pick` gives a container's list from its spec and status.
     let total = |pick: &dyn Fn(&Container, Option<&ContainerStatusResources>) -> ResourceList| {
         let mut view = pod.clone();
-        for c in std::sync::Arc::make_mut(&mut view.containers).iter_mut().chain(view.init_containers.iter_mut()) {
+        for c in std::sync::Arc::make_mut(&mut view.containers).iter_mut().chain(std::sync::Arc::make_mut(&mut view.init_containers).iter_mut()) {
             c.requests = pick(c, status(c));
         }
         aggregate(&view, |c| &c.requests)
@@ -534,19 +534,23 @@ mod tests {
             ),
             (
                 "init container max beats the sum",
-                Pod { containers: vec![c("a", &[("cpu", "500m")], &[])].into(), init_containers: vec![c("i", &[("cpu", "2")], &[])], ..Pod::default() },
+                Pod { containers: vec![c("a", &[("cpu", "500m")], &[])].into(), init_containers: vec![c("i", &[("cpu", "2")], &[])].into(), ..Pod::default() },
                 "cpu=2",
             ),
             (
                 "sum beats a smaller init container",
-                Pod { containers: vec![c("a", &[("cpu", "500m")], &[])].into(), init_containers: vec![c("i", &[("cpu", "100m")], &[])], ..Pod::default() },
+                Pod {
+                    containers: vec![c("a", &[("cpu", "500m")], &[])].into(),
+                    init_containers: vec![c("i", &[("cpu", "100m")], &[])].into(),
+                    ..Pod::default()
+                },
                 "cpu=500m",
             ),
             (
                 "sidecars add to the sum and to later init phases",
                 Pod {
                     containers: vec![c("a", &[("cpu", "500m")], &[])].into(),
-                    init_containers: vec![sidecar("s", &[("cpu", "300m")]), c("i", &[("cpu", "1")], &[])],
+                    init_containers: vec![sidecar("s", &[("cpu", "300m")]), c("i", &[("cpu", "1")], &[])].into(),
                     ..Pod::default()
                 },
                 "cpu=1300m",
@@ -555,14 +559,14 @@ mod tests {
                 "an init container before the sidecar does not see it",
                 Pod {
                     containers: vec![c("a", &[("cpu", "500m")], &[])].into(),
-                    init_containers: vec![c("i", &[("cpu", "1")], &[]), sidecar("s", &[("cpu", "300m")])],
+                    init_containers: vec![c("i", &[("cpu", "1")], &[]), sidecar("s", &[("cpu", "300m")])].into(),
                     ..Pod::default()
                 },
                 "cpu=1",
             ),
             (
                 "resources only in init containers are charged",
-                Pod { containers: vec![c("a", &[], &[])].into(), init_containers: vec![c("i", &[("memory", "1Gi")], &[])], ..Pod::default() },
+                Pod { containers: vec![c("a", &[], &[])].into(), init_containers: vec![c("i", &[("memory", "1Gi")], &[])].into(), ..Pod::default() },
                 "memory=1Gi",
             ),
             (
@@ -640,7 +644,7 @@ mod tests {
     fn must_specify_names_containers_per_resource() {
         let pod = Pod {
             containers: vec![c("app", &[("cpu", "1")], &[]), c("web", &[], &[("cpu", "1"), ("memory", "1Gi")])].into(),
-            init_containers: vec![c("init", &[], &[])],
+            init_containers: vec![c("init", &[], &[])].into(),
             ..Pod::default()
         };
         let restricted = ["requests.cpu", "limits.memory", "pods", "requests.ephemeral-storage"];

@@ -219,7 +219,7 @@ pub(super) fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<Take
     }
     Ok(Pod {
         containers: containers.into(),
-        init_containers,
+        init_containers: init_containers.into(),
         ephemeral_containers: spec.ephemeral_containers.iter().flatten().map(ephemeral_container).collect(),
         overhead: resource_list(&spec.overhead, &format_args!("{path}.overhead"), true)?,
         pod_requests: resource_list(requests, &format_args!("{path}.resources.requests"), true)?,
