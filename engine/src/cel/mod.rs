@@ -456,6 +456,9 @@ type Bound = Result<Box<dyn Val>, String>;
 struct Roots<'a> {
     documents: [Option<&'a Json>; 5],
     converted: [OnceLock<Bound>; 5],
+    /// The conversions other evaluations of the same request share: a document that is the
+    /// very one shared (the same borrow) is read from there.
+    shared: Option<&'a Conversions<'a>>,
     /// In the order bound; a later binding of a name hides an earlier one.
     variables: Vec<(String, Bound)>,
 }
@@ -518,12 +521,42 @@ impl cel::common::traits::Indexer for Absent {
     }
 }
 
+/// One document converted (`None`: absent, null).
+fn convert_root(i: usize, document: Option<&Json>) -> Bound {
+    match document {
+        None => Ok(Box::new(Absent)),
+        Some(json) => convert::json_to_val(json).map_err(|e| format!("{}: {e}", ROOTS[i])),
+    }
+}
+
+/// The documents of one request converted to CEL values when first read, for every
+/// evaluation made with them ([`Evaluation::sharing`]): the bindings of a request's policies
+/// read one object, converted once (a 3 MiB object is some 50 MB of values and a second of
+/// work).
+#[derive(Default)]
+pub struct Conversions<'a> {
+    documents: [Option<&'a Json>; 5],
+    converted: [OnceLock<Bound>; 5],
+}
+
+impl<'a> Conversions<'a> {
+    pub fn new(a: Activation<'a>) -> Self {
+        Conversions { documents: [a.object, a.old_object, a.request, a.params, a.namespace_object], converted: Default::default() }
+    }
+}
+
 impl Roots<'_> {
     fn root(&self, i: usize) -> &Bound {
-        self.converted[i].get_or_init(|| match self.documents[i] {
-            None => Ok(Box::new(Absent)),
-            Some(json) => convert::json_to_val(json).map_err(|e| format!("{}: {e}", ROOTS[i])),
-        })
+        let doc = self.documents[i];
+        // The same borrow of the same document: what the shared conversion holds is its value.
+        let same = |d: Option<&Json>| match (d, doc) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            _ => false,
+        };
+        match self.shared.filter(|s| same(s.documents[i])) {
+            Some(s) => s.converted[i].get_or_init(|| convert_root(i, doc)),
+            None => self.converted[i].get_or_init(|| convert_root(i, doc)),
+        }
     }
 
     fn variable(&self, name: &str) -> Option<&Bound> {
@@ -550,8 +583,21 @@ pub struct Evaluation<'a> {
 impl<'a> Evaluation<'a> {
     pub fn new(a: Activation<'a>) -> Self {
         Evaluation {
-            roots: Roots { documents: [a.object, a.old_object, a.request, a.params, a.namespace_object], converted: Default::default(), variables: Vec::new() },
+            roots: Roots {
+                documents: [a.object, a.old_object, a.request, a.params, a.namespace_object],
+                converted: Default::default(),
+                shared: None,
+                variables: Vec::new(),
+            },
         }
+    }
+
+    /// An evaluation of `a` that reads the documents `shared` holds (the same borrows) from
+    /// there, converted once for all the evaluations that share them.
+    pub fn sharing(a: Activation<'a>, shared: &'a Conversions<'a>) -> Self {
+        let mut e = Evaluation::new(a);
+        e.roots.shared = Some(shared);
+        e
     }
 
     /// Adds `variables.<name>`, visible to the variables bound later and to expressions.

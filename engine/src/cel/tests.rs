@@ -1028,3 +1028,26 @@ fn two_variable_comprehensions_are_named_not_evaluated() {
         }
     }
 }
+
+#[test]
+fn evaluations_sharing_conversions_read_the_shared_document_only_where_it_is_the_same_borrow() {
+    let shared_object = json!({"metadata": {"name": "shared"}});
+    let other_object = json!({"metadata": {"name": "other"}});
+    let namespace = json!({"metadata": {"name": "ns"}});
+    let shared = Conversions::new(Activation { object: Some(&shared_object), namespace_object: Some(&namespace), ..Default::default() });
+    let p = compile("object.metadata.name + '/' + (namespaceObject == null ? 'none' : namespaceObject.metadata.name)", Mode::Validating).unwrap();
+    // (what, the evaluation's activation, its answer)
+    let rows: [(&str, Activation, &str); 4] = [
+        ("the shared documents", Activation { object: Some(&shared_object), namespace_object: Some(&namespace), ..Default::default() }, "shared/ns"),
+        ("the shared object, no namespace (match conditions)", Activation { object: Some(&shared_object), ..Default::default() }, "shared/none"),
+        ("another object", Activation { object: Some(&other_object), namespace_object: Some(&namespace), ..Default::default() }, "other/ns"),
+        (
+            "twice the shared: read from one conversion",
+            Activation { object: Some(&shared_object), namespace_object: Some(&namespace), ..Default::default() },
+            "shared/ns",
+        ),
+    ];
+    for (what, a, want) in rows {
+        assert_eq!(Evaluation::sharing(a, &shared).eval(&p), Ok(json!(want)), "{what}");
+    }
+}

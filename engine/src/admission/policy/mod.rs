@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::cel::{self, Activation, Evaluation, Mode, Program};
+use crate::cel::{self, Activation, Conversions, Evaluation, Mode, Program};
 use crate::objects::policies::{Binding, MatchResources, Mutation, Policy};
 
 /// An expression compiled, or why it could not be.
@@ -366,16 +366,21 @@ fn unsupported_stop(p: &CompiledPolicy, (policy, binding): (&str, &str), why: &s
 }
 
 /// The evaluation context of one binding and param: the request, the param, and the policy's
-/// variables in order.
+/// variables in order; the documents `shared` holds read from there.
 fn evaluation<'a>(
     p: &CompiledPolicy,
+    shared: Option<&'a Conversions<'a>>,
     object: &'a Value,
     request: &'a Value,
     ns: Option<&'a Value>,
     old: Option<&'a Value>,
     params: Option<&'a Value>,
 ) -> Evaluation<'a> {
-    let mut eval = Evaluation::new(Activation { object: Some(object), old_object: old, request: Some(request), params, namespace_object: ns });
+    let a = Activation { object: Some(object), old_object: old, request: Some(request), params, namespace_object: ns };
+    let mut eval = match shared {
+        Some(shared) => Evaluation::sharing(a, shared),
+        None => Evaluation::new(a),
+    };
     for (name, c) in &p.variables {
         if let Ok(prog) = c {
             eval.bind(name, prog);
@@ -390,6 +395,9 @@ fn evaluation<'a>(
 pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> (Vec<String>, Option<Stop>) {
     let request = r.as_cel();
     let ns = r.namespace_object();
+    // Every binding reads the same object, request, old object and namespace: converted once.
+    let shared =
+        Conversions::new(Activation { object: Some(object), old_object: r.old_object, request: Some(&request), params: None, namespace_object: ns.as_ref() });
     let mut warnings = Vec::new();
     let mut first: Option<Stop> = None;
     // The first denial; a policy that cannot be replayed is said only where nothing refuses.
@@ -416,8 +424,8 @@ pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> (Vec<String>, O
             }
         };
         for param in params {
-            let eval = evaluation(p, object, &request, ns.as_ref(), r.old_object, param);
-            let outcome = match conditions_hold(p, &evaluation(p, object, &request, None, r.old_object, param)) {
+            let eval = evaluation(p, Some(&shared), object, &request, ns.as_ref(), r.old_object, param);
+            let outcome = match conditions_hold(p, &evaluation(p, Some(&shared), object, &request, None, r.old_object, param)) {
                 Ok(true) => validate_one(p, b, &eval, names, &mut warnings),
                 Ok(false) => Ok(()),
                 // Under `failurePolicy: Fail` the error is a failed validation of its own.
@@ -514,7 +522,7 @@ pub fn mutate(
         }
         let before = object.clone();
         for param in params_of(p, b, r, names)? {
-            match conditions_hold(p, &evaluation(p, object, &request, None, r.old_object, param)) {
+            match conditions_hold(p, &evaluation(p, None, object, &request, None, r.old_object, param)) {
                 Ok(true) => {}
                 Ok(false) => continue,
                 Err(e) => {
@@ -549,7 +557,7 @@ fn mutate_one(
     for (apply, c) in &p.mutations {
         // Each mutation sees the object as the ones before it left it.
         let current = object.clone();
-        let eval = evaluation(p, &current, request, ns, old, param);
+        let eval = evaluation(p, None, &current, request, ns, old, param);
         let result = c.as_ref().map_err(Clone::clone).and_then(|prog| eval.eval(prog));
         let changed = result.and_then(|v| if *apply { merge::apply(object, &v) } else { merge::json_patch(object, &v) }).and_then(|()| {
             if *object != current {
