@@ -219,7 +219,7 @@ impl<'a> Checker<'a> {
             report.notes.push("an object of this name already exists: this is an update".into());
         }
         // Past the document's time, what follows its own admission is left undecided.
-        let left = Self::after_admission(&obj).filter(|_| report.allowed && budget.spent());
+        let left = Self::after_admission(&obj, was_existing).filter(|_| report.allowed && budget.spent());
         let late = left.is_some();
         let (scaled_by, succeeded) = if let Some(left) = left {
             report.undecided.push(budget.undecided(left));
@@ -255,12 +255,12 @@ impl<'a> Checker<'a> {
     }
 
     /// What a document's time running out after its own admission leaves unchecked, if
-    /// anything follows it.
-    fn after_admission(obj: &Object) -> Option<&'static str> {
+    /// anything follows it (as [`Checker::after_admission_steps`] takes the steps).
+    fn after_admission(obj: &Object, was_existing: bool) -> Option<&'static str> {
         match &obj.body {
             Body::Workload(_) => Some("its pods, its rollout and its autoscaling"),
             Body::Autoscaler(_) | Body::Vpa(_) => Some("its target's pods"),
-            Body::Pod(p) if !p.resource_claim_templates.is_empty() => Some("its ResourceClaims"),
+            Body::Pod(p) if !was_existing && !p.resource_claim_templates.is_empty() => Some("its ResourceClaims"),
             _ => None,
         }
     }

@@ -533,7 +533,6 @@ fn convert_root(i: usize, document: Option<&Json>) -> Bound {
 /// evaluation made with them ([`Evaluation::sharing`]): the bindings of a request's policies
 /// read one object, converted once (a 3 MiB object is some 50 MB of values and a second of
 /// work).
-#[derive(Default)]
 pub struct Conversions<'a> {
     documents: [Option<&'a Json>; 5],
     converted: [OnceLock<Bound>; 5],
