@@ -215,3 +215,22 @@ fn the_import_reader_sees_paths_groups_and_the_engine() {
         assert_eq!(got, want.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "{code}");
     }
 }
+
+/// The plugin's readers of cluster data take every kind a check lists or the guard watches from
+/// the table of cluster-data kinds (engine/src/check/cluster_kinds.rs): none of them names one
+/// by its plural, so a new kind is a row there, not one more line in each reader. (The
+/// workloads are named where they are judged, not as data read.)
+#[test]
+fn the_readers_of_cluster_data_name_no_kind_of_their_own() {
+    use kubectl_quota_engine::check::cluster_kinds::{listed, watched};
+    let readers = ["src/live/state.rs", "src/live/snapshot.rs", "src/guard/mod.rs", "src/guard/install.rs", "src/input/recorded.rs"];
+    for file in readers {
+        let text = std::fs::read_to_string(common::root().join(file)).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for k in listed().chain(watched()) {
+            for literal in [format!("\"{}\"", k.plural), format!("\"{}.", k.plural)] {
+                assert!(!code.contains(&literal), "{file} names {} ({literal}): take it from the table", k.kind);
+            }
+        }
+    }
+}

@@ -237,3 +237,25 @@ fn benchmark_figures_name_the_run_they_come_from() {
         assert!(text[at..].chars().take(300).collect::<String>().contains("RESULTS.md#"), "{file}: {figure} does not name its run");
     }
 }
+
+/// docs/rights.md names every kind a live check reads, and its ClusterRole for the classes
+/// lists every kind read cluster-wide and the add-on kinds `view` does not grant: a kind added
+/// to the table of cluster-data kinds and not to the page fails here.
+#[test]
+fn the_rights_page_names_every_kind_a_check_reads() {
+    use kubectl_quota_engine::check::cluster_kinds::{Read, Served, CLUSTER_KINDS, EXISTING};
+    let page = std::fs::read_to_string(root().join("docs/rights.md")).unwrap();
+    let table: String = page.lines().filter(|l| l.starts_with('|')).collect::<Vec<_>>().join("\n");
+    let role: String = page.lines().filter(|l| l.starts_with("- {apiGroups:")).collect::<Vec<_>>().join("\n");
+    for k in CLUSTER_KINDS {
+        match k.read {
+            Read::No => {}
+            Read::AsNeeded(how) if how == EXISTING => assert!(table.contains("the kinds checked"), "docs/rights.md: the objects documents name"),
+            _ => assert!(table.contains(k.plural), "docs/rights.md does not say that a check reads {}", k.group_resource),
+        }
+        // Cluster-wide lists are granted by no namespace's role; `view` leaves out the VPA's kind.
+        if k.read == Read::Cluster || k.served == Served::AddOn("the VPA") {
+            assert!(role.contains(k.plural), "docs/rights.md's ClusterRole does not grant listing {}", k.group_resource);
+        }
+    }
+}

@@ -13,6 +13,7 @@
 
 mod autoscalers;
 mod budget;
+pub mod cluster_kinds;
 pub mod dry_run;
 mod gaps;
 mod remember;

@@ -1,7 +1,7 @@
 //! What the guard answers from: every ResourceQuota, LimitRange, PriorityClass, StorageClass,
 //! RuntimeClass, DeviceClass, Namespace, HorizontalPodAutoscaler and KEDA ScaledObject (where
 //! served), the admission policies with their bindings (where served) and the admission webhook
-//! configurations, kept by list+watch (`live::watch_objects`), so no
+//! configurations, kept by list+watch (`live::watch_kind`), so no
 //! API call is made while a request waits. A request takes a copy of its namespace's part
 //! ([`Cache::for_namespace`]) and decides without holding any lock.
 
@@ -11,6 +11,7 @@ use std::sync::RwLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use kubectl_quota_engine::admission::NamedQuota;
+use kubectl_quota_engine::check::cluster_kinds::{self, ClusterKind};
 use kubectl_quota_engine::check::ClusterState;
 use kubectl_quota_engine::objects::{autoscaler_types, Object};
 use kubectl_quota_engine::quantity::Quantity;
@@ -72,27 +73,33 @@ impl Kind {
         Kind::ValidatingWebhooks,
     ];
 
-    /// The resource's name, as metrics and `/status` show it.
+    /// Its row of the cluster-data kinds: what is watched, at which version, where served.
+    pub fn row(self) -> &'static ClusterKind {
+        let (group, kind) = match self {
+            Kind::ResourceQuotas => ("", "ResourceQuota"),
+            Kind::LimitRanges => ("", "LimitRange"),
+            Kind::PriorityClasses => ("scheduling.k8s.io", "PriorityClass"),
+            Kind::StorageClasses => ("storage.k8s.io", "StorageClass"),
+            Kind::RuntimeClasses => ("node.k8s.io", "RuntimeClass"),
+            Kind::DeviceClasses => ("resource.k8s.io", "DeviceClass"),
+            Kind::Namespaces => ("", "Namespace"),
+            Kind::Autoscalers => (autoscaler_types::HPA.group, autoscaler_types::HPA.kind),
+            Kind::ServiceAccounts => ("", "ServiceAccount"),
+            Kind::ScaledObjects => (autoscaler_types::SCALED_OBJECT.group, autoscaler_types::SCALED_OBJECT.kind),
+            Kind::Vpas => (autoscaler_types::VPA.group, autoscaler_types::VPA.kind),
+            Kind::ValidatingPolicies => (ADMISSION, "ValidatingAdmissionPolicy"),
+            Kind::ValidatingPolicyBindings => (ADMISSION, "ValidatingAdmissionPolicyBinding"),
+            Kind::MutatingPolicies => (ADMISSION, "MutatingAdmissionPolicy"),
+            Kind::MutatingPolicyBindings => (ADMISSION, "MutatingAdmissionPolicyBinding"),
+            Kind::MutatingWebhooks => (ADMISSION, "MutatingWebhookConfiguration"),
+            Kind::ValidatingWebhooks => (ADMISSION, "ValidatingWebhookConfiguration"),
+        };
+        cluster_kinds::row(group, kind).expect("every kind the guard caches has a row")
+    }
+
+    /// The resource's name (`plural.group`), as metrics and `/status` show it.
     pub fn resource(self) -> &'static str {
-        match self {
-            Kind::ResourceQuotas => "resourcequotas",
-            Kind::LimitRanges => "limitranges",
-            Kind::PriorityClasses => "priorityclasses.scheduling.k8s.io",
-            Kind::StorageClasses => "storageclasses.storage.k8s.io",
-            Kind::RuntimeClasses => "runtimeclasses.node.k8s.io",
-            Kind::DeviceClasses => "deviceclasses.resource.k8s.io",
-            Kind::Namespaces => "namespaces",
-            Kind::Autoscalers => HPAS,
-            Kind::ServiceAccounts => "serviceaccounts",
-            Kind::ScaledObjects => SCALED_OBJECTS,
-            Kind::Vpas => VPAS,
-            Kind::ValidatingPolicies => "validatingadmissionpolicies.admissionregistration.k8s.io",
-            Kind::ValidatingPolicyBindings => "validatingadmissionpolicybindings.admissionregistration.k8s.io",
-            Kind::MutatingPolicies => "mutatingadmissionpolicies.admissionregistration.k8s.io",
-            Kind::MutatingPolicyBindings => "mutatingadmissionpolicybindings.admissionregistration.k8s.io",
-            Kind::MutatingWebhooks => "mutatingwebhookconfigurations.admissionregistration.k8s.io",
-            Kind::ValidatingWebhooks => "validatingwebhookconfigurations.admissionregistration.k8s.io",
-        }
+        self.row().group_resource
     }
 
     /// For an admission policy kind: (mutating, bindings).
@@ -115,6 +122,8 @@ impl Kind {
         }
     }
 }
+
+const ADMISSION: &str = "admissionregistration.k8s.io";
 
 /// The key a webhook configuration is kept under in [`ClusterState::webhooks`] (mutating and
 /// validating ones may share a name).
@@ -522,6 +531,18 @@ mod tests {
     use super::*;
     use kubectl_quota_engine::manifest;
     use kubectl_quota_engine::objects::decode;
+
+    /// The guard caches exactly the kinds the table says it watches: a row marked watched
+    /// that no cache slot keeps would never be read, and the other way round a slot would
+    /// wait for a watch its ClusterRole does not allow.
+    #[test]
+    fn the_cache_keeps_every_kind_the_table_says_the_guard_watches() {
+        let mut slots: Vec<&str> = Kind::ALL.iter().map(|k| k.resource()).collect();
+        let mut watched: Vec<&str> = cluster_kinds::watched().map(|k| k.group_resource).collect();
+        slots.sort_unstable();
+        watched.sort_unstable();
+        assert_eq!(slots, watched);
+    }
 
     #[test]
     fn equal_quantities_are_kept_once_and_no_more_than_the_cap() {

@@ -7,6 +7,7 @@
 //! `matchPolicy: Equivalent` (any version of the kinds), and never kube-system, the guard's
 //! own namespace, or a namespace or object labelled `kubectl-quota.io/guard: ignore`.
 
+use kubectl_quota_engine::check::cluster_kinds::{Guard, CLUSTER_KINDS};
 use kubectl_quota_engine::objects::read_autoscaler_types;
 use serde_json::{json, Value};
 
@@ -123,29 +124,17 @@ pub fn webhook_configuration(endpoint: &Endpoint) -> Value {
 /// The read-only rights the guard's caches need; with `dry_runs`, also `create` on pods, which
 /// a dry-run create of a pod needs (the only write the guard makes, and it stores nothing).
 pub fn cluster_role(dry_runs: bool) -> Value {
-    let read = |group: &str, resources: &[&str]| json!({"apiGroups": [group], "resources": resources, "verbs": ["get", "list", "watch"]});
-    let mut rules = vec![
-        read("", &["resourcequotas", "limitranges", "namespaces", "serviceaccounts"]),
-        read("scheduling.k8s.io", &["priorityclasses"]),
-        read("storage.k8s.io", &["storageclasses"]),
-        read("node.k8s.io", &["runtimeclasses"]),
-        read("resource.k8s.io", &["deviceclasses"]),
-        read(
-            "admissionregistration.k8s.io",
-            &[
-                "validatingadmissionpolicies",
-                "validatingadmissionpolicybindings",
-                "mutatingadmissionpolicies",
-                "mutatingadmissionpolicybindings",
-                "mutatingwebhookconfigurations",
-                "validatingwebhookconfigurations",
-            ],
-        ),
-    ];
-    rules.extend(read_autoscaler_types().map(|t| read(t.group, &[t.plural])));
-    // The workload an autoscaler being created or changed targets (a GET).
-    rules.push(json!({"apiGroups": ["apps"], "resources": ["deployments", "statefulsets", "replicasets", "daemonsets"], "verbs": ["get"]}));
-    rules.push(json!({"apiGroups": [""], "resources": ["replicationcontrollers"], "verbs": ["get"]}));
+    // One rule per group and verbs, in the table's order: what is watched, then what is read
+    // by name (the workload an autoscaler being created or changed targets).
+    let mut grouped: Vec<(&str, &[&str], Vec<&str>)> = Vec::new();
+    for k in [Guard::Watch, Guard::Get].into_iter().flat_map(|g| CLUSTER_KINDS.iter().filter(move |k| k.guard == g)) {
+        match grouped.iter_mut().find(|(group, verbs, _)| *group == k.group && *verbs == k.guard.verbs()) {
+            Some((_, _, plurals)) => plurals.push(k.plural),
+            None => grouped.push((k.group, k.guard.verbs(), vec![k.plural])),
+        }
+    }
+    let mut rules: Vec<Value> =
+        grouped.into_iter().map(|(group, verbs, plurals)| json!({"apiGroups": [group], "resources": plurals, "verbs": verbs})).collect();
     if dry_runs {
         rules.push(json!({"apiGroups": [""], "resources": ["pods"], "verbs": ["create"]}));
     }
@@ -247,24 +236,13 @@ pub fn objects(endpoint: &Endpoint) -> Vec<Value> {
 pub fn target(o: &Value) -> Target {
     let s = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let kind = s("kind");
-    let plural = match kind.as_str() {
-        "Namespace" => "namespaces",
-        "ServiceAccount" => "serviceaccounts",
-        "ClusterRole" => "clusterroles",
-        "ClusterRoleBinding" => "clusterrolebindings",
-        "Secret" => "secrets",
-        "Issuer" => "issuers",
-        "Certificate" => "certificates",
-        "Deployment" => "deployments",
-        "PodDisruptionBudget" => "poddisruptionbudgets",
-        "Service" => "services",
-        _ => "validatingwebhookconfigurations",
-    };
+    // The plural the API serves it at (cert-manager's kinds follow the usual rule).
+    let plural = kubectl_quota_engine::objects::type_info(&s("apiVersion"), &kind).resource;
     let meta = o.get("metadata");
     Target {
         api_version: s("apiVersion"),
         kind,
-        plural: plural.into(),
+        plural,
         namespace: meta.and_then(|m| m.get("namespace")).and_then(Value::as_str).map(str::to_string),
         name: meta.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("").to_string(),
     }

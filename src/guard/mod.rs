@@ -24,17 +24,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::admissionregistration::v1::{
-    MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, MutatingWebhookConfiguration, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
-    ValidatingWebhookConfiguration,
-};
-use k8s_openapi::api::core::v1::{LimitRange, Namespace, ResourceQuota};
-use k8s_openapi::api::node::v1::RuntimeClass;
-use k8s_openapi::api::resource::v1::DeviceClass;
-use k8s_openapi::api::scheduling::v1::PriorityClass;
-use k8s_openapi::api::storage::v1::StorageClass;
 use kubectl_quota_engine::admission::LimitedResource;
-use kubectl_quota_engine::objects::autoscaler_types;
+use kubectl_quota_engine::check::cluster_kinds::Served;
 use kubectl_quota_engine::version::{Rules, VersionReport, CURRENT};
 
 use crate::error::{print_err, Fatal};
@@ -111,60 +102,23 @@ async fn stopped() {
     }
 }
 
-/// Starts one watch per cached kind; a kind the server does not serve is taken as listed and
-/// empty (DeviceClasses before 1.34, say).
+/// Starts one watch per cached kind, as its row of the cluster-data kinds says; a kind the
+/// server does not serve is taken as listed and empty (DeviceClasses before 1.34, say), and
+/// an add-on's kind is watched only where discovery says it is served.
 async fn watch_all(conn: &Conn, cache: &Arc<Cache>) {
-    fn spawn<K>(conn: &Conn, cache: &Arc<Cache>, kind: Kind)
-    where
-        K: kube::Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug + Send + Sync + 'static,
-    {
-        let (conn, cache) = (conn.clone(), cache.clone());
-        tokio::spawn(async move { live::watch_objects::<K>(&conn, |o| cache.keep(o), |c| cache.apply(kind, c)).await });
-    }
-    spawn::<ResourceQuota>(conn, cache, Kind::ResourceQuotas);
-    spawn::<LimitRange>(conn, cache, Kind::LimitRanges);
-    spawn::<Namespace>(conn, cache, Kind::Namespaces);
-    spawn::<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler>(conn, cache, Kind::Autoscalers);
-    spawn::<k8s_openapi::api::core::v1::ServiceAccount>(conn, cache, Kind::ServiceAccounts);
-    // Served since 1.16 (admissionregistration.k8s.io/v1): which webhooks a workload's pods meet.
-    spawn::<MutatingWebhookConfiguration>(conn, cache, Kind::MutatingWebhooks);
-    spawn::<ValidatingWebhookConfiguration>(conn, cache, Kind::ValidatingWebhooks);
-    // Custom resources, where their add-on is installed (read by name): KEDA's ScaledObjects,
-    // the VPA's VerticalPodAutoscalers.
-    let custom = [(Kind::ScaledObjects, &autoscaler_types::SCALED_OBJECT), (Kind::Vpas, &autoscaler_types::VPA)];
-    for (kind, t) in custom {
-        let (api_version, k, plural) = (t.api_version(), t.kind, t.plural);
-        if live::guard::serves(conn, &api_version, plural).await == Some(true) {
-            let (conn, cache) = (conn.clone(), cache.clone());
-            tokio::spawn(async move { live::watch_custom(&conn, &api_version, k, plural, |o| cache.keep(o), |c| cache.apply(kind, c)).await });
-        } else {
-            cache.not_served(kind);
-        }
-    }
-    let optional = [
-        (Kind::ValidatingPolicies, "admissionregistration.k8s.io/v1", "validatingadmissionpolicies"),
-        (Kind::ValidatingPolicyBindings, "admissionregistration.k8s.io/v1", "validatingadmissionpolicybindings"),
-        (Kind::MutatingPolicies, "admissionregistration.k8s.io/v1", "mutatingadmissionpolicies"),
-        (Kind::MutatingPolicyBindings, "admissionregistration.k8s.io/v1", "mutatingadmissionpolicybindings"),
-        (Kind::PriorityClasses, "scheduling.k8s.io/v1", "priorityclasses"),
-        (Kind::StorageClasses, "storage.k8s.io/v1", "storageclasses"),
-        (Kind::RuntimeClasses, "node.k8s.io/v1", "runtimeclasses"),
-        (Kind::DeviceClasses, "resource.k8s.io/v1", "deviceclasses"),
-    ];
-    for (kind, api_version, plural) in optional {
-        if live::guard::serves(conn, api_version, plural).await == Some(false) {
+    for kind in Kind::ALL {
+        let k = kind.row();
+        let api_version = k.api_version();
+        let watched = match k.served {
+            Served::Always => true,
+            Served::Since(_) => live::guard::serves(conn, &api_version, k.plural).await != Some(false),
+            Served::AddOn(_) => live::guard::serves(conn, &api_version, k.plural).await == Some(true),
+        };
+        if !watched {
             cache.not_served(kind);
             continue;
         }
-        match kind {
-            Kind::PriorityClasses => spawn::<PriorityClass>(conn, cache, kind),
-            Kind::StorageClasses => spawn::<StorageClass>(conn, cache, kind),
-            Kind::RuntimeClasses => spawn::<RuntimeClass>(conn, cache, kind),
-            Kind::ValidatingPolicies => spawn::<ValidatingAdmissionPolicy>(conn, cache, kind),
-            Kind::ValidatingPolicyBindings => spawn::<ValidatingAdmissionPolicyBinding>(conn, cache, kind),
-            Kind::MutatingPolicies => spawn::<MutatingAdmissionPolicy>(conn, cache, kind),
-            Kind::MutatingPolicyBindings => spawn::<MutatingAdmissionPolicyBinding>(conn, cache, kind),
-            _ => spawn::<DeviceClass>(conn, cache, kind),
-        }
+        let (conn, cache) = (conn.clone(), cache.clone());
+        tokio::spawn(async move { live::watch_kind(&conn, &api_version, k.kind, k.plural, |o| cache.keep(o), |c| cache.apply(kind, c)).await });
     }
 }

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use kubectl_quota_engine::check::cluster_kinds::{self, Unread};
 use kubectl_quota_engine::check::{ClusterState, Gap, Lacking};
 use kubectl_quota_engine::objects;
 use kubectl_quota_engine::version::{KubeVersion, Rules, NEWEST, OLDEST};
@@ -168,7 +169,7 @@ pub fn offline_rules(recorded: &[Recorded], flag: Option<KubeVersion>) -> Result
 pub fn kinds_known(state: &mut ClusterState, recorded: &[Recorded]) {
     for kind in Lacking::ALL {
         let resource = kind.resource();
-        if recorded.iter().any(|r| r.not_read.iter().any(|k| k == resource)) {
+        if recorded.iter().any(|r| r.not_read.contains(&resource)) {
             // Known unless said otherwise: forgotten here.
             if matches!(kind, Lacking::ResourceClaimTemplates | Lacking::VerticalPodAutoscalers) {
                 state.forget(kind);
@@ -203,7 +204,8 @@ pub struct NamespacesKnown {
 /// another namespace.
 pub fn namespaces_known(state: &mut ClusterState, recorded: &[Recorded], objs: &[objects::Object], default: &str) -> NamespacesKnown {
     let covered: BTreeMap<&str, &str> = recorded.iter().filter_map(|r| Some((r.namespace.as_deref()?, r.file.as_str()))).collect();
-    let read = !recorded.iter().any(|r| r.not_read.iter().any(|k| k == "namespaces.core"));
+    let namespaces = cluster_kinds::row("", "Namespace").map(|k| k.recorded_as()).unwrap_or_default();
+    let read = !recorded.iter().any(|r| r.not_read.contains(&namespaces));
     if !covered.is_empty() && read {
         state.namespaces.get_or_insert_with(BTreeMap::new);
     }
@@ -242,35 +244,22 @@ pub fn namespaces_known(state: &mut ClusterState, recorded: &[Recorded], objs: &
     out
 }
 
-/// What an offline check answers without a kind the snapshot could not read; `None` for an
-/// API the release does not serve (nothing to miss).
+/// What an offline check answers without a kind the snapshot could not read, as its row of
+/// the cluster-data kinds says; `None` for an API the release does not serve (nothing to
+/// miss), and for kinds left out without a word: without the webhook configurations no
+/// webhook is named, without the admission policies none is replayed, as live for a user
+/// who may not list them (the built-in `view` role may not), and the verdicts are the same.
 fn not_read_note(file: &str, kind: &str, rules: &Rules) -> Option<String> {
-    let (what, consequence) = match kind {
-        "priorityclasses.scheduling.k8s.io" => (
-            "PriorityClasses",
-            "the global default PriorityClass is not given to pods that name no class (so priority-class scopes see them classless), and unknown class names are not refused",
-        ),
-        "storageclasses.storage.k8s.io" => ("StorageClasses", "the default StorageClass is not given to claims without a class"),
-        "namespaces.core" => ("Namespaces", "whether a namespace exists, and its admin-access label, are not checked"),
-        "runtimeclasses.node.k8s.io" => ("RuntimeClasses", "RuntimeClass overhead is not added to pods"),
-        "serviceaccounts.core" => ("ServiceAccounts", "a pod naming one that does not exist is not refused"),
-        "deviceclasses.resource.k8s.io" if !rules.dra => return None,
-        "deviceclasses.resource.k8s.io" => ("DeviceClasses", "DRA extended resource names are not resolved"),
-        "resourceclaimtemplates.resource.k8s.io" if !rules.dra => return None,
-        "resourceclaimtemplates.resource.k8s.io" => ("ResourceClaimTemplates", "claims that pods create from templates are not checked"),
+    let (what, consequence) = match cluster_kinds::CLUSTER_KINDS.iter().find(|k| k.recorded_as() == kind) {
+        Some(k) if !k.served_at(rules.version) => return None,
+        Some(k) => match k.unread {
+            Unread::Gap(consequence) => (k.kinds(), consequence),
+            Unread::Fatal => (k.kinds(), "nothing can be decided"),
+            Unread::Unsaid => return None,
+        },
         // Read for the cluster views only (capacity, blocked): a check never consults them.
-        "nodes.core" | "events.core" | "resourceslices.resource.k8s.io" => return None,
-        // Without them no webhook is named, as live for a user who may not list them (the
-        // built-in `view` role): the verdicts are the same.
-        // The admission policies likewise: the `view` role may not list them either, and live
-        // such a user gets the answer without them (docs/admission-policies.md says so).
-        "mutatingwebhookconfigurations.admissionregistration.k8s.io"
-        | "validatingwebhookconfigurations.admissionregistration.k8s.io"
-        | "validatingadmissionpolicies.admissionregistration.k8s.io"
-        | "validatingadmissionpolicybindings.admissionregistration.k8s.io"
-        | "mutatingadmissionpolicies.admissionregistration.k8s.io"
-        | "mutatingadmissionpolicybindings.admissionregistration.k8s.io" => return None,
-        other => (other, "the check answers without them"),
+        None if matches!(kind, "nodes.core" | "events.core" | "resourceslices.resource.k8s.io") => return None,
+        None => (kind.to_string(), "the check answers without them"),
     };
     Some(format!("{what} could not be read when the snapshot {file} was taken: {consequence}"))
 }

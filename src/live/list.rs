@@ -3,6 +3,7 @@
 
 use super::errors::{read_error, within, ReadError, RequestError};
 use super::Conn;
+use kubectl_quota_engine::check::cluster_kinds::ClusterKind;
 
 use k8s_openapi::api::core::v1::ResourceQuota;
 use kube::api::{Api, ListParams};
@@ -202,6 +203,19 @@ where
     K: kube::Resource<DynamicType = ()>,
 {
     objects_selected::<K>(conn, namespace, None, what, each).await
+}
+
+/// Where kind `k` is listed, at the first of its versions: in namespace `ns`, or in the whole
+/// cluster.
+pub fn url_path(k: &ClusterKind, ns: Option<&str>) -> String {
+    let base = match k.group {
+        "" => format!("/api/{}", k.versions[0]),
+        g => format!("/apis/{g}/{}", k.versions[0]),
+    };
+    match ns {
+        Some(ns) if k.namespaced => format!("{base}/namespaces/{ns}/{}", k.plural),
+        _ => format!("{base}/{}", k.plural),
+    }
 }
 
 /// Every object the LIST at `url_path` returns, as `api_version` `kind` (a kind this program

@@ -6,133 +6,20 @@ use super::list::list_all;
 use super::Conn;
 
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
-use kubectl_quota_engine::objects::read_autoscaler_types;
+use kubectl_quota_engine::check::cluster_kinds::{self, ClusterKind, Saved, Served, CLUSTER_KINDS};
 
-/// A kind `snapshot` saves: where it is served and whether it lives in a namespace.
-#[derive(Clone)]
-struct SnapshotKind {
-    group: &'static str,
-    versions: &'static [&'static str],
-    kind: &'static str,
-    plural: &'static str,
-    namespaced: bool,
-    /// Optional API: not served by every cluster (a note, not an error, when absent).
-    optional: bool,
+/// A kind `snapshot` saves: a row of the cluster-data kinds.
+type SnapshotKind = ClusterKind;
+
+/// Whether a kind may be missing: not served by every cluster, or saved only where the user
+/// may list it (a note, not an error, when absent).
+fn optional(k: &SnapshotKind) -> bool {
+    k.saved == Saved::IfAllowed || k.served != Served::Always
 }
 
-/// What `snapshot` saves, in the order it prints them: what admission consults, then the
-/// namespace's workloads and their pods and claims.
-const SNAPSHOT_KINDS: &[SnapshotKind] = &[
-    SnapshotKind { group: "", versions: &["v1"], kind: "ResourceQuota", plural: "resourcequotas", namespaced: true, optional: false },
-    SnapshotKind { group: "", versions: &["v1"], kind: "LimitRange", plural: "limitranges", namespaced: true, optional: false },
-    // Names only: a pod naming one that does not exist is refused (the ServiceAccount plugin).
-    SnapshotKind { group: "", versions: &["v1"], kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true, optional: true },
-    SnapshotKind { group: "scheduling.k8s.io", versions: &["v1"], kind: "PriorityClass", plural: "priorityclasses", namespaced: false, optional: false },
-    SnapshotKind { group: "storage.k8s.io", versions: &["v1"], kind: "StorageClass", plural: "storageclasses", namespaced: false, optional: false },
-    SnapshotKind { group: "node.k8s.io", versions: &["v1", "v1beta1"], kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false, optional: true },
-    SnapshotKind {
-        group: "resource.k8s.io",
-        versions: &["v1", "v1beta2", "v1beta1"],
-        kind: "DeviceClass",
-        plural: "deviceclasses",
-        namespaced: false,
-        optional: true,
-    },
-    // Which admission webhooks the pods meet (what they change is in no API).
-    SnapshotKind {
-        group: "admissionregistration.k8s.io",
-        versions: &["v1"],
-        kind: "MutatingWebhookConfiguration",
-        plural: "mutatingwebhookconfigurations",
-        namespaced: false,
-        optional: false,
-    },
-    SnapshotKind {
-        group: "admissionregistration.k8s.io",
-        versions: &["v1"],
-        kind: "ValidatingWebhookConfiguration",
-        plural: "validatingwebhookconfigurations",
-        namespaced: false,
-        optional: false,
-    },
-    // The admission policies replayed before quota, and their bindings (VAP v1 from 1.30, MAP
-    // v1 from 1.36).
-    SnapshotKind {
-        group: "admissionregistration.k8s.io",
-        versions: &["v1"],
-        kind: "ValidatingAdmissionPolicy",
-        plural: "validatingadmissionpolicies",
-        namespaced: false,
-        optional: true,
-    },
-    SnapshotKind {
-        group: "admissionregistration.k8s.io",
-        versions: &["v1"],
-        kind: "ValidatingAdmissionPolicyBinding",
-        plural: "validatingadmissionpolicybindings",
-        namespaced: false,
-        optional: true,
-    },
-    SnapshotKind {
-        group: "admissionregistration.k8s.io",
-        versions: &["v1"],
-        kind: "MutatingAdmissionPolicy",
-        plural: "mutatingadmissionpolicies",
-        namespaced: false,
-        optional: true,
-    },
-    SnapshotKind {
-        group: "admissionregistration.k8s.io",
-        versions: &["v1"],
-        kind: "MutatingAdmissionPolicyBinding",
-        plural: "mutatingadmissionpolicybindings",
-        namespaced: false,
-        optional: true,
-    },
-    // The templates pods' claims are made from (DRA, like DeviceClasses).
-    SnapshotKind {
-        group: "resource.k8s.io",
-        versions: &["v1", "v1beta2", "v1beta1"],
-        kind: "ResourceClaimTemplate",
-        plural: "resourceclaimtemplates",
-        namespaced: true,
-        optional: true,
-    },
-    // The claims that exist: applying one again is an update, as live.
-    SnapshotKind {
-        group: "resource.k8s.io",
-        versions: &["v1", "v1beta2", "v1beta1"],
-        kind: "ResourceClaim",
-        plural: "resourceclaims",
-        namespaced: true,
-        optional: true,
-    },
-    SnapshotKind { group: "apps", versions: &["v1"], kind: "Deployment", plural: "deployments", namespaced: true, optional: false },
-    SnapshotKind { group: "apps", versions: &["v1"], kind: "ReplicaSet", plural: "replicasets", namespaced: true, optional: false },
-    SnapshotKind { group: "apps", versions: &["v1"], kind: "StatefulSet", plural: "statefulsets", namespaced: true, optional: false },
-    SnapshotKind { group: "apps", versions: &["v1"], kind: "DaemonSet", plural: "daemonsets", namespaced: true, optional: false },
-    SnapshotKind { group: "batch", versions: &["v1"], kind: "Job", plural: "jobs", namespaced: true, optional: false },
-    SnapshotKind { group: "batch", versions: &["v1", "v1beta1"], kind: "CronJob", plural: "cronjobs", namespaced: true, optional: false },
-    SnapshotKind { group: "", versions: &["v1"], kind: "ReplicationController", plural: "replicationcontrollers", namespaced: true, optional: false },
-    SnapshotKind { group: "", versions: &["v1"], kind: "Pod", plural: "pods", namespaced: true, optional: false },
-    SnapshotKind { group: "", versions: &["v1"], kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: true, optional: false },
-];
-
-/// Every kind `snapshot` saves ([`snapshot_kinds`]), made once.
-static KINDS: std::sync::LazyLock<Vec<SnapshotKind>> = std::sync::LazyLock::new(snapshot_kinds);
-
-/// [`SNAPSHOT_KINDS`], then who sets the replicas and the requests the workloads run with:
-/// every autoscaler kind read from clusters (an add-on's is optional).
-fn snapshot_kinds() -> Vec<SnapshotKind> {
-    let autoscalers = read_autoscaler_types().map(|t| SnapshotKind {
-        group: t.group,
-        versions: std::slice::from_ref(&t.version),
-        kind: t.kind,
-        plural: t.plural,
-        namespaced: true,
-        optional: t.add_on.is_some(),
-    });
-    SNAPSHOT_KINDS.iter().cloned().chain(autoscalers).collect()
+/// What `snapshot` saves, in the table's order.
+fn snapshot_kinds() -> impl Iterator<Item = &'static SnapshotKind> {
+    CLUSTER_KINDS.iter().filter(|k| k.saved != Saved::No)
 }
 
 /// Server-set metadata that says nothing to admission and changes on every read. A
@@ -199,7 +86,7 @@ pub async fn snapshot(conn: &Conn, scope: Scope<'_>) -> Result<Snapshot, ReadErr
         let conn = conn.clone();
         tokio::spawn(async move { server_version(&conn).await })
     };
-    let kinds: &'static [SnapshotKind] = &KINDS;
+    let kinds: Vec<&'static SnapshotKind> = snapshot_kinds().collect();
     let tasks: Vec<_> = kinds.iter().map(|k| spawn_kind(conn, k, scope)).collect();
     let mut s = Snapshot { items: Vec::new(), notes: Vec::new(), server_version: None, not_read: Vec::new(), namespace: None };
     for (k, t) in kinds.iter().zip(tasks) {
@@ -270,12 +157,13 @@ fn spawn_kind(conn: &Conn, k: &'static SnapshotKind, scope: Scope<'_>) -> tokio:
 /// serve it, or when it is cluster-scoped or optional and the user may not list it (recorded
 /// as not read). Any other failure is the snapshot's.
 async fn save_kind(conn: &Conn, k: &SnapshotKind, r: Result<Listed, ReadError>, s: &mut Snapshot) -> Result<(), ReadError> {
-    let group = if k.group.is_empty() { "core" } else { k.group };
+    let group = k.group_name();
+    let optional = optional(k);
     // The authorizer answers before the API is looked up: an optional API may be
     // forbidden on a cluster that does not even serve it. Discovery tells.
     let unserved = match &r {
-        Err(e) if k.optional && e.forbidden => served_nowhere(conn, k.group, k.versions, k.plural).await,
-        Err(e) => k.optional && e.says_not_served(),
+        Err(e) if optional && e.forbidden => served_nowhere(conn, k.group, k.versions, k.plural).await,
+        Err(e) => optional && e.says_not_served(),
         Ok(_) => false,
     };
     if unserved {
@@ -284,9 +172,9 @@ async fn save_kind(conn: &Conn, k: &SnapshotKind, r: Result<Listed, ReadError>, 
     }
     let (api_version, items) = match r {
         Ok(x) => x,
-        Err(e) if e.forbidden && (!k.namespaced || k.optional) => {
+        Err(e) if e.forbidden && (!k.namespaced || optional) => {
             s.notes.push(format!("{e}; none saved, and the snapshot records that they are missing"));
-            s.not_read.push(format!("{}.{group}", k.plural));
+            s.not_read.push(k.recorded_as());
             return Ok(());
         }
         Err(e) => return Err(e.on(&conn.server)),
@@ -341,7 +229,7 @@ async fn save_namespaces(conn: &Conn, scope: &Scope<'_>, s: &mut Snapshot) -> Re
         }
         Err(e) if e.forbidden => {
             s.notes.push(format!("{e}; the snapshot records that it does not know which namespaces exist"));
-            s.not_read.push("namespaces.core".into());
+            s.not_read.push(cluster_kinds::row("", "Namespace").map(|k| k.recorded_as()).unwrap_or_default());
         }
         Err(e) => return Err(e.on(&conn.server)),
     }

@@ -4,48 +4,60 @@
 use super::discovery::serves;
 use super::errors::{transport_message, within, ReadError};
 use super::existing::{existing_by_get, resolve_and_existing};
-use super::list::{list_objects, objects_at};
+use super::list::{list_objects, objects_at, url_path};
 use super::Conn;
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::admissionregistration::v1::{
-    MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, MutatingWebhookConfiguration, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
-    ValidatingWebhookConfiguration,
-};
-use k8s_openapi::api::core::v1::{LimitRange, ResourceQuota};
-use k8s_openapi::api::node::v1::RuntimeClass;
-use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaimTemplate};
-use k8s_openapi::api::scheduling::v1::PriorityClass;
-use k8s_openapi::api::storage::v1::StorageClass;
 use kube::api::{Api, ApiResource, GroupVersionKind};
+use kubectl_quota_engine::check::cluster_kinds::{self, ClusterKind, Read, Served, Unread};
 use kubectl_quota_engine::check::{ClusterState, Gap, Lacking};
 use kubectl_quota_engine::manifest::{Document, Origin};
-use kubectl_quota_engine::objects::{self, read_autoscaler_types, AutoscalerType, Object, Sets};
+use kubectl_quota_engine::objects::{self, Object};
 
-/// What a live check reads: quotas and LimitRanges of each namespace, PriorityClasses,
-/// StorageClasses and RuntimeClasses, all at once. A forbidden quota list is fatal; the
-/// others leave the state without them, and are the gaps returned (said only when an answer
-/// depends on them).
+/// What a live check LISTs before deciding, all at once: every row of the cluster-data kinds
+/// read per namespace (of the documents) or cluster-wide. A quota list that fails is fatal;
+/// any other leaves the state without that kind, and is a gap (said only when an answer
+/// depends on it) or left unsaid, as its row says. A kind the cluster does not serve is none.
 pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result<(ClusterState, Vec<Gap>), ReadError> {
-    let lists = Lists::spawn(conn, namespaces);
-    let mut read = Reading { conn, state: ClusterState::default(), gaps: Vec::new(), dra_served: None };
-    read.quotas_and_limit_ranges(lists.quotas, lists.limit_ranges).await?;
-    read.classes(lists.priority_classes, lists.storage_classes, lists.runtime_classes, lists.device_classes).await;
-    read.autoscalers(lists.autoscalers).await;
-    read.claim_templates(lists.claim_templates).await;
-    read.webhooks(lists.webhooks).await;
-    read.policies(lists.policies).await;
+    let lists: Vec<_> = cluster_kinds::listed().map(|k| (k, spawn_row(conn, k, namespaces))).collect();
+    let mut read = Reading { conn, state: ClusterState::default(), gaps: Vec::new(), served: BTreeMap::new() };
+    let mut unread = Vec::new();
+    for (k, tasks) in lists {
+        if !read.row(k, tasks).await? {
+            unread.push(k);
+        }
+    }
+    // A kind read in one namespace and not in another is not known.
+    unread.into_iter().for_each(|k| read.state.not_read(k));
     Ok((read.state, read.gaps))
 }
 
 /// One LIST in the background: its objects, or why they could not be read.
 type Listing = tokio::task::JoinHandle<Result<Vec<Object>, ReadError>>;
 
-/// Lists `K` (in namespace `ns`, or cluster-wide), in the background; the pages are decoded
-/// straight into library objects.
-fn spawn_list<K: kube::Resource<DynamicType = ()>>(conn: &Conn, ns: Option<&str>, what: String) -> Listing {
-    let (conn, ns) = (conn.clone(), ns.map(str::to_string));
-    tokio::spawn(async move { list_objects::<K>(&conn, ns.as_deref(), what).await })
+/// Lists kind `k` (one LIST per namespace, or one of the cluster), in the background; the
+/// pages are decoded straight into library objects.
+fn spawn_row(conn: &Conn, k: &'static ClusterKind, namespaces: &BTreeSet<String>) -> Vec<Listing> {
+    let spawn = |ns: Option<&String>| {
+        let c = conn.clone();
+        let (url, what) = match ns {
+            Some(ns) => (url_path(k, Some(ns)), format!("list {} in namespace {ns:?}", k.group_resource)),
+            None => (url_path(k, None), format!("list {}", k.group_resource)),
+        };
+        tokio::spawn(async move { objects_at(&c, url, &k.api_version(), k.kind, what).await })
+    };
+    match k.read {
+        Read::PerNamespace => namespaces.iter().map(|ns| spawn(Some(ns))).collect(),
+        _ => vec![spawn(None)],
+    }
+}
+
+/// What not reading kind `k` leaves undone, in words.
+fn consequence(k: &ClusterKind) -> &'static str {
+    match k.unread {
+        Unread::Gap(c) => c,
+        _ => "",
+    }
 }
 
 /// A background task's answer; a task that did not finish is a read that failed.
@@ -58,214 +70,56 @@ fn not_served(e: &ReadError) -> bool {
     e.message.contains("could not find the requested resource") || e.message.contains("404")
 }
 
-/// Every LIST [`cluster_state`] makes, all in flight at once.
-struct Lists {
-    quotas: Vec<Listing>,
-    limit_ranges: Vec<Listing>,
-    priority_classes: Listing,
-    storage_classes: Listing,
-    runtime_classes: Listing,
-    device_classes: Listing,
-    /// Per autoscaler kind read, one LIST per namespace.
-    autoscalers: Vec<(&'static AutoscalerType, Vec<Listing>)>,
-    /// The mutating and validating webhook configurations.
-    webhooks: [Listing; 2],
-    /// The validating and mutating admission policies and their bindings.
-    policies: [Listing; 4],
-    claim_templates: Vec<Listing>,
-}
-
-impl Lists {
-    /// Starts every LIST at once.
-    fn spawn(conn: &Conn, namespaces: &BTreeSet<String>) -> Lists {
-        let mut quotas = Vec::new();
-        let mut limit_ranges = Vec::new();
-        for ns in namespaces {
-            quotas.push(spawn_list::<ResourceQuota>(conn, Some(ns), format!("list resourcequotas in namespace {ns:?}")));
-            limit_ranges.push(spawn_list::<LimitRange>(conn, Some(ns), format!("list limitranges in namespace {ns:?}")));
-        }
-        let priority_classes = spawn_list::<PriorityClass>(conn, None, "list priorityclasses".into());
-        let storage_classes = spawn_list::<StorageClass>(conn, None, "list storageclasses".into());
-        let runtime_classes = spawn_list::<RuntimeClass>(conn, None, "list runtimeclasses".into());
-        // DRA (resource.k8s.io/v1, 1.34+): DeviceClasses, and the claim templates pods name.
-        let device_classes = spawn_list::<DeviceClass>(conn, None, "list deviceclasses.resource.k8s.io".into());
-        // Autoscalers, every kind the cluster is read for (the HPAs, served by every release;
-        // an add-on's kinds where it is installed), one LIST each per namespace.
-        let autoscalers = read_autoscaler_types().map(|t| (t, namespaces.iter().map(|ns| spawn_autoscalers(conn, ns, t)).collect())).collect();
-        // Which admission webhooks the pods meet (what they change is in no API).
-        let webhooks = [
-            spawn_list::<MutatingWebhookConfiguration>(conn, None, "list mutatingwebhookconfigurations.admissionregistration.k8s.io".into()),
-            spawn_list::<ValidatingWebhookConfiguration>(conn, None, "list validatingwebhookconfigurations.admissionregistration.k8s.io".into()),
-        ];
-        // The admission policies replayed before quota (v1: VAP from 1.30, MAP from 1.36).
-        let policies = [
-            spawn_list::<MutatingAdmissionPolicy>(conn, None, "list mutatingadmissionpolicies.admissionregistration.k8s.io".into()),
-            spawn_list::<MutatingAdmissionPolicyBinding>(conn, None, "list mutatingadmissionpolicybindings.admissionregistration.k8s.io".into()),
-            spawn_list::<ValidatingAdmissionPolicy>(conn, None, "list validatingadmissionpolicies.admissionregistration.k8s.io".into()),
-            spawn_list::<ValidatingAdmissionPolicyBinding>(conn, None, "list validatingadmissionpolicybindings.admissionregistration.k8s.io".into()),
-        ];
-        let mut claim_templates = Vec::new();
-        for ns in namespaces {
-            claim_templates.push(spawn_list::<ResourceClaimTemplate>(
-                conn,
-                Some(ns),
-                format!("list resourceclaimtemplates.resource.k8s.io in namespace {ns:?}"),
-            ));
-        }
-        Lists { quotas, limit_ranges, priority_classes, storage_classes, runtime_classes, device_classes, autoscalers, claim_templates, webhooks, policies }
-    }
-}
-
 /// The LISTs' answers folded into the state, in the order they were started; what could not
 /// be read is a gap.
 struct Reading<'c> {
     conn: &'c Conn,
     state: ClusterState,
     gaps: Vec<Gap>,
-    /// Whether the cluster serves DRA's kinds: asked of discovery once, only when needed.
-    dra_served: Option<bool>,
+    /// Whether the cluster serves a kind (by apiVersion and plural): asked of discovery once,
+    /// only when needed.
+    served: BTreeMap<(String, &'static str), Option<bool>>,
 }
 
 impl Reading<'_> {
-    fn add(&mut self, items: Vec<Object>) {
-        items.into_iter().for_each(|o| self.state.add(o, &self.conn.namespace));
-    }
-
-    /// A kind read in full is known, none being none; one that could not be read leaves the
-    /// state without it, and its gap names it.
-    fn read(&mut self, kind: Lacking, items: Result<Vec<Object>, ReadError>, consequence: &str) {
-        match items {
-            Ok(items) => {
-                self.state.know_all(kind);
-                self.add(items);
+    /// Kind `k`'s LISTs into the state: `Ok(false)` when some could not be read (the kind is
+    /// then not known), `Err` when that is fatal.
+    async fn row(&mut self, k: &'static ClusterKind, tasks: Vec<Listing>) -> Result<bool, ReadError> {
+        let mut complete = true;
+        for t in tasks {
+            match joined(t.await) {
+                Ok(items) => items.into_iter().for_each(|o| self.state.add(o, &self.conn.namespace)),
+                Err(e) if k.unread == Unread::Fatal => return Err(e),
+                Err(e) if k.served != Served::Always && !self.missed(k, &e).await => {}
+                Err(e) => {
+                    complete = false;
+                    if let Unread::Gap(consequence) = k.unread {
+                        self.gaps.push(Gap { lacking: k.lacking, text: format!("{e}; {consequence}") });
+                    }
+                }
             }
-            Err(e) => self.gaps.push(Gap { lacking: Some(kind), text: format!("{e}; {consequence}") }),
         }
+        if complete {
+            self.state.read_in_full(k);
+        }
+        Ok(complete)
     }
 
-    /// Whether a failed LIST of a DRA kind missed something. The authorizer answers before
-    /// the API is looked up: a user who may not list DRA's kinds gets 403 even from a release
-    /// that serves none (1.20). Discovery, open to every user, tells; asked once, only then.
-    async fn dra_missed(&mut self, e: &ReadError) -> bool {
+    /// Whether a failed LIST of a kind not every cluster serves missed something. The
+    /// authorizer answers before the API is looked up: a user who may not list DRA's kinds
+    /// gets 403 even from a release that serves none (1.20). Discovery, open to every user,
+    /// tells; asked once per kind, only then.
+    async fn missed(&mut self, k: &'static ClusterKind, e: &ReadError) -> bool {
         if !e.forbidden {
             return !not_served(e);
         }
-        if self.dra_served.is_none() {
-            self.dra_served = serves(self.conn, "resource.k8s.io/v1", "deviceclasses").await;
+        let key = (k.api_version(), k.plural);
+        if !self.served.contains_key(&key) {
+            let served = serves(self.conn, &key.0, k.plural).await;
+            self.served.insert(key.clone(), served);
         }
-        self.dra_served != Some(false)
+        self.served[&key] != Some(false)
     }
-
-    /// The quotas (one that cannot be listed is fatal) and the LimitRanges (a gap).
-    async fn quotas_and_limit_ranges(&mut self, quotas: Vec<Listing>, limit_ranges: Vec<Listing>) -> Result<(), ReadError> {
-        for t in quotas {
-            let items = joined(t.await)?;
-            self.add(items);
-        }
-        for t in limit_ranges {
-            match joined(t.await) {
-                Ok(items) => self.add(items),
-                Err(e) => self.gaps.push(Gap::always(format!("{e}; LimitRange defaults are not applied"))),
-            }
-        }
-        Ok(())
-    }
-
-    /// The cluster-wide classes: PriorityClasses, StorageClasses, RuntimeClasses and
-    /// DeviceClasses.
-    async fn classes(&mut self, priority: Listing, storage: Listing, runtime: Listing, device: Listing) {
-        self.read(Lacking::PriorityClasses, joined(priority.await), "the global default PriorityClass and unknown class names are not checked");
-        self.read(Lacking::StorageClasses, joined(storage.await), "the default StorageClass is not applied to claims without a class");
-        match joined(runtime.await) {
-            // Not served (before RuntimeClass was GA): there are none.
-            Err(e) if not_served(&e) => self.state.know_all(Lacking::RuntimeClasses),
-            items => self.read(Lacking::RuntimeClasses, items, "RuntimeClass overhead is not added to pods"),
-        }
-        match joined(device.await) {
-            Err(e) if !self.dra_missed(&e).await => self.state.know_all(Lacking::DeviceClasses),
-            items => self.read(Lacking::DeviceClasses, items, "DRA extended resource names are not resolved"),
-        }
-    }
-
-    /// Every autoscaler kind read, in the table's order: a kind every cluster serves is a gap
-    /// when it cannot be read; an add-on's that is not installed is none, and a user who may
-    /// not list it is told so by discovery.
-    async fn autoscalers(&mut self, kinds: Vec<(&'static AutoscalerType, Vec<Listing>)>) {
-        for (kind, tasks) in kinds {
-            let mut served: Option<Option<bool>> = None;
-            for t in tasks {
-                match joined(t.await) {
-                    Ok(items) => self.add(items),
-                    Err(e) if kind.add_on.is_none() => self.gaps.push(Gap::always(format!("{e}; {}", kind.unread))),
-                    Err(e) if not_served(&e) => {}
-                    Err(e) => {
-                        if served.is_none() {
-                            served = Some(serves(self.conn, &kind.api_version(), kind.plural).await);
-                        }
-                        if served != Some(Some(false)) {
-                            let lacking = (kind.sets == Sets::Requests).then_some(Lacking::VerticalPodAutoscalers);
-                            if let Some(l) = lacking {
-                                self.state.forget(l);
-                            }
-                            self.gaps.push(Gap { lacking, text: format!("{e}; {}", kind.unread) });
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// The webhook configurations, both kinds or neither: a user who may not list them (the
-    /// built-in `view` role may not) is told of no webhook.
-    async fn webhooks(&mut self, lists: [Listing; 2]) {
-        let mut all = Vec::new();
-        for t in lists {
-            match joined(t.await) {
-                Ok(items) => all.extend(items),
-                Err(_) => return,
-            }
-        }
-        self.state.webhooks = Some(Default::default());
-        self.add(all);
-    }
-
-    /// The admission policies and bindings: a kind the release does not serve has none; one the
-    /// user may not list is left out, as the webhooks are.
-    async fn policies(&mut self, lists: [Listing; 4]) {
-        for t in lists {
-            if let Ok(items) = joined(t.await) {
-                self.add(items);
-            }
-        }
-    }
-
-    /// The ResourceClaimTemplates pods name.
-    async fn claim_templates(&mut self, tasks: Vec<Listing>) {
-        for t in tasks {
-            match joined(t.await) {
-                Ok(items) => self.add(items),
-                Err(e) => {
-                    if self.dra_missed(&e).await {
-                        self.state.forget(Lacking::ResourceClaimTemplates);
-                        self.gaps.push(Gap {
-                            lacking: Some(Lacking::ResourceClaimTemplates),
-                            text: format!("{e}; claims that pods create from templates are not checked"),
-                        });
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Lists the autoscaler kind `t` in namespace `ns`, in the background.
-fn spawn_autoscalers(conn: &Conn, ns: &str, t: &'static AutoscalerType) -> Listing {
-    let (c, ns) = (conn.clone(), ns.to_string());
-    tokio::spawn(async move {
-        let api_version = t.api_version();
-        let url = format!("/apis/{api_version}/namespaces/{ns}/{}", t.plural);
-        objects_at(&c, url, &api_version, t.kind, format!("list {} in namespace {ns:?}", t.group_resource)).await
-    })
 }
 
 /// The workloads the documents' autoscalers target, into `state`: an HPA sent on its own acts
@@ -421,7 +275,7 @@ pub async fn live_state(conn: &Conn, objs: &mut [Object]) -> Result<LiveState, R
             state.namespaces = Some(existing);
             state.terminating = terminating;
         }
-        Err(e) => incomplete.push(Gap::always(format!("{e}; whether the namespace exists is not checked"))),
+        Err(e) => incomplete.push(Gap::always(format!("{e}; {}", consequence(cluster_kinds::row("", "Namespace").expect("a row"))))),
     }
     service_accounts(conn, objs, &mut state, &mut incomplete).await;
     let (notes, mut unread) = resolve_and_existing(conn, objs, &mut state).await;
@@ -460,8 +314,7 @@ async fn service_accounts(conn: &Conn, objs: &[Object], state: &mut ClusterState
                 state.service_accounts.entry(ns.clone()).or_default();
                 items.into_iter().for_each(|o| state.add(o, &ns));
             }
-            Err(e) => gaps
-                .push(Gap { lacking: Some(Lacking::ServiceAccounts), text: format!("{e}; a pod naming a ServiceAccount that does not exist is not refused") }),
+            Err(e) => gaps.push(Gap { lacking: Some(Lacking::ServiceAccounts), text: format!("{e}; {}", consequence(Lacking::ServiceAccounts.row())) }),
         }
     }
 }

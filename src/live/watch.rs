@@ -29,20 +29,10 @@ pub enum Change {
 /// Objects handed over from one (re)list at the most: past this the list is cut, and said to be.
 pub const MAX_LISTED: usize = 200_000;
 
-/// Lists, then watches, every object of kind `K` for ever, handing each change to `on` as it
-/// arrives (nothing of a list is held here); `keep` makes each object what the caller keeps.
-pub async fn watch_objects<K>(conn: &Conn, keep: impl Fn(Object) -> Object, on: impl FnMut(Change))
-where
-    K: kube::Resource<DynamicType = ()> + Clone + DeserializeOwned + serde::Serialize + std::fmt::Debug + Send + 'static,
-{
-    let api: Api<K> = Api::all(conn.client.clone());
-    let (api_version, kind) = (K::api_version(&()).to_string(), K::kind(&()).to_string());
-    watch_with(conn, api, &K::plural(&()), |k: &K| to_object(k, &api_version, &kind), keep, on).await
-}
-
-/// [`watch_objects`] for a kind no library type describes (a custom resource: KEDA's
-/// ScaledObjects), named by its apiVersion, kind and plural.
-pub async fn watch_custom(conn: &Conn, api_version: &str, kind: &str, plural: &str, keep: impl Fn(Object) -> Object, on: impl FnMut(Change)) {
+/// Lists, then watches, every object of a kind (named by its apiVersion, kind and plural)
+/// for ever, handing each change to `on` as it arrives (nothing of a list is held here);
+/// `keep` makes each object what the caller keeps.
+pub async fn watch_kind(conn: &Conn, api_version: &str, kind: &str, plural: &str, keep: impl Fn(Object) -> Object, on: impl FnMut(Change)) {
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
     let ar = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural);
     let api: Api<DynamicObject> = Api::all_with(conn.client.clone(), &ar);

@@ -106,17 +106,14 @@ impl Lacking {
         }
     }
 
-    /// The resource as `plural.group`, as a snapshot records what it could not read.
-    pub fn resource(self) -> &'static str {
-        match self {
-            Lacking::PriorityClasses => "priorityclasses.scheduling.k8s.io",
-            Lacking::RuntimeClasses => "runtimeclasses.node.k8s.io",
-            Lacking::StorageClasses => "storageclasses.storage.k8s.io",
-            Lacking::DeviceClasses => "deviceclasses.resource.k8s.io",
-            Lacking::ResourceClaimTemplates => "resourceclaimtemplates.resource.k8s.io",
-            Lacking::ServiceAccounts => "serviceaccounts.core",
-            Lacking::VerticalPodAutoscalers => VPA_RESOURCE,
-        }
+    /// Its row of the cluster-data kinds.
+    pub fn row(self) -> &'static super::cluster_kinds::ClusterKind {
+        super::cluster_kinds::CLUSTER_KINDS.iter().find(|k| k.lacking == Some(self)).expect("every kind the state can lack has a row")
+    }
+
+    /// The resource as a snapshot records what it could not read (`plural.group`).
+    pub fn resource(self) -> String {
+        self.row().recorded_as()
     }
 
     /// The kind a `plural.group` names, if the state can lack it.
@@ -397,6 +394,29 @@ impl ClusterState {
             Lacking::ResourceClaimTemplates => self.claim_templates_unknown = false,
             Lacking::ServiceAccounts => {}
             Lacking::VerticalPodAutoscalers => self.vpas_unknown = false,
+        }
+    }
+
+    /// Takes a kind of cluster data as read in full: none of it that the state does not hold
+    /// exists.
+    pub fn read_in_full(&mut self, k: &super::cluster_kinds::ClusterKind) {
+        if let Some(l) = k.lacking {
+            self.know_all(l);
+        }
+        if k.group == "admissionregistration.k8s.io" && k.kind.ends_with("WebhookConfiguration") {
+            _ = self.webhooks.get_or_insert_with(Default::default);
+        }
+    }
+
+    /// Takes a kind of cluster data as not read (in full), whatever the state holds of it;
+    /// after [`ClusterState::read_in_full`] of the others. The webhook configurations are
+    /// known together or not at all: the webhooks a request meets are named in full or not.
+    pub fn not_read(&mut self, k: &super::cluster_kinds::ClusterKind) {
+        if let Some(l) = k.lacking {
+            self.forget(l);
+        }
+        if k.group == "admissionregistration.k8s.io" && k.kind.ends_with("WebhookConfiguration") {
+            self.webhooks = None;
         }
     }
 
