@@ -187,7 +187,7 @@ async fn vpa_recreated_pods_come_back_only_as_far_as_quota_lets_them() {
     let vpa_doc = scen::get(&c, &ns, "autoscaling.k8s.io/v1", "VerticalPodAutoscaler", scen::DEPLOYMENT).await.unwrap().expect("the VPA");
     let before = plugin_stdin(&kubeconfig, &["check", "-f", "-", "-n", &ns, "-o", "json"], &vpa_doc.to_string());
     let report: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap_or_else(|e| panic!("check: {e}: {}", text(&before.stderr)));
-    let v = &report["documents"][0]["vertical"];
+    let v = &report["documents"][0]["vpa"];
     assert_eq!((v["pods"].as_i64(), v["fits"].as_i64(), v["quota"].as_str()), (Some(5), Some(3), Some("compute")), "{report}");
     let predicted = v["message"].as_str().unwrap_or_default().to_string();
 

@@ -103,7 +103,7 @@ pub struct DocumentReport {
     pub autoscaling: Option<crate::autoscaling::Ceiling>,
     /// How many of the workload's running pods quota lets come back at its
     /// VerticalPodAutoscaler's target.
-    #[serde(rename = "vertical", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub vpa: Option<crate::autoscaling::VpaCeiling>,
     /// Pods created whose ResourceClaims quota refuses: they stay Pending.
     #[serde(skip_serializing_if = "Option::is_none")]
