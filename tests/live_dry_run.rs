@@ -54,17 +54,7 @@ impl Drop for Cleanup {
 /// The injector registered for namespaces labelled `<its configuration's name>: "yes"`.
 async fn register(c: &Client, injector: &Injector, tag: &str) -> Cleanup {
     let name = format!("kq-test-dry-run-{tag}-{}", std::process::id() % 100000);
-    let hook: MutatingWebhookConfiguration = serde_json::from_value(json!({
-        "metadata": {"name": name},
-        "webhooks": [{
-            "name": "sidecar-injector.kq.test",
-            "clientConfig": {"url": injector.url(), "caBundle": injector.ca_bundle()},
-            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
-            "namespaceSelector": {"matchLabels": {name.clone(): "yes"}},
-            "failurePolicy": "Fail", "sideEffects": "None", "admissionReviewVersions": ["v1"], "timeoutSeconds": 5,
-        }],
-    }))
-    .unwrap();
+    let hook: MutatingWebhookConfiguration = serde_json::from_value(injector.configuration(&name, "None")).unwrap();
     Api::<MutatingWebhookConfiguration>::all(c.clone()).create(&PostParams::default(), &hook).await.unwrap();
     Cleanup { c: c.clone(), webhook: name, namespaces: vec![], rbac: None }
 }
@@ -311,18 +301,10 @@ async fn a_webhook_that_does_not_support_dry_run_leaves_the_pods_as_written_with
         kind: "MutatingWebhookConfiguration".into(),
         plural: "mutatingwebhookconfigurations".into(),
     };
-    let hook: kube::api::DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "admissionregistration.k8s.io/v1beta1", "kind": "MutatingWebhookConfiguration",
-        "metadata": {"name": name},
-        "webhooks": [{
-            "name": "sidecar-injector.kq.test",
-            "clientConfig": {"url": injector.url(), "caBundle": injector.ca_bundle()},
-            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
-            "namespaceSelector": {"matchLabels": {name.clone(): "yes"}},
-            "failurePolicy": "Fail", "sideEffects": "Unknown", "admissionReviewVersions": ["v1"], "timeoutSeconds": 5,
-        }],
-    }))
-    .unwrap();
+    let mut hook = injector.configuration(&name, "Unknown");
+    hook["apiVersion"] = "admissionregistration.k8s.io/v1beta1".into();
+    hook["kind"] = "MutatingWebhookConfiguration".into();
+    let hook: kube::api::DynamicObject = serde_json::from_value(hook).unwrap();
     Api::<kube::api::DynamicObject>::all_with(c.clone(), &ar).create(&PostParams::default(), &hook).await.unwrap();
     let ns = injected_namespace(&c, &mut cleanup, "kq-dry-run-unknown", "1").await;
     let manifest = Manifest::new(&ns, &shop(""));

@@ -17,7 +17,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::autoscalers as scen;
-use common::live::{client, free_port, lab_dir, new_namespace, plugin, text, until, warnings};
+use common::live::{client, free_port, guard_certs, kubectl_here, lab_dir, new_namespace, plugin, text, until, warnings};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::{Event, Node, Pod, ResourceQuota, Secret};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -147,15 +147,11 @@ impl Drop for Stopped {
 async fn the_guard_warns_at_apply_time_exactly_where_the_controllers_then_refuse() {
     let Some(dir) = lab_dir() else { return };
     let kubeconfig = dir.join("kubeconfig");
-    if Command::new("kubectl").arg("version").arg("--client").output().is_err() {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "kubectl is needed to test the guard at apply time");
-        eprintln!("*** SKIPPED: kubectl is not installed ***");
+    if !kubectl_here("test the guard at apply time") {
         return;
     }
     let c = client(&kubeconfig).await;
-    let certs = std::env::temp_dir().join(format!("kq-guard-certs-{}", std::process::id()));
-    let made = plugin(&kubeconfig, &["guard", "certs", "--host", "127.0.0.1", "--dir", certs.to_str().unwrap()]);
-    assert!(made.status.success(), "{}", text(&made.stderr));
+    let certs = guard_certs(&kubeconfig, "guard-certs");
     let port = free_port();
     let listen = format!("127.0.0.1:{port}");
     let log = std::fs::File::create(certs.join("guard.log")).unwrap();

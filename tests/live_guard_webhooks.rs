@@ -23,7 +23,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::injector::Injector;
-use common::live::{client, drop_namespace, free_port, lab_dir, new_namespace, plugin, text, until, warnings};
+use common::live::{client, drop_namespace, free_port, guard_certs, kubectl_here, lab_dir, new_namespace, plugin, text, until, until_else, warnings};
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::{Event, Namespace, ResourceQuota};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
@@ -43,30 +43,23 @@ fn apply(kubeconfig: &Path, manifest: &str, extra: &[&str]) -> Output {
 }
 
 /// [`until`], and on failure the guard's metrics and log.
-async fn until_or_say<T, F, Fut>(dir: &Path, base: &str, secs: u64, what: &str, mut f: F) -> T
+async fn until_or_say<T, F, Fut>(dir: &Path, base: &str, secs: u64, what: &str, f: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = f().await {
-            return v;
-        }
-        if Instant::now() > deadline {
-            let m = metrics(dir, base);
-            let said: Vec<&str> =
-                m.lines().filter(|l| l.starts_with("kubectl_quota_guard_dry_run") || l.starts_with("kubectl_quota_guard_requests_total")).collect();
-            let logs: Vec<String> = std::fs::read_dir(dir)
-                .unwrap()
-                .flatten()
-                .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
-                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
-                .collect();
-            panic!("waited {secs} s for {what}\n{}\n{}", said.join("\n"), logs.join("\n"));
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    until_else(secs, what, f, || {
+        let m = metrics(dir, base);
+        let said: Vec<&str> = m.lines().filter(|l| l.starts_with("kubectl_quota_guard_dry_run") || l.starts_with("kubectl_quota_guard_requests_total")).collect();
+        let logs: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+            .collect();
+        format!("{}\n{}", said.join("\n"), logs.join("\n"))
+    })
+    .await
 }
 
 /// What the test made: removed when dropped, whatever happens.
@@ -167,29 +160,15 @@ async fn injected_namespace(c: &Client, cleanup: &mut Cleanup, prefix: &str) -> 
 async fn the_guard_quotes_the_pods_a_sidecar_injector_returns_with_dry_runs_and_names_it_without() {
     let Some(dir) = lab_dir() else { return };
     let kubeconfig = dir.join("kubeconfig");
-    if Command::new("kubectl").arg("version").arg("--client").output().is_err() {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "kubectl is needed to test the guard at apply time");
-        eprintln!("*** SKIPPED: kubectl is not installed ***");
+    if !kubectl_here("test the guard at apply time") {
         return;
     }
     let c = client(&kubeconfig).await;
-    let certs = std::env::temp_dir().join(format!("kq-guard-webhooks-{}", std::process::id()));
-    let made = plugin(&kubeconfig, &["guard", "certs", "--host", "127.0.0.1", "--dir", certs.to_str().unwrap()]);
-    assert!(made.status.success(), "{}", text(&made.stderr));
+    let certs = guard_certs(&kubeconfig, "guard-webhooks");
     let injector = Injector::start();
     let name = format!("kq-test-guard-injector-{}", std::process::id() % 100000);
     let mut cleanup = Cleanup { c: c.clone(), kubeconfig: kubeconfig.clone(), injector: name.clone(), namespaces: vec![], guard: None, dir: certs.clone() };
-    let hook: MutatingWebhookConfiguration = serde_json::from_value(json!({
-        "metadata": {"name": name},
-        "webhooks": [{
-            "name": "sidecar-injector.kq.test",
-            "clientConfig": {"url": injector.url(), "caBundle": injector.ca_bundle()},
-            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
-            "namespaceSelector": {"matchLabels": {name.clone(): "yes"}},
-            "failurePolicy": "Fail", "sideEffects": "None", "admissionReviewVersions": ["v1"], "timeoutSeconds": 5,
-        }],
-    }))
-    .unwrap();
+    let hook: MutatingWebhookConfiguration = serde_json::from_value(injector.configuration(&name, "None")).unwrap();
     Api::<MutatingWebhookConfiguration>::all(c.clone()).create(&PostParams::default(), &hook).await.unwrap();
 
     // 1. Dry runs on: the pods as the injector returns them, 300m each; the fourth is refused.

@@ -207,9 +207,7 @@ async fn a_namespace_mismatch_and_a_missing_namespace_are_refused_as_kubectl_and
 #[tokio::test(flavor = "multi_thread")]
 async fn a_quota_created_with_its_namespace_in_one_apply_is_enforced_on_what_follows() {
     let Some(kubeconfig) = lab() else { return };
-    if std::process::Command::new("kubectl").arg("version").arg("--client").output().is_err() {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "kubectl is needed to apply the file as a user would");
-        eprintln!("*** SKIPPED: kubectl is not installed ***");
+    if !common::live::kubectl_here("apply the file as a user would") {
         return;
     }
     let c = client(&kubeconfig).await;

@@ -771,6 +771,22 @@ fn oracle(release: Release) -> Result<String, String> {
     Ok(path)
 }
 
+/// Two tests of one differential check: `$run` against upstream 1.37.2's code with the
+/// engine's 1.37 rules, and against 1.38.0-beta.0's code with its 1.38 rules.
+macro_rules! at_both_releases {
+    ($run:ident: $at_1_37:ident, $at_1_38:ident) => {
+        #[test]
+        fn $at_1_37() {
+            $run(R1_37);
+        }
+
+        #[test]
+        fn $at_1_38() {
+            $run(R1_38);
+        }
+    };
+}
+
 /// The oracle's binary and the run's seed (`KUBECTL_QUOTA_ORACLE_SEED`, else the clock);
 /// `None`, said loudly, when the oracle cannot be built (under CI=true that fails instead).
 fn oracle_and_seed(what: &str, release: Release) -> Option<(String, u64)> {
@@ -923,16 +939,7 @@ fn engine_admit(
     Ok(json!({"allowed": d.allowed, "message": message, "quotas": used}))
 }
 
-#[test]
-fn engine_agrees_with_upstream_code() {
-    quota_agrees_with_upstream(R1_37);
-}
-
-/// The same generated cases against 1.38.0-beta.0's code and the engine's 1.38 rules.
-#[test]
-fn engine_agrees_with_upstream_1_38_code() {
-    quota_agrees_with_upstream(R1_38);
-}
+at_both_releases!(quota_agrees_with_upstream: engine_agrees_with_upstream_code, engine_agrees_with_upstream_1_38_code);
 
 fn quota_agrees_with_upstream(release: Release) {
     let Some((binary, seed)) = oracle_and_seed("the differential test against upstream Kubernetes code", release) else { return };
@@ -1359,17 +1366,9 @@ fn the_changes_of_1_38_answer_as_upstream_code_at_both_releases() {
     assert!(differences.is_empty(), "{} pinned answers differ from upstream:\n{}", differences.len(), differences.join("\n"));
 }
 
-/// LimitRanger (docs/semantics.md §9) against upstream 1.37.2's own functions on generated
-/// LimitRanges, pods and claims: the same verdict and words, case by case.
-#[test]
-fn limit_ranger_agrees_with_upstream_code() {
-    limit_ranger_agrees_with_upstream(R1_37);
-}
-
-#[test]
-fn limit_ranger_agrees_with_upstream_1_38_code() {
-    limit_ranger_agrees_with_upstream(R1_38);
-}
+// LimitRanger (docs/semantics.md §9) against upstream's own functions on generated
+// LimitRanges, pods and claims: the same verdict and words, case by case.
+at_both_releases!(limit_ranger_agrees_with_upstream: limit_ranger_agrees_with_upstream_code, limit_ranger_agrees_with_upstream_1_38_code);
 
 fn limit_ranger_agrees_with_upstream(release: Release) {
     let Some((binary, seed)) = oracle_and_seed("the LimitRanger differential test", release) else { return };
@@ -1691,15 +1690,7 @@ fn psa_labels(rng: &mut Rng) -> Map<String, Value> {
     labels
 }
 
-#[test]
-fn pod_security_agrees_with_upstream_code() {
-    pod_security_agrees_with_upstream(R1_37);
-}
-
-#[test]
-fn pod_security_agrees_with_upstream_1_38_code() {
-    pod_security_agrees_with_upstream(R1_38);
-}
+at_both_releases!(pod_security_agrees_with_upstream: pod_security_agrees_with_upstream_code, pod_security_agrees_with_upstream_1_38_code);
 
 fn pod_security_agrees_with_upstream(release: Release) {
     use kubectl_quota_engine::admission::pod_security;

@@ -65,6 +65,22 @@ impl Injector {
     pub fn ca_bundle(&self) -> String {
         base64(self.ca_pem.as_bytes())
     }
+
+    /// A MutatingWebhookConfiguration `name` (apiVersion and kind left to the caller) that
+    /// sends this injector the pods created in namespaces labelled `<name>: "yes"`, with the
+    /// `sideEffects` given (v1 takes `None`, v1beta1 also `Unknown`).
+    pub fn configuration(&self, name: &str, side_effects: &str) -> Value {
+        json!({
+            "metadata": {"name": name},
+            "webhooks": [{
+                "name": "sidecar-injector.kq.test",
+                "clientConfig": {"url": self.url(), "caBundle": self.ca_bundle()},
+                "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
+                "namespaceSelector": {"matchLabels": {name: "yes"}},
+                "failurePolicy": "Fail", "sideEffects": side_effects, "admissionReviewVersions": ["v1"], "timeoutSeconds": 5,
+            }],
+        })
+    }
 }
 
 impl Drop for Injector {

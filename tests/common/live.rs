@@ -160,7 +160,16 @@ where
 
 /// [`eventually`] for a probe with nothing to say on the way: polls `f` every 200 ms until it
 /// gives `Some`, for at most `secs` seconds.
-pub async fn until<T, F, Fut>(secs: u64, what: &str, mut f: F) -> T
+pub async fn until<T, F, Fut>(secs: u64, what: &str, f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    until_else(secs, what, f, String::new).await
+}
+
+/// [`until`], the failure also saying what `say` tells then (a server's metrics and log).
+pub async fn until_else<T, F, Fut>(secs: u64, what: &str, mut f: F, say: impl FnOnce() -> String) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
@@ -170,7 +179,9 @@ where
         if let Some(v) = f().await {
             return v;
         }
-        assert!(Instant::now() < deadline, "waited {secs} s for {what}");
+        if Instant::now() >= deadline {
+            panic!("waited {secs} s for {what}\n{}", say());
+        }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -183,4 +194,24 @@ pub fn warnings(out: &Output) -> Vec<String> {
 /// A loopback port free now.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Whether kubectl is installed, for a test that applies files as a user would (`why`): under
+/// CI=true it must be; elsewhere its absence skips the test, loudly.
+pub fn kubectl_here(why: &str) -> bool {
+    if std::process::Command::new("kubectl").arg("version").arg("--client").output().is_ok() {
+        return true;
+    }
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "kubectl is needed to {why}");
+    eprintln!("*** SKIPPED: kubectl is not installed ***");
+    false
+}
+
+/// A lab guard's certificates (`guard certs` for 127.0.0.1), in a fresh directory named
+/// after `tag` and this process.
+pub fn guard_certs(kubeconfig: &Path, tag: &str) -> PathBuf {
+    let certs = std::env::temp_dir().join(format!("kq-{tag}-{}", std::process::id()));
+    let made = plugin(kubeconfig, &["guard", "certs", "--host", "127.0.0.1", "--dir", certs.to_str().unwrap()]);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    certs
 }
