@@ -50,7 +50,8 @@ where
 {
     until_else(secs, what, f, || {
         let m = metrics(dir, base);
-        let said: Vec<&str> = m.lines().filter(|l| l.starts_with("kubectl_quota_guard_dry_run") || l.starts_with("kubectl_quota_guard_requests_total")).collect();
+        let said: Vec<&str> =
+            m.lines().filter(|l| l.starts_with("kubectl_quota_guard_dry_run") || l.starts_with("kubectl_quota_guard_requests_total")).collect();
         let logs: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .flatten()

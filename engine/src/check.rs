@@ -442,6 +442,7 @@ impl<'a> Checker<'a> {
             report.undecided.push(Undecided {
                 lacking: None,
                 why: "a DaemonSet runs one pod per eligible node and the node count is unknown: pass --nodes N to check its pods".into(),
+                late: false,
             });
         }
         if let Some(r) = pods.claim_refusal {

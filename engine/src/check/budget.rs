@@ -17,6 +17,7 @@
 //! let r = check(&mut ClusterState::default(), objs, &opts);
 //! assert_eq!(r.documents[0].outcome(), Outcome::Undecided);
 //! assert!(r.documents[0].undecided[0].why.starts_with("not decided within 0 ms"));
+//! assert!(r.documents[0].undecided[0].late);
 //! ```
 
 use std::time::{Duration, Instant};
@@ -45,6 +46,7 @@ impl Budget {
         Undecided {
             lacking: None,
             why: format!("not decided within {} (--decision-timeout): {left} not checked; what was decided before stands", in_words(self.within)),
+            late: true,
         }
     }
 }

@@ -20,7 +20,7 @@ pub(super) fn lacking_for(obj: &Object, state: &ClusterState, ns: &str, rules: &
     let mut out = Vec::new();
     let mut need = |lacking: Lacking, why: String| {
         if state.lacks(lacking) && !out.iter().any(|u: &Undecided| u.lacking == Some(lacking) && u.why == why) {
-            out.push(Undecided { lacking: Some(lacking), why });
+            out.push(Undecided { lacking: Some(lacking), why, late: false });
         }
     };
     match &obj.body {

@@ -142,6 +142,10 @@ pub struct Undecided {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lacking: Option<Lacking>,
     pub why: String,
+    /// Left undecided because the document's time ran out (`decide_within`), not for want
+    /// of anything.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub late: bool,
 }
 
 /// What happens to a document as a whole: the object, the pods its controllers create, and

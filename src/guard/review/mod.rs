@@ -404,8 +404,20 @@ fn answer(report: &kubectl_quota_engine::check::DocumentReport, unreplayed: Opti
     let mut said = warnings::for_document(report);
     said.extend(warnings::webhooks(report, !said.is_empty()));
     said.extend(unreplayed);
-    let said = fit(said);
+    // Past the deadline the engine left steps undecided: said, allowed, never refused, and
+    // counted late.
+    let late: Vec<String> = report
+        .undecided
+        .iter()
+        .filter(|u| u.late)
+        .map(|u| format!("kubectl-quota guard: {}; `kubectl quota check -f` the manifest to see the rest", u.why))
+        .collect();
     let ceiling = report.autoscaling.clone();
+    if !late.is_empty() {
+        said.extend(late);
+        return Answer { allowed: true, warnings: fit(said), message: None, why: Why::Late, ceiling };
+    }
+    let said = fit(said);
     if said.is_empty() {
         return Answer { allowed: true, warnings: said, message: None, why: Why::Fits, ceiling };
     }

@@ -385,6 +385,18 @@ fn a_vpa_is_answered_for_the_running_pods_of_its_target() {
         );
 }
 
+/// The engine's own bound (what is left of the guard's deadline) ran out between steps: the
+/// answer is allowed, never refused (even where the namespace enforces), and counted late.
+#[test]
+fn a_review_the_engine_left_undecided_for_time_is_allowed_and_late() {
+    let opts = CheckOptions { namespace: "shop".into(), decide_within: Some(std::time::Duration::ZERO), ..CheckOptions::default() };
+    let a = decide(hpa_review("CREATE", 12, None), shop(), &opts, true);
+    assert_eq!((a.allowed, a.why), (true, Why::Late));
+    assert!(a.warnings.iter().any(|w| w.contains("not decided within 0 ms")), "{:?}", a.warnings);
+    let opts = CheckOptions { decide_within: None, ..opts };
+    assert_eq!(decide(hpa_review("CREATE", 12, None), shop(), &opts, false).why, Why::Warned);
+}
+
 #[test]
 fn warnings_fit_the_servers_limits() {
     let long = "x".repeat(1000);
