@@ -27,7 +27,8 @@ fn a_refused_dry_run_refuses_every_replica_and_plan_takes_the_pods_as_written() 
     ] {
         let mut state = ClusterState::from_objects(objects("state.yaml", state_text), "ns");
         let answer = answer_of_refusal(code, message);
-        state.dry_runs = std::sync::Arc::new([(source.clone(), DryRun { answer, webhooks: vec!["sidecar.kq.test (injector)".into()] })].into());
+        state.dry_runs =
+            std::sync::Arc::new([(source.clone(), DryRun { answer, webhooks: vec!["sidecar.kq.test (injector)".into()], stood_in: vec![] })].into());
         let plan = kubectl_quota_engine::plan::plan(&state, objects("shop.yaml", shop), &opts);
         let report = check::check(&mut state, objects("shop.yaml", shop), &opts);
         let d = &report.documents[0];

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use kube::api::{Api, ApiResource, DynamicObject, PostParams};
-use kubectl_quota_engine::admission::ServerAnswer;
-use kubectl_quota_engine::check::dry_run::{answer_of_refusal, dry_runs_needed, DryRun, PodSource};
+use kubectl_quota_engine::admission::{ServerAnswer, StandIn};
+use kubectl_quota_engine::check::dry_run::{answer_of_refusal, dry_runs_needed, pod_without, refused_for_input, DryRun, PodSource};
 use kubectl_quota_engine::check::ClusterState;
 use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects::{self, Body, Object};
@@ -41,17 +41,36 @@ pub async fn dry_runs(conn: &Conn, state: &mut ClusterState, objs: &[Object], po
         return;
     }
     let answers: Vec<_> = futures::stream::iter(distinct)
-        .map(|((ns, json), docs)| async move { (ask(conn, ns, json, conn.timeout).await.answer, docs) })
+        .map(|((ns, json), docs)| async move { (ask_standing_in(conn, ns, json, objs).await, docs) })
         .buffer_unordered(IN_FLIGHT)
         .collect()
         .await;
     let mut out = BTreeMap::new();
-    for (answer, docs) in answers {
+    for ((answer, stood_in), docs) in answers {
         for (source, webhooks) in docs {
-            out.insert(source, DryRun { answer: answer.clone(), webhooks });
+            out.insert(source, DryRun { answer: answer.clone(), webhooks, stood_in: stood_in.clone() });
         }
     }
     state.dry_runs = Arc::new(out);
+}
+
+/// A dry run of the pod `json` in `ns`, asked again without what the server refused it for
+/// lacking where `objs` (the input) creates that first: its ServiceAccount, PriorityClass or
+/// RuntimeClass, which the server does not hold yet. The dry run is for what the webhooks add;
+/// what the input itself provides stays the engine's, in input order. A refusal for anything
+/// else is the answer.
+async fn ask_standing_in(conn: &Conn, ns: &str, json: &str, objs: &[Object]) -> (Result<ServerAnswer, String>, Vec<StandIn>) {
+    let mut stood_in = Vec::new();
+    let mut answer = ask(conn, ns, json, conn.timeout).await.answer;
+    let Ok(mut pod) = serde_json::from_str::<serde_json::Value>(json) else { return (answer, stood_in) };
+    while let Ok(ServerAnswer::Refused(d)) = &answer {
+        let message = d.refusal.as_ref().map(|r| r.message.as_str()).unwrap_or_default();
+        let Some(s) = refused_for_input(message, ns, objs, &conn.namespace).filter(|s| !stood_in.contains(s)) else { break };
+        pod = pod_without(&pod, &s);
+        stood_in.push(s);
+        answer = ask(conn, ns, &pod.to_string(), conn.timeout).await.answer;
+    }
+    (answer, stood_in)
 }
 
 /// One dry run's outcome: the answer, and whether the lack of one may pass (the server did

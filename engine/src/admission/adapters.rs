@@ -192,13 +192,14 @@ impl Plugin for MutatingAdmissionWebhook {
         let mut notes = Vec::new();
         // The reinvocation sees the server's pod already: it is not taken again.
         match a.cluster.server.filter(|_| !a.reinvoked) {
-            Some((ServerAnswer::Refused(d), _)) => {
+            Some((ServerAnswer::Refused(d), _, _)) => {
                 let (reason, message) = d.refusal.as_ref().map(|r| (r.reason, r.message.clone())).unwrap_or((RefusalReason::Admission, String::new()));
                 return Err(Denial { reason, message, decision: Some(d.clone()), notes: vec![] });
             }
-            Some((ServerAnswer::Admitted(server), webhooks)) => {
+            Some((ServerAnswer::Admitted(server), webhooks, stood_in)) => {
                 notes.push(server_pod_note(p, server, webhooks));
-                *p = (**server).clone();
+                let mine = std::mem::replace(p, (**server).clone());
+                stood_in.iter().for_each(|s| s.restore(p, &mine));
             }
             None => {}
         }

@@ -98,7 +98,7 @@ pub struct Cluster<'a> {
     /// What the API server answered a dry run of the pod being created, and the mutating
     /// webhooks that see it (their names): the webhooks' changes, which no API describes,
     /// are the server's.
-    pub server: Option<(&'a ServerAnswer, &'a [String])>,
+    pub server: Option<ServerPod<'a>>,
 }
 
 /// The API server's answer to a create of a pod sent with `?dryRun=All`: the whole chain ran,
@@ -111,6 +111,45 @@ pub enum ServerAnswer {
     /// decision it is (a quota's refusal with the rows its message gives).
     Refused(Box<Decision>),
 }
+
+/// What a dry run of a pod was asked without because the input creates it before the pod and
+/// the server does not hold it yet (a chart's own ServiceAccount, PriorityClass or
+/// RuntimeClass): the server would refuse the pod for it, where the input's own order admits
+/// it. The pod the server returns keeps the chain's own value of what was left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StandIn {
+    ServiceAccount(String),
+    PriorityClass(String),
+    RuntimeClass(String),
+}
+
+impl StandIn {
+    /// What was left out, in words (`ServiceAccount "builder"`).
+    pub fn what(&self) -> String {
+        match self {
+            StandIn::ServiceAccount(n) => format!("ServiceAccount {n:?}"),
+            StandIn::PriorityClass(n) => format!("PriorityClass {n:?}"),
+            StandIn::RuntimeClass(n) => format!("RuntimeClass {n:?}"),
+        }
+    }
+
+    /// Puts back into `server` (the pod the server returned) the fields the chain set in
+    /// `mine` for what was left out: the name, and what the chain derived from it.
+    pub fn restore(&self, server: &mut crate::objects::Pod, mine: &crate::objects::Pod) {
+        match self {
+            StandIn::ServiceAccount(_) => server.service_account_name = mine.service_account_name.clone(),
+            StandIn::PriorityClass(_) => server.priority_class_name = mine.priority_class_name.clone(),
+            StandIn::RuntimeClass(_) => {
+                server.runtime_class_name = mine.runtime_class_name.clone();
+                server.overhead = mine.overhead.clone();
+            }
+        }
+    }
+}
+
+/// The API server's answer to a dry run of a pod, the mutating webhooks that see it, and what
+/// it was asked without ([`StandIn`]).
+pub type ServerPod<'a> = (&'a ServerAnswer, &'a [String], &'a [StandIn]);
 
 /// How a request is sent and judged.
 #[derive(Debug, Clone, Copy)]

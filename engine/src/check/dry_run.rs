@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use super::webhooks::seen_by;
 use super::ClusterState;
-use crate::admission::{Decision, QuotaReport, QuotaVerdict, Refusal, RefusalReason, ResourceRow, ServerAnswer, Stage};
+use crate::admission::{Decision, QuotaReport, QuotaVerdict, Refusal, RefusalReason, ResourceRow, ServerAnswer, Stage, StandIn};
 use crate::manifest::Origin;
 use crate::objects::{Body, Object};
 use crate::quantity::Quantity;
@@ -35,6 +35,8 @@ pub struct DryRun {
     pub answer: Result<ServerAnswer, String>,
     /// The webhooks (`name (configuration)`).
     pub webhooks: Vec<String>,
+    /// What the pod was sent without: the input creates it first, the server had none yet.
+    pub stood_in: Vec<StandIn>,
 }
 
 /// A pod to ask the server for: the document it comes from, where it is created, and the
@@ -116,6 +118,50 @@ pub fn pod_to_send(doc: &Value, obj: &Object) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+/// What of the input a dry run's refusal (`message`) says the server lacks, when the input
+/// creates it (`objs`, in namespace `ns` for a ServiceAccount): the pod is to be asked again
+/// without it. `None` when the refusal is for anything else, or names what the input does
+/// not create (the server's words are then the answer).
+pub fn refused_for_input(message: &str, ns: &str, objs: &[Object], default_namespace: &str) -> Option<StandIn> {
+    let named = |after: &str, before: &str| -> Option<String> {
+        let (_, rest) = message.split_once(after)?;
+        let (name, _) = rest.split_once(before)?;
+        Some(name.to_string())
+    };
+    let creates = |kind: &str, name: &str, namespaced: bool| {
+        objs.iter().any(|o| o.type_info.kind == kind && o.meta.name == name && (!namespaced || o.meta.namespace.as_deref().unwrap_or(default_namespace) == ns))
+    };
+    // ServiceAccount: `error looking up service account NS/NAME: serviceaccount "NAME" not found`.
+    if let Some(name) = named("serviceaccount \"", "\" not found").filter(|n| creates("ServiceAccount", n, true)) {
+        return Some(StandIn::ServiceAccount(name));
+    }
+    // Priority: `no PriorityClass with name NAME was found`.
+    if let Some(name) = named("no PriorityClass with name ", " was found").filter(|n| creates("PriorityClass", n, false)) {
+        return Some(StandIn::PriorityClass(name));
+    }
+    // RuntimeClass: `pod rejected: RuntimeClass "NAME" not found`.
+    if let Some(name) = named("RuntimeClass \"", "\" not found").filter(|n| creates("RuntimeClass", n, false)) {
+        return Some(StandIn::RuntimeClass(name));
+    }
+    None
+}
+
+/// The pod to send again without what `s` names (the server then takes its default: the
+/// namespace's `default` ServiceAccount, the global default PriorityClass or none, no
+/// RuntimeClass), as JSON.
+pub fn pod_without(pod: &Value, s: &StandIn) -> Value {
+    let mut pod = pod.clone();
+    if let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) {
+        let fields: &[&str] = match s {
+            StandIn::ServiceAccount(_) => &["serviceAccountName", "serviceAccount"],
+            StandIn::PriorityClass(_) => &["priorityClassName", "priority", "preemptionPolicy"],
+            StandIn::RuntimeClass(_) => &["runtimeClassName", "overhead"],
+        };
+        fields.iter().for_each(|f| _ = spec.remove(*f));
+    }
+    pod
 }
 
 /// `runs` where quota's refusals are no answer (why in words): a check against quotas opened
@@ -277,7 +323,7 @@ mod tests {
         let served = "apiVersion: v1\nkind: Pod\nmetadata: {name: shop-abc, namespace: ns, labels: {app: shop}}\nspec:\n  containers:\n  - {name: app, image: x, resources: {requests: {cpu: 200m}}}\n  - {name: istio-proxy, image: x, resources: {requests: {cpu: 100m, memory: 128Mi}, limits: {cpu: '2', memory: 1Gi}}}\nstatus: {phase: Pending, qosClass: Burstable}\n";
         let Body::Pod(pod) = objects("server", served).remove(0).body else { panic!("a pod") };
         let answer = Ok(ServerAnswer::Admitted(Box::new(pod)));
-        state.dry_runs = std::sync::Arc::new([(asks[0].source.clone(), DryRun { answer, webhooks: asks[0].webhooks.clone() })].into());
+        state.dry_runs = std::sync::Arc::new([(asks[0].source.clone(), DryRun { answer, webhooks: asks[0].webhooks.clone(), stood_in: vec![] })].into());
         let opts = crate::check::CheckOptions { namespace: "ns".into(), ..Default::default() };
         let report = crate::check::check(&mut state, input, &opts);
         let d = &report.documents[0];
@@ -290,5 +336,67 @@ mod tests {
         );
         assert!(d.webhooks[0].dry_run, "{d:#?}");
         assert!(d.notes.iter().any(|n| n.contains("its pods are as the API server returned them from a dry run")), "{:#?}", d.notes);
+    }
+
+    /// The server refuses a pod for what the input creates before it (a chart's own
+    /// ServiceAccount, PriorityClass, RuntimeClass): that is asked again without it. A
+    /// refusal naming what the input does not create, or anything else, is the answer.
+    #[test]
+    fn a_refusal_for_what_the_input_creates_first_is_asked_again_without_it() {
+        let input: Vec<Object> = parse_str(
+            "chart.yaml",
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: gitea}\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: gold}\nvalue: 10\n---\napiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata\n",
+        )
+        .unwrap()
+        .iter()
+        .map(|d| decode(d).unwrap())
+        .collect();
+        let sa = StandIn::ServiceAccount("gitea".into());
+        let cases: Vec<(&str, &str, Option<StandIn>)> = vec![
+            ("error looking up service account mesh/gitea: serviceaccount \"gitea\" not found", "mesh", Some(sa.clone())),
+            // Another namespace's ServiceAccount of that name is not the input's.
+            ("error looking up service account other/gitea: serviceaccount \"gitea\" not found", "other", None),
+            ("error looking up service account mesh/redis: serviceaccount \"redis\" not found", "mesh", None),
+            ("no PriorityClass with name gold was found", "mesh", Some(StandIn::PriorityClass("gold".into()))),
+            ("no PriorityClass with name silver was found", "mesh", None),
+            ("pod rejected: RuntimeClass \"kata\" not found", "mesh", Some(StandIn::RuntimeClass("kata".into()))),
+            ("exceeded quota: compute, requested: requests.cpu=1, used: requests.cpu=0, limited: requests.cpu=500m", "mesh", None),
+            ("admission webhook \"deny.kq.test\" denied the request: serviceaccount \"gitea\" is not allowed", "mesh", None),
+        ];
+        for (message, ns, want) in cases {
+            assert_eq!(refused_for_input(message, ns, &input, "mesh"), want, "{message}");
+        }
+        let pod = serde_json::json!({"kind": "Pod", "spec": {"serviceAccountName": "gitea", "serviceAccount": "gitea", "priorityClassName": "gold", "containers": []}});
+        assert_eq!(pod_without(&pod, &sa), serde_json::json!({"kind": "Pod", "spec": {"priorityClassName": "gold", "containers": []}}));
+        let pod = pod_without(&pod_without(&pod, &sa), &StandIn::PriorityClass("gold".into()));
+        assert_eq!(pod, serde_json::json!({"kind": "Pod", "spec": {"containers": []}}));
+    }
+
+    /// The pod the server returned for a dry run sent without the input's ServiceAccount keeps
+    /// the one it names (the ServiceAccount plugin then finds it, created by the input before;
+    /// the namespace has no `default` to fall back on here), and the report says how the dry
+    /// run was asked.
+    #[test]
+    fn a_pod_asked_without_its_serviceaccount_keeps_its_own() {
+        let state_text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns, labels: {inject: 'yes'}}\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: builder, namespace: ns}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: injector}\nwebhooks: [{name: sidecar.kq.test, clientConfig: {url: 'https://127.0.0.1:1/inject'}, rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}], namespaceSelector: {matchLabels: {inject: 'yes'}}, sideEffects: None, admissionReviewVersions: [v1]}]\n";
+        let objects = |file: &str, text: &str| -> Vec<Object> { parse_str(file, text).unwrap().iter().map(|d| decode(d).unwrap()).collect() };
+        let mut state = ClusterState::from_objects(objects("state.yaml", state_text), "ns");
+        let chart = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: gitea}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: gitea}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: gitea}}\n  template:\n    metadata: {labels: {app: gitea}}\n    spec: {serviceAccountName: gitea, containers: [{name: app, image: x}]}\n";
+        let input = objects("chart.yaml", chart);
+        let served = "apiVersion: v1\nkind: Pod\nmetadata: {name: gitea-abc, namespace: ns, labels: {app: gitea}}\nspec:\n  serviceAccountName: default\n  containers:\n  - {name: app, image: x}\n  - {name: istio-proxy, image: x, resources: {requests: {cpu: 100m}}}\n";
+        let Body::Pod(pod) = objects("server", served).remove(0).body else { panic!("a pod") };
+        let run = DryRun {
+            answer: Ok(ServerAnswer::Admitted(Box::new(pod))),
+            webhooks: vec!["sidecar.kq.test (injector)".into()],
+            stood_in: vec![StandIn::ServiceAccount("gitea".into())],
+        };
+        state.dry_runs = std::sync::Arc::new([(("chart.yaml".to_string(), 2, None), run)].into());
+        let opts = crate::check::CheckOptions { namespace: "ns".into(), ..Default::default() };
+        let report = crate::check::check(&mut state, input, &opts);
+        let d = &report.documents[1];
+        assert_eq!((d.replicas, d.replicas_admitted), (Some(2), Some(2)), "{d:#?}");
+        let pods = d.pods.as_ref().unwrap();
+        assert!(pods.mutations.iter().any(|m| m.contains("container istio-proxy")), "{pods:#?}");
+        assert!(d.notes.iter().any(|n| n.contains("sent without ServiceAccount \"gitea\", which this input creates before them")), "{:#?}", d.notes);
     }
 }

@@ -39,7 +39,7 @@ fn admit_through(
     let old = state.existing.get(&(ns.to_string(), obj.type_info.group_resource(), obj.meta.name.clone()));
     let dry_runs = std::sync::Arc::clone(&state.dry_runs);
     let server = match dry_runs.get(&super::dry_run::source_of(&obj.origin)).filter(|_| asked && old.is_none()) {
-        Some(super::dry_run::DryRun { answer: Ok(answer), webhooks }) => Some((answer, webhooks.as_slice())),
+        Some(super::dry_run::DryRun { answer: Ok(answer), webhooks, stood_in }) => Some((answer, webhooks.as_slice(), stood_in.as_slice())),
         _ => None,
     };
     // What the chain consults, beside the quotas it charges.

@@ -496,7 +496,7 @@ async fn dry_run(app: &App, d: &super::dry_run::DryRuns, request: &review::Reque
     let (answer, outcome) = d.answer(app.cache.webhook_changes(), &ask.namespace, &ask.json).await;
     let sent = outcome != super::dry_run::Outcome::Cached;
     app.metrics.dry_run(outcome, sent.then(|| started.elapsed()));
-    state.dry_runs = Arc::new([(ask.source, DryRun { answer, webhooks: ask.webhooks })].into());
+    state.dry_runs = Arc::new([(ask.source, DryRun { answer, webhooks: ask.webhooks, stood_in: vec![] })].into());
 }
 
 /// Puts the workload `t` of namespace `ns` into `state`, read from the cluster (one GET, at
