@@ -365,7 +365,7 @@ impl<'a> Checker<'a> {
             if let Some(d) = asked.filter(|d| d.answer.is_ok() && !d.stood_in.is_empty()) {
                 let what: Vec<String> = d.stood_in.iter().map(crate::admission::StandIn::what).collect();
                 report.notes.push(format!(
-                    "the dry run was sent without {}, which this input creates before them and the server holds none of yet: its answer stands for what the webhooks add, and the pods keep their own",
+                    "the dry run was made without {}, which this input creates before them and the server does not hold yet: its answer stands for what the webhooks add, and the pods keep their own",
                     what.join(" and ")
                 ));
             }

@@ -372,16 +372,16 @@ mod tests {
         assert_eq!(pod, serde_json::json!({"kind": "Pod", "spec": {"containers": []}}));
     }
 
-    /// The pod the server returned for a dry run sent without the input's ServiceAccount keeps
-    /// the one it names (the ServiceAccount plugin then finds it, created by the input before;
+    /// The pod the server returned for a dry run sent without the input's ServiceAccount (and
+    /// made without its LimitRange) keeps the ServiceAccount it names and gets the defaults (the ServiceAccount plugin then finds it, created by the input before;
     /// the namespace has no `default` to fall back on here), and the report says how the dry
     /// run was asked.
     #[test]
     fn a_pod_asked_without_its_serviceaccount_keeps_its_own() {
-        let state_text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns, labels: {inject: 'yes'}}\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: builder, namespace: ns}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: injector}\nwebhooks: [{name: sidecar.kq.test, clientConfig: {url: 'https://127.0.0.1:1/inject'}, rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}], namespaceSelector: {matchLabels: {inject: 'yes'}}, sideEffects: None, admissionReviewVersions: [v1]}]\n";
+        let state_text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns, labels: {inject: 'yes'}}\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: builder, namespace: ns}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: ns}\nspec: {hard: {requests.cpu: 350m}}\nstatus: {hard: {requests.cpu: 350m}, used: {requests.cpu: '0'}}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: injector}\nwebhooks: [{name: sidecar.kq.test, clientConfig: {url: 'https://127.0.0.1:1/inject'}, rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}], namespaceSelector: {matchLabels: {inject: 'yes'}}, sideEffects: None, admissionReviewVersions: [v1]}]\n";
         let objects = |file: &str, text: &str| -> Vec<Object> { parse_str(file, text).unwrap().iter().map(|d| decode(d).unwrap()).collect() };
         let mut state = ClusterState::from_objects(objects("state.yaml", state_text), "ns");
-        let chart = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: gitea}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: gitea}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: gitea}}\n  template:\n    metadata: {labels: {app: gitea}}\n    spec: {serviceAccountName: gitea, containers: [{name: app, image: x}]}\n";
+        let chart = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: gitea}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: defaults}\nspec: {limits: [{type: Container, defaultRequest: {cpu: 100m}}]}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: gitea}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: gitea}}\n  template:\n    metadata: {labels: {app: gitea}}\n    spec: {serviceAccountName: gitea, containers: [{name: app, image: x}]}\n";
         let input = objects("chart.yaml", chart);
         let served = "apiVersion: v1\nkind: Pod\nmetadata: {name: gitea-abc, namespace: ns, labels: {app: gitea}}\nspec:\n  serviceAccountName: default\n  containers:\n  - {name: app, image: x}\n  - {name: istio-proxy, image: x, resources: {requests: {cpu: 100m}}}\n";
         let Body::Pod(pod) = objects("server", served).remove(0).body else { panic!("a pod") };
@@ -390,13 +390,16 @@ mod tests {
             webhooks: vec!["sidecar.kq.test (injector)".into()],
             stood_in: vec![StandIn::ServiceAccount("gitea".into())],
         };
-        state.dry_runs = std::sync::Arc::new([(("chart.yaml".to_string(), 2, None), run)].into());
+        state.dry_runs = std::sync::Arc::new([(("chart.yaml".to_string(), 3, None), run)].into());
         let opts = crate::check::CheckOptions { namespace: "ns".into(), ..Default::default() };
         let report = crate::check::check(&mut state, input, &opts);
-        let d = &report.documents[1];
-        assert_eq!((d.replicas, d.replicas_admitted), (Some(2), Some(2)), "{d:#?}");
+        // Each pod: the app's 100m from the input's LimitRange (the server's pod lacks it; the
+        // built-in plugins run again after a webhook's change, as the server's chain does) and
+        // the sidecar's 100m: one of the two fits 350m.
+        let d = &report.documents[2];
+        assert_eq!((d.replicas, d.replicas_admitted), (Some(2), Some(1)), "{d:#?}");
         let pods = d.pods.as_ref().unwrap();
         assert!(pods.mutations.iter().any(|m| m.contains("container istio-proxy")), "{pods:#?}");
-        assert!(d.notes.iter().any(|n| n.contains("sent without ServiceAccount \"gitea\", which this input creates before them")), "{:#?}", d.notes);
+        assert!(d.notes.iter().any(|n| n.contains("made without ServiceAccount \"gitea\", which this input creates before them")), "{:#?}", d.notes);
     }
 }
