@@ -16,7 +16,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::injector::{Injector, DENIAL};
-use common::live::{client, drop_namespace, lab, new_namespace, plugin, text};
+use common::live::{apply, client, drop_namespace, lab, new_namespace, plugin, text, until};
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::{Event, Namespace, ResourceQuota};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
@@ -30,11 +30,13 @@ struct Cleanup {
     webhook: String,
     namespaces: Vec<String>,
     rbac: Option<String>,
+    /// PriorityClasses a test's input created.
+    classes: Vec<String>,
 }
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        let (c, name, namespaces, rbac) = (self.c.clone(), self.webhook.clone(), self.namespaces.clone(), self.rbac.clone());
+        let (c, name, namespaces, rbac, classes) = (self.c.clone(), self.webhook.clone(), self.namespaces.clone(), self.rbac.clone(), self.classes.clone());
         tokio::task::block_in_place(|| {
             tokio::runtime::Handle::current().block_on(async move {
                 let dp = DeleteParams::default();
@@ -46,6 +48,9 @@ impl Drop for Cleanup {
                 for ns in namespaces {
                     drop_namespace(&c, &ns).await;
                 }
+                for class in classes {
+                    let _ = Api::<k8s_openapi::api::scheduling::v1::PriorityClass>::all(c.clone()).delete(&class, &dp).await;
+                }
             })
         });
     }
@@ -56,7 +61,7 @@ async fn register(c: &Client, injector: &Injector, tag: &str) -> Cleanup {
     let name = format!("kq-test-dry-run-{tag}-{}", std::process::id() % 100000);
     let hook: MutatingWebhookConfiguration = serde_json::from_value(injector.configuration(&name, "None")).unwrap();
     Api::<MutatingWebhookConfiguration>::all(c.clone()).create(&PostParams::default(), &hook).await.unwrap();
-    Cleanup { c: c.clone(), webhook: name, namespaces: vec![], rbac: None }
+    Cleanup { c: c.clone(), webhook: name, namespaces: vec![], rbac: None, classes: vec![] }
 }
 
 /// A new namespace labelled for the injector, with quota `compute` (hard `requests.cpu`),
@@ -293,7 +298,7 @@ async fn a_webhook_that_does_not_support_dry_run_leaves_the_pods_as_written_with
     let c = client(&kubeconfig).await;
     let injector = Injector::start();
     let name = format!("kq-test-dry-run-unknown-{}", std::process::id() % 100000);
-    let mut cleanup = Cleanup { c: c.clone(), webhook: name.clone(), namespaces: vec![], rbac: None };
+    let mut cleanup = Cleanup { c: c.clone(), webhook: name.clone(), namespaces: vec![], rbac: None, classes: vec![] };
     let ar = kube::api::ApiResource {
         group: "admissionregistration.k8s.io".into(),
         version: "v1beta1".into(),
@@ -315,5 +320,119 @@ async fn a_webhook_that_does_not_support_dry_run_leaves_the_pods_as_written_with
     let notes: Vec<&str> = doc["notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     assert!(notes.iter().any(|n| n.contains("sideEffects") && n.contains("does not support dry run")), "{notes:#?}");
     assert_eq!(injector.reviews.load(std::sync::atomic::Ordering::SeqCst), 0, "the server calls no webhook it cannot dry-run");
+    drop(cleanup);
+}
+
+/// A chart as `helm template` prints it (issue 61): its own ServiceAccount, ConfigMap, Secret
+/// and Service, a LimitRange and a PriorityClass, then a Deployment and a StatefulSet (with a
+/// volumeClaimTemplate) whose pods name that ServiceAccount and class, the StatefulSet's
+/// containers without requests (the LimitRange gives them).
+fn chart(class: &str) -> String {
+    format!(
+        "\
+apiVersion: v1
+kind: ServiceAccount
+metadata: {{name: gitea}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: gitea-config}}
+data: {{app.ini: 'RUN_MODE = prod'}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {{name: gitea-admin}}
+stringData: {{password: changeme}}
+---
+apiVersion: v1
+kind: Service
+metadata: {{name: gitea}}
+spec: {{selector: {{app: gitea}}, ports: [{{port: 3000}}]}}
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {{name: defaults}}
+spec: {{limits: [{{type: Container, defaultRequest: {{cpu: 100m}}}}]}}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {{name: {class}}}
+value: 1000
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: gitea}}
+spec:
+  replicas: 3
+  selector: {{matchLabels: {{app: gitea}}}}
+  template:
+    metadata: {{labels: {{app: gitea}}}}
+    spec:
+      serviceAccountName: gitea
+      priorityClassName: {class}
+      containers: [{{name: app, image: x, resources: {{requests: {{cpu: 200m}}}}}}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {{name: gitea-db}}
+spec:
+  replicas: 2
+  serviceName: gitea-db
+  podManagementPolicy: Parallel
+  selector: {{matchLabels: {{app: gitea-db}}}}
+  template:
+    metadata: {{labels: {{app: gitea-db}}}}
+    spec:
+      serviceAccountName: gitea
+      containers: [{{name: db, image: x}}]
+  volumeClaimTemplates:
+  - metadata: {{name: data}}
+    spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}}}
+"
+    )
+}
+
+/// Issue 61: in a mesh namespace, a chart's pods name the ServiceAccount and PriorityClass the
+/// chart itself creates first. A dry run of them is refused by the server, which holds neither
+/// yet; check asks again without them, charges the pods as the injector returns them (the
+/// sidecar's 100m, the LimitRange's default for the database), and its verdict is what the
+/// controllers then do when the documents are created in order: every pod.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_charts_pods_naming_what_the_chart_creates_first_are_answered_as_the_controllers_create_them() {
+    let Some(kubeconfig) = lab() else { return };
+    let c = client(&kubeconfig).await;
+    let injector = Injector::start();
+    let mut cleanup = register(&c, &injector, "chart").await;
+    // 3 × (200m + 100m) + 2 × (100m + 100m) = 1300m of 1500m.
+    let ns = injected_namespace(&c, &mut cleanup, "kq-dry-run-chart", "1500m").await;
+    let class = format!("kq-chart-{}", std::process::id() % 100000);
+    cleanup.classes.push(class.clone());
+    let yaml = chart(&class);
+    let manifest = Manifest::new(&format!("{ns}-chart"), &yaml);
+
+    let out = plugin(&kubeconfig, &["check", "-n", &ns, "-f", manifest.path(), "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", text(&out.stdout), text(&out.stderr));
+    let v = json_of(&out);
+    let docs = v["documents"].as_array().unwrap();
+    for (doc, replicas, left_out) in [
+        (&docs[6], 3, format!("ServiceAccount \"gitea\" and PriorityClass \"{class}\"")),
+        (&docs[7], 2, "LimitRange \"defaults\" (the defaults it gives were sent in the pod) and ServiceAccount \"gitea\"".into()),
+    ] {
+        assert_eq!((doc["replicas"].as_i64(), doc["replicasAdmitted"].as_i64()), (Some(replicas), Some(replicas)), "{doc:#}");
+        assert_eq!(doc["webhooks"][0]["dryRun"], true, "{doc:#}");
+        let said = |what: &str| doc["notes"].as_array().unwrap().iter().any(|n| n.as_str().is_some_and(|n| n.contains(what)));
+        assert!(said(&format!("the dry run was made without {left_out}, which this input creates before them")), "{doc:#}");
+        let mutations = doc["pods"]["mutations"].as_array().unwrap();
+        assert!(mutations.iter().any(|m| m.as_str().is_some_and(|m| m.contains("container istio-proxy"))), "{doc:#}");
+    }
+
+    // The real thing: created in order, the controllers make every pod (sidecar included).
+    apply(&c, &ns, &yaml).await.unwrap();
+    let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &ns);
+    until(120, "every pod of the chart charged to quota compute (1300m)", || async {
+        let q = serde_json::to_value(quotas.get("compute").await.ok()?).ok()?;
+        (q["status"]["used"]["requests.cpu"].as_str() == Some("1300m")).then_some(())
+    })
+    .await;
     drop(cleanup);
 }

@@ -11,43 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use common::live::{client, drop_namespace, eventually, lab, new_namespace, plugin, text};
+use common::live::{apply, client, drop_namespace, eventually, lab, new_namespace, plugin, text};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ResourceQuota;
-use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
+use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind};
 use kube::Client;
 use serde_json::Value;
-
-/// Creates every object of a YAML text in `ns`. Err carries the server's message.
-async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {
-    for doc in kubectl_quota_engine::manifest::parse_str("t.yaml", yaml).unwrap() {
-        // What follows a quota waits for the quota controller's first sync: pods admitted
-        // before it are counted only if its informer already saw them, else not until the
-        // next full resync (5 minutes), which the tests would wait for (seen on 1.20).
-        let quota = (doc.value["kind"] == "ResourceQuota").then(|| doc.value["metadata"]["name"].as_str().unwrap_or_default().to_string());
-        let v = doc.value;
-        let av = v["apiVersion"].as_str().unwrap().to_string();
-        let kind = v["kind"].as_str().unwrap().to_string();
-        let (g, ver) = av.rsplit_once('/').map(|(g, v)| (g.to_string(), v.to_string())).unwrap_or((String::new(), av.clone()));
-        let (ar, caps) = kube::discovery::pinned_kind(c, &GroupVersionKind::gvk(&g, &ver, &kind)).await.map_err(|e| e.to_string())?;
-        let api: Api<DynamicObject> =
-            if caps.scope == kube::discovery::Scope::Cluster { Api::all_with(c.clone(), &ar) } else { Api::namespaced_with(c.clone(), ns, &ar) };
-        let obj: DynamicObject = serde_json::from_value(v).map_err(|e| e.to_string())?;
-        api.create(&PostParams::default(), &obj).await.map_err(|e| match e {
-            kube::Error::Api(s) => s.message.clone(),
-            other => other.to_string(),
-        })?;
-        if let Some(name) = quota {
-            let quotas = Api::<ResourceQuota>::namespaced(c.clone(), ns);
-            let deadline = Instant::now() + Duration::from_secs(60);
-            while quotas.get(&name).await.map_err(|e| e.to_string())?.status.and_then(|s| s.used).is_none() {
-                assert!(Instant::now() < deadline, "quota {ns}/{name} never synced");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        }
-    }
-    Ok(())
-}
 
 /// Which list of a quota's status [`wait_quota`] reads.
 #[derive(Clone, Copy)]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use futures::StreamExt;
 use kube::api::{Api, ApiResource, DynamicObject, PostParams};
 use kubectl_quota_engine::admission::{ServerAnswer, StandIn};
-use kubectl_quota_engine::check::dry_run::{answer_of_refusal, dry_runs_needed, pod_without, refused_for_input, DryRun, PodSource};
+use kubectl_quota_engine::check::dry_run::{answer_of_refusal, dry_runs_needed, pod_without, refused_for_input, with_input_defaults, DryRun, PodSource};
 use kubectl_quota_engine::check::ClusterState;
 use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects::{self, Body, Object};
@@ -56,13 +56,15 @@ pub async fn dry_runs(conn: &Conn, state: &mut ClusterState, objs: &[Object], po
 
 /// A dry run of the pod `json` in `ns`, asked again without what the server refused it for
 /// lacking where `objs` (the input) creates that first: its ServiceAccount, PriorityClass or
-/// RuntimeClass, which the server does not hold yet. The dry run is for what the webhooks add;
+/// RuntimeClass, which the server does not hold yet; and sent with the defaults the input's
+/// LimitRanges of `ns` give, which the server would give it before its webhooks once they
+/// are stored. The dry run is for what the webhooks add;
 /// what the input itself provides stays the engine's, in input order. A refusal for anything
 /// else is the answer.
 async fn ask_standing_in(conn: &Conn, ns: &str, json: &str, objs: &[Object]) -> (Result<ServerAnswer, String>, Vec<StandIn>) {
-    let mut stood_in = Vec::new();
-    let mut answer = ask(conn, ns, json, conn.timeout).await.answer;
-    let Ok(mut pod) = serde_json::from_str::<serde_json::Value>(json) else { return (answer, stood_in) };
+    let Ok(pod) = serde_json::from_str::<serde_json::Value>(json) else { return (ask(conn, ns, json, conn.timeout).await.answer, vec![]) };
+    let (mut pod, mut stood_in) = with_input_defaults(&pod, ns, objs, &conn.namespace);
+    let mut answer = ask(conn, ns, &pod.to_string(), conn.timeout).await.answer;
     while let Ok(ServerAnswer::Refused(d)) = &answer {
         let message = d.refusal.as_ref().map(|r| r.message.as_str()).unwrap_or_default();
         let Some(s) = refused_for_input(message, ns, objs, &conn.namespace).filter(|s| !stood_in.contains(s)) else { break };

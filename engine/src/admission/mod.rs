@@ -121,6 +121,10 @@ pub enum StandIn {
     ServiceAccount(String),
     PriorityClass(String),
     RuntimeClass(String),
+    /// A LimitRange of the input: the pod is sent with the defaults it gives (which the server,
+    /// holding none of it yet, would not give, and its quota would then refuse a container
+    /// without a request); the server's pod has them as values of its own.
+    LimitRange(String),
 }
 
 impl StandIn {
@@ -130,6 +134,7 @@ impl StandIn {
             StandIn::ServiceAccount(n) => format!("ServiceAccount {n:?}"),
             StandIn::PriorityClass(n) => format!("PriorityClass {n:?}"),
             StandIn::RuntimeClass(n) => format!("RuntimeClass {n:?}"),
+            StandIn::LimitRange(n) => format!("LimitRange {n:?} (the defaults it gives were sent in the pod)"),
         }
     }
 
@@ -143,6 +148,7 @@ impl StandIn {
                 server.runtime_class_name = mine.runtime_class_name.clone();
                 server.overhead = mine.overhead.clone();
             }
+            StandIn::LimitRange(_) => {}
         }
     }
 }

@@ -148,6 +148,53 @@ pub fn refused_for_input(message: &str, ns: &str, objs: &[Object], default_names
     None
 }
 
+/// The pod to send to namespace `ns` with the defaults the input's LimitRanges there give
+/// (`objs`, the input): the server holds none of them yet, and would neither give them before
+/// its webhooks nor let its quota take a container without the request they give. Each
+/// container and init container gets the defaults it lacks, a first LimitRange's (in name
+/// order) staying, as LimitRanger gives them. Also what was done, for the report.
+pub fn with_input_defaults(pod: &Value, ns: &str, objs: &[Object], default_namespace: &str) -> (Value, Vec<StandIn>) {
+    let mut ranges: Vec<(&str, &[crate::objects::LimitRangeItem])> = objs
+        .iter()
+        .filter(|o| o.meta.namespace.as_deref().unwrap_or(default_namespace) == ns)
+        .filter_map(|o| match &o.body {
+            Body::LimitRange(items) => Some((o.meta.name.as_str(), items.as_slice())),
+            _ => None,
+        })
+        .collect();
+    ranges.sort_by_key(|(name, _)| *name);
+    let mut pod = pod.clone();
+    let mut gave = Vec::new();
+    for (name, items) in ranges {
+        let mut given = false;
+        for list in ["containers", "initContainers"] {
+            let Some(containers) = pod.pointer_mut(&format!("/spec/{list}")).and_then(Value::as_array_mut) else { continue };
+            for c in containers.iter_mut().filter_map(Value::as_object_mut) {
+                let resources = c.entry("resources").or_insert_with(|| Value::Object(Map::new()));
+                let Some(resources) = resources.as_object_mut() else { continue };
+                for item in items.iter().filter(|i| i.type_ == "Container") {
+                    for (field, defaults) in [("limits", &item.default), ("requests", &item.default_request)] {
+                        if defaults.is_empty() {
+                            continue;
+                        }
+                        let Some(have) = resources.entry(field).or_insert_with(|| Value::Object(Map::new())).as_object_mut() else { continue };
+                        for (k, v) in defaults.iter() {
+                            if !have.contains_key(k.as_str()) {
+                                have.insert(k.to_string(), Value::String(v.to_string()));
+                                given = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if given {
+            gave.push(StandIn::LimitRange(name.to_string()));
+        }
+    }
+    (pod, gave)
+}
+
 /// The pod to send again without what `s` names (the server then takes its default: the
 /// namespace's `default` ServiceAccount, the global default PriorityClass or none, no
 /// RuntimeClass), as JSON.
@@ -158,6 +205,7 @@ pub fn pod_without(pod: &Value, s: &StandIn) -> Value {
             StandIn::ServiceAccount(_) => &["serviceAccountName", "serviceAccount"],
             StandIn::PriorityClass(_) => &["priorityClassName", "priority", "preemptionPolicy"],
             StandIn::RuntimeClass(_) => &["runtimeClassName", "overhead"],
+            StandIn::LimitRange(_) => &[],
         };
         fields.iter().for_each(|f| _ = spec.remove(*f));
     }
@@ -401,5 +449,28 @@ mod tests {
         let pods = d.pods.as_ref().unwrap();
         assert!(pods.mutations.iter().any(|m| m.contains("container istio-proxy")), "{pods:#?}");
         assert!(d.notes.iter().any(|n| n.contains("made without ServiceAccount \"gitea\", which this input creates before them")), "{:#?}", d.notes);
+    }
+
+    /// The input's LimitRanges of the pod's namespace give their defaults in the pod sent (a
+    /// first LimitRange's staying); another namespace's do not, nor what a container has.
+    #[test]
+    fn a_pod_is_sent_with_the_defaults_of_the_inputs_limitranges() {
+        let input: Vec<Object> = parse_str(
+            "chart.yaml",
+            "apiVersion: v1\nkind: LimitRange\nmetadata: {name: b}\nspec: {limits: [{type: Container, defaultRequest: {cpu: 300m}}]}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: a}\nspec: {limits: [{type: Container, default: {memory: 1Gi}, defaultRequest: {cpu: 100m, memory: 256Mi}}]}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: c, namespace: other}\nspec: {limits: [{type: Container, defaultRequest: {ephemeral-storage: 1Gi}}]}\n",
+        )
+        .unwrap()
+        .iter()
+        .map(|d| decode(d).unwrap())
+        .collect();
+        let pod = serde_json::json!({"spec": {"containers": [{"name": "db"}, {"name": "app", "resources": {"requests": {"cpu": "2"}}}], "initContainers": [{"name": "init"}]}});
+        let (sent, gave) = with_input_defaults(&pod, "mesh", &input, "mesh");
+        assert_eq!(gave, [StandIn::LimitRange("a".into())]);
+        let defaulted = serde_json::json!({"limits": {"memory": "1Gi"}, "requests": {"cpu": "100m", "memory": "256Mi"}});
+        assert_eq!(sent["spec"]["containers"][0]["resources"], defaulted);
+        assert_eq!(sent["spec"]["initContainers"][0]["resources"], defaulted);
+        assert_eq!(sent["spec"]["containers"][1]["resources"], serde_json::json!({"limits": {"memory": "1Gi"}, "requests": {"cpu": "2", "memory": "256Mi"}}));
+        let (sent, gave) = with_input_defaults(&pod, "elsewhere", &input, "mesh");
+        assert_eq!((sent, gave), (pod, vec![]));
     }
 }
