@@ -307,6 +307,10 @@ mod tests {
     use crate::manifest::parse_str;
     use crate::objects::decode;
 
+    fn objects(file: &str, text: &str) -> Vec<Object> {
+        parse_str(file, text).unwrap().iter().map(|d| decode(d).unwrap()).collect()
+    }
+
     fn one(yaml: &str) -> (Value, Object) {
         let d = parse_str("t.yaml", yaml).unwrap().remove(0);
         let o = decode(&d).unwrap();
@@ -362,7 +366,6 @@ mod tests {
     #[test]
     fn the_pods_are_charged_as_the_server_returned_them() {
         let state_text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns, labels: {inject: 'yes'}}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: ns}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: injector}\nwebhooks: [{name: sidecar.kq.test, clientConfig: {url: 'https://127.0.0.1:1/inject'}, rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}], namespaceSelector: {matchLabels: {inject: 'yes'}}, sideEffects: None, admissionReviewVersions: [v1]}]\n";
-        let objects = |file: &str, text: &str| -> Vec<Object> { parse_str(file, text).unwrap().iter().map(|d| decode(d).unwrap()).collect() };
         let mut state = ClusterState::from_objects(objects("state.yaml", state_text), "ns");
         let shop = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: shop}\nspec:\n  replicas: 4\n  selector: {matchLabels: {app: shop}}\n  template:\n    metadata: {labels: {app: shop}}\n    spec: {containers: [{name: app, image: x, resources: {requests: {cpu: 200m}}}]}\n";
         let input = objects("shop.yaml", shop);
@@ -391,14 +394,7 @@ mod tests {
     /// refusal naming what the input does not create, or anything else, is the answer.
     #[test]
     fn a_refusal_for_what_the_input_creates_first_is_asked_again_without_it() {
-        let input: Vec<Object> = parse_str(
-            "chart.yaml",
-            "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: gitea}\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: gold}\nvalue: 10\n---\napiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata\n",
-        )
-        .unwrap()
-        .iter()
-        .map(|d| decode(d).unwrap())
-        .collect();
+        let input = objects("chart.yaml", "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: gitea}\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: gold}\nvalue: 10\n---\napiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata\n");
         let sa = StandIn::ServiceAccount("gitea".into());
         let cases: Vec<(&str, &str, Option<StandIn>)> = vec![
             ("error looking up service account mesh/gitea: serviceaccount \"gitea\" not found", "mesh", Some(sa.clone())),
@@ -427,7 +423,6 @@ mod tests {
     #[test]
     fn a_pod_asked_without_its_serviceaccount_keeps_its_own() {
         let state_text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns, labels: {inject: 'yes'}}\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: builder, namespace: ns}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: ns}\nspec: {hard: {requests.cpu: 350m}}\nstatus: {hard: {requests.cpu: 350m}, used: {requests.cpu: '0'}}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: injector}\nwebhooks: [{name: sidecar.kq.test, clientConfig: {url: 'https://127.0.0.1:1/inject'}, rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}], namespaceSelector: {matchLabels: {inject: 'yes'}}, sideEffects: None, admissionReviewVersions: [v1]}]\n";
-        let objects = |file: &str, text: &str| -> Vec<Object> { parse_str(file, text).unwrap().iter().map(|d| decode(d).unwrap()).collect() };
         let mut state = ClusterState::from_objects(objects("state.yaml", state_text), "ns");
         let chart = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: gitea}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: defaults}\nspec: {limits: [{type: Container, defaultRequest: {cpu: 100m}}]}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: gitea}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: gitea}}\n  template:\n    metadata: {labels: {app: gitea}}\n    spec: {serviceAccountName: gitea, containers: [{name: app, image: x}]}\n";
         let input = objects("chart.yaml", chart);
@@ -455,14 +450,7 @@ mod tests {
     /// first LimitRange's staying); another namespace's do not, nor what a container has.
     #[test]
     fn a_pod_is_sent_with_the_defaults_of_the_inputs_limitranges() {
-        let input: Vec<Object> = parse_str(
-            "chart.yaml",
-            "apiVersion: v1\nkind: LimitRange\nmetadata: {name: b}\nspec: {limits: [{type: Container, defaultRequest: {cpu: 300m}}]}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: a}\nspec: {limits: [{type: Container, default: {memory: 1Gi}, defaultRequest: {cpu: 100m, memory: 256Mi}}]}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: c, namespace: other}\nspec: {limits: [{type: Container, defaultRequest: {ephemeral-storage: 1Gi}}]}\n",
-        )
-        .unwrap()
-        .iter()
-        .map(|d| decode(d).unwrap())
-        .collect();
+        let input = objects("chart.yaml", "apiVersion: v1\nkind: LimitRange\nmetadata: {name: b}\nspec: {limits: [{type: Container, defaultRequest: {cpu: 300m}}]}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: a}\nspec: {limits: [{type: Container, default: {memory: 1Gi}, defaultRequest: {cpu: 100m, memory: 256Mi}}]}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: c, namespace: other}\nspec: {limits: [{type: Container, defaultRequest: {ephemeral-storage: 1Gi}}]}\n");
         let pod = serde_json::json!({"spec": {"containers": [{"name": "db"}, {"name": "app", "resources": {"requests": {"cpu": "2"}}}], "initContainers": [{"name": "init"}]}});
         let (sent, gave) = with_input_defaults(&pod, "mesh", &input, "mesh");
         assert_eq!(gave, [StandIn::LimitRange("a".into())]);
