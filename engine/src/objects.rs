@@ -30,7 +30,7 @@ pub mod webhooks;
 
 pub use autoscaler_types::{autoscaler_type, read_autoscaler_types, AutoscalerType, Sets, AUTOSCALER_TYPES};
 pub use decode::{container_lists_at, decode, decode_with_lists, keep_source, pod_spec, resource_list, ContainerList, ContainerLists, MANY_CONTAINERS};
-pub use kinds::{guess_plural, type_info};
+pub use kinds::{guess_plural, plural_of_kind, type_info};
 pub use labels::LabelSelector;
 pub use scaling::{Autoscaler, AutoscalerKind, ScaleTarget, Vpa, VpaContainerPolicy, VpaMode};
 

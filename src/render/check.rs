@@ -468,7 +468,7 @@ fn document_block(out: &mut String, d: &DocumentReport) {
     for w in &d.warnings {
         let _ = writeln!(out, "  Warning: {}", esc(w));
     }
-    let gr = d.quotas.first().map(|_| format!("{}s", d.kind.to_lowercase())).unwrap_or_default();
+    let gr = d.quotas.first().map(|_| kubectl_quota_engine::objects::plural_of_kind(&d.kind)).unwrap_or_default();
     quota_blocks(out, &d.quotas, "  ", &gr);
     if let Some(p) = &d.pods {
         let state = if p.allowed { "admitted".green().to_string() } else { "refused".red().bold().to_string() };

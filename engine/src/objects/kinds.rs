@@ -85,6 +85,12 @@ pub fn guess_plural(kind: &str) -> String {
     }
 }
 
+/// The resource (plural) a kind is served as, whatever its group (`Endpoints` is `endpoints`):
+/// a known kind's, else the guess.
+pub fn plural_of_kind(kind: &str) -> String {
+    KINDS.iter().find(|(_, k, _, _)| *k == kind).map(|(_, _, r, _)| r.to_string()).unwrap_or_else(|| guess_plural(kind))
+}
+
 /// Resolves apiVersion + kind to a [`TypeInfo`], guessing for unknown kinds.
 pub fn type_info(api_version: &str, kind: &str) -> TypeInfo {
     let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("").to_string();
