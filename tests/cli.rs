@@ -269,3 +269,23 @@ fn unrelated_quotas_are_named_under_the_resources_plural() {
         text(&out.stderr)
     );
 }
+
+/// plan's closing line is true in every case: documents refused before quota, nothing charged.
+#[test]
+fn plans_closing_line_says_what_is_true() {
+    let state = "apiVersion: v1\nkind: Namespace\nmetadata: {name: mesh}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: mesh}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}\n";
+    let state_file = std::env::temp_dir().join(format!("kq-plan-closing-{}.yaml", std::process::id()));
+    std::fs::write(&state_file, state).unwrap();
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: other}\nspec:\n  replicas: 1\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec: {containers: [{name: c, image: x}]}\n";
+    let cases = [
+        ("every document refused before quota", deployment, "No quota needs to grow, but 1 document is refused for reasons no quota fixes (above)."),
+        ("nothing charged", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", "Nothing to grow."),
+    ];
+    for (what, manifest, want) in cases {
+        let out = run_stdin(&["plan", "-f", "-", "--state", state_file.to_str().unwrap(), "-n", "mesh"], manifest);
+        let said = text(&out.stdout);
+        assert_eq!(said.lines().rfind(|l| !l.is_empty() && !l.starts_with("note:")), Some(want), "{what}: {said}");
+        assert!(!said.contains("Everything fits"), "{what}: {said}");
+    }
+    let _ = std::fs::remove_file(&state_file);
+}

@@ -65,7 +65,16 @@ pub fn render_text(plan: &Plan) -> String {
         })
         .collect();
     out.push('\n');
-    if grow.is_empty() {
+    let refused = match plan.blocked.len() {
+        1 => "1 document is".to_string(),
+        n => format!("{n} documents are"),
+    };
+    if grow.is_empty() && !plan.blocked.is_empty() {
+        // True whatever else is charged: raising a quota admits none of those.
+        let _ = writeln!(out, "{}", format!("No quota needs to grow, but {refused} refused for reasons no quota fixes (above).").red().bold());
+    } else if grow.is_empty() && plan.quotas.is_empty() {
+        let _ = writeln!(out, "Nothing to grow.");
+    } else if grow.is_empty() {
         let _ = writeln!(out, "{}", "Everything fits the quotas as they are.".green());
     } else {
         let _ = writeln!(
@@ -75,6 +84,9 @@ pub fn render_text(plan: &Plan) -> String {
             grow.join("; ")
         );
         let _ = writeln!(out, "The quotas sized to admit them: add -o yaml (and pipe to `kubectl apply -f -` to raise them).");
+        if !plan.blocked.is_empty() {
+            let _ = writeln!(out, "Besides, {refused} refused for reasons no quota fixes (above).");
+        }
     }
     for n in &plan.notes {
         let _ = writeln!(out, "note: {}", clean(n));
