@@ -261,6 +261,18 @@ fn blocked_lists_workloads_still_missing_pods_with_the_fix() {
             vec!["t deployment/web 1 compute requests.cpu: add resources.requests.cpu to the pod template's containers, or a LimitRange defaultRequest for cpu: quota compute requires it"],
         ),
         (
+            "must specify four: one fix, grouped by requests and limits",
+            rs("t", "web-1", "web", 1, 0)
+                + &event(
+                    "t",
+                    "ReplicaSet",
+                    "web-1",
+                    "pods \"web-1\" is forbidden: failed quota: compute: must specify limits.cpu,limits.memory,requests.cpu,requests.memory",
+                    "2026-01-01T00:00:00Z",
+                ),
+            vec!["t deployment/web 1 compute limits.cpu,limits.memory,requests.cpu,requests.memory: set requests for cpu and memory, limits for cpu and memory in the pod template's containers, or LimitRange defaults for them: quota compute requires them"],
+        ),
+        (
             "a Job without its controller read: waiting unknown, the message's numbers",
             event("t", "Job", "batch-1", exceeded, "2026-01-01T00:00:00Z"),
             vec!["t job/batch-1 ? compute requests.cpu: raise quota compute's requests.cpu by 300m (to 2300m) to admit the next pod"],

@@ -74,14 +74,30 @@ impl Collector {
                 fixes.push(raise_change_for(what, name, res, &used, requested, &hard, waiting));
             }
         }
-        for res in &refusal.must_specify {
-            resources.push(res.clone());
+        // What quota requires every container to set: one fix for all of it.
+        if let [res] = refusal.must_specify.as_slice() {
             let (side, base) = res.split_once('.').unwrap_or(("requests", res));
             fixes.push(format!(
                 "add resources.{side}.{base} to the pod template's containers, or a LimitRange {} for {base}: quota {name} requires it",
                 if side == "limits" { "default" } else { "defaultRequest" },
             ));
+        } else if !refusal.must_specify.is_empty() {
+            let (mut requests, mut limits) = (Vec::new(), Vec::new());
+            for res in &refusal.must_specify {
+                match res.split_once('.') {
+                    Some(("limits", base)) => limits.push(base),
+                    Some((_, base)) => requests.push(base),
+                    None => requests.push(res.as_str()),
+                }
+            }
+            let set: Vec<String> = [("requests", &requests), ("limits", &limits)]
+                .into_iter()
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(side, v)| format!("{side} for {}", v.join(" and ")))
+                .collect();
+            fixes.push(format!("set {} in the pod template's containers, or LimitRange defaults for them: quota {name} requires them", set.join(", ")));
         }
+        resources.extend(refusal.must_specify.iter().cloned());
         (resources, fixes)
     }
 
