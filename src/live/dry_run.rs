@@ -10,7 +10,9 @@ use std::sync::Arc;
 use futures::StreamExt;
 use kube::api::{Api, ApiResource, DynamicObject, PostParams};
 use kubectl_quota_engine::admission::{ServerAnswer, StandIn};
-use kubectl_quota_engine::check::dry_run::{answer_of_refusal, dry_runs_needed, pod_without, refused_for_input, with_input_defaults, DryRun, PodSource};
+use kubectl_quota_engine::check::dry_run::{
+    answer_of_refusal, dry_runs_needed, pod_without, refused_for_input, unless_the_inputs_quota, with_input_defaults, DryRun, PodSource,
+};
 use kubectl_quota_engine::check::ClusterState;
 use kubectl_quota_engine::manifest::{Document, Origin};
 use kubectl_quota_engine::objects::{self, Body, Object};
@@ -58,9 +60,9 @@ pub async fn dry_runs(conn: &Conn, state: &mut ClusterState, objs: &[Object], po
 /// lacking where `objs` (the input) creates that first: its ServiceAccount, PriorityClass or
 /// RuntimeClass, which the server does not hold yet; and sent with the defaults the input's
 /// LimitRanges of `ns` give, which the server would give it before its webhooks once they
-/// are stored. The dry run is for what the webhooks add;
-/// what the input itself provides stays the engine's, in input order. A refusal for anything
-/// else is the answer.
+/// are stored. The dry run is for what the webhooks add; what the input itself provides stays
+/// the engine's, in input order: a refusal by a quota the input changes is no answer (the
+/// input's quota decides). A refusal for anything else is the answer.
 async fn ask_standing_in(conn: &Conn, ns: &str, json: &str, objs: &[Object]) -> (Result<ServerAnswer, String>, Vec<StandIn>) {
     let Ok(pod) = serde_json::from_str::<serde_json::Value>(json) else { return (ask(conn, ns, json, conn.timeout).await.answer, vec![]) };
     let (mut pod, mut stood_in) = with_input_defaults(&pod, ns, objs, &conn.namespace);
@@ -72,7 +74,7 @@ async fn ask_standing_in(conn: &Conn, ns: &str, json: &str, objs: &[Object]) -> 
         stood_in.push(s);
         answer = ask(conn, ns, &pod.to_string(), conn.timeout).await.answer;
     }
-    (answer, stood_in)
+    (unless_the_inputs_quota(answer, ns, objs, &conn.namespace), stood_in)
 }
 
 /// One dry run's outcome: the answer, and whether the lack of one may pass (the server did

@@ -120,6 +120,22 @@ pub fn pod_to_send(doc: &Value, obj: &Object) -> Option<Value> {
     }
 }
 
+/// `answer` unless it is a refusal by a quota the input itself creates or changes in `ns`
+/// (`objs`): the server judged the pod by that quota as it stands, where the input's own quota
+/// decides (the engine's quota step charges it, in input order). Such a refusal is no answer:
+/// the pods are then taken as written, and the note says why.
+pub fn unless_the_inputs_quota(answer: Result<ServerAnswer, String>, ns: &str, objs: &[Object], default_namespace: &str) -> Result<ServerAnswer, String> {
+    let Ok(ServerAnswer::Refused(d)) = &answer else { return answer };
+    let Some(r) = d.refusal.as_ref().filter(|r| r.by == Stage::ResourceQuota) else { return answer };
+    let quota = r.quota.as_deref().unwrap_or_default();
+    let the_inputs =
+        objs.iter().any(|o| o.type_info.kind == "ResourceQuota" && o.meta.name == quota && o.meta.namespace.as_deref().unwrap_or(default_namespace) == ns);
+    if !the_inputs {
+        return answer;
+    }
+    Err(format!("the API server's quota {quota}, which this input changes, refused a dry run of them ({}), so its pods are taken as written", r.message))
+}
+
 /// What of the input a dry run's refusal (`message`) says the server lacks, when the input
 /// creates it (`objs`, in namespace `ns` for a ServiceAccount): the pod is to be asked again
 /// without it. `None` when the refusal is for anything else, or names what the input does
@@ -460,5 +476,21 @@ mod tests {
         assert_eq!(sent["spec"]["containers"][1]["resources"], serde_json::json!({"limits": {"memory": "1Gi"}, "requests": {"cpu": "2", "memory": "256Mi"}}));
         let (sent, gave) = with_input_defaults(&pod, "elsewhere", &input, "mesh");
         assert_eq!((sent, gave), (pod, vec![]));
+    }
+
+    /// A dry run refused by a quota the input itself changes is no answer (the input's quota
+    /// decides); by another quota, or for anything else, it is.
+    #[test]
+    fn a_refusal_by_a_quota_the_input_changes_is_no_answer() {
+        let input = objects("chart.yaml", "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute}\nspec: {hard: {requests.cpu: '8'}}\n");
+        let refused = |message: &str| answer_of_refusal(403, &format!("pods \"x\" is forbidden: {message}"));
+        let by_compute = "exceeded quota: compute, requested: requests.cpu=1, used: requests.cpu=2, limited: requests.cpu=2";
+        let e = unless_the_inputs_quota(refused(by_compute), "mesh", &input, "mesh").unwrap_err();
+        assert!(e.starts_with("the API server's quota compute, which this input changes, refused a dry run") && e.contains(by_compute), "{e}");
+        let by_other = "exceeded quota: other, requested: requests.cpu=1, used: requests.cpu=2, limited: requests.cpu=2";
+        assert!(unless_the_inputs_quota(refused(by_other), "mesh", &input, "mesh").is_ok());
+        assert!(unless_the_inputs_quota(refused(by_compute), "elsewhere", &input, "mesh").is_ok());
+        let by_hook = refused("admission webhook \"deny.kq.test\" denied the request: no");
+        assert!(unless_the_inputs_quota(by_hook, "mesh", &input, "mesh").is_ok());
     }
 }
