@@ -5,7 +5,7 @@ mod common;
 use std::io::Write;
 use std::process::{Output, Stdio};
 
-use common::bin;
+use common::{bin, temp_file};
 
 fn run(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
@@ -252,8 +252,7 @@ fn a_document_past_its_decision_timeout_is_named_undecided_and_the_rest_is_check
 #[test]
 fn unrelated_quotas_are_named_under_the_resources_plural() {
     let state = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: shop}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}\n";
-    let state_file = std::env::temp_dir().join(format!("kq-plurals-state-{}.yaml", std::process::id()));
-    std::fs::write(&state_file, state).unwrap();
+    let state_file = temp_file("plurals-state", state);
     let manifest = "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: np}\nspec: {podSelector: {}}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec: {defaultBackend: {service: {name: web, port: {number: 80}}}}\n---\napiVersion: v1\nkind: Endpoints\nmetadata: {name: web}\n";
     let out = run_stdin(&["check", "-f", "-", "--state", state_file.to_str().unwrap(), "-n", "shop"], manifest);
     let _ = std::fs::remove_file(&state_file);
@@ -274,8 +273,7 @@ fn unrelated_quotas_are_named_under_the_resources_plural() {
 #[test]
 fn plans_closing_line_says_what_is_true() {
     let state = "apiVersion: v1\nkind: Namespace\nmetadata: {name: mesh}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: mesh}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}\n";
-    let state_file = std::env::temp_dir().join(format!("kq-plan-closing-{}.yaml", std::process::id()));
-    std::fs::write(&state_file, state).unwrap();
+    let state_file = temp_file("plan-closing", state);
     let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: other}\nspec:\n  replicas: 1\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec: {containers: [{name: c, image: x}]}\n";
     let cases = [
         ("every document refused before quota", deployment, "No quota needs to grow, but 1 document is refused for reasons no quota fixes (above)."),

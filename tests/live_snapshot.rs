@@ -8,10 +8,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::live::{client, drop_namespace, lab, lab_version, plugin, text};
+use common::temp_file;
 use k8s_openapi::api::core::v1::{Pod, ResourceQuota};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::Client;
@@ -33,13 +34,6 @@ async fn namespace_with_quota(c: &Client, prefix: &str, hard: Value) -> String {
         assert!(Instant::now() < deadline, "quota {name}/compute never synced");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-}
-
-/// Writes a file named after the test.
-fn temp_file(tag: &str, content: &str) -> PathBuf {
-    let f = std::env::temp_dir().join(format!("kq-livesnap-{tag}-{}.yaml", std::process::id()));
-    std::fs::write(&f, content).unwrap();
-    f
 }
 
 /// The server URL of the kubeconfig's first cluster.

@@ -12,6 +12,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use common::live::{apply, client, drop_namespace, eventually, lab, new_namespace, plugin, text};
+use common::temp_file;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ResourceQuota;
 use kube::api::{Api, DeleteParams, DynamicObject, GroupVersionKind};
@@ -80,13 +81,6 @@ async fn wait_deployment_settled(c: &Client, ns: &str, name: &str, replicas: Opt
         assert!(Instant::now() < deadline, "deployment {ns}/{name} never settled (last status {status:?})");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-}
-
-/// Writes a file named after the test.
-fn temp_file(tag: &str, content: &str) -> PathBuf {
-    let f = std::env::temp_dir().join(format!("kq-wf-{tag}-{}.yaml", std::process::id()));
-    std::fs::write(&f, content).unwrap();
-    f
 }
 
 /// The parts of check's JSON report that decide: per document the verdict, the messages, the

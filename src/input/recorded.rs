@@ -204,8 +204,7 @@ pub struct NamespacesKnown {
 /// another namespace.
 pub fn namespaces_known(state: &mut ClusterState, recorded: &[Recorded], objs: &[objects::Object], default: &str) -> NamespacesKnown {
     let covered: BTreeMap<&str, &str> = recorded.iter().filter_map(|r| Some((r.namespace.as_deref()?, r.file.as_str()))).collect();
-    let namespaces = cluster_kinds::row("", "Namespace").map(|k| k.recorded_as()).unwrap_or_default();
-    let read = !recorded.iter().any(|r| r.not_read.contains(&namespaces));
+    let read = !recorded.iter().any(|r| r.not_read.contains(&cluster_kinds::NAMESPACE.recorded_as()));
     if !covered.is_empty() && read {
         state.namespaces.get_or_insert_with(BTreeMap::new);
     }

@@ -229,7 +229,7 @@ async fn save_namespaces(conn: &Conn, scope: &Scope<'_>, s: &mut Snapshot) -> Re
         }
         Err(e) if e.forbidden => {
             s.notes.push(format!("{e}; the snapshot records that it does not know which namespaces exist"));
-            s.not_read.push(cluster_kinds::row("", "Namespace").map(|k| k.recorded_as()).unwrap_or_default());
+            s.not_read.push(cluster_kinds::NAMESPACE.recorded_as());
         }
         Err(e) => return Err(e.on(&conn.server)),
     }

@@ -275,7 +275,7 @@ pub async fn live_state(conn: &Conn, objs: &mut [Object]) -> Result<LiveState, R
             state.namespaces = Some(existing);
             state.terminating = terminating;
         }
-        Err(e) => incomplete.push(Gap::always(format!("{e}; {}", consequence(cluster_kinds::row("", "Namespace").expect("a row"))))),
+        Err(e) => incomplete.push(Gap::always(format!("{e}; {}", consequence(&cluster_kinds::NAMESPACE)))),
     }
     service_accounts(conn, objs, &mut state, &mut incomplete).await;
     let (notes, mut unread) = resolve_and_existing(conn, objs, &mut state).await;

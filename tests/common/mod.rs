@@ -44,6 +44,13 @@ pub fn bin_without_kubeconfig() -> Command {
 }
 
 /// The recorded corpus.
+/// A file holding `content`, named after `tag` and this process (the caller removes it).
+pub fn temp_file(tag: &str, content: &str) -> PathBuf {
+    let f = std::env::temp_dir().join(format!("kq-{tag}-{}.yaml", std::process::id()));
+    std::fs::write(&f, content).unwrap();
+    f
+}
+
 pub fn corpus() -> PathBuf {
     root().join("tests/conformance")
 }

@@ -134,6 +134,11 @@ impl ClusterKind {
         format!("{}.{}", self.plural, self.group_name())
     }
 
+    /// One of the two kinds of admission webhook configuration, known together or not at all.
+    pub fn is_webhook_configuration(&self) -> bool {
+        self.group == ADMISSION && self.kind.ends_with("WebhookConfiguration")
+    }
+
     /// The group as RBAC and messages name it (`core` for the empty one).
     pub fn group_name(&self) -> &'static str {
         match self.group {
@@ -178,6 +183,14 @@ const fn autoscaler(t: &'static AutoscalerType, versions: &'static [&'static str
     }
 }
 
+/// Namespaces: whether the one a document goes to exists (and its labels).
+pub const NAMESPACE: ClusterKind = ClusterKind {
+    read: Read::AsNeeded("a GET of each namespace the documents go to"),
+    unread: Unread::Gap("whether a namespace exists, and its admin-access label, are not checked"),
+    guard: Guard::Watch,
+    ..row_of("", "Namespace", "namespaces", "namespaces", false)
+};
+
 const DRA_VERSIONS: &[&str] = &["v1", "v1beta2", "v1beta1"];
 const ADMISSION: &str = "admissionregistration.k8s.io";
 
@@ -199,12 +212,7 @@ pub const CLUSTER_KINDS: &[ClusterKind] = &[
         guard: Guard::Watch,
         ..row_of("", "LimitRange", "limitranges", "limitranges", true)
     },
-    ClusterKind {
-        read: Read::AsNeeded("a GET of each namespace the documents go to"),
-        unread: Unread::Gap("whether a namespace exists, and its admin-access label, are not checked"),
-        guard: Guard::Watch,
-        ..row_of("", "Namespace", "namespaces", "namespaces", false)
-    },
+    NAMESPACE,
     // Names only: a pod naming one that does not exist is refused (the ServiceAccount plugin).
     ClusterKind {
         lacking: Some(Lacking::ServiceAccounts),
@@ -369,11 +377,6 @@ const fn workload(group: &'static str, kind: &'static str, plural: &'static str,
 /// The row of (group, kind).
 pub fn row(group: &str, kind: &str) -> Option<&'static ClusterKind> {
     CLUSTER_KINDS.iter().find(|k| k.group == group && k.kind == kind)
-}
-
-/// The row of a `plural.group`.
-pub fn row_of_resource(group_resource: &str) -> Option<&'static ClusterKind> {
-    CLUSTER_KINDS.iter().find(|k| k.group_resource == group_resource)
 }
 
 /// The rows a live check LISTs before deciding (per namespace or cluster-wide).

@@ -120,6 +120,17 @@ pub fn pod_to_send(doc: &Value, obj: &Object) -> Option<Value> {
     }
 }
 
+/// Whether `o` goes to namespace `ns` (its own, or the default one).
+fn in_namespace(o: &Object, ns: &str, default_namespace: &str) -> bool {
+    o.meta.namespace.as_deref().unwrap_or(default_namespace) == ns
+}
+
+/// Whether the input (`objs`) holds a `kind` named `name`, in namespace `ns` for a namespaced
+/// kind (`None`: a cluster-scoped one).
+fn input_has(objs: &[Object], kind: &str, name: &str, ns: Option<&str>, default_namespace: &str) -> bool {
+    objs.iter().any(|o| o.type_info.kind == kind && o.meta.name == name && ns.is_none_or(|ns| in_namespace(o, ns, default_namespace)))
+}
+
 /// `answer` unless it is a refusal by a quota the input itself creates or changes in `ns`
 /// (`objs`): the server judged the pod by that quota as it stands, where the input's own quota
 /// decides (the engine's quota step charges it, in input order). Such a refusal is no answer:
@@ -128,9 +139,7 @@ pub fn unless_the_inputs_quota(answer: Result<ServerAnswer, String>, ns: &str, o
     let Ok(ServerAnswer::Refused(d)) = &answer else { return answer };
     let Some(r) = d.refusal.as_ref().filter(|r| r.by == Stage::ResourceQuota) else { return answer };
     let quota = r.quota.as_deref().unwrap_or_default();
-    let the_inputs =
-        objs.iter().any(|o| o.type_info.kind == "ResourceQuota" && o.meta.name == quota && o.meta.namespace.as_deref().unwrap_or(default_namespace) == ns);
-    if !the_inputs {
+    if !input_has(objs, "ResourceQuota", quota, Some(ns), default_namespace) {
         return answer;
     }
     Err(format!("the API server's quota {quota}, which this input changes, refused a dry run of them ({}), so its pods are taken as written", r.message))
@@ -146,9 +155,7 @@ pub fn refused_for_input(message: &str, ns: &str, objs: &[Object], default_names
         let (name, _) = rest.split_once(before)?;
         Some(name.to_string())
     };
-    let creates = |kind: &str, name: &str, namespaced: bool| {
-        objs.iter().any(|o| o.type_info.kind == kind && o.meta.name == name && (!namespaced || o.meta.namespace.as_deref().unwrap_or(default_namespace) == ns))
-    };
+    let creates = |kind: &str, name: &str, namespaced: bool| input_has(objs, kind, name, namespaced.then_some(ns), default_namespace);
     // ServiceAccount: `error looking up service account NS/NAME: serviceaccount "NAME" not found`.
     if let Some(name) = named("serviceaccount \"", "\" not found").filter(|n| creates("ServiceAccount", n, true)) {
         return Some(StandIn::ServiceAccount(name));
@@ -172,7 +179,7 @@ pub fn refused_for_input(message: &str, ns: &str, objs: &[Object], default_names
 pub fn with_input_defaults(pod: &Value, ns: &str, objs: &[Object], default_namespace: &str) -> (Value, Vec<StandIn>) {
     let mut ranges: Vec<(&str, &[crate::objects::LimitRangeItem])> = objs
         .iter()
-        .filter(|o| o.meta.namespace.as_deref().unwrap_or(default_namespace) == ns)
+        .filter(|o| in_namespace(o, ns, default_namespace))
         .filter_map(|o| match &o.body {
             Body::LimitRange(items) => Some((o.meta.name.as_str(), items.as_slice())),
             _ => None,
@@ -432,10 +439,10 @@ mod tests {
         assert_eq!(pod, serde_json::json!({"kind": "Pod", "spec": {"containers": []}}));
     }
 
-    /// The pod the server returned for a dry run sent without the input's ServiceAccount (and
-    /// made without its LimitRange) keeps the ServiceAccount it names and gets the defaults (the ServiceAccount plugin then finds it, created by the input before;
-    /// the namespace has no `default` to fall back on here), and the report says how the dry
-    /// run was asked.
+    /// The pod the server returned for a dry run sent without the input's ServiceAccount keeps
+    /// the ServiceAccount it names (the ServiceAccount plugin then finds it, created by the
+    /// input before; the namespace has no `default` to fall back on here) and gets the
+    /// defaults of the input's LimitRange; the report says how the dry run was made.
     #[test]
     fn a_pod_asked_without_its_serviceaccount_keeps_its_own() {
         let state_text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns, labels: {inject: 'yes'}}\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: builder, namespace: ns}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: ns}\nspec: {hard: {requests.cpu: 350m}}\nstatus: {hard: {requests.cpu: 350m}, used: {requests.cpu: '0'}}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: injector}\nwebhooks: [{name: sidecar.kq.test, clientConfig: {url: 'https://127.0.0.1:1/inject'}, rules: [{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}], namespaceSelector: {matchLabels: {inject: 'yes'}}, sideEffects: None, admissionReviewVersions: [v1]}]\n";

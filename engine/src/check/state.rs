@@ -93,19 +93,6 @@ impl Lacking {
         Lacking::VerticalPodAutoscalers,
     ];
 
-    /// The kind in words (`PriorityClasses`).
-    pub fn kinds(self) -> &'static str {
-        match self {
-            Lacking::PriorityClasses => "PriorityClasses",
-            Lacking::RuntimeClasses => "RuntimeClasses",
-            Lacking::StorageClasses => "StorageClasses",
-            Lacking::DeviceClasses => "DeviceClasses",
-            Lacking::ResourceClaimTemplates => "ResourceClaimTemplates",
-            Lacking::ServiceAccounts => "ServiceAccounts",
-            Lacking::VerticalPodAutoscalers => "VerticalPodAutoscalers",
-        }
-    }
-
     /// Its row of the cluster-data kinds.
     pub fn row(self) -> &'static super::cluster_kinds::ClusterKind {
         super::cluster_kinds::CLUSTER_KINDS.iter().find(|k| k.lacking == Some(self)).expect("every kind the state can lack has a row")
@@ -403,7 +390,7 @@ impl ClusterState {
         if let Some(l) = k.lacking {
             self.know_all(l);
         }
-        if k.group == "admissionregistration.k8s.io" && k.kind.ends_with("WebhookConfiguration") {
+        if k.is_webhook_configuration() {
             _ = self.webhooks.get_or_insert_with(Default::default);
         }
     }
@@ -415,7 +402,7 @@ impl ClusterState {
         if let Some(l) = k.lacking {
             self.forget(l);
         }
-        if k.group == "admissionregistration.k8s.io" && k.kind.ends_with("WebhookConfiguration") {
+        if k.is_webhook_configuration() {
             self.webhooks = None;
         }
     }
