@@ -143,6 +143,7 @@ pub fn pod_claims(pod: &Object, template: impl Fn(&str) -> Option<Claim>) -> (Ve
                 type_info: type_info("resource.k8s.io/v1", "ResourceClaim"),
                 meta: Meta { name: format!("{}-{claim_name}-<random>", pod.meta.name), namespace: pod.meta.namespace.clone(), ..Meta::default() },
                 body: Body::ResourceClaim(c),
+                source: Default::default(),
             }),
             None => unknown.push(tmpl.clone()),
         }

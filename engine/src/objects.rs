@@ -530,6 +530,10 @@ pub struct Object {
     pub type_info: TypeInfo,
     pub meta: Meta,
     pub body: Body,
+    /// The object as written (JSON), less what its body keeps itself (a pod's spec, a
+    /// workload's template spec: their [`Pod::source`]), for the admission policies that
+    /// read the whole object ([`keep_source`]); `None`: not kept.
+    pub source: Source,
 }
 
 impl Object {

@@ -584,6 +584,7 @@ fn replay_next_pod(workload: &Object, template: &crate::objects::Pod, w: &crate:
         type_info: type_info("v1", "Pod"),
         meta: Meta { name: format!("{}-next", workload.meta.name), generate_name: None, namespace: Some(ns.clone()), ..w.template_meta.clone() },
         body: Body::Pod(template.clone()),
+        source: Default::default(),
     };
     let mut scratch = state.clone();
     let opts = CheckOptions { namespace: ns, rules, ..Default::default() };

@@ -210,8 +210,9 @@ impl Plugin for MutatingAdmissionWebhook {
     }
 }
 
-/// The request as the policies see it.
-fn policy_request<'a>(obj: &'a Object, a: &'a Attributes) -> policy::Request<'a> {
+/// The request as the policies see it; `old`: the stored object an update replaces, as the
+/// policies see it ([`old_json`]).
+fn policy_request<'a>(obj: &'a Object, a: &'a Attributes, old: Option<&'a serde_json::Value>) -> policy::Request<'a> {
     let ti = &obj.type_info;
     policy::Request {
         operation: if a.creating() { "CREATE" } else { "UPDATE" },
@@ -224,17 +225,30 @@ fn policy_request<'a>(obj: &'a Object, a: &'a Attributes) -> policy::Request<'a>
         name: if obj.meta.generate_name.is_some() { "" } else { &obj.meta.name },
         labels: &obj.meta.labels,
         namespace_labels: a.cluster.namespaces.and_then(|n| n.get(a.ns)),
-        old_object: None,
+        old_object: old,
         params: a.cluster.params,
     }
 }
 
-/// A policy's stop as the chain has it: a refusal, or (not replayable) a note that the answer
-/// rests on the policy.
-fn policy_stop(stop: policy::Stop) -> Result<Vec<String>, Denial> {
+/// The stored object an update replaces, as the policies see it (`oldObject`), where it was
+/// kept.
+fn old_json(a: &Attributes) -> Option<serde_json::Value> {
+    a.old.and_then(|o| policy::object::as_json(o, a.ns))
+}
+
+/// A policy's stop as the chain has it: a refusal by `by` (its Status reason and code as the
+/// policy gave them, the other policies' denials as alternatives), or (not replayable) a note
+/// that the answer rests on the policy.
+fn policy_stop(stop: policy::Stop, by: Stage) -> Result<Vec<String>, Denial> {
     match stop {
-        policy::Stop::Denied { reason, message } => {
-            Err(Denial::new(if reason == "Invalid" { RefusalReason::Invalid } else { RefusalReason::Admission }, message))
+        policy::Stop::Denied { reason, message, others } => {
+            let cause = if reason == "Invalid" { RefusalReason::Invalid } else { RefusalReason::Admission };
+            let mut decision = Decision::refused_by(by, cause, message.clone());
+            if let Some(r) = decision.refusal.as_mut() {
+                r.set_status(&reason);
+                r.alternatives = others;
+            }
+            Err(Denial { reason: cause, message, decision: Some(Box::new(decision)), notes: vec![] })
         }
         policy::Stop::Unreplayable(why) => Ok(vec![format!("not replayed: {why}; this answer rests on it")]),
     }
@@ -248,7 +262,7 @@ impl Plugin for MutatingAdmissionPolicy {
         Stage::MutatingAdmissionPolicy
     }
     fn handles(&self, obj: &Object, a: &Attributes) -> bool {
-        a.creating() && a.opts.rules.mutating_admission_policy && matches!(obj.body, Body::Pod(_)) && a.cluster.policies.is_some_and(|p| p.any(true))
+        a.creating() && a.opts.rules.mutating_admission_policy && policy::object::kept(obj) && a.cluster.policies.is_some_and(|p| p.any(true))
     }
     fn external(&self) -> bool {
         true
@@ -270,27 +284,39 @@ impl Plugin for MutatingAdmissionPolicy {
             }
             Ok(())
         };
-        let (changed_by, unreplayed) = match policy::mutate(set, &mut json, &policy_request(obj, a), a.reinvoked, &redefault) {
+        let (changed_by, unreplayed) = match policy::mutate(set, &mut json, &policy_request(obj, a, None), a.reinvoked, &redefault) {
             Ok(n) => n,
-            Err(stop) => return policy_stop(stop),
+            Err(stop) => return policy_stop(stop, Stage::MutatingAdmissionPolicy),
         };
         // Each skipped policy in the words of any other that cannot be replayed.
         let mut notes: Vec<String> = Vec::new();
         for stop in unreplayed {
-            notes.extend(policy_stop(stop)?);
+            notes.extend(policy_stop(stop, Stage::MutatingAdmissionPolicy)?);
         }
         if json == before {
             return Ok(notes);
         }
-        let Body::Pod(was) = &obj.body else { return Ok(notes) };
-        let was = was.clone();
+        let was = match &obj.body {
+            Body::Pod(p) => Some(p.clone()),
+            Body::Workload(w) => Some(w.template.clone()),
+            _ => None,
+        };
         policy::object::set_from_json(obj, json).map_err(|e| Denial::new(RefusalReason::Invalid, e))?;
         crate::defaulting::as_decoded(obj, a.opts.rules);
-        let change = match &obj.body {
-            Body::Pod(now) => policy::object::pod_change(&was, now),
+        let change = match (&was, &obj.body) {
+            (Some(was), Body::Pod(now)) => policy::object::pod_change(was, now),
+            (Some(was), Body::Workload(now)) => {
+                let change = policy::object::pod_change(was, &now.template);
+                if change.is_empty() {
+                    change
+                } else {
+                    format!("the pod template's {change}")
+                }
+            }
             _ => String::new(),
         };
-        let change = if change.is_empty() { "changed the pod (nothing quota reads)".to_string() } else { change };
+        let what = if matches!(obj.body, Body::Pod(_)) { "the pod".to_string() } else { format!("the {}", obj.type_info.kind) };
+        let change = if change.is_empty() { format!("changed {what} (nothing quota reads)") } else { change };
         notes.insert(0, format!("{}: {change}", changed_by.join(", ")));
         Ok(notes)
     }
@@ -303,13 +329,14 @@ impl Plugin for ValidatingAdmissionPolicy {
         Stage::ValidatingAdmissionPolicy
     }
     fn handles(&self, obj: &Object, a: &Attributes) -> bool {
-        a.opts.rules.validating_admission_policy && matches!(obj.body, Body::Pod(_)) && a.cluster.policies.is_some_and(|p| p.any(false))
+        a.opts.rules.validating_admission_policy && policy::object::kept(obj) && a.cluster.policies.is_some_and(|p| p.any(false))
     }
     fn validate_saying(&self, obj: &Object, a: &Attributes) -> Result<Vec<String>, Denial> {
         let (Some(set), Some(json)) = (a.cluster.policies, policy::object::as_json(obj, a.ns)) else { return Ok(vec![]) };
-        let (warnings, stop) = policy::validate(set, &json, &policy_request(obj, a));
+        let old = old_json(a);
+        let (warnings, stop) = policy::validate(set, &json, &policy_request(obj, a, old.as_ref()));
         let said: Vec<String> = warnings.into_iter().map(|w| format!("{WARNING}{w}")).collect();
-        match stop.map(policy_stop) {
+        match stop.map(|s| policy_stop(s, Stage::ValidatingAdmissionPolicy)) {
             None => Ok(said),
             Some(Ok(notes)) => Ok(said.into_iter().chain(notes).collect()),
             // The warnings come back with the refusal.

@@ -269,14 +269,15 @@ pub fn answer_of_refusal(code: u16, message: &str) -> Result<ServerAnswer, Strin
     if code == 404 || (code >= 500 && !webhook_failed) || !matches!(code, 400..=599) {
         return said("the API server did not answer a dry run of them");
     }
-    // A 403 reads `pods "name" is forbidden: <message>`; the report keeps what follows.
-    let forbidden = code == 403;
-    let text = match message.split_once(" is forbidden: ") {
-        Some((_, m)) if forbidden => m,
-        _ => message,
-    };
+    // A 403 reads `pods "name" is forbidden: <message>` (and so does a policy's denial of
+    // another reason, a 422 most often); the report keeps what follows.
+    let wrapped = message.split_once(" is forbidden: ").filter(|_| code == 403 || message.contains(" is forbidden: ValidatingAdmissionPolicy '"));
+    let forbidden = wrapped.is_some();
+    let text = wrapped.map_or(message, |(_, m)| m);
     let (by, reason, quota) = if let Some(rest) = text.strip_prefix("exceeded quota: ") {
         (Stage::ResourceQuota, RefusalReason::ExceededQuota, rest.split(',').next().map(str::to_string))
+    } else if text.starts_with("ValidatingAdmissionPolicy '") {
+        (Stage::ValidatingAdmissionPolicy, if code == 422 { RefusalReason::Invalid } else { RefusalReason::Admission }, None)
     } else if text.contains("violates PodSecurity") {
         (Stage::PodSecurity, RefusalReason::Admission, None)
     } else if code == 422 {
@@ -286,7 +287,7 @@ pub fn answer_of_refusal(code: u16, message: &str) -> Result<ServerAnswer, Strin
     };
     let rows = quota_rows(text);
     let resources = rows.iter().map(|r| r.resource.to_string()).collect();
-    let message = if reason == RefusalReason::Invalid { message.to_string() } else { text.to_string() };
+    let message = if reason == RefusalReason::Invalid && !forbidden { message.to_string() } else { text.to_string() };
     let quotas = match &quota {
         Some(name) if !rows.is_empty() => vec![QuotaReport {
             name: name.clone(),
@@ -301,7 +302,16 @@ pub fn answer_of_refusal(code: u16, message: &str) -> Result<ServerAnswer, Strin
         _ => vec![],
     };
     let usage = rows.iter().map(|r| (r.resource.to_string(), r.requested.clone())).collect();
-    let refusal = Refusal { by, reason, quota, resources, message, forbidden, alternatives: vec![] };
+    let status_reason = match code {
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        413 => "RequestEntityTooLarge",
+        422 => "Invalid",
+        500.. => "InternalError",
+        _ => "BadRequest",
+    };
+    let refusal =
+        Refusal { by, reason, quota, resources, message, forbidden, alternatives: vec![], code: Some(code), status_reason: Some(status_reason.into()) };
     Ok(ServerAnswer::Refused(Box::new(Decision { allowed: false, refusal: Some(refusal), usage, quotas, skipped: None })))
 }
 

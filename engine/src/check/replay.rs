@@ -116,6 +116,7 @@ pub(super) fn child(parent: &Object, api_version: &str, kind: &str, name: String
         type_info: type_info(api_version, kind),
         meta: Meta { name, generate_name: None, namespace: parent.meta.namespace.clone(), ..meta.clone() },
         body,
+        source: Default::default(),
     }
 }
 

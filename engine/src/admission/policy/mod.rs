@@ -215,8 +215,10 @@ impl Request<'_> {
 /// Why the policies stop a request, or could not be replayed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Stop {
-    /// Refused: the status reason (`Invalid`, `Forbidden`, ...) and the server's message.
-    Denied { reason: String, message: String },
+    /// Refused: the status reason (`Invalid`, `Forbidden`, ...) and the server's message;
+    /// `others`: the messages of the other policies that deny the same request, any of which
+    /// the server may return instead (see [`validate`]).
+    Denied { reason: String, message: String, others: Vec<String> },
     /// The answer rests on a policy this tool cannot replay: the sentence says which and why.
     Unreplayable(String),
 }
@@ -331,7 +333,7 @@ fn params_of<'p>(p: &CompiledPolicy, b: &Binding, r: &Request<'p>, names: (&str,
     // Missing params are a configuration error of the binding: `failurePolicy: Ignore` skips it.
     if found.is_empty() && pr.parameter_not_found_action != "Allow" && p.policy.failure_policy != "Ignore" {
         let err = "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction";
-        return Err(Stop::Denied { reason: "Forbidden".into(), message: denied(p, names, err) });
+        return Err(Stop::Denied { reason: "Forbidden".into(), message: denied(p, names, err), others: vec![] });
     }
     Ok(found)
 }
@@ -357,7 +359,7 @@ fn failed(p: &CompiledPolicy, names: (&str, &str), err: &str) -> Result<(), Stop
     if p.policy.failure_policy == "Ignore" {
         return Ok(());
     }
-    Err(Stop::Denied { reason: "Invalid".into(), message: denied(p, names, err) })
+    Err(Stop::Denied { reason: "Invalid".into(), message: denied(p, names, err), others: vec![] })
 }
 
 /// A binding whose policy names what is not replayed here ([`CompiledPolicy::unsupported`]).
@@ -391,7 +393,11 @@ fn evaluation<'a>(
 
 /// The ValidatingAdmissionPolicies' verdict on `object`: the warnings of the bindings that
 /// warn, and the first denial. Every policy is evaluated, as the server does, so the warnings
-/// of those after a denial are said with it.
+/// of those after a denial are said with it, and so are the other denials: the server returns
+/// one of them, the first of its list, which it builds from a Go map of the policies (a
+/// random order, new per request while the policies stay unchanged: k8s.io/apiserver's
+/// policy source and its validating dispatcher). The first here is the first in name order;
+/// the others are in its `others`.
 pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> (Vec<String>, Option<Stop>) {
     let request = r.as_cel();
     let ns = r.namespace_object();
@@ -401,8 +407,11 @@ pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> (Vec<String>, O
     let mut warnings = Vec::new();
     let mut first: Option<Stop> = None;
     // The first denial; a policy that cannot be replayed is said only where nothing refuses.
-    let keep = |outcome: Result<(), Stop>, first: &mut Option<Stop>| match (outcome, &first) {
+    let keep = |outcome: Result<(), Stop>, first: &mut Option<Stop>| match (outcome, first.as_mut()) {
         (Err(stop @ Stop::Denied { .. }), None | Some(Stop::Unreplayable(_))) => *first = Some(stop),
+        (Err(Stop::Denied { message, .. }), Some(Stop::Denied { message: m, others, .. })) if message != *m && !others.contains(&message) => {
+            others.push(message)
+        }
         (Err(stop), None) => *first = Some(stop),
         _ => {}
     };
@@ -478,7 +487,7 @@ const MAX_MESSAGE_BYTES: usize = 5 * 1024;
 fn act(p: &CompiledPolicy, b: &Binding, names: (&str, &str), text: String, reason: String, warnings: &mut Vec<String>) -> Result<(), Stop> {
     for action in &b.validation_actions {
         match action.as_str() {
-            "Deny" => return Err(Stop::Denied { reason, message: denied(p, names, &text) }),
+            "Deny" => return Err(Stop::Denied { reason, message: denied(p, names, &text), others: vec![] }),
             "Warn" => warnings.push(format!("Validation failed for ValidatingAdmissionPolicy '{}' with binding '{}': {text}", names.0, names.1)),
             _ => {}
         }

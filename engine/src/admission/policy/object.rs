@@ -94,10 +94,90 @@ fn spec_json(p: &Pod) -> Value {
     Value::Object(spec)
 }
 
-/// The object as the policies see it: for a pod, its whole JSON; `None` for the objects
-/// this tool does not replay policies on.
+/// Whether the object is known as the policies see it ([`as_json`] gives it).
+pub fn kept(obj: &Object) -> bool {
+    match &obj.body {
+        Body::Pod(_) | Body::Kept(_) => true,
+        _ => obj.source.0.is_some(),
+    }
+}
+
+/// The object as the policies see it (`None`: it was not kept, see
+/// [`crate::objects::keep_source`]): a pod as written with the plugins' changes laid over it;
+/// any other object as written, its namespace the request's, with the defaults the API gives
+/// the fields a policy commonly reads ([`api_defaults`]); a workload's template spec as written
+/// (the API copies no limits into a template's requests: that is a pod's defaulting).
 pub fn as_json(obj: &Object, ns: &str) -> Option<Value> {
-    let Body::Pod(p) = &obj.body else { return None };
+    let mut v = match &obj.body {
+        Body::Pod(p) => return Some(pod_json(obj, p, ns)),
+        Body::Kept(v) => (**v).clone(),
+        Body::Workload(w) => {
+            let mut v = obj.source.0.as_deref()?.clone();
+            let mut spec = w.template.source.0.as_deref().cloned().unwrap_or_else(|| spec_json(&w.template));
+            // A container's `resources` is a struct the API always writes, if only as `{}`.
+            for list in ["containers", "initContainers"] {
+                for c in spec.get_mut(list).and_then(Value::as_array_mut).into_iter().flatten().filter_map(Value::as_object_mut) {
+                    c.entry("resources").or_insert_with(|| json!({}));
+                }
+            }
+            if let Some(slot) = v.pointer_mut(&format!("/{}/spec", w.template_path.replace('.', "/"))) {
+                *slot = spec;
+            }
+            v
+        }
+        _ => obj.source.0.as_deref()?.clone(),
+    };
+    if obj.type_info.namespaced {
+        if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert("namespace".into(), Value::String(ns.into()));
+        }
+    }
+    api_defaults(&obj.type_info.kind, &mut v);
+    Some(v)
+}
+
+/// The API's defaults of the counts a policy on workloads reads, where the object leaves them
+/// out: `spec.replicas` 1 (Deployment, ReplicaSet, StatefulSet, ReplicationController);
+/// a Job's `spec.parallelism` 1, and `spec.completions` 1 when both are left out; a
+/// Service's `spec.type` ClusterIP, its ports' `protocol` TCP and `targetPort` the port.
+fn api_defaults(kind: &str, v: &mut Value) {
+    let Some(spec) = v.get_mut("spec").and_then(Value::as_object_mut) else { return };
+    let mut default = |field: &str| {
+        if spec.get(field).is_none_or(Value::is_null) {
+            spec.insert(field.into(), json!(1));
+        }
+    };
+    match kind {
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "ReplicationController" => default("replicas"),
+        "Job" => {
+            let neither = ["parallelism", "completions"].iter().all(|f| spec.get(*f).is_none_or(Value::is_null));
+            if neither {
+                spec.insert("completions".into(), json!(1));
+            }
+            if spec.get("parallelism").is_none_or(Value::is_null) {
+                spec.insert("parallelism".into(), json!(1));
+            }
+        }
+        "Service" => {
+            if spec.get("type").is_none_or(Value::is_null) {
+                spec.insert("type".into(), json!("ClusterIP"));
+            }
+            for port in spec.get_mut("ports").and_then(Value::as_array_mut).into_iter().flatten().filter_map(Value::as_object_mut) {
+                if port.get("protocol").is_none_or(Value::is_null) {
+                    port.insert("protocol".into(), json!("TCP"));
+                }
+                if let (None, Some(p)) = (port.get("targetPort"), port.get("port").cloned()) {
+                    port.insert("targetPort".into(), p);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A pod's whole JSON: its metadata from its `meta`, its spec as written with the plugins'
+/// changes laid over it.
+fn pod_json(obj: &Object, p: &Pod, ns: &str) -> Value {
     let m = &obj.meta;
     let mut meta = Map::new();
     match &m.generate_name {
@@ -115,12 +195,13 @@ pub fn as_json(obj: &Object, ns: &str) -> Option<Value> {
     if !m.annotations.is_empty() {
         meta.insert("annotations".into(), json!(m.annotations));
     }
-    Some(json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec_json(p)}))
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec_json(p)})
 }
 
-/// Takes the pod a mutating policy left: decoded again (the API's defaults applied by the
-/// caller), what the request's status carried kept. An object the API would not decode is
-/// refused in the decoder's words.
+/// Takes the object a mutating policy left: decoded again (the API's defaults applied by the
+/// caller), what the request's status and the chain before carried kept (a pod's status, a
+/// workload's existing pods and its VerticalPodAutoscaler). An object the API would not decode
+/// is refused in the decoder's words.
 pub fn set_from_json(obj: &mut Object, v: Value) -> Result<(), String> {
     let doc = Document { origin: obj.origin.clone(), value: v };
     let mut decoded = crate::objects::decode(&doc).map_err(|e| match e.field {
@@ -128,13 +209,27 @@ pub fn set_from_json(obj: &mut Object, v: Value) -> Result<(), String> {
         None => e.message,
     })?;
     crate::objects::keep_source(&mut decoded, doc.value, true);
-    let (Body::Pod(old), Body::Pod(mut new)) = (&obj.body, decoded.body) else { return Err("the policy changed the object's kind".into()) };
-    new.phase = old.phase.clone();
-    new.status_qos_class = old.status_qos_class.clone();
-    new.container_statuses = old.container_statuses.clone();
-    new.claims_created = old.claims_created.clone();
-    new.resize_infeasible = old.resize_infeasible;
-    obj.body = Body::Pod(new);
+    if decoded.type_info.kind != obj.type_info.kind || decoded.type_info.group != obj.type_info.group {
+        return Err("the policy changed the object's kind".into());
+    }
+    match (&obj.body, decoded.body) {
+        (Body::Pod(old), Body::Pod(mut new)) => {
+            new.phase = old.phase.clone();
+            new.status_qos_class = old.status_qos_class.clone();
+            new.container_statuses = old.container_statuses.clone();
+            new.claims_created = old.claims_created.clone();
+            new.resize_infeasible = old.resize_infeasible;
+            obj.body = Body::Pod(new);
+        }
+        (Body::Workload(old), Body::Workload(mut new)) => {
+            new.current = old.current;
+            new.succeeded = old.succeeded;
+            new.vpa = old.vpa.clone();
+            obj.body = Body::Workload(new);
+        }
+        (_, body) => obj.body = body,
+    }
+    obj.source = decoded.source;
     obj.meta.labels = decoded.meta.labels;
     obj.meta.annotations = decoded.meta.annotations;
     Ok(())

@@ -231,7 +231,13 @@ impl Limits {
     fn evaluated_pod(&self, obj: &Object, aliased: bool) -> Option<Object> {
         let Body::Pod(p) = &obj.body else { return None };
         let changed = usage::after_one_usage(p, aliased).filter(|_| self.evaluated)?;
-        Some(Object { origin: obj.origin.clone(), type_info: obj.type_info.clone(), meta: obj.meta.clone(), body: Body::Pod(changed) })
+        Some(Object {
+            origin: obj.origin.clone(),
+            type_info: obj.type_info.clone(),
+            meta: obj.meta.clone(),
+            body: Body::Pod(changed),
+            source: obj.source.clone(),
+        })
     }
 }
 

@@ -67,12 +67,51 @@ pub struct Refusal {
     /// false for plain errors (the limited-scopes refusal is a 500 with the bare message).
     pub forbidden: bool,
     /// Other messages the server could return instead: it checks quotas in its cache's order,
-    /// which is not defined, and reports the first quota that refuses.
+    /// which is not defined, and reports the first quota that refuses (and the same of several
+    /// ValidatingAdmissionPolicies that deny).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<String>,
+    /// The HTTP status code of the server's answer (403, 422, ...); `None` where kubectl
+    /// refuses before sending anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<u16>,
+    /// The reason of the server's Status (`Forbidden`, `Invalid`, ...), as `code`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_reason: Option<String>,
+}
+
+/// The HTTP code the API server gives a Status reason (k8s.io/apimachinery's, as the admission
+/// policy plugins map a policy's `reason`: one they do not name is a 422).
+pub fn status_code(reason: &str) -> u16 {
+    match reason {
+        "Unauthorized" => 401,
+        "Forbidden" => 403,
+        "NotFound" => 404,
+        "RequestEntityTooLarge" => 413,
+        "InternalError" => 500,
+        _ => 422,
+    }
 }
 
 impl Refusal {
+    /// The Status reason the server answers a refusal of `reason` with; `None`: kubectl's own.
+    fn status_reason_of(reason: RefusalReason, forbidden: bool) -> Option<&'static str> {
+        Some(match reason {
+            RefusalReason::NotServed | RefusalReason::NamespaceMismatch => return None,
+            RefusalReason::NamespaceNotFound => "NotFound",
+            RefusalReason::TooLarge => "RequestEntityTooLarge",
+            RefusalReason::Invalid => "Invalid",
+            _ if forbidden => "Forbidden",
+            _ => "InternalError",
+        })
+    }
+
+    /// Sets the Status reason (and its code) the server answers with.
+    pub fn set_status(&mut self, status_reason: &str) {
+        self.code = Some(status_code(status_reason));
+        self.status_reason = Some(status_reason.to_string());
+    }
+
     /// The whole error text the server returns for this object.
     pub fn server_error(&self, obj: &Object) -> String {
         match self.reason {
@@ -214,7 +253,18 @@ pub(super) fn refusal(reason: RefusalReason, quota: Option<&str>, resources: Vec
             | RefusalReason::NamespaceMismatch
             | RefusalReason::TooLarge
     );
-    Refusal { by: reason.stage(), reason, quota: quota.map(str::to_string), resources, message, forbidden, alternatives: vec![] }
+    let status = Refusal::status_reason_of(reason, forbidden);
+    Refusal {
+        by: reason.stage(),
+        reason,
+        quota: quota.map(str::to_string),
+        resources,
+        message,
+        forbidden,
+        alternatives: vec![],
+        code: status.map(status_code),
+        status_reason: status.map(str::to_string),
+    }
 }
 
 /// The first refusal in quota order, with the others as alternatives.

@@ -201,30 +201,40 @@ impl Doc<'_> {
     }
 }
 
-/// Keeps the JSON of a decoded pod's spec (a Pod's, a workload's template's) in its
-/// [`Pod::source`], taken out of the document's `value`, which is moved here, not copied: the
-/// admission policies read the whole object, not only what the engine decodes. A ConfigMap or
-/// an object of a kind not known here is kept whole ([`Body::Kept`]): a policy may read it as
-/// its params.
+/// Keeps the object as written, for the admission policies that read the whole of it: a
+/// pod's spec (a Pod's, a workload's template's) in its [`Pod::source`], taken out of the
+/// document's `value`, which is moved here, not copied; the rest of the document (or all of
+/// it, for a kind without a pod spec) in [`Object::source`]. A ConfigMap or an object of a kind
+/// not known here is kept whole ([`Body::Kept`]) in any case: a policy may read it as its
+/// params.
 ///
-/// With `pod_specs` false only the params are kept: a pod's spec is needed only where
-/// admission policies run, and holding every one would hold most of a large input.
+/// With `pod_specs` false only the params are kept: the rest is needed only where admission
+/// policies run, and holding every object would hold most of a large input.
 pub fn keep_source(obj: &mut Object, mut value: Value, pod_specs: bool) {
     let ti = &obj.type_info;
     if matches!(obj.body, Body::Other) && ((ti.group.is_empty() && ti.kind == "ConfigMap") || ti.guessed) {
         obj.body = Body::Kept(std::sync::Arc::new(value));
         return;
     }
-    if !pod_specs {
+    if !pod_specs || obj.meta.too_large {
         return;
     }
     let (pod, pointer) = match &mut obj.body {
         Body::Pod(p) => (p, "/spec".to_string()),
         Body::Workload(w) => (&mut w.template, format!("/{}/spec", w.template_path.replace('.', "/"))),
-        _ => return,
+        Body::Kept(_) => return,
+        _ => {
+            obj.source = Source(Some(std::sync::Arc::new(value)));
+            return;
+        }
     };
     if let Some(spec) = value.pointer_mut(&pointer).filter(|s| s.is_object()) {
         pod.source = Source(Some(std::sync::Arc::new(spec.take())));
+    }
+    // A pod's metadata is its `meta`'s; a workload's rest (its counts, selector, strategy,
+    // the template's metadata) is read from here.
+    if matches!(obj.body, Body::Workload(_)) {
+        obj.source = Source(Some(std::sync::Arc::new(value)));
     }
 }
 
@@ -254,13 +264,13 @@ fn decode_lists(doc: &Document, lists: Option<ContainerLists>) -> Result<Object,
         let field = |k: &str| v.get("metadata").and_then(|m| m.get(k)).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
         let name = field("name").or_else(|| field("generateName").map(|g| format!("{g}<generated>"))).unwrap_or_else(|| "<unnamed>".into());
         let meta = Meta { name, namespace: field("namespace"), too_large: true, ..Meta::default() };
-        return Ok(Object { origin: doc.origin.clone(), type_info: ti, meta, body: Body::Other });
+        return Ok(Object { origin: doc.origin.clone(), type_info: ti, meta, body: Body::Other, source: Source::default() });
     }
     let (meta, body) = body(&ti, v, lists).map_err(|(field, msg)| InputError::at(&doc.origin, (!field.is_empty()).then_some(field), msg))?;
     if meta.name.is_empty() {
         return Err(InputError::at(&doc.origin, Some("metadata.name".into()), "Required value: name or generateName is required"));
     }
-    Ok(Object { origin: doc.origin.clone(), type_info: ti, meta, body })
+    Ok(Object { origin: doc.origin.clone(), type_info: ti, meta, body, source: Source::default() })
 }
 
 #[cfg(test)]
