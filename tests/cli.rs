@@ -90,7 +90,7 @@ fn directories_and_lists_are_read_in_name_order() {
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     let pod = |n: &str| {
         format!(
-            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{n}"}},"spec":{{"containers":[{{"name":"c","resources":{{"requests":{{"cpu":"400m"}}}}}}]}}}}"#
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{n}"}},"spec":{{"containers":[{{"name":"c","image":"nginx","resources":{{"requests":{{"cpu":"400m"}}}}}}]}}}}"#
         )
     };
     std::fs::write(dir.join("b.json"), format!(r#"{{"apiVersion":"v1","kind":"List","items":[{},{}]}}"#, pod("p1"), pod("p2"))).unwrap();

@@ -374,6 +374,9 @@ pub fn pod_spec_errors(pod: &Pod, spec: &str, rules: &Rules, flags: ServerFlags)
             if !names.insert(c.name.as_str()) {
                 errors.push(FieldError::duplicate(format!("{spec}.{field}[{i}].name"), &c.name));
             }
+            if c.image.is_empty() {
+                errors.push(FieldError::required(format!("{spec}.{field}[{i}].image"), ""));
+            }
             // Limits first, then each request: its value, then against its limit (the
             // server's order; within a list it walks a Go map, here in name order).
             errors.extend(fractional_integers(&c.limits, &format!("{spec}.{field}[{i}].resources.limits"), rules));
@@ -574,7 +577,22 @@ mod tests {
 
     fn pod_with(req: &[(&str, &str)], lim: &[(&str, &str)]) -> Pod {
         let rl = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect();
-        Pod { containers: vec![Container { name: "app".into(), requests: rl(req), limits: rl(lim), ..Container::default() }].into(), ..Pod::default() }
+        let c = Container { name: "app".into(), image: "nginx".into(), requests: rl(req), limits: rl(lim), ..Container::default() };
+        Pod { containers: vec![c].into(), ..Pod::default() }
+    }
+
+    #[test]
+    fn a_container_without_an_image_is_refused_before_quota() {
+        let mut pod = pod_with(&[("cpu", "1")], &[]);
+        let mut init = pod.containers[0].clone();
+        init.name = "init".into();
+        init.image.clear();
+        pod.init_containers = vec![init].into();
+        let rules = Rules::for_version(crate::version::KubeVersion::new(1, 37));
+        assert_eq!(
+            validate_pod_requests(&pod, "p", &rules, ServerFlags::default(), true).unwrap_err(),
+            "Pod \"p\" is invalid: spec.initContainers[0].image: Required value"
+        );
     }
 
     #[test]
