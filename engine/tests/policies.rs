@@ -312,3 +312,128 @@ fn a_policy_whose_cel_is_not_replayed_is_named_never_guessed() {
     let d = check_one(&cluster(&[namespace(), authz, MEM_LIMITS.replace("ACTION", "Deny")]), &app("requests: {cpu: 100m}"));
     assert_eq!(summary(&d), "ValidatingAdmissionPolicy 'mem-limits' with binding 'mem-limits' denied request: every container needs a memory limit");
 }
+
+/// A ValidatingAdmissionPolicy on `resources` of `group` (CREATE and UPDATE) with one Deny
+/// validation, and its binding.
+fn vap_on(name: &str, group: &str, resources: &str, expression: &str, reason: &str) -> String {
+    let reason = if reason.is_empty() { String::new() } else { format!("\n    reason: {reason}") };
+    format!(
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {{name: {name}}}\nspec:\n  failurePolicy: Fail\n  matchConstraints:\n    resourceRules: [{{apiGroups: ['{group}'], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [{resources}]}}]\n  validations:\n  - expression: \"{expression}\"\n    message: {name} says no{reason}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {{name: {name}}}\nspec: {{policyName: {name}, validationActions: [Deny]}}\n"
+    )
+}
+
+/// Every container of a workload's template sets limits (the vap-library's shape).
+const TEMPLATE_LIMITS: &str = "object.spec.template.spec.containers.all(c, has(c.resources.limits))";
+
+#[test]
+fn policies_judge_every_object_they_select_not_only_pods() {
+    let apps = vap_on("limits", "apps", "deployments, statefulsets, daemonsets", TEMPLATE_LIMITS, "");
+    let services = vap_on("no-lb", "", "services", "object.spec.type != 'LoadBalancer'", "Forbidden");
+    let replicas = vap_on("few", "apps", "deployments", "object.spec.replicas <= 3", "");
+    let statefulset = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec: {serviceName: db, selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: app, image: x, resources: {limits: {cpu: 100m}}}]}}}\n";
+    let service = |t: &str| format!("apiVersion: v1\nkind: Service\nmetadata: {{name: web}}\nspec: {{{t}ports: [{{port: 80}}]}}\n");
+    let rows: Vec<(&str, String, String, String)> = vec![
+        (
+            "a Deployment the policy refuses is refused itself, and makes no pods",
+            cluster(&[namespace(), apps.clone()]),
+            shop(2),
+            "ValidatingAdmissionPolicy 'limits' with binding 'limits' denied request: limits says no".into(),
+        ),
+        ("a StatefulSet the policy passes makes its pods", cluster(&[namespace(), apps.clone()]), statefulset.into(), pods_fit(1)),
+        (
+            "a Service of a type the policy refuses",
+            cluster(&[namespace(), services.clone()]),
+            service("type: LoadBalancer, "),
+            "ValidatingAdmissionPolicy 'no-lb' with binding 'no-lb' denied request: no-lb says no".into(),
+        ),
+        ("a Service without a type is a ClusterIP one, as the API defaults it", cluster(&[namespace(), services]), service(""), OK.into()),
+        (
+            "a Deployment without replicas has one, as the API defaults it",
+            cluster(&[namespace(), replicas.clone()]),
+            shop(1).replace("replicas: 1, ", ""),
+            pods_fit(1),
+        ),
+        (
+            "a Deployment over the policy's replicas",
+            cluster(&[namespace(), replicas]),
+            shop(4),
+            "ValidatingAdmissionPolicy 'few' with binding 'few' denied request: few says no".into(),
+        ),
+    ];
+    let mut t = Table::default();
+    for (what, state, input, want) in rows {
+        t.row(what, summary(&check_one(&state, &input)), want);
+    }
+    t.done();
+}
+
+#[test]
+fn a_mutating_policy_on_a_deployment_changes_the_pods_it_makes() {
+    let on_deployments = CPU_DEFAULT
+        .replace(
+            "resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]",
+            "resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]",
+        )
+        .replace(
+            "Object{spec: Object.spec{containers: object.spec.containers.filter(",
+            "Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: object.spec.template.spec.containers.filter(",
+        )
+        .replace(
+            "Object.spec.containers{name: c.name, resources: Object.spec.containers.resources{requests: {'cpu': '400m'}}})}}",
+            "Object.spec.template.spec.containers{name: c.name, resources: Object.spec.template.spec.containers.resources{requests: {'cpu': '400m'}}})}}}}",
+        );
+    let state = cluster(&[namespace(), quota("compute", "", "requests.cpu=1/0"), on_deployments]);
+    let unrequested = shop(3).replace("resources: {requests: {cpu: 200m}}", "resources: {}");
+    let d = check_one(&state, &unrequested);
+    assert_eq!(summary(&d), pods_stop(2, 3, exceeded("compute", "requests.cpu", "400m", "800m", "1")));
+    assert_eq!(d.mutations, [r#"MutatingAdmissionPolicy "cpu-default" (binding "cpu-default"): the pod template's container app: requests.cpu=400m"#]);
+}
+
+#[test]
+fn several_denials_name_one_and_give_the_others_as_alternatives() {
+    let state = cluster(&[namespace(), vap_on("a-limits", "", "pods", "false", ""), vap_on("b-labels", "", "pods", "false", "Forbidden")]);
+    let d = check_one(&state, &app(""));
+    let r = d.refusal.expect("refused");
+    assert_eq!(r.message, "ValidatingAdmissionPolicy 'a-limits' with binding 'a-limits' denied request: a-limits says no");
+    assert_eq!(r.alternatives, ["ValidatingAdmissionPolicy 'b-labels' with binding 'b-labels' denied request: b-labels says no"]);
+    // The first one's Status: no reason is Invalid, a 422, still worded as the object's forbidden error.
+    assert_eq!((r.code, r.status_reason.as_deref(), r.forbidden), (Some(422), Some("Invalid"), true));
+}
+
+#[test]
+fn a_denials_status_is_the_reason_the_policy_gives() {
+    let rows: Vec<(&str, &str, (Option<u16>, Option<&str>))> = vec![
+        ("no reason is Invalid, 422", "", (Some(422), Some("Invalid"))),
+        ("Forbidden is 403", "Forbidden", (Some(403), Some("Forbidden"))),
+        ("Unauthorized is 401", "Unauthorized", (Some(401), Some("Unauthorized"))),
+        ("RequestEntityTooLarge is 413", "RequestEntityTooLarge", (Some(413), Some("RequestEntityTooLarge"))),
+    ];
+    let mut t = Table::default();
+    for (what, reason, want) in rows {
+        let d = check_one(&cluster(&[namespace(), vap_on("p", "", "pods", "false", reason)]), &app(""));
+        let r = d.refusal.expect("refused");
+        t.row(what, format!("{:?}", (r.code, r.status_reason.as_deref())), format!("{want:?}"));
+    }
+    t.done();
+}
+
+#[test]
+fn a_policy_reading_the_old_object_of_an_update_not_read_whole_is_named_never_guessed() {
+    let policy = vap_on("grow-only", "apps", "deployments", "oldObject == null || object.spec.replicas >= oldObject.spec.replicas", "");
+    let state = cluster(&[namespace(), policy, shop(3)]);
+    // The stored Deployment as a live LIST reads it: only what quota reads, not its JSON.
+    let mut objects = decode("state.yaml", &state);
+    objects.iter_mut().for_each(|o| o.source = Default::default());
+    let mut cluster = kubectl_quota_engine::check::ClusterState::from_objects(objects, NS);
+    let opts = kubectl_quota_engine::check::CheckOptions { namespace: NS.into(), ..Default::default() };
+    let d = only(kubectl_quota_engine::check::check(&mut cluster, decode("input.yaml", &shop(2)), &opts).documents);
+    assert!(d.allowed, "{}", summary(&d));
+    assert!(
+        d.mutations.iter().any(|m| m.contains(r#"ValidatingAdmissionPolicy "grow-only" (binding "grow-only"): its expressions read `oldObject`"#)),
+        "{:?}",
+        d.mutations
+    );
+    // Kept whole, the stored object is the policy's oldObject.
+    let d = only(check_all(&state, &shop(2)));
+    assert_eq!(summary(&d), "ValidatingAdmissionPolicy 'grow-only' with binding 'grow-only' denied request: grow-only says no");
+}

@@ -226,6 +226,7 @@ fn policy_request<'a>(obj: &'a Object, a: &'a Attributes, old: Option<&'a serde_
         labels: &obj.meta.labels,
         namespace_labels: a.cluster.namespaces.and_then(|n| n.get(a.ns)),
         old_object: old,
+        old_unread: a.old.is_some() && old.is_none(),
         params: a.cluster.params,
     }
 }

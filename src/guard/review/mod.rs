@@ -377,9 +377,13 @@ pub fn decide(req: Request, mut state: ClusterState, opts: &CheckOptions, enforc
     // The body is read no more.
     let Request { namespace, body, .. } = req;
     drop(body);
-    // A pod reaches the webhook past the server's own admission policies (they run before the
-    // validating webhooks): what it is sent is what they left. A workload's pods still meet them.
-    if let objects::Body::Pod(_) = &obj.body {
+    // The object reaches the webhook past the server's own admission policies (they run before
+    // the validating webhooks): what it is sent is what they left, and they are not run on it
+    // again (its own JSON is not kept; a ConfigMap's, kept whole for params, is then not theirs
+    // to read). A workload's pods still meet them.
+    let mut obj = obj;
+    obj.source = objects::Source::default();
+    if let objects::Body::Pod(_) | objects::Body::Kept(_) = &obj.body {
         state.policies = None;
     }
     // A pod reaches the webhook past the server's own ServiceAccount plugin: its ServiceAccount

@@ -38,6 +38,9 @@ pub struct CompiledPolicy {
     /// What of Kubernetes' CEL an expression uses that is not replayed here (`authorizer`, a
     /// two-variable comprehension): the policy's answer is then not this tool's to give.
     unsupported: Option<String>,
+    /// Its expressions read `oldObject`: on an update whose stored object was not read whole,
+    /// its answer is not this tool's to give.
+    reads_old: bool,
 }
 
 impl std::fmt::Debug for CompiledPolicy {
@@ -63,6 +66,7 @@ impl CompiledPolicy {
                 })
                 .collect(),
             unsupported: None,
+            reads_old: names_word(&policy, "oldObject"),
             policy,
         };
         compiled.unsupported = unsupported_in(&compiled.policy).or_else(|| compiled.two_variable_comprehension());
@@ -83,24 +87,28 @@ impl CompiledPolicy {
 /// them: the authorizer.
 const UNSUPPORTED: &[(&str, &str)] = &[("authorizer", "the authorizer: who sends the request is not known")];
 
-/// The first part of [`UNSUPPORTED`] one of the policy's expressions names (a name standing
-/// alone, not inside a longer identifier), in words.
-fn unsupported_in(policy: &Policy) -> Option<String> {
+/// Whether one of the policy's expressions names `word` (standing alone, not inside a longer
+/// identifier).
+fn names_word(policy: &Policy, word: &str) -> bool {
     let mut sources: Vec<&str> = Vec::new();
     sources.extend(policy.match_conditions.iter().chain(&policy.variables).map(|n| n.expression.as_str()));
     sources.extend(policy.validations.iter().flat_map(|v| [v.expression.as_str(), v.message_expression.as_str()]));
     sources.extend(policy.mutations.iter().map(|m| match m {
         Mutation::ApplyConfiguration(e) | Mutation::JsonPatch(e) => e.as_str(),
     }));
-    let names = |src: &str, word: &str| {
+    sources.iter().any(|src| {
         src.match_indices(word).any(|(i, _)| {
             let before = src[..i].chars().next_back();
             !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.' && !word.ends_with('.'))
         })
-    };
+    })
+}
+
+/// The first part of [`UNSUPPORTED`] one of the policy's expressions names, in words.
+fn unsupported_in(policy: &Policy) -> Option<String> {
     UNSUPPORTED
         .iter()
-        .find(|(word, _)| sources.iter().any(|s| names(s, word)))
+        .find(|(word, _)| names_word(policy, word))
         .map(|(word, what)| format!("its expressions use `{}` ({what}), which is not replayed", word.trim_end_matches(['(', '.'])))
 }
 
@@ -185,6 +193,8 @@ pub struct Request<'a> {
     pub namespace_labels: Option<&'a BTreeMap<String, String>>,
     /// The object before the request (an update).
     pub old_object: Option<&'a Value>,
+    /// An update whose stored object was not read whole: `oldObject` is not known.
+    pub old_unread: bool,
     /// The objects params are read from; `None`: not read.
     pub params: Option<&'a Params>,
 }
@@ -362,6 +372,10 @@ fn failed(p: &CompiledPolicy, names: (&str, &str), err: &str) -> Result<(), Stop
     Err(Stop::Denied { reason: "Invalid".into(), message: denied(p, names, err), others: vec![] })
 }
 
+/// Why a policy that reads `oldObject` is not replayed on an update whose stored object was
+/// not read whole.
+const OLD_UNREAD: &str = "its expressions read `oldObject`, and the object this updates was not read whole (only what quota reads of it)";
+
 /// A binding whose policy names what is not replayed here ([`CompiledPolicy::unsupported`]).
 fn unsupported_stop(p: &CompiledPolicy, (policy, binding): (&str, &str), why: &str) -> Stop {
     Stop::Unreplayable(format!("{} {policy:?} (binding {binding:?}): {why}", kind_name(p)))
@@ -420,6 +434,7 @@ pub fn validate(set: &PolicySet, object: &Value, r: &Request) -> (Vec<String>, O
         let params = match selected(p, b, r, names) {
             Ok(true) => match &p.unsupported {
                 Some(why) => Err(unsupported_stop(p, names, why)),
+                None if p.reads_old && r.old_unread => Err(unsupported_stop(p, names, OLD_UNREAD)),
                 None => params_of(p, b, r, names),
             },
             Ok(false) => continue,
