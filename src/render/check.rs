@@ -421,6 +421,16 @@ fn quantity(text: &mut String, q: &Quantity) {
     let _ = q.write_canonical(text);
 }
 
+/// Why the server may give another refusal than the one named: the order it checks quotas in,
+/// or takes its ValidatingAdmissionPolicies in, is not fixed.
+pub(crate) fn alternatives_why(r: &kubectl_quota_engine::admission::Refusal) -> &'static str {
+    if r.by == kubectl_quota_engine::admission::Stage::ValidatingAdmissionPolicy {
+        "takes the denying admission policies in no fixed order"
+    } else {
+        "checks quotas in no fixed order"
+    }
+}
+
 /// Quota explanations: unrelated quotas (limiting nothing the object consumes) on one line.
 fn quota_blocks(out: &mut String, quotas: &[QuotaReport], indent: &str, what: &str) {
     for q in quotas.iter().filter(|q| !q.unrelated) {
@@ -459,8 +469,10 @@ fn document_block(out: &mut String, d: &DocumentReport) {
         let shown = if invalid { escape_lines(e).replace('\n', "\n    ") } else { esc(e).into_owned() };
         let _ = writeln!(out, "  server: {shown}");
     }
-    for a in d.refusal.iter().flat_map(|r| &r.alternatives) {
-        let _ = writeln!(out, "  or, as the server checks quotas in no fixed order: {}", esc(a));
+    if let Some(r) = &d.refusal {
+        for a in &r.alternatives {
+            let _ = writeln!(out, "  or, as the server {}: {}", alternatives_why(r), esc(a));
+        }
     }
     for m in &d.mutations {
         let _ = writeln!(out, "  before quota: {}", esc(m));

@@ -47,6 +47,11 @@ pub fn annotation(d: &DocumentReport) -> Option<String> {
     if let Some(e) = &d.server_error {
         add("server: ", e);
     }
+    if let Some(r) = &d.refusal {
+        for a in &r.alternatives {
+            add(&format!("or, as the server {}: ", super::check::alternatives_why(r)), a);
+        }
+    }
     for h in &d.hints {
         add("hint: ", h);
     }
