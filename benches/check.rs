@@ -379,12 +379,16 @@ fn bench_pipeline(c: &mut Criterion) {
     });
     g.bench_function("render_json_1000_pods", |b| {
         let report = check::check(&mut base.clone(), pods.clone(), &opts());
-        b.iter(|| kubectl_quota::render::check::render(black_box(&report), kubectl_quota::render::check::Output::Json, false))
+        b.iter(|| {
+            kubectl_quota::render::check::render(black_box(&report), kubectl_quota::render::check::Output::Json, kubectl_quota::render::check::Text::Explain)
+        })
     });
     g.bench_function("render_text_1000_pods", |b| {
         colored::control::set_override(false);
         let report = check::check(&mut base.clone(), pods.clone(), &opts());
-        b.iter(|| kubectl_quota::render::check::render(black_box(&report), kubectl_quota::render::check::Output::Text, false))
+        b.iter(|| {
+            kubectl_quota::render::check::render(black_box(&report), kubectl_quota::render::check::Output::Text, kubectl_quota::render::check::Text::Explain)
+        })
     });
     g.finish();
 

@@ -341,7 +341,7 @@ _kubectl__quota() {
             return 0
             ;;
         kubectl__subcmd__quota__subcmd__check)
-            opts="-f -k -R -o -q -n -h -V --filename --kustomize --recursive --state --admission-config --nodes --output --quiet --fail-on-ceiling --kubernetes-version --allow-privileged --decision-timeout --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
+            opts="-f -k -R -o -q -n -h -V --filename --kustomize --recursive --state --admission-config --nodes --output --quiet --explain --fail-on-ceiling --kubernetes-version --allow-privileged --decision-timeout --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

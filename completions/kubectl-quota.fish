@@ -72,6 +72,7 @@ complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l re
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s n -l namespace -d 'The namespace (default: the kubeconfig context\'s namespace; offline: `default`)' -r
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s R -l recursive -d 'Process directories given with -f recursively'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s q -l quiet -d 'Print only what would be refused'
+complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l explain -d 'Explain every document in full (text output), as -o json|yaml does; by default only what is refused, undecided or charged near a limit is explained, and the rest is a line each'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -l fail-on-ceiling -d 'Exit 1 when quota stops an autoscaler (HPA, KEDA ScaledObject) below its maximum, not only when it refuses what runs now'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s h -l help -d 'Print help'
 complete -c kubectl-quota -n "__fish_kubectl_quota_using_subcommand check" -s V -l version -d 'Print version'

@@ -76,6 +76,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-quota' -ScriptBlock {
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Process directories given with -f recursively')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only what would be refused')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only what would be refused')
+            [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'Explain every document in full (text output), as -o json|yaml does; by default only what is refused, undecided or charged near a limit is explained, and the rest is a line each')
             [CompletionResult]::new('--fail-on-ceiling', '--fail-on-ceiling', [CompletionResultType]::ParameterName, 'Exit 1 when quota stops an autoscaler (HPA, KEDA ScaledObject) below its maximum, not only when it refuses what runs now')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

@@ -254,7 +254,7 @@ fn unrelated_quotas_are_named_under_the_resources_plural() {
     let state = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: shop}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '0'}}\n";
     let state_file = temp_file("plurals-state", state);
     let manifest = "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: np}\nspec: {podSelector: {}}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec: {defaultBackend: {service: {name: web, port: {number: 80}}}}\n---\napiVersion: v1\nkind: Endpoints\nmetadata: {name: web}\n";
-    let out = run_stdin(&["check", "-f", "-", "--state", state_file.to_str().unwrap(), "-n", "shop"], manifest);
+    let out = run_stdin(&["check", "-f", "-", "--state", state_file.to_str().unwrap(), "-n", "shop", "--explain"], manifest);
     let _ = std::fs::remove_file(&state_file);
     let said: Vec<String> = text(&out.stdout).lines().filter(|l| l.contains("limiting nothing")).map(|l| l.trim().to_string()).collect();
     assert_eq!(

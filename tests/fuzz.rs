@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use kubectl_quota::render::check::{render, Output};
+use kubectl_quota::render::check::{render, Output, Text};
 use kubectl_quota_engine::check::{self, CheckOptions, ClusterState};
 use kubectl_quota_engine::manifest::parse_str;
 use kubectl_quota_engine::objects::{decode, Object};
@@ -169,7 +169,7 @@ fn pipeline(manifest: &str, state: &str) -> Result<i32, String> {
     report::explain(&mut r, &st);
     let code = r.exit_code();
     for output in [Output::Text, Output::Json, Output::Yaml] {
-        let text = render(&r, output, false);
+        let text = render(&r, output, Text::Explain);
         if output == Output::Text && text.contains('\x1b') {
             return Err(format!("control characters reach the text report: {text:?}"));
         }
@@ -182,7 +182,8 @@ fn pipeline(manifest: &str, state: &str) -> Result<i32, String> {
             }
         }
     }
-    let _ = render(&r, Output::Text, true);
+    let _ = render(&r, Output::Text, Text::Refusals);
+    let _ = render(&r, Output::Text, Text::Concise);
     Ok(code)
 }
 

@@ -44,6 +44,9 @@ fn check_text_output() {
     let scoped = "tests/conformance/cluster-scoped.yaml";
     golden("check-example", &["check", "-f", "examples/app.yaml", "--state", "examples/cluster-state.yaml", "-n", "shop"], 1);
     golden("check-example-quiet", &["check", "-f", "examples/app.yaml", "--state", "examples/cluster-state.yaml", "-n", "shop", "--quiet"], 1);
+    // A chart as `helm template` prints it: a line per object, its one refusal explained.
+    golden("check-chart", &["check", "-f", "examples/chart.yaml", "--state", "examples/cluster-state.yaml", "-n", "shop"], 1);
+    golden("check-chart-explain", &["check", "-f", "examples/chart.yaml", "--state", "examples/cluster-state.yaml", "-n", "shop", "--explain"], 1);
     for (name, c, code) in [
         ("check-must-specify", "1005-compute-missing-all", 1),
         ("check-priority-scope-excludes", "1021-priority-in-nomatch", 0),

@@ -15,7 +15,7 @@ use crate::error::Fatal;
 use crate::global::GlobalFlags;
 use crate::input::{kinds_known, load_limited, load_manifests_keeping, load_state, namespaces_known, offline_rules, PodsToSend};
 use crate::live;
-use crate::render::output::{Output, ReportWriter};
+use crate::render::output::{Output, ReportWriter, Text};
 
 use super::input_args::InputArgs;
 
@@ -69,8 +69,12 @@ pub struct CheckArgs {
     #[arg(short = 'o', long, value_enum)]
     pub output: Option<OutputFormat>,
     /// Print only what would be refused.
-    #[arg(short = 'q', long)]
+    #[arg(short = 'q', long, conflicts_with = "explain")]
     pub quiet: bool,
+    /// Explain every document in full (text output), as -o json|yaml does; by default only what
+    /// is refused, undecided or charged near a limit is explained, and the rest is a line each.
+    #[arg(long)]
+    pub explain: bool,
     /// Exit 1 when quota stops an autoscaler (HPA, KEDA ScaledObject) below its maximum, not
     /// only when it refuses what runs now.
     #[arg(long = "fail-on-ceiling")]
@@ -116,6 +120,17 @@ fn output_of(args: &CheckArgs) -> Output {
     }
 }
 
+/// How much the text report says of each document.
+fn text_of(args: &CheckArgs) -> Text {
+    if args.quiet {
+        Text::Refusals
+    } else if args.explain {
+        Text::Explain
+    } else {
+        Text::Concise
+    }
+}
+
 /// How much the engine explains: `--quiet` text prints a verdict line per refused document,
 /// which names only the refusing quota; every other output shows every quota.
 fn detail_of(args: &CheckArgs) -> Detail {
@@ -149,12 +164,12 @@ fn check_and_print(
         summary.notes.extend(relevant.iter().cloned());
         summary
     };
-    let (output, quiet) = (output_of(args), args.quiet);
+    let (output, text) = (output_of(args), text_of(args));
     let summary = if opts.detail == Detail::Refusals {
         // Verdict lines only: printing them costs less than handing reports to another thread.
-        print_here(decide, output, quiet, kubernetes)
+        print_here(decide, output, text, kubernetes)
     } else {
-        print_beside(decide, output, quiet, kubernetes)
+        print_beside(decide, output, text, kubernetes)
     };
     let code = incomplete_status(&summary, &relevant);
     if args.fail_on_ceiling && summary.capped > 0 && code != 1 && code != 2 {
@@ -169,9 +184,9 @@ fn check_and_print(
 const OUTPUT_BUFFER: usize = 256 * 1024;
 
 /// Writes each report on this thread as soon as it is decided.
-fn print_here(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: Output, quiet: bool, kubernetes: &VersionReport) -> Summary {
+fn print_here(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: Output, text: Text, kubernetes: &VersionReport) -> Summary {
     let stdout = std::io::stdout();
-    let mut writer = ReportWriter::new(std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock()), output, quiet, kubernetes);
+    let mut writer = ReportWriter::new(std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock()), output, text, kubernetes);
     // A closed pipe (`| head`) is not an error of the check: stop writing, finish deciding.
     let mut failed = false;
     let summary = decide(&mut |mut d| {
@@ -194,11 +209,11 @@ fn print_here(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: O
 /// Batches come back to be dropped where they were built (the hints excepted, which the
 /// printer built and drops), so that each thread reuses its own freed memory: dropping them
 /// on the printer measured 7–13 % slower, with mimalloc as with glibc's malloc (1.7×).
-fn print_beside(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: Output, quiet: bool, kubernetes: &VersionReport) -> Summary {
+fn print_beside(decide: impl FnOnce(&mut dyn FnMut(Decided)) -> Summary, output: Output, text: Text, kubernetes: &VersionReport) -> Summary {
     std::thread::scope(|scope| {
         let (send, receive) = mpsc::sync_channel::<Batch>(BATCHES_IN_FLIGHT);
         let (give_back, returned) = mpsc::channel::<Batch>();
-        let printer = scope.spawn(move || print_batches(receive, give_back, output, quiet, kubernetes));
+        let printer = scope.spawn(move || print_batches(receive, give_back, output, text, kubernetes));
         let mut batch = Batch::default();
         // When the printer has stopped (a closed pipe), sending fails: deciding goes on.
         let summary = decide(&mut |d| {
@@ -256,9 +271,9 @@ impl Batch {
 /// The printer: finishes each batch's reports (their hints) and writes them as they arrive, then
 /// the notes. A closed pipe (`| head`) is not an error of the check: the printer stops
 /// writing and receiving, and deciding finishes on its own.
-fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>, output: Output, quiet: bool, kubernetes: &VersionReport) {
+fn print_batches(receive: mpsc::Receiver<Batch>, give_back: mpsc::Sender<Batch>, output: Output, text: Text, kubernetes: &VersionReport) {
     let stdout = std::io::stdout();
-    let mut writer = ReportWriter::new(std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock()), output, quiet, kubernetes);
+    let mut writer = ReportWriter::new(std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock()), output, text, kubernetes);
     for mut batch in receive {
         for d in &mut batch.documents {
             let d = d.finish();

@@ -375,6 +375,7 @@ impl Cache {
             existing: autoscaler_entries(&state, ns).map(|(k, o)| (k.clone(), o.clone())).collect(),
             terminating: state.terminating.get(ns).map(|n| [n.clone()].into()).unwrap_or_default(),
             service_accounts: state.service_accounts.get(ns).map(|s| [(ns.to_string(), s.clone())].into()).unwrap_or_default(),
+            service_accounts_created: Default::default(),
             // Compiled once, shared by every request.
             policies: state.policies.clone(),
             webhooks: state.webhooks.clone(),

@@ -23,16 +23,30 @@ pub enum Output {
     Yaml,
 }
 
-/// Renders a report. `quiet` keeps only documents that would be refused.
-pub fn render(report: &Report, output: Output, quiet: bool) -> String {
+/// How much the text report says of each document (JSON and YAML say everything).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Text {
+    /// `--quiet`: a verdict line for each document that would be refused (or whose
+    /// autoscaling quota caps), nothing else.
+    Refusals,
+    /// The default: a line per document; the whole explanation of what is refused,
+    /// undecided, capped or charged near a limit ([`worth_explaining`]); the notes of an answer
+    /// that rests on something.
+    Concise,
+    /// `--explain`: the whole explanation of every document.
+    Explain,
+}
+
+/// Renders a report.
+pub fn render(report: &Report, output: Output, text: Text) -> String {
     let mut out = Vec::new();
-    write_report(report, output, quiet, &mut out).expect("writing to memory cannot fail");
+    write_report(report, output, text, &mut out).expect("writing to memory cannot fail");
     String::from_utf8(out).expect("reports are UTF-8")
 }
 
 /// Writes a whole report (the same bytes as [`ReportWriter`] fed document by document).
-pub fn write_report<W: std::io::Write>(report: &Report, output: Output, quiet: bool, w: &mut W) -> std::io::Result<()> {
-    let mut writer = ReportWriter::new(w, output, quiet, &report.kubernetes);
+pub fn write_report<W: std::io::Write>(report: &Report, output: Output, text: Text, w: &mut W) -> std::io::Result<()> {
+    let mut writer = ReportWriter::new(w, output, text, &report.kubernetes);
     for d in &report.documents {
         writer.document(d)?;
     }
@@ -46,7 +60,7 @@ pub fn write_report<W: std::io::Write>(report: &Report, output: Output, quiet: b
 pub struct ReportWriter<W: std::io::Write> {
     w: W,
     output: Output,
-    quiet: bool,
+    text: Text,
     documents: usize,
     refused: usize,
     undecided: usize,
@@ -140,8 +154,8 @@ struct Notes<'a> {
 }
 
 impl<W: std::io::Write> ReportWriter<W> {
-    pub fn new(w: W, output: Output, quiet: bool, kubernetes: &VersionReport) -> Self {
-        ReportWriter { w, output, quiet, documents: 0, refused: 0, undecided: 0, kubernetes: kubernetes.clone() }
+    pub fn new(w: W, output: Output, text: Text, kubernetes: &VersionReport) -> Self {
+        ReportWriter { w, output, text, documents: 0, refused: 0, undecided: 0, kubernetes: kubernetes.clone() }
     }
 
     /// JSON and YAML: the report's fields before `documents`.
@@ -181,16 +195,17 @@ impl<W: std::io::Write> ReportWriter<W> {
                 super::yaml::to_writer(&mut self.w, &std::slice::from_ref(d))
             }
             Output::Text => {
-                let capped = d.autoscaling.as_ref().is_some_and(|c| c.capped()) || d.vpa.as_ref().is_some_and(|v| v.capped());
-                if self.quiet && d.fully_admitted() && !capped {
+                if self.text == Text::Refusals && d.fully_admitted() && !capped(d) {
                     return Ok(());
                 }
                 let mut out = String::new();
-                if self.quiet {
-                    let _ = writeln!(out, "{}", verdict_line(d));
-                    autoscaling_line(&mut out, d);
-                } else {
-                    document_block(&mut out, d);
+                match self.text {
+                    Text::Refusals => {
+                        let _ = writeln!(out, "{}", verdict_line(d));
+                        autoscaling_line(&mut out, d);
+                    }
+                    Text::Concise if !worth_explaining(d) => concise_block(&mut out, d),
+                    text => document_block(&mut out, d, text == Text::Explain),
                 }
                 self.w.write_all(out.as_bytes())
             }
@@ -216,7 +231,7 @@ impl<W: std::io::Write> ReportWriter<W> {
                 super::yaml::to_writer(&mut self.w, &Notes { notes })?;
             }
             Output::Text => {
-                if !self.quiet {
+                if self.text != Text::Refusals {
                     let mut out = String::new();
                     for n in notes {
                         let _ = writeln!(out, "note: {}", esc(n));
@@ -231,6 +246,66 @@ impl<W: std::io::Write> ReportWriter<W> {
             }
         }
         Ok(self.w)
+    }
+}
+
+/// Whether quota stops the document's autoscaler (or VPA) below what it asks for.
+fn capped(d: &DocumentReport) -> bool {
+    d.autoscaling.as_ref().is_some_and(|c| c.capped()) || d.vpa.as_ref().is_some_and(|v| v.capped())
+}
+
+/// How little of a limit may be left after a document for its report to explain it whole.
+const NEAR_LIMIT_PERCENT: u64 = 20;
+
+/// Whether a document's default text explains it whole: something refused or undecided, an
+/// autoscaler capped, or a quota charged to within [`NEAR_LIMIT_PERCENT`] of a limit (by the
+/// object or its pods).
+fn worth_explaining(d: &DocumentReport) -> bool {
+    let near = |quotas: &[QuotaReport]| {
+        quotas.iter().filter(|q| q.applies).flat_map(|q| &q.resources).any(|r| {
+            r.requested.sign() > 0
+                && kubectl_quota_engine::report::quota_view::percent(&r.hard.sub(&r.after), &r.hard).is_none_or(|left| left <= NEAR_LIMIT_PERCENT)
+        })
+    };
+    !d.fully_admitted() || capped(d) || near(&d.quotas) || d.pods.as_ref().is_some_and(|p| near(&p.quotas))
+}
+
+use kubectl_quota_engine::report::hints::HEADROOM;
+
+/// A document the default text does not explain whole: its verdict and what is left of the
+/// tightest limit that charges it (or the quotas that charge it), then what its answer rests
+/// on (its notes, the server's warnings, a policy not replayed) and the other hints, each on a
+/// line of its own.
+fn concise_block(out: &mut String, d: &DocumentReport) {
+    let mut line = verdict_line(d);
+    match d.hints.iter().find_map(|h| h.strip_prefix(HEADROOM)) {
+        Some(left) => {
+            let _ = write!(line, "; after it {}", esc(left));
+        }
+        None => {
+            let mut names: Vec<&str> = Vec::new();
+            for q in d.quotas.iter().chain(d.pods.iter().flat_map(|p| &p.quotas)).filter(|q| q.applies) {
+                if !names.contains(&q.name.as_str()) {
+                    names.push(&q.name);
+                }
+            }
+            if !names.is_empty() {
+                let _ = write!(line, " (charged to quota {})", esc(&names.join(", ")));
+            }
+        }
+    }
+    let _ = writeln!(out, "{line}");
+    for m in d.mutations.iter().chain(d.pods.iter().flat_map(|p| &p.mutations)).filter(|m| m.starts_with("not replayed: ")) {
+        let _ = writeln!(out, "  before quota: {}", esc(m));
+    }
+    for w in &d.warnings {
+        let _ = writeln!(out, "  Warning: {}", esc(w));
+    }
+    for n in &d.notes {
+        let _ = writeln!(out, "  note: {}", esc(n));
+    }
+    for h in d.hints.iter().filter(|h| !h.starts_with(HEADROOM)) {
+        let _ = writeln!(out, "  {} {}", "hint:".cyan(), esc(h));
     }
 }
 
@@ -432,10 +507,12 @@ pub(crate) fn alternatives_why(r: &kubectl_quota_engine::admission::Refusal) -> 
 }
 
 /// Quota explanations: unrelated quotas (limiting nothing the object consumes) on one line.
-fn quota_blocks(out: &mut String, quotas: &[QuotaReport], indent: &str, what: &str) {
+fn quota_blocks(out: &mut String, quotas: &[QuotaReport], indent: &str, what: Option<&str>) {
     for q in quotas.iter().filter(|q| !q.unrelated) {
         quota_block(out, q, indent);
     }
+    // Named only when every document is explained: a line per kind of object no quota charges.
+    let Some(what) = what else { return };
     let unrelated: Vec<String> = quotas.iter().filter(|q| q.unrelated).map(|q| esc(&q.name).into_owned()).collect();
     if !unrelated.is_empty() {
         let _ = writeln!(out, "{indent}{}", format!("quotas limiting nothing {} consume: {}", esc(what), unrelated.join(", ")).dimmed());
@@ -453,7 +530,7 @@ fn autoscaling_line(out: &mut String, d: &DocumentReport) {
     }
 }
 
-fn document_block(out: &mut String, d: &DocumentReport) {
+fn document_block(out: &mut String, d: &DocumentReport, explain: bool) {
     let _ = writeln!(out, "{}", verdict_line(d));
     if d.outcome == Outcome::Undecided {
         let who = format!("{}/{}", esc(&d.kind.to_lowercase()), esc(&d.name));
@@ -481,7 +558,7 @@ fn document_block(out: &mut String, d: &DocumentReport) {
         let _ = writeln!(out, "  Warning: {}", esc(w));
     }
     let gr = d.quotas.first().map(|_| kubectl_quota_engine::objects::plural_of_kind(&d.kind)).unwrap_or_default();
-    quota_blocks(out, &d.quotas, "  ", &gr);
+    quota_blocks(out, &d.quotas, "  ", explain.then_some(gr.as_str()));
     if let Some(p) = &d.pods {
         let state = if p.allowed { "admitted".green().to_string() } else { "refused".red().bold().to_string() };
         let _ = writeln!(out, "  pods (explained for {}: {state}):", esc(&p.pod));
@@ -494,7 +571,7 @@ fn document_block(out: &mut String, d: &DocumentReport) {
         for m in &p.mutations {
             let _ = writeln!(out, "    before quota: {}", esc(m));
         }
-        quota_blocks(out, &p.quotas, "    ", "pods");
+        quota_blocks(out, &p.quotas, "    ", explain.then_some("pods"));
     } else if let Some(m) = &d.pod_message {
         let _ = writeln!(out, "  pods: {}", esc(m));
     }
@@ -533,12 +610,12 @@ mod tests {
             let mut r = report_of(pods);
             for notes in [vec![], vec!["one".to_string(), "two \"quoted\"\nline".to_string()]] {
                 r.notes = notes;
-                assert_eq!(render(&r, Output::Json, false), serde_json::to_string_pretty(&r).unwrap() + "\n");
-                assert_eq!(render(&r, Output::Yaml, false), crate::render::yaml::to_string(&r).unwrap());
+                assert_eq!(render(&r, Output::Json, Text::Explain), serde_json::to_string_pretty(&r).unwrap() + "\n");
+                assert_eq!(render(&r, Output::Yaml, Text::Explain), crate::render::yaml::to_string(&r).unwrap());
             }
             r.documents.clear();
-            assert_eq!(render(&r, Output::Json, false), serde_json::to_string_pretty(&r).unwrap() + "\n");
-            assert_eq!(render(&r, Output::Yaml, false), crate::render::yaml::to_string(&r).unwrap());
+            assert_eq!(render(&r, Output::Json, Text::Explain), serde_json::to_string_pretty(&r).unwrap() + "\n");
+            assert_eq!(render(&r, Output::Yaml, Text::Explain), crate::render::yaml::to_string(&r).unwrap());
         }
     }
 }

@@ -276,7 +276,7 @@ fn plain_verdict(d: &DocumentReport) -> String {
 /// A document's whole text report, as `check` prints it.
 fn document_text(d: &DocumentReport, kubernetes: &VersionReport) -> String {
     let mut out = Vec::new();
-    let mut w = ReportWriter::new(&mut out, Output::Text, false, kubernetes);
+    let mut w = ReportWriter::new(&mut out, Output::Text, super::check::Text::Explain, kubernetes);
     let _ = w.document(d);
     strip_ansi(&String::from_utf8_lossy(&out))
 }

@@ -5,6 +5,7 @@
 use kubectl_quota_engine::check::DocumentReport;
 use kubectl_quota_engine::version::VersionReport;
 
+pub use super::check::Text;
 use super::check::{Output as Report, ReportWriter as Reporter};
 use super::github::annotation;
 use super::junit::JunitWriter;
@@ -41,14 +42,14 @@ enum Inner<W: std::io::Write> {
 }
 
 impl<W: std::io::Write> ReportWriter<W> {
-    pub fn new(w: W, output: Output, quiet: bool, kubernetes: &VersionReport) -> Self {
+    pub fn new(w: W, output: Output, text: Text, kubernetes: &VersionReport) -> Self {
         let inner = match output {
-            Output::Text => Inner::Report(Reporter::new(w, Report::Text, quiet, kubernetes)),
-            Output::Json => Inner::Report(Reporter::new(w, Report::Json, quiet, kubernetes)),
-            Output::Yaml => Inner::Report(Reporter::new(w, Report::Yaml, quiet, kubernetes)),
+            Output::Text => Inner::Report(Reporter::new(w, Report::Text, text, kubernetes)),
+            Output::Json => Inner::Report(Reporter::new(w, Report::Json, text, kubernetes)),
+            Output::Yaml => Inner::Report(Reporter::new(w, Report::Yaml, text, kubernetes)),
             Output::Junit => Inner::Junit(JunitWriter::new(w, kubernetes)),
             Output::Github => Inner::Github { report: None, w: Some(w), held: Vec::new() },
-            Output::TextAndGithub => Inner::Github { report: Some(Reporter::new(w, Report::Text, quiet, kubernetes)), w: None, held: Vec::new() },
+            Output::TextAndGithub => Inner::Github { report: Some(Reporter::new(w, Report::Text, text, kubernetes)), w: None, held: Vec::new() },
         };
         ReportWriter { inner }
     }

@@ -102,7 +102,8 @@ fn pod_needs(pod: &Pod, w: Who, quotas: &[NamedQuota], state: &ClusterState, ns:
     // Every namespace has `default` (the controller makes it at once, the plugin waits for
     // it): only another name needs the namespace's ServiceAccounts.
     let sa = pod.service_account_name.as_str();
-    if !sa.is_empty() && sa != crate::admission::service_account::DEFAULT && !state.service_accounts.contains_key(ns) {
+    let created = || state.service_accounts_created.contains(&(ns.to_string(), sa.to_string()));
+    if !sa.is_empty() && sa != crate::admission::service_account::DEFAULT && !state.service_accounts.contains_key(ns) && !created() {
         need(
             Lacking::ServiceAccounts,
             format!(

@@ -29,8 +29,13 @@ impl super::Checker<'_> {
             self.state.service_accounts.entry(obj.meta.name.clone()).or_default().insert(crate::admission::service_account::DEFAULT.into());
         }
         if obj.type_info.kind == "ServiceAccount" && obj.type_info.group.is_empty() {
-            if let Some(known) = self.state.service_accounts.get_mut(&ns) {
-                known.insert(obj.meta.name.clone());
+            match self.state.service_accounts.get_mut(&ns) {
+                Some(known) => {
+                    known.insert(obj.meta.name.clone());
+                }
+                None => {
+                    self.state.service_accounts_created.insert((ns.clone(), obj.meta.name.clone()));
+                }
             }
         }
         if let Body::ResourceQuota(q) = &mut obj.body {

@@ -41,6 +41,9 @@ pub struct ClusterState {
     /// there naming another is refused. A namespace not in the map: unknown, nothing refused
     /// (and a pod naming a ServiceAccount other than `default` there cannot be decided).
     pub service_accounts: BTreeMap<String, BTreeSet<String>>,
+    /// ServiceAccounts (namespace, name) the input created in a namespace whose ServiceAccounts
+    /// are not known: they exist, whatever else does.
+    pub service_accounts_created: BTreeSet<(String, String)>,
     /// The namespaces' ResourceClaimTemplates could not be read: a pod naming one that is not
     /// in the state cannot be decided (when false, a template not in the state does not exist).
     pub claim_templates_unknown: bool,
@@ -256,6 +259,7 @@ impl ClusterState {
             namespaces: self.namespaces.clone(),
             terminating: self.terminating.clone(),
             service_accounts: self.service_accounts.get(ns).map(|s| [(ns.to_string(), s.clone())].into()).unwrap_or_default(),
+            service_accounts_created: self.service_accounts_created.iter().filter(|(n, _)| n == ns).cloned().collect(),
             claim_templates_unknown: self.claim_templates_unknown,
             vpas_unknown: self.vpas_unknown,
             webhooks: self.webhooks.clone(),

@@ -33,6 +33,10 @@ fn must_specify_hints(q: &QuotaReport, has_limit_range: bool, out: &mut Vec<Stri
     }
 }
 
+/// How the headroom hint begins (`headroom after this: quota q has requests.cpu 600m left of
+/// 1 (60%)`): a renderer that folds it into a verdict line strips it.
+pub const HEADROOM: &str = "headroom after this: ";
+
 fn headroom(quotas: &[QuotaReport]) -> Option<String> {
     let mut tightest: Option<(u64, &QuotaReport, &crate::admission::ResourceRow)> = None;
     for q in quotas.iter().filter(|q| q.verdict == QuotaVerdict::Fits) {
@@ -45,7 +49,7 @@ fn headroom(quotas: &[QuotaReport]) -> Option<String> {
     }
     tightest.map(|(pct, q, row)| {
         let left = row.hard.sub(&row.after).max(Quantity::zero());
-        format!("headroom after this: quota {} has {} {left} left of {} ({pct}%)", q.name, row.resource, row.hard)
+        format!("{HEADROOM}quota {} has {} {left} left of {} ({pct}%)", q.name, row.resource, row.hard)
     })
 }
 
