@@ -15,6 +15,10 @@ use crate::objects::{type_info, Body, Meta, Object};
 use crate::quantity::Quantity;
 use crate::version::Rules;
 
+pub mod fixes;
+
+use fixes::Blocker;
+
 /// An event of the workload or of an object it owns, as read from `core/v1` events.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -58,6 +62,10 @@ pub struct WhyReport {
     pub wanted: i32,
     pub current: i32,
     pub waiting: i32,
+    /// Who refuses the next pod (or its claim): `quota`, `LimitRange`, `PodSecurity`,
+    /// `policy`, `webhook`, `ServiceAccount`, `other`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocker: Option<Blocker>,
     /// The quota that refuses the next pod.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quota: Option<String>,
@@ -298,10 +306,11 @@ fn scaled_down(children: &[Value]) -> Vec<String> {
 /// and for all waiting), or lower a container's value into what is left.
 fn changes_for(doc: &DocumentReport, pod: &crate::objects::Pod, waiting: i32) -> Vec<String> {
     let mut out = Vec::new();
+    let what = if doc.kind == "PersistentVolumeClaim" { "pod's claim" } else { "pod" };
     for q in doc.quotas.iter().filter(|q| q.verdict == QuotaVerdict::Exceeded) {
         for row in q.resources.iter().filter(|r| r.exceeded) {
             let used = row.used.clone().unwrap_or_default();
-            out.push(raise_change(&q.name, &row.resource, &used, &row.requested, &row.hard, waiting));
+            out.push(raise_change_for(what, &q.name, &row.resource, &used, &row.requested, &row.hard, waiting));
             let room = row.hard.sub(&used);
             let Some((side, name)) = container_field(&row.resource) else { continue };
             if room.sign() <= 0 {
@@ -351,8 +360,22 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
         r.notes.push("the DaemonSet wants no pod: no node is eligible (or none is registered)".into());
     }
     let (template, vpa) = as_the_webhook_writes(workload, w, state);
-    let doc = replay_next_pod(workload, &template, w, state, rules);
-    r.judge(raw, w, doc);
+    let claim = replay_next_claims(workload, w, r.current, state, rules);
+    let pod = replay_next_pod(workload, &template, w, r.current, state, rules);
+    let ns = r.namespace.clone();
+    let ranges: Vec<(&str, &[crate::objects::LimitRangeItem])> =
+        state.limit_ranges.get(&ns).map(Vec::as_slice).unwrap_or_default().iter().map(|(n, items)| (n.as_str(), items.as_slice())).collect();
+    match claim {
+        Some(claim) => {
+            // The pod comes after its claims: what would refuse it once they are in.
+            r.judge(raw, &template, claim, &ranges);
+            if let (false, Some(m), true) = (pod.allowed, pod.server_error.as_deref(), r.waiting > 0) {
+                r.notes.push(format!("once the claim is admitted, the pod is refused too: {m}"));
+                r.changes.extend(changes_for(&pod, &template, r.waiting).into_iter().map(|c| format!("then {c}")));
+            }
+        }
+        None => r.judge(raw, &template, pod, &ranges),
+    }
     r.name_the_autoscaler(workload, state);
     if let (Some((name, targets)), Verdict::BlockedByQuota, true) = (vpa, r.verdict, r.waiting > 0) {
         r.vpa = Some(vpa_refuses(&name, &targets, r.quota.as_deref()));
@@ -424,6 +447,7 @@ impl WhyReport {
             wanted,
             current,
             waiting: (wanted - current).max(0).max(rolling),
+            blocker: None,
             quota: None,
             server_message: None,
             server_message_from: None,
@@ -525,8 +549,13 @@ impl WhyReport {
     }
 
     /// The verdict from the replayed next pod and what the server said.
-    fn judge(&mut self, raw: &Value, w: &crate::objects::Workload, doc: DocumentReport) {
+    fn judge(&mut self, raw: &Value, template: &crate::objects::Pod, doc: DocumentReport, ranges: &[(&str, &[crate::objects::LimitRangeItem])]) {
         self.replay_message = doc.server_error.clone();
+        // The pod as LimitRanger judged it: its defaults in.
+        let mut judged = template.clone();
+        crate::admission::limit_ranger::apply_limit_ranges(&mut judged, ranges);
+        let replayed = doc.server_error.as_deref().map(fixes::blocker_of);
+        let said = self.server_message.as_deref().map(fixes::blocker_of);
         if self.waiting == 0 {
             self.verdict = Verdict::NotBlocked;
             if !doc.allowed {
@@ -552,18 +581,31 @@ impl WhyReport {
             }
         } else if !doc.allowed && doc.refusal.as_ref().is_some_and(|x| x.reason != RefusalReason::Admission && x.reason != RefusalReason::Invalid) {
             self.verdict = Verdict::BlockedByQuota;
+            self.blocker = Some(Blocker::Quota);
             self.quota = doc.refusal.as_ref().and_then(|x| x.quota.clone());
-            self.changes = changes_for(&doc, &w.template, self.waiting);
+            self.changes = changes_for(&doc, template, self.waiting);
             self.changes.extend(doc.hints.iter().filter(|h| !h.starts_with("headroom")).cloned());
+            self.disagreement(said, Blocker::Quota);
+        } else if !doc.allowed {
+            self.verdict = Verdict::BlockedOther;
+            let blocker = replayed.unwrap_or(Blocker::Other);
+            self.blocker = Some(blocker);
+            let message = doc.server_error.as_deref().unwrap_or_default();
+            self.changes.extend(fixes::fixes(message, (doc.kind == "Pod").then_some(&judged), ranges));
+            self.changes.extend(doc.hints.iter().cloned());
+            self.disagreement(said, blocker);
         } else if server_says_quota {
             // The server refused on quota, but the pod fits now: usage went down since.
             self.verdict = Verdict::BlockedByQuota;
+            self.blocker = Some(Blocker::Quota);
             self.notes.push("the next pod fits the quotas now: the controller will create it at its next retry (usage went down since the event)".into());
-        } else if !doc.allowed {
+        } else if let Some(m) = self.server_message.clone() {
+            // The replay admits what the server refused: its word, and its fix, stand.
             self.verdict = Verdict::BlockedOther;
-            self.changes.extend(doc.hints.iter().cloned());
-        } else if self.server_message.is_some() {
-            self.verdict = Verdict::BlockedOther;
+            self.blocker = said;
+            self.changes.extend(fixes::fixes(&m, Some(&judged), ranges));
+            self.notes
+                .push("replayed now, the next pod is admitted: what refused it may have changed since (or the replay cannot see it, as a webhook)".into());
         } else {
             self.verdict = Verdict::Unknown;
             self.notes.push(
@@ -575,14 +617,69 @@ impl WhyReport {
     }
 }
 
+impl WhyReport {
+    /// When the server's last word names another refuser than the replay: why they differ.
+    fn disagreement(&mut self, said: Option<Blocker>, now: Blocker) {
+        if let Some(said) = said.filter(|s| *s != now) {
+            self.notes.push(format!(
+                "the server last refused for another reason ({}) than the replay now ({}): the cluster changed since, and {} refuses the next attempt",
+                said.name(),
+                now.name(),
+                now.name()
+            ));
+        }
+    }
+}
+
+/// A StatefulSet's claims for its next pod (ordinal `next`), as its controller creates them
+/// before the pod, each through admission as it stands now: the first refused, when one is.
+/// Claims that exist already are not created again.
+fn replay_next_claims(workload: &Object, w: &crate::objects::Workload, next: i32, state: &ClusterState, rules: Rules) -> Option<DocumentReport> {
+    if workload.type_info.kind != "StatefulSet" || w.volume_claim_templates.is_empty() {
+        return None;
+    }
+    let ns = workload.meta.namespace.clone().unwrap_or_default();
+    let mut scratch = state.clone();
+    for (template, pvc) in &w.volume_claim_templates {
+        let name = format!("{template}-{}-{next}", workload.meta.name);
+        if state.existing.contains_key(&(ns.clone(), "persistentvolumeclaims".to_string(), name.clone())) {
+            continue;
+        }
+        let claim = Object {
+            origin: workload.origin.clone(),
+            type_info: type_info("v1", "PersistentVolumeClaim"),
+            meta: Meta { name, namespace: Some(ns.clone()), ..Meta::default() },
+            body: Body::PersistentVolumeClaim(pvc.clone()),
+            source: Default::default(),
+        };
+        let opts = CheckOptions { namespace: ns.clone(), rules, ..Default::default() };
+        let mut report = check::check(&mut scratch, vec![claim], &opts);
+        crate::report::explain(&mut report, state);
+        let doc = report.documents.remove(0);
+        if !doc.allowed {
+            return Some(doc);
+        }
+    }
+    None
+}
+
 /// The workload's next pod, as its controller would create it, checked against the quotas
 /// as they are now.
-fn replay_next_pod(workload: &Object, template: &crate::objects::Pod, w: &crate::objects::Workload, state: &ClusterState, rules: Rules) -> DocumentReport {
+fn replay_next_pod(
+    workload: &Object,
+    template: &crate::objects::Pod,
+    w: &crate::objects::Workload,
+    next: i32,
+    state: &ClusterState,
+    rules: Rules,
+) -> DocumentReport {
     let ns = workload.meta.namespace.clone().unwrap_or_default();
+    // A StatefulSet's pods are numbered; the others' names are the server's to generate.
+    let name = if workload.type_info.kind == "StatefulSet" { format!("{}-{next}", workload.meta.name) } else { format!("{}-next", workload.meta.name) };
     let pod = Object {
         origin: workload.origin.clone(),
         type_info: type_info("v1", "Pod"),
-        meta: Meta { name: format!("{}-next", workload.meta.name), generate_name: None, namespace: Some(ns.clone()), ..w.template_meta.clone() },
+        meta: Meta { name, generate_name: None, namespace: Some(ns.clone()), ..w.template_meta.clone() },
         body: Body::Pod(template.clone()),
         source: Default::default(),
     };

@@ -238,7 +238,7 @@ fn blocked_lists_workloads_still_missing_pods_with_the_fix() {
         (
             "a refused ReplicaSet of a Deployment, the quota as it stands",
             quota("t", "compute", "{requests.cpu: '2'}", "{requests.cpu: 1900m}", "") + &rs("t", "web-1", "web", 3, 1) + &event("t", "ReplicaSet", "web-1", exceeded, "2026-01-01T00:00:00Z"),
-            vec!["t deployment/web 2 compute requests.cpu: raise quota compute's requests.cpu by 400m (to 2400m) to admit the next pod, or by 900m (to 2900m) for all 2 waiting"],
+            vec!["t deployment/web 2 quota compute requests.cpu: raise quota compute's requests.cpu by 400m (to 2400m) to admit the next pod, or by 900m (to 2900m) for all 2 waiting"],
         ),
         (
             "all pods exist again: not blocked",
@@ -248,17 +248,32 @@ fn blocked_lists_workloads_still_missing_pods_with_the_fix() {
         (
             "usage went down since: the next retry will do",
             quota("t", "compute", "{requests.cpu: '2'}", "{requests.cpu: '1'}", "") + &rs("t", "web-1", "web", 3, 1) + &event("t", "ReplicaSet", "web-1", exceeded, "2026-01-01T00:00:00Z"),
-            vec!["t deployment/web 2 compute requests.cpu: quota compute's requests.cpu fits the next pod now: the controller creates it at its next retry"],
+            vec!["t deployment/web 2 quota compute requests.cpu: quota compute's requests.cpu fits the next pod now: the controller creates it at its next retry"],
         ),
         (
-            "a non-quota FailedCreate is not listed",
-            rs("t", "web-1", "web", 3, 1) + &event("t", "ReplicaSet", "web-1", "pods \"web-1\" is forbidden: error looking up service account t/x", "2026-01-01T00:00:00Z"),
-            vec![],
+            "a missing ServiceAccount: listed, with what to create",
+            rs("t", "web-1", "web", 3, 1) + &event("t", "ReplicaSet", "web-1", "pods \"web-1\" is forbidden: error looking up service account t/x: serviceaccount \"x\" not found", "2026-01-01T00:00:00Z"),
+            vec!["t deployment/web 2 ServiceAccount - : create ServiceAccount x in namespace t, or set serviceAccountName to one that exists"],
+        ),
+        (
+            "a LimitRange maximum: the bound and the value to stay within",
+            rs("t", "web-1", "web", 2, 0) + &event("t", "ReplicaSet", "web-1", "pods \"web-1\" is forbidden: maximum cpu usage per Container is 1, but limit is 2", "2026-01-01T00:00:00Z"),
+            vec!["t deployment/web 2 LimitRange - : lower limits.cpu to 1 or less in each container, or raise the LimitRange's max cpu per Container to 2"],
+        ),
+        (
+            "PodSecurity: one short fix per failed check, then the namespace's level",
+            rs("t", "web-1", "web", 1, 0) + &event("t", "ReplicaSet", "web-1", "pods \"web-1\" is forbidden: violates PodSecurity \"baseline:latest\": privileged (container \"app\" must not set securityContext.privileged=true)", "2026-01-01T00:00:00Z"),
+            vec!["t deployment/web 1 PodSecurity - : PodSecurity baseline:latest: container \"app\" must not set securityContext.privileged=true; or lower the namespace's pod-security.kubernetes.io/enforce level (it is baseline)"],
+        ),
+        (
+            "an error that says nothing to fix: listed, and why is offered",
+            rs("t", "web-1", "web", 1, 0) + &event("t", "ReplicaSet", "web-1", "Timeout: request did not complete within requested timeout", "2026-01-01T00:00:00Z"),
+            vec!["t deployment/web 1 other - : see `kubectl quota why deployment/web -n t`"],
         ),
         (
             "must specify",
             rs("t", "web-1", "web", 1, 0) + &event("t", "ReplicaSet", "web-1", "pods \"web-1\" is forbidden: failed quota: compute: must specify requests.cpu", "2026-01-01T00:00:00Z"),
-            vec!["t deployment/web 1 compute requests.cpu: add resources.requests.cpu to the pod template's containers, or a LimitRange defaultRequest for cpu: quota compute requires it"],
+            vec!["t deployment/web 1 quota compute requests.cpu: add resources.requests.cpu to the pod template's containers, or a LimitRange defaultRequest for cpu: quota compute requires it"],
         ),
         (
             "must specify four: one fix, grouped by requests and limits",
@@ -270,12 +285,12 @@ fn blocked_lists_workloads_still_missing_pods_with_the_fix() {
                     "pods \"web-1\" is forbidden: failed quota: compute: must specify limits.cpu,limits.memory,requests.cpu,requests.memory",
                     "2026-01-01T00:00:00Z",
                 ),
-            vec!["t deployment/web 1 compute limits.cpu,limits.memory,requests.cpu,requests.memory: set requests for cpu and memory, limits for cpu and memory in the pod template's containers, or LimitRange defaults for them: quota compute requires them"],
+            vec!["t deployment/web 1 quota compute limits.cpu,limits.memory,requests.cpu,requests.memory: set requests for cpu and memory, limits for cpu and memory in the pod template's containers, or LimitRange defaults for them: quota compute requires them"],
         ),
         (
             "a Job without its controller read: waiting unknown, the message's numbers",
             event("t", "Job", "batch-1", exceeded, "2026-01-01T00:00:00Z"),
-            vec!["t job/batch-1 ? compute requests.cpu: raise quota compute's requests.cpu by 300m (to 2300m) to admit the next pod"],
+            vec!["t job/batch-1 ? quota compute requests.cpu: raise quota compute's requests.cpu by 300m (to 2300m) to admit the next pod"],
         ),
     ];
     for (what, yaml, want) in cases {
@@ -285,10 +300,11 @@ fn blocked_lists_workloads_still_missing_pods_with_the_fix() {
             .iter()
             .map(|b| {
                 format!(
-                    "{} {} {} {} {}: {}",
+                    "{} {} {} {} {} {}: {}",
                     b.namespace,
                     b.workload,
                     b.waiting.map_or("?".into(), |w| w.to_string()),
+                    b.blocker.name(),
                     b.quota.as_deref().unwrap_or("-"),
                     b.resources.join(","),
                     b.fix

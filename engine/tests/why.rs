@@ -61,7 +61,7 @@ fn why_names_the_quota_the_waiting_pods_and_the_smallest_change() {
             vec![failed("Error creating: pods \"web-1-x\" is forbidden: error looking up service account ns/robot: serviceaccount \"robot\" not found")],
             Verdict::BlockedOther,
             2,
-            vec![],
+            vec!["create ServiceAccount robot in namespace ns, or set serviceAccountName to one that exists"],
         ),
         ("missing and nothing says why", vec![quota("q", "", "requests.cpu=4/900m")], serde_json::json!({"replicas": 3}), vec![], Verdict::Unknown, 2, vec![]),
     ];
@@ -69,6 +69,92 @@ fn why_names_the_quota_the_waiting_pods_and_the_smallest_change() {
     for (what, state, status, events, verdict, waiting, changes) in rows {
         let r = explain(&state, &web, status, &events);
         t.row(what, format!("{:?} {} {:?}", r.verdict, r.waiting, r.changes), format!("{verdict:?} {waiting} {changes:?}"));
+    }
+    t.done();
+}
+
+/// (what, state, workload, status, events, blocker, what was replayed, changes).
+type Blocked<'a> = (&'a str, Vec<String>, String, serde_json::Value, Vec<Event>, &'a str, &'a str, Vec<&'a str>);
+
+#[test]
+fn why_names_every_blocker_with_its_fix_not_only_quota() {
+    let big = pod("p").app("app", "requests: {cpu: 500m}, limits: {cpu: 2}").app("side", "requests: {cpu: 100m}, limits: {cpu: 500m}");
+    let web = workload("Deployment", "web", "replicas: 3", &big);
+    let claims = "replicas: 3, volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 8Gi}}}}]";
+    let db = workload("StatefulSet", "db", claims, &pod("p").app("app", "requests: {cpu: 500m}"));
+    let claim_refused = "create Claim data-db-1 for Pod db-1 in StatefulSet db failed error: persistentvolumeclaims \"data-db-1\" is forbidden: maximum storage usage per PersistentVolumeClaim is 5Gi, but request is 8Gi";
+    let quota_said = "pods \"db-1\" is forbidden: exceeded quota: q, requested: requests.cpu=500m, used: requests.cpu=1, limited: requests.cpu=1";
+    let privileged = workload("Deployment", "priv", "replicas: 1", &pod("p").app("app", "").with("hostNetwork: true"));
+    let namespace = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns, labels: {pod-security.kubernetes.io/enforce: baseline}}\n".to_string();
+    let policy_said = "pods \"priv-1\" is forbidden: ValidatingAdmissionPolicy 'limits' with binding 'limits' denied request: every container must set limits";
+    let rows: Vec<Blocked> = vec![
+        (
+            "a LimitRange maximum on containers: lower the one container over it, or raise the maximum",
+            vec![limit_range("{type: Container, max: {cpu: '1'}}")],
+            web.clone(),
+            serde_json::json!({"replicas": 0}),
+            vec![],
+            "LimitRange",
+            "Pod",
+            vec!["lower limits.cpu to 1 or less in container app, or raise LimitRange lr's max cpu per Container to 2"],
+        ),
+        (
+            "a StatefulSet's claim over a LimitRange maximum is refused before its pod, even where quota is full too",
+            vec![limit_range("{type: PersistentVolumeClaim, max: {storage: 5Gi}}"), quota("q", "", "requests.cpu=1/1")],
+            db.clone(),
+            serde_json::json!({"replicas": 1, "readyReplicas": 1}),
+            vec![failed(claim_refused)],
+            "LimitRange",
+            "PersistentVolumeClaim",
+            vec![
+                "lower requests.storage to 5Gi or less in the claim, or raise LimitRange lr's max storage per PersistentVolumeClaim to 8Gi",
+                "then raise quota q's requests.cpu by 500m (to 1500m) to admit the next pod, or by 1 (to 2) for all 2 waiting",
+                "then quota q has no requests.cpu left (1 used of 1): only raising it or freeing usage helps",
+            ],
+        ),
+        (
+            "the server last said quota, the claim is what refuses now: the replay names it and says why they differ",
+            vec![limit_range("{type: PersistentVolumeClaim, max: {storage: 5Gi}}")],
+            db,
+            serde_json::json!({"replicas": 1, "readyReplicas": 1}),
+            vec![failed(quota_said)],
+            "LimitRange",
+            "PersistentVolumeClaim",
+            vec!["lower requests.storage to 5Gi or less in the claim, or raise LimitRange lr's max storage per PersistentVolumeClaim to 8Gi"],
+        ),
+        (
+            "PodSecurity: the check the pod fails, then the namespace's level",
+            vec![namespace],
+            privileged.clone(),
+            serde_json::json!({"replicas": 0}),
+            vec![],
+            "PodSecurity",
+            "Pod",
+            vec![
+                "PodSecurity baseline:latest forbids host namespaces: hostNetwork=true",
+                "or lower the namespace's pod-security.kubernetes.io/enforce level (it is baseline)",
+            ],
+        ),
+        (
+            "a policy the replay cannot see: the server's word, and the policy's message as the fix",
+            vec![],
+            privileged,
+            serde_json::json!({"replicas": 0}),
+            vec![failed(policy_said)],
+            "policy",
+            "Pod",
+            vec!["meet policy limits: every container must set limits"],
+        ),
+    ];
+    let mut t = Table::default();
+    for (what, state, w, status, events, blocker, replayed, changes) in rows {
+        let r = explain(&state, &w, status, &events);
+        let got_blocker = r.blocker.map(|b| b.name()).unwrap_or("-");
+        let got_replayed = r.replay.as_ref().map(|d| d.kind.as_str()).unwrap_or("-");
+        t.row(what, format!("{:?} {got_blocker} {got_replayed} {:?}", r.verdict, r.changes), format!("BlockedOther {blocker} {replayed} {changes:?}"));
+        if what.starts_with("the server last said quota") {
+            assert!(r.notes.iter().any(|n| n.contains("another reason (quota) than the replay now (LimitRange)")), "{what}: {:?}", r.notes);
+        }
     }
     t.done();
 }

@@ -1,5 +1,6 @@
-//! `kubectl quota blocked`: every workload whose pods a quota refused and which still misses
-//! pods, one line each with the quota, the resource and `why`'s smallest fix. The same data
+//! `kubectl quota blocked`: every workload whose pods the server refused and which still
+//! misses pods, one line each with who refused (quota, LimitRange, PodSecurity, a policy, ...),
+//! the quota and resource where it is quota, and `why`'s smallest fix. The same data
 //! `why` reads (FailedCreate events, ReplicaFailure conditions, the quotas), read with one
 //! LIST per kind instead of a round trip per workload.
 
@@ -17,7 +18,8 @@ use crate::render::capacity::blocked_text;
 
 pub const BLOCKED_HELP: &str = "\
 Examples:
-  # Workloads of the current namespace that a quota blocks now
+  # Workloads of the current namespace whose pods are refused now (by a quota, a
+  # LimitRange, PodSecurity, a policy or webhook)
   kubectl quota blocked
 
   # Across the cluster

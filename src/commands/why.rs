@@ -96,8 +96,9 @@ pub async fn run(g: &GlobalFlags, args: &WhyArgs) -> Result<i32, Fatal> {
     if let Ok((existing, _)) = live::namespaces_existing(&conn, &BTreeSet::from([ns.clone()])).await {
         state.namespaces = Some(existing);
     }
-    // Its ReplicaSets and Pending pods as the state's objects: which pods wait for claims.
-    for v in read.children.iter().chain(&read.pending_pods) {
+    // Its ReplicaSets, Pending pods and existing claims as the state's objects: which pods
+    // wait for claims, which claims the next pod's StatefulSet need not create.
+    for v in read.children.iter().chain(&read.pending_pods).chain(&read.claims) {
         if let Ok(mut o) = objects::decode(&Document { origin: Origin::new("cluster", 1), value: v.clone() }) {
             o.meta.namespace = Some(ns.clone());
             state.existing.insert((ns.clone(), o.type_info.group_resource(), o.meta.name.clone()), o);

@@ -16,6 +16,9 @@ pub struct WorkloadRead {
     /// those were created is in their status; their FailedResourceClaimCreation events are
     /// among `events`).
     pub pending_pods: Vec<serde_json::Value>,
+    /// A StatefulSet's claims for its next pod that exist already (its controller creates
+    /// only the missing ones before the pod).
+    pub claims: Vec<serde_json::Value>,
 }
 
 /// What reading a workload found.
@@ -81,7 +84,30 @@ pub async fn workload(conn: &Conn, namespace: &str, kind: &str, name: &str) -> R
     let template_claims =
         object["spec"]["template"]["spec"]["resourceClaims"].as_array().is_some_and(|c| c.iter().any(|c| c.get("resourceClaimTemplateName").is_some()));
     let pending_pods = if template_claims { claims_pending(conn, namespace, (kind, name), &children, &mut events).await? } else { Vec::new() };
-    Ok(Workload::Read(WorkloadRead { object, children, events, pending_pods }))
+    let claims = if kind == "StatefulSet" { next_claims(conn, namespace, name, &object).await? } else { Vec::new() };
+    Ok(Workload::Read(WorkloadRead { object, children, events, pending_pods, claims }))
+}
+
+/// The claims a StatefulSet's next pod (ordinal `status.replicas`) would use that exist, one
+/// GET per volumeClaimTemplate.
+async fn next_claims(conn: &Conn, namespace: &str, name: &str, object: &serde_json::Value) -> Result<Vec<serde_json::Value>, ReadError> {
+    let next = object["status"]["replicas"].as_i64().unwrap_or(0);
+    let claims = Api::<DynamicObject>::namespaced_with(
+        conn.client.clone(),
+        namespace,
+        &ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "PersistentVolumeClaim"), "persistentvolumeclaims"),
+    );
+    let mut out = Vec::new();
+    for t in object["spec"]["volumeClaimTemplates"].as_array().into_iter().flatten().take(64) {
+        let Some(template) = t["metadata"]["name"].as_str() else { continue };
+        let claim = format!("{template}-{name}-{next}");
+        match within(conn.timeout, claims.get_opt(&claim)).await {
+            Ok(Some(o)) => out.push(with_type(&o, "v1", "PersistentVolumeClaim")),
+            Ok(None) => {}
+            Err(e) => return Err(read_error(&conn.server, format!("get persistentvolumeclaims {claim:?} in namespace {namespace:?}"), e)),
+        }
+    }
+    Ok(out)
 }
 
 /// A workload's kind: (group, version, kind, plural) and the kind it creates its pods through,

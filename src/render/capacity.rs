@@ -280,7 +280,7 @@ pub fn blocked_text(r: &BlockedReport) -> String {
     let mut out = String::new();
     if r.blocked.is_empty() {
         let hint = if r.scope == "all namespaces" { "" } else { " (-A looks in every namespace)" };
-        let _ = writeln!(out, "No workload is blocked by a quota in {}{hint}.", esc(&r.scope));
+        let _ = writeln!(out, "No workload is blocked in {}{hint}.", esc(&r.scope));
         return out;
     }
     let rows: Vec<Vec<String>> = r
@@ -291,13 +291,20 @@ pub fn blocked_text(r: &BlockedReport) -> String {
                 esc(&b.namespace).into_owned(),
                 esc(&b.workload).into_owned(),
                 b.waiting.map_or_else(|| "?".into(), |w| w.to_string()),
+                b.blocker.name().to_string(),
                 b.quota.as_deref().map_or_else(|| "-".into(), |q| esc(q).into_owned()),
                 if b.resources.is_empty() { "-".into() } else { esc(&b.resources.join(",")).into_owned() },
                 esc(&b.fix).into_owned(),
             ]
         })
         .collect();
-    table(&mut out, &["Namespace", "Workload", "Waiting", "Quota", "Resource", "Smallest fix"], &rows, |_, i, c| if i == 1 { c.bold().to_string() } else { c });
+    table(&mut out, &["Namespace", "Workload", "Waiting", "Blocked by", "Quota", "Resource", "Smallest fix"], &rows, |_, i, c| {
+        if i == 1 {
+            c.bold().to_string()
+        } else {
+            c
+        }
+    });
     // The autoscalers behind what the workloads want.
     let scaled: Vec<&kubectl_quota_engine::capacity::Blocked> = r.blocked.iter().filter(|b| b.autoscaler.is_some()).collect();
     if !scaled.is_empty() {

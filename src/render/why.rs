@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use colored::Colorize;
 use kubectl_quota_engine::admission::Stage;
+use kubectl_quota_engine::why::fixes::Blocker;
 use kubectl_quota_engine::why::{Verdict, WhyReport};
 
 use crate::render::plan::clean;
@@ -22,7 +23,7 @@ pub fn render_text(r: &WhyReport) -> String {
         }
         Verdict::BlockedOther => {
             // Name PodSecurity when it is what refuses the pods (the replay or the event says so).
-            let by = match r.refuser().and_then(Stage::pod_refuser) {
+            let by = match r.refuser().and_then(Stage::pod_refuser).or(r.blocker.filter(|b| *b != Blocker::Other).map(Blocker::phrase)) {
                 Some(who) => format!("blocked by {who} (not by quota)"),
                 None => "blocked (not by quota)".to_string(),
             };
@@ -38,8 +39,13 @@ pub fn render_text(r: &WhyReport) -> String {
     if let (Some(m), Some(from)) = (&r.server_message, &r.server_message_from) {
         let _ = writeln!(out, "\nThe server said ({}):\n  {}", clean(from), clean(m));
     }
+    // What was replayed: the next pod, or the claim its StatefulSet creates first.
+    let replayed = match &r.replay {
+        Some(d) if d.kind == "PersistentVolumeClaim" => format!("the next pod's claim {}", clean(&d.name)),
+        _ => "the next pod".to_string(),
+    };
     if let Some(m) = &r.replay_message {
-        let _ = writeln!(out, "\nReplaying the next pod against the quotas now:\n  {}", clean(m));
+        let _ = writeln!(out, "\nReplaying {replayed} through admission now:\n  {}", clean(m));
         if let Some(doc) = &r.replay {
             for q in doc.quotas.iter().filter(|q| q.applies) {
                 for row in q.resources.iter().filter(|x| x.exceeded) {
@@ -49,7 +55,7 @@ pub fn render_text(r: &WhyReport) -> String {
             }
         }
     } else if r.replay.as_ref().is_some_and(|d| d.allowed) && r.waiting > 0 {
-        let _ = writeln!(out, "\nReplaying the next pod against the quotas now: {}", "admitted".green());
+        let _ = writeln!(out, "\nReplaying {replayed} through admission now: {}", "admitted".green());
     }
     if !r.changes.is_empty() {
         let _ = writeln!(out, "\nSmallest changes that let them in:");
@@ -110,5 +116,26 @@ mod tests {
         golden("why-stuck", &render_text(&r));
         golden("why-stuck-json", &render_json(&r));
         golden("why-stuck-yaml", &render_yaml(&r));
+    }
+
+    /// A StatefulSet whose next claim a LimitRange refuses, in a namespace whose quota is full
+    /// too: the claim is what the server refuses first, and its fix is the size that fits.
+    #[test]
+    fn why_output_for_a_statefulset_whose_claim_a_limit_range_refuses() {
+        colored::control::set_override(false);
+        let state = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: burstable, namespace: db}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '1'}}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: disks, namespace: db}\nspec: {limits: [{type: PersistentVolumeClaim, max: {storage: 5Gi}}]}\n";
+        let sts = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: pg, namespace: db}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: pg}}\n  template:\n    metadata: {labels: {app: pg}}\n    spec: {containers: [{name: pg, image: postgres, resources: {requests: {cpu: 500m}}}]}\n  volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 8Gi}}}}]\nstatus: {replicas: 1, readyReplicas: 1}\n";
+        let docs = parse_str("state.yaml", state).unwrap();
+        let cluster = ClusterState::from_objects(docs.iter().map(|d| decode(d).unwrap()), "db");
+        let w = &parse_str("pg.yaml", sts).unwrap()[0];
+        let event = Event {
+            object: "statefulset/pg".into(),
+            reason: "FailedCreate".into(),
+            message: "create Claim data-pg-1 for Pod pg-1 in StatefulSet pg failed error: persistentvolumeclaims \"data-pg-1\" is forbidden: maximum storage usage per PersistentVolumeClaim is 5Gi, but request is 8Gi".into(),
+            count: 4,
+            last_seen: "2026-12-03T10:00:00Z".into(),
+        };
+        let r = explain(&decode(w).unwrap(), &w.value, &[], &[event], &cluster, kubectl_quota_engine::version::Rules::current());
+        golden("why-claim-limit-range", &render_text(&r));
     }
 }

@@ -1,15 +1,17 @@
-//! `blocked`: workloads whose pods a quota refused and which still miss pods, with the quota,
-//! the resource and `why`'s smallest fix, from the newest quota FailedCreate event of each
-//! controller or its ReplicaFailure condition.
+//! `blocked`: workloads whose pods the server refused and which still miss pods, with who
+//! refused (a quota, a LimitRange, PodSecurity, a policy or webhook, ...), the quota and
+//! resource where it is quota, and `why`'s smallest fix, from the newest FailedCreate event of
+//! each controller or its ReplicaFailure condition.
 
 use std::collections::BTreeSet;
 
 use serde::Serialize;
 
 use super::{Collector, Options};
+use crate::why::fixes::{blocker_of, Blocker};
 use crate::why::{autoscaler_wants, free_history_change, parse_refusal, raise_change_for, vpa_refuses, Refusal};
 
-/// A workload a quota blocks.
+/// A workload the server blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Blocked {
@@ -22,6 +24,9 @@ pub struct Blocked {
     /// Pods missing (`None`: the controller was not read).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting: Option<i64>,
+    /// Who refuses its pods: `quota`, `LimitRange`, `PodSecurity`, `policy`, `webhook`,
+    /// `ServiceAccount`, `other`.
+    pub blocker: Blocker,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quota: Option<String>,
     pub resources: Vec<String>,
@@ -135,7 +140,7 @@ impl Collector {
             .collect()
     }
 
-    /// Workloads whose pods a quota refused: the newest quota `FailedCreate` event of each
+    /// Workloads whose pods the server refused: the newest `FailedCreate` event of each
     /// controller (else its `ReplicaFailure` condition), kept only while pods are missing.
     pub fn blocked(&self, opts: &Options) -> BlockedReport {
         // (A pod's own events are about its claims: below.)
@@ -165,7 +170,9 @@ impl Collector {
             let refusal = parse_refusal(&message);
             let waiting_pods = waiting.unwrap_or(1).clamp(1, i64::from(i32::MAX)) as i32;
             let workload = c.and_then(|c| c.owner.clone()).unwrap_or_else(|| obj.clone());
+            let blocker = blocker_of(&message);
             let (resources, mut fixes) = self.fixes(ns, &workload, &refusal, waiting_pods, "pod");
+            fixes.extend(crate::why::fixes::fixes(&message, None, &[]));
             if fixes.is_empty() {
                 fixes.push(format!("see `kubectl quota why {} -n {ns}`", c.and_then(|c| c.owner.clone()).unwrap_or_else(|| obj.clone())));
             }
@@ -179,6 +186,7 @@ impl Collector {
                 workload,
                 via,
                 waiting,
+                blocker,
                 quota: refusal.quota.clone(),
                 resources,
                 fix: fixes.join("; "),
@@ -207,7 +215,8 @@ impl Collector {
                 continue;
             };
             let refusal = parse_refusal(&f.message);
-            let (resources, fixes) = self.fixes(ns, owner, &refusal, (*count).clamp(1, i64::from(i32::MAX)) as i32, "pod's claim");
+            let (resources, mut fixes) = self.fixes(ns, owner, &refusal, (*count).clamp(1, i64::from(i32::MAX)) as i32, "pod's claim");
+            fixes.extend(crate::why::fixes::fixes(&f.message, None, &[]));
             let workload = self.controllers.get(&(ns.clone(), owner.clone())).and_then(|c| c.owner.clone());
             let (workload, via) = match workload {
                 Some(w) => (w, Some(owner.clone())),
@@ -218,6 +227,7 @@ impl Collector {
                 workload,
                 via,
                 waiting: Some(*count),
+                blocker: blocker_of(&f.message),
                 quota: refusal.quota.clone(),
                 resources,
                 fix: fixes.join("; "),

@@ -11,7 +11,6 @@ use crate::manifest::{Document, InputError};
 use crate::objects::{self, Body, Sets};
 use crate::quantity::Quantity;
 use crate::resources::ResourceList;
-use crate::why::is_quota_message;
 
 /// Pod names kept per controller for [`Collector::claims_pending`]: the refusal is looked up
 /// among their events.
@@ -353,8 +352,10 @@ impl Collector {
         if reason != "FailedCreate" && reason != "FailedResourceClaimCreation" {
             return;
         }
+        // Every refusal counts (quota, LimitRange, PodSecurity, a policy or webhook, ...):
+        // `blocked` says which.
         let message = str_at(v, &["message"]).or_else(|| str_at(v, &["note"])).unwrap_or("");
-        if !is_quota_message(message) {
+        if message.is_empty() {
             return;
         }
         let obj = v.get("involvedObject").or_else(|| v.get("regarding")).unwrap_or(&Value::Null);
@@ -444,15 +445,15 @@ impl Collector {
                 })
                 .map(|r| format!("{}/{}", r["kind"].as_str().unwrap_or("").to_lowercase(), r["name"].as_str().unwrap_or("")))
         });
-        // A Deployment whose new ReplicaSet quota refused says so in its Progressing condition.
+        // A Deployment whose new ReplicaSet the server refused says so in its Progressing
+        // condition.
         let condition = if kind == "Deployment" {
-            crate::why::replicaset_refused(kind, v).filter(|m| is_quota_message(m))
+            crate::why::replicaset_refused(kind, v)
         } else {
             v.get("status").and_then(|s| s.get("conditions")).and_then(Value::as_array).and_then(|cs| {
                 cs.iter()
                     .find(|c| c.get("type").and_then(Value::as_str) == Some("ReplicaFailure") && c.get("status").and_then(Value::as_str) == Some("True"))
                     .and_then(|c| c.get("message").and_then(Value::as_str))
-                    .filter(|m| is_quota_message(m))
                     .map(str::to_string)
             })
         };
