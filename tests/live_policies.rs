@@ -12,33 +12,13 @@
 
 mod common;
 
-use common::live::{client, drop_namespace, eventually, lab, lab_version, new_namespace, plugin, text, wait_default_service_account};
+use common::live::{client, drop_namespace, eventually, lab, lab_version, new_namespace, plugin, text, wait_default_service_account, Unregister};
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
 };
 use k8s_openapi::api::core::v1::{Namespace, Pod, ResourceQuota};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::{json, Value};
-
-/// Deletes the policies and bindings (cluster-scoped), also when an assertion fails half-way.
-struct Unregister(kube::Client, String, bool);
-
-impl Drop for Unregister {
-    fn drop(&mut self) {
-        let (c, name, mutating) = (self.0.clone(), self.1.clone(), self.2);
-        tokio::task::block_in_place(|| {
-            tokio::runtime::Handle::current().block_on(async move {
-                let dp = DeleteParams::default();
-                let _ = Api::<ValidatingAdmissionPolicyBinding>::all(c.clone()).delete(&name, &dp).await;
-                let _ = Api::<ValidatingAdmissionPolicy>::all(c.clone()).delete(&name, &dp).await;
-                if mutating {
-                    let _ = Api::<MutatingAdmissionPolicyBinding>::all(c.clone()).delete(&name, &dp).await;
-                    let _ = Api::<MutatingAdmissionPolicy>::all(c.clone()).delete(&name, &dp).await;
-                }
-            })
-        });
-    }
-}
 
 fn pod(name: &str, resources: Value) -> Pod {
     serde_json::from_value(json!({
@@ -81,7 +61,10 @@ async fn check_says_what_the_policies_and_then_quota_say() {
     Api::<ResourceQuota>::namespaced(c.clone(), &ns).create(&PostParams::default(), &quota).await.unwrap();
 
     let name = format!("kq-test-{ns}");
-    let _unregister = Unregister(c.clone(), name.clone(), mutating);
+    let mut _unregister = Unregister::default().and::<ValidatingAdmissionPolicyBinding>(&c, &name).and::<ValidatingAdmissionPolicy>(&c, &name);
+    if mutating {
+        _unregister = _unregister.and::<MutatingAdmissionPolicyBinding>(&c, &name).and::<MutatingAdmissionPolicy>(&c, &name);
+    }
     let selects = json!({"namespaceSelector": {"matchLabels": {"kq-policy-test": ns}}});
     let rules = json!({"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]});
     let vap: ValidatingAdmissionPolicy = serde_json::from_value(json!({
@@ -194,7 +177,7 @@ async fn check_says_what_the_policies_say_of_a_charts_objects() {
     let label = json!({"metadata": {"labels": {"kq-policy-test": ns}}});
     Api::<Namespace>::all(c.clone()).patch(&ns, &PatchParams::default(), &Patch::Merge(&label)).await.unwrap();
     let name = format!("kq-chart-{ns}");
-    let _unregister = Unregister(c.clone(), name.clone(), false);
+    let _unregister = Unregister::default().and::<ValidatingAdmissionPolicyBinding>(&c, &name).and::<ValidatingAdmissionPolicy>(&c, &name);
     let spec = "object.kind == 'Pod' ? object.spec : object.kind == 'CronJob' ? object.spec.jobTemplate.spec.template.spec : object.spec.template.spec";
     let rule =
         |group: &str, resources: &[&str]| json!({"apiGroups": [group], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": resources});

@@ -14,25 +14,11 @@
 
 mod common;
 
-use common::live::{client, drop_namespace, lab, new_namespace, plugin, text};
+use common::live::{client, drop_namespace, lab, new_namespace, plugin, text, Unregister};
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::Namespace;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::{json, Value};
-
-/// Deletes the webhook configuration, also when an assertion fails half-way.
-struct Unregister(kube::Client, String);
-
-impl Drop for Unregister {
-    fn drop(&mut self) {
-        let (c, name) = (self.0.clone(), self.1.clone());
-        tokio::task::block_in_place(|| {
-            tokio::runtime::Handle::current().block_on(async move {
-                let _ = Api::<MutatingWebhookConfiguration>::all(c).delete(&name, &DeleteParams::default()).await;
-            })
-        });
-    }
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn check_names_the_mutating_webhook_a_workloads_pods_meet_live_and_from_a_snapshot() {
@@ -54,7 +40,7 @@ async fn check_names_the_mutating_webhook_a_workloads_pods_meet_live_and_from_a_
     }))
     .unwrap();
     Api::<MutatingWebhookConfiguration>::all(c.clone()).create(&PostParams::default(), &hook).await.unwrap();
-    let _unregister = Unregister(c.clone(), name.clone());
+    let _unregister = Unregister::default().and::<MutatingWebhookConfiguration>(&c, &name);
 
     let shop = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: shop}\nspec:\n  replicas: 4\n  selector: {matchLabels: {app: shop}}\n  template:\n    metadata: {labels: {app: shop}}\n    spec: {containers: [{name: app, image: x, resources: {requests: {cpu: 200m}}}]}\n";
     let manifest = std::env::temp_dir().join(format!("kq-webhooks-{ns}.yaml"));

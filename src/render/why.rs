@@ -96,23 +96,24 @@ mod tests {
         assert_eq!(got, std::fs::read_to_string(&path).unwrap(), "{name}");
     }
 
+    /// `why` of `workload` in `ns` of the cluster `state`, after one FailedCreate event (the
+    /// object it is about, its message, how many times).
+    fn why_of(state: &str, ns: &str, workload: &str, (object, message, count): (&str, &str, i32)) -> WhyReport {
+        let docs = parse_str("state.yaml", state).unwrap();
+        let cluster = ClusterState::from_objects(docs.iter().map(|d| decode(d).unwrap()), ns);
+        let w = &parse_str("workload.yaml", workload).unwrap()[0];
+        let event = Event { object: object.into(), reason: "FailedCreate".into(), message: message.into(), count, last_seen: "2026-11-22T23:32:08Z".into() };
+        explain(&decode(w).unwrap(), &w.value, &[], &[event], &cluster, kubectl_quota_engine::version::Rules::current())
+    }
+
     /// A Deployment of 5 stuck at 3 on requests.cpu, as the lab cluster's controller left it.
     #[test]
     fn why_output_for_a_deployment_stuck_on_quota() {
         colored::control::set_override(false);
         let state = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute, namespace: team-a}\nspec: {hard: {requests.cpu: '1', pods: '10'}}\nstatus: {hard: {requests.cpu: '1', pods: '10'}, used: {requests.cpu: 900m, pods: '3'}}\n";
         let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: team-a}\nspec:\n  replicas: 5\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 300m}}}]}\nstatus: {replicas: 3}\n";
-        let docs = parse_str("state.yaml", state).unwrap();
-        let cluster = ClusterState::from_objects(docs.iter().map(|d| decode(d).unwrap()), "team-a");
-        let w = &parse_str("web.yaml", web).unwrap()[0];
-        let event = Event {
-            object: "replicaset/web-6cf5f9fd8d".into(),
-            reason: "FailedCreate".into(),
-            message: "Error creating: pods \"web-6cf5f9fd8d-7lfml\" is forbidden: exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1".into(),
-            count: 2,
-            last_seen: "2026-11-22T23:32:08Z".into(),
-        };
-        let r = explain(&decode(w).unwrap(), &w.value, &[], &[event], &cluster, kubectl_quota_engine::version::Rules::current());
+        let said = "Error creating: pods \"web-6cf5f9fd8d-7lfml\" is forbidden: exceeded quota: compute, requested: requests.cpu=300m, used: requests.cpu=900m, limited: requests.cpu=1";
+        let r = why_of(state, "team-a", web, ("replicaset/web-6cf5f9fd8d", said, 2));
         golden("why-stuck", &render_text(&r));
         golden("why-stuck-json", &render_json(&r));
         golden("why-stuck-yaml", &render_yaml(&r));
@@ -125,17 +126,8 @@ mod tests {
         colored::control::set_override(false);
         let state = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: burstable, namespace: db}\nspec: {hard: {requests.cpu: '1'}}\nstatus: {hard: {requests.cpu: '1'}, used: {requests.cpu: '1'}}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: disks, namespace: db}\nspec: {limits: [{type: PersistentVolumeClaim, max: {storage: 5Gi}}]}\n";
         let sts = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: pg, namespace: db}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: pg}}\n  template:\n    metadata: {labels: {app: pg}}\n    spec: {containers: [{name: pg, image: postgres, resources: {requests: {cpu: 500m}}}]}\n  volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 8Gi}}}}]\nstatus: {replicas: 1, readyReplicas: 1}\n";
-        let docs = parse_str("state.yaml", state).unwrap();
-        let cluster = ClusterState::from_objects(docs.iter().map(|d| decode(d).unwrap()), "db");
-        let w = &parse_str("pg.yaml", sts).unwrap()[0];
-        let event = Event {
-            object: "statefulset/pg".into(),
-            reason: "FailedCreate".into(),
-            message: "create Claim data-pg-1 for Pod pg-1 in StatefulSet pg failed error: persistentvolumeclaims \"data-pg-1\" is forbidden: maximum storage usage per PersistentVolumeClaim is 5Gi, but request is 8Gi".into(),
-            count: 4,
-            last_seen: "2026-12-03T10:00:00Z".into(),
-        };
-        let r = explain(&decode(w).unwrap(), &w.value, &[], &[event], &cluster, kubectl_quota_engine::version::Rules::current());
+        let said = "create Claim data-pg-1 for Pod pg-1 in StatefulSet pg failed error: persistentvolumeclaims \"data-pg-1\" is forbidden: maximum storage usage per PersistentVolumeClaim is 5Gi, but request is 8Gi";
+        let r = why_of(state, "db", sts, ("statefulset/pg", said, 4));
         golden("why-claim-limit-range", &render_text(&r));
     }
 }

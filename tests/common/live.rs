@@ -246,3 +246,38 @@ pub async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+type Deletion = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// Deletes cluster-scoped objects (webhook configurations, policies and their bindings) when
+/// dropped, in the order they were named: also when an assertion fails half-way.
+#[derive(Default)]
+pub struct Unregister(Vec<Deletion>);
+
+impl Unregister {
+    /// The object of kind `K` named `name`, deleted in its turn.
+    pub fn and<K>(mut self, c: &Client, name: &str) -> Self
+    where
+        K: kube::Resource<Scope = k8s_openapi::ClusterResourceScope> + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
+        K::DynamicType: Default,
+    {
+        let (c, name) = (c.clone(), name.to_string());
+        self.0.push(Box::pin(async move {
+            let _ = Api::<K>::all(c).delete(&name, &DeleteParams::default()).await;
+        }));
+        self
+    }
+}
+
+impl Drop for Unregister {
+    fn drop(&mut self) {
+        let all = std::mem::take(&mut self.0);
+        tokio::task::block_in_place(|| {
+            tokio::runtime::Handle::current().block_on(async move {
+                for d in all {
+                    d.await;
+                }
+            })
+        });
+    }
+}
