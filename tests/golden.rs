@@ -47,6 +47,8 @@ fn check_text_output() {
     // A chart as `helm template` prints it: a line per object, its one refusal explained.
     golden("check-chart", &["check", "-f", "examples/chart.yaml", "--state", "examples/cluster-state.yaml", "-n", "shop"], 1);
     golden("check-chart-explain", &["check", "-f", "examples/chart.yaml", "--state", "examples/cluster-state.yaml", "-n", "shop", "--explain"], 1);
+    golden("check-kueue", &["check", "-f", "examples/kueue-jobs.yaml", "--state", "examples/kueue-state.yaml", "-n", "ml"], 1);
+    golden("check-kueue-json", &["check", "-f", "examples/kueue-jobs.yaml", "--state", "examples/kueue-state.yaml", "-n", "ml", "-o", "json"], 1);
     for (name, c, code) in [
         ("check-must-specify", "1005-compute-missing-all", 1),
         ("check-priority-scope-excludes", "1021-priority-in-nomatch", 0),

@@ -425,17 +425,34 @@ impl<'a> Checker<'a> {
                 w = &fewer;
             }
         }
+        // Kueue holds a Job of its queues (suspended) until its ClusterQueue reserves quota:
+        // its pods are what comes once it does, charged only when that is now.
+        let kueue = self.kueue_of(obj, w, ns, report);
+        let held = kueue.as_ref().is_some_and(|(k, _)| k.decision != crate::kueue::Decision::Admitted);
+        let unsuspended;
+        if let Some((k, _)) = &kueue {
+            unsuspended = Workload { replicas: Some(i32::try_from(k.count).unwrap_or(i32::MAX)), ..w.clone() };
+            w = &unsuspended;
+        }
         let pods = if obj.type_info.kind == "CronJob" {
             let mut scratch = self.state.scratch_for(ns);
             let o = admit_workload_pods(obj, w, None, &mut scratch, ns, self.opts, self.each_replica);
             report.notes.push("a CronJob creates its Job and pods when the schedule fires: this is what one run would need against the current usage".into());
             o
-        } else if undecided {
+        } else if undecided || held {
             let mut scratch = self.scratch_with(ns, key);
             admit_workload_pods(obj, w, report.replicas_existing, &mut scratch, ns, self.opts, self.each_replica)
         } else {
             admit_workload_pods(obj, w, report.replicas_existing, self.state, ns, self.opts, self.each_replica)
         };
+        if let Some((k, requests)) = kueue {
+            if !held {
+                if let Some(state) = self.state.kueue.as_mut() {
+                    std::sync::Arc::make_mut(state).reserve(&k, &requests);
+                }
+            }
+            report.kueue = Some(k);
+        }
         report.replicas = pods.wanted;
         report.replicas_admitted = pods.wanted.map(|_| pods.admitted);
         report.pod_message_alternatives = pods.first_refusal.as_ref().map(|r| r.alternatives.clone()).unwrap_or_default();
@@ -466,6 +483,32 @@ impl<'a> Checker<'a> {
                 report.pods_refused(r);
             }
         }
+    }
+
+    /// Kueue's answer for a Job labelled with one of its queues, and the pod set's requests
+    /// (what an admitted Job reserves); `None` for anything else. Where no Kueue object was
+    /// read, a note says its side is not replayed.
+    fn kueue_of(&self, obj: &Object, w: &Workload, ns: &str, report: &mut DocumentReport) -> Option<(crate::kueue::KueueReport, BTreeMap<String, i64>)> {
+        if obj.type_info.group != "batch" || obj.type_info.kind != "Job" {
+            return None;
+        }
+        let queue = obj.meta.labels.get(crate::kueue::QUEUE_LABEL)?;
+        let Some(k) = self.state.kueue.as_ref() else {
+            report.notes.push(format!(
+                "the Job is in Kueue's queue {queue} ({}), but no Kueue object was read: whether its ClusterQueue admits it is not replayed (its pods are checked as if it did)",
+                crate::kueue::QUEUE_LABEL
+            ));
+            return None;
+        };
+        let count = |f: &str| w.counts.iter().find(|(p, _)| p.ends_with(f)).map(|(_, c)| *c);
+        let parallelism = count(".parallelism").unwrap_or(1);
+        let pods = count(".completions").map_or(parallelism, |c| parallelism.min(c)).max(0);
+        let labels = self.state.namespaces.as_ref().and_then(|n| n.get(ns));
+        let ranges: Vec<(&str, &[crate::objects::LimitRangeItem])> =
+            self.state.limit_ranges.get(ns).map(Vec::as_slice).unwrap_or_default().iter().map(|(n, items)| (n.as_str(), items.as_slice())).collect();
+        let overhead = w.template.runtime_class_name.as_ref().and_then(|rc| self.state.runtime_classes.as_ref()?.get(rc));
+        let requests = crate::kueue::pod_set_requests(&w.template, pods, &ranges, overhead);
+        Some((k.decide(ns, labels, queue, &w.template, pods, &ranges, overhead), requests))
     }
 
     /// A new pod's ResourceClaims, which the resourceclaim controller creates once the pod

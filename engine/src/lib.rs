@@ -38,6 +38,7 @@ pub mod cel;
 pub mod check;
 pub mod defaulting;
 pub mod dra;
+pub mod kueue;
 pub mod manifest;
 pub mod object_validation;
 pub mod objects;

@@ -30,7 +30,7 @@ pub mod webhooks;
 
 pub use autoscaler_types::{autoscaler_type, read_autoscaler_types, AutoscalerType, Sets, AUTOSCALER_TYPES};
 pub use decode::{container_lists_at, decode, decode_with_lists, keep_source, pod_spec, resource_list, ContainerList, ContainerLists, MANY_CONTAINERS};
-pub use kinds::{guess_plural, plural_of_kind, type_info};
+pub use kinds::{guess_plural, plural_of_kind, type_info, KUEUE_GROUP};
 pub use labels::LabelSelector;
 pub use scaling::{Autoscaler, AutoscalerKind, ScaleTarget, Vpa, VpaContainerPolicy, VpaMode};
 
@@ -200,9 +200,28 @@ pub struct Pod {
     pub resize_infeasible: bool,
     /// What PodSecurity reads of the pod's own fields; `None`: it sets none of them.
     pub security: Option<Box<security::PodSecurity>>,
+    /// Where the pod may run, as Kueue matches it against ResourceFlavors; `None`: no
+    /// nodeSelector and no tolerations.
+    pub placement: Option<Box<Placement>>,
     /// The spec as written (JSON), for the admission policies that read the whole object
     /// ([`keep_source`]).
     pub source: Source,
+}
+
+/// A pod's `nodeSelector` and `tolerations`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Placement {
+    pub node_selector: BTreeMap<String, String>,
+    pub tolerations: Vec<Toleration>,
+}
+
+/// One toleration, as written (`operator` empty means `Equal`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Toleration {
+    pub key: String,
+    pub operator: String,
+    pub value: String,
+    pub effect: String,
 }
 
 /// A pod's spec as written (JSON), kept for the admission policies that read the whole object;

@@ -228,7 +228,9 @@ pub async fn objects_at(conn: &Conn, url_path: String, api_version: &str, kind: 
         item.insert("apiVersion".into(), api_version.into());
         item.insert("kind".into(), kind.into());
         let doc = Document { origin: Origin::new("cluster", n), value: serde_json::Value::Object(item) };
-        if let Ok(o) = objects::decode(&doc) {
+        if let Ok(mut o) = objects::decode(&doc) {
+            // Objects of kinds this tool reads whole (Kueue's, a policy's params) keep their JSON.
+            objects::keep_source(&mut o, doc.value, false);
             out.push(o);
         }
     })

@@ -267,7 +267,8 @@ fn worth_explaining(d: &DocumentReport) -> bool {
                 && kubectl_quota_engine::report::quota_view::percent(&r.hard.sub(&r.after), &r.hard).is_none_or(|left| left <= NEAR_LIMIT_PERCENT)
         })
     };
-    !d.fully_admitted() || capped(d) || near(&d.quotas) || d.pods.as_ref().is_some_and(|p| near(&p.quotas))
+    let held = d.kueue.as_ref().is_some_and(|k| k.decision != kubectl_quota_engine::kueue::Decision::Admitted);
+    !d.fully_admitted() || capped(d) || held || near(&d.quotas) || d.pods.as_ref().is_some_and(|p| near(&p.quotas))
 }
 
 use kubectl_quota_engine::report::hints::HEADROOM;
@@ -295,6 +296,7 @@ fn concise_block(out: &mut String, d: &DocumentReport) {
         }
     }
     let _ = writeln!(out, "{line}");
+    kueue_line(out, d);
     for m in d.mutations.iter().chain(d.pods.iter().flat_map(|p| &p.mutations)).filter(|m| m.starts_with("not replayed: ")) {
         let _ = writeln!(out, "  before quota: {}", esc(m));
     }
@@ -375,6 +377,13 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
         Some(c) if c.target != format!("{}/{}", d.kind.to_lowercase(), d.name) => format!("{}'s", esc(&c.target)),
         _ => "its".to_string(),
     };
+    // A Job Kueue holds: its pods are what comes once Kueue admits it.
+    let held = d.kueue.as_ref().and_then(|k| match &k.decision {
+        kubectl_quota_engine::kueue::Decision::Admitted => None,
+        kubectl_quota_engine::kueue::Decision::Pending(_) => Some("Kueue holds it (no room in its ClusterQueue now); once it runs, "),
+        kubectl_quota_engine::kueue::Decision::Inadmissible(_) => Some("Kueue cannot admit it; were it to run, "),
+        kubectl_quota_engine::kueue::Decision::Undecided(_) => Some("whether Kueue admits it now is not decided; once it runs, "),
+    });
     match outcome {
         Outcome::PodsRefused => {
             let (w, a) = (d.replicas.unwrap_or(0), d.replicas_admitted.unwrap_or(0));
@@ -382,7 +391,7 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
                 Some(e) => format!("{e} exist, {} more fit", a - e),
                 None => format!("{a} fit"),
             };
-            let mut s = format!("{who}: the {kind} is admitted, but ");
+            let mut s = format!("{who}: the {kind} is admitted, but {}", held.unwrap_or_default());
             let refuser = match d.pod_refuser {
                 // A webhook's or a policy's refusal of a dry run: the server's, in its words.
                 Some(Stage::MutatingAdmissionWebhook) => "the API server",
@@ -415,6 +424,11 @@ fn admitted_line(who: &str, d: &DocumentReport, outcome: Outcome) -> String {
                     let _ = write!(s, "{}", "its rollout stalls".red().bold());
                 }
             }
+            s
+        }
+        _ if held.is_some() => {
+            let mut s = format!("{who}: the {kind} is admitted, but {}", held.unwrap_or_default().yellow());
+            let _ = write!(s, "{its} {} pods fit", d.replicas.unwrap_or(0));
             s
         }
         _ => {
@@ -530,6 +544,29 @@ fn autoscaling_line(out: &mut String, d: &DocumentReport) {
     }
 }
 
+/// Kueue's answer for a Job in one of its queues.
+fn kueue_line(out: &mut String, d: &DocumentReport) {
+    use kubectl_quota_engine::kueue::Decision;
+    let Some(k) = &d.kueue else { return };
+    let cq = k.cluster_queue.as_deref().map(|c| format!(", ClusterQueue {}", esc(c))).unwrap_or_default();
+    let queue = format!("LocalQueue {}{cq}", esc(&k.local_queue));
+    let line = match &k.decision {
+        Decision::Admitted => {
+            let flavors: Vec<String> = k.flavors.iter().map(|(r, f)| format!("{} in {}", esc(r), esc(f))).collect();
+            format!("admitted now ({queue}; {}): the Job's {} pods are created", flavors.join(", "), k.count).green().to_string()
+        }
+        Decision::Pending(m) => {
+            format!("waits ({queue}): {}; the Job stays suspended, and its pods below come once it is admitted", esc(m)).yellow().to_string()
+        }
+        Decision::Inadmissible(m) => format!("inadmissible ({queue}): {}; the Job stays suspended", esc(m)).red().bold().to_string(),
+        Decision::Undecided(m) => format!("not decided ({queue}): {}", esc(m)).yellow().to_string(),
+    };
+    let _ = writeln!(out, "  kueue: {line}");
+    for n in &k.notes {
+        let _ = writeln!(out, "  kueue note: {}", esc(n));
+    }
+}
+
 fn document_block(out: &mut String, d: &DocumentReport, explain: bool) {
     let _ = writeln!(out, "{}", verdict_line(d));
     if d.outcome == Outcome::Undecided {
@@ -538,6 +575,7 @@ fn document_block(out: &mut String, d: &DocumentReport, explain: bool) {
         let _ = writeln!(out, "  as far as what was read tells: {}", told.strip_prefix(&format!("{who}: ")).unwrap_or(&told));
     }
     autoscaling_line(out, d);
+    kueue_line(out, d);
     let _ = writeln!(out, "  from {}{}", esc(&d.source.to_string()), d.namespace.as_ref().map(|n| format!(", namespace {}", esc(n))).unwrap_or_default());
     if let Some(e) = &d.server_error {
         // A validation message lists its errors on lines of their own (names in it are quoted,

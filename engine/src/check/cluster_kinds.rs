@@ -357,7 +357,27 @@ pub const CLUSTER_KINDS: &[ClusterKind] = &[
     autoscaler(&HPA, &["v1"], None),
     autoscaler(&SCALED_OBJECT, &["v1alpha1"], None),
     autoscaler(&VPA, &["v1"], Some(Lacking::VerticalPodAutoscalers)),
+    // Kueue's flavors and queues, where Kueue is installed: what its ClusterQueues admit.
+    kueue("ResourceFlavor", "resourceflavors", "resourceflavors.kueue.x-k8s.io", false),
+    kueue("ClusterQueue", "clusterqueues", "clusterqueues.kueue.x-k8s.io", false),
+    kueue("LocalQueue", "localqueues", "localqueues.kueue.x-k8s.io", true),
 ];
+
+/// What not reading Kueue's objects leaves.
+const KUEUE_UNREAD: &str = "whether Kueue's ClusterQueues admit the Jobs in their queues is not replayed";
+
+/// A kind of Kueue's (v1beta2, the version Kueue stores, from v0.15), read where Kueue is
+/// installed: the cluster's flavors and ClusterQueues, the namespaces' LocalQueues.
+const fn kueue(kind: &'static str, plural: &'static str, group_resource: &'static str, namespaced: bool) -> ClusterKind {
+    ClusterKind {
+        versions: &["v1beta2"],
+        served: Served::AddOn("Kueue"),
+        read: if namespaced { Read::PerNamespace } else { Read::Cluster },
+        unread: Unread::Gap(KUEUE_UNREAD),
+        saved: Saved::IfAllowed,
+        ..row_of(crate::kueue::GROUP, kind, plural, group_resource, namespaced)
+    }
+}
 
 /// How the objects documents name are read: whether each exists.
 pub const EXISTING: &str = "a GET of each object a document names, and of the workloads autoscalers target";

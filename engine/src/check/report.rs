@@ -121,6 +121,10 @@ pub struct DocumentReport {
     pub quotas: Vec<QuotaReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pods: Option<PodsReport>,
+    /// For a Job in one of Kueue's queues: whether its ClusterQueue reserves quota now (the
+    /// pods above are what comes once it does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kueue: Option<crate::kueue::KueueReport>,
     pub notes: Vec<String>,
     /// The admission webhooks the object and its pods meet (their sentences are in `notes`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -209,6 +213,7 @@ impl DocumentReport {
             usage: decision.usage,
             quotas: decision.quotas,
             pods: None,
+            kueue: None,
             notes,
             webhooks: vec![],
             undecided: vec![],

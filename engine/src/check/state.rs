@@ -58,6 +58,9 @@ pub struct ClusterState {
     pub policies: Option<std::sync::Arc<crate::admission::policy::PolicySet>>,
     /// The objects a policy may read as its params (ConfigMaps, custom resources), whole.
     pub params: crate::admission::policy::Params,
+    /// Kueue's ResourceFlavors, ClusterQueues and LocalQueues; `None`: none read (Kueue not
+    /// installed, or not read).
+    pub kueue: Option<std::sync::Arc<crate::kueue::Kueue>>,
     /// What the API server answered dry runs of the pods mutating webhooks see, by the document
     /// they come from (a live check asks: see `dry_run`); empty: none asked.
     pub dry_runs: std::sync::Arc<BTreeMap<super::dry_run::PodSource, super::dry_run::DryRun>>,
@@ -266,6 +269,7 @@ impl ClusterState {
             policies: self.policies.clone(),
             params: self.params.clone(),
             dry_runs: self.dry_runs.clone(),
+            kueue: self.kueue.clone(),
         }
     }
 
@@ -336,6 +340,10 @@ impl ClusterState {
                 // Mutating and validating configurations may share a name: kept apart.
                 let key = format!("{}/{name}", if c.mutating { "mutating" } else { "validating" });
                 std::sync::Arc::make_mut(self.webhooks.get_or_insert_with(Default::default)).insert(key, *c);
+            }
+            // Kueue's queues and flavors: what its ClusterQueues admit.
+            Body::Kept(v) if o.type_info.group == crate::kueue::GROUP => {
+                std::sync::Arc::make_mut(self.kueue.get_or_insert_with(Default::default)).add(&v, &ns);
             }
             Body::Kept(v) => {
                 let ns = if o.type_info.namespaced { ns } else { String::new() };

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Kueue's API group: its objects are read whole ([`keep_source`]).
+pub const KUEUE_GROUP: &str = "kueue.x-k8s.io";
+
 /// Known kinds: (group, kind) -> (resource, namespaced).
 const KINDS: &[(&str, &str, &str, bool)] = &[
     ("", "Pod", "pods", true),
@@ -31,6 +34,11 @@ const KINDS: &[(&str, &str, &str, bool)] = &[
     ("batch", "CronJob", "cronjobs", true),
     ("autoscaling", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true),
     ("keda.sh", "ScaledObject", "scaledobjects", true),
+    (KUEUE_GROUP, "ResourceFlavor", "resourceflavors", false),
+    (KUEUE_GROUP, "ClusterQueue", "clusterqueues", false),
+    (KUEUE_GROUP, "LocalQueue", "localqueues", true),
+    (KUEUE_GROUP, "Cohort", "cohorts", false),
+    (KUEUE_GROUP, "Workload", "workloads", true),
     ("keda.sh", "ScaledJob", "scaledjobs", true),
     ("autoscaling.k8s.io", "VerticalPodAutoscaler", "verticalpodautoscalers", true),
     ("policy", "PodDisruptionBudget", "poddisruptionbudgets", true),

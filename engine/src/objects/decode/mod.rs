@@ -206,13 +206,13 @@ impl Doc<'_> {
 /// document's `value`, which is moved here, not copied; the rest of the document (or all of
 /// it, for a kind without a pod spec) in [`Object::source`]. A ConfigMap or an object of a kind
 /// not known here is kept whole ([`Body::Kept`]) in any case: a policy may read it as its
-/// params.
+/// params; so is one of Kueue's, which [`crate::kueue`] reads.
 ///
 /// With `pod_specs` false only the params are kept: the rest is needed only where admission
 /// policies run, and holding every object would hold most of a large input.
 pub fn keep_source(obj: &mut Object, mut value: Value, pod_specs: bool) {
     let ti = &obj.type_info;
-    if matches!(obj.body, Body::Other) && ((ti.group.is_empty() && ti.kind == "ConfigMap") || ti.guessed) {
+    if matches!(obj.body, Body::Other) && ((ti.group.is_empty() && ti.kind == "ConfigMap") || ti.guessed || ti.group == super::KUEUE_GROUP) {
         obj.body = Body::Kept(std::sync::Arc::new(value));
         return;
     }

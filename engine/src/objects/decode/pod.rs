@@ -245,7 +245,25 @@ pub(super) fn lean_pod_spec(spec: &core::PodSpec, path: &str, taken: Option<Take
         source: crate::objects::Source::default(),
         claims_created: vec![],
         security: crate::objects::security::pod(spec, volumes),
+        placement: placement(spec),
     })
+}
+
+/// The pod's nodeSelector and tolerations, when it has any.
+fn placement(spec: &core::PodSpec) -> Option<Box<crate::objects::Placement>> {
+    let node_selector = spec.node_selector.clone().unwrap_or_default();
+    let tolerations: Vec<crate::objects::Toleration> = spec
+        .tolerations
+        .iter()
+        .flatten()
+        .map(|t| crate::objects::Toleration {
+            key: t.key.clone().unwrap_or_default(),
+            operator: t.operator.clone().unwrap_or_default(),
+            value: t.value.clone().unwrap_or_default(),
+            effect: t.effect.clone().unwrap_or_default(),
+        })
+        .collect();
+    (!node_selector.is_empty() || !tolerations.is_empty()).then(|| Box::new(crate::objects::Placement { node_selector, tolerations }))
 }
 
 /// The container statuses' resources of a pod object (for in-place resize).

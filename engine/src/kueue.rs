@@ -1,0 +1,486 @@
+//! Kueue (kueue.x-k8s.io): whether its ClusterQueue reserves quota now for a Job labelled
+//! `kueue.x-k8s.io/queue-name`, in Kueue's own words (docs/kueue.md).
+//!
+//! Kueue keeps such a Job suspended until its ClusterQueue has quota for it; only then does
+//! the Job controller create pods, which ResourceQuota charges as any other. This module
+//! replays Kueue's side for one Job: the Workload it builds (one pod set `main` of
+//! min(parallelism, completions) pods, each pod's requests after LimitRange defaults, limits
+//! copied to missing requests, RuntimeClass overhead), the checks before assignment (the
+//! LocalQueue and ClusterQueue exist and are active, the namespace selector), then flavor
+//! assignment in the ClusterQueue's order: untolerated taints, nodeSelector against the
+//! flavors' labels, and whether the request fits the flavor's nominal quota less what its
+//! Workloads reserve (`status.flavorsReservation`). A ClusterQueue in a cohort (borrowing,
+//! lending) is not replayed: its answer is undecided and says so.
+//!
+//! Amounts are Kueue's integers: cpu in millicores, everything else in whole units (rounded
+//! up), printed as Kueue prints them.
+//!
+//! ```
+//! use kubectl_quota_engine::kueue::{Kueue, Decision};
+//! use kubectl_quota_engine::objects::{Container, Pod};
+//! use kubectl_quota_engine::quantity::Quantity;
+//! use serde_json::json;
+//!
+//! let mut k = Kueue::default();
+//! k.add(&json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "default"}}), "ns");
+//! k.add(&json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+//!     "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu"],
+//!         "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominalQuota": "10"}]}]}]},
+//!     "status": {"flavorsReservation": [{"name": "default", "resources": [{"name": "cpu", "total": "9", "borrowed": "0"}]}]}}), "ns");
+//! k.add(&json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q"}, "spec": {"clusterQueue": "cq"}}), "ns");
+//! let pod = Pod { containers: vec![Container { name: "c".into(), requests: [("cpu".to_string(), Quantity::parse("2").unwrap())].into(), ..Default::default() }].into(), ..Default::default() };
+//! let d = k.decide("ns", Some(&Default::default()), "q", &pod, 1, &[], None);
+//! assert_eq!(d.decision, Decision::Pending("couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed".into()));
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::objects::{LimitRangeItem, Pod, Toleration};
+use crate::quantity::{Format, Quantity};
+use crate::resources::ResourceList;
+
+/// The label that puts a Job in a LocalQueue.
+pub const QUEUE_LABEL: &str = "kueue.x-k8s.io/queue-name";
+/// Kueue's API group.
+pub const GROUP: &str = crate::objects::KUEUE_GROUP;
+/// The name Kueue gives a Job's one pod set.
+pub const POD_SET: &str = "main";
+
+/// A ResourceFlavor: the nodes it stands for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Flavor {
+    pub node_labels: BTreeMap<String, String>,
+    /// (key, value, effect) of `nodeTaints`.
+    pub node_taints: Vec<(String, String, String)>,
+    pub tolerations: Vec<Toleration>,
+}
+
+/// One resource group of a ClusterQueue: the resources it covers and, per flavor in order,
+/// each resource's nominal quota (Kueue's integer).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Group {
+    pub covered: Vec<String>,
+    pub flavors: Vec<(String, BTreeMap<String, i64>)>,
+}
+
+/// A ClusterQueue.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterQueue {
+    /// `None`: no selector, which selects no namespace.
+    pub namespace_selector: Option<Value>,
+    pub groups: Vec<Group>,
+    pub cohort: Option<String>,
+    /// `stopPolicy` other than `None`.
+    pub stopped: bool,
+    /// `preemption.withinClusterQueue` other than `Never`: lower-priority Workloads may be
+    /// preempted to make room.
+    pub preempts: bool,
+    /// Reserved quota per (flavor, resource), from `status.flavorsReservation`.
+    pub reserved: BTreeMap<(String, String), i64>,
+}
+
+/// What the cluster runs of Kueue: its flavors, ClusterQueues and LocalQueues.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Kueue {
+    pub flavors: BTreeMap<String, Flavor>,
+    pub cluster_queues: BTreeMap<String, ClusterQueue>,
+    /// (namespace, name) -> (ClusterQueue, stopped).
+    pub local_queues: BTreeMap<(String, String), (String, bool)>,
+}
+
+/// Kueue's answer for a Job now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "verdict", content = "message")]
+pub enum Decision {
+    /// Quota is reserved now: the Job is unsuspended and its pods are created.
+    Admitted,
+    /// The Workload waits (`QuotaReserved=False`, reason `Pending`), with Kueue's message.
+    Pending(String),
+    /// The Workload cannot be admitted as things are (`QuotaReserved=False`, reason
+    /// `Inadmissible`).
+    Inadmissible(String),
+    /// Not replayed here: why.
+    Undecided(String),
+}
+
+/// Kueue's answer for one Job, with what it is based on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KueueReport {
+    pub local_queue: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster_queue: Option<String>,
+    #[serde(flatten)]
+    pub decision: Decision,
+    /// Pods in the pod set.
+    pub count: i64,
+    /// The pod set's requests as Kueue adds them (all its pods), printed as Kueue prints them.
+    pub requests: BTreeMap<String, String>,
+    /// The flavor assigned to each resource, when admitted.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub flavors: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// Kueue's integer for a quantity of `resource`: millicores for cpu, else whole units.
+fn amount(resource: &str, q: &Quantity) -> i64 {
+    if resource == "cpu" {
+        q.milli_value()
+    } else {
+        q.value()
+    }
+}
+
+/// An amount as Kueue prints it.
+pub fn printed(resource: &str, v: i64) -> String {
+    if resource == "cpu" {
+        Quantity::from_milli(v, Format::DecimalSI).to_string()
+    } else if resource == "memory" || resource == "ephemeral-storage" || resource.starts_with("hugepages-") {
+        Quantity::from_int(v, Format::BinarySI).to_string()
+    } else {
+        Quantity::from_int(v, Format::DecimalSI).to_string()
+    }
+}
+
+fn text(v: &Value, path: &[&str]) -> Option<String> {
+    path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_str).map(str::to_string)
+}
+
+fn quantity_of(v: &Value) -> Option<Quantity> {
+    match v {
+        Value::String(s) => Quantity::parse(s).ok(),
+        Value::Number(n) => Quantity::parse(&n.to_string()).ok(),
+        _ => None,
+    }
+}
+
+impl Kueue {
+    /// Takes one object of Kueue's group (v1beta2 or v1beta1); other kinds are left. A
+    /// LocalQueue without a namespace is in `namespace`.
+    pub fn add(&mut self, v: &Value, namespace: &str) {
+        let name = text(v, &["metadata", "name"]).unwrap_or_default();
+        let spec = v.get("spec").unwrap_or(&Value::Null);
+        match v.get("kind").and_then(Value::as_str) {
+            Some("ResourceFlavor") => {
+                let node_labels = spec
+                    .get("nodeLabels")
+                    .and_then(Value::as_object)
+                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+                    .unwrap_or_default();
+                let node_taints = spec
+                    .get("nodeTaints")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(|t| (text(t, &["key"]).unwrap_or_default(), text(t, &["value"]).unwrap_or_default(), text(t, &["effect"]).unwrap_or_default()))
+                    .collect();
+                let tolerations = spec.get("tolerations").and_then(Value::as_array).into_iter().flatten().map(toleration).collect();
+                self.flavors.insert(name, Flavor { node_labels, node_taints, tolerations });
+            }
+            Some("ClusterQueue") => {
+                let groups = spec
+                    .get("resourceGroups")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(|g| {
+                        let covered: Vec<String> =
+                            g.get("coveredResources").and_then(Value::as_array).into_iter().flatten().filter_map(|r| r.as_str().map(str::to_string)).collect();
+                        let flavors = g
+                            .get("flavors")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .map(|f| {
+                                let quotas = f
+                                    .get("resources")
+                                    .and_then(Value::as_array)
+                                    .into_iter()
+                                    .flatten()
+                                    .filter_map(|r| {
+                                        let res = text(r, &["name"])?;
+                                        let nominal = r.get("nominalQuota").and_then(quantity_of).map_or(0, |q| amount(&res, &q));
+                                        Some((res, nominal))
+                                    })
+                                    .collect();
+                                (text(f, &["name"]).unwrap_or_default(), quotas)
+                            })
+                            .collect();
+                        Group { covered, flavors }
+                    })
+                    .collect();
+                let reserved = v
+                    .pointer("/status/flavorsReservation")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|f| {
+                        let flavor = text(f, &["name"]).unwrap_or_default();
+                        f.get("resources").and_then(Value::as_array).into_iter().flatten().filter_map(move |r| {
+                            let res = text(r, &["name"])?;
+                            let total = r.get("total").and_then(quantity_of)?;
+                            Some(((flavor.clone(), res.clone()), amount(&res, &total)))
+                        })
+                    })
+                    .collect();
+                let cohort = text(spec, &["cohortName"]).or_else(|| text(spec, &["cohort"])).filter(|c| !c.is_empty());
+                let stopped = text(spec, &["stopPolicy"]).is_some_and(|p| p != "None");
+                let preempts = text(spec, &["preemption", "withinClusterQueue"]).is_some_and(|p| p != "Never");
+                let namespace_selector = spec.get("namespaceSelector").filter(|s| !s.is_null()).cloned();
+                self.cluster_queues.insert(name, ClusterQueue { namespace_selector, groups, cohort, stopped, preempts, reserved });
+            }
+            Some("LocalQueue") => {
+                let ns = text(v, &["metadata", "namespace"]).unwrap_or_else(|| namespace.to_string());
+                let cq = text(spec, &["clusterQueue"]).unwrap_or_default();
+                let stopped = text(spec, &["stopPolicy"]).is_some_and(|p| p != "None");
+                self.local_queues.insert((ns, name), (cq, stopped));
+            }
+            _ => {}
+        }
+    }
+
+    /// Kueue's answer now for a Job in `namespace` (its labels: `None` when not read) in
+    /// LocalQueue `queue`, whose pods are `template` and which runs `count` at once;
+    /// `limit_ranges` the namespace's, `overhead` its RuntimeClass's.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decide(
+        &self,
+        namespace: &str,
+        labels: Option<&BTreeMap<String, String>>,
+        queue: &str,
+        template: &Pod,
+        count: i64,
+        limit_ranges: &[(&str, &[LimitRangeItem])],
+        overhead: Option<&ResourceList>,
+    ) -> KueueReport {
+        let requests = pod_set_requests(template, count, limit_ranges, overhead);
+        let mut report = KueueReport {
+            local_queue: queue.to_string(),
+            cluster_queue: None,
+            decision: Decision::Admitted,
+            count,
+            requests: requests.iter().map(|(k, v)| (k.clone(), printed(k, *v))).collect(),
+            flavors: BTreeMap::new(),
+            notes: vec![],
+        };
+        report.decision = self.decision(namespace, labels, queue, template, requests, &mut report);
+        report
+    }
+
+    fn decision(
+        &self,
+        namespace: &str,
+        labels: Option<&BTreeMap<String, String>>,
+        queue: &str,
+        template: &Pod,
+        mut requests: BTreeMap<String, i64>,
+        report: &mut KueueReport,
+    ) -> Decision {
+        let count = report.count;
+        let Some((cq_name, lq_stopped)) = self.local_queues.get(&(namespace.to_string(), queue.to_string())) else {
+            return Decision::Inadmissible(format!("LocalQueue {queue} doesn't exist"));
+        };
+        if *lq_stopped {
+            return Decision::Inadmissible(format!("LocalQueue {queue} is inactive"));
+        }
+        report.cluster_queue = Some(cq_name.clone());
+        let Some(cq) = self.cluster_queues.get(cq_name) else {
+            return Decision::Inadmissible(format!("ClusterQueue {cq_name} doesn't exist"));
+        };
+        let missing: Vec<&str> = cq.groups.iter().flat_map(|g| &g.flavors).map(|(f, _)| f.as_str()).filter(|f| !self.flavors.contains_key(*f)).collect();
+        if cq.stopped || !missing.is_empty() {
+            if !missing.is_empty() {
+                report.notes.push(format!("ClusterQueue {cq_name} references missing ResourceFlavor(s): {}", missing.join(", ")));
+            }
+            return Decision::Inadmissible(format!("ClusterQueue {cq_name} is inactive"));
+        }
+        match selects(cq.namespace_selector.as_ref(), labels) {
+            Some(true) => {}
+            Some(false) => return Decision::Pending("Workload namespace doesn't match ClusterQueue selector".into()),
+            None => {
+                return Decision::Undecided(format!(
+                    "the labels of namespace {namespace} were not read: whether ClusterQueue {cq_name}'s namespaceSelector selects it is not known"
+                ))
+            }
+        }
+        if let Some(cohort) = &cq.cohort {
+            return Decision::Undecided(format!(
+                "ClusterQueue {cq_name} is in cohort {cohort}: borrowing and lending within a cohort are not replayed, so whether it fits is not decided"
+            ));
+        }
+        if cq.groups.iter().any(|g| g.covered.iter().any(|r| r == "pods")) {
+            requests.insert("pods".into(), count);
+            report.requests.insert("pods".into(), printed("pods", count));
+        }
+        let mut reasons: Vec<String> = Vec::new();
+        let mut assigned = BTreeMap::new();
+        let mut could_preempt = false;
+        let wanted: Vec<&String> = requests.iter().filter(|(_, v)| **v > 0).map(|(r, _)| r).collect();
+        reasons.extend(wanted.iter().filter(|r| !cq.groups.iter().any(|g| g.covered.contains(r))).map(|r| format!("resource {r} unavailable in ClusterQueue")));
+        if reasons.is_empty() {
+            for group in &cq.groups {
+                let asked: BTreeMap<&String, i64> = requests.iter().filter(|(r, v)| **v > 0 && group.covered.contains(r)).map(|(r, v)| (r, *v)).collect();
+                if asked.is_empty() {
+                    continue;
+                }
+                // The label keys the group's flavors name: only those of the nodeSelector count.
+                let keys: BTreeSet<&String> = group.flavors.iter().filter_map(|(f, _)| self.flavors.get(f)).flat_map(|f| f.node_labels.keys()).collect();
+                let mut found = None;
+                for (flavor_name, quotas) in &group.flavors {
+                    if let Some(why) = flavor_refuses(flavor_name, &self.flavors[flavor_name], template, &keys) {
+                        reasons.push(why);
+                        continue;
+                    }
+                    match fits(cq, flavor_name, quotas, &asked) {
+                        Ok(()) => {
+                            found = Some(flavor_name.clone());
+                            break;
+                        }
+                        Err((why, preempt)) => {
+                            could_preempt |= preempt && cq.preempts;
+                            reasons.push(why);
+                        }
+                    }
+                }
+                match found {
+                    Some(f) => assigned.extend(asked.keys().map(|r| ((*r).clone(), f.clone()))),
+                    None => break,
+                }
+            }
+        }
+        // A flavor that fits drops the reasons of those tried before it.
+        if wanted.iter().all(|r| assigned.contains_key(*r)) {
+            report.flavors = assigned;
+            return Decision::Admitted;
+        }
+        if could_preempt {
+            report.notes.push(format!(
+                "ClusterQueue {cq_name} may preempt lower-priority Workloads (preemption.withinClusterQueue): whether that makes room is not replayed"
+            ));
+        }
+        reasons.sort();
+        Decision::Pending(format!("couldn't assign flavors to pod set {POD_SET}: {}", reasons.join(", ")))
+    }
+
+    /// Reserves what an admitted Job's pod set takes, so later Jobs see it.
+    pub fn reserve(&mut self, report: &KueueReport, requests: &BTreeMap<String, i64>) {
+        let Some(cq) = report.cluster_queue.as_ref().and_then(|c| self.cluster_queues.get_mut(c)) else { return };
+        for (res, flavor) in &report.flavors {
+            if let Some(v) = requests.get(res) {
+                *cq.reserved.entry((flavor.clone(), res.clone())).or_default() += v;
+            }
+        }
+    }
+}
+
+fn toleration(t: &Value) -> Toleration {
+    Toleration {
+        key: text(t, &["key"]).unwrap_or_default(),
+        operator: text(t, &["operator"]).unwrap_or_default(),
+        value: text(t, &["value"]).unwrap_or_default(),
+        effect: text(t, &["effect"]).unwrap_or_default(),
+    }
+}
+
+/// Whether a label selector (`matchLabels`, `matchExpressions`) selects `labels`: `None` when
+/// the labels are not known. No selector selects nothing.
+fn selects(selector: Option<&Value>, labels: Option<&BTreeMap<String, String>>) -> Option<bool> {
+    let Some(sel) = selector else { return Some(false) };
+    let empty = sel.get("matchLabels").and_then(Value::as_object).is_none_or(|m| m.is_empty())
+        && sel.get("matchExpressions").and_then(Value::as_array).is_none_or(|e| e.is_empty());
+    if empty {
+        return Some(true);
+    }
+    let labels = labels?;
+    let by_labels = sel.get("matchLabels").and_then(Value::as_object).into_iter().flatten().all(|(k, v)| labels.get(k).map(String::as_str) == v.as_str());
+    let by_expressions = sel.get("matchExpressions").and_then(Value::as_array).into_iter().flatten().all(|e| {
+        let key = text(e, &["key"]).unwrap_or_default();
+        let values: Vec<&str> = e.get("values").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        match text(e, &["operator"]).as_deref() {
+            Some("In") => labels.get(&key).is_some_and(|v| values.contains(&v.as_str())),
+            Some("NotIn") => labels.get(&key).is_none_or(|v| !values.contains(&v.as_str())),
+            Some("Exists") => labels.contains_key(&key),
+            Some("DoesNotExist") => !labels.contains_key(&key),
+            _ => false,
+        }
+    });
+    Some(by_labels && by_expressions)
+}
+
+/// A pod set's requests as Kueue adds them: each pod's after LimitRange defaults, limits
+/// copied to missing requests, the scheduler's sum (containers and sidecars, the largest init
+/// phase, pod-level requests), overhead; then times the pods.
+pub fn pod_set_requests(template: &Pod, count: i64, limit_ranges: &[(&str, &[LimitRangeItem])], overhead: Option<&ResourceList>) -> BTreeMap<String, i64> {
+    let mut pod = template.clone();
+    crate::admission::limit_ranger::apply_limit_ranges(&mut pod, limit_ranges);
+    let copy = |list: &mut std::sync::Arc<Vec<crate::objects::Container>>| {
+        for c in std::sync::Arc::make_mut(list).iter_mut() {
+            for (k, v) in c.limits.clone() {
+                c.requests.entry(k).or_insert(v);
+            }
+        }
+    };
+    copy(&mut pod.containers);
+    copy(&mut pod.init_containers);
+    let mut per_pod = crate::pod_totals::aggregate(&pod, |c| &c.requests);
+    for (k, v) in pod.pod_requests.iter().filter(|(k, _)| *k == "cpu" || *k == "memory" || k.starts_with("hugepages-")) {
+        per_pod.insert(k.clone(), v.clone());
+    }
+    let overhead = if pod.overhead.is_empty() { overhead } else { Some(&pod.overhead) };
+    for (k, v) in overhead.into_iter().flatten() {
+        let sum = per_pod.get(k).map_or_else(|| v.clone(), |x| x.add(v));
+        per_pod.insert(k.clone(), sum);
+    }
+    per_pod.iter().map(|(k, v)| (k.clone(), amount(k, v).saturating_mul(count))).collect()
+}
+
+/// Why a flavor cannot take the pods at all (a taint they do not tolerate, a nodeSelector its
+/// labels do not match), as Kueue says it.
+fn flavor_refuses(name: &str, flavor: &Flavor, pod: &Pod, keys: &BTreeSet<&String>) -> Option<String> {
+    let placement = pod.placement.as_deref();
+    let tolerations: Vec<&Toleration> = placement.map(|p| p.tolerations.iter()).into_iter().flatten().chain(&flavor.tolerations).collect();
+    for (key, value, effect) in flavor.node_taints.iter().filter(|(_, _, e)| e == "NoSchedule" || e == "NoExecute") {
+        let tolerated = tolerations.iter().any(|t| {
+            (t.effect.is_empty() || t.effect == *effect)
+                && match t.operator.as_str() {
+                    "Exists" => t.key.is_empty() || t.key == *key,
+                    _ => t.key == *key && t.value == *value,
+                }
+        });
+        if !tolerated {
+            return Some(format!("untolerated taint {{{key} {value} {effect} <nil>}} in flavor {name}"));
+        }
+    }
+    let selector = placement.map(|p| &p.node_selector);
+    let mismatch = selector.into_iter().flatten().filter(|(k, _)| keys.contains(k)).any(|(k, v)| flavor.node_labels.get(k) != Some(v));
+    mismatch.then(|| format!("flavor {name} doesn't match node affinity"))
+}
+
+/// Whether `asked` fits flavor `flavor` of the ClusterQueue now; else Kueue's reason, and
+/// whether preempting could make room (the request is within the nominal quota).
+fn fits(cq: &ClusterQueue, flavor: &str, quotas: &BTreeMap<String, i64>, asked: &BTreeMap<&String, i64>) -> Result<(), (String, bool)> {
+    for (res, want) in asked.iter().filter(|(_, v)| **v > 0) {
+        let nominal = quotas.get(*res).copied().unwrap_or(0);
+        let used = cq.reserved.get(&(flavor.to_string(), (*res).clone())).copied().unwrap_or(0);
+        let available = (nominal - used).max(0);
+        if *want > nominal {
+            return Err((
+                format!(
+                    "insufficient quota for {res} in flavor {flavor}, previously considered podsets requests ({}) + current podset request ({}) > maximum capacity ({})",
+                    printed(res, 0),
+                    printed(res, *want),
+                    printed(res, nominal)
+                ),
+                false,
+            ));
+        }
+        if *want > available {
+            return Err((format!("insufficient unused quota for {res} in flavor {flavor}, {} more needed", printed(res, want - available)), true));
+        }
+    }
+    Ok(())
+}
