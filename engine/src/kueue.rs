@@ -150,6 +150,11 @@ fn text(v: &Value, path: &[&str]) -> Option<String> {
     path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_str).map(str::to_string)
 }
 
+/// The items of array `key` of `v` (none when it is missing or not an array).
+fn items<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    v.get(key).and_then(Value::as_array).into_iter().flatten()
+}
+
 fn quantity_of(v: &Value) -> Option<Quantity> {
     match v {
         Value::String(s) => Quantity::parse(s).ok(),
@@ -171,36 +176,19 @@ impl Kueue {
                     .and_then(Value::as_object)
                     .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
                     .unwrap_or_default();
-                let node_taints = spec
-                    .get("nodeTaints")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
+                let node_taints = items(spec, "nodeTaints")
                     .map(|t| (text(t, &["key"]).unwrap_or_default(), text(t, &["value"]).unwrap_or_default(), text(t, &["effect"]).unwrap_or_default()))
                     .collect();
-                let tolerations = spec.get("tolerations").and_then(Value::as_array).into_iter().flatten().map(toleration).collect();
+                let tolerations = items(spec, "tolerations").map(toleration).collect();
                 self.flavors.insert(name, Flavor { node_labels, node_taints, tolerations });
             }
             Some("ClusterQueue") => {
-                let groups = spec
-                    .get("resourceGroups")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
+                let groups = items(spec, "resourceGroups")
                     .map(|g| {
-                        let covered: Vec<String> =
-                            g.get("coveredResources").and_then(Value::as_array).into_iter().flatten().filter_map(|r| r.as_str().map(str::to_string)).collect();
-                        let flavors = g
-                            .get("flavors")
-                            .and_then(Value::as_array)
-                            .into_iter()
-                            .flatten()
+                        let covered: Vec<String> = items(g, "coveredResources").filter_map(|r| r.as_str().map(str::to_string)).collect();
+                        let flavors = items(g, "flavors")
                             .map(|f| {
-                                let quotas = f
-                                    .get("resources")
-                                    .and_then(Value::as_array)
-                                    .into_iter()
-                                    .flatten()
+                                let quotas = items(f, "resources")
                                     .filter_map(|r| {
                                         let res = text(r, &["name"])?;
                                         let nominal = r.get("nominalQuota").and_then(quantity_of).map_or(0, |q| amount(&res, &q));
@@ -220,7 +208,7 @@ impl Kueue {
                     .flatten()
                     .flat_map(|f| {
                         let flavor = text(f, &["name"]).unwrap_or_default();
-                        f.get("resources").and_then(Value::as_array).into_iter().flatten().filter_map(move |r| {
+                        items(f, "resources").filter_map(move |r| {
                             let res = text(r, &["name"])?;
                             let total = r.get("total").and_then(quantity_of)?;
                             Some(((flavor.clone(), res.clone()), amount(&res, &total)))
@@ -397,9 +385,9 @@ fn selects(selector: Option<&Value>, labels: Option<&BTreeMap<String, String>>) 
     }
     let labels = labels?;
     let by_labels = sel.get("matchLabels").and_then(Value::as_object).into_iter().flatten().all(|(k, v)| labels.get(k).map(String::as_str) == v.as_str());
-    let by_expressions = sel.get("matchExpressions").and_then(Value::as_array).into_iter().flatten().all(|e| {
+    let by_expressions = items(sel, "matchExpressions").all(|e| {
         let key = text(e, &["key"]).unwrap_or_default();
-        let values: Vec<&str> = e.get("values").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        let values: Vec<&str> = items(e, "values").filter_map(Value::as_str).collect();
         match text(e, &["operator"]).as_deref() {
             Some("In") => labels.get(&key).is_some_and(|v| values.contains(&v.as_str())),
             Some("NotIn") => labels.get(&key).is_none_or(|v| !values.contains(&v.as_str())),
