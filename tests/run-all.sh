@@ -62,6 +62,10 @@ keda() { KQ_LAB_DIR=$MODERN KQ_KEDA_DIR=${KQ_KEDA_DIR:-$MODERN-keda} tests/clust
 vpa() { KQ_LAB_DIR=$MODERN KQ_VPA_DIR=${KQ_VPA_DIR:-$MODERN-vpa} tests/cluster/vpa.sh "$@"; }
 autoscalers_built=0
 export KUBECTL_QUOTA_KEDA=none KUBECTL_QUOTA_VPA=none
+# Kueue beside the modern cluster, for live_kueue alone; until it runs that target skips quietly.
+kueue() { KQ_LAB_DIR=$MODERN KQ_KUEUE_DIR=${KQ_KUEUE_DIR:-$MODERN-kueue} tests/cluster/kueue.sh "$@"; }
+kueue_built=0
+export KUBECTL_QUOTA_KUEUE=none
 
 t_start=$(date +%s)
 phase() { echo "run-all: [$(($(date +%s) - t_start))s] $*" >&2; }
@@ -77,6 +81,7 @@ stop_labs() {
     if [[ -n $MODERN_VERSION ]]; then
       keda down >/dev/null 2>&1 || true
       vpa down >/dev/null 2>&1 || true
+      kueue down >/dev/null 2>&1 || true
       if node_release; then node down >/dev/null 2>&1 || true; fi
       mlimited down >/dev/null 2>&1 || true
       mlab down >/dev/null 2>&1 || true
@@ -131,6 +136,12 @@ if [[ ${KUBECTL_QUOTA_SKIP_LAB:-} != 1 ]]; then
       else
         no_lab "KEDA or the VPA admission controller could not be built"
       fi
+      phase "building (or reusing) Kueue"
+      if tests/cluster/autoscalers/build.sh kueue >/dev/null; then
+        kueue_built=1
+      else
+        no_lab "Kueue could not be built"
+      fi
       # The Helm client the guard's chart is tested with (tests/helm.rs): a few minutes cold.
       phase "building (or reusing) helm"
       tests/cluster/autoscalers/build.sh helm >/dev/null || echo "run-all: helm could not be built: tests/helm.rs will say why" >&2
@@ -175,7 +186,7 @@ if [[ -n $MODERN_VERSION ]]; then
     export KUBECTL_QUOTA_LAB=$MODERN KUBECTL_QUOTA_LAB_LIMITED=$MODERN_LIMITED KUBECTL_QUOTA_LAB_VERSION=$MODERN_VERSION
     targets=()
     for f in tests/live*.rs; do
-      [[ $f == tests/live_node.rs || $f == tests/live_autoscalers.rs ]] || targets+=(--test "$(basename "$f" .rs)")
+      [[ $f == tests/live_node.rs || $f == tests/live_autoscalers.rs || $f == tests/live_kueue.rs ]] || targets+=(--test "$(basename "$f" .rs)")
     done
     phase "cargo test ${targets[*]} against Kubernetes $MODERN_VERSION"
     cargo test --locked --no-fail-fast "${targets[@]}" "$@" || status=$?
@@ -196,6 +207,18 @@ if [[ -n $MODERN_VERSION ]]; then
     keda down >/dev/null 2>&1 || true
     vpa down >/dev/null 2>&1 || true
     export KUBECTL_QUOTA_KEDA=none KUBECTL_QUOTA_VPA=none
+    if [[ $kueue_built == 1 ]]; then
+      phase "starting Kueue beside the $MODERN_VERSION cluster"
+      if kueue up >/dev/null; then
+        export KUBECTL_QUOTA_KUEUE=${KQ_KUEUE_DIR:-$MODERN-kueue}
+      else
+        no_lab "Kueue did not come up beside the $MODERN_VERSION cluster"
+      fi
+    fi
+    phase "cargo test --test live_kueue against Kubernetes $MODERN_VERSION"
+    cargo test --locked --no-fail-fast --test live_kueue "$@" || status=$?
+    kueue down >/dev/null 2>&1 || true
+    export KUBECTL_QUOTA_KUEUE=none
     if node_release; then
       # A fresh cluster for the node: the suites above leave Pending pods behind, which a
       # scheduler would now place on the node (and their requests could leave no room).

@@ -267,6 +267,16 @@ impl Unregister {
         }));
         self
     }
+
+    /// A cluster-scoped object of a kind without a Rust type (a custom resource's), deleted
+    /// in its turn.
+    pub fn and_dynamic(mut self, c: &Client, ar: &kube::api::ApiResource, name: &str) -> Self {
+        let (api, name) = (Api::<DynamicObject>::all_with(c.clone(), ar), name.to_string());
+        self.0.push(Box::pin(async move {
+            let _ = api.delete(&name, &DeleteParams::default()).await;
+        }));
+        self
+    }
 }
 
 impl Drop for Unregister {

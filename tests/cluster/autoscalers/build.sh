@@ -2,7 +2,7 @@
 # autoscalers/build.sh - builds (or reuses) the autoscaler controllers the live autoscaler tests
 # run against the lab: KEDA's operator and metrics server, and the VPA admission controller.
 #
-# Usage: tests/cluster/autoscalers/build.sh keda|vpa|helm [--modules-only]
+# Usage: tests/cluster/autoscalers/build.sh keda|vpa|kueue|helm [--modules-only]
 # Prints the directory holding the binaries (and the CRDs taken from the module) on stdout; logs
 # go to stderr. With --modules-only it only generates our Go module (if missing).
 #
@@ -10,6 +10,8 @@
 #         keda-metrics-apiserver; CRDs copied from the module's config/crd/bases.
 #   vpa   k8s.io/autoscaler/vertical-pod-autoscaler v1.8.1: pkg/admission-controller ->
 #         vpa-admission-controller; CRDs copied from the module's deploy/vpa-v1-crd-gen.yaml.
+#   kueue sigs.k8s.io/kueue v0.17.0: cmd/kueue -> kueue; CRDs copied from the module's
+#         config/components/crd/bases.
 #   helm  helm.sh/helm/v3 v3.22.0: cmd/helm -> helm (the client the guard's chart is tested with).
 #
 # As modern/build.sh does for Kubernetes: one small Go module of ours per component beside this
@@ -49,6 +51,19 @@ case ${1:-} in
     FILES=()
     VERSION_X=
     ;;
+  # Not an autoscaler: Kueue's controller manager (the batch admission live tests judge check
+  # with), built the same way.
+  kueue)
+    UPMOD=sigs.k8s.io/kueue VER=v0.17.0
+    PKGS=("$UPMOD/cmd/kueue=kueue")
+    CRDS=()
+    for c in workloads localqueues workloadpriorityclasses cohorts topologies clusterqueues provisioningrequestconfigs \
+      admissionchecks resourceflavors multikueueclusters multikueueconfigs; do
+      CRDS+=("config/components/crd/bases/kueue.x-k8s.io_$c.yaml")
+    done
+    FILES=()
+    VERSION_X="-X $UPMOD/pkg/version.GitVersion=$VER"
+    ;;
   # Not an autoscaler: the Helm client the chart's tests run (deploy/helm), built the same way.
   helm)
     UPMOD=helm.sh/helm/v3 VER=v3.22.0
@@ -60,7 +75,7 @@ case ${1:-} in
     VERSION_X="-X $UPMOD/internal/version.version=$VER -X $UPMOD/internal/version.gitTreeState=clean"
     for p in chartutil lint/rules; do VERSION_X+=" -X $UPMOD/pkg/$p.k8sVersionMajor=1 -X $UPMOD/pkg/$p.k8sVersionMinor=37"; done
     ;;
-  *) die "usage: $0 keda|vpa|helm [--modules-only]" ;;
+  *) die "usage: $0 keda|vpa|kueue|helm [--modules-only]" ;;
 esac
 NAME=$1-$VER
 BIN=$CACHE/$NAME
