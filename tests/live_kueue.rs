@@ -137,6 +137,11 @@ async fn check_says_what_kueue_and_then_resourcequota_do_with_jobs() {
     let train = held(&c, &ns, "train").await;
     assert_eq!(train.1, "Pending", "{train:?}");
     assert_eq!(said(0), ("pending".to_string(), train.2.clone()), "job train: check and Kueue differ");
+    // `why` on the waiting Job: held by Kueue, in its words, with the quota the flavor lacks.
+    let why = plugin_stdin(&kubeconfig, &["why", "job/train", "-n", &ns, "-o", "json"], "");
+    let why: Value = serde_json::from_slice(&why.stdout).unwrap_or_else(|e| panic!("why: {e}: {}", text(&why.stderr)));
+    assert_eq!((why["verdict"].as_str(), why["kueue"]["message"].as_str()), (Some("heldByKueue"), Some(train.2.as_str())), "{why:#}");
+    assert!(why["changes"][0].as_str().unwrap_or_default().contains("needs 1 more cpu"), "{why:#}");
 
     let eval = eventually("Kueue admits job eval", 60, || async {
         match quota_reserved(&c, &ns, "eval").await? {

@@ -489,26 +489,13 @@ impl<'a> Checker<'a> {
     /// (what an admitted Job reserves); `None` for anything else. Where no Kueue object was
     /// read, a note says its side is not replayed.
     fn kueue_of(&self, obj: &Object, w: &Workload, ns: &str, report: &mut DocumentReport) -> Option<(crate::kueue::KueueReport, BTreeMap<String, i64>)> {
-        if obj.type_info.group != "batch" || obj.type_info.kind != "Job" {
-            return None;
+        match kueue_answer(self.state, obj, w, ns)? {
+            Ok(answer) => Some(answer),
+            Err(note) => {
+                report.notes.push(note);
+                None
+            }
         }
-        let queue = obj.meta.labels.get(crate::kueue::QUEUE_LABEL)?;
-        let Some(k) = self.state.kueue.as_ref() else {
-            report.notes.push(format!(
-                "the Job is in Kueue's queue {queue} ({}), but no Kueue object was read: whether its ClusterQueue admits it is not replayed (its pods are checked as if it did)",
-                crate::kueue::QUEUE_LABEL
-            ));
-            return None;
-        };
-        let count = |f: &str| w.counts.iter().find(|(p, _)| p.ends_with(f)).map(|(_, c)| *c);
-        let parallelism = count(".parallelism").unwrap_or(1);
-        let pods = count(".completions").map_or(parallelism, |c| parallelism.min(c)).max(0);
-        let labels = self.state.namespaces.as_ref().and_then(|n| n.get(ns));
-        let ranges: Vec<(&str, &[crate::objects::LimitRangeItem])> =
-            self.state.limit_ranges.get(ns).map(Vec::as_slice).unwrap_or_default().iter().map(|(n, items)| (n.as_str(), items.as_slice())).collect();
-        let overhead = w.template.runtime_class_name.as_ref().and_then(|rc| self.state.runtime_classes.as_ref()?.get(rc));
-        let requests = crate::kueue::pod_set_requests(&w.template, pods, &ranges, overhead);
-        Some((k.decide(ns, labels, queue, &w.template, pods, &ranges, overhead), requests))
     }
 
     /// A new pod's ResourceClaims, which the resourceclaim controller creates once the pod
@@ -565,6 +552,32 @@ impl<'a> Checker<'a> {
         }
         self.summary
     }
+}
+
+/// Kueue's answer now for a Job in `ns` labelled with one of its queues, and the pod set's
+/// requests (what it reserves once admitted): `None` for any other object, `Err` with a note
+/// where no Kueue object was read. `check` and `why` ask it.
+#[allow(clippy::type_complexity)]
+pub fn kueue_answer(state: &ClusterState, obj: &Object, w: &Workload, ns: &str) -> Option<Result<(crate::kueue::KueueReport, BTreeMap<String, i64>), String>> {
+    if obj.type_info.group != "batch" || obj.type_info.kind != "Job" {
+        return None;
+    }
+    let queue = obj.meta.labels.get(crate::kueue::QUEUE_LABEL)?;
+    let Some(k) = state.kueue.as_ref() else {
+        return Some(Err(format!(
+            "the Job is in Kueue's queue {queue} ({}), but no Kueue object was read: whether its ClusterQueue admits it is not replayed (its pods are checked as if it did)",
+            crate::kueue::QUEUE_LABEL
+        )));
+    };
+    let count = |f: &str| w.counts.iter().find(|(p, _)| p.ends_with(f)).map(|(_, c)| *c);
+    let parallelism = count(".parallelism").unwrap_or(1);
+    let pods = count(".completions").map_or(parallelism, |c| parallelism.min(c)).max(0);
+    let labels = state.namespaces.as_ref().and_then(|n| n.get(ns));
+    let ranges: Vec<(&str, &[crate::objects::LimitRangeItem])> =
+        state.limit_ranges.get(ns).map(Vec::as_slice).unwrap_or_default().iter().map(|(n, items)| (n.as_str(), items.as_slice())).collect();
+    let overhead = w.template.runtime_class_name.as_ref().and_then(|rc| state.runtime_classes.as_ref()?.get(rc));
+    let requests = crate::kueue::pod_set_requests(&w.template, pods, &ranges, overhead);
+    Some(Ok((k.decide(ns, labels, queue, &w.template, pods, &ranges, overhead), requests)))
 }
 
 /// Checks documents in order, handing each report to `each` (with the state as charged so

@@ -48,6 +48,9 @@ pub enum Verdict {
     WaitingForReady,
     /// Every pod the workload wants exists.
     NotBlocked,
+    /// A Job Kueue keeps suspended: its ClusterQueue has not reserved quota for it (see
+    /// `kueue`).
+    HeldByKueue,
 }
 
 /// The answer.
@@ -90,6 +93,9 @@ pub struct WhyReport {
     /// them at that size.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vpa: Option<String>,
+    /// For a Job in one of Kueue's queues that Kueue keeps suspended: Kueue's answer now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kueue: Option<crate::kueue::KueueReport>,
     /// The smallest changes that would let the waiting pods in, most direct first.
     pub changes: Vec<String>,
     pub notes: Vec<String>,
@@ -356,6 +362,9 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
     if r.waiting_for_claims(events, state) {
         return r;
     }
+    if r.held_by_kueue(workload, raw, w, state) {
+        return r;
+    }
     if r.kind == "DaemonSet" && r.wanted == 0 {
         r.notes.push("the DaemonSet wants no pod: no node is eligible (or none is registered)".into());
     }
@@ -455,6 +464,7 @@ impl WhyReport {
             replay: None,
             autoscaler: None,
             vpa: None,
+            kueue: None,
             changes: vec![],
             notes,
         }
@@ -536,6 +546,43 @@ impl WhyReport {
                 self.notes.push("no FailedResourceClaimCreation event says why (events expire after an hour by default)".into());
             }
         }
+        true
+    }
+
+    /// A suspended Job in one of Kueue's queues: Kueue's answer now, and what would let it
+    /// in. True when Kueue holds it (an admitted one goes on to its pods).
+    fn held_by_kueue(&mut self, workload: &Object, raw: &Value, w: &crate::objects::Workload, state: &ClusterState) -> bool {
+        use crate::kueue::Decision;
+        if raw["spec"]["suspend"] != Value::Bool(true) || self.waiting == 0 {
+            return false;
+        }
+        let Some(answer) = check::kueue_answer(state, workload, w, &self.namespace) else { return false };
+        let k = match answer {
+            Ok((k, _)) => k,
+            Err(note) => {
+                self.verdict = Verdict::HeldByKueue;
+                self.notes.push(format!("the Job is suspended; {note}"));
+                return true;
+            }
+        };
+        let cq = k.cluster_queue.clone().unwrap_or_default();
+        match &k.decision {
+            Decision::Admitted => {
+                let flavors: Vec<String> = k.flavors.iter().map(|(r, f)| format!("{r} in {f}")).collect();
+                self.notes
+                    .push(format!("Kueue's ClusterQueue {cq} has room for it now ({}): Kueue unsuspends it at its next scheduling pass", flavors.join(", ")));
+                self.kueue = Some(k);
+                return false;
+            }
+            Decision::Pending(m) => self.changes.extend(kueue_changes(&cq, m, self.waiting)),
+            Decision::Inadmissible(m) if m.starts_with("LocalQueue ") => self.changes.push(format!(
+                "create LocalQueue {} in namespace {} (naming a ClusterQueue), or label the Job with a LocalQueue that exists",
+                k.local_queue, self.namespace
+            )),
+            Decision::Inadmissible(_) | Decision::Undecided(_) => {}
+        }
+        self.verdict = Verdict::HeldByKueue;
+        self.kueue = Some(k);
         true
     }
 
@@ -629,6 +676,31 @@ impl WhyReport {
             ));
         }
     }
+}
+
+/// What would let a Job Kueue holds in, from Kueue's message: the quota a flavor lacks.
+fn kueue_changes(cq: &str, message: &str, _waiting: i32) -> Vec<String> {
+    let reasons = message.split_once(": ").map_or(message, |(_, r)| r);
+    let mut out = Vec::new();
+    for part in reasons.split(", insufficient ").map(|p| p.trim_start_matches("insufficient ")) {
+        if let Some(rest) = part.strip_prefix("unused quota for ") {
+            // `cpu in flavor F, N more needed`
+            let (what, more) = rest.split_once(", ").unwrap_or((rest, ""));
+            let (res, flavor) = what.split_once(" in flavor ").unwrap_or((what, ""));
+            let n = more.trim_end_matches(" more needed");
+            out.push(format!(
+                "ClusterQueue {cq} needs {n} more {res} in flavor {flavor}: raise its nominalQuota there by {n}, or wait for its admitted Workloads to finish"
+            ));
+        } else if let Some(rest) = part.strip_prefix("quota for ") {
+            let (what, _) = rest.split_once(", previously").unwrap_or((rest, ""));
+            let (res, flavor) = what.split_once(" in flavor ").unwrap_or((what, ""));
+            let capacity = rest.rsplit_once("maximum capacity (").map_or("", |(_, c)| c.trim_end_matches(')'));
+            out.push(format!(
+                "the Job asks for more {res} than flavor {flavor} of ClusterQueue {cq} ever holds ({capacity}): lower its requests or parallelism, or raise the nominalQuota"
+            ));
+        }
+    }
+    out
 }
 
 /// A StatefulSet's claims for its next pod (ordinal `next`), as its controller creates them

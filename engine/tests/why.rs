@@ -201,3 +201,39 @@ fn a_refused_new_replicaset_is_offered_only_fixes_that_would_free_a_place() {
     }
     t.done();
 }
+
+#[test]
+fn a_suspended_job_kueue_holds_is_explained_in_kueues_words_with_what_would_let_it_in() {
+    let kueue = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: batch}\nspec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: default, resources: [{name: cpu, nominalQuota: '10'}]}]}]}\nstatus: {flavorsReservation: [{name: default, resources: [{name: cpu, total: '9', borrowed: '0'}]}]}\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: team}\nspec: {clusterQueue: batch}\n".to_string();
+    let job = |queue: &str, cpu: &str| {
+        workload("Job", "train", "suspend: true", &pod("p").app("main", &format!("requests: {{cpu: '{cpu}'}}")).with("restartPolicy: Never"))
+            .replace("metadata: {name: train}", &format!("metadata: {{name: train, labels: {{kueue.x-k8s.io/queue-name: {queue}}}}}"))
+    };
+    let cases: Vec<(&str, String, Verdict, Vec<&str>)> = vec![
+        (
+            "waits for 1 cpu",
+            job("team", "2"),
+            Verdict::HeldByKueue,
+            vec!["ClusterQueue batch needs 1 more cpu in flavor default: raise its nominalQuota there by 1, or wait for its admitted Workloads to finish"],
+        ),
+        (
+            "never fits",
+            job("team", "12"),
+            Verdict::HeldByKueue,
+            vec!["the Job asks for more cpu than flavor default of ClusterQueue batch ever holds (10): lower its requests or parallelism, or raise the nominalQuota"],
+        ),
+        (
+            "no such LocalQueue",
+            job("other", "1"),
+            Verdict::HeldByKueue,
+            vec!["create LocalQueue other in namespace ns (naming a ClusterQueue), or label the Job with a LocalQueue that exists"],
+        ),
+        ("room now: Kueue unsuspends it; nothing refused it", job("team", "1"), Verdict::Unknown, vec![]),
+    ];
+    let mut t = Table::default();
+    for (what, w, verdict, changes) in cases {
+        let r = explain(std::slice::from_ref(&kueue), &w, serde_json::json!({}), &[]);
+        t.row(what, format!("{:?} {:?}", r.verdict, r.changes), format!("{verdict:?} {changes:?}"));
+    }
+    t.done();
+}

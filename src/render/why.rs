@@ -30,6 +30,15 @@ pub fn render_text(r: &WhyReport) -> String {
             format!("{who}: {}; {pods}, {} waiting", by.yellow().bold(), r.waiting)
         }
         Verdict::Unknown => format!("{who}: {}; {pods}, {} waiting", "pods missing, cause not reported".yellow(), r.waiting),
+        Verdict::HeldByKueue => {
+            let held = match r.kueue.as_ref().map(|k| &k.decision) {
+                Some(kubectl_quota_engine::kueue::Decision::Pending(m)) => format!("waits in Kueue's queue: {}", clean(m)),
+                Some(kubectl_quota_engine::kueue::Decision::Inadmissible(m)) => format!("Kueue cannot admit it: {}", clean(m)),
+                Some(kubectl_quota_engine::kueue::Decision::Undecided(m)) => format!("suspended by Kueue ({})", clean(m)),
+                _ => "suspended by Kueue".to_string(),
+            };
+            format!("{who}: {}; {pods}, {} waiting", held.yellow().bold(), r.waiting)
+        }
         Verdict::WaitingForReady => format!("{who}: {}; {pods}, {} not created yet", "waiting for earlier pods to be Ready (not blocked)".yellow(), r.waiting),
     };
     let _ = writeln!(out, "{line}");
