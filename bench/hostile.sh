@@ -8,11 +8,8 @@
 # Needs: python3 (generates the inputs), /usr/bin/time (Debian package `time`).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BIN=${1:-${CARGO_TARGET_DIR:-$ROOT/target}/release/kubectl-quota}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+# shellcheck source=offline-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/offline-common.sh"
 
 python3 - <<'EOF'
 state = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q, namespace: default}\nspec: {hard: {pods: '10'}}\nstatus: {hard: {pods: '10'}, used: {pods: '0'}}\n"
@@ -52,11 +49,7 @@ mkdir links && cp pod.yaml links/ && ln -s . links/a && ln -s . links/b
 run() { # name, then the command (stdin from $IN when set)
     local name=$1
     shift
-    local in=${IN:-/dev/null}
-    /usr/bin/time -v -o time.txt "$@" <"$in" >/dev/null 2>err.txt && code=0 || code=$?
-    local wall rss
-    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.2f", s}' time.txt)
-    rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' time.txt)
+    timed "$@"
     printf '| %s | %s | %s | %s | %s |\n' "$name" "$code" "$wall" "$rss" "$(head -c 110 err.txt | head -1 | sed 's/|/\\|/g')"
 }
 

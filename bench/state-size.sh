@@ -12,11 +12,8 @@
 # Needs: python3 (generates the inputs), /usr/bin/time (Debian package `time`).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BIN=${1:-${CARGO_TARGET_DIR:-$ROOT/target}/release/kubectl-quota}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+# shellcheck source=offline-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/offline-common.sh"
 
 python3 - <<'PY'
 w = lambda n, t: open(n, "w").write(t)
@@ -53,10 +50,8 @@ PY
 run() { # name, input, then the command
     local name=$1 input=$2
     shift 2
-    /usr/bin/time -v -o time.txt "$@" >/dev/null 2>err.txt && code=0 || code=$?
-    local wall rss size
-    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.2f", s}' time.txt)
-    rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' time.txt)
+    timed "$@"
+    local size
     size=$(awk -v b="$(stat -c %s "$input")" 'BEGIN {printf "%.1f MB", b / 1e6}')
     printf '| %s | %s | %s | %s | %s |\n' "$name" "$size" "$code" "$wall" "$rss"
 }
