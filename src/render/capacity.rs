@@ -294,7 +294,12 @@ pub fn blocked_text(r: &BlockedReport) -> String {
                 b.blocker.name().to_string(),
                 b.quota.as_deref().map_or_else(|| "-".into(), |q| esc(q).into_owned()),
                 if b.resources.is_empty() { "-".into() } else { esc(&b.resources.join(",")).into_owned() },
-                esc(&b.fix).into_owned(),
+                // One short line: the first fix; the rest are `why`'s and the JSON's.
+                match b.fixes.split_first() {
+                    Some((first, [])) => esc(first).into_owned(),
+                    Some((first, rest)) => format!("{} (+{} more: kubectl quota why {} -n {})", esc(first), rest.len(), esc(&b.workload), esc(&b.namespace)),
+                    None => esc(&b.fix).into_owned(),
+                },
             ]
         })
         .collect();
@@ -334,6 +339,30 @@ mod tests {
         let mut out = String::new();
         lines(&mut out, &rows);
         assert_eq!(out, "  requests.cpu             4 in 1 quota(s)\n  requests.nvidia.com/gpu  2 in 2 quota(s)\n");
+    }
+
+    #[test]
+    fn a_blocked_table_cell_is_the_first_fix_and_points_at_why_for_the_rest() {
+        colored::control::set_override(false);
+        let fixes: Vec<String> = vec!["lower limits.cpu to 1 or less in each container".into(), "or lower the namespace's level".into()];
+        let b = kubectl_quota_engine::capacity::Blocked {
+            namespace: "t".into(),
+            workload: "deployment/web".into(),
+            via: None,
+            waiting: Some(2),
+            blocker: kubectl_quota_engine::why::fixes::Blocker::LimitRange,
+            quota: None,
+            resources: vec![],
+            fix: fixes.join("; "),
+            fixes,
+            autoscaler: None,
+            message: String::new(),
+            from: String::new(),
+        };
+        let r = BlockedReport { scope: "namespace t".into(), blocked: vec![b], notes: vec![] };
+        let text = blocked_text(&r);
+        assert!(text.contains("lower limits.cpu to 1 or less in each container (+1 more: kubectl quota why deployment/web -n t)"), "{text}");
+        assert!(!text.contains("namespace's level"), "{text}");
     }
 
     #[test]

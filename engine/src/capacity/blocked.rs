@@ -30,8 +30,10 @@ pub struct Blocked {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quota: Option<String>,
     pub resources: Vec<String>,
-    /// The smallest fix, as `why` words it.
+    /// The smallest fix, as `why` words it (every fix, joined with `; `).
     pub fix: String,
+    /// The fixes one by one, most direct first: a table shows the first.
+    pub fixes: Vec<String>,
     /// The autoscaler whose count the workload wants, as `why` words it: `HPA web wants 12,
     /// 8 exist: quota compute refuses the rest`; else the VerticalPodAutoscaler whose target
     /// its new pods ask for (`VPA web sets new pods to its target (app: cpu=1): ...`).
@@ -190,6 +192,7 @@ impl Collector {
                 quota: refusal.quota.clone(),
                 resources,
                 fix: fixes.join("; "),
+                fixes,
                 autoscaler,
                 message,
                 from,
@@ -231,6 +234,7 @@ impl Collector {
                 quota: refusal.quota.clone(),
                 resources,
                 fix: fixes.join("; "),
+                fixes,
                 autoscaler: None,
                 message: f.message.clone(),
                 from: format!("event FailedResourceClaimCreation on {count} Pending pod(s)"),
