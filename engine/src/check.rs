@@ -415,8 +415,20 @@ impl<'a> Checker<'a> {
     fn workload_pods(&mut self, obj: &Object, w: &Workload, succeeded: i32, undecided: bool, ns: &str, key: &Key, report: &mut DocumentReport) {
         // A copy only when its count changes: a workload's template can be most of a 3 MiB
         // object.
-        let fewer;
+        let (unsuspended, fewer);
         let mut w = w;
+        // Kueue holds a Job of its queues (suspended) until its ClusterQueue reserves quota:
+        // its pods are what comes once it does (as many as Kueue counts, however the Job was
+        // written), charged only when that is now.
+        let kueue = self.kueue_of(obj, w, ns, report);
+        let held = kueue.as_ref().is_some_and(|(k, _)| k.holds());
+        if let Some((k, _)) = &kueue {
+            let pods = Some(i32::try_from(k.count).unwrap_or(i32::MAX));
+            if w.replicas != pods {
+                unsuspended = Workload { replicas: pods, ..w.clone() };
+                w = &unsuspended;
+            }
+        }
         if succeeded > 0 {
             // A Job runs min(parallelism, completions - succeeded) pods at once.
             if let (Some(r), Some(c)) = (w.replicas, w.counts.iter().find(|(p, _)| p.ends_with(".completions")).map(|(_, c)| *c)) {
@@ -424,15 +436,6 @@ impl<'a> Checker<'a> {
                 fewer = Workload { replicas: Some(r.min(left)), ..w.clone() };
                 w = &fewer;
             }
-        }
-        // Kueue holds a Job of its queues (suspended) until its ClusterQueue reserves quota:
-        // its pods are what comes once it does, charged only when that is now.
-        let kueue = self.kueue_of(obj, w, ns, report);
-        let held = kueue.as_ref().is_some_and(|(k, _)| k.decision != crate::kueue::Decision::Admitted);
-        let unsuspended;
-        if let Some((k, _)) = &kueue {
-            unsuspended = Workload { replicas: Some(i32::try_from(k.count).unwrap_or(i32::MAX)), ..w.clone() };
-            w = &unsuspended;
         }
         let pods = if obj.type_info.kind == "CronJob" {
             let mut scratch = self.state.scratch_for(ns);
@@ -573,11 +576,8 @@ pub fn kueue_answer(state: &ClusterState, obj: &Object, w: &Workload, ns: &str) 
     let parallelism = count(".parallelism").unwrap_or(1);
     let pods = count(".completions").map_or(parallelism, |c| parallelism.min(c)).max(0);
     let labels = state.namespaces.as_ref().and_then(|n| n.get(ns));
-    let ranges: Vec<(&str, &[crate::objects::LimitRangeItem])> =
-        state.limit_ranges.get(ns).map(Vec::as_slice).unwrap_or_default().iter().map(|(n, items)| (n.as_str(), items.as_slice())).collect();
     let overhead = w.template.runtime_class_name.as_ref().and_then(|rc| state.runtime_classes.as_ref()?.get(rc));
-    let requests = crate::kueue::pod_set_requests(&w.template, pods, &ranges, overhead);
-    Some(Ok((k.decide(ns, labels, queue, &w.template, pods, &ranges, overhead), requests)))
+    Some(Ok(k.decide(ns, labels, queue, &w.template, pods, &state.limit_ranges_in(ns), overhead)))
 }
 
 /// Checks documents in order, handing each report to `each` (with the state as charged so

@@ -29,7 +29,7 @@
 //!     "status": {"flavorsReservation": [{"name": "default", "resources": [{"name": "cpu", "total": "9", "borrowed": "0"}]}]}}), "ns");
 //! k.add(&json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q"}, "spec": {"clusterQueue": "cq"}}), "ns");
 //! let pod = Pod { containers: vec![Container { name: "c".into(), requests: [("cpu".to_string(), Quantity::parse("2").unwrap())].into(), ..Default::default() }].into(), ..Default::default() };
-//! let d = k.decide("ns", Some(&Default::default()), "q", &pod, 1, &[], None);
+//! let (d, _) = k.decide("ns", Some(&Default::default()), "q", &pod, 1, &[], None);
 //! assert_eq!(d.decision, Decision::Pending("couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed".into()));
 //! ```
 
@@ -124,6 +124,13 @@ pub struct KueueReport {
     pub flavors: BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+impl KueueReport {
+    /// Whether Kueue keeps the Job suspended now (anything but admitted).
+    pub fn holds(&self) -> bool {
+        self.decision != Decision::Admitted
+    }
 }
 
 /// Kueue's integer for a quantity of `resource`: millicores for cpu, else whole units.
@@ -233,7 +240,9 @@ impl Kueue {
 
     /// Kueue's answer now for a Job in `namespace` (its labels: `None` when not read) in
     /// LocalQueue `queue`, whose pods are `template` and which runs `count` at once;
-    /// `limit_ranges` the namespace's, `overhead` its RuntimeClass's.
+    /// `limit_ranges` the namespace's, `overhead` its RuntimeClass's. With it, the pod set's
+    /// requests as Kueue counts them (`pods` too where the ClusterQueue covers it): what the
+    /// Job reserves once admitted ([`Kueue::reserve`]).
     #[allow(clippy::too_many_arguments)]
     pub fn decide(
         &self,
@@ -244,19 +253,20 @@ impl Kueue {
         count: i64,
         limit_ranges: &[(&str, &[LimitRangeItem])],
         overhead: Option<&ResourceList>,
-    ) -> KueueReport {
-        let requests = pod_set_requests(template, count, limit_ranges, overhead);
+    ) -> (KueueReport, BTreeMap<String, i64>) {
+        let mut requests = pod_set_requests(template, count, limit_ranges, overhead);
         let mut report = KueueReport {
             local_queue: queue.to_string(),
             cluster_queue: None,
             decision: Decision::Admitted,
             count,
-            requests: requests.iter().map(|(k, v)| (k.clone(), printed(k, *v))).collect(),
+            requests: BTreeMap::new(),
             flavors: BTreeMap::new(),
             notes: vec![],
         };
-        report.decision = self.decision(namespace, labels, queue, template, requests, &mut report);
-        report
+        report.decision = self.decision(namespace, labels, queue, template, &mut requests, &mut report);
+        report.requests = requests.iter().map(|(k, v)| (k.clone(), printed(k, *v))).collect();
+        (report, requests)
     }
 
     fn decision(
@@ -265,7 +275,7 @@ impl Kueue {
         labels: Option<&BTreeMap<String, String>>,
         queue: &str,
         template: &Pod,
-        mut requests: BTreeMap<String, i64>,
+        requests: &mut BTreeMap<String, i64>,
         report: &mut KueueReport,
     ) -> Decision {
         let count = report.count;
@@ -302,7 +312,6 @@ impl Kueue {
         }
         if cq.groups.iter().any(|g| g.covered.iter().any(|r| r == "pods")) {
             requests.insert("pods".into(), count);
-            report.requests.insert("pods".into(), printed("pods", count));
         }
         let mut reasons: Vec<String> = Vec::new();
         let mut assigned = BTreeMap::new();
@@ -402,7 +411,7 @@ fn selects(selector: Option<&Value>, labels: Option<&BTreeMap<String, String>>) 
 /// A pod set's requests as Kueue adds them: each pod's after LimitRange defaults, limits
 /// copied to missing requests, the scheduler's sum (containers and sidecars, the largest init
 /// phase, pod-level requests), overhead; then times the pods.
-pub fn pod_set_requests(template: &Pod, count: i64, limit_ranges: &[(&str, &[LimitRangeItem])], overhead: Option<&ResourceList>) -> BTreeMap<String, i64> {
+fn pod_set_requests(template: &Pod, count: i64, limit_ranges: &[(&str, &[LimitRangeItem])], overhead: Option<&ResourceList>) -> BTreeMap<String, i64> {
     let mut pod = template.clone();
     crate::admission::limit_ranger::apply_limit_ranges(&mut pod, limit_ranges);
     let copy = |list: &mut std::sync::Arc<Vec<crate::objects::Container>>| {

@@ -371,9 +371,7 @@ pub fn explain(workload: &Object, raw: &Value, children: &[Value], events: &[Eve
     let (template, vpa) = as_the_webhook_writes(workload, w, state);
     let claim = replay_next_claims(workload, w, r.current, state, rules);
     let pod = replay_next_pod(workload, &template, w, r.current, state, rules);
-    let ns = r.namespace.clone();
-    let ranges: Vec<(&str, &[crate::objects::LimitRangeItem])> =
-        state.limit_ranges.get(&ns).map(Vec::as_slice).unwrap_or_default().iter().map(|(n, items)| (n.as_str(), items.as_slice())).collect();
+    let ranges = state.limit_ranges_in(&r.namespace);
     match claim {
         Some(claim) => {
             // The pod comes after its claims: what would refuse it once they are in.
@@ -574,7 +572,7 @@ impl WhyReport {
                 self.kueue = Some(k);
                 return false;
             }
-            Decision::Pending(m) => self.changes.extend(kueue_changes(&cq, m, self.waiting)),
+            Decision::Pending(m) => self.changes.extend(kueue_changes(&cq, m)),
             Decision::Inadmissible(m) if m.starts_with("LocalQueue ") => self.changes.push(format!(
                 "create LocalQueue {} in namespace {} (naming a ClusterQueue), or label the Job with a LocalQueue that exists",
                 k.local_queue, self.namespace
@@ -598,9 +596,13 @@ impl WhyReport {
     /// The verdict from the replayed next pod and what the server said.
     fn judge(&mut self, raw: &Value, template: &crate::objects::Pod, doc: DocumentReport, ranges: &[(&str, &[crate::objects::LimitRangeItem])]) {
         self.replay_message = doc.server_error.clone();
-        // The pod as LimitRanger judged it: its defaults in.
-        let mut judged = template.clone();
-        crate::admission::limit_ranger::apply_limit_ranges(&mut judged, ranges);
+        // The pod as LimitRanger judged it, its defaults in: what a LimitRange's fix names the
+        // containers of (made only for such a fix).
+        let judged = || {
+            let mut pod = template.clone();
+            crate::admission::limit_ranger::apply_limit_ranges(&mut pod, ranges);
+            pod
+        };
         let replayed = doc.server_error.as_deref().map(fixes::blocker_of);
         let said = self.server_message.as_deref().map(fixes::blocker_of);
         if self.waiting == 0 {
@@ -638,7 +640,7 @@ impl WhyReport {
             let blocker = replayed.unwrap_or(Blocker::Other);
             self.blocker = Some(blocker);
             let message = doc.server_error.as_deref().unwrap_or_default();
-            self.changes.extend(fixes::fixes(message, (doc.kind == "Pod").then_some(&judged), ranges));
+            self.changes.extend(fixes::fixes(message, (doc.kind == "Pod").then(judged).as_ref(), ranges));
             self.changes.extend(doc.hints.iter().cloned());
             self.disagreement(said, blocker);
         } else if server_says_quota {
@@ -650,7 +652,7 @@ impl WhyReport {
             // The replay admits what the server refused: its word, and its fix, stand.
             self.verdict = Verdict::BlockedOther;
             self.blocker = said;
-            self.changes.extend(fixes::fixes(&m, Some(&judged), ranges));
+            self.changes.extend(fixes::fixes(&m, Some(&judged()), ranges));
             self.notes
                 .push("replayed now, the next pod is admitted: what refused it may have changed since (or the replay cannot see it, as a webhook)".into());
         } else {
@@ -679,7 +681,7 @@ impl WhyReport {
 }
 
 /// What would let a Job Kueue holds in, from Kueue's message: the quota a flavor lacks.
-fn kueue_changes(cq: &str, message: &str, _waiting: i32) -> Vec<String> {
+fn kueue_changes(cq: &str, message: &str) -> Vec<String> {
     let reasons = message.split_once(": ").map_or(message, |(_, r)| r);
     let mut out = Vec::new();
     for part in reasons.split(", insufficient ").map(|p| p.trim_start_matches("insufficient ")) {

@@ -169,3 +169,18 @@ fn a_job_for_kueue_where_no_kueue_object_was_read_says_so() {
     assert!(d.kueue.is_none());
     assert!(d.notes.iter().any(|n| n.contains("no Kueue object was read")), "{:?}", d.notes);
 }
+
+#[test]
+fn an_admitted_job_reserves_its_pods_where_the_cluster_queue_covers_pods() {
+    let state = kueue_state("cpu, pods", &["default: cpu=10,pods=3"], &[], SELECTS_ALL);
+    let two = pod("p").app("main", "requests: {cpu: '1'}");
+    let input = docs(&[job("a", "q", "parallelism: 2", &two), job("b", "q", "parallelism: 2", &two)]);
+    let got: Vec<String> = check_all(&state, &input).iter().map(said).collect();
+    assert_eq!(
+        got,
+        [
+            "admitted {\"cpu\": \"default\", \"pods\": \"default\"}".to_string(),
+            "pending: couldn't assign flavors to pod set main: insufficient unused quota for pods in flavor default, 1 more needed".into()
+        ]
+    );
+}

@@ -267,7 +267,7 @@ fn worth_explaining(d: &DocumentReport) -> bool {
                 && kubectl_quota_engine::report::quota_view::percent(&r.hard.sub(&r.after), &r.hard).is_none_or(|left| left <= NEAR_LIMIT_PERCENT)
         })
     };
-    let held = d.kueue.as_ref().is_some_and(|k| k.decision != kubectl_quota_engine::kueue::Decision::Admitted);
+    let held = d.kueue.as_ref().is_some_and(|k| k.holds());
     !d.fully_admitted() || capped(d) || held || near(&d.quotas) || d.pods.as_ref().is_some_and(|p| near(&p.quotas))
 }
 

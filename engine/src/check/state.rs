@@ -241,6 +241,11 @@ impl ClusterState {
         })
     }
 
+    /// The LimitRanges of `ns`, in name order, as LimitRanger reads them.
+    pub fn limit_ranges_in(&self, ns: &str) -> Vec<(&str, &[LimitRangeItem])> {
+        self.limit_ranges.get(ns).map(Vec::as_slice).unwrap_or_default().iter().map(|(n, items)| (n.as_str(), items.as_slice())).collect()
+    }
+
     /// A copy with only what admitting into `ns` consults (no existing objects): enough to
     /// try something out without charging it.
     pub fn scratch_for(&self, ns: &str) -> ClusterState {
