@@ -13,22 +13,11 @@
 
 mod common;
 
-use common::live::{apply, client, drop_namespace, eventually, lab, lab_version, new_namespace, plugin, text, Unregister};
+use common::live::{apply, client, drop_namespace, eventually, lab, lab_version, new_namespace, newest_failed_create, plugin, text, Unregister};
 use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
-use k8s_openapi::api::core::v1::{Event, Namespace};
-use kube::api::{Api, ListParams, Patch, PatchParams};
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::{Api, Patch, PatchParams};
 use serde_json::{json, Value};
-
-/// The newest FailedCreate message the controllers wrote about `object` (a name), if any.
-async fn failed_create(c: &kube::Client, ns: &str, object: &str) -> Option<String> {
-    let events = Api::<Event>::namespaced(c.clone(), ns).list(&ListParams::default()).await.ok()?;
-    events
-        .items
-        .into_iter()
-        .filter(|e| e.reason.as_deref() == Some("FailedCreate") && e.involved_object.name.as_deref().is_some_and(|n| n.starts_with(object)))
-        .max_by_key(|e| e.last_timestamp.clone().map(|t| t.0))
-        .and_then(|e| e.message)
-}
 
 fn json(out: &std::process::Output, what: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{what}: {e}: {}\n{}", text(&out.stdout), text(&out.stderr)))
@@ -139,7 +128,7 @@ async fn why_and_blocked_name_every_blocker_as_the_controllers_events_do() {
     for (object, workload, blocker) in &expected {
         // The controllers' own word first: the event.
         let event = eventually(&format!("a FailedCreate event about {object}"), 60, || async {
-            failed_create(&c, &ns, object).await.ok_or_else(|| "no event yet".to_string())
+            newest_failed_create(&c, &ns, |n| n.starts_with(object)).await.ok_or_else(|| "no event yet".to_string())
         })
         .await;
         let why = json(&plugin(&kubeconfig, &["why", workload, "-n", &ns, "-o", "json"]), "why");

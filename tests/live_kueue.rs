@@ -13,8 +13,8 @@
 mod common;
 
 use common::autoscalers::controller_dir;
-use common::live::{apply, client, drop_namespace, eventually, lab, new_namespace, plugin_stdin, text, Unregister};
-use k8s_openapi::api::core::v1::{Event, Namespace, ResourceQuota};
+use common::live::{apply, client, drop_namespace, eventually, lab, new_namespace, newest_failed_create, plugin_stdin, text, Unregister};
+use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams};
 use serde_json::{json, Value};
 
@@ -50,18 +50,6 @@ async fn held(c: &kube::Client, ns: &str, job: &str) -> (String, String, String)
         }
     })
     .await
-}
-
-/// The newest FailedCreate message the Job controller wrote about `job`.
-async fn failed_create(c: &kube::Client, ns: &str, job: &str) -> Result<String, String> {
-    let events = Api::<Event>::namespaced(c.clone(), ns).list(&ListParams::default()).await.map_err(|e| e.to_string())?;
-    events
-        .items
-        .into_iter()
-        .filter(|e| e.reason.as_deref() == Some("FailedCreate") && e.involved_object.name.as_deref() == Some(job))
-        .max_by_key(|e| e.last_timestamp.clone().map(|t| t.0))
-        .and_then(|e| e.message)
-        .ok_or_else(|| format!("no FailedCreate event on job {job} yet"))
 }
 
 fn job(name: &str, queue: &str, cpu: &str, parallelism: i64) -> String {
@@ -151,7 +139,10 @@ async fn check_says_what_kueue_and_then_resourcequota_do_with_jobs() {
     })
     .await;
     assert_eq!(said(1).0, "admitted", "job eval: Kueue admitted it ({eval:?}); check said {:?}", said(1));
-    let refused = eventually("the Job controller's FailedCreate for job eval", 90, || failed_create(&c, &ns, "eval")).await;
+    let refused = eventually("the Job controller's FailedCreate for job eval", 90, || async {
+        newest_failed_create(&c, &ns, |n| n == "eval").await.ok_or_else(|| "no FailedCreate event on job eval yet".to_string())
+    })
+    .await;
     let predicted = doc(1)["podMessage"].as_str().unwrap_or_default();
     assert!(!predicted.is_empty() && refused.ends_with(predicted), "job eval's pods: the server said {refused:?}, check {predicted:?}");
 

@@ -291,3 +291,15 @@ impl Drop for Unregister {
         });
     }
 }
+
+/// The newest FailedCreate message a controller wrote in `ns` about an object whose name
+/// `about` accepts, if any.
+pub async fn newest_failed_create(c: &Client, ns: &str, about: impl Fn(&str) -> bool) -> Option<String> {
+    let events = Api::<k8s_openapi::api::core::v1::Event>::namespaced(c.clone(), ns).list(&kube::api::ListParams::default()).await.ok()?;
+    events
+        .items
+        .into_iter()
+        .filter(|e| e.reason.as_deref() == Some("FailedCreate") && e.involved_object.name.as_deref().is_some_and(&about))
+        .max_by_key(|e| e.last_timestamp.clone().map(|t| t.0))
+        .and_then(|e| e.message)
+}

@@ -55,10 +55,11 @@ pub struct BlockedReport {
 }
 
 impl Collector {
-    /// The resources a refusal names and the smallest fix for each, worked out from the quota
-    /// as it stands now (as the message says when the quota was not read); `what` is what the
-    /// quota refuses one of per waiting pod (`pod`, `pod's claim`).
-    fn fixes(&self, ns: &str, workload: &str, refusal: &Refusal, waiting: i32, what: &str) -> (Vec<String>, Vec<String>) {
+    /// The resources a refusal names and the smallest fix for each: a quota's worked out from
+    /// the quota as it stands now (as the message says when the quota was not read), any other
+    /// refuser's from the server's `message`; `what` is what the quota refuses one of per
+    /// waiting pod (`pod`, `pod's claim`).
+    fn fixes(&self, ns: &str, workload: &str, message: &str, refusal: &Refusal, waiting: i32, what: &str) -> (Vec<String>, Vec<String>) {
         let name = refusal.quota.as_deref().unwrap_or("");
         let quota = self.namespaces.get(ns).and_then(|n| n.quotas.iter().find(|q| q.name == name));
         let mut resources = Vec::new();
@@ -105,6 +106,7 @@ impl Collector {
             fixes.push(format!("set {} in the pod template's containers, or LimitRange defaults for them: quota {name} requires them", set.join(", ")));
         }
         resources.extend(refusal.must_specify.iter().cloned());
+        fixes.extend(crate::why::fixes::fixes(message, None, &[]));
         (resources, fixes)
     }
 
@@ -173,8 +175,7 @@ impl Collector {
             let waiting_pods = waiting.unwrap_or(1).clamp(1, i64::from(i32::MAX)) as i32;
             let workload = c.and_then(|c| c.owner.clone()).unwrap_or_else(|| obj.clone());
             let blocker = blocker_of(&message);
-            let (resources, mut fixes) = self.fixes(ns, &workload, &refusal, waiting_pods, "pod");
-            fixes.extend(crate::why::fixes::fixes(&message, None, &[]));
+            let (resources, mut fixes) = self.fixes(ns, &workload, &message, &refusal, waiting_pods, "pod");
             if fixes.is_empty() {
                 fixes.push(format!("see `kubectl quota why {} -n {ns}`", c.and_then(|c| c.owner.clone()).unwrap_or_else(|| obj.clone())));
             }
@@ -218,8 +219,7 @@ impl Collector {
                 continue;
             };
             let refusal = parse_refusal(&f.message);
-            let (resources, mut fixes) = self.fixes(ns, owner, &refusal, (*count).clamp(1, i64::from(i32::MAX)) as i32, "pod's claim");
-            fixes.extend(crate::why::fixes::fixes(&f.message, None, &[]));
+            let (resources, fixes) = self.fixes(ns, owner, &f.message, &refusal, (*count).clamp(1, i64::from(i32::MAX)) as i32, "pod's claim");
             let workload = self.controllers.get(&(ns.clone(), owner.clone())).and_then(|c| c.owner.clone());
             let (workload, via) = match workload {
                 Some(w) => (w, Some(owner.clone())),

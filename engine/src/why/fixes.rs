@@ -142,7 +142,7 @@ fn limit_range_violations(said: &str) -> Vec<Violation> {
 }
 
 fn violation(p: &str) -> Option<Violation> {
-    let (head, tail) = p.split_once(", but ").map_or_else(|| p.split_once(".  ").map_or((p, ""), |(h, t)| (h, t)), |(h, t)| (h, t));
+    let (head, tail) = p.split_once(", but ").or_else(|| p.split_once(".  ")).unwrap_or((p, ""));
     let (bound, resource, rest) = if let Some(r) = head.strip_prefix("minimum ") {
         let (res, rest) = r.split_once(" usage per ")?;
         (Bound::Min, res, rest)
