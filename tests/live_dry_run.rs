@@ -454,3 +454,90 @@ async fn a_charts_pods_naming_what_the_chart_creates_first_are_answered_as_the_c
     }
     drop(cleanup);
 }
+
+/// Issue 61: a policy whose binding reads a ConfigMap the chart itself creates first. The
+/// server, holding none yet, refuses a dry run of the pods ("no params found"); that is no
+/// answer (the input's ConfigMap decides, as the server will read it once created): check takes
+/// the pods as written, judges them by the policy with the input's params, and says so. Created
+/// in order, the controllers make every pod, as check said.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_policys_params_the_chart_creates_first_decide_not_the_servers_dry_run() {
+    let Some(kubeconfig) = lab() else { return };
+    let version = common::live::lab_version();
+    if version.minor < 30 {
+        eprintln!("live_dry_run: ValidatingAdmissionPolicy v1 is served from 1.30; the lab runs {}.{}: skipped", version.major, version.minor);
+        return;
+    }
+    use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+    let c = client(&kubeconfig).await;
+    let injector = Injector::start();
+    let mut cleanup = register(&c, &injector, "params").await;
+    let ns = injected_namespace(&c, &mut cleanup, "kq-dry-run-params", "2").await;
+    let name = format!("kq-params-{ns}");
+    let _unregister = common::live::Unregister::default().and::<ValidatingAdmissionPolicyBinding>(&c, &name).and::<ValidatingAdmissionPolicy>(&c, &name);
+    let vap: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {
+            "failurePolicy": "Fail",
+            "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]},
+            "validations": [{"expression": "size(object.spec.containers) <= int(params.data.maxContainers)", "message": "too many containers"}],
+        },
+    }))
+    .unwrap();
+    Api::<ValidatingAdmissionPolicy>::all(c.clone()).create(&PostParams::default(), &vap).await.unwrap();
+    let binding: ValidatingAdmissionPolicyBinding = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {
+            "policyName": name,
+            "validationActions": ["Deny"],
+            "paramRef": {"name": "limits", "parameterNotFoundAction": "Deny"},
+            "matchResources": {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}}},
+        },
+    }))
+    .unwrap();
+    Api::<ValidatingAdmissionPolicyBinding>::all(c.clone()).create(&PostParams::default(), &binding).await.unwrap();
+    // The server loads policies through informers: wait until a pod meets this one.
+    let probe: k8s_openapi::api::core::v1::Pod =
+        serde_json::from_value(json!({"metadata": {"name": "probe"}, "spec": {"containers": [{"name": "app", "image": "x"}]}})).unwrap();
+    let pods_api = Api::<k8s_openapi::api::core::v1::Pod>::namespaced(c.clone(), &ns);
+    common::live::eventually("the policy in force", 30, || async {
+        match pods_api.create(&PostParams { dry_run: true, ..Default::default() }, &probe).await {
+            Err(kube::Error::Api(s)) if s.message.contains("no params found") => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    })
+    .await;
+
+    let yaml = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: limits}}\ndata: {{maxContainers: '2'}}\n---\n{}",
+        shop("").replace("replicas: 4", "replicas: 2")
+    );
+    let manifest = Manifest::new(&format!("{ns}-params"), &yaml);
+    let out = plugin(&kubeconfig, &["check", "-n", &ns, "-f", manifest.path(), "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", text(&out.stdout), text(&out.stderr));
+    let v = json_of(&out);
+    let doc = &v["documents"][1];
+    assert_eq!((doc["replicas"].as_i64(), doc["replicasAdmitted"].as_i64()), (Some(2), Some(2)), "{doc:#}");
+    let said = |what: &str| doc["notes"].as_array().unwrap().iter().any(|n| n.as_str().is_some_and(|n| n.contains(what)));
+    assert!(said("whose params this input creates or changes (ConfigMap \"limits\")"), "{doc:#}");
+    assert!(said("no params found"), "{doc:#}");
+
+    // The real thing: created in order, the policy reads the chart's ConfigMap and the
+    // controllers make both pods, the sidecar making two containers of the two allowed.
+    apply(&c, &ns, &yaml).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let pods = pods_api.list(&Default::default()).await.unwrap().items;
+        if pods.len() == 2 {
+            break;
+        }
+        if Instant::now() > deadline {
+            let events: Vec<String> =
+                Api::<Event>::namespaced(c.clone(), &ns).list(&Default::default()).await.unwrap().items.iter().filter_map(|e| e.message.clone()).collect();
+            panic!("the controllers made {} pods, not 2\nevents: {events:#?}", pods.len());
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    drop(cleanup);
+}

@@ -9,9 +9,10 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use kube::api::{Api, ApiResource, DynamicObject, PostParams};
+use kubectl_quota_engine::admission::policy::PolicySet;
 use kubectl_quota_engine::admission::{ServerAnswer, StandIn};
 use kubectl_quota_engine::check::dry_run::{
-    answer_of_refusal, dry_runs_needed, pod_without, refused_for_input, unless_the_inputs_quota, with_input_defaults, DryRun, PodSource,
+    answer_of_refusal, dry_runs_needed, pod_without, refused_for_input, unless_the_input_decides, with_input_defaults, DryRun, PodSource,
 };
 use kubectl_quota_engine::check::ClusterState;
 use kubectl_quota_engine::manifest::{Document, Origin};
@@ -42,8 +43,10 @@ pub async fn dry_runs(conn: &Conn, state: &mut ClusterState, objs: &[Object], po
     if distinct.is_empty() {
         return;
     }
+    let policies = state.policies.clone();
+    let policies = policies.as_deref();
     let answers: Vec<_> = futures::stream::iter(distinct)
-        .map(|((ns, json), docs)| async move { (ask_standing_in(conn, ns, json, objs).await, docs) })
+        .map(|((ns, json), docs)| async move { (ask_standing_in(conn, ns, json, objs, policies).await, docs) })
         .buffer_unordered(IN_FLIGHT)
         .collect()
         .await;
@@ -61,9 +64,10 @@ pub async fn dry_runs(conn: &Conn, state: &mut ClusterState, objs: &[Object], po
 /// RuntimeClass, which the server does not hold yet; and sent with the defaults the input's
 /// LimitRanges of `ns` give, which the server would give it before its webhooks once they
 /// are stored. The dry run is for what the webhooks add; what the input itself provides stays
-/// the engine's, in input order: a refusal by a quota the input changes is no answer (the
-/// input's quota decides). A refusal for anything else is the answer.
-async fn ask_standing_in(conn: &Conn, ns: &str, json: &str, objs: &[Object]) -> (Result<ServerAnswer, String>, Vec<StandIn>) {
+/// the engine's, in input order: a refusal by a quota, a policy or params the input creates
+/// or changes (the server's `policies` say which params) is no answer (the input's decide).
+/// A refusal for anything else is the answer.
+async fn ask_standing_in(conn: &Conn, ns: &str, json: &str, objs: &[Object], policies: Option<&PolicySet>) -> (Result<ServerAnswer, String>, Vec<StandIn>) {
     let Ok(pod) = serde_json::from_str::<serde_json::Value>(json) else { return (ask(conn, ns, json, conn.timeout).await.answer, vec![]) };
     let (mut pod, mut stood_in) = with_input_defaults(&pod, ns, objs, &conn.namespace);
     let mut answer = ask(conn, ns, &pod.to_string(), conn.timeout).await.answer;
@@ -74,7 +78,7 @@ async fn ask_standing_in(conn: &Conn, ns: &str, json: &str, objs: &[Object]) -> 
         stood_in.push(s);
         answer = ask(conn, ns, &pod.to_string(), conn.timeout).await.answer;
     }
-    (unless_the_inputs_quota(answer, ns, objs, &conn.namespace), stood_in)
+    (unless_the_input_decides(answer, ns, objs, policies, &conn.namespace), stood_in)
 }
 
 /// One dry run's outcome: the answer, and whether the lack of one may pass (the server did

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::webhooks::seen_by;
 use super::ClusterState;
+use crate::admission::policy::PolicySet;
 use crate::admission::{Decision, QuotaReport, QuotaVerdict, Refusal, RefusalReason, ResourceRow, ServerAnswer, Stage, StandIn};
 use crate::manifest::Origin;
 use crate::objects::{Body, Object};
@@ -131,18 +132,70 @@ fn input_has(objs: &[Object], kind: &str, name: &str, ns: Option<&str>, default_
     objs.iter().any(|o| o.type_info.kind == kind && o.meta.name == name && ns.is_none_or(|ns| in_namespace(o, ns, default_namespace)))
 }
 
-/// `answer` unless it is a refusal by a quota the input itself creates or changes in `ns`
-/// (`objs`): the server judged the pod by that quota as it stands, where the input's own quota
-/// decides (the engine's quota step charges it, in input order). Such a refusal is no answer:
-/// the pods are then taken as written, and the note says why.
-pub fn unless_the_inputs_quota(answer: Result<ServerAnswer, String>, ns: &str, objs: &[Object], default_namespace: &str) -> Result<ServerAnswer, String> {
+/// `answer` unless the input itself decides what refused it: the server judged the pod by
+/// what it stores, where the input's own objects decide (the engine's chain takes them, in
+/// input order). Such a refusal is no answer: the pods are then taken as written, and the note
+/// says why. The input decides a refusal by a quota it creates or changes in `ns`, and one by
+/// an admission policy whose policy or binding it creates or changes, or whose params (as the
+/// server's binding names them, in `policies`) it creates or changes: a ConfigMap a binding's
+/// `paramRef` names, refused as missing ("no params found") or judged as it was.
+pub fn unless_the_input_decides(
+    answer: Result<ServerAnswer, String>,
+    ns: &str,
+    objs: &[Object],
+    policies: Option<&PolicySet>,
+    default_namespace: &str,
+) -> Result<ServerAnswer, String> {
     let Ok(ServerAnswer::Refused(d)) = &answer else { return answer };
-    let Some(r) = d.refusal.as_ref().filter(|r| r.by == Stage::ResourceQuota) else { return answer };
-    let quota = r.quota.as_deref().unwrap_or_default();
-    if !input_has(objs, "ResourceQuota", quota, Some(ns), default_namespace) {
+    let Some(r) = d.refusal.as_ref() else { return answer };
+    let taken = |by: String, changes: String| {
+        Err(format!("the API server's {by}, {changes}, refused a dry run of them ({}), so its pods are taken as written", r.message))
+    };
+    if r.by == Stage::ResourceQuota {
+        let quota = r.quota.as_deref().unwrap_or_default();
+        if input_has(objs, "ResourceQuota", quota, Some(ns), default_namespace) {
+            return taken(format!("quota {quota}"), "which this input changes".into());
+        }
         return answer;
     }
-    Err(format!("the API server's quota {quota}, which this input changes, refused a dry run of them ({}), so its pods are taken as written", r.message))
+    let Some((mutating, policy, binding)) = policy_of_refusal(&r.message) else { return answer };
+    let (kind, by) = if mutating { ("MutatingAdmissionPolicy", "policy") } else { ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy") };
+    let by = format!("{by} '{policy}' with binding '{binding}'");
+    if input_has(objs, kind, policy, None, default_namespace) || input_has(objs, &format!("{kind}Binding"), binding, None, default_namespace) {
+        return taken(by, "which this input changes".into());
+    }
+    let Some(((api_version, param_kind), param_ref)) = policies.and_then(|p| p.params_read_by(mutating, binding)) else { return answer };
+    let ti = crate::objects::type_info(api_version, param_kind);
+    let param_ns = if !ti.namespaced {
+        None
+    } else if param_ref.namespace.is_empty() {
+        Some(ns)
+    } else {
+        Some(param_ref.namespace.as_str())
+    };
+    let read = objs.iter().find(|o| {
+        o.type_info.group == ti.group
+            && o.type_info.kind == *param_kind
+            && (param_ref.name.is_empty() || o.meta.name == param_ref.name)
+            && param_ns.is_none_or(|n| in_namespace(o, n, default_namespace))
+    });
+    match read {
+        Some(o) => taken(by, format!("whose params this input creates or changes ({param_kind} {:?})", o.meta.name)),
+        None => answer,
+    }
+}
+
+/// The admission policy a refusal's message names: (mutating, policy, binding), from
+/// `ValidatingAdmissionPolicy 'P' with binding 'B' denied request: ...` (a mutating policy's
+/// reads `policy 'P' ...`).
+fn policy_of_refusal(message: &str) -> Option<(bool, &str, &str)> {
+    let (mutating, rest) = match message.strip_prefix("ValidatingAdmissionPolicy '") {
+        Some(rest) => (false, rest),
+        None => (true, message.strip_prefix("policy '")?),
+    };
+    let (policy, rest) = rest.split_once("' with binding '")?;
+    let (binding, _) = rest.split_once("' denied request")?;
+    Some((mutating, policy, binding))
 }
 
 /// What of the input a dry run's refusal (`message`) says the server lacks, when the input
@@ -502,12 +555,52 @@ mod tests {
         let input = objects("chart.yaml", "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute}\nspec: {hard: {requests.cpu: '8'}}\n");
         let refused = |message: &str| answer_of_refusal(403, &format!("pods \"x\" is forbidden: {message}"));
         let by_compute = "exceeded quota: compute, requested: requests.cpu=1, used: requests.cpu=2, limited: requests.cpu=2";
-        let e = unless_the_inputs_quota(refused(by_compute), "mesh", &input, "mesh").unwrap_err();
+        let e = unless_the_input_decides(refused(by_compute), "mesh", &input, None, "mesh").unwrap_err();
         assert!(e.starts_with("the API server's quota compute, which this input changes, refused a dry run") && e.contains(by_compute), "{e}");
         let by_other = "exceeded quota: other, requested: requests.cpu=1, used: requests.cpu=2, limited: requests.cpu=2";
-        assert!(unless_the_inputs_quota(refused(by_other), "mesh", &input, "mesh").is_ok());
-        assert!(unless_the_inputs_quota(refused(by_compute), "elsewhere", &input, "mesh").is_ok());
+        assert!(unless_the_input_decides(refused(by_other), "mesh", &input, None, "mesh").is_ok());
+        assert!(unless_the_input_decides(refused(by_compute), "elsewhere", &input, None, "mesh").is_ok());
         let by_hook = refused("admission webhook \"deny.kq.test\" denied the request: no");
-        assert!(unless_the_inputs_quota(by_hook, "mesh", &input, "mesh").is_ok());
+        assert!(unless_the_input_decides(by_hook, "mesh", &input, None, "mesh").is_ok());
+    }
+
+    /// A dry run refused by an admission policy is no answer where the input creates or
+    /// changes the policy, its binding, or the params the server's binding reads (a ConfigMap
+    /// its paramRef names, missing on the server or as it was): the input's decide, in input
+    /// order. A refusal by a policy whose params the input leaves alone is the answer.
+    #[test]
+    fn a_refusal_by_a_policy_whose_params_the_input_changes_is_no_answer() {
+        let state_text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: max-replicas}\nspec:\n  paramKind: {apiVersion: v1, kind: ConfigMap}\n  matchConstraints: {resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}\n  validations: [{expression: 'false'}]\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: max-replicas-binding}\nspec: {policyName: max-replicas, validationActions: [Deny], paramRef: {name: limits, parameterNotFoundAction: Deny}}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: plain}\nspec:\n  matchConstraints: {resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}\n  validations: [{expression: 'false'}]\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: plain-binding}\nspec: {policyName: plain, validationActions: [Deny]}\n";
+        let state = ClusterState::from_objects(objects("state.yaml", state_text), "mesh");
+        let policies = state.policies.as_deref();
+        let not_found = "ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction";
+        let plain = "ValidatingAdmissionPolicy 'plain' with binding 'plain-binding' denied request: failed expression: false";
+        let refused = |message: &str| answer_of_refusal(403, &format!("pods \"x\" is forbidden: {message}"));
+        let input = |text: &str| objects("chart.yaml", text);
+        let limits = input("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: limits}\ndata: {max: '3'}\n");
+        let other_name = input("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n");
+        let other_ns = input("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: limits, namespace: elsewhere}\n");
+        let binding = input("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: plain-binding}\nspec: {policyName: plain, validationActions: [Warn]}\n");
+        let cases: Vec<(&str, &str, &[Object], Option<&str>)> = vec![
+            (not_found, "the input creates the params the binding names", &limits, Some("whose params this input creates or changes (ConfigMap \"limits\")")),
+            (not_found, "another ConfigMap", &other_name, None),
+            (not_found, "the params' name in another namespace", &other_ns, None),
+            (plain, "a policy without params", &limits, None),
+            (plain, "the input changes its binding", &binding, Some("which this input changes")),
+        ];
+        for (message, what, objs, want) in cases {
+            let got = unless_the_input_decides(refused(message), "mesh", objs, policies, "mesh");
+            match want {
+                Some(w) => {
+                    let e = got.unwrap_err();
+                    assert!(e.contains(w) && e.contains(message) && e.ends_with("so its pods are taken as written"), "{what}: {e}");
+                }
+                None => assert!(matches!(got, Ok(ServerAnswer::Refused(_))), "{what}: {got:?}"),
+            }
+        }
+        // A mutating policy's refusal names it without its kind.
+        assert_eq!(policy_of_refusal("policy 'p' with binding 'b' denied request: x"), Some((true, "p", "b")));
+        assert_eq!(policy_of_refusal(plain), Some((false, "plain", "plain-binding")));
+        assert_eq!(policy_of_refusal("admission webhook \"a\" denied the request"), None);
     }
 }

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::cel::{self, Activation, Conversions, Evaluation, Mode, Program};
-use crate::objects::policies::{Binding, MatchResources, Mutation, Policy};
+use crate::objects::policies::{Binding, MatchResources, Mutation, ParamRef, Policy};
 
 /// An expression compiled, or why it could not be.
 type Compiled = Result<Program, String>;
@@ -158,6 +158,15 @@ impl PolicySet {
         } else {
             self.policies.keys().filter(|(m, _)| *m == mutating).count()
         }
+    }
+
+    /// The params a binding of one kind (`mutating`) reads: its policy's params kind
+    /// (apiVersion, kind) and the binding's reference. `None` where the binding, its policy
+    /// or either half is unknown, or the policy takes no params.
+    pub fn params_read_by(&self, mutating: bool, binding: &str) -> Option<(&(String, String), &ParamRef)> {
+        let b = self.bindings.get(&(mutating, binding.to_string()))?;
+        let p = self.policies.get(&(mutating, b.policy_name.clone()))?;
+        Some((p.policy.param_kind.as_ref()?, b.param_ref.as_ref()?))
     }
 
     /// Whether some binding of a policy of this kind exists (with neither, nothing to do).
