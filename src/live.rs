@@ -36,7 +36,7 @@ pub use errors::{ReadError, RequestError};
 pub use existing::resolve_and_existing;
 pub use list::{for_each_object, for_each_quota, list_all, list_objects, namespace_names, priority_class_names, quotas};
 pub use snapshot::{snapshot, Scope, Snapshot};
-pub use state::{cluster_state, live_state, namespaces_existing, scale_target, scale_target_key, LiveState};
+pub use state::{cluster_state, kueue_queues, live_state, namespaces_existing, scale_target, scale_target_key, LiveState};
 pub use watch::{watch_kind, Change};
 pub use workload::{workload, Workload, WorkloadRead};
 

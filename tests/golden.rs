@@ -126,6 +126,9 @@ fn describe_text_output() {
     golden("describe-all-by-usage", &["describe", "-A", "--sort", "usage", "--state", "tests/golden/describe-state.yaml"], 0);
     golden("describe-wide", &["describe", "batch", "-n", "team-b", "-o", "wide", "--state", "tests/golden/describe-state.yaml"], 0);
     golden("describe-none", &["describe", "-n", "empty", "--state", "tests/golden/describe-state.yaml"], 0);
+    // Kueue's queues beside the quotas, where the state holds them.
+    golden("describe-kueue", &["describe", "-n", "ml", "--state", "examples/kueue-state.yaml"], 0);
+    golden("describe-kueue-json", &["describe", "-n", "ml", "--state", "examples/kueue-state.yaml", "-o", "json"], 0);
     // Several names, as kubectl names them; a label selector.
     golden("describe-names", &["describe", "objects", "resourcequota/compute", "-n", "team-a", "--state", "tests/golden/describe-state.yaml"], 0);
     golden("describe-selector", &["describe", "-A", "-l", "kind=compute,team in (a, b)", "--state", "tests/golden/describe-state.yaml"], 0);

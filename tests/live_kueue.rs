@@ -146,6 +146,28 @@ async fn check_says_what_kueue_and_then_resourcequota_do_with_jobs() {
     let predicted = doc(1)["podMessage"].as_str().unwrap_or_default();
     assert!(!predicted.is_empty() && refused.ends_with(predicted), "job eval's pods: the server said {refused:?}, check {predicted:?}");
 
+    // describe shows the queue as Kueue's status has it: big's 9 and eval's 1 of 10 cpu.
+    eventually("ClusterQueue status: 10 cpu reserved and admitted", 60, || async {
+        let v = serde_json::to_value(kueue_api(&c, None, "ClusterQueue", "clusterqueues").get(&cq).await.map_err(|e| e.to_string())?).unwrap();
+        let total = |list: &str| v.pointer(&format!("/status/{list}/0/resources/0/total")).and_then(Value::as_str).unwrap_or_default().to_string();
+        match (total("flavorsReservation"), total("flavorsUsage")) {
+            (r, u) if r == "10" && u == "10" => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    })
+    .await;
+    let described = plugin_stdin(&kubeconfig, &["describe", "-n", &ns, "-o", "json"], "");
+    let described: Value = serde_json::from_slice(&described.stdout).unwrap_or_else(|e| panic!("describe: {e}: {}", text(&described.stderr)));
+    let queue = described.as_array().unwrap().iter().find(|e| e["kind"] == "LocalQueue").unwrap_or_else(|| panic!("no LocalQueue in {described:#}"));
+    assert_eq!((queue["localQueue"].as_str(), queue["clusterQueue"].as_str()), (Some("team"), Some(cq.as_str())), "{queue:#}");
+    let row = &queue["rows"][0];
+    let cells = |keys: &[&str]| keys.iter().map(|k| row[*k].to_string()).collect::<Vec<_>>().join(" ");
+    assert_eq!(
+        cells(&["flavor", "resource", "reserved", "admitted", "nominal", "percent"]),
+        format!("\"{flavor}\" \"cpu\" \"10\" \"10\" \"10\" 100"),
+        "{queue:#}"
+    );
+
     let sweep = held(&c, &ns, "sweep").await;
     assert_eq!(sweep.1, "Inadmissible", "{sweep:?}");
     assert_eq!(said(2), ("inadmissible".to_string(), sweep.2.clone()), "job sweep: check and Kueue differ");

@@ -80,6 +80,10 @@ pub struct ClusterQueue {
     pub preempts: bool,
     /// Reserved quota per (flavor, resource), from `status.flavorsReservation`.
     pub reserved: BTreeMap<(String, String), i64>,
+    /// Quota of admitted Workloads per (flavor, resource), from `status.flavorsUsage`.
+    pub admitted: BTreeMap<(String, String), i64>,
+    /// (borrowingLimit, lendingLimit) per (flavor, resource), where the spec sets either.
+    pub limits: BTreeMap<(String, String), (Option<i64>, Option<i64>)>,
 }
 
 /// What the cluster runs of Kueue: its flavors, ClusterQueues and LocalQueues.
@@ -131,6 +135,20 @@ impl KueueReport {
     pub fn holds(&self) -> bool {
         self.decision != Decision::Admitted
     }
+
+    /// Kueue's answer for `what` (`job/train`) in one sentence, where it holds the Job for
+    /// a known reason (`None`: admitted, or not decided here).
+    pub fn sentence(&self, what: &str) -> Option<String> {
+        let queue = match &self.cluster_queue {
+            Some(cq) => format!("LocalQueue {}, ClusterQueue {cq}", self.local_queue),
+            None => format!("LocalQueue {}", self.local_queue),
+        };
+        match &self.decision {
+            Decision::Pending(m) => Some(format!("Kueue will keep {what} suspended for now ({queue}): {m}")),
+            Decision::Inadmissible(m) => Some(format!("Kueue cannot admit {what} ({queue}): {m}; it stays suspended")),
+            Decision::Admitted | Decision::Undecided(_) => None,
+        }
+    }
 }
 
 /// Kueue's integer for a quantity of `resource`: millicores for cpu, else whole units.
@@ -160,6 +178,19 @@ fn text(v: &Value, path: &[&str]) -> Option<String> {
 /// The items of array `key` of `v` (none when it is missing or not an array).
 fn items<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
     v.get(key).and_then(Value::as_array).into_iter().flatten()
+}
+
+/// Each (flavor, resource) of list `key` of `v` (`[{name, resources: [{name, <field>}]}]`)
+/// with its `field` as Kueue's integer (`None` where unset or not a quantity).
+fn per_flavor<'a>(v: &'a Value, key: &str, field: &'a str) -> impl Iterator<Item = ((String, String), Option<i64>)> + 'a {
+    items(v, key).flat_map(move |f| {
+        let flavor = text(f, &["name"]).unwrap_or_default();
+        items(f, "resources").filter_map(move |r| {
+            let res = text(r, &["name"])?;
+            let value = r.get(field).and_then(quantity_of).map(|q| amount(&res, &q));
+            Some(((flavor.clone(), res), value))
+        })
+    })
 }
 
 fn quantity_of(v: &Value) -> Option<Quantity> {
@@ -208,25 +239,25 @@ impl Kueue {
                         Group { covered, flavors }
                     })
                     .collect();
-                let reserved = v
-                    .pointer("/status/flavorsReservation")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .flat_map(|f| {
-                        let flavor = text(f, &["name"]).unwrap_or_default();
-                        items(f, "resources").filter_map(move |r| {
-                            let res = text(r, &["name"])?;
-                            let total = r.get("total").and_then(quantity_of)?;
-                            Some(((flavor.clone(), res.clone()), amount(&res, &total)))
+                let status = v.get("status").unwrap_or(&Value::Null);
+                let reserved = per_flavor(status, "flavorsReservation", "total").map(|(k, v)| (k, v.unwrap_or(0))).collect();
+                let admitted = per_flavor(status, "flavorsUsage", "total").map(|(k, v)| (k, v.unwrap_or(0))).collect();
+                let limits = items(spec, "resourceGroups")
+                    .flat_map(|g| {
+                        let borrowing: BTreeMap<_, _> = per_flavor(g, "flavors", "borrowingLimit").collect();
+                        let lending: BTreeMap<_, _> = per_flavor(g, "flavors", "lendingLimit").collect();
+                        borrowing.into_iter().map(move |(k, b)| {
+                            let l = lending.get(&k).copied().flatten();
+                            (k, (b, l))
                         })
                     })
+                    .filter(|(_, (b, l))| b.is_some() || l.is_some())
                     .collect();
                 let cohort = text(spec, &["cohortName"]).or_else(|| text(spec, &["cohort"])).filter(|c| !c.is_empty());
                 let stopped = text(spec, &["stopPolicy"]).is_some_and(|p| p != "None");
                 let preempts = text(spec, &["preemption", "withinClusterQueue"]).is_some_and(|p| p != "Never");
                 let namespace_selector = spec.get("namespaceSelector").filter(|s| !s.is_null()).cloned();
-                self.cluster_queues.insert(name, ClusterQueue { namespace_selector, groups, cohort, stopped, preempts, reserved });
+                self.cluster_queues.insert(name, ClusterQueue { namespace_selector, groups, cohort, stopped, preempts, reserved, admitted, limits });
             }
             Some("LocalQueue") => {
                 let ns = text(v, &["metadata", "namespace"]).unwrap_or_else(|| namespace.to_string());
@@ -361,6 +392,37 @@ impl Kueue {
         }
         reasons.sort();
         Decision::Pending(format!("couldn't assign flavors to pod set {POD_SET}: {}", reasons.join(", ")))
+    }
+
+    /// Forgets the object of `kind` (`ResourceFlavor`, `ClusterQueue`, `LocalQueue`) named
+    /// `name` (in `namespace`, for a LocalQueue): a watch's deletion.
+    pub fn remove(&mut self, kind: &str, namespace: &str, name: &str) {
+        match kind {
+            "ResourceFlavor" => _ = self.flavors.remove(name),
+            "ClusterQueue" => _ = self.cluster_queues.remove(name),
+            "LocalQueue" => _ = self.local_queues.remove(&(namespace.to_string(), name.to_string())),
+            _ => {}
+        }
+    }
+
+    /// Replaces every object of `kind` with `other`'s: a watch's list, swapped in whole.
+    pub fn replace_kind(&mut self, kind: &str, other: &Kueue) {
+        match kind {
+            "ResourceFlavor" => self.flavors.clone_from(&other.flavors),
+            "ClusterQueue" => self.cluster_queues.clone_from(&other.cluster_queues),
+            "LocalQueue" => self.local_queues.clone_from(&other.local_queues),
+            _ => {}
+        }
+    }
+
+    /// How many objects of `kind` are held.
+    pub fn count(&self, kind: &str) -> usize {
+        match kind {
+            "ResourceFlavor" => self.flavors.len(),
+            "ClusterQueue" => self.cluster_queues.len(),
+            "LocalQueue" => self.local_queues.len(),
+            _ => 0,
+        }
     }
 
     /// Reserves what an admitted Job's pod set takes, so later Jobs see it.

@@ -4,14 +4,16 @@
 use clap::{Args, ValueEnum};
 use std::io::Write;
 
+use kubectl_quota_engine::kueue::{self, Kueue};
 use kubectl_quota_engine::objects::{Body, LabelSelector, Object};
+use kubectl_quota_engine::report::queue_view::{self, QueueView};
 use kubectl_quota_engine::report::quota_view::{self, QuotaView};
 
 use crate::error::Fatal;
 use crate::global::GlobalFlags;
 use crate::input::for_each_object;
 use crate::live;
-use crate::render::describe::write_text;
+use crate::render::describe::{write_queues, write_text};
 
 pub const DESCRIBE_HELP: &str = "\
 Examples:
@@ -93,6 +95,11 @@ impl Wanted {
         Ok(Wanted { names, selector })
     }
 
+    /// Whether every quota is wanted (no name, no selector): Kueue's queues are shown then.
+    fn all(&self) -> bool {
+        self.names.is_empty() && self.selector.is_none()
+    }
+
     fn wants(&self, o: &Object) -> bool {
         (self.names.is_empty() || self.names.contains(&o.meta.name)) && self.selector.as_ref().is_none_or(|s| s.matches(&o.meta.labels))
     }
@@ -117,6 +124,7 @@ fn quota_name(arg: &str) -> Result<String, Fatal> {
 /// Runs `describe`: one paginated LIST live, or the quotas of `--state` files.
 pub async fn run(g: &GlobalFlags, args: &DescribeArgs) -> Result<i32, Fatal> {
     let wanted = Wanted::from(args)?;
+    let mut queues = Vec::new();
     let (views, namespace, live) = if args.state.is_empty() {
         let conn = live::connect(&g.kube, g.namespace.as_deref()).await?;
         let ns = (!args.all_namespaces).then_some(conn.namespace.as_str());
@@ -127,21 +135,32 @@ pub async fn run(g: &GlobalFlags, args: &DescribeArgs) -> Result<i32, Fatal> {
             let code = if e.unreachable { 2 } else { 1 };
             Fatal(e.on(&conn.server).to_string(), code)
         })?;
+        // Kueue's queues beside them, where Kueue is installed; quotas named or selected: not.
+        if wanted.all() {
+            match live::kueue_queues(&conn, ns).await {
+                Ok(k) => queues = k.map(|k| queue_view::views(&k, ns)).unwrap_or_default(),
+                Err(e) => crate::error::print_err(&format!("warning: Kueue's queues are not shown: {}\n", e.on(&conn.server))),
+            }
+        }
         (views, conn.namespace.clone(), true)
     } else {
         let namespace = g.namespace.clone().unwrap_or_else(|| "default".into());
         // Each quota becomes its view as it is decoded, as live: the objects are never all held.
         let mut views = Vec::new();
+        let mut kueue = Kueue::default();
         for_each_object(&args.state, false, |mut o| {
             o.meta.namespace.get_or_insert_with(|| namespace.clone());
-            if args.all_namespaces || o.meta.namespace.as_deref() == Some(namespace.as_str()) {
-                views.extend(view_of(&wanted, &o, &namespace));
+            match &o.body {
+                Body::Kept(v) if o.type_info.group == kueue::GROUP && wanted.all() => kueue.add(v, o.meta.namespace.as_deref().unwrap_or(&namespace)),
+                _ if args.all_namespaces || o.meta.namespace.as_deref() == Some(namespace.as_str()) => views.extend(view_of(&wanted, &o, &namespace)),
+                _ => {}
             }
         })?;
+        queues = queue_view::views(&kueue, (!args.all_namespaces).then_some(namespace.as_str()));
         (views, namespace, false)
     };
     let missing: Vec<&String> = wanted.names.iter().filter(|n| !views.iter().any(|v| v.name == **n)).collect();
-    let mut code = describe_views(args, views, &namespace, &wanted.names)?;
+    let mut code = describe_views(args, views, queues, &namespace, &wanted.names)?;
     // As kubectl: the quotas found are shown, then each one not found is said.
     for name in &missing {
         let name = crate::escape::escape(name);
@@ -170,9 +189,17 @@ fn view_of(wanted: &Wanted, o: &Object, namespace: &str) -> Option<QuotaView> {
     }
 }
 
-/// Writes the views. With quotas `named`, finding none is not "No resource quota", and they
-/// come in the order named unless `--sort` says otherwise.
-fn describe_views(args: &DescribeArgs, mut views: Vec<QuotaView>, namespace: &str, named: &[String]) -> Result<i32, Fatal> {
+/// One entry of `describe -o json`: a quota or a Kueue queue, told apart by `kind`.
+#[derive(serde::Serialize)]
+#[serde(tag = "kind")]
+enum Described<'a> {
+    ResourceQuota(&'a QuotaView),
+    LocalQueue(&'a QueueView),
+}
+
+/// Writes the views, then Kueue's queues (`queues`). With quotas `named`, finding none is not
+/// "No resource quota", and they come in the order named unless `--sort` says otherwise.
+fn describe_views(args: &DescribeArgs, mut views: Vec<QuotaView>, queues: Vec<QueueView>, namespace: &str, named: &[String]) -> Result<i32, Fatal> {
     if !named.is_empty() && views.is_empty() {
         return Ok(0);
     }
@@ -201,17 +228,26 @@ fn describe_views(args: &DescribeArgs, mut views: Vec<QuotaView>, namespace: &st
         }
     }
     // Written straight to standard output, never built as one string.
+    let described = || views.iter().map(Described::ResourceQuota).chain(queues.iter().map(Described::LocalQueue)).collect::<Vec<_>>();
     write_out(|w| match args.output {
         DescribeOutput::Json => {
-            serde_json::to_writer_pretty(&mut *w, &views).map_err(std::io::Error::from)?;
+            serde_json::to_writer_pretty(&mut *w, &described()).map_err(std::io::Error::from)?;
             w.write_all(b"\n")
         }
-        DescribeOutput::Yaml => crate::render::yaml::to_writer(w, &views),
-        DescribeOutput::Text | DescribeOutput::Wide if views.is_empty() => {
-            let ns = crate::escape::escape(namespace);
-            writeln!(w, "No resource quota{}.", if args.all_namespaces { String::new() } else { format!(" in namespace {ns}") })
+        DescribeOutput::Yaml => crate::render::yaml::to_writer(w, &described()),
+        DescribeOutput::Text | DescribeOutput::Wide => {
+            if views.is_empty() {
+                let ns = crate::escape::escape(namespace);
+                writeln!(w, "No resource quota{}.", if args.all_namespaces { String::new() } else { format!(" in namespace {ns}") })?;
+            } else {
+                write_text(w, &views, args.output == DescribeOutput::Wide)?;
+            }
+            if !queues.is_empty() {
+                w.write_all(b"\n")?;
+                write_queues(w, &queues)?;
+            }
+            Ok(())
         }
-        DescribeOutput::Text | DescribeOutput::Wide => write_text(w, &views, args.output == DescribeOutput::Wide),
     })?;
     // The process ends right after: freeing thousands of views one allocation at a time
     // would only add to its run time.

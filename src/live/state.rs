@@ -32,6 +32,33 @@ pub async fn cluster_state(conn: &Conn, namespaces: &BTreeSet<String>) -> Result
     Ok((read.state, read.gaps))
 }
 
+/// Kueue's queues as `describe` shows them: the LocalQueues of namespace `ns` (`None`: of
+/// all), and the ClusterQueues and ResourceFlavors they name. `None` where the cluster does
+/// not serve Kueue (its LocalQueues LIST answers 404): nothing more is asked.
+pub async fn kueue_queues(conn: &Conn, ns: Option<&str>) -> Result<Option<kubectl_quota_engine::kueue::Kueue>, ReadError> {
+    let mut kueue = kubectl_quota_engine::kueue::Kueue::default();
+    for (kind, ns) in [("LocalQueue", ns), ("ClusterQueue", None), ("ResourceFlavor", None)] {
+        let k = cluster_kinds::row(kubectl_quota_engine::kueue::GROUP, kind).expect("Kueue's kinds have rows");
+        let what = match ns {
+            Some(ns) => format!("list {} in namespace {ns:?}", k.group_resource),
+            None => format!("list {}", k.group_resource),
+        };
+        let objects = match objects_at(conn, url_path(k, ns), &k.api_version(), k.kind, what).await {
+            // The authorizer answers before the API is looked up: discovery tells.
+            Err(e) if kind == "LocalQueue" && (not_served(&e) || (e.forbidden && serves(conn, &k.api_version(), k.plural).await == Some(false))) => {
+                return Ok(None)
+            }
+            r => r?,
+        };
+        for o in objects {
+            if let objects::Body::Kept(v) = &o.body {
+                kueue.add(v, o.meta.namespace.as_deref().unwrap_or(&conn.namespace));
+            }
+        }
+    }
+    Ok(Some(kueue))
+}
+
 /// One LIST in the background: its objects, or why they could not be read.
 type Listing = tokio::task::JoinHandle<Result<Vec<Object>, ReadError>>;
 

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use colored::Colorize;
+use kubectl_quota_engine::report::queue_view::QueueView;
 use kubectl_quota_engine::report::quota_view::QuotaView;
 
 use crate::escape::escape as esc;
@@ -22,6 +23,19 @@ pub(crate) fn percent_text(p: Option<u64>) -> String {
         None => "-".into(),
         Some(u64::MAX) => "over".into(),
         Some(p) => format!("{p}%"),
+    }
+}
+
+/// The colours of a table's percentage (column `at`) and bar (the next) in each row under
+/// its two header lines, after the layout: yellow from 80%, red at 100%, the bar green below.
+fn percent_colours(percents: Vec<Option<u64>>, at: usize) -> impl Fn(usize, usize, &str) -> Option<String> {
+    move |i, j, c| match (i.checked_sub(2).and_then(|k| percents[k]), j) {
+        (Some(p), j) if j == at && p >= 100 => Some(c.red().bold().to_string()),
+        (Some(p), j) if j == at && p >= 80 => Some(c.yellow().to_string()),
+        (Some(p), j) if j == at + 1 && p >= 100 => Some(c.red().to_string()),
+        (Some(p), j) if j == at + 1 && p >= 80 => Some(c.yellow().to_string()),
+        (Some(_), j) if j == at + 1 => Some(c.green().to_string()),
+        _ => None,
     }
 }
 
@@ -80,19 +94,61 @@ pub fn write_text(w: &mut dyn std::io::Write, views: &[QuotaView], wide: bool) -
             t.row([esc(&r.resource).into_owned(), used, r.hard.to_string(), percent_text(r.percent), bar(r.percent), spec]);
         }
         // The percentage and the bar in colour (yellow from 80%, red at 100%), after the layout.
-        let percents: Vec<Option<u64>> = v.rows.iter().map(|r| r.percent).collect();
-        let colour = move |i: usize, j: usize, c: &str| match (i.checked_sub(2).and_then(|k| percents[k]), j) {
-            (Some(p), 3) if p >= 100 => Some(c.red().bold().to_string()),
-            (Some(p), 3) if p >= 80 => Some(c.yellow().to_string()),
-            (Some(p), 4) if p >= 100 => Some(c.red().to_string()),
-            (Some(p), 4) if p >= 80 => Some(c.yellow().to_string()),
-            (Some(_), 4) => Some(c.green().to_string()),
-            _ => None,
-        };
+        let colour = percent_colours(v.rows.iter().map(|r| r.percent).collect(), 3);
         t.paint(&colour);
         t.write(&mut out, "");
     }
     w.write_all(out.as_bytes())
+}
+
+/// Writes Kueue's queues as text to `w`: each LocalQueue with its ClusterQueue's quota per
+/// flavor and resource, what is reserved and admitted, the share of nominal reserved (coloured
+/// as a quota's), and the borrowing and lending limits where any is set.
+pub fn write_queues(w: &mut dyn std::io::Write, queues: &[QueueView]) -> std::io::Result<()> {
+    use super::table::{Align::Left, Table};
+    let mut out = String::new();
+    for (n, q) in queues.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "LocalQueue:    {}", esc(&q.local_queue).bold());
+        let _ = writeln!(out, "Namespace:     {}", esc(&q.namespace));
+        let cohort = q.cohort.as_deref().map(|c| format!(" (cohort {})", esc(c))).unwrap_or_default();
+        let _ = writeln!(out, "ClusterQueue:  {}{cohort}", esc(&q.cluster_queue));
+        for note in &q.notes {
+            let _ = writeln!(out, "Status:        {}", esc(note).yellow());
+        }
+        if !q.rows.is_empty() {
+            let limits = q.rows.iter().any(|r| r.borrowing_limit.is_some() || r.lending_limit.is_some());
+            let columns = if limits { 8 } else { 7 };
+            let mut t = Table::new(&[Left; 8][..columns]);
+            t.row(["Flavor", "Resource", "Reserved", "Admitted", "Nominal", "Use%", "Usage", "Limits"]);
+            t.row(["------", "--------", "--------", "--------", "-------", "----", "-----", "------"]);
+            for r in &q.rows {
+                let limit = [r.borrowing_limit.as_deref().map(|b| format!("borrowing {b}")), r.lending_limit.as_deref().map(|l| format!("lending {l}"))]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                t.row([
+                    esc(&r.flavor).into_owned(),
+                    esc(&r.resource).into_owned(),
+                    r.reserved.clone(),
+                    r.admitted.clone(),
+                    r.nominal.clone(),
+                    percent_text(r.percent),
+                    bar(r.percent),
+                    limit,
+                ]);
+            }
+            let colour = percent_colours(q.rows.iter().map(|r| r.percent).collect(), 5);
+            t.paint(&colour);
+            t.write(&mut out, "");
+        }
+        w.write_all(out.as_bytes())?;
+        out.clear();
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -3,9 +3,11 @@
 //!
 //! - [`hints`]: what the user can do about a verdict (must-specify fields, scopes, headroom);
 //! - [`quota_view`]: `describe`'s Used/Hard rows with exact percentages;
+//! - [`queue_view`]: `describe`'s Kueue queues, their ClusterQueues' quota and reservations;
 //! - [`warnings`]: a decided document in the short sentences the guard sends at apply time.
 
 pub mod hints;
+pub mod queue_view;
 pub mod quota_view;
 pub mod warnings;
 
