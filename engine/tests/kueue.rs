@@ -184,3 +184,40 @@ fn an_admitted_job_reserves_its_pods_where_the_cluster_queue_covers_pods() {
         ]
     );
 }
+
+/// The guard's warnings for Jobs in Kueue's queues: what quota does with its pods once it runs,
+/// then Kueue's answer where it holds the Job; an admitted Job whose pods quota refuses says
+/// both; one that Kueue admits and quota takes says nothing.
+#[test]
+fn the_guards_warnings_say_what_kueue_and_then_quota_do() {
+    use kubectl_quota_engine::report::warnings::for_document;
+    let state = kueue_state("cpu", &["default: cpu=10"], &["default: cpu=9"], SELECTS_ALL) + "---\n" + &quota("compute", "", "requests.cpu=9500m/9");
+    let input = docs(&[
+        job("wait", "q", "", &pod("p").app("main", "requests: {cpu: '2'}")),
+        job("run", "q", "", &pod("p").app("main", "requests: {cpu: 500m}")),
+        job("refused", "q", "", &pod("p").app("main", "requests: {cpu: 500m}")),
+        job("lost", "none", "", &pod("p").app("main", "requests: {cpu: 100m}")),
+    ]);
+    let reports = check_all(&state, &input);
+    let warned: Vec<Vec<String>> = reports.iter().map(for_document).collect();
+    let pods_refused = |what: &str, cpu: &str, used: &str| {
+        format!("quota compute will refuse the pod of job/{what}: exceeded quota: compute, requested: requests.cpu={cpu}, used: requests.cpu={used}, limited: requests.cpu=9500m")
+    };
+    assert_eq!(
+        warned,
+        [
+            vec![
+                // A held Job charges nothing: the quota as it stands, 9 used.
+                format!("once Kueue admits it, {}", pods_refused("wait", "2", "9")),
+                "Kueue will keep job/wait suspended for now (LocalQueue q, ClusterQueue cq): couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed".to_string(),
+            ],
+            vec![],
+            vec![format!("Kueue admits it now, but {}", pods_refused("refused", "500m", "9500m"))],
+            vec![
+                format!("once Kueue admits it, {}", pods_refused("lost", "100m", "9500m")),
+                "Kueue cannot admit job/lost (LocalQueue none): LocalQueue none doesn't exist; it stays suspended".to_string(),
+            ],
+        ],
+        "{reports:#?}"
+    );
+}

@@ -50,10 +50,15 @@ pub enum Kind {
     /// guard was told to).
     MutatingWebhooks,
     ValidatingWebhooks,
+    /// Kueue's flavors and queues (where kueue.x-k8s.io is served): whether a Job in one of
+    /// its queues is admitted now.
+    ResourceFlavors,
+    ClusterQueues,
+    LocalQueues,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 17] = [
+    pub const ALL: [Kind; 20] = [
         Kind::ResourceQuotas,
         Kind::LimitRanges,
         Kind::PriorityClasses,
@@ -71,6 +76,9 @@ impl Kind {
         Kind::MutatingPolicyBindings,
         Kind::MutatingWebhooks,
         Kind::ValidatingWebhooks,
+        Kind::ResourceFlavors,
+        Kind::ClusterQueues,
+        Kind::LocalQueues,
     ];
 
     /// Its row of the cluster-data kinds: what is watched, at which version, where served.
@@ -93,6 +101,7 @@ impl Kind {
             Kind::MutatingPolicyBindings => (ADMISSION, "MutatingAdmissionPolicyBinding"),
             Kind::MutatingWebhooks => (ADMISSION, "MutatingWebhookConfiguration"),
             Kind::ValidatingWebhooks => (ADMISSION, "ValidatingWebhookConfiguration"),
+            Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues => (kubectl_quota_engine::kueue::GROUP, self.kueue_kind().unwrap_or_default()),
         };
         cluster_kinds::row(group, kind).expect("every kind the guard caches has a row")
     }
@@ -109,6 +118,16 @@ impl Kind {
             Kind::ValidatingPolicyBindings => Some((false, true)),
             Kind::MutatingPolicies => Some((true, false)),
             Kind::MutatingPolicyBindings => Some((true, true)),
+            _ => None,
+        }
+    }
+
+    /// For a kind of Kueue's: its kind.
+    fn kueue_kind(self) -> Option<&'static str> {
+        match self {
+            Kind::ResourceFlavors => Some("ResourceFlavor"),
+            Kind::ClusterQueues => Some("ClusterQueue"),
+            Kind::LocalQueues => Some("LocalQueue"),
             _ => None,
         }
     }
@@ -379,6 +398,7 @@ impl Cache {
             // Compiled once, shared by every request.
             policies: state.policies.clone(),
             webhooks: state.webhooks.clone(),
+            kueue: state.kueue.clone(),
             ..ClusterState::default()
         };
         (copy, labels.unwrap_or_default())
@@ -436,6 +456,10 @@ fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
             let kept = std::sync::Arc::make_mut(s.webhooks.get_or_insert_with(Default::default));
             kept.retain(|_, c| c.mutating != mutating);
             kept.extend(listed.into_iter().filter(|(_, c)| c.mutating == mutating));
+        }
+        Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues => {
+            let from = listed.kueue.unwrap_or_default();
+            std::sync::Arc::make_mut(s.kueue.get_or_insert_with(Default::default)).replace_kind(k.kueue_kind().unwrap_or_default(), &from);
         }
     }
 }
@@ -502,6 +526,11 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
                 std::sync::Arc::make_mut(w).remove(&webhook_key(k.webhook_kind().unwrap_or_default(), name));
             }
         }
+        Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues => {
+            if let Some(q) = s.kueue.as_mut() {
+                std::sync::Arc::make_mut(q).remove(k.kueue_kind().unwrap_or_default(), ns, name);
+            }
+        }
     }
 }
 
@@ -524,6 +553,7 @@ fn count(s: &ClusterState, k: Kind) -> usize {
             let mutating = k.webhook_kind().unwrap_or_default();
             s.webhooks.as_ref().map_or(0, |w| w.values().filter(|c| c.mutating == mutating).count())
         }
+        Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues => s.kueue.as_ref().map_or(0, |q| q.count(k.kueue_kind().unwrap_or_default())),
     }
 }
 
@@ -560,8 +590,17 @@ mod tests {
         assert_eq!(shared.0.lock().unwrap().len(), Quantities::MAX);
     }
 
+    /// Objects as the watches hand them in (Kueue's kept whole).
     fn objs(text: &str) -> Vec<Object> {
-        manifest::parse_str("t.yaml", text).unwrap().iter().map(|d| decode(d).unwrap()).collect()
+        manifest::parse_str("t.yaml", text)
+            .unwrap()
+            .into_iter()
+            .map(|d| {
+                let mut o = decode(&d).unwrap();
+                kubectl_quota_engine::objects::keep_source(&mut o, d.value, false);
+                o
+            })
+            .collect()
     }
 
     fn list(c: &Cache, k: Kind, objs: Vec<Object>) {
@@ -697,5 +736,41 @@ webhooks: [{name: guard.other.test, clientConfig: {url: 'https://127.0.0.1:3/val
         assert!(c.webhook_changes() > before, "a change of a webhook configuration is counted");
         assert_eq!(decide(4), Vec::<String>::new(), "nothing said where every pod fits and no webhook sees them");
         assert_eq!(decide(6).len(), 1);
+    }
+
+    /// Kueue's flavors and queues as the watches hand them in: a Job in one of its queues is
+    /// answered with what Kueue does (held, with its words), a list replaces a kind and a
+    /// deletion forgets one object.
+    #[test]
+    fn kueues_queues_are_cached_and_a_job_kueue_holds_is_said() {
+        use kubectl_quota_engine::check::CheckOptions;
+        let c = Cache::default();
+        let flavor = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n";
+        let cq = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: batch}\nspec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: default, resources: [{name: cpu, nominalQuota: '10'}]}]}]}\nstatus: {flavorsReservation: [{name: default, resources: [{name: cpu, total: '9'}]}]}\n";
+        let lq = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: team, namespace: ml}\nspec: {clusterQueue: batch}\n";
+        list(&c, Kind::Namespaces, objs("apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n").into_iter().map(|o| c.keep(o)).collect());
+        list(&c, Kind::ResourceFlavors, objs(flavor).into_iter().map(|o| c.keep(o)).collect());
+        list(&c, Kind::ClusterQueues, objs(cq).into_iter().map(|o| c.keep(o)).collect());
+        list(&c, Kind::LocalQueues, objs(lq).into_iter().map(|o| c.keep(o)).collect());
+        let counts = |c: &Cache| [Kind::ResourceFlavors, Kind::ClusterQueues, Kind::LocalQueues].map(|k| count(&c.state.read().unwrap(), k));
+        assert_eq!(counts(&c), [1, 1, 1]);
+        let job = serde_json::json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "ml", "labels": {"kueue.x-k8s.io/queue-name": "team"}},
+            "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "x", "resources": {"requests": {"cpu": "2"}}}]}}}});
+        let review = serde_json::json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
+            "uid": "u", "kind": {"group": "batch", "version": "v1", "kind": "Job"}, "operation": "CREATE", "namespace": "ml", "object": job}});
+        let opts = CheckOptions { namespace: "ml".into(), ..CheckOptions::default() };
+        let decide = |c: &Cache| {
+            let req = super::super::review::parse(serde_json::to_vec(&review).unwrap()).unwrap();
+            super::super::review::decide(req, c.for_namespace("ml").0, &opts, false).warnings
+        };
+        assert_eq!(
+            decide(&c),
+            ["Kueue will keep job/train suspended for now (LocalQueue team, ClusterQueue batch): couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed"]
+        );
+        // The LocalQueue deleted: inadmissible. The ClusterQueues listed again without it: gone.
+        c.apply(Kind::LocalQueues, Change::Deleted(objs(lq).remove(0)));
+        assert_eq!(decide(&c), ["Kueue cannot admit job/train (LocalQueue team): LocalQueue team doesn't exist; it stays suspended"]);
+        list(&c, Kind::ClusterQueues, vec![]);
+        assert_eq!(counts(&c), [1, 0, 0]);
     }
 }

@@ -94,5 +94,9 @@ fn to_object<K: serde::Serialize>(k: &K, api_version: &str, kind: &str) -> Optio
     }
     v["apiVersion"] = api_version.into();
     v["kind"] = kind.into();
-    objects::decode(&Document { origin: Origin::new("cluster", 1), value: v }).ok()
+    let doc = Document { origin: Origin::new("cluster", 1), value: v };
+    let mut o = objects::decode(&doc).ok()?;
+    // Kueue's objects are read whole, as a LIST's.
+    objects::keep_source(&mut o, doc.value, false);
+    Some(o)
 }

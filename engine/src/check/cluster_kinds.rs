@@ -367,7 +367,8 @@ pub const CLUSTER_KINDS: &[ClusterKind] = &[
 const KUEUE_UNREAD: &str = "whether Kueue's ClusterQueues admit the Jobs in their queues is not replayed";
 
 /// A kind of Kueue's (v1beta2, the version Kueue stores, from v0.15), read where Kueue is
-/// installed: the cluster's flavors and ClusterQueues, the namespaces' LocalQueues.
+/// installed: the cluster's flavors and ClusterQueues, the namespaces' LocalQueues; the guard
+/// watches them, to say at apply time what Kueue does with a Job.
 const fn kueue(kind: &'static str, plural: &'static str, group_resource: &'static str, namespaced: bool) -> ClusterKind {
     ClusterKind {
         versions: &["v1beta2"],
@@ -375,6 +376,7 @@ const fn kueue(kind: &'static str, plural: &'static str, group_resource: &'stati
         read: if namespaced { Read::PerNamespace } else { Read::Cluster },
         unread: Unread::Gap(KUEUE_UNREAD),
         saved: Saved::IfAllowed,
+        guard: Guard::Watch,
         ..row_of(crate::kueue::GROUP, kind, plural, group_resource, namespaced)
     }
 }

@@ -1,7 +1,7 @@
 //! A decided document in a few short sentences, as the guard hands them to the API server to
 //! show at apply time (admission warnings): the pods quota will refuse, the claims that keep
-//! pods Pending, a rollout that will stall, and the scope or priority class that made a scoped
-//! quota apply. Nothing here changes a verdict.
+//! pods Pending, a rollout that will stall, the scope or priority class that made a scoped
+//! quota apply, and a Job Kueue keeps suspended. Nothing here changes a verdict.
 //!
 //! ```
 //! use kubectl_quota_engine::check::{check, CheckOptions, ClusterState};
@@ -29,6 +29,9 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
     // An autoscaler's document speaks of its target's pods, named as the target.
     let what = d.autoscaling.as_ref().map_or_else(|| format!("{}/{}", d.kind.to_lowercase(), d.name), |c| c.target.clone());
     let mut out = Vec::new();
+    // A Job in one of Kueue's queues: its pods as they come once it runs, then Kueue's answer
+    // (the pods' refusal is the one an enforcing guard gives).
+    let kueue = d.kueue.as_ref();
     match d.outcome {
         Outcome::Admitted | Outcome::Refused | Outcome::Undecided => {}
         Outcome::PodsRefused => {
@@ -48,7 +51,12 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
                 None => "the API server".to_string(),
             };
             let message = d.pod_message.as_deref().unwrap_or("refused");
-            out.push(format!("{who} will refuse {count} of {what}: {message}"));
+            let when = match kueue {
+                Some(k) if k.holds() => "once Kueue admits it, ",
+                Some(_) => "Kueue admits it now, but ",
+                None => "",
+            };
+            out.push(format!("{when}{who} will refuse {count} of {what}: {message}"));
             if let Some(q) = refusing.filter(|q| !q.scopes.is_empty()) {
                 out.push(format!("quota {} applies to the pods of {what}: {}", q.name, q.why.trim_start_matches("applies: ")));
             }
@@ -76,6 +84,7 @@ pub fn for_document(d: &DocumentReport) -> Vec<String> {
             }
         }
     }
+    out.extend(kueue.and_then(|k| k.sentence(&what)));
     // An autoscaler that quota stops below its maximum (or its minimum): said even when every
     // pod wanted now fits, since the refusals come with the next scale-up.
     if let Some(c) = d.autoscaling.as_ref().filter(|c| c.capped()) {
