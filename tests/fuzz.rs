@@ -20,9 +20,9 @@ use kubectl_quota_engine::report;
 use proptest::prelude::*;
 
 mod common;
-#[path = "support/deadline.rs"]
-mod deadline;
+
 use common::bin;
+use common::deadline;
 use deadline::output_within;
 use proptest::test_runner::{Config, TestRunner};
 

@@ -6,8 +6,8 @@
 use std::io::{Read, Write};
 
 mod common;
-#[path = "support/deadline.rs"]
-mod deadline;
+
+use common::deadline;
 use common::{bin_without_kubeconfig, root};
 use deadline::output_within;
 use std::net::TcpListener;

@@ -9,8 +9,8 @@
 //! guard: harmless with failurePolicy Ignore, but other suites would pay the failed calls).
 
 mod common;
-#[path = "support/deadline.rs"]
-mod deadline;
+
+use common::deadline;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -15,32 +15,21 @@
 //! when an assertion fails half-way. `KUBECTL_QUOTA_LAB` names the lab's state directory.
 
 mod common;
-#[path = "support/deadline.rs"]
-mod deadline;
+
+use common::deadline;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::injector::Injector;
-use common::live::{client, drop_namespace, free_port, guard_certs, kubectl_here, lab_dir, new_namespace, plugin, text, until, until_else, warnings};
+use common::live::{client, drop_namespace, guard_certs, kubectl_here, lab_dir, new_namespace, text, until, until_else, warnings};
+use common::live::{kubectl_apply as apply, LocalGuard};
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::{Event, Namespace, ResourceQuota};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::Client;
 use serde_json::json;
-
-/// `kubectl` with the lab's kubeconfig, a manifest on its stdin, bounded.
-fn apply(kubeconfig: &Path, manifest: &str, extra: &[&str]) -> Output {
-    let f = std::env::temp_dir().join(format!("kq-guard-webhooks-{}-{}", std::process::id(), manifest.len()));
-    std::fs::write(&f, manifest).unwrap();
-    let mut cmd = Command::new("kubectl");
-    cmd.arg("--kubeconfig").arg(kubeconfig).args(["apply", "-f", "-"]).args(extra).env_remove("KUBECONFIG");
-    cmd.stdin(Stdio::from(std::fs::File::open(&f).unwrap()));
-    let out = deadline::output_within(cmd, Duration::from_secs(60));
-    let _ = std::fs::remove_file(f);
-    out
-}
 
 /// [`until`], and on failure the guard's metrics and log.
 async fn until_or_say<T, F, Fut>(dir: &Path, base: &str, secs: u64, what: &str, f: F) -> T
@@ -69,23 +58,14 @@ struct Cleanup {
     kubeconfig: PathBuf,
     injector: String,
     namespaces: Vec<String>,
-    guard: Option<Child>,
+    guard: Option<LocalGuard>,
     dir: PathBuf,
-}
-
-impl Cleanup {
-    fn stop_guard(&mut self) {
-        if let Some(mut g) = self.guard.take() {
-            let _ = g.kill();
-            let _ = g.wait();
-        }
-    }
 }
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        self.stop_guard();
-        let _ = plugin(&self.kubeconfig, &["guard", "uninstall"]);
+        // The guard stopped and unregistered first.
+        self.guard.take();
         let (c, name, namespaces) = (self.c.clone(), self.injector.clone(), self.namespaces.clone());
         tokio::task::block_in_place(|| {
             tokio::runtime::Handle::current().block_on(async move {
@@ -99,31 +79,14 @@ impl Drop for Cleanup {
     }
 }
 
-/// Starts `guard serve` on a free loopback port with `extra` flags, and registers it; returns
-/// its base URL.
+/// Starts `guard serve` with `extra` flags (the one before, if any, stopped first), and
+/// registers it; returns its base URL.
 fn start_guard(cleanup: &mut Cleanup, extra: &[&str]) -> String {
-    cleanup.stop_guard();
-    let listen = format!("127.0.0.1:{}", free_port());
-    let log = std::fs::File::create(cleanup.dir.join(format!("guard-{}.log", extra.len()))).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
-        .arg("--kubeconfig")
-        .arg(&cleanup.kubeconfig)
-        .args(["guard", "serve", "--listen", &listen])
-        .arg("--tls-cert-file")
-        .arg(cleanup.dir.join("tls.crt"))
-        .arg("--tls-private-key-file")
-        .arg(cleanup.dir.join("tls.key"))
-        .args(extra)
-        .env_remove("KUBECONFIG")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap();
-    cleanup.guard = Some(child);
-    let url = format!("https://{listen}/validate");
-    let installed = plugin(&cleanup.kubeconfig, &["guard", "install", "--url", &url, "--ca-file", cleanup.dir.join("ca.crt").to_str().unwrap()]);
-    assert!(installed.status.success(), "install: {}", text(&installed.stderr));
-    format!("https://{listen}")
+    cleanup.guard.take();
+    let guard = LocalGuard::start(&cleanup.kubeconfig, &cleanup.dir, &extra.len().to_string(), extra);
+    let base = guard.base.clone();
+    cleanup.guard = Some(guard);
+    base
 }
 
 /// The guard's `/metrics`.

@@ -2,7 +2,8 @@
 //! kube-apiserver and its Job controller: check's prediction for Jobs in a Kueue queue first,
 //! then the same Jobs created, in order, and what Kueue did (each Workload's QuotaReserved
 //! condition: its status, reason and message) and what the API server said of the pods of the
-//! Job Kueue admitted (the Job controller's FailedCreate event).
+//! Job Kueue admitted (the Job controller's FailedCreate event). Between the two, the guard,
+//! called by the API server at apply time, warns of the same.
 //!
 //! The ClusterQueue and ResourceFlavor (cluster-scoped) are this test's own, named after its
 //! namespace, and deleted at the end, also when an assertion fails.
@@ -13,7 +14,10 @@
 mod common;
 
 use common::autoscalers::controller_dir;
-use common::live::{apply, client, drop_namespace, eventually, lab, new_namespace, newest_failed_create, plugin_stdin, text, Unregister};
+use common::live::{
+    apply, client, drop_namespace, eventually, guard_certs, kubectl_apply, kubectl_here, lab, new_namespace, newest_failed_create, plugin_stdin, text,
+    warnings, LocalGuard, Unregister,
+};
 use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams};
 use serde_json::{json, Value};
@@ -117,6 +121,32 @@ async fn check_says_what_kueue_and_then_resourcequota_do_with_jobs() {
     let doc = |i: usize| &report["documents"][i];
     let said =
         |i: usize| (doc(i)["kueue"]["verdict"].as_str().unwrap_or_default().to_string(), doc(i)["kueue"]["message"].as_str().unwrap_or_default().to_string());
+
+    // The guard, called by the API server at apply time (a server-side dry run: nothing is
+    // stored), says the same of the first two: train held by Kueue, its pod then refused by
+    // quota; eval admitted by Kueue, its pod refused by quota.
+    if kubectl_here("test the guard with Kueue") {
+        let certs = guard_certs(&kubeconfig, "guard-kueue");
+        let _guard = LocalGuard::start(&kubeconfig, &certs, "kueue", &[]);
+        let warned = |job: &str| warnings(&kubectl_apply(&kubeconfig, job, &["-n", &ns, "--dry-run=server"]));
+        let said_train = eventually("the guard to warn at apply time, its caches synced", 60, || async {
+            match warned(&jobs[0]) {
+                w if w.len() == 2 => Ok(w),
+                other => Err(format!("{other:?}")),
+            }
+        })
+        .await;
+        let pod_refusal = |d: &Value| d["podMessage"].as_str().unwrap_or_default().to_string();
+        assert_eq!(
+            said_train,
+            [
+                format!("once Kueue admits it, quota compute will refuse the pod of job/train: {}", pod_refusal(doc(0))),
+                format!("Kueue will keep job/train suspended for now (LocalQueue team, ClusterQueue {cq}): {}", said(0).1),
+            ]
+        );
+        assert_eq!(warned(&jobs[1]), [format!("Kueue admits it now, but quota compute will refuse the pod of job/eval: {}", pod_refusal(doc(1)))]);
+        let _ = std::fs::remove_dir_all(&certs);
+    }
 
     // The same Jobs created, in order; what Kueue and the API server did.
     for j in &jobs {

@@ -22,8 +22,8 @@
 //! it is `none` (tests/run-all.sh says so for a release the harness has no node for).
 
 mod common;
-#[path = "support/deadline.rs"]
-mod deadline;
+
+use common::deadline;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

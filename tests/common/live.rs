@@ -216,6 +216,71 @@ pub fn guard_certs(kubeconfig: &Path, tag: &str) -> PathBuf {
     certs
 }
 
+/// `kubectl apply -f -` with the lab's kubeconfig, `manifest` on its standard input (through a
+/// file: the deadline helper owns the pipes) and `extra` flags, within 60 s.
+pub fn kubectl_apply(kubeconfig: &Path, manifest: &str, extra: &[&str]) -> Output {
+    let f = std::env::temp_dir().join(format!("kq-apply-{}-{}", std::process::id(), manifest.len()));
+    std::fs::write(&f, manifest).unwrap();
+    let mut cmd = std::process::Command::new("kubectl");
+    cmd.arg("--kubeconfig").arg(kubeconfig).args(["apply", "-f", "-"]).args(extra).env_remove("KUBECONFIG");
+    cmd.stdin(std::process::Stdio::from(std::fs::File::open(&f).unwrap()));
+    let out = super::deadline::output_within(cmd, Duration::from_secs(60));
+    let _ = std::fs::remove_file(f);
+    out
+}
+
+/// `guard serve` on a free loopback port, with the certificates in `dir` (from
+/// [`guard_certs`]) and `extra` flags, registered with the lab's API server (`guard install
+/// --url`); stopped and unregistered when dropped, whatever happens.
+pub struct LocalGuard {
+    child: Option<std::process::Child>,
+    kubeconfig: PathBuf,
+    /// `https://127.0.0.1:PORT`.
+    pub base: String,
+}
+
+impl LocalGuard {
+    /// Starts and registers it; its standard error goes to `dir/guard-<log>.log`.
+    pub fn start(kubeconfig: &Path, dir: &Path, log: &str, extra: &[&str]) -> LocalGuard {
+        let listen = format!("127.0.0.1:{}", free_port());
+        let log = std::fs::File::create(dir.join(format!("guard-{log}.log"))).unwrap();
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-quota"))
+            .arg("--kubeconfig")
+            .arg(kubeconfig)
+            .args(["guard", "serve", "--listen", &listen])
+            .arg("--tls-cert-file")
+            .arg(dir.join("tls.crt"))
+            .arg("--tls-private-key-file")
+            .arg(dir.join("tls.key"))
+            .args(extra)
+            .env_remove("KUBECONFIG")
+            .stdout(std::process::Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let guard = LocalGuard { child: Some(child), kubeconfig: kubeconfig.to_path_buf(), base: format!("https://{listen}") };
+        let url = format!("{}/validate", guard.base);
+        let installed = plugin(kubeconfig, &["guard", "install", "--url", &url, "--ca-file", dir.join("ca.crt").to_str().unwrap()]);
+        assert!(installed.status.success(), "install: {}", text(&installed.stderr));
+        guard
+    }
+
+    /// Stops the process (still registered until dropped).
+    pub fn stop(&mut self) {
+        if let Some(mut g) = self.child.take() {
+            let _ = g.kill();
+            let _ = g.wait();
+        }
+    }
+}
+
+impl Drop for LocalGuard {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = plugin(&self.kubeconfig, &["guard", "uninstall"]);
+    }
+}
+
 /// Creates every object of a YAML text in `ns`. Err carries the server's message.
 pub async fn apply(c: &Client, ns: &str, yaml: &str) -> Result<(), String> {
     for doc in kubectl_quota_engine::manifest::parse_str("t.yaml", yaml).unwrap() {

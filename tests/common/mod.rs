@@ -8,6 +8,8 @@
 pub mod autoscalers;
 pub mod cases;
 pub mod ci;
+#[path = "../support/deadline.rs"]
+pub mod deadline;
 pub mod docs;
 pub mod injector;
 pub mod live;
