@@ -128,6 +128,7 @@ fn describe_text_output() {
     golden("describe-none", &["describe", "-n", "empty", "--state", "tests/golden/describe-state.yaml"], 0);
     // Kueue's queues beside the quotas, where the state holds them.
     golden("describe-kueue", &["describe", "-n", "ml", "--state", "examples/kueue-state.yaml"], 0);
+    golden("blocked-kueue", &["blocked", "-n", "ml", "--state", "examples/kueue-state.yaml"], 1);
     golden("describe-kueue-json", &["describe", "-n", "ml", "--state", "examples/kueue-state.yaml", "-o", "json"], 0);
     // Several names, as kubectl names them; a label selector.
     golden("describe-names", &["describe", "objects", "resourcequota/compute", "-n", "team-a", "--state", "tests/golden/describe-state.yaml"], 0);

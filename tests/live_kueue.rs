@@ -208,5 +208,28 @@ async fn check_says_what_kueue_and_then_resourcequota_do_with_jobs() {
     assert!(huge.2.contains("> maximum capacity (10)"), "{huge:?}");
     assert_eq!(said(3), ("pending".to_string(), huge.2.clone()), "job huge: check and Kueue differ");
 
+    // blocked lists the Job Kueue admitted whose pods quota refuses, in the server's words,
+    // and the three Jobs Kueue holds, each in the words of its Workload.
+    let out = plugin_stdin(&kubeconfig, &["blocked", "-n", &ns, "-o", "json"], "");
+    let blocked: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("blocked: {e}: {}", text(&out.stderr)));
+    let mut listed: Vec<(String, String, String)> = blocked["blocked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["workload"].as_str().unwrap_or_default().into(),
+                b["blocker"].as_str().unwrap_or_default().into(),
+                b["message"].as_str().unwrap_or_default().into(),
+            )
+        })
+        .collect();
+    listed.sort();
+    assert_eq!(listed.first().map(|e| (e.0.as_str(), e.1.as_str())), Some(("job/eval", "quota")), "{blocked:#}");
+    assert!(listed[0].2.ends_with(predicted), "job eval: blocked says {:?}, check {predicted:?}", listed[0].2);
+    let kueue = |job: &str, held: &(String, String, String)| (format!("job/{job}"), "Kueue".to_string(), held.2.clone());
+    assert_eq!(listed[1..], [kueue("huge", &huge), kueue("sweep", &sweep), kueue("train", &train)], "{blocked:#}");
+    assert!(blocked["blocked"].as_array().unwrap().iter().any(|b| b["fix"].as_str().is_some_and(|f| f.contains("needs 1 more cpu"))), "{blocked:#}");
+
     drop_namespace(&c, &ns).await;
 }

@@ -400,6 +400,21 @@ pub struct Collector {
     pub notes: Vec<String>,
     /// Kinds seen at least once (`Node`, `Namespace`, `Event`, ...).
     seen: BTreeSet<&'static str>,
+    /// Kueue's Workloads waiting for quota, by (namespace, owner `kind/name`).
+    kueue_pending: BTreeMap<(String, String), KueuePending>,
+    /// Kueue's LocalQueues: (namespace, name) -> ClusterQueue.
+    local_queues: BTreeMap<(String, String), String>,
+}
+
+/// A Workload of Kueue's that waits for quota: `QuotaReserved` is False.
+#[derive(Debug, Clone, Default)]
+struct KueuePending {
+    workload: String,
+    queue: String,
+    /// `Pending` or `Inadmissible`.
+    reason: String,
+    message: String,
+    pods: i64,
 }
 
 fn add_to(list: &mut ResourceList, k: &str, v: &Quantity) {

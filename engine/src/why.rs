@@ -681,7 +681,7 @@ impl WhyReport {
 }
 
 /// What would let a Job Kueue holds in, from Kueue's message: the quota a flavor lacks.
-fn kueue_changes(cq: &str, message: &str) -> Vec<String> {
+pub(crate) fn kueue_changes(cq: &str, message: &str) -> Vec<String> {
     let reasons = message.split_once(": ").map_or(message, |(_, r)| r);
     let mut out = Vec::new();
     for part in reasons.split(", insufficient ").map(|p| p.trim_start_matches("insufficient ")) {

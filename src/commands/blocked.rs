@@ -1,6 +1,7 @@
 //! `kubectl quota blocked`: every workload whose pods the server refused and which still
 //! misses pods, one line each with who refused (quota, LimitRange, PodSecurity, a policy, ...),
-//! the quota and resource where it is quota, and `why`'s smallest fix. The same data
+//! the quota and resource where it is quota, and `why`'s smallest fix; and the Jobs Kueue
+//! keeps suspended for want of quota in their ClusterQueue, in Kueue's words. The same data
 //! `why` reads (FailedCreate events, ReplicaFailure conditions, the quotas), read with one
 //! LIST per kind instead of a round trip per workload.
 
@@ -19,7 +20,7 @@ use crate::render::capacity::blocked_text;
 pub const BLOCKED_HELP: &str = "\
 Examples:
   # Workloads of the current namespace whose pods are refused now (by a quota, a
-  # LimitRange, PodSecurity, a policy or webhook)
+  # LimitRange, PodSecurity, a policy or webhook), and Jobs Kueue keeps waiting for quota
   kubectl quota blocked
 
   # Across the cluster
@@ -32,8 +33,9 @@ Examples:
   kubectl quota blocked -A --state cluster.yaml -o json
 
 Reads FailedCreate events (kept for an hour by default), the ReplicaFailure conditions of
-ReplicaSets and ReplicationControllers, the controllers' wanted and current pods, and the
-quotas; a workload whose pods all exist again is not listed. The fix is worked out from the
+ReplicaSets and ReplicationControllers, the controllers' wanted and current pods, the
+quotas, and Kueue's Workloads and LocalQueues where Kueue is installed; a workload whose pods
+all exist again is not listed. The fix is worked out from the
 quota as it stands now. Never writes.
 Exit status: 0 nothing is blocked, 1 something is, 3 nothing found but something could not
 be read (said on standard error).";

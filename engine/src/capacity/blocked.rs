@@ -200,11 +200,47 @@ impl Collector {
             });
         }
         out.extend(self.blocked_on_claims(opts));
+        out.extend(self.held_by_kueue(opts));
         let mut notes = self.notes.clone();
         if !self.seen.contains("Event") && !self.notes.iter().any(|n| n.contains("events")) {
             notes.push("no Event objects were read: only ReplicaFailure conditions say what is blocked (a Job or StatefulSet has none)".into());
         }
         BlockedReport { scope: opts.scope(), blocked: out, notes }
+    }
+
+    /// Jobs Kueue keeps suspended for want of quota in their ClusterQueue: each waiting
+    /// Workload, in Kueue's words, with what would let it in.
+    fn held_by_kueue(&self, opts: &Options) -> Vec<Blocked> {
+        let mut out = Vec::new();
+        for ((ns, owner), w) in &self.kueue_pending {
+            if opts.namespaces.as_ref().is_some_and(|s| !s.contains(ns)) {
+                continue;
+            }
+            let cq = self.local_queues.get(&(ns.clone(), w.queue.clone()));
+            let mut fixes = cq.map(|cq| crate::why::kueue_changes(cq, &w.message)).unwrap_or_default();
+            if fixes.is_empty() {
+                fixes.push(format!("see `kubectl quota why {owner} -n {ns}`"));
+            }
+            // `insufficient unused quota for cpu in flavor F`: the resources Kueue names.
+            let resources: BTreeSet<String> =
+                w.message.split("quota for ").skip(1).filter_map(|rest| rest.split_once(" in flavor ").map(|(r, _)| r.to_string())).collect();
+            let cq = cq.map(|c| format!(", ClusterQueue {c}")).unwrap_or_default();
+            out.push(Blocked {
+                namespace: ns.clone(),
+                workload: owner.clone(),
+                via: Some(format!("workload/{}", w.workload)),
+                waiting: Some(w.pods),
+                blocker: Blocker::Kueue,
+                quota: None,
+                resources: resources.into_iter().collect(),
+                fix: fixes.join("; "),
+                fixes,
+                autoscaler: None,
+                message: w.message.clone(),
+                from: format!("condition QuotaReserved=False ({}) on workload/{} (LocalQueue {}{cq})", w.reason, w.workload, w.queue),
+            });
+        }
+        out
     }
 
     /// Pods that exist but wait for claims quota refused: the newest refusal among their

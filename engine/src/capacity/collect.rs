@@ -167,6 +167,13 @@ impl Collector {
                 self.seen.insert("Autoscaler");
                 self.vpa(d, name, namespace)?;
             }
+            (crate::kueue::GROUP, "Workload") => {
+                self.seen.insert("Workload");
+                self.kueue_workload(v, name, namespace);
+            }
+            (crate::kueue::GROUP, "LocalQueue") => {
+                self.local_queues.insert((namespace, name), str_at(v, &["spec", "clusterQueue"]).unwrap_or("").to_string());
+            }
             ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") | ("batch", "Job") | ("", "ReplicationController") => {
                 self.seen.insert("Controller");
                 self.scalable(d, kind, &name, &namespace);
@@ -414,6 +421,35 @@ impl Collector {
         let name = str_at(v, &["metadata", "name"]).unwrap_or("");
         let namespace = str_at(v, &["metadata", "namespace"]).unwrap_or("");
         self.scalable(d, kind, name, namespace);
+    }
+
+    /// A Workload of Kueue's: kept when it waits for quota (`QuotaReserved` False, and not
+    /// finished), under the object that owns it (`job/train`).
+    fn kueue_workload(&mut self, v: &Value, name: String, namespace: String) {
+        let conditions = v.pointer("/status/conditions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let condition = |t: &str| conditions.iter().find(|c| c.get("type").and_then(Value::as_str) == Some(t));
+        let is_true = |t: &str| condition(t).and_then(|c| c.get("status")).and_then(Value::as_str) == Some("True");
+        let Some(reserved) = condition("QuotaReserved").filter(|c| c.get("status").and_then(Value::as_str) == Some("False")) else { return };
+        if is_true("Finished") {
+            return;
+        }
+        let owner = v
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .and_then(|refs| refs.iter().find(|r| r.get("controller").and_then(Value::as_bool) == Some(true)))
+            .map(|r| format!("{}/{}", r["kind"].as_str().unwrap_or("").to_lowercase(), r["name"].as_str().unwrap_or("")))
+            .unwrap_or_else(|| format!("workload/{name}"));
+        let pods =
+            v.pointer("/spec/podSets").and_then(Value::as_array).map_or(0, |sets| sets.iter().filter_map(|s| s.get("count").and_then(Value::as_i64)).sum());
+        let text = |k: &str| reserved.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let pending = super::KueuePending {
+            workload: name,
+            queue: str_at(v, &["spec", "queueName"]).unwrap_or("").to_string(),
+            reason: text("reason"),
+            message: text("message"),
+            pods,
+        };
+        self.kueue_pending.insert((namespace, owner), pending);
     }
 
     fn controller(&mut self, v: &Value, kind: &str, name: String, namespace: String) {

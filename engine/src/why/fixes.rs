@@ -40,6 +40,9 @@ pub enum Blocker {
     /// Anything else the server said (validation, a missing class, ...).
     #[serde(rename = "other")]
     Other,
+    /// Kueue keeps the Job suspended: its ClusterQueue has no room for it (no pod was
+    /// refused; none was created).
+    Kueue,
 }
 
 impl Blocker {
@@ -53,6 +56,7 @@ impl Blocker {
             Blocker::Webhook => "an admission webhook",
             Blocker::ServiceAccount => "a missing ServiceAccount",
             Blocker::Other => "the API server",
+            Blocker::Kueue => "Kueue",
         }
     }
 
@@ -66,6 +70,7 @@ impl Blocker {
             Blocker::Webhook => "webhook",
             Blocker::ServiceAccount => "ServiceAccount",
             Blocker::Other => "other",
+            Blocker::Kueue => "Kueue",
         }
     }
 }
@@ -101,7 +106,7 @@ pub fn fixes(message: &str, pod: Option<&Pod>, limit_ranges: &[(&str, &[LimitRan
         Blocker::Policy => policy_fix(said).into_iter().collect(),
         Blocker::Webhook => webhook_fix(said).into_iter().collect(),
         Blocker::ServiceAccount => service_account_fix(said).into_iter().collect(),
-        Blocker::Quota | Blocker::Other => vec![],
+        Blocker::Quota | Blocker::Other | Blocker::Kueue => vec![],
     }
 }
 
