@@ -221,3 +221,18 @@ fn the_guards_warnings_say_what_kueue_and_then_quota_do() {
         "{reports:#?}"
     );
 }
+
+/// Kueue's kinds answer together: where one of them could not be read (a LocalQueue the user
+/// may not list is not one that does not exist), the Job's ClusterQueue is not replayed, and
+/// its report says so, as where none was read.
+#[test]
+fn kueue_not_read_in_full_is_not_replayed() {
+    use kubectl_quota_engine::check::{self, cluster_kinds, CheckOptions, ClusterState};
+    let state = kueue_state("cpu", &["default: cpu=10"], &[], SELECTS_ALL) + "---\n" + &quota("compute", "", "requests.cpu=20/0");
+    let mut cluster = ClusterState::from_objects(decode("state.yaml", &state), NS);
+    cluster.not_read(cluster_kinds::row(kubectl_quota_engine::kueue::GROUP, "LocalQueue").unwrap());
+    let input = decode("input.yaml", &job("a", "q", "", &pod("p").app("main", "requests: {cpu: '1'}")));
+    let d = check::check(&mut cluster, input, &CheckOptions { namespace: NS.into(), ..CheckOptions::default() }).documents.remove(0);
+    assert!(d.kueue.is_none(), "{:?}", d.kueue);
+    assert!(d.notes.iter().any(|n| n.contains("no Kueue object was read")), "{:?}", d.notes);
+}

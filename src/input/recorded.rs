@@ -167,6 +167,12 @@ pub fn offline_rules(recorded: &[Recorded], flag: Option<KubeVersion>) -> Result
 /// read every one of them it does not record as not read, so none of a kind in it means none
 /// in the cluster; one it could not read is not known, whatever other files hold.
 pub fn kinds_known(state: &mut ClusterState, recorded: &[Recorded]) {
+    // A row a snapshot could not read is not known, whatever other files hold of it.
+    for k in cluster_kinds::CLUSTER_KINDS {
+        if k.group == kubectl_quota_engine::kueue::GROUP && recorded.iter().any(|r| r.not_read.iter().any(|n| *n == k.recorded_as())) {
+            state.not_read(k);
+        }
+    }
     for kind in Lacking::ALL {
         let resource = kind.resource();
         if recorded.iter().any(|r| r.not_read.contains(&resource)) {
@@ -257,7 +263,7 @@ fn not_read_note(file: &str, kind: &str, rules: &Rules) -> Option<String> {
             Unread::Unsaid => return None,
         },
         // Read for the cluster views only (capacity, blocked): a check never consults them.
-        None if matches!(kind, "nodes.core" | "events.core" | "resourceslices.resource.k8s.io") => return None,
+        None if matches!(kind, "nodes.core" | "events.core" | "resourceslices.resource.k8s.io" | "workloads.kueue.x-k8s.io") => return None,
         None => (kind.to_string(), "the check answers without them"),
     };
     Some(format!("{what} could not be read when the snapshot {file} was taken: {consequence}"))

@@ -363,9 +363,6 @@ pub const CLUSTER_KINDS: &[ClusterKind] = &[
     kueue("LocalQueue", "localqueues", "localqueues.kueue.x-k8s.io", true),
 ];
 
-/// What not reading Kueue's objects leaves.
-const KUEUE_UNREAD: &str = "whether Kueue's ClusterQueues admit the Jobs in their queues is not replayed";
-
 /// A kind of Kueue's (v1beta2, the version Kueue stores, from v0.15), read where Kueue is
 /// installed: the cluster's flavors and ClusterQueues, the namespaces' LocalQueues; the guard
 /// watches them, to say at apply time what Kueue does with a Job.
@@ -374,7 +371,9 @@ const fn kueue(kind: &'static str, plural: &'static str, group_resource: &'stati
         versions: &["v1beta2"],
         served: Served::AddOn("Kueue"),
         read: if namespaced { Read::PerNamespace } else { Read::Cluster },
-        unread: Unread::Gap(KUEUE_UNREAD),
+        // Said per Job in one of Kueue's queues (its ClusterQueue's answer is not replayed),
+        // not for every check: Kueue is then taken as not read at all.
+        unread: Unread::Unsaid,
         saved: Saved::IfAllowed,
         guard: Guard::Watch,
         ..row_of(crate::kueue::GROUP, kind, plural, group_resource, namespaced)

@@ -414,13 +414,19 @@ impl ClusterState {
 
     /// Takes a kind of cluster data as not read (in full), whatever the state holds of it;
     /// after [`ClusterState::read_in_full`] of the others. The webhook configurations are
-    /// known together or not at all: the webhooks a request meets are named in full or not.
+    /// known together or not at all: the webhooks a request meets are named in full or not;
+    /// so are Kueue's kinds.
     pub fn not_read(&mut self, k: &super::cluster_kinds::ClusterKind) {
         if let Some(l) = k.lacking {
             self.forget(l);
         }
         if k.is_webhook_configuration() {
             self.webhooks = None;
+        }
+        // Kueue's kinds answer together: without one of them its ClusterQueues are not
+        // replayed (a LocalQueue not read is not one that does not exist).
+        if k.group == crate::kueue::GROUP {
+            self.kueue = None;
         }
     }
 
