@@ -128,6 +128,23 @@ async fn failed_create(c: &Client, ns: &str) -> Option<String> {
     }
 }
 
+/// Waits up to 120 s for the pods of `ns` to be as `enough` wants (`Err`: what there is), or
+/// fails naming `wanted`, what there is and the namespace's events.
+async fn pods_made(c: &Client, ns: &str, wanted: &str, enough: impl Fn(&[k8s_openapi::api::core::v1::Pod]) -> Result<(), String>) {
+    let pods_api = Api::<k8s_openapi::api::core::v1::Pod>::namespaced(c.clone(), ns);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let pods = pods_api.list(&Default::default()).await.unwrap().items;
+        let Err(have) = enough(&pods) else { return };
+        if Instant::now() > deadline {
+            let events: Vec<String> =
+                Api::<Event>::namespaced(c.clone(), ns).list(&Default::default()).await.unwrap().items.iter().filter_map(|e| e.message.clone()).collect();
+            panic!("the controllers made {have}, not {wanted}\nevents: {events:#?}");
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
 /// The trial of issue 47: `shop`'s 4 pods at 200m each fit requests.cpu=1 as written, but the
 /// injector adds 100m to each: the server admits 3, and the 4th is refused with
 /// `requested: requests.cpu=300m`. The check says so, live, naming the webhook; then the
@@ -431,27 +448,17 @@ async fn a_charts_pods_naming_what_the_chart_creates_first_are_answered_as_the_c
     // answering a create "could not be completed at this time" has charged the quota for a pod
     // it did not store, until the quota controller's next full resync.)
     apply(&c, &ns, &yaml).await.unwrap();
-    let pods_api = Api::<k8s_openapi::api::core::v1::Pod>::namespaced(c.clone(), &ns);
     let millis = |q: &str| q.strip_suffix('m').map_or_else(|| q.parse::<u64>().unwrap() * 1000, |m| m.parse().unwrap());
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let pods = pods_api.list(&Default::default()).await.unwrap().items;
+    pods_made(&c, &ns, "5 pods, each with the sidecar, of 1300m", |pods| {
         let cpu: u64 = pods
             .iter()
             .flat_map(|p| p.spec.iter().flat_map(|s| s.containers.iter()))
             .filter_map(|c| c.resources.as_ref()?.requests.as_ref()?.get("cpu").map(|q| millis(&q.0)))
             .sum();
         let sidecars = pods.iter().filter(|p| p.spec.iter().any(|s| s.containers.iter().any(|c| c.name == "istio-proxy"))).count();
-        if (pods.len(), sidecars, cpu) == (5, 5, 1300) {
-            break;
-        }
-        if Instant::now() > deadline {
-            let events: Vec<String> =
-                Api::<Event>::namespaced(c.clone(), &ns).list(&Default::default()).await.unwrap().items.iter().filter_map(|e| e.message.clone()).collect();
-            panic!("the controllers made {} pods ({sidecars} with the sidecar, {cpu}m), not 5 of 1300m\nevents: {events:#?}", pods.len());
-        }
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
+        ((pods.len(), sidecars, cpu) == (5, 5, 1300)).then_some(()).ok_or_else(|| format!("{} pods ({sidecars} with the sidecar, {cpu}m)", pods.len()))
+    })
+    .await;
     drop(cleanup);
 }
 
@@ -526,18 +533,6 @@ async fn a_policys_params_the_chart_creates_first_decide_not_the_servers_dry_run
     // The real thing: created in order, the policy reads the chart's ConfigMap and the
     // controllers make both pods, the sidecar making two containers of the two allowed.
     apply(&c, &ns, &yaml).await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let pods = pods_api.list(&Default::default()).await.unwrap().items;
-        if pods.len() == 2 {
-            break;
-        }
-        if Instant::now() > deadline {
-            let events: Vec<String> =
-                Api::<Event>::namespaced(c.clone(), &ns).list(&Default::default()).await.unwrap().items.iter().filter_map(|e| e.message.clone()).collect();
-            panic!("the controllers made {} pods, not 2\nevents: {events:#?}", pods.len());
-        }
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
+    pods_made(&c, &ns, "2 pods", |pods| (pods.len() == 2).then_some(()).ok_or_else(|| format!("{} pods", pods.len()))).await;
     drop(cleanup);
 }
