@@ -233,3 +233,93 @@ async fn check_says_what_kueue_and_then_resourcequota_do_with_jobs() {
 
     drop_namespace(&c, &ns).await;
 }
+
+/// A cohort: ClusterQueue `team` (4 cpu, all reserved) borrows from `lender` (6 cpu, 2
+/// reserved, lending at most 3) within cohort `org`; then `team` with a borrowing limit of 1.
+/// check's answer for each Job, in order, is what Kueue does with it: admitted by borrowing,
+/// waiting for the quota the cohort lacks, never fitting past what the cohort can ever lend.
+#[tokio::test(flavor = "multi_thread")]
+async fn check_says_what_kueue_does_within_a_cohort() {
+    let Some(kubeconfig) = lab() else { return };
+    if controller_dir("KUBECTL_QUOTA_KUEUE", "Kueue", "tests/cluster/kueue.sh").is_none() {
+        return;
+    }
+    let c = client(&kubeconfig).await;
+    for (tag, borrowing, jobs) in [
+        // Lent: 3 of lender's 6 (its other 3 are its own); 3 - (2 - 3 → 0) = 3 free in the cohort.
+        ("free", "", vec![("two", "2", "admitted"), ("five", "5", "pending"), ("eight", "8", "pending")]),
+        // At most 1 borrowed: 1 free for team; at most 4 + 1 ever.
+        ("limited", ", borrowingLimit: '1'", vec![("two", "2", "pending"), ("six", "6", "pending"), ("one", "1", "admitted")]),
+    ] {
+        let ns = new_namespace(&c, &format!("kq-cohort-{tag}")).await;
+        let (flavor, team, lender, cohort) = (format!("{ns}-default"), format!("{ns}-team"), format!("{ns}-lender"), format!("{ns}-org"));
+        let kind = |k: &str, p: &str| ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("kueue.x-k8s.io", "v1beta2", k), p);
+        let _unregister = Unregister::default()
+            .and_dynamic(&c, &kind("ClusterQueue", "clusterqueues"), &team)
+            .and_dynamic(&c, &kind("ClusterQueue", "clusterqueues"), &lender)
+            .and_dynamic(&c, &kind("ResourceFlavor", "resourceflavors"), &flavor);
+        let cq = |name: &str, quota: &str| {
+            format!("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {{name: {name}}}\nspec:\n  cohortName: {cohort}\n  namespaceSelector: {{matchLabels: {{kubernetes.io/metadata.name: {ns}}}}}\n  resourceGroups: [{{coveredResources: [cpu], flavors: [{{name: {flavor}, resources: [{{name: cpu, {quota}}}]}}]}}]\n")
+        };
+        let lq =
+            |name: &str, cq: &str| format!("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {{name: {name}}}\nspec: {{clusterQueue: {cq}}}\n");
+        let setup = [
+            format!("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {{name: {flavor}}}\n"),
+            cq(&team, &format!("nominalQuota: '4'{borrowing}")),
+            cq(&lender, "nominalQuota: '6', lendingLimit: '3'"),
+            lq("team", &team),
+            lq("lender", &lender),
+        ]
+        .join("---\n");
+        apply(&c, &ns, &setup).await.unwrap();
+        // What each queue runs already: team its 4, lender 2.
+        for (name, queue, cpu) in [("team-running", "team", "4"), ("lender-running", "lender", "2")] {
+            apply(&c, &ns, &job(name, queue, cpu, 1)).await.unwrap();
+            eventually(&format!("Kueue admits job {name}"), 90, || async {
+                match quota_reserved(&c, &ns, name).await? {
+                    (s, ..) if s == "True" => Ok(()),
+                    other => Err(format!("{other:?}")),
+                }
+            })
+            .await;
+        }
+        eventually("the ClusterQueues' status: 4 and 2 cpu reserved", 60, || async {
+            let api = kueue_api(&c, None, "ClusterQueue", "clusterqueues");
+            let mut totals = Vec::new();
+            for name in [&team, &lender] {
+                let v = serde_json::to_value(api.get(name).await.map_err(|e| e.to_string())?).unwrap();
+                totals.push(v.pointer("/status/flavorsReservation/0/resources/0/total").and_then(Value::as_str).unwrap_or_default().to_string());
+            }
+            if totals == ["4", "2"] {
+                Ok(())
+            } else {
+                Err(format!("{totals:?}"))
+            }
+        })
+        .await;
+
+        let input: Vec<String> = jobs.iter().map(|(name, cpu, _)| job(name, "team", cpu, 1)).collect();
+        let out = plugin_stdin(&kubeconfig, &["check", "-f", "-", "-n", &ns, "-o", "json"], &input.join("---\n"));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}\n{}", text(&out.stdout), text(&out.stderr)));
+        // Created one at a time, each answered by Kueue before the next.
+        for (i, (name, _, verdict)) in jobs.iter().enumerate() {
+            apply(&c, &ns, &input[i]).await.unwrap();
+            let real = eventually(&format!("Kueue's answer for job {name}"), 60, || async {
+                match quota_reserved(&c, &ns, name).await? {
+                    r if r.0 == "True" || !r.2.is_empty() => Ok(r),
+                    other => Err(format!("{other:?}")),
+                }
+            })
+            .await;
+            let d = &report["documents"][i]["kueue"];
+            let said = (d["verdict"].as_str().unwrap_or_default(), d["message"].as_str().unwrap_or_default());
+            if real.0 == "True" {
+                assert_eq!(said.0, "admitted", "{tag}: job {name}: Kueue admitted it ({real:?}); check said {d:#}");
+            } else {
+                assert_eq!(said, ("pending", real.2.as_str()), "{tag}: job {name}: Kueue said {real:?}; check said {d:#}");
+            }
+            assert_eq!(said.0, *verdict, "{tag}: job {name}: {real:?}");
+        }
+        drop_namespace(&c, &ns).await;
+    }
+}

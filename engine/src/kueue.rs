@@ -9,8 +9,10 @@
 //! LocalQueue and ClusterQueue exist and are active, the namespace selector), then flavor
 //! assignment in the ClusterQueue's order: untolerated taints, nodeSelector against the
 //! flavors' labels, and whether the request fits the flavor's nominal quota less what its
-//! Workloads reserve (`status.flavorsReservation`). A ClusterQueue in a cohort (borrowing,
-//! lending) is not replayed: its answer is undecided and says so.
+//! Workloads reserve (`status.flavorsReservation`), with, in a cohort, what the other
+//! ClusterQueues lend (past their lending limits, up to its borrowing limit), counted as
+//! Kueue's quota tree counts it. A hierarchical cohort (a Cohort object with a parent or
+//! quota of its own) is not replayed: its answer is undecided and says so.
 //!
 //! Amounts are Kueue's integers: cpu in millicores, everything else in whole units (rounded
 //! up), printed as Kueue prints them.
@@ -75,9 +77,12 @@ pub struct ClusterQueue {
     pub cohort: Option<String>,
     /// `stopPolicy` other than `None`.
     pub stopped: bool,
-    /// `preemption.withinClusterQueue` other than `Never`: lower-priority Workloads may be
-    /// preempted to make room.
+    /// `preemption.withinClusterQueue` (or, in a cohort, `reclaimWithinCohort`) other than
+    /// `Never`: Workloads may be preempted to make room.
     pub preempts: bool,
+    /// `flavorFungibility.whenCanBorrow` is `TryNextFlavor` (the default, `MayStopSearch`,
+    /// takes the first flavor that fits, borrowing or not).
+    pub try_next_when_borrowing: bool,
     /// Reserved quota per (flavor, resource), from `status.flavorsReservation`.
     pub reserved: BTreeMap<(String, String), i64>,
     /// Quota of admitted Workloads per (flavor, resource), from `status.flavorsUsage`.
@@ -86,11 +91,14 @@ pub struct ClusterQueue {
     pub limits: BTreeMap<(String, String), (Option<i64>, Option<i64>)>,
 }
 
-/// What the cluster runs of Kueue: its flavors, ClusterQueues and LocalQueues.
+/// What the cluster runs of Kueue: its flavors, ClusterQueues, LocalQueues and Cohorts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Kueue {
     pub flavors: BTreeMap<String, Flavor>,
     pub cluster_queues: BTreeMap<String, ClusterQueue>,
+    /// The Cohort objects: name -> its parent (`spec.parentName`) and whether it holds quota
+    /// of its own (`spec.resourceGroups`). A cohort a ClusterQueue names needs no object.
+    pub cohorts: BTreeMap<String, (Option<String>, bool)>,
     /// (namespace, name) -> (ClusterQueue, stopped).
     pub local_queues: BTreeMap<(String, String), (String, bool)>,
 }
@@ -255,9 +263,16 @@ impl Kueue {
                     .collect();
                 let cohort = text(spec, &["cohortName"]).or_else(|| text(spec, &["cohort"])).filter(|c| !c.is_empty());
                 let stopped = text(spec, &["stopPolicy"]).is_some_and(|p| p != "None");
-                let preempts = text(spec, &["preemption", "withinClusterQueue"]).is_some_and(|p| p != "Never");
+                let preempts = ["withinClusterQueue", "reclaimWithinCohort"].iter().any(|k| text(spec, &["preemption", k]).is_some_and(|p| p != "Never"));
+                let try_next_when_borrowing = text(spec, &["flavorFungibility", "whenCanBorrow"]).as_deref() == Some("TryNextFlavor");
                 let namespace_selector = spec.get("namespaceSelector").filter(|s| !s.is_null()).cloned();
-                self.cluster_queues.insert(name, ClusterQueue { namespace_selector, groups, cohort, stopped, preempts, reserved, admitted, limits });
+                self.cluster_queues
+                    .insert(name, ClusterQueue { namespace_selector, groups, cohort, stopped, preempts, try_next_when_borrowing, reserved, admitted, limits });
+            }
+            Some("Cohort") => {
+                let parent = text(spec, &["parentName"]).filter(|p| !p.is_empty());
+                let quota = items(spec, "resourceGroups").next().is_some();
+                self.cohorts.insert(name, (parent, quota));
             }
             Some("LocalQueue") => {
                 let ns = text(v, &["metadata", "namespace"]).unwrap_or_else(|| namespace.to_string());
@@ -336,9 +351,9 @@ impl Kueue {
                 ))
             }
         }
-        if let Some(cohort) = &cq.cohort {
+        if let Some(cohort) = cq.cohort.as_ref().filter(|c| self.hierarchical(c)) {
             return Decision::Undecided(format!(
-                "ClusterQueue {cq_name} is in cohort {cohort}: borrowing and lending within a cohort are not replayed, so whether it fits is not decided"
+                "ClusterQueue {cq_name} is in cohort {cohort}, which has a parent, children or quota of its own (a Cohort object): hierarchical cohorts are not replayed, so whether it fits is not decided"
             ));
         }
         if cq.groups.iter().any(|g| g.covered.iter().any(|r| r == "pods")) {
@@ -358,13 +373,19 @@ impl Kueue {
                 // The label keys the group's flavors name: only those of the nodeSelector count.
                 let keys: BTreeSet<&String> = group.flavors.iter().filter_map(|(f, _)| self.flavors.get(f)).flat_map(|f| f.node_labels.keys()).collect();
                 let mut found = None;
-                for (flavor_name, quotas) in &group.flavors {
+                // A flavor that fits only by borrowing, kept while later ones are tried
+                // (`whenCanBorrow: TryNextFlavor`).
+                let mut borrowing = None;
+                for (flavor_name, _) in &group.flavors {
                     if let Some(why) = flavor_refuses(flavor_name, &self.flavors[flavor_name], template, &keys) {
                         reasons.push(why);
                         continue;
                     }
-                    match fits(cq, flavor_name, quotas, &asked) {
-                        Ok(()) => {
+                    match self.fits(cq, flavor_name, &asked) {
+                        Ok(borrows) if borrows && cq.try_next_when_borrowing => {
+                            borrowing.get_or_insert_with(|| flavor_name.clone());
+                        }
+                        Ok(_) => {
                             found = Some(flavor_name.clone());
                             break;
                         }
@@ -374,6 +395,7 @@ impl Kueue {
                         }
                     }
                 }
+                let found = found.or(borrowing);
                 match found {
                     Some(f) => assigned.extend(asked.keys().map(|r| ((*r).clone(), f.clone()))),
                     None => break,
@@ -394,12 +416,13 @@ impl Kueue {
         Decision::Pending(format!("couldn't assign flavors to pod set {POD_SET}: {}", reasons.join(", ")))
     }
 
-    /// Forgets the object of `kind` (`ResourceFlavor`, `ClusterQueue`, `LocalQueue`) named
+    /// Forgets the object of `kind` (`ResourceFlavor`, `ClusterQueue`, `Cohort`, `LocalQueue`) named
     /// `name` (in `namespace`, for a LocalQueue): a watch's deletion.
     pub fn remove(&mut self, kind: &str, namespace: &str, name: &str) {
         match kind {
             "ResourceFlavor" => _ = self.flavors.remove(name),
             "ClusterQueue" => _ = self.cluster_queues.remove(name),
+            "Cohort" => _ = self.cohorts.remove(name),
             "LocalQueue" => _ = self.local_queues.remove(&(namespace.to_string(), name.to_string())),
             _ => {}
         }
@@ -410,6 +433,7 @@ impl Kueue {
         match kind {
             "ResourceFlavor" => self.flavors.clone_from(&other.flavors),
             "ClusterQueue" => self.cluster_queues.clone_from(&other.cluster_queues),
+            "Cohort" => self.cohorts.clone_from(&other.cohorts),
             "LocalQueue" => self.local_queues.clone_from(&other.local_queues),
             _ => {}
         }
@@ -420,6 +444,7 @@ impl Kueue {
         match kind {
             "ResourceFlavor" => self.flavors.len(),
             "ClusterQueue" => self.cluster_queues.len(),
+            "Cohort" => self.cohorts.len(),
             "LocalQueue" => self.local_queues.len(),
             _ => 0,
         }
@@ -519,27 +544,79 @@ fn flavor_refuses(name: &str, flavor: &Flavor, pod: &Pod, keys: &BTreeSet<&Strin
     mismatch.then(|| format!("flavor {name} doesn't match node affinity"))
 }
 
-/// Whether `asked` fits flavor `flavor` of the ClusterQueue now; else Kueue's reason, and
-/// whether preempting could make room (the request is within the nominal quota).
-fn fits(cq: &ClusterQueue, flavor: &str, quotas: &BTreeMap<String, i64>, asked: &BTreeMap<&String, i64>) -> Result<(), (String, bool)> {
-    for (res, want) in asked.iter().filter(|(_, v)| **v > 0) {
-        let nominal = quotas.get(*res).copied().unwrap_or(0);
-        let used = cq.reserved.get(&(flavor.to_string(), (*res).clone())).copied().unwrap_or(0);
-        let available = (nominal - used).max(0);
-        if *want > nominal {
-            return Err((
-                format!(
-                    "insufficient quota for {res} in flavor {flavor}, previously considered podsets requests ({}) + current podset request ({}) > maximum capacity ({})",
-                    printed(res, 0),
-                    printed(res, *want),
-                    printed(res, nominal)
-                ),
-                false,
-            ));
-        }
-        if *want > available {
-            return Err((format!("insufficient unused quota for {res} in flavor {flavor}, {} more needed", printed(res, want - available)), true));
-        }
+impl Kueue {
+    /// Whether cohort `name` is more than the ClusterQueues that name it: a Cohort object
+    /// with a parent or quota of its own, or one whose parent it is.
+    fn hierarchical(&self, name: &str) -> bool {
+        self.cohorts.get(name).is_some_and(|(parent, quota)| parent.is_some() || *quota) || self.cohorts.values().any(|(p, _)| p.as_deref() == Some(name))
     }
-    Ok(())
+
+    /// Whether ClusterQueue `cq` fits `asked` in `flavor` now: `Ok(true)` where it does only
+    /// by borrowing from its cohort; else Kueue's reason, and whether preempting could make
+    /// room (the request is within the nominal quota, or quota lent may be reclaimed).
+    fn fits(&self, cq: &ClusterQueue, flavor: &str, asked: &BTreeMap<&String, i64>) -> Result<bool, (String, bool)> {
+        let mut borrows = false;
+        for (res, want) in asked.iter().filter(|(_, v)| **v > 0) {
+            let fr = (flavor.to_string(), (*res).clone());
+            let q = self.capacity(cq, &fr);
+            if *want > q.potential {
+                return Err((
+                    format!(
+                        "insufficient quota for {res} in flavor {flavor}, previously considered podsets requests ({}) + current podset request ({}) > maximum capacity ({})",
+                        printed(res, 0),
+                        printed(res, *want),
+                        printed(res, q.potential)
+                    ),
+                    false,
+                ));
+            }
+            if *want > q.available {
+                return Err((
+                    format!("insufficient unused quota for {res} in flavor {flavor}, {} more needed", printed(res, want - q.available)),
+                    *want <= q.nominal || cq.cohort.is_some(),
+                ));
+            }
+            borrows |= q.used + want > q.nominal;
+        }
+        Ok(borrows)
+    }
+
+    /// What ClusterQueue `cq` has of flavor and resource `fr`, as Kueue's quota tree counts
+    /// it: alone, its nominal quota less what its Workloads reserve; in a cohort, also what the
+    /// cohort's other ClusterQueues lend (their nominal quota past their lending limits, less
+    /// what they use of it), up to its own borrowing limit.
+    fn capacity(&self, cq: &ClusterQueue, fr: &(String, String)) -> Capacity {
+        let nominal_of =
+            |c: &ClusterQueue| c.groups.iter().flat_map(|g| &g.flavors).find(|(f, _)| *f == fr.0).and_then(|(_, q)| q.get(&fr.1).copied()).unwrap_or(0);
+        let used_of = |c: &ClusterQueue| c.reserved.get(fr).copied().unwrap_or(0);
+        // What a member keeps for itself (never lent): its nominal quota past its lending limit.
+        let local_of = |c: &ClusterQueue| c.limits.get(fr).and_then(|(_, l)| *l).map_or(0, |l| (nominal_of(c) - l).max(0));
+        let (nominal, used) = (nominal_of(cq), used_of(cq));
+        let Some(cohort) = &cq.cohort else {
+            return Capacity { nominal, used, available: nominal - used, potential: nominal };
+        };
+        let members = self.cluster_queues.values().filter(|c| c.cohort.as_ref() == Some(cohort));
+        let (subtree, usage) = members.fold((0, 0), |(q, u), c| (q + nominal_of(c) - local_of(c), u + (used_of(c) - local_of(c)).max(0)));
+        let local = local_of(cq);
+        let borrowing = cq.limits.get(fr).and_then(|(b, _)| *b);
+        let mut from_cohort = subtree - usage;
+        let mut potential = local + subtree;
+        if let Some(b) = borrowing {
+            let stored = nominal - local;
+            let used_in_cohort = (used - local).max(0);
+            from_cohort = from_cohort.min(stored - used_in_cohort + b);
+            potential = potential.min(nominal + b);
+        }
+        Capacity { nominal, used, available: (local - used).max(0) + from_cohort, potential }
+    }
+}
+
+/// One flavor and resource of a ClusterQueue, in Kueue's integers.
+struct Capacity {
+    nominal: i64,
+    used: i64,
+    /// What it may still reserve now (borrowing included).
+    available: i64,
+    /// The most it could ever hold (with nothing used).
+    potential: i64,
 }

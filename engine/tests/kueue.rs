@@ -77,6 +77,8 @@ fn kueue_answers_a_job_in_its_words() {
     let full = kueue_state("cpu", &["default: cpu=10"], &["default: cpu=9"], SELECTS_ALL);
     let spot_first = kueue_state("cpu", &["spot: cpu=10", "default: cpu=10"], &["default: cpu=9"], SELECTS_ALL);
     let tolerates = cpu("2").with("tolerations: [{key: instance, operator: Equal, value: spot, effect: NoSchedule}]");
+    let cohort = kueue_state("cpu", &["default: cpu=4"], &["default: cpu=4"], "namespaceSelector: {}, cohortName: org")
+        + "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: lender}\nspec: {cohortName: org, namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: default, resources: [{name: cpu, nominalQuota: '6', lendingLimit: '3'}]}]}]}\nstatus: {flavorsReservation: [{name: default, resources: [{name: cpu, total: '2'}]}]}\n";
     let rows: Vec<(&str, String, String, String)> = vec![
         // Seen on a real Kueue v0.17.0: 9 of 10 cpu reserved.
         ("a Job of 2 cpu waits for the 1 cpu it lacks", full.clone(), job("a", "q", "", &cpu("2")), "pending: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed".into()),
@@ -128,11 +130,27 @@ fn kueue_answers_a_job_in_its_words() {
             job("a", "q", "parallelism: 2", &cpu("1")),
             "pending: couldn't assign flavors to pod set main: insufficient unused quota for pods in flavor default, 1 more needed".into(),
         ),
+        // A cohort, as a real Kueue v0.17.0 answered it (tests/live_kueue.rs): cq uses all its
+        // 4 cpu; lender (6, 2 used) lends at most 3, so 3 are free and 7 at most.
+        ("in a cohort: admitted by borrowing what another lends", cohort.clone(), job("a", "q", "", &cpu("2")), "admitted {\"cpu\": \"default\"}".into()),
+        ("in a cohort: short of what it lends", cohort.clone(), job("a", "q", "", &cpu("5")), "pending: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed".into()),
         (
-            "a cohort: not replayed, said so",
-            kueue_state("cpu", &["default: cpu=10"], &[], "namespaceSelector: {}, cohortName: all"),
+            "in a cohort: past what it could ever lend",
+            cohort.clone(),
+            job("a", "q", "", &cpu("8")),
+            "pending: couldn't assign flavors to pod set main: insufficient quota for cpu in flavor default, previously considered podsets requests (0) + current podset request (8) > maximum capacity (7)".into(),
+        ),
+        (
+            "a borrowing limit of 1: 1 free, 5 at most",
+            cohort.replace("{name: cpu, nominalQuota: '4'}", "{name: cpu, nominalQuota: '4', borrowingLimit: '1'}"),
+            job("a", "q", "", &cpu("2")),
+            "pending: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed".into(),
+        ),
+        (
+            "a hierarchical cohort: not replayed, said so",
+            cohort.clone() + "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: org}\nspec: {parentName: root}\n",
             job("a", "q", "", &cpu("1")),
-            "undecided: ClusterQueue cq is in cohort all: borrowing and lending within a cohort are not replayed, so whether it fits is not decided".into(),
+            "undecided: ClusterQueue cq is in cohort org, which has a parent, children or quota of its own (a Cohort object): hierarchical cohorts are not replayed, so whether it fits is not decided".into(),
         ),
         ("a Job without the label is not Kueue's", full, workload("Job", "a", "", &cpu("1").with("restartPolicy: Never")), "-".into()),
     ];

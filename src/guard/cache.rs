@@ -55,10 +55,11 @@ pub enum Kind {
     ResourceFlavors,
     ClusterQueues,
     LocalQueues,
+    Cohorts,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 20] = [
+    pub const ALL: [Kind; 21] = [
         Kind::ResourceQuotas,
         Kind::LimitRanges,
         Kind::PriorityClasses,
@@ -79,6 +80,7 @@ impl Kind {
         Kind::ResourceFlavors,
         Kind::ClusterQueues,
         Kind::LocalQueues,
+        Kind::Cohorts,
     ];
 
     /// Its row of the cluster-data kinds: what is watched, at which version, where served.
@@ -101,7 +103,9 @@ impl Kind {
             Kind::MutatingPolicyBindings => (ADMISSION, "MutatingAdmissionPolicyBinding"),
             Kind::MutatingWebhooks => (ADMISSION, "MutatingWebhookConfiguration"),
             Kind::ValidatingWebhooks => (ADMISSION, "ValidatingWebhookConfiguration"),
-            Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues => (kubectl_quota_engine::kueue::GROUP, self.kueue_kind().unwrap_or_default()),
+            Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues | Kind::Cohorts => {
+                (kubectl_quota_engine::kueue::GROUP, self.kueue_kind().unwrap_or_default())
+            }
         };
         cluster_kinds::row(group, kind).expect("every kind the guard caches has a row")
     }
@@ -128,6 +132,7 @@ impl Kind {
             Kind::ResourceFlavors => Some("ResourceFlavor"),
             Kind::ClusterQueues => Some("ClusterQueue"),
             Kind::LocalQueues => Some("LocalQueue"),
+            Kind::Cohorts => Some("Cohort"),
             _ => None,
         }
     }
@@ -457,7 +462,7 @@ fn take_kind(s: &mut ClusterState, listed: ClusterState, k: Kind) {
             kept.retain(|_, c| c.mutating != mutating);
             kept.extend(listed.into_iter().filter(|(_, c)| c.mutating == mutating));
         }
-        Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues => {
+        Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues | Kind::Cohorts => {
             let from = listed.kueue.unwrap_or_default();
             std::sync::Arc::make_mut(s.kueue.get_or_insert_with(Default::default)).replace_kind(k.kueue_kind().unwrap_or_default(), &from);
         }
@@ -526,7 +531,7 @@ fn remove(s: &mut ClusterState, k: Kind, o: &Object) {
                 std::sync::Arc::make_mut(w).remove(&webhook_key(k.webhook_kind().unwrap_or_default(), name));
             }
         }
-        Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues => {
+        Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues | Kind::Cohorts => {
             if let Some(q) = s.kueue.as_mut() {
                 std::sync::Arc::make_mut(q).remove(k.kueue_kind().unwrap_or_default(), ns, name);
             }
@@ -553,7 +558,9 @@ fn count(s: &ClusterState, k: Kind) -> usize {
             let mutating = k.webhook_kind().unwrap_or_default();
             s.webhooks.as_ref().map_or(0, |w| w.values().filter(|c| c.mutating == mutating).count())
         }
-        Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues => s.kueue.as_ref().map_or(0, |q| q.count(k.kueue_kind().unwrap_or_default())),
+        Kind::ResourceFlavors | Kind::ClusterQueues | Kind::LocalQueues | Kind::Cohorts => {
+            s.kueue.as_ref().map_or(0, |q| q.count(k.kueue_kind().unwrap_or_default()))
+        }
     }
 }
 

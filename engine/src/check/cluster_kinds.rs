@@ -361,10 +361,11 @@ pub const CLUSTER_KINDS: &[ClusterKind] = &[
     kueue("ResourceFlavor", "resourceflavors", "resourceflavors.kueue.x-k8s.io", false),
     kueue("ClusterQueue", "clusterqueues", "clusterqueues.kueue.x-k8s.io", false),
     kueue("LocalQueue", "localqueues", "localqueues.kueue.x-k8s.io", true),
+    kueue("Cohort", "cohorts", "cohorts.kueue.x-k8s.io", false),
 ];
 
 /// A kind of Kueue's (v1beta2, the version Kueue stores, from v0.15), read where Kueue is
-/// installed: the cluster's flavors and ClusterQueues, the namespaces' LocalQueues; the guard
+/// installed: the cluster's flavors, ClusterQueues and Cohorts, the namespaces' LocalQueues; the guard
 /// watches them, to say at apply time what Kueue does with a Job.
 const fn kueue(kind: &'static str, plural: &'static str, group_resource: &'static str, namespaced: bool) -> ClusterKind {
     ClusterKind {
