@@ -4,6 +4,8 @@
 #   - a state of 1,000 ClusterQueues (each 2 resource groups of 3 flavors, its reservation in
 #     status), 20 ResourceFlavors, 1,000 LocalQueues in one namespace and a quota, and 10,000
 #     Jobs each in one of those queues (`check -o json` and the text);
+#   - the same with every ClusterQueue in one cohort, lending half its cpu (each decision
+#     counts the cohort);
 #   - the same Jobs against the state without Kueue's objects (the cost Kueue adds).
 # Kueue's Workloads are not read: a ClusterQueue's status carries what they reserve.
 #
@@ -38,6 +40,12 @@ with open("state.yaml", "w") as f:
                 "status: {flavorsReservation: [%s]}}\n" % (q, group(["cpu", "memory"]), group(["nvidia.com/gpu"]), status))
         f.write("- {apiVersion: kueue.x-k8s.io/v1beta2, kind: LocalQueue, metadata: {name: lq%d, namespace: batch}, "
                 "spec: {clusterQueue: cq%d}}\n" % (q, q))
+# The same ClusterQueues all in one cohort (each lending half its quota): every decision
+# reads the whole cohort.
+with open("state-cohort.yaml", "w") as f:
+    for line in open("state.yaml"):
+        line = line.replace("spec: {namespaceSelector:", "spec: {cohortName: all, namespaceSelector:")
+        f.write(line.replace("nominalQuota: '100'}", "nominalQuota: '100', lendingLimit: '50'}"))
 with open("state-without.yaml", "w") as f:
     for line in open("state.yaml"):
         if "kueue.x-k8s.io" not in line:
@@ -60,5 +68,6 @@ run() { # name, input size, then the command
 mb() { du -m "$1" | cut -f1; }
 run "check -o json, 10,000 Jobs, 1,000 ClusterQueues" "$(mb jobs.yaml) + $(mb state.yaml) MB" check -f jobs.yaml --state state.yaml -n batch -o json
 run "check (text), the same" "$(mb jobs.yaml) + $(mb state.yaml) MB" check -f jobs.yaml --state state.yaml -n batch
+run "check -o json, the same, the ClusterQueues in one cohort" "$(mb jobs.yaml) + $(mb state-cohort.yaml) MB" check -f jobs.yaml --state state-cohort.yaml -n batch -o json
 run "check -o json, the same Jobs, no Kueue objects" "$(mb jobs.yaml) + $(mb state-without.yaml) MB" check -f jobs.yaml --state state-without.yaml -n batch -o json
 grep -c '"verdict": "admitted"' <("$BIN" check -f jobs.yaml --state state.yaml -n batch -o json 2>/dev/null) | sed 's/^/admitted by Kueue: /' >&2 || true

@@ -99,8 +99,36 @@ pub struct Kueue {
     /// The Cohort objects: name -> its parent (`spec.parentName`) and whether it holds quota
     /// of its own (`spec.resourceGroups`). A cohort a ClusterQueue names needs no object.
     pub cohorts: BTreeMap<String, (Option<String>, bool)>,
+    /// Each cohort's totals, counted once and kept until a ClusterQueue changes.
+    totals: CohortTotals,
     /// (namespace, name) -> (ClusterQueue, stopped).
     pub local_queues: BTreeMap<(String, String), (String, bool)>,
+}
+
+/// A cohort's totals per (cohort, flavor, resource): the quota its members lend and what
+/// they use of it, as [`Kueue::capacity`] counts them. A copy starts empty (and counts again);
+/// two are always equal (a cache, not data).
+#[derive(Debug, Default)]
+struct CohortTotals(std::sync::Mutex<BTreeMap<(String, String, String), (i64, i64)>>);
+
+impl Clone for CohortTotals {
+    fn clone(&self) -> Self {
+        CohortTotals::default()
+    }
+}
+
+impl PartialEq for CohortTotals {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for CohortTotals {}
+
+impl CohortTotals {
+    fn forget(&self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
 }
 
 /// Kueue's answer for a Job now.
@@ -213,6 +241,7 @@ impl Kueue {
     /// Takes one object of Kueue's group (v1beta2 or v1beta1); other kinds are left. A
     /// LocalQueue without a namespace is in `namespace`.
     pub fn add(&mut self, v: &Value, namespace: &str) {
+        self.totals.forget();
         let name = text(v, &["metadata", "name"]).unwrap_or_default();
         let spec = v.get("spec").unwrap_or(&Value::Null);
         match v.get("kind").and_then(Value::as_str) {
@@ -419,6 +448,7 @@ impl Kueue {
     /// Forgets the object of `kind` (`ResourceFlavor`, `ClusterQueue`, `Cohort`, `LocalQueue`) named
     /// `name` (in `namespace`, for a LocalQueue): a watch's deletion.
     pub fn remove(&mut self, kind: &str, namespace: &str, name: &str) {
+        self.totals.forget();
         match kind {
             "ResourceFlavor" => _ = self.flavors.remove(name),
             "ClusterQueue" => _ = self.cluster_queues.remove(name),
@@ -430,6 +460,7 @@ impl Kueue {
 
     /// Replaces every object of `kind` with `other`'s: a watch's list, swapped in whole.
     pub fn replace_kind(&mut self, kind: &str, other: &Kueue) {
+        self.totals.forget();
         match kind {
             "ResourceFlavor" => self.flavors.clone_from(&other.flavors),
             "ClusterQueue" => self.cluster_queues.clone_from(&other.cluster_queues),
@@ -453,10 +484,18 @@ impl Kueue {
     /// Reserves what an admitted Job's pod set takes, so later Jobs see it.
     pub fn reserve(&mut self, report: &KueueReport, requests: &BTreeMap<String, i64>) {
         let Some(cq) = report.cluster_queue.as_ref().and_then(|c| self.cluster_queues.get_mut(c)) else { return };
+        let mut totals = self.totals.0.lock().unwrap_or_else(|e| e.into_inner());
         for (res, flavor) in &report.flavors {
-            if let Some(v) = requests.get(res) {
-                *cq.reserved.entry((flavor.clone(), res.clone())).or_default() += v;
+            let Some(v) = requests.get(res) else { continue };
+            let fr = (flavor.clone(), res.clone());
+            let local = cq.local(&fr);
+            let used = cq.reserved.entry(fr).or_default();
+            // The cohort's usage counted so far moves by what this member now uses past what
+            // it keeps.
+            if let Some((_, usage)) = cq.cohort.as_ref().and_then(|c| totals.get_mut(&(c.clone(), flavor.clone(), res.clone()))) {
+                *usage += (*used + v - local).max(0) - (*used - local).max(0);
             }
+            *used += v;
         }
     }
 }
@@ -544,6 +583,24 @@ fn flavor_refuses(name: &str, flavor: &Flavor, pod: &Pod, keys: &BTreeSet<&Strin
     mismatch.then(|| format!("flavor {name} doesn't match node affinity"))
 }
 
+impl ClusterQueue {
+    /// Its nominal quota of flavor and resource `fr`.
+    fn nominal(&self, fr: &(String, String)) -> i64 {
+        self.groups.iter().flat_map(|g| &g.flavors).find(|(f, _)| *f == fr.0).and_then(|(_, q)| q.get(&fr.1).copied()).unwrap_or(0)
+    }
+
+    /// What it keeps for itself of `fr`, never lent to its cohort: its nominal quota past
+    /// its lending limit.
+    fn local(&self, fr: &(String, String)) -> i64 {
+        self.limits.get(fr).and_then(|(_, l)| *l).map_or(0, |l| (self.nominal(fr) - l).max(0))
+    }
+
+    /// What its Workloads reserve of `fr`.
+    fn used(&self, fr: &(String, String)) -> i64 {
+        self.reserved.get(fr).copied().unwrap_or(0)
+    }
+}
+
 impl Kueue {
     /// Whether cohort `name` is more than the ClusterQueues that name it: a Cohort object
     /// with a parent or quota of its own, or one whose parent it is.
@@ -586,18 +643,18 @@ impl Kueue {
     /// cohort's other ClusterQueues lend (their nominal quota past their lending limits, less
     /// what they use of it), up to its own borrowing limit.
     fn capacity(&self, cq: &ClusterQueue, fr: &(String, String)) -> Capacity {
-        let nominal_of =
-            |c: &ClusterQueue| c.groups.iter().flat_map(|g| &g.flavors).find(|(f, _)| *f == fr.0).and_then(|(_, q)| q.get(&fr.1).copied()).unwrap_or(0);
-        let used_of = |c: &ClusterQueue| c.reserved.get(fr).copied().unwrap_or(0);
-        // What a member keeps for itself (never lent): its nominal quota past its lending limit.
-        let local_of = |c: &ClusterQueue| c.limits.get(fr).and_then(|(_, l)| *l).map_or(0, |l| (nominal_of(c) - l).max(0));
-        let (nominal, used) = (nominal_of(cq), used_of(cq));
+        let (nominal, used) = (cq.nominal(fr), cq.used(fr));
         let Some(cohort) = &cq.cohort else {
             return Capacity { nominal, used, available: nominal - used, potential: nominal };
         };
-        let members = self.cluster_queues.values().filter(|c| c.cohort.as_ref() == Some(cohort));
-        let (subtree, usage) = members.fold((0, 0), |(q, u), c| (q + nominal_of(c) - local_of(c), u + (used_of(c) - local_of(c)).max(0)));
-        let local = local_of(cq);
+        let key = (cohort.clone(), fr.0.clone(), fr.1.clone());
+        let mut totals = self.totals.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (subtree, usage) = *totals.entry(key).or_insert_with(|| {
+            let members = self.cluster_queues.values().filter(|c| c.cohort.as_ref() == Some(cohort));
+            members.fold((0, 0), |(q, u), c| (q + c.nominal(fr) - c.local(fr), u + (c.used(fr) - c.local(fr)).max(0)))
+        });
+        drop(totals);
+        let local = cq.local(fr);
         let borrowing = cq.limits.get(fr).and_then(|(b, _)| *b);
         let mut from_cohort = subtree - usage;
         let mut potential = local + subtree;

@@ -71,14 +71,20 @@ fn said(d: &kubectl_quota_engine::check::DocumentReport) -> String {
 
 const SELECTS_ALL: &str = "namespaceSelector: {}";
 
+/// ClusterQueue cq (4 cpu, all reserved) in cohort org with lender (6 cpu, 2 reserved,
+/// lending at most 3): 3 cpu free in the cohort, 7 at most.
+fn cohort_state() -> String {
+    kueue_state("cpu", &["default: cpu=4"], &["default: cpu=4"], "namespaceSelector: {}, cohortName: org")
+        + "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: lender}\nspec: {cohortName: org, namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: default, resources: [{name: cpu, nominalQuota: '6', lendingLimit: '3'}]}]}]}\nstatus: {flavorsReservation: [{name: default, resources: [{name: cpu, total: '2'}]}]}\n"
+}
+
 #[test]
 fn kueue_answers_a_job_in_its_words() {
     let cpu = |c: &str| pod("p").app("main", &format!("requests: {{cpu: '{c}'}}"));
     let full = kueue_state("cpu", &["default: cpu=10"], &["default: cpu=9"], SELECTS_ALL);
     let spot_first = kueue_state("cpu", &["spot: cpu=10", "default: cpu=10"], &["default: cpu=9"], SELECTS_ALL);
     let tolerates = cpu("2").with("tolerations: [{key: instance, operator: Equal, value: spot, effect: NoSchedule}]");
-    let cohort = kueue_state("cpu", &["default: cpu=4"], &["default: cpu=4"], "namespaceSelector: {}, cohortName: org")
-        + "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: lender}\nspec: {cohortName: org, namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: default, resources: [{name: cpu, nominalQuota: '6', lendingLimit: '3'}]}]}]}\nstatus: {flavorsReservation: [{name: default, resources: [{name: cpu, total: '2'}]}]}\n";
+    let cohort = cohort_state();
     let rows: Vec<(&str, String, String, String)> = vec![
         // Seen on a real Kueue v0.17.0: 9 of 10 cpu reserved.
         ("a Job of 2 cpu waits for the 1 cpu it lacks", full.clone(), job("a", "q", "", &cpu("2")), "pending: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed".into()),
@@ -253,4 +259,21 @@ fn kueue_not_read_in_full_is_not_replayed() {
     let d = check::check(&mut cluster, input, &CheckOptions { namespace: NS.into(), ..CheckOptions::default() }).documents.remove(0);
     assert!(d.kueue.is_none(), "{:?}", d.kueue);
     assert!(d.notes.iter().any(|n| n.contains("no Kueue object was read")), "{:?}", d.notes);
+}
+
+/// What a Job admitted by borrowing takes from its cohort, the Jobs after it in the input no
+/// longer find: 2 of the 3 free cpu borrowed, the next Job of 2 waits for 1.
+#[test]
+fn a_job_admitted_by_borrowing_leaves_the_cohort_less_for_the_next() {
+    let cpu = |c: &str| pod("p").app("main", &format!("requests: {{cpu: '{c}'}}"));
+    let input = docs(&[job("a", "q", "", &cpu("2")), job("b", "q", "", &cpu("2")), job("c", "q", "", &cpu("1"))]);
+    let got: Vec<String> = check_all(&cohort_state(), &input).iter().map(said).collect();
+    assert_eq!(
+        got,
+        [
+            "admitted {\"cpu\": \"default\"}".to_string(),
+            "pending: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed".into(),
+            "admitted {\"cpu\": \"default\"}".into(),
+        ]
+    );
 }
