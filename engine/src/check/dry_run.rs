@@ -166,13 +166,7 @@ pub fn unless_the_input_decides(
     }
     let Some(((api_version, param_kind), param_ref)) = policies.and_then(|p| p.params_read_by(mutating, binding)) else { return answer };
     let ti = crate::objects::type_info(api_version, param_kind);
-    let param_ns = if !ti.namespaced {
-        None
-    } else if param_ref.namespace.is_empty() {
-        Some(ns)
-    } else {
-        Some(param_ref.namespace.as_str())
-    };
+    let param_ns = param_ref.namespace_for(ti.namespaced, ns);
     let read = objs.iter().find(|o| {
         o.type_info.group == ti.group
             && o.type_info.kind == *param_kind

@@ -80,6 +80,18 @@ pub struct ParamRef {
     pub parameter_not_found_action: String,
 }
 
+impl ParamRef {
+    /// The namespace its params are read in, for a request in `request_namespace`: its own,
+    /// else the request's, for a namespaced params kind; `None` for a cluster-scoped one.
+    pub fn namespace_for<'a>(&'a self, namespaced: bool, request_namespace: &'a str) -> Option<&'a str> {
+        match (namespaced, self.namespace.is_empty()) {
+            (false, _) => None,
+            (true, true) => Some(request_namespace),
+            (true, false) => Some(&self.namespace),
+        }
+    }
+}
+
 /// A ValidatingAdmissionPolicyBinding or MutatingAdmissionPolicyBinding.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Binding {

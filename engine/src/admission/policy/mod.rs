@@ -319,13 +319,7 @@ fn params_of<'p>(p: &CompiledPolicy, b: &Binding, r: &Request<'p>, names: (&str,
         |why: &str| Stop::Unreplayable(format!("{} {:?} (binding {:?}) reads its params ({kind} {api_version}): {why}", kind_name(p), names.0, names.1));
     let Some(pr) = &b.param_ref else { return Err(unreplayable("the binding names none")) };
     let ti = crate::objects::type_info(api_version, kind);
-    let ns = if !ti.namespaced {
-        ""
-    } else if pr.namespace.is_empty() {
-        r.namespace
-    } else {
-        pr.namespace.as_str()
-    };
+    let ns = pr.namespace_for(ti.namespaced, r.namespace).unwrap_or_default();
     let of_kind: Vec<(&str, &'p Value)> = r
         .params
         .into_iter()
