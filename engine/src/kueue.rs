@@ -187,6 +187,46 @@ impl KueueReport {
     }
 }
 
+/// One resource a flavor lacks, as Kueue's flavor-assignment message names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shortfall<'a> {
+    pub resource: &'a str,
+    pub flavor: &'a str,
+    pub short: Short<'a>,
+}
+
+/// How a flavor falls short.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Short<'a> {
+    /// `insufficient unused quota for R in flavor F, N more needed`: N more now.
+    More(&'a str),
+    /// `insufficient quota for R in flavor F, ... > maximum capacity (C)`: the most it ever
+    /// holds is C, less than asked.
+    Never(&'a str),
+}
+
+/// The shortfalls a message of Kueue's names (`couldn't assign flavors to pod set main: ...`),
+/// in its order; its other reasons (taints, node affinity) are not shortfalls.
+pub fn shortfalls(message: &str) -> Vec<Shortfall<'_>> {
+    message
+        .split("insufficient ")
+        .skip(1)
+        .filter_map(|part| {
+            let (never, rest) = match part.strip_prefix("unused quota for ") {
+                Some(rest) => (false, rest),
+                None => (true, part.strip_prefix("quota for ")?),
+            };
+            let (resource, rest) = rest.split_once(" in flavor ")?;
+            let (flavor, rest) = rest.split_once(", ")?;
+            let short = match never {
+                true => Short::Never(rest.split_once("maximum capacity (")?.1.split_once(')')?.0),
+                false => Short::More(rest.split_once(" more needed")?.0),
+            };
+            Some(Shortfall { resource, flavor, short })
+        })
+        .collect()
+}
+
 /// Kueue's integer for a quantity of `resource`: millicores for cpu, else whole units.
 fn amount(resource: &str, q: &Quantity) -> i64 {
     if resource == "cpu" {
@@ -676,4 +716,24 @@ struct Capacity {
     available: i64,
     /// The most it could ever hold (with nothing used).
     potential: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kueue's shortfalls among its other reasons (sorted as Kueue sorts them): a taint's
+    /// reason after a shortfall is not part of it.
+    #[test]
+    fn the_shortfalls_of_a_message_are_read_apart_from_its_other_reasons() {
+        let m = "couldn't assign flavors to pod set main: insufficient quota for gpu in flavor a100, previously considered podsets requests (0) + current podset request (12) > maximum capacity (8), insufficient unused quota for cpu in flavor default, 1500m more needed, untolerated taint {instance spot NoSchedule <nil>} in flavor spot";
+        assert_eq!(
+            shortfalls(m),
+            [
+                Shortfall { resource: "gpu", flavor: "a100", short: Short::Never("8") },
+                Shortfall { resource: "cpu", flavor: "default", short: Short::More("1500m") },
+            ]
+        );
+        assert!(shortfalls("LocalQueue q doesn't exist").is_empty());
+    }
 }

@@ -221,9 +221,8 @@ impl Collector {
             if fixes.is_empty() {
                 fixes.push(format!("see `kubectl quota why {owner} -n {ns}`"));
             }
-            // `insufficient unused quota for cpu in flavor F`: the resources Kueue names.
-            let resources: BTreeSet<String> =
-                w.message.split("quota for ").skip(1).filter_map(|rest| rest.split_once(" in flavor ").map(|(r, _)| r.to_string())).collect();
+            // The resources Kueue names short.
+            let resources: BTreeSet<String> = crate::kueue::shortfalls(&w.message).into_iter().map(|s| s.resource.to_string()).collect();
             let cq = cq.map(|c| format!(", ClusterQueue {c}")).unwrap_or_default();
             out.push(Blocked {
                 namespace: ns.clone(),
