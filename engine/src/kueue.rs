@@ -256,17 +256,19 @@ fn items<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
     v.get(key).and_then(Value::as_array).into_iter().flatten()
 }
 
-/// Each (flavor, resource) of list `key` of `v` (`[{name, resources: [{name, <field>}]}]`)
-/// with its `field` as Kueue's integer (`None` where unset or not a quantity).
-fn per_flavor<'a>(v: &'a Value, key: &str, field: &'a str) -> impl Iterator<Item = ((String, String), Option<i64>)> + 'a {
-    items(v, key).flat_map(move |f| {
+/// Each (flavor, resource) of list `key` of `v` (`[{name, resources: [{name, ...}]}]`), with
+/// the resource's entry.
+fn per_flavor<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = ((String, String), &'a Value)> + 'a {
+    items(v, key).flat_map(|f| {
         let flavor = text(f, &["name"]).unwrap_or_default();
-        items(f, "resources").filter_map(move |r| {
-            let res = text(r, &["name"])?;
-            let value = r.get(field).and_then(quantity_of).map(|q| amount(&res, &q));
-            Some(((flavor.clone(), res), value))
-        })
+        items(f, "resources").filter_map(move |r| Some(((flavor.clone(), text(r, &["name"])?), r)))
     })
+}
+
+/// Field `field` of a resource's entry `r` (of resource `res`) as Kueue's integer: `None`
+/// where unset or not a quantity.
+fn amount_at(r: &Value, res: &str, field: &str) -> Option<i64> {
+    r.get(field).and_then(quantity_of).map(|q| amount(res, &q))
 }
 
 fn quantity_of(v: &Value) -> Option<Quantity> {
@@ -306,7 +308,7 @@ impl Kueue {
                                 let quotas = items(f, "resources")
                                     .filter_map(|r| {
                                         let res = text(r, &["name"])?;
-                                        let nominal = r.get("nominalQuota").and_then(quantity_of).map_or(0, |q| amount(&res, &q));
+                                        let nominal = amount_at(r, &res, "nominalQuota").unwrap_or(0);
                                         Some((res, nominal))
                                     })
                                     .collect();
@@ -317,16 +319,21 @@ impl Kueue {
                     })
                     .collect();
                 let status = v.get("status").unwrap_or(&Value::Null);
-                let reserved = per_flavor(status, "flavorsReservation", "total").map(|(k, v)| (k, v.unwrap_or(0))).collect();
-                let admitted = per_flavor(status, "flavorsUsage", "total").map(|(k, v)| (k, v.unwrap_or(0))).collect();
-                let limits = items(spec, "resourceGroups")
-                    .flat_map(|g| {
-                        let borrowing: BTreeMap<_, _> = per_flavor(g, "flavors", "borrowingLimit").collect();
-                        let lending: BTreeMap<_, _> = per_flavor(g, "flavors", "lendingLimit").collect();
-                        borrowing.into_iter().map(move |(k, b)| {
-                            let l = lending.get(&k).copied().flatten();
-                            (k, (b, l))
+                let totals = |list| {
+                    per_flavor(status, list)
+                        .map(|(k, r)| {
+                            let total = amount_at(r, &k.1, "total").unwrap_or(0);
+                            (k, total)
                         })
+                        .collect()
+                };
+                let (reserved, admitted) = (totals("flavorsReservation"), totals("flavorsUsage"));
+                let limits = items(spec, "resourceGroups")
+                    .flat_map(|g| per_flavor(g, "flavors"))
+                    .map(|(k, r)| {
+                        let limit = |field| amount_at(r, &k.1, field);
+                        let limits = (limit("borrowingLimit"), limit("lendingLimit"));
+                        (k, limits)
                     })
                     .filter(|(_, (b, l))| b.is_some() || l.is_some())
                     .collect();

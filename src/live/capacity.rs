@@ -78,17 +78,15 @@ fn reads(view: View) -> Vec<Read> {
             autoscalers(),
             // Kueue's Workloads that wait for quota, and the queues they wait in (where
             // Kueue is installed).
-            kueue(),
+            vec![WORKLOADS, LOCAL_QUEUES],
         ]
         .concat(),
     }
 }
 
-/// The LISTs of Kueue's Workloads and LocalQueues.
-fn kueue() -> Vec<Read> {
-    const KUEUE: &str = kubectl_quota_engine::kueue::GROUP;
-    vec![read(KUEUE, &["v1beta2"], "workloads", "Workload", true, false), read(KUEUE, &["v1beta2"], "localqueues", "LocalQueue", true, false)]
-}
+/// Kueue's Workloads, and the LocalQueues they wait in.
+const WORKLOADS: Read = read(kubectl_quota_engine::kueue::GROUP, &["v1beta2"], "workloads", "Workload", true, false);
+const LOCAL_QUEUES: Read = read(kubectl_quota_engine::kueue::GROUP, &["v1beta2"], "localqueues", "LocalQueue", true, false);
 
 /// A LIST of every autoscaler kind read from clusters.
 fn autoscalers() -> Vec<Read> {
@@ -225,7 +223,7 @@ pub(super) async fn snapshot_items(conn: &Conn, namespace: Option<&str>) -> Resu
         Read { field_selector: Some("reason=FailedCreate"), ..read("", &["v1"], "events", "Event", true, false) },
         Read { field_selector: Some("reason=FailedResourceClaimCreation"), ..read("", &["v1"], "events", "Event", true, false) },
         // `blocked`'s Kueue Workloads (the LocalQueues are saved with what checks read).
-        kueue().remove(0),
+        WORKLOADS,
     ];
     if namespace.is_none() {
         kinds.insert(0, read("", &["v1"], "nodes", "Node", false, false));

@@ -39,11 +39,7 @@ pub async fn kueue_queues(conn: &Conn, ns: Option<&str>) -> Result<Option<kubect
     let mut kueue = kubectl_quota_engine::kueue::Kueue::default();
     for (kind, ns) in [("LocalQueue", ns), ("ClusterQueue", None), ("ResourceFlavor", None)] {
         let k = cluster_kinds::row(kubectl_quota_engine::kueue::GROUP, kind).expect("Kueue's kinds have rows");
-        let what = match ns {
-            Some(ns) => format!("list {} in namespace {ns:?}", k.group_resource),
-            None => format!("list {}", k.group_resource),
-        };
-        let objects = match objects_at(conn, url_path(k, ns), &k.api_version(), k.kind, what).await {
+        let objects = match list_row(conn, k, ns).await {
             // The authorizer answers before the API is looked up: discovery tells.
             Err(e) if kind == "LocalQueue" && (not_served(&e) || (e.forbidden && serves(conn, &k.api_version(), k.plural).await == Some(false))) => {
                 return Ok(None)
@@ -66,17 +62,22 @@ type Listing = tokio::task::JoinHandle<Result<Vec<Object>, ReadError>>;
 /// pages are decoded straight into library objects.
 fn spawn_row(conn: &Conn, k: &'static ClusterKind, namespaces: &BTreeSet<String>) -> Vec<Listing> {
     let spawn = |ns: Option<&String>| {
-        let c = conn.clone();
-        let (url, what) = match ns {
-            Some(ns) => (url_path(k, Some(ns)), format!("list {} in namespace {ns:?}", k.group_resource)),
-            None => (url_path(k, None), format!("list {}", k.group_resource)),
-        };
-        tokio::spawn(async move { objects_at(&c, url, &k.api_version(), k.kind, what).await })
+        let (c, ns) = (conn.clone(), ns.cloned());
+        tokio::spawn(async move { list_row(&c, k, ns.as_deref()).await })
     };
     match k.read {
         Read::PerNamespace => namespaces.iter().map(|ns| spawn(Some(ns))).collect(),
         _ => vec![spawn(None)],
     }
+}
+
+/// The LIST of kind `k` in namespace `ns` (`None`: the whole cluster), decoded.
+async fn list_row(conn: &Conn, k: &ClusterKind, ns: Option<&str>) -> Result<Vec<Object>, ReadError> {
+    let what = match ns {
+        Some(ns) => format!("list {} in namespace {ns:?}", k.group_resource),
+        None => format!("list {}", k.group_resource),
+    };
+    objects_at(conn, url_path(k, ns), &k.api_version(), k.kind, what).await
 }
 
 /// What not reading kind `k` leaves undone, in words.
