@@ -56,6 +56,24 @@ async fn held(c: &kube::Client, ns: &str, job: &str) -> (String, String, String)
     .await
 }
 
+/// The QuotaReserved condition of a Job Kueue admits, once it has, within `seconds`.
+async fn admitted(c: &kube::Client, ns: &str, job: &str, seconds: u64) -> (String, String, String) {
+    eventually(&format!("Kueue admits job {job}"), seconds, || async {
+        match quota_reserved(c, ns, job).await? {
+            r if r.0 == "True" => Ok(r),
+            other => Err(format!("{other:?}")),
+        }
+    })
+    .await
+}
+
+/// ClusterQueue `cq`'s first total of status list `list` (`flavorsReservation`,
+/// `flavorsUsage`), as Kueue prints it.
+async fn cq_total(c: &kube::Client, cq: &str, list: &str) -> Result<String, String> {
+    let v = serde_json::to_value(kueue_api(c, None, "ClusterQueue", "clusterqueues").get(cq).await.map_err(|e| e.to_string())?).unwrap();
+    Ok(v.pointer(&format!("/status/{list}/0/resources/0/total")).and_then(Value::as_str).unwrap_or_default().to_string())
+}
+
 fn job(name: &str, queue: &str, cpu: &str, parallelism: i64) -> String {
     // Suspended as Kueue's Job webhook makes it (its webhook is not registered in the lab).
     format!(
@@ -83,13 +101,7 @@ async fn check_says_what_kueue_and_then_resourcequota_do_with_jobs() {
     apply(&c, &ns, &setup).await.unwrap();
     // A running Job of 9 cpu: Kueue reserves 9 of the 10, and its pod uses 9 of the quota.
     apply(&c, &ns, &job("big", "team", "9", 1)).await.unwrap();
-    eventually("Kueue admits job big", 90, || async {
-        match quota_reserved(&c, &ns, "big").await? {
-            (s, ..) if s == "True" => Ok(()),
-            other => Err(format!("{other:?}")),
-        }
-    })
-    .await;
+    admitted(&c, &ns, "big", 90).await;
     let quotas = Api::<ResourceQuota>::namespaced(c.clone(), &ns);
     eventually("the quota counts job big's pod", 90, || async {
         let q = quotas.get("compute").await.map_err(|e| e.to_string())?;
@@ -103,12 +115,9 @@ async fn check_says_what_kueue_and_then_resourcequota_do_with_jobs() {
     .await;
     // Kueue's status of the ClusterQueue says 9 reserved (what a live check reads).
     eventually("ClusterQueue status: 9 cpu reserved", 60, || async {
-        let v = serde_json::to_value(kueue_api(&c, None, "ClusterQueue", "clusterqueues").get(&cq).await.map_err(|e| e.to_string())?).unwrap();
-        let total = v.pointer("/status/flavorsReservation/0/resources/0/total").and_then(Value::as_str).unwrap_or_default().to_string();
-        if total == "9" {
-            Ok(())
-        } else {
-            Err(format!("reserved {total}"))
+        match cq_total(&c, &cq, "flavorsReservation").await? {
+            total if total == "9" => Ok(()),
+            total => Err(format!("reserved {total}")),
         }
     })
     .await;
@@ -161,13 +170,7 @@ async fn check_says_what_kueue_and_then_resourcequota_do_with_jobs() {
     assert_eq!((why["verdict"].as_str(), why["kueue"]["message"].as_str()), (Some("heldByKueue"), Some(train.2.as_str())), "{why:#}");
     assert!(why["changes"][0].as_str().unwrap_or_default().contains("needs 1 more cpu"), "{why:#}");
 
-    let eval = eventually("Kueue admits job eval", 60, || async {
-        match quota_reserved(&c, &ns, "eval").await? {
-            r if r.0 == "True" => Ok(r),
-            other => Err(format!("{other:?}")),
-        }
-    })
-    .await;
+    let eval = admitted(&c, &ns, "eval", 60).await;
     assert_eq!(said(1).0, "admitted", "job eval: Kueue admitted it ({eval:?}); check said {:?}", said(1));
     let refused = eventually("the Job controller's FailedCreate for job eval", 90, || async {
         newest_failed_create(&c, &ns, |n| n == "eval").await.ok_or_else(|| "no FailedCreate event on job eval yet".to_string())
@@ -178,9 +181,7 @@ async fn check_says_what_kueue_and_then_resourcequota_do_with_jobs() {
 
     // describe shows the queue as Kueue's status has it: big's 9 and eval's 1 of 10 cpu.
     eventually("ClusterQueue status: 10 cpu reserved and admitted", 60, || async {
-        let v = serde_json::to_value(kueue_api(&c, None, "ClusterQueue", "clusterqueues").get(&cq).await.map_err(|e| e.to_string())?).unwrap();
-        let total = |list: &str| v.pointer(&format!("/status/{list}/0/resources/0/total")).and_then(Value::as_str).unwrap_or_default().to_string();
-        match (total("flavorsReservation"), total("flavorsUsage")) {
+        match (cq_total(&c, &cq, "flavorsReservation").await?, cq_total(&c, &cq, "flavorsUsage").await?) {
             (r, u) if r == "10" && u == "10" => Ok(()),
             other => Err(format!("{other:?}")),
         }
@@ -275,25 +276,12 @@ async fn check_says_what_kueue_does_within_a_cohort() {
         // What each queue runs already: team its 4, lender 2.
         for (name, queue, cpu) in [("team-running", "team", "4"), ("lender-running", "lender", "2")] {
             apply(&c, &ns, &job(name, queue, cpu, 1)).await.unwrap();
-            eventually(&format!("Kueue admits job {name}"), 90, || async {
-                match quota_reserved(&c, &ns, name).await? {
-                    (s, ..) if s == "True" => Ok(()),
-                    other => Err(format!("{other:?}")),
-                }
-            })
-            .await;
+            admitted(&c, &ns, name, 90).await;
         }
         eventually("the ClusterQueues' status: 4 and 2 cpu reserved", 60, || async {
-            let api = kueue_api(&c, None, "ClusterQueue", "clusterqueues");
-            let mut totals = Vec::new();
-            for name in [&team, &lender] {
-                let v = serde_json::to_value(api.get(name).await.map_err(|e| e.to_string())?).unwrap();
-                totals.push(v.pointer("/status/flavorsReservation/0/resources/0/total").and_then(Value::as_str).unwrap_or_default().to_string());
-            }
-            if totals == ["4", "2"] {
-                Ok(())
-            } else {
-                Err(format!("{totals:?}"))
+            match (cq_total(&c, &team, "flavorsReservation").await?, cq_total(&c, &lender, "flavorsReservation").await?) {
+                (t, l) if t == "4" && l == "2" => Ok(()),
+                other => Err(format!("{other:?}")),
             }
         })
         .await;
